@@ -1,0 +1,252 @@
+//! One side of a book as a price ladder: a dense window of 4,096 ticks around the touch with a
+//! two-level bitset (best level and next level in O(1)), plus a sorted map for levels beyond
+//! the window.
+//!
+//! Prices are handled as keys where a smaller key is a better price (asks: the price; bids:
+//! the negated price), so one implementation serves both sides. Invariant: every outlier key
+//! lies above the window, so the best level is the window's first set bit whenever the window
+//! holds anything. The window is moved (`rebase`) when a level arrives below it or when it
+//! empties while outliers remain; moves are rare in practice and cost O(levels moved).
+
+use std::collections::BTreeMap;
+
+use crate::order::NIL;
+
+/// Ticks covered by the dense window (64 words of 64 bits, one summary word).
+pub(crate) const WINDOW: usize = 4096;
+const WORDS: usize = WINDOW / 64;
+
+/// Levels of one side, keyed by better-is-smaller price keys, valued by level index.
+#[derive(Debug, Clone)]
+pub(crate) struct Ladder {
+    base: i64,
+    slots: Box<[u32]>,
+    words: [u64; WORDS],
+    summary: u64,
+    window_len: usize,
+    outliers: BTreeMap<i64, u32>,
+    scratch: Vec<(i64, u32)>,
+    scratch_keys: Vec<i64>,
+}
+
+impl Default for Ladder {
+    fn default() -> Self {
+        Self {
+            base: 0,
+            slots: vec![NIL; WINDOW].into_boxed_slice(),
+            words: [0; WORDS],
+            summary: 0,
+            window_len: 0,
+            outliers: BTreeMap::new(),
+            scratch: Vec::new(),
+            scratch_keys: Vec::new(),
+        }
+    }
+}
+
+impl Ladder {
+    #[inline]
+    fn window_index(&self, key: i64) -> Option<usize> {
+        let offset = key.wrapping_sub(self.base);
+        if key >= self.base && (offset as u64) < WINDOW as u64 {
+            Some(offset as usize)
+        } else {
+            None
+        }
+    }
+
+    /// Number of levels.
+    pub(crate) fn len(&self) -> usize {
+        self.window_len + self.outliers.len()
+    }
+
+    /// Level index at `key`.
+    #[inline]
+    pub(crate) fn get(&self, key: i64) -> Option<u32> {
+        match self.window_index(key) {
+            Some(i) => {
+                let level = self.slots[i];
+                (level != NIL).then_some(level)
+            }
+            None => self.outliers.get(&key).copied(),
+        }
+    }
+
+    /// Adds a level at a key that holds none.
+    #[inline]
+    pub(crate) fn insert(&mut self, key: i64, level: u32) {
+        if self.window_len == 0 && self.outliers.is_empty() {
+            self.base = key - (WINDOW as i64) / 4;
+        } else if key < self.base {
+            self.rebase(key - (WINDOW as i64) / 4);
+        }
+        match self.window_index(key) {
+            Some(i) => self.set(i, level),
+            None => {
+                self.outliers.insert(key, level);
+            }
+        }
+    }
+
+    /// Removes the level at `key` (which must exist).
+    #[inline]
+    pub(crate) fn remove(&mut self, key: i64) {
+        match self.window_index(key) {
+            Some(i) => {
+                self.clear(i);
+                if self.window_len == 0
+                    && let Some((&first, _)) = self.outliers.first_key_value()
+                {
+                    self.rebase(first - (WINDOW as i64) / 4);
+                }
+            }
+            None => {
+                self.outliers.remove(&key);
+            }
+        }
+    }
+
+    /// Best (smallest-key) level.
+    #[inline]
+    pub(crate) fn first(&self) -> Option<(i64, u32)> {
+        if self.summary != 0 {
+            let w = self.summary.trailing_zeros() as usize;
+            let i = w * 64 + self.words[w].trailing_zeros() as usize;
+            return Some((self.base + i as i64, self.slots[i]));
+        }
+        self.outliers.first_key_value().map(|(&k, &v)| (k, v))
+    }
+
+    /// The first level with a key strictly greater than `key`.
+    #[inline]
+    pub(crate) fn next_after(&self, key: i64) -> Option<(i64, u32)> {
+        if let Some(i) = self.window_index(key) {
+            if let Some(j) = self.next_set_after(i) {
+                return Some((self.base + j as i64, self.slots[j]));
+            }
+            return self.outliers.first_key_value().map(|(&k, &v)| (k, v));
+        }
+        self.outliers
+            .range(key.saturating_add(1)..)
+            .next()
+            .map(|(&k, &v)| (k, v))
+    }
+
+    /// Levels in priority order, best first.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (i64, u32)> + '_ {
+        let mut cursor = self.first();
+        std::iter::from_fn(move || {
+            let here = cursor?;
+            cursor = self.next_after(here.0);
+            Some(here)
+        })
+    }
+
+    #[inline]
+    fn set(&mut self, i: usize, level: u32) {
+        self.slots[i] = level;
+        self.words[i / 64] |= 1 << (i % 64);
+        self.summary |= 1 << (i / 64);
+        self.window_len += 1;
+    }
+
+    #[inline]
+    fn clear(&mut self, i: usize) {
+        self.slots[i] = NIL;
+        let w = i / 64;
+        self.words[w] &= !(1 << (i % 64));
+        if self.words[w] == 0 {
+            self.summary &= !(1 << w);
+        }
+        self.window_len -= 1;
+    }
+
+    #[inline]
+    fn next_set_after(&self, i: usize) -> Option<usize> {
+        let start = i + 1;
+        if start >= WINDOW {
+            return None;
+        }
+        let w = start / 64;
+        let in_word = self.words[w] & (!0u64 << (start % 64));
+        if in_word != 0 {
+            return Some(w * 64 + in_word.trailing_zeros() as usize);
+        }
+        let above = if w + 1 >= WORDS {
+            0
+        } else {
+            self.summary & (!0u64 << (w + 1))
+        };
+        if above == 0 {
+            return None;
+        }
+        let w2 = above.trailing_zeros() as usize;
+        Some(w2 * 64 + self.words[w2].trailing_zeros() as usize)
+    }
+
+    /// Moves the window to start at `new_base`, re-homing every level.
+    fn rebase(&mut self, new_base: i64) {
+        let mut moved = std::mem::take(&mut self.scratch);
+        moved.clear();
+        while self.summary != 0 {
+            let w = self.summary.trailing_zeros() as usize;
+            let i = w * 64 + self.words[w].trailing_zeros() as usize;
+            moved.push((self.base + i as i64, self.slots[i]));
+            self.clear(i);
+        }
+        self.base = new_base;
+        let end = new_base.saturating_add(WINDOW as i64);
+        let mut pulled = std::mem::take(&mut self.scratch_keys);
+        pulled.clear();
+        pulled.extend(self.outliers.range(new_base..end).map(|(&k, _)| k));
+        for &key in &pulled {
+            if let Some(level) = self.outliers.remove(&key) {
+                moved.push((key, level));
+            }
+        }
+        self.scratch_keys = pulled;
+        for &(key, level) in &moved {
+            match self.window_index(key) {
+                Some(i) => self.set(i, level),
+                None => {
+                    self.outliers.insert(key, level);
+                }
+            }
+        }
+        self.scratch = moved;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    proptest! {
+        /// The ladder behaves as a sorted map under any insert/remove mix, including keys far
+        /// outside the window that force rebases.
+        #[test]
+        fn behaves_like_a_sorted_map(ops in proptest::collection::vec((any::<bool>(), -20_000i64..20_000), 1..400)) {
+            let mut ladder = Ladder::default();
+            let mut model: BTreeMap<i64, u32> = BTreeMap::new();
+            for (n, (insert, key)) in ops.into_iter().enumerate() {
+                if insert && !model.contains_key(&key) {
+                    ladder.insert(key, n as u32);
+                    model.insert(key, n as u32);
+                } else if !insert && let Some((&k, _)) = model.range(key..).next() {
+                    ladder.remove(k);
+                    model.remove(&k);
+                }
+                prop_assert_eq!(ladder.len(), model.len());
+                prop_assert_eq!(ladder.first(), model.first_key_value().map(|(&k, &v)| (k, v)));
+                let all: Vec<_> = ladder.iter().collect();
+                let want: Vec<_> = model.iter().map(|(&k, &v)| (k, v)).collect();
+                prop_assert_eq!(all, want);
+                for (&k, &v) in &model {
+                    prop_assert_eq!(ladder.get(k), Some(v));
+                }
+            }
+        }
+    }
+}

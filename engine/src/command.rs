@@ -1,0 +1,83 @@
+//! Commands: everything that can change engine state. A command plus the time it carries is
+//! the unit of the journal and of replay.
+
+use crate::fixed::{Price, Qty};
+use crate::ids::{AccountId, HolderId, InstrumentId, OrderRef, Uuid};
+use crate::order::{NewOrder, StpMode};
+use crate::refdata::InstrumentState;
+
+/// Which open orders a cancel-all command covers. Unknown or foreign ids in a list are
+/// skipped, so the command cancels exactly the listed orders that are open and owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CancelScope {
+    /// Every open order of the account.
+    All,
+    /// Every open order of the account in one instrument.
+    Instrument(InstrumentId),
+    /// The listed orders.
+    Orders(Vec<OrderRef>),
+    /// The most recent open order for each listed client id.
+    ClientIds(Vec<Uuid>),
+}
+
+/// A state-changing request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Creates a holder with its main account.
+    CreateHolder,
+    /// Creates a subaccount under an existing holder.
+    CreateSubaccount {
+        /// Owner.
+        holder: HolderId,
+    },
+    /// Sets an account's default self-trade prevention mode.
+    SetStpMode {
+        /// Account.
+        account: AccountId,
+        /// New default.
+        mode: StpMode,
+    },
+    /// Changes which order entry an instrument accepts.
+    SetInstrumentState {
+        /// Market.
+        instrument: InstrumentId,
+        /// New state.
+        state: InstrumentState,
+    },
+    /// Order entry.
+    PlaceOrder(NewOrder),
+    /// Changes an open order's total amount and/or price atomically.
+    AmendOrder {
+        /// Owner (must match).
+        account: AccountId,
+        /// The order.
+        order: OrderRef,
+        /// New total amount (must exceed the filled amount).
+        amount: Option<Qty>,
+        /// New limit price.
+        price: Option<Price>,
+    },
+    /// Cancels one order by its id.
+    CancelOrder {
+        /// Owner (must match).
+        account: AccountId,
+        /// The order.
+        order: OrderRef,
+    },
+    /// Cancels the account's most recent open order carrying `client_id`.
+    CancelByClientId {
+        /// Owner.
+        account: AccountId,
+        /// Caller's tracking id.
+        client_id: Uuid,
+    },
+    /// Cancels many orders of one account.
+    CancelAll {
+        /// Owner.
+        account: AccountId,
+        /// Which orders.
+        scope: CancelScope,
+    },
+    /// Moves time forward only: expires due good-till-time orders.
+    AdvanceTime,
+}

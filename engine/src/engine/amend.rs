@@ -1,0 +1,101 @@
+//! Amend: change an open order's total amount and/or price in one step. A size-down at the
+//! same price keeps queue priority; a price change or a size-up loses it and may trade. Every
+//! check runs before anything changes, so a refused amend leaves the order as it was.
+
+use super::place::{check_min_size, check_price};
+use super::{Applied, Engine};
+use crate::error::EngineError;
+use crate::event::{Event, EventSink};
+use crate::fixed::{Price, Qty};
+use crate::ids::{AccountId, OrderRef};
+use crate::order::{LiveState, TimeInForce};
+use crate::refdata::InstrumentState;
+
+impl Engine {
+    pub(super) fn amend<S: EventSink>(
+        &mut self,
+        account: AccountId,
+        order: OrderRef,
+        amount: Option<Qty>,
+        price: Option<Price>,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        if amount.is_none() && price.is_none() {
+            return Err(EngineError::EmptyAmend);
+        }
+        let slot = self.owned_slot(account, order)?;
+        let o = &self.orders[slot as usize];
+        let inst = self.instrument(o.instrument)?;
+        if matches!(
+            inst.state,
+            InstrumentState::Suspended | InstrumentState::Closed
+        ) {
+            return Err(EngineError::InstrumentNotTrading);
+        }
+        let new_amount = amount.unwrap_or(o.amount);
+        let new_price = price.or(o.price).unwrap_or_default();
+        if new_amount.0 <= 0 {
+            return Err(EngineError::InvalidAmount);
+        }
+        if new_amount <= o.filled {
+            return Err(EngineError::AmendBelowFilled);
+        }
+        check_price(inst, new_price)?;
+        check_min_size(inst, new_price, new_amount)?;
+        let price_changed = Some(new_price) != o.price;
+        let keeps_priority = !price_changed && new_amount <= o.amount;
+        let b = usize::from(o.instrument.0);
+        let must_not_take =
+            o.time_in_force == TimeInForce::PostOnly || inst.state == InstrumentState::PostOnly;
+        if o.state == LiveState::Resting
+            && price_changed
+            && must_not_take
+            && self.books[b].would_take(o.side, new_price)
+        {
+            return Err(EngineError::PostOnlyWouldTake);
+        }
+
+        let now = self.now;
+        let o = &mut self.orders[slot as usize];
+        let (state, level, old_amount) = (o.state, o.level, o.amount);
+        let instrument = o.instrument;
+        if state == LiveState::Resting && keeps_priority {
+            o.amount = new_amount;
+            o.updated = now;
+            self.books[b].reduce(level, Qty(old_amount.0 - new_amount.0));
+        } else if state == LiveState::Resting {
+            self.books[b].unlink(&mut self.orders, slot);
+            let o = &mut self.orders[slot as usize];
+            o.amount = new_amount;
+            o.price = Some(new_price);
+            o.state = LiveState::Taking;
+            o.updated = now;
+        } else {
+            o.amount = new_amount;
+            o.price = Some(new_price);
+            o.updated = now;
+        }
+        let o = &self.orders[slot as usize];
+        let event = Event::OrderAmended {
+            order,
+            account,
+            instrument,
+            price: o.price,
+            amount: o.amount,
+            remaining: o.remaining(),
+            kept_priority: state != LiveState::Resting || keeps_priority,
+        };
+        let seq = self.emit(sink, event);
+        if state == LiveState::Resting {
+            self.books[b].sequence = seq;
+            if !keeps_priority {
+                self.enter(slot, sink);
+                self.run_stops(instrument, sink);
+            }
+        }
+        Ok(Applied {
+            order: Some(order),
+            ..Applied::default()
+        })
+    }
+}

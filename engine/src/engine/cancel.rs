@@ -1,0 +1,119 @@
+//! Cancels: by order id, by client id (the account's newest live order with it), many at
+//! once (all, per instrument, a list of ids or client ids), and good-till-time expiry.
+
+use super::{Applied, Engine};
+use crate::command::CancelScope;
+use crate::error::EngineError;
+use crate::event::{CancelReason, EventSink};
+use crate::ids::{AccountId, OrderRef, Uuid};
+
+impl Engine {
+    /// Slot of a live order owned by `account`; someone else's order is "not found".
+    pub(super) fn owned_slot(
+        &self,
+        account: AccountId,
+        order: OrderRef,
+    ) -> Result<u32, EngineError> {
+        self.order(order)
+            .filter(|o| o.account == account)
+            .map(|_| order.slot)
+            .ok_or(EngineError::OrderNotFound)
+    }
+
+    pub(super) fn cancel_one<S: EventSink>(
+        &mut self,
+        account: AccountId,
+        order: OrderRef,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        let slot = self.owned_slot(account, order)?;
+        self.cancel_live(slot, CancelReason::Requested, sink);
+        Ok(Applied {
+            order: Some(order),
+            ..Applied::default()
+        })
+    }
+
+    pub(super) fn cancel_by_client_id<S: EventSink>(
+        &mut self,
+        account: AccountId,
+        client_id: Uuid,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        let slot = *self
+            .client_index
+            .get(&(account, client_id))
+            .ok_or(EngineError::OrderNotFound)?;
+        let order = self.orders[slot as usize].handle;
+        self.cancel_live(slot, CancelReason::Requested, sink);
+        Ok(Applied {
+            order: Some(order),
+            ..Applied::default()
+        })
+    }
+
+    pub(super) fn cancel_all<S: EventSink>(
+        &mut self,
+        account: AccountId,
+        scope: &CancelScope,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        self.accounts.account(account)?;
+        let mut targets = std::mem::take(&mut self.scratch_slots);
+        targets.clear();
+        match scope {
+            CancelScope::All | CancelScope::Instrument(_) => {
+                let only = match scope {
+                    CancelScope::Instrument(i) => {
+                        self.instrument(*i)?;
+                        Some(*i)
+                    }
+                    _ => None,
+                };
+                targets.extend(
+                    self.orders
+                        .iter()
+                        .filter(|(_, o)| {
+                            o.account == account && only.is_none_or(|i| i == o.instrument)
+                        })
+                        .map(|(slot, _)| slot as u32),
+                );
+                targets.sort_by_key(|&slot| self.orders[slot as usize].handle.id);
+            }
+            CancelScope::Orders(_) | CancelScope::ClientIds(_) => {}
+        }
+        for &slot in &targets {
+            self.cancel_live(slot, CancelReason::Requested, sink);
+        }
+        // Listed ids are resolved one at a time so duplicates and unknown ids are skipped.
+        match scope {
+            CancelScope::Orders(list) => {
+                for &order in list {
+                    if let Ok(slot) = self.owned_slot(account, order) {
+                        self.cancel_live(slot, CancelReason::Requested, sink);
+                    }
+                }
+            }
+            CancelScope::ClientIds(list) => {
+                for &client_id in list {
+                    if let Some(&slot) = self.client_index.get(&(account, client_id)) {
+                        self.cancel_live(slot, CancelReason::Requested, sink);
+                    }
+                }
+            }
+            CancelScope::All | CancelScope::Instrument(_) => {}
+        }
+        self.scratch_slots = targets;
+        Ok(Applied::default())
+    }
+
+    /// Expires every good-till-time order whose time has come, oldest expiry first.
+    pub(super) fn expire_due<S: EventSink>(&mut self, sink: &mut S) {
+        while let Some((&(at, _), &slot)) = self.expiries.first_key_value() {
+            if at > self.now {
+                return;
+            }
+            self.cancel_live(slot, CancelReason::Expired, sink);
+        }
+    }
+}

@@ -1,0 +1,314 @@
+//! Matching: an incoming (or moved, or triggered) order against the opposite side in
+//! price-time priority at the maker's price, with self-trade prevention; then the remainder
+//! rests or is cancelled; then stop orders whose trigger the last trade reached are entered.
+
+use super::Engine;
+use crate::event::{CancelReason, Event, EventSink, Trade};
+use crate::fixed::{Price, Qty};
+use crate::ids::{AccountId, InstrumentId, TradeId};
+use crate::order::{LiveState, NIL, OrderType, Side, StpMode, TimeInForce};
+
+/// How matching of a taker ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// Filled, or no more crossing liquidity.
+    Exhausted,
+    /// Self-trade prevention cancels the taker.
+    SelfTrade,
+}
+
+impl Engine {
+    /// Whether `amount` can fill at once within `limit`, under the taker's STP mode: with
+    /// cancel-oldest own orders are skipped (they will be cancelled, not traded); with
+    /// cancel-newest or cancel-both the walk ends at the first own order.
+    pub(super) fn can_fill(
+        &self,
+        instrument: InstrumentId,
+        side: Side,
+        limit: Price,
+        amount: Qty,
+        account: AccountId,
+        stp: StpMode,
+    ) -> bool {
+        let book = &self.books[usize::from(instrument.0)];
+        if stp == StpMode::None {
+            return book.can_fill(side, limit, amount);
+        }
+        let mut need = amount.0;
+        for level in book.levels_of(side.opposite()) {
+            if !side.crosses(limit, level.price) {
+                return false;
+            }
+            let mut slot = level.head;
+            while slot != NIL {
+                let maker = &self.orders[slot as usize];
+                if maker.account == account {
+                    if stp != StpMode::CancelOldest {
+                        return false;
+                    }
+                } else {
+                    need -= maker.remaining().0;
+                    if need <= 0 {
+                        return true;
+                    }
+                }
+                slot = maker.next;
+            }
+        }
+        false
+    }
+
+    /// Matches the order in `slot` (state `Taking`), then rests or cancels its remainder.
+    pub(super) fn enter<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
+        let stop = self.take_liquidity(slot, sink);
+        let o = &self.orders[slot as usize];
+        let remaining = o.remaining();
+        if remaining.0 == 0 {
+            self.finish(slot);
+            return;
+        }
+        let rests = o.order_type != OrderType::Market && o.time_in_force.rests();
+        if stop == Stop::Exhausted && rests {
+            self.rest(slot, sink);
+        } else {
+            let reason = match stop {
+                Stop::SelfTrade => CancelReason::SelfTrade,
+                Stop::Exhausted => CancelReason::Unfilled,
+            };
+            self.end_taker(slot, reason, sink);
+        }
+    }
+
+    /// Cancels a taker (not on the book) and drops it.
+    fn end_taker<S: EventSink>(&mut self, slot: u32, reason: CancelReason, sink: &mut S) {
+        let o = &self.orders[slot as usize];
+        let event = Event::OrderCancelled {
+            order: o.handle,
+            account: o.account,
+            instrument: o.instrument,
+            remaining: o.remaining(),
+            reason,
+        };
+        self.emit(sink, event);
+        self.finish(slot);
+    }
+
+    /// Puts the order in `slot` on the book.
+    fn rest<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
+        let o = &mut self.orders[slot as usize];
+        o.state = LiveState::Resting;
+        let (instrument, side, price, remaining, handle) = (
+            o.instrument,
+            o.side,
+            o.price.unwrap_or_default(),
+            o.remaining(),
+            o.handle,
+        );
+        let book = &mut self.books[usize::from(instrument.0)];
+        book.push_back(&mut self.orders, slot);
+        let seq = self.emit(
+            sink,
+            Event::OrderBooked {
+                order: handle,
+                instrument,
+                side,
+                price,
+                remaining,
+            },
+        );
+        self.books[usize::from(instrument.0)].sequence = seq;
+    }
+
+    /// The matching loop proper: one maker per iteration, best level first, FIFO inside it.
+    fn take_liquidity<S: EventSink>(&mut self, taker_slot: u32, sink: &mut S) -> Stop {
+        let taker = &self.orders[taker_slot as usize];
+        let (instrument, side, limit, account, stp, taker_ref) = (
+            taker.instrument,
+            taker.side,
+            taker.match_limit(),
+            taker.account,
+            taker.stp,
+            taker.handle,
+        );
+        let b = usize::from(instrument.0);
+        loop {
+            let remaining = self.orders[taker_slot as usize].remaining();
+            if remaining.0 == 0 {
+                return Stop::Exhausted;
+            }
+            let Some((price, level)) = self.books[b].best(side.opposite()) else {
+                return Stop::Exhausted;
+            };
+            if !side.crosses(limit, price) {
+                return Stop::Exhausted;
+            }
+            let maker_slot = self.books[b].levels[level as usize].head;
+            let maker = &self.orders[maker_slot as usize];
+            if stp != StpMode::None && maker.account == account {
+                match stp {
+                    StpMode::CancelNewest => return Stop::SelfTrade,
+                    StpMode::CancelOldest => {
+                        self.cancel_live(maker_slot, CancelReason::SelfTrade, sink);
+                        continue;
+                    }
+                    StpMode::CancelBoth | StpMode::None => {
+                        self.cancel_live(maker_slot, CancelReason::SelfTrade, sink);
+                        return Stop::SelfTrade;
+                    }
+                }
+            }
+            let qty = Qty(remaining.0.min(maker.remaining().0));
+            let notional = price.notional(qty);
+            let now = self.now;
+            let maker = &mut self.orders[maker_slot as usize];
+            maker.filled.0 += qty.0;
+            maker.filled_notional.0 += notional.0;
+            maker.updated = now;
+            let (maker_ref, maker_account, maker_remaining) =
+                (maker.handle, maker.account, maker.remaining());
+            let taker = &mut self.orders[taker_slot as usize];
+            taker.filled.0 += qty.0;
+            taker.filled_notional.0 += notional.0;
+            taker.updated = now;
+            let taker_remaining = taker.remaining();
+            // Settlement of balances and fees for this fill will be applied here.
+            let id = TradeId(self.next_trade);
+            self.next_trade += 1;
+            let seq = self.emit(
+                sink,
+                Event::Trade(Trade {
+                    id,
+                    instrument,
+                    price,
+                    amount: qty,
+                    taker_side: side,
+                    maker: maker_ref,
+                    maker_account,
+                    maker_remaining,
+                    taker: taker_ref,
+                    taker_account: account,
+                    taker_remaining,
+                }),
+            );
+            let book = &mut self.books[b];
+            book.sequence = seq;
+            book.last_price = Some(price);
+            book.reduce(level, qty);
+            if maker_remaining.0 == 0 {
+                book.unlink(&mut self.orders, maker_slot);
+                self.finish(maker_slot);
+            }
+        }
+    }
+
+    /// Cancels a live order (resting or pending trigger), emits the event, drops it.
+    pub(super) fn cancel_live<S: EventSink>(
+        &mut self,
+        slot: u32,
+        reason: CancelReason,
+        sink: &mut S,
+    ) {
+        let o = &self.orders[slot as usize];
+        let (instrument, handle, account, remaining) =
+            (o.instrument, o.handle, o.account, o.remaining());
+        let b = usize::from(instrument.0);
+        match o.state {
+            LiveState::Resting => self.books[b].unlink(&mut self.orders, slot),
+            LiveState::PendingTrigger => {
+                let trigger = o.trigger_price.unwrap_or_default();
+                let book = &mut self.books[b];
+                match o.side {
+                    Side::Buy => book.buy_stops.remove(&(trigger.0, handle.id)),
+                    Side::Sell => book.sell_stops.remove(&(-trigger.0, handle.id)),
+                };
+            }
+            LiveState::Taking => {}
+        }
+        let seq = self.emit(
+            sink,
+            Event::OrderCancelled {
+                order: handle,
+                account,
+                instrument,
+                remaining,
+                reason,
+            },
+        );
+        self.books[b].sequence = seq;
+        self.finish(slot);
+    }
+
+    /// Parks an accepted stop order until its trigger is reached.
+    pub(super) fn hold_stop(&mut self, slot: u32) {
+        let o = &mut self.orders[slot as usize];
+        o.state = LiveState::PendingTrigger;
+        let trigger = o.trigger_price.unwrap_or_default();
+        let (side, id) = (o.side, o.handle.id);
+        let book = &mut self.books[usize::from(o.instrument.0)];
+        match side {
+            Side::Buy => book.buy_stops.insert((trigger.0, id), slot),
+            Side::Sell => book.sell_stops.insert((-trigger.0, id), slot),
+        };
+    }
+
+    /// Enters every stop whose trigger the last trade price has reached, one at a time:
+    /// buy stops (lowest trigger first) before sell stops (highest first), ties by age.
+    /// Each entry may trade and move the price, so the check repeats until none is due.
+    pub(super) fn run_stops<S: EventSink>(&mut self, instrument: InstrumentId, sink: &mut S) {
+        let b = usize::from(instrument.0);
+        loop {
+            let book = &mut self.books[b];
+            let Some(last) = book.last_price else { return };
+            let due = if let Some((&k, &slot)) = book
+                .buy_stops
+                .first_key_value()
+                .filter(|(k, _)| k.0 <= last.0)
+            {
+                book.buy_stops.remove(&k);
+                slot
+            } else if let Some((&k, &slot)) = book
+                .sell_stops
+                .first_key_value()
+                .filter(|(k, _)| -k.0 >= last.0)
+            {
+                book.sell_stops.remove(&k);
+                slot
+            } else {
+                return;
+            };
+            let o = &mut self.orders[due as usize];
+            o.state = LiveState::Taking;
+            let (handle, side, limit, amount, account, stp, tif) = (
+                o.handle,
+                o.side,
+                o.match_limit(),
+                o.remaining(),
+                o.account,
+                o.stp,
+                o.time_in_force,
+            );
+            self.emit(
+                sink,
+                Event::StopTriggered {
+                    order: handle,
+                    instrument,
+                },
+            );
+            let refused = match tif {
+                TimeInForce::FillOrKill
+                    if !self.can_fill(instrument, side, limit, amount, account, stp) =>
+                {
+                    Some(CancelReason::FillOrKillUnfilled)
+                }
+                TimeInForce::PostOnly if self.books[b].would_take(side, limit) => {
+                    Some(CancelReason::PostOnlyWouldTake)
+                }
+                _ => None,
+            };
+            match refused {
+                Some(reason) => self.end_taker(due, reason, sink),
+                None => self.enter(due, sink),
+            }
+        }
+    }
+}

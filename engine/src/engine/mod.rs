@@ -1,0 +1,370 @@
+//! The engine: owns every book, order, account and counter, and applies one command at a
+//! time (`Engine::apply`). It never reads a clock: each command brings its time.
+
+mod accounts;
+mod amend;
+mod cancel;
+mod matching;
+mod place;
+mod state_hash;
+
+use std::collections::{BTreeMap, HashMap};
+
+use slab::Slab;
+
+use crate::book::Book;
+use crate::book::view::{BookView, LevelView, OrderView};
+use crate::command::Command;
+use crate::error::EngineError;
+use crate::event::{Event, EventRecord, EventSink};
+use crate::fixed::Price;
+use crate::hashing::IdBuildHasher;
+use crate::ids::{AccountId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
+use crate::order::{Order, StpMode};
+use crate::refdata::{ConfigError, Currency, Instrument, InstrumentSpec};
+use accounts::Accounts;
+
+/// Default limit of open orders per holder across all markets (spec section 8).
+pub const DEFAULT_MAX_OPEN_ORDERS: u32 = 200;
+
+/// What an engine is built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// Currencies, interned in this order.
+    pub currencies: Vec<Currency>,
+    /// Instruments, indexed in this order.
+    pub instruments: Vec<InstrumentSpec>,
+    /// Open orders allowed per holder.
+    pub max_open_orders: u32,
+}
+
+/// Ids a successful command produced, for callers that do not want to scan the events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Applied {
+    /// The order placed.
+    pub order: Option<OrderRef>,
+    /// The account created.
+    pub account: Option<AccountId>,
+    /// The holder created.
+    pub holder: Option<HolderId>,
+}
+
+/// The matching engine. Single writer: `apply` takes `&mut self`.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    currencies: Vec<Currency>,
+    instruments: Vec<Instrument>,
+    books: Vec<Book>,
+    orders: Slab<Order>,
+    accounts: Accounts,
+    /// (account, client id) -> newest live order carrying it; older ones chain behind it.
+    client_index: HashMap<(AccountId, Uuid), u32, IdBuildHasher>,
+    /// Good-till-time orders by (expiry, order number).
+    expiries: BTreeMap<(Timestamp, u64), u32>,
+    max_open_orders: u32,
+    seq: u64,
+    now: Timestamp,
+    next_order: u64,
+    next_trade: u64,
+    scratch_slots: Vec<u32>,
+}
+
+impl Engine {
+    /// Builds an engine with empty books from validated reference data.
+    pub fn new(config: EngineConfig) -> Result<Self, ConfigError> {
+        let mut seen = std::collections::BTreeSet::new();
+        for code in config.currencies.iter().map(|c| &c.code) {
+            if !seen.insert(code.clone()) {
+                return Err(ConfigError::DuplicateCode(code.clone()));
+            }
+        }
+        if config.currencies.len() > usize::from(u16::MAX)
+            || config.instruments.len() > usize::from(u16::MAX)
+        {
+            return Err(ConfigError::TooMany);
+        }
+        let mut instruments = Vec::with_capacity(config.instruments.len());
+        for spec in config.instruments {
+            if !seen.insert(spec.code.clone()) {
+                return Err(ConfigError::DuplicateCode(spec.code));
+            }
+            instruments.push(Instrument::build(spec, &config.currencies)?);
+        }
+        Ok(Self {
+            books: instruments.iter().map(|_| Book::default()).collect(),
+            currencies: config.currencies,
+            instruments,
+            orders: Slab::with_capacity(1024),
+            accounts: Accounts::default(),
+            client_index: HashMap::default(),
+            expiries: BTreeMap::new(),
+            max_open_orders: config.max_open_orders,
+            seq: 0,
+            now: Timestamp(0),
+            next_order: 1,
+            next_trade: 1,
+            scratch_slots: Vec::new(),
+        })
+    }
+
+    /// Applies one command at `time`, writing its events to `sink`. A refused command
+    /// emits one `Rejected` event, returns the error and changes nothing else. Time never
+    /// goes backwards: an earlier `time` is treated as the engine's current time.
+    pub fn apply<S: EventSink>(
+        &mut self,
+        command: &Command,
+        time: Timestamp,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        if time > self.now {
+            self.now = time;
+        }
+        self.expire_due(sink);
+        let result = match command {
+            Command::CreateHolder => {
+                let (holder, main_account) = self.accounts.create_holder();
+                self.emit(
+                    sink,
+                    Event::HolderCreated {
+                        holder,
+                        main_account,
+                    },
+                );
+                Ok(Applied {
+                    holder: Some(holder),
+                    account: Some(main_account),
+                    ..Applied::default()
+                })
+            }
+            Command::CreateSubaccount { holder } => self.create_subaccount(*holder, sink),
+            Command::SetStpMode { account, mode } => self.set_stp(*account, *mode, sink),
+            Command::SetInstrumentState { instrument, state } => {
+                let inst = self.instrument_mut(*instrument)?;
+                inst.state = *state;
+                self.emit(
+                    sink,
+                    Event::InstrumentStateChanged {
+                        instrument: *instrument,
+                        state: *state,
+                    },
+                );
+                Ok(Applied::default())
+            }
+            Command::PlaceOrder(order) => self.place(order, sink),
+            Command::AmendOrder {
+                account,
+                order,
+                amount,
+                price,
+            } => self.amend(*account, *order, *amount, *price, sink),
+            Command::CancelOrder { account, order } => self.cancel_one(*account, *order, sink),
+            Command::CancelByClientId { account, client_id } => {
+                self.cancel_by_client_id(*account, *client_id, sink)
+            }
+            Command::CancelAll { account, scope } => self.cancel_all(*account, scope, sink),
+            Command::AdvanceTime => Ok(Applied::default()),
+        };
+        if let Err(error) = result {
+            let (account, client_id) = match command {
+                Command::PlaceOrder(o) => (Some(o.account), o.client_id),
+                Command::SetStpMode { account, .. }
+                | Command::AmendOrder { account, .. }
+                | Command::CancelOrder { account, .. }
+                | Command::CancelAll { account, .. } => (Some(*account), None),
+                Command::CancelByClientId { account, client_id } => {
+                    (Some(*account), Some(*client_id))
+                }
+                _ => (None, None),
+            };
+            self.emit(
+                sink,
+                Event::Rejected {
+                    account,
+                    client_id,
+                    error,
+                },
+            );
+        }
+        result
+    }
+
+    fn create_subaccount<S: EventSink>(
+        &mut self,
+        holder: HolderId,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        self.accounts.holder(holder)?;
+        let account = self.accounts.add_account(holder);
+        self.emit(sink, Event::SubaccountCreated { holder, account });
+        Ok(Applied {
+            account: Some(account),
+            ..Applied::default()
+        })
+    }
+
+    fn set_stp<S: EventSink>(
+        &mut self,
+        account: AccountId,
+        mode: StpMode,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        self.accounts.account_mut(account)?.stp = mode;
+        self.emit(sink, Event::StpModeSet { account, mode });
+        Ok(Applied::default())
+    }
+
+    /// Stamps and writes one event; returns its sequence number.
+    #[inline]
+    pub(crate) fn emit<S: EventSink>(&mut self, sink: &mut S, event: Event) -> u64 {
+        self.seq += 1;
+        sink.push(EventRecord {
+            seq: self.seq,
+            time: self.now,
+            event,
+        });
+        self.seq
+    }
+
+    fn instrument_mut(&mut self, id: InstrumentId) -> Result<&mut Instrument, EngineError> {
+        self.instruments
+            .get_mut(usize::from(id.0))
+            .ok_or(EngineError::UnknownInstrument)
+    }
+
+    // ---- read side -------------------------------------------------------------------
+
+    /// Currencies in interned order.
+    pub fn currencies(&self) -> &[Currency] {
+        &self.currencies
+    }
+
+    /// Instruments in index order.
+    pub fn instruments(&self) -> &[Instrument] {
+        &self.instruments
+    }
+
+    /// One instrument.
+    pub fn instrument(&self, id: InstrumentId) -> Result<&Instrument, EngineError> {
+        self.instruments
+            .get(usize::from(id.0))
+            .ok_or(EngineError::UnknownInstrument)
+    }
+
+    /// Looks an instrument up by code.
+    pub fn instrument_by_code(&self, code: &str) -> Option<InstrumentId> {
+        self.instruments
+            .iter()
+            .position(|i| i.code() == code)
+            .map(|i| InstrumentId(i as u16))
+    }
+
+    /// Sequence number of the last event emitted.
+    pub fn sequence(&self) -> u64 {
+        self.seq
+    }
+
+    /// Engine time (the latest command time seen).
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// A live order (open, or a stop waiting for its trigger).
+    pub fn order(&self, handle: OrderRef) -> Option<&Order> {
+        self.orders
+            .get(handle.slot as usize)
+            .filter(|o| o.handle.id == handle.id)
+    }
+
+    /// Live orders of an account, oldest first.
+    pub fn open_orders(&self, account: AccountId) -> Vec<&Order> {
+        let mut list: Vec<&Order> = self
+            .orders
+            .iter()
+            .map(|(_, o)| o)
+            .filter(|o| o.account == account)
+            .collect();
+        list.sort_by_key(|o| o.handle.id);
+        list
+    }
+
+    /// Number of live orders of every account.
+    pub fn live_order_count(&self) -> usize {
+        self.orders.len()
+    }
+
+    /// The holder owning `account`.
+    pub fn holder_of(&self, account: AccountId) -> Result<HolderId, EngineError> {
+        self.accounts.account(account).map(|a| a.holder)
+    }
+
+    /// Open orders counted against a holder's limit.
+    pub fn open_order_count(&self, holder: HolderId) -> Result<u32, EngineError> {
+        self.accounts.holder(holder).map(|h| h.open_orders)
+    }
+
+    /// Price of the last trade in an instrument.
+    pub fn last_price(&self, instrument: InstrumentId) -> Result<Option<Price>, EngineError> {
+        self.book(instrument).map(|b| b.last_price)
+    }
+
+    fn book(&self, instrument: InstrumentId) -> Result<&Book, EngineError> {
+        self.books
+            .get(usize::from(instrument.0))
+            .ok_or(EngineError::UnknownInstrument)
+    }
+
+    /// L2 view: up to `depth` aggregated levels per side (L1 is `depth = 1`).
+    pub fn book_levels(
+        &self,
+        instrument: InstrumentId,
+        depth: usize,
+    ) -> Result<BookView<LevelView>, EngineError> {
+        let book = self.book(instrument)?;
+        let side = |side| {
+            book.levels_of(side)
+                .take(depth)
+                .map(|l| LevelView {
+                    price: l.price,
+                    amount: l.total,
+                    number_of_orders: l.count,
+                })
+                .collect()
+        };
+        Ok(BookView {
+            bids: side(crate::order::Side::Buy),
+            asks: side(crate::order::Side::Sell),
+            sequence: book.sequence,
+        })
+    }
+
+    /// L3 view: every resting order of up to `depth` price levels per side, in queue order.
+    pub fn book_orders(
+        &self,
+        instrument: InstrumentId,
+        depth: usize,
+    ) -> Result<BookView<OrderView>, EngineError> {
+        let book = self.book(instrument)?;
+        let side = |side| {
+            let mut out = Vec::new();
+            for level in book.levels_of(side).take(depth) {
+                let mut slot = level.head;
+                while slot != crate::order::NIL {
+                    let o = &self.orders[slot as usize];
+                    out.push(OrderView {
+                        price: level.price,
+                        amount: o.remaining(),
+                        order: o.handle,
+                        account: o.account,
+                    });
+                    slot = o.next;
+                }
+            }
+            out
+        };
+        Ok(BookView {
+            bids: side(crate::order::Side::Buy),
+            asks: side(crate::order::Side::Sell),
+            sequence: book.sequence,
+        })
+    }
+}

@@ -1,0 +1,256 @@
+//! Order entry: validation of a new order against its instrument and account, the
+//! pre-trade checks (state, open-order limit, fill-or-kill, post-only), and acceptance.
+
+use super::{Applied, Engine};
+use crate::error::EngineError;
+use crate::event::{AcceptedOrder, EventSink};
+use crate::fixed::{Notional, Price, Qty};
+use crate::ids::{OrderRef, Timestamp, Uuid};
+use crate::order::{LiveState, NIL, NewOrder, Order, OrderType, StpMode, TimeInForce};
+use crate::refdata::{Instrument, InstrumentState};
+
+/// Checks that need only the request, the instrument and the time.
+pub(super) fn validate(inst: &Instrument, o: &NewOrder, now: Timestamp) -> Result<(), EngineError> {
+    if o.amount.0 <= 0 {
+        return Err(EngineError::InvalidAmount);
+    }
+    match o.order_type {
+        OrderType::Limit | OrderType::Stop if o.price.is_none() => {
+            return Err(EngineError::MissingPrice);
+        }
+        OrderType::Market
+            if matches!(
+                o.time_in_force,
+                TimeInForce::PostOnly | TimeInForce::GoodTillTime
+            ) =>
+        {
+            return Err(EngineError::InvalidTimeInForce);
+        }
+        _ => {}
+    }
+    if (o.order_type == OrderType::Stop) != o.trigger_price.is_some() {
+        return Err(EngineError::InvalidTriggerPrice);
+    }
+    if let Some(trigger) = o.trigger_price {
+        check_price(inst, trigger).map_err(|_| EngineError::InvalidTriggerPrice)?;
+    }
+    if let Some(price) = o.price {
+        check_price(inst, price)?;
+        check_min_size(inst, price, o.amount)?;
+    }
+    match (o.time_in_force, o.expire_at) {
+        (TimeInForce::GoodTillTime, Some(at)) if at > now => Ok(()),
+        (TimeInForce::GoodTillTime, _) | (_, Some(_)) => Err(EngineError::InvalidExpiry),
+        _ => Ok(()),
+    }
+}
+
+/// Positive and inside the instrument's price range.
+pub(super) fn check_price(inst: &Instrument, price: Price) -> Result<(), EngineError> {
+    if price.0 <= 0 {
+        return Err(EngineError::InvalidPrice);
+    }
+    if price < inst.min_price || price > inst.max_price {
+        return Err(EngineError::PriceOutOfRange);
+    }
+    Ok(())
+}
+
+/// Order value (amount x price, in quote currency) at least the instrument's min_size.
+pub(super) fn check_min_size(
+    inst: &Instrument,
+    price: Price,
+    amount: Qty,
+) -> Result<(), EngineError> {
+    if price.notional(amount) < inst.min_size {
+        return Err(EngineError::MinSizeNotSatisfied);
+    }
+    Ok(())
+}
+
+impl Engine {
+    pub(super) fn place<S: EventSink>(
+        &mut self,
+        o: &NewOrder,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        let inst = self.instrument(o.instrument)?;
+        validate(inst, o, self.now)?;
+        match inst.state {
+            InstrumentState::Suspended | InstrumentState::Closed => {
+                return Err(EngineError::InstrumentNotTrading);
+            }
+            InstrumentState::PostOnly if o.time_in_force != TimeInForce::PostOnly => {
+                return Err(EngineError::OnlyPostOnlyAllowed);
+            }
+            _ => {}
+        }
+        let account = self.accounts.account(o.account)?;
+        let holder = account.holder;
+        let stp = o.stp.unwrap_or(account.stp);
+        let book = &self.books[usize::from(o.instrument.0)];
+        if o.order_type == OrderType::Market && o.price.is_none() {
+            // A bare market order is sized against the touch it will meet first.
+            if let Some((touch, _)) = book.best(o.side.opposite()) {
+                check_min_size(inst, touch, o.amount)?;
+            }
+        }
+        let counted = counts_as_open(o.order_type, o.time_in_force);
+        if counted && self.accounts.holder(holder)?.open_orders >= self.max_open_orders {
+            return Err(EngineError::MaxOpenOrdersExceeded);
+        }
+        if o.order_type != OrderType::Stop {
+            let limit = match_limit(o);
+            match o.time_in_force {
+                TimeInForce::FillOrKill
+                    if !self.can_fill(o.instrument, o.side, limit, o.amount, o.account, stp) =>
+                {
+                    return Err(EngineError::InsufficientLiquidity);
+                }
+                TimeInForce::PostOnly if book.would_take(o.side, limit) => {
+                    return Err(EngineError::PostOnlyWouldTake);
+                }
+                _ => {}
+            }
+        }
+        // Reservation of funds or margin will be checked here, before any state changes.
+
+        let slot = self.accept(o, stp, counted, sink);
+        let handle = self.orders[slot as usize].handle;
+        if o.order_type == OrderType::Stop {
+            self.hold_stop(slot);
+        } else {
+            self.enter(slot, sink);
+        }
+        self.run_stops(o.instrument, sink);
+        Ok(Applied {
+            order: Some(handle),
+            ..Applied::default()
+        })
+    }
+
+    /// Creates the live order record and emits `OrderAccepted`.
+    fn accept<S: EventSink>(
+        &mut self,
+        o: &NewOrder,
+        stp: StpMode,
+        counted: bool,
+        sink: &mut S,
+    ) -> u32 {
+        let id = self.next_order;
+        self.next_order += 1;
+        let entry = self.orders.vacant_entry();
+        let slot = entry.key() as u32;
+        let handle = OrderRef { id, slot };
+        entry.insert(Order {
+            handle,
+            account: o.account,
+            instrument: o.instrument,
+            side: o.side,
+            order_type: o.order_type,
+            time_in_force: o.time_in_force,
+            stp,
+            state: LiveState::Taking,
+            price: o.price,
+            trigger_price: o.trigger_price,
+            amount: o.amount,
+            filled: Qty(0),
+            filled_notional: Notional(0),
+            client_id: o.client_id,
+            expire_at: o.expire_at,
+            created: self.now,
+            updated: self.now,
+            sequence: 0,
+            prev: NIL,
+            next: NIL,
+            level: NIL,
+            client_older: NIL,
+            client_newer: NIL,
+        });
+        let seq = self.emit(
+            sink,
+            crate::event::Event::OrderAccepted(AcceptedOrder {
+                order: handle,
+                account: o.account,
+                instrument: o.instrument,
+                side: o.side,
+                order_type: o.order_type,
+                time_in_force: o.time_in_force,
+                stp,
+                price: o.price,
+                trigger_price: o.trigger_price,
+                amount: o.amount,
+                client_id: o.client_id,
+                expire_at: o.expire_at,
+            }),
+        );
+        self.orders[slot as usize].sequence = seq;
+        if counted {
+            let holder = self.accounts.accounts[o.account.0 as usize].holder;
+            self.accounts.holder_mut(holder).open_orders += 1;
+            if let Some(client_id) = o.client_id {
+                self.link_client_id(slot, client_id);
+            }
+            if let Some(at) = o.expire_at {
+                self.expiries.insert((at, id), slot);
+            }
+        }
+        slot
+    }
+
+    /// Makes `slot` the newest live order for its (account, client id).
+    fn link_client_id(&mut self, slot: u32, client_id: Uuid) {
+        let account = self.orders[slot as usize].account;
+        if let Some(older) = self.client_index.insert((account, client_id), slot) {
+            self.orders[older as usize].client_newer = slot;
+            self.orders[slot as usize].client_older = older;
+        }
+    }
+
+    /// Removes `slot` from the client-id chains.
+    pub(super) fn unlink_client_id(&mut self, slot: u32) {
+        let o = &self.orders[slot as usize];
+        let Some(client_id) = o.client_id else { return };
+        let (account, older, newer) = (o.account, o.client_older, o.client_newer);
+        if older != NIL {
+            self.orders[older as usize].client_newer = newer;
+        }
+        if newer != NIL {
+            self.orders[newer as usize].client_older = older;
+        } else if older != NIL {
+            self.client_index.insert((account, client_id), older);
+        } else {
+            self.client_index.remove(&(account, client_id));
+        }
+    }
+
+    /// Drops a live order that has ended: indexes, open-order count, then the slot.
+    pub(super) fn finish(&mut self, slot: u32) {
+        let o = &self.orders[slot as usize];
+        if counts_as_open(o.order_type, o.time_in_force) {
+            let (account, expiry) = (o.account, o.expire_at.map(|at| (at, o.handle.id)));
+            self.unlink_client_id(slot);
+            if let Some(key) = expiry {
+                self.expiries.remove(&key);
+            }
+            let holder = self.accounts.accounts[account.0 as usize].holder;
+            self.accounts.holder_mut(holder).open_orders -= 1;
+        }
+        self.orders.remove(slot as usize);
+    }
+}
+
+/// Whether an order of this type and time in force counts against the open-order limit
+/// (it can rest or wait for a trigger).
+pub(super) fn counts_as_open(order_type: OrderType, tif: TimeInForce) -> bool {
+    order_type == OrderType::Stop || (order_type == OrderType::Limit && tif.rests())
+}
+
+/// Matching bound of a request (see `Order::match_limit`).
+fn match_limit(o: &NewOrder) -> Price {
+    match (o.price, o.side) {
+        (Some(p), _) => p,
+        (None, crate::order::Side::Buy) => Price(i64::MAX),
+        (None, crate::order::Side::Sell) => Price(i64::MIN),
+    }
+}

@@ -1,0 +1,96 @@
+//! State hashing: a digest of everything that determines future behaviour, in a canonical
+//! order (instruments by index, levels best first, queues in FIFO order, stops and expiries
+//! in key order), so equal digests mean equal states across runs, replays and snapshots.
+
+use super::Engine;
+use crate::hashing::StateHasher;
+use crate::order::{NIL, Order, Side};
+
+impl Engine {
+    /// Digest of the whole state, including the event sequence number and the clock.
+    pub fn state_hash(&self) -> u64 {
+        let mut h = StateHasher::default();
+        h.u64(self.seq);
+        h.i64(self.now.0);
+        h.u64(self.content_hash());
+        h.finish()
+    }
+
+    /// Digest of the state without the event sequence number and the clock: unchanged by a
+    /// refused command, which only emits its `Rejected` event.
+    pub fn content_hash(&self) -> u64 {
+        let mut h = StateHasher::default();
+        h.u64(self.next_order);
+        h.u64(self.next_trade);
+        h.u64(u64::from(self.max_open_orders));
+        for a in &self.accounts.accounts {
+            h.u64(u64::from(a.holder.0));
+            h.bytes(&[a.stp as u8]);
+        }
+        for holder in &self.accounts.holders {
+            h.u64(u64::from(holder.main.0));
+            h.u64(u64::from(holder.open_orders));
+        }
+        for (inst, book) in self.instruments.iter().zip(&self.books) {
+            h.bytes(inst.code().as_bytes());
+            h.bytes(&[inst.state as u8]);
+            h.opt_i64(book.last_price.map(|p| p.0));
+            h.u64(book.sequence);
+            for side in [Side::Buy, Side::Sell] {
+                h.u64(book.depth(side) as u64);
+                for level in book.levels_of(side) {
+                    h.i64(level.price.0);
+                    h.i64(level.total.0);
+                    h.u64(u64::from(level.count));
+                    let mut slot = level.head;
+                    while slot != NIL {
+                        let o = &self.orders[slot as usize];
+                        hash_order(&mut h, o);
+                        slot = o.next;
+                    }
+                }
+            }
+            for (&(trigger, id), &slot) in book.buy_stops.iter().chain(&book.sell_stops) {
+                h.i64(trigger);
+                h.u64(id);
+                hash_order(&mut h, &self.orders[slot as usize]);
+            }
+        }
+        for (&(at, id), &slot) in &self.expiries {
+            h.i64(at.0);
+            h.u64(id);
+            h.u64(u64::from(slot));
+        }
+        let mut index: Vec<_> = self.client_index.iter().collect();
+        index.sort();
+        for (&(account, client), &slot) in index {
+            h.u64(u64::from(account.0));
+            h.i128(client.0 as i128);
+            h.u64(u64::from(slot));
+        }
+        h.finish()
+    }
+}
+
+fn hash_order(h: &mut StateHasher, o: &Order) {
+    h.u64(o.handle.id);
+    h.u64(u64::from(o.handle.slot));
+    h.u64(u64::from(o.account.0));
+    h.bytes(&[
+        o.side as u8,
+        o.order_type as u8,
+        o.time_in_force as u8,
+        o.stp as u8,
+        o.state as u8,
+    ]);
+    h.opt_i64(o.price.map(|p| p.0));
+    h.opt_i64(o.trigger_price.map(|p| p.0));
+    h.i64(o.amount.0);
+    h.i64(o.filled.0);
+    h.i128(o.filled_notional.0);
+    h.i128(o.client_id.map_or(-1, |c| c.0 as i128));
+    h.opt_i64(o.expire_at.map(|t| t.0));
+    h.i64(o.created.0);
+    h.i64(o.updated.0);
+    h.u64(o.sequence);
+}

@@ -1,0 +1,117 @@
+//! The engine's rejection reasons. Each variant has a stable numeric code grouped by
+//! subsystem (1xxx input, 2xxx funds and risk, 3xxx matching, 4xxx accounts); the C status
+//! enum, the Python exceptions and the REST error strings are each one mapping from this enum.
+
+/// Why the engine refused a command. A refused command changes no state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum EngineError {
+    /// Amount is zero or negative.
+    #[error("amount must be positive")]
+    InvalidAmount,
+    /// Price is zero or negative.
+    #[error("price must be positive")]
+    InvalidPrice,
+    /// A limit or stop order without a price.
+    #[error("price is required")]
+    MissingPrice,
+    /// A stop order without a trigger price, or a trigger on another order type.
+    #[error("trigger price is required for stop orders only")]
+    InvalidTriggerPrice,
+    /// Price outside the instrument's min_price..=max_price.
+    #[error("price outside the instrument's range")]
+    PriceOutOfRange,
+    /// Amount x price below the instrument's minimum order value.
+    #[error("order value below the instrument's min_size")]
+    MinSizeNotSatisfied,
+    /// Good-till-time without a future expiry, or an expiry on another time in force.
+    #[error("invalid expiry time")]
+    InvalidExpiry,
+    /// Time in force not allowed for this order type.
+    #[error("time in force not allowed for this order type")]
+    InvalidTimeInForce,
+    /// No such instrument.
+    #[error("unknown instrument")]
+    UnknownInstrument,
+    /// An amend that changes nothing was asked for.
+    #[error("amend needs a new amount or price")]
+    EmptyAmend,
+    /// Fill-or-kill that the book cannot fill completely.
+    #[error("not enough liquidity to fill the order completely")]
+    InsufficientLiquidity,
+    /// Post-only order (or amend) that would take liquidity.
+    #[error("post-only order would take liquidity")]
+    PostOnlyWouldTake,
+    /// Instrument suspended or closed.
+    #[error("instrument does not accept new orders")]
+    InstrumentNotTrading,
+    /// Instrument in POST_ONLY state and the order is not post-only.
+    #[error("instrument accepts post-only orders only")]
+    OnlyPostOnlyAllowed,
+    /// No such open order for this account.
+    #[error("order not found")]
+    OrderNotFound,
+    /// The holder already has the maximum number of open orders.
+    #[error("maximum number of open orders reached")]
+    MaxOpenOrdersExceeded,
+    /// Amend to an amount at or below what has already filled.
+    #[error("new amount must exceed the filled amount")]
+    AmendBelowFilled,
+    /// No such account.
+    #[error("unknown account")]
+    UnknownAccount,
+    /// No such holder.
+    #[error("unknown account holder")]
+    UnknownHolder,
+}
+
+impl EngineError {
+    /// Stable numeric code.
+    pub const fn code(self) -> u16 {
+        match self {
+            Self::InvalidAmount => 1001,
+            Self::InvalidPrice => 1002,
+            Self::MissingPrice => 1003,
+            Self::InvalidTriggerPrice => 1004,
+            Self::PriceOutOfRange => 1005,
+            Self::MinSizeNotSatisfied => 1006,
+            Self::InvalidExpiry => 1007,
+            Self::InvalidTimeInForce => 1008,
+            Self::UnknownInstrument => 1009,
+            Self::EmptyAmend => 1010,
+            Self::InsufficientLiquidity => 3001,
+            Self::PostOnlyWouldTake => 3002,
+            Self::InstrumentNotTrading => 3003,
+            Self::OnlyPostOnlyAllowed => 3004,
+            Self::OrderNotFound => 3005,
+            Self::MaxOpenOrdersExceeded => 3006,
+            Self::AmendBelowFilled => 3007,
+            Self::UnknownAccount => 4001,
+            Self::UnknownHolder => 4002,
+        }
+    }
+
+    /// Upper-case code string used on the wire (addendum's names where one fits).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidAmount => "INVALID_AMOUNT",
+            Self::InvalidPrice => "INVALID_PRICE",
+            Self::MissingPrice => "MISSING_PRICE",
+            Self::InvalidTriggerPrice => "INVALID_TRIGGER_PRICE",
+            Self::PriceOutOfRange => "INVALID_PRICE",
+            Self::MinSizeNotSatisfied => "MIN_SIZE_NOT_SATISFIED",
+            Self::InvalidExpiry => "INVALID_EXPIRY",
+            Self::InvalidTimeInForce => "INVALID_TIME_IN_FORCE",
+            Self::UnknownInstrument => "INVALID_INSTRUMENT_CODE",
+            Self::EmptyAmend => "INVALID_AMEND",
+            Self::InsufficientLiquidity => "INSUFFICIENT_LIQUIDITY",
+            Self::PostOnlyWouldTake => "POST_ONLY_WOULD_TAKE",
+            Self::InstrumentNotTrading => "INSTRUMENT_NOT_TRADING",
+            Self::OnlyPostOnlyAllowed => "ONLY_POST_ONLY_ALLOWED",
+            Self::OrderNotFound => "ORDER_NOT_FOUND",
+            Self::MaxOpenOrdersExceeded => "MAX_OPEN_ORDERS_EXCEEDED",
+            Self::AmendBelowFilled => "INVALID_AMOUNT",
+            Self::UnknownAccount => "ACCOUNT_NOT_FOUND",
+            Self::UnknownHolder => "HOLDER_NOT_FOUND",
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! Events: what the engine reports for each command, in order, each stamped with a global
+//! sequence number. Events are plain `Copy` values so a sink can hold them without allocating.
+
+use crate::error::EngineError;
+use crate::fixed::{Price, Qty};
+use crate::ids::{AccountId, HolderId, InstrumentId, OrderRef, Timestamp, TradeId, Uuid};
+use crate::order::{OrderType, Side, StpMode, TimeInForce};
+use crate::refdata::InstrumentState;
+
+/// An event with its sequence number and the time of the command that caused it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventRecord {
+    /// Global, gap-free sequence number (1-based).
+    pub seq: u64,
+    /// Engine time when it happened.
+    pub time: Timestamp,
+    /// What happened.
+    pub event: Event,
+}
+
+/// Why an order left the book without filling completely.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CancelReason {
+    /// The owner asked.
+    Requested,
+    /// Immediate-or-cancel or market remainder.
+    Unfilled,
+    /// Self-trade prevention.
+    SelfTrade,
+    /// Good-till-time expiry.
+    Expired,
+    /// A triggered fill-or-kill stop that could not fill completely.
+    FillOrKillUnfilled,
+    /// A triggered post-only stop that would have taken.
+    PostOnlyWouldTake,
+}
+
+/// A newly accepted order, with every field a consumer needs to build its record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcceptedOrder {
+    /// Handle.
+    pub order: OrderRef,
+    /// Owner.
+    pub account: AccountId,
+    /// Market.
+    pub instrument: InstrumentId,
+    /// Side.
+    pub side: Side,
+    /// Type.
+    pub order_type: OrderType,
+    /// Time in force.
+    pub time_in_force: TimeInForce,
+    /// Effective self-trade prevention mode.
+    pub stp: StpMode,
+    /// Limit (or protection) price.
+    pub price: Option<Price>,
+    /// Stop trigger.
+    pub trigger_price: Option<Price>,
+    /// Amount.
+    pub amount: Qty,
+    /// Caller's tracking id.
+    pub client_id: Option<Uuid>,
+    /// Good-till-time expiry.
+    pub expire_at: Option<Timestamp>,
+}
+
+/// One execution between a resting (maker) and an incoming (taker) order, at the maker's price.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Trade {
+    /// Trade number.
+    pub id: TradeId,
+    /// Market.
+    pub instrument: InstrumentId,
+    /// Execution price (the maker's).
+    pub price: Price,
+    /// Executed amount.
+    pub amount: Qty,
+    /// Side of the taker.
+    pub taker_side: Side,
+    /// Resting order.
+    pub maker: OrderRef,
+    /// Its owner.
+    pub maker_account: AccountId,
+    /// Its amount left after this trade (0 = filled fully).
+    pub maker_remaining: Qty,
+    /// Incoming order.
+    pub taker: OrderRef,
+    /// Its owner.
+    pub taker_account: AccountId,
+    /// Its amount left after this trade.
+    pub taker_remaining: Qty,
+}
+
+/// Something that happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// A holder and its main account were created.
+    HolderCreated {
+        /// New holder.
+        holder: HolderId,
+        /// Its main account.
+        main_account: AccountId,
+    },
+    /// A subaccount was created.
+    SubaccountCreated {
+        /// Owner.
+        holder: HolderId,
+        /// New account.
+        account: AccountId,
+    },
+    /// An account's default self-trade prevention changed.
+    StpModeSet {
+        /// Account.
+        account: AccountId,
+        /// New mode.
+        mode: StpMode,
+    },
+    /// An instrument's state changed.
+    InstrumentStateChanged {
+        /// Market.
+        instrument: InstrumentId,
+        /// New state.
+        state: InstrumentState,
+    },
+    /// A command was refused; nothing else changed.
+    Rejected {
+        /// Account the command acted for, if any.
+        account: Option<AccountId>,
+        /// Caller's tracking id of a refused order.
+        client_id: Option<Uuid>,
+        /// Why.
+        error: EngineError,
+    },
+    /// An order was accepted (it may trade, rest, or wait for its trigger next).
+    OrderAccepted(AcceptedOrder),
+    /// An execution.
+    Trade(Trade),
+    /// An order (new, moved or triggered) now rests on the book with `remaining`.
+    OrderBooked {
+        /// Order.
+        order: OrderRef,
+        /// Market.
+        instrument: InstrumentId,
+        /// Side.
+        side: Side,
+        /// Its price.
+        price: Price,
+        /// Amount resting.
+        remaining: Qty,
+    },
+    /// An open order was amended; a lost priority means it is re-matched and re-booked next.
+    OrderAmended {
+        /// Order.
+        order: OrderRef,
+        /// Owner.
+        account: AccountId,
+        /// Market.
+        instrument: InstrumentId,
+        /// New price.
+        price: Option<Price>,
+        /// New total amount.
+        amount: Qty,
+        /// Amount left to fill.
+        remaining: Qty,
+        /// True when it kept its place in the queue.
+        kept_priority: bool,
+    },
+    /// An order ended without filling completely.
+    OrderCancelled {
+        /// Order.
+        order: OrderRef,
+        /// Owner.
+        account: AccountId,
+        /// Market.
+        instrument: InstrumentId,
+        /// Amount that will never fill.
+        remaining: Qty,
+        /// Why.
+        reason: CancelReason,
+    },
+    /// A stop order's trigger was reached; it is entered as a limit order next.
+    StopTriggered {
+        /// Order.
+        order: OrderRef,
+        /// Market.
+        instrument: InstrumentId,
+    },
+}
+
+/// Where the engine writes events. Implemented for `Vec<EventRecord>`; a sink is cleared by
+/// its owner between commands, never reallocated by the engine.
+pub trait EventSink {
+    /// Receives one event.
+    fn push(&mut self, record: EventRecord);
+}
+
+impl EventSink for Vec<EventRecord> {
+    #[inline]
+    fn push(&mut self, record: EventRecord) {
+        Vec::push(self, record);
+    }
+}
+
+/// A sink that only counts, for benchmarks that must not measure event storage.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CountingSink {
+    /// Events received.
+    pub events: u64,
+    /// Trades among them.
+    pub trades: u64,
+}
+
+impl EventSink for CountingSink {
+    #[inline]
+    fn push(&mut self, record: EventRecord) {
+        self.events += 1;
+        self.trades += u64::from(matches!(record.event, Event::Trade(_)));
+    }
+}

@@ -1,0 +1,55 @@
+//! # matchbook
+//!
+//! A deterministic, single-writer exchange engine: order books with price-time priority,
+//! matching for limit, market and stop orders under every time in force, self-trade
+//! prevention, amends and cancels. Prices and amounts are fixed-point integers inside;
+//! decimal strings are parsed strictly at the edge. Time is an input: the same commands
+//! at the same times give the same events and the same [`Engine::state_hash`], bit for bit.
+//!
+//! ```
+//! use matchbook::{Command, Engine, EngineConfig, Event, NewOrder, Side, Timestamp};
+//! use matchbook::demo;
+//!
+//! let mut engine = Engine::new(demo::config()).expect("valid config");
+//! let mut events = Vec::new();
+//! let t = Timestamp::from_millis(1_700_000_000_000);
+//! let maker = engine.apply(&Command::CreateHolder, t, &mut events).unwrap().account.unwrap();
+//! let taker = engine.apply(&Command::CreateHolder, t, &mut events).unwrap().account.unwrap();
+//! let btc_eur = engine.instrument_by_code("BTC_EUR").unwrap();
+//! let inst = engine.instrument(btc_eur).unwrap();
+//! let (price, amount) = (inst.parse_price("30000.00").unwrap(), inst.parse_qty("0.5").unwrap());
+//!
+//! engine.apply(&Command::PlaceOrder(NewOrder::limit(maker, btc_eur, Side::Sell, price, amount)), t, &mut events).unwrap();
+//! events.clear();
+//! engine.apply(&Command::PlaceOrder(NewOrder::limit(taker, btc_eur, Side::Buy, price, amount)), t, &mut events).unwrap();
+//! assert!(events.iter().any(|e| matches!(e.event, Event::Trade(_))));
+//! ```
+#![deny(missing_docs)]
+
+mod book;
+mod command;
+pub mod demo;
+mod engine;
+mod error;
+mod event;
+pub mod fixed;
+mod hashing;
+mod ids;
+mod order;
+mod refdata;
+
+pub use book::view::{BookView, LevelView, OrderView};
+pub use command::{CancelScope, Command};
+pub use engine::{Applied, DEFAULT_MAX_OPEN_ORDERS, Engine, EngineConfig};
+pub use error::EngineError;
+pub use event::{AcceptedOrder, CancelReason, CountingSink, Event, EventRecord, EventSink, Trade};
+pub use fixed::{Notional, ParseDecimalError, Price, Qty};
+pub use hashing::StateHasher;
+pub use ids::{
+    AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, TradeId, Uuid, UuidError,
+};
+pub use order::{LiveState, NewOrder, Order, OrderType, Side, StpMode, TimeInForce};
+pub use refdata::{
+    ConfigError, Currency, FundingSchedule, FuturesTerms, Instrument, InstrumentKind,
+    InstrumentSpec, InstrumentState,
+};

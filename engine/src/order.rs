@@ -1,0 +1,244 @@
+//! Orders: the vocabulary (side, type, time in force, self-trade prevention), the order-entry
+//! request, and the live order record the engine keeps while an order is open.
+
+use crate::fixed::{Notional, Price, Qty};
+use crate::ids::{AccountId, InstrumentId, OrderRef, Timestamp, Uuid};
+
+/// Buy or sell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Side {
+    /// Bid.
+    Buy,
+    /// Ask.
+    Sell,
+}
+
+impl Side {
+    /// The other side.
+    pub const fn opposite(self) -> Self {
+        match self {
+            Self::Buy => Self::Sell,
+            Self::Sell => Self::Buy,
+        }
+    }
+    /// Wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Buy => "BUY",
+            Self::Sell => "SELL",
+        }
+    }
+    /// True when an order on this side with `limit` would trade against a resting `price`.
+    #[inline]
+    pub fn crosses(self, limit: Price, resting: Price) -> bool {
+        match self {
+            Self::Buy => resting <= limit,
+            Self::Sell => resting >= limit,
+        }
+    }
+}
+
+/// How an order enters the market.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OrderType {
+    /// Rests at its limit price (subject to its time in force).
+    Limit,
+    /// Takes what the book offers, up to an optional protection price; never rests.
+    Market,
+    /// A stop-limit: held off the book until the last trade reaches `trigger_price`.
+    Stop,
+}
+
+impl OrderType {
+    /// Wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Limit => "LIMIT",
+            Self::Market => "MARKET",
+            Self::Stop => "STOP",
+        }
+    }
+}
+
+/// Time in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TimeInForce {
+    /// Rests until cancelled.
+    GoodTillCancelled,
+    /// Fills what it can at once, cancels the rest.
+    ImmediateOrCancelled,
+    /// Fills completely at once or not at all.
+    FillOrKill,
+    /// Rests only; refused if any part would take.
+    PostOnly,
+    /// Rests until its `expire_at` time.
+    GoodTillTime,
+}
+
+impl TimeInForce {
+    /// Wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::GoodTillCancelled => "GOOD_TILL_CANCELLED",
+            Self::ImmediateOrCancelled => "IMMEDIATE_OR_CANCELLED",
+            Self::FillOrKill => "FILL_OR_KILL",
+            Self::PostOnly => "POST_ONLY",
+            Self::GoodTillTime => "GOOD_TILL_TIME",
+        }
+    }
+    /// True when a remainder of such an order stays on the book.
+    pub const fn rests(self) -> bool {
+        matches!(
+            self,
+            Self::GoodTillCancelled | Self::PostOnly | Self::GoodTillTime
+        )
+    }
+}
+
+/// What happens when an order would trade against an order of the same account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum StpMode {
+    /// Self trades are allowed.
+    #[default]
+    None,
+    /// The incoming order's remainder is cancelled.
+    CancelNewest,
+    /// The resting order is cancelled and matching goes on.
+    CancelOldest,
+    /// Both are cancelled.
+    CancelBoth,
+}
+
+/// An order-entry request, in fixed-point units of its instrument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewOrder {
+    /// Account placing the order.
+    pub account: AccountId,
+    /// Market.
+    pub instrument: InstrumentId,
+    /// Buy or sell.
+    pub side: Side,
+    /// Limit, market or stop.
+    pub order_type: OrderType,
+    /// Time in force (market orders behave as immediate-or-cancel whatever is given).
+    pub time_in_force: TimeInForce,
+    /// Limit price; protection price for a market order (optional there).
+    pub price: Option<Price>,
+    /// Trigger price of a stop order.
+    pub trigger_price: Option<Price>,
+    /// Amount in lots.
+    pub amount: Qty,
+    /// Expiry of a good-till-time order.
+    pub expire_at: Option<Timestamp>,
+    /// Caller's tracking id.
+    pub client_id: Option<Uuid>,
+    /// Overrides the account's self-trade prevention mode.
+    pub stp: Option<StpMode>,
+}
+
+impl NewOrder {
+    /// A good-till-cancelled limit order.
+    pub fn limit(
+        account: AccountId,
+        instrument: InstrumentId,
+        side: Side,
+        price: Price,
+        amount: Qty,
+    ) -> Self {
+        Self {
+            account,
+            instrument,
+            side,
+            order_type: OrderType::Limit,
+            time_in_force: TimeInForce::GoodTillCancelled,
+            price: Some(price),
+            trigger_price: None,
+            amount,
+            expire_at: None,
+            client_id: None,
+            stp: None,
+        }
+    }
+    /// The same order with another time in force.
+    pub fn with_tif(mut self, tif: TimeInForce) -> Self {
+        self.time_in_force = tif;
+        self
+    }
+}
+
+/// Where a live order is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LiveState {
+    /// Being matched inside the command that created or moved it.
+    Taking,
+    /// On the book.
+    Resting,
+    /// A stop order waiting for its trigger.
+    PendingTrigger,
+}
+
+/// Sentinel for "no slot" in the intrusive links.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// A live order as the engine keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Order {
+    /// Handle (order number and slot).
+    pub handle: OrderRef,
+    /// Owner.
+    pub account: AccountId,
+    /// Market.
+    pub instrument: InstrumentId,
+    /// Side.
+    pub side: Side,
+    /// Type.
+    pub order_type: OrderType,
+    /// Time in force.
+    pub time_in_force: TimeInForce,
+    /// Effective self-trade prevention mode.
+    pub stp: StpMode,
+    /// Where it is.
+    pub state: LiveState,
+    /// Limit price (protection price of a market order, if any).
+    pub price: Option<Price>,
+    /// Stop trigger price.
+    pub trigger_price: Option<Price>,
+    /// Total amount (an amend may change it).
+    pub amount: Qty,
+    /// Amount filled so far.
+    pub filled: Qty,
+    /// Sum of price x amount over fills, for the average price.
+    pub filled_notional: Notional,
+    /// Caller's tracking id.
+    pub client_id: Option<Uuid>,
+    /// Expiry of a good-till-time order.
+    pub expire_at: Option<Timestamp>,
+    /// Time of acceptance.
+    pub created: Timestamp,
+    /// Time of the last change.
+    pub updated: Timestamp,
+    /// Sequence number of its acceptance event.
+    pub sequence: u64,
+    pub(crate) prev: u32,
+    pub(crate) next: u32,
+    pub(crate) level: u32,
+    pub(crate) client_older: u32,
+    pub(crate) client_newer: u32,
+}
+
+impl Order {
+    /// Amount still to fill.
+    #[inline]
+    pub fn remaining(&self) -> Qty {
+        Qty(self.amount.0 - self.filled.0)
+    }
+    /// The price bound used while matching: the limit, or no bound for a bare market order.
+    #[inline]
+    pub(crate) fn match_limit(&self) -> Price {
+        match (self.price, self.side) {
+            (Some(p), _) => p,
+            (None, Side::Buy) => Price(i64::MAX),
+            (None, Side::Sell) => Price(i64::MIN),
+        }
+    }
+}
