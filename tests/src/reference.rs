@@ -1,0 +1,772 @@
+//! A naive reference engine: every live order in one `Vec`, the best maker found by a full
+//! scan, no indexes, no caches. Written to be obviously right rather than fast, it emits the
+//! same events as `matchbook::Engine` so the two can be compared after every command.
+
+use matchbook::{
+    AcceptedOrder, AccountId, CancelReason, CancelScope, Command, EngineError, Event, InstrumentId,
+    InstrumentState, NewOrder, OrderRef, OrderType, Price, Qty, Side, StpMode, TimeInForce,
+    Timestamp, Trade, TradeId, Uuid,
+};
+
+/// What the reference needs of an instrument, in fixed point.
+#[derive(Debug, Clone)]
+pub struct RefInstrument {
+    /// Lowest price.
+    pub min_price: i64,
+    /// Highest price.
+    pub max_price: i64,
+    /// Minimum amount x price.
+    pub min_size: i128,
+    /// State.
+    pub state: InstrumentState,
+    /// Last trade price.
+    pub last_price: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Where {
+    Taking,
+    Resting,
+    Pending,
+}
+
+/// A live order of the reference engine.
+#[derive(Debug, Clone)]
+pub struct RefOrder {
+    /// Order number.
+    pub id: u64,
+    /// Owner.
+    pub account: AccountId,
+    /// Market.
+    pub instrument: InstrumentId,
+    /// Side.
+    pub side: Side,
+    order_type: OrderType,
+    tif: TimeInForce,
+    stp: StpMode,
+    /// Limit price.
+    pub price: Option<i64>,
+    trigger: Option<i64>,
+    /// Total amount.
+    pub amount: i64,
+    /// Filled so far.
+    pub filled: i64,
+    client_id: Option<Uuid>,
+    expire_at: Option<Timestamp>,
+    place: Where,
+    /// Time priority: when it (last) joined the back of its price.
+    stamp: u64,
+}
+
+impl RefOrder {
+    fn remaining(&self) -> i64 {
+        self.amount - self.filled
+    }
+    fn limit(&self) -> i64 {
+        match (self.price, self.side) {
+            (Some(p), _) => p,
+            (None, Side::Buy) => i64::MAX,
+            (None, Side::Sell) => i64::MIN,
+        }
+    }
+    fn counted(&self) -> bool {
+        counted(self.order_type, self.tif)
+    }
+    fn handle(&self) -> OrderRef {
+        OrderRef {
+            id: self.id,
+            slot: 0,
+        }
+    }
+}
+
+fn counted(order_type: OrderType, tif: TimeInForce) -> bool {
+    order_type == OrderType::Stop
+        || (order_type == OrderType::Limit
+            && matches!(
+                tif,
+                TimeInForce::GoodTillCancelled | TimeInForce::PostOnly | TimeInForce::GoodTillTime
+            ))
+}
+
+fn crosses(side: Side, limit: i64, resting: i64) -> bool {
+    match side {
+        Side::Buy => resting <= limit,
+        Side::Sell => resting >= limit,
+    }
+}
+
+/// The reference engine.
+#[derive(Debug, Clone)]
+pub struct RefEngine {
+    /// Instruments by index.
+    pub instruments: Vec<RefInstrument>,
+    /// (holder, default STP) per account.
+    accounts: Vec<(usize, StpMode)>,
+    /// Open-order count per holder.
+    pub holders: Vec<u32>,
+    /// Every live order.
+    pub orders: Vec<RefOrder>,
+    max_open: u32,
+    now: Timestamp,
+    seq: u64,
+    next_order: u64,
+    next_trade: u64,
+    next_stamp: u64,
+    events: Vec<Event>,
+}
+
+impl RefEngine {
+    /// An empty reference engine over these instruments.
+    pub fn new(instruments: Vec<RefInstrument>, max_open: u32) -> Self {
+        Self {
+            instruments,
+            accounts: Vec::new(),
+            holders: Vec::new(),
+            orders: Vec::new(),
+            max_open,
+            now: Timestamp(0),
+            seq: 0,
+            next_order: 1,
+            next_trade: 1,
+            next_stamp: 0,
+            events: Vec::new(),
+        }
+    }
+
+    /// Applies a command; returns its events (slots are zero) and its result.
+    pub fn apply(
+        &mut self,
+        command: &Command,
+        time: Timestamp,
+    ) -> (Vec<Event>, Result<(), EngineError>) {
+        self.events.clear();
+        self.now = self.now.max(time);
+        self.expire();
+        let result = self.dispatch(command);
+        if let Err(error) = result {
+            let (account, client_id) = match command {
+                Command::PlaceOrder(o) => (Some(o.account), o.client_id),
+                Command::SetStpMode { account, .. }
+                | Command::AmendOrder { account, .. }
+                | Command::CancelOrder { account, .. }
+                | Command::CancelAll { account, .. } => (Some(*account), None),
+                Command::CancelByClientId { account, client_id } => {
+                    (Some(*account), Some(*client_id))
+                }
+                _ => (None, None),
+            };
+            self.events.push(Event::Rejected {
+                account,
+                client_id,
+                error,
+            });
+        }
+        self.seq += self.events.len() as u64;
+        (std::mem::take(&mut self.events), result)
+    }
+
+    fn dispatch(&mut self, command: &Command) -> Result<(), EngineError> {
+        match command {
+            Command::CreateHolder => {
+                let holder = self.holders.len();
+                self.holders.push(0);
+                let account = self.accounts.len();
+                self.accounts.push((holder, StpMode::None));
+                self.events.push(Event::HolderCreated {
+                    holder: matchbook::HolderId(holder as u32),
+                    main_account: AccountId(account as u32),
+                });
+                Ok(())
+            }
+            Command::CreateSubaccount { holder } => {
+                if holder.0 as usize >= self.holders.len() {
+                    return Err(EngineError::UnknownHolder);
+                }
+                let account = self.accounts.len();
+                self.accounts.push((holder.0 as usize, StpMode::None));
+                self.events.push(Event::SubaccountCreated {
+                    holder: *holder,
+                    account: AccountId(account as u32),
+                });
+                Ok(())
+            }
+            Command::SetStpMode { account, mode } => {
+                let a = self
+                    .accounts
+                    .get_mut(account.0 as usize)
+                    .ok_or(EngineError::UnknownAccount)?;
+                a.1 = *mode;
+                self.events.push(Event::StpModeSet {
+                    account: *account,
+                    mode: *mode,
+                });
+                Ok(())
+            }
+            Command::SetInstrumentState { instrument, state } => {
+                let i = self
+                    .instruments
+                    .get_mut(instrument.0 as usize)
+                    .ok_or(EngineError::UnknownInstrument)?;
+                i.state = *state;
+                self.events.push(Event::InstrumentStateChanged {
+                    instrument: *instrument,
+                    state: *state,
+                });
+                Ok(())
+            }
+            Command::PlaceOrder(o) => self.place(o),
+            Command::AmendOrder {
+                account,
+                order,
+                amount,
+                price,
+            } => self.amend(*account, order.id, *amount, *price),
+            Command::CancelOrder { account, order } => {
+                let i = self.find(*account, order.id)?;
+                self.cancel(i, CancelReason::Requested);
+                Ok(())
+            }
+            Command::CancelByClientId { account, client_id } => {
+                let i = self
+                    .newest_with_client_id(*account, *client_id)
+                    .ok_or(EngineError::OrderNotFound)?;
+                self.cancel(i, CancelReason::Requested);
+                Ok(())
+            }
+            Command::CancelAll { account, scope } => {
+                if account.0 as usize >= self.accounts.len() {
+                    return Err(EngineError::UnknownAccount);
+                }
+                match scope {
+                    CancelScope::All | CancelScope::Instrument(_) => {
+                        let only = match scope {
+                            CancelScope::Instrument(i) => {
+                                if i.0 as usize >= self.instruments.len() {
+                                    return Err(EngineError::UnknownInstrument);
+                                }
+                                Some(*i)
+                            }
+                            _ => None,
+                        };
+                        let mut ids: Vec<u64> = self
+                            .orders
+                            .iter()
+                            .filter(|o| {
+                                o.account == *account && only.is_none_or(|i| i == o.instrument)
+                            })
+                            .map(|o| o.id)
+                            .collect();
+                        ids.sort_unstable();
+                        for id in ids {
+                            if let Ok(i) = self.find(*account, id) {
+                                self.cancel(i, CancelReason::Requested);
+                            }
+                        }
+                    }
+                    CancelScope::Orders(list) => {
+                        for order in list {
+                            if let Ok(i) = self.find(*account, order.id) {
+                                self.cancel(i, CancelReason::Requested);
+                            }
+                        }
+                    }
+                    CancelScope::ClientIds(list) => {
+                        for &client_id in list {
+                            if let Some(i) = self.newest_with_client_id(*account, client_id) {
+                                self.cancel(i, CancelReason::Requested);
+                            }
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Command::AdvanceTime => Ok(()),
+        }
+    }
+
+    fn find(&self, account: AccountId, id: u64) -> Result<usize, EngineError> {
+        self.orders
+            .iter()
+            .position(|o| o.id == id && o.account == account)
+            .ok_or(EngineError::OrderNotFound)
+    }
+
+    fn newest_with_client_id(&self, account: AccountId, client_id: Uuid) -> Option<usize> {
+        (0..self.orders.len())
+            .filter(|&i| {
+                let o = &self.orders[i];
+                o.account == account && o.client_id == Some(client_id) && o.counted()
+            })
+            .max_by_key(|&i| self.orders[i].id)
+    }
+
+    fn expire(&mut self) {
+        loop {
+            let due = (0..self.orders.len())
+                .filter(|&i| self.orders[i].expire_at.is_some_and(|t| t <= self.now))
+                .min_by_key(|&i| (self.orders[i].expire_at, self.orders[i].id));
+            match due {
+                Some(i) => self.cancel(i, CancelReason::Expired),
+                None => return,
+            }
+        }
+    }
+
+    fn check_price(&self, inst: &RefInstrument, price: Price) -> Result<(), EngineError> {
+        if price.0 <= 0 {
+            return Err(EngineError::InvalidPrice);
+        }
+        if price.0 < inst.min_price || price.0 > inst.max_price {
+            return Err(EngineError::PriceOutOfRange);
+        }
+        Ok(())
+    }
+
+    fn check_min_size(inst: &RefInstrument, price: i64, amount: i64) -> Result<(), EngineError> {
+        if i128::from(price) * i128::from(amount) < inst.min_size {
+            return Err(EngineError::MinSizeNotSatisfied);
+        }
+        Ok(())
+    }
+
+    /// Resting orders of `side` in `instrument`, best price first, then oldest.
+    fn queue(&self, instrument: InstrumentId, side: Side) -> Vec<usize> {
+        let mut list: Vec<usize> = (0..self.orders.len())
+            .filter(|&i| {
+                let o = &self.orders[i];
+                o.place == Where::Resting && o.instrument == instrument && o.side == side
+            })
+            .collect();
+        list.sort_by_key(|&i| {
+            let o = &self.orders[i];
+            let price = o.price.unwrap_or(0);
+            (if side == Side::Buy { -price } else { price }, o.stamp)
+        });
+        list
+    }
+
+    fn would_take(&self, instrument: InstrumentId, side: Side, limit: i64) -> bool {
+        self.queue(instrument, side.opposite())
+            .first()
+            .is_some_and(|&i| crosses(side, limit, self.orders[i].price.unwrap_or(0)))
+    }
+
+    fn can_fill(
+        &self,
+        instrument: InstrumentId,
+        side: Side,
+        limit: i64,
+        amount: i64,
+        account: AccountId,
+        stp: StpMode,
+    ) -> bool {
+        let mut need = amount;
+        for i in self.queue(instrument, side.opposite()) {
+            let o = &self.orders[i];
+            if !crosses(side, limit, o.price.unwrap_or(0)) {
+                return false;
+            }
+            if stp != StpMode::None && o.account == account {
+                if stp == StpMode::CancelOldest {
+                    continue;
+                }
+                return false;
+            }
+            need -= o.remaining();
+            if need <= 0 {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn place(&mut self, o: &NewOrder) -> Result<(), EngineError> {
+        let inst = self
+            .instruments
+            .get(o.instrument.0 as usize)
+            .ok_or(EngineError::UnknownInstrument)?
+            .clone();
+        // Validation, in the engine's documented order.
+        if o.amount.0 <= 0 {
+            return Err(EngineError::InvalidAmount);
+        }
+        if matches!(o.order_type, OrderType::Limit | OrderType::Stop) && o.price.is_none() {
+            return Err(EngineError::MissingPrice);
+        }
+        if o.order_type == OrderType::Market
+            && matches!(
+                o.time_in_force,
+                TimeInForce::PostOnly | TimeInForce::GoodTillTime
+            )
+        {
+            return Err(EngineError::InvalidTimeInForce);
+        }
+        if (o.order_type == OrderType::Stop) != o.trigger_price.is_some() {
+            return Err(EngineError::InvalidTriggerPrice);
+        }
+        if let Some(t) = o.trigger_price {
+            self.check_price(&inst, t)
+                .map_err(|_| EngineError::InvalidTriggerPrice)?;
+        }
+        if let Some(p) = o.price {
+            self.check_price(&inst, p)?;
+            Self::check_min_size(&inst, p.0, o.amount.0)?;
+        }
+        let gtt = o.time_in_force == TimeInForce::GoodTillTime;
+        match o.expire_at {
+            Some(at) if gtt && at > self.now => {}
+            None if !gtt => {}
+            _ => return Err(EngineError::InvalidExpiry),
+        }
+        match inst.state {
+            InstrumentState::Suspended | InstrumentState::Closed => {
+                return Err(EngineError::InstrumentNotTrading);
+            }
+            InstrumentState::PostOnly if o.time_in_force != TimeInForce::PostOnly => {
+                return Err(EngineError::OnlyPostOnlyAllowed);
+            }
+            _ => {}
+        }
+        let &(holder, default_stp) = self
+            .accounts
+            .get(o.account.0 as usize)
+            .ok_or(EngineError::UnknownAccount)?;
+        let stp = o.stp.unwrap_or(default_stp);
+        if o.order_type == OrderType::Market
+            && o.price.is_none()
+            && let Some(&best) = self.queue(o.instrument, o.side.opposite()).first()
+        {
+            Self::check_min_size(&inst, self.orders[best].price.unwrap_or(0), o.amount.0)?;
+        }
+        let is_counted = counted(o.order_type, o.time_in_force);
+        if is_counted && self.holders[holder] >= self.max_open {
+            return Err(EngineError::MaxOpenOrdersExceeded);
+        }
+        let mut order = RefOrder {
+            id: self.next_order,
+            account: o.account,
+            instrument: o.instrument,
+            side: o.side,
+            order_type: o.order_type,
+            tif: o.time_in_force,
+            stp,
+            price: o.price.map(|p| p.0),
+            trigger: o.trigger_price.map(|p| p.0),
+            amount: o.amount.0,
+            filled: 0,
+            client_id: o.client_id,
+            expire_at: o.expire_at,
+            place: Where::Taking,
+            stamp: 0,
+        };
+        if o.order_type != OrderType::Stop {
+            match o.time_in_force {
+                TimeInForce::FillOrKill
+                    if !self.can_fill(
+                        o.instrument,
+                        o.side,
+                        order.limit(),
+                        o.amount.0,
+                        o.account,
+                        stp,
+                    ) =>
+                {
+                    return Err(EngineError::InsufficientLiquidity);
+                }
+                TimeInForce::PostOnly if self.would_take(o.instrument, o.side, order.limit()) => {
+                    return Err(EngineError::PostOnlyWouldTake);
+                }
+                _ => {}
+            }
+        }
+        self.next_order += 1;
+        self.events.push(Event::OrderAccepted(AcceptedOrder {
+            order: order.handle(),
+            account: o.account,
+            instrument: o.instrument,
+            side: o.side,
+            order_type: o.order_type,
+            time_in_force: o.time_in_force,
+            stp,
+            price: o.price,
+            trigger_price: o.trigger_price,
+            amount: o.amount,
+            client_id: o.client_id,
+            expire_at: o.expire_at,
+        }));
+        if is_counted {
+            self.holders[holder] += 1;
+        }
+        if o.order_type == OrderType::Stop {
+            order.place = Where::Pending;
+            self.orders.push(order);
+        } else {
+            self.orders.push(order);
+            self.enter(self.orders.len() - 1);
+        }
+        self.run_stops(o.instrument);
+        Ok(())
+    }
+
+    fn remove(&mut self, i: usize) -> RefOrder {
+        let o = self.orders.remove(i);
+        if o.counted() {
+            self.holders[self.accounts[o.account.0 as usize].0] -= 1;
+        }
+        o
+    }
+
+    fn cancel(&mut self, i: usize, reason: CancelReason) {
+        let o = self.remove(i);
+        self.events.push(Event::OrderCancelled {
+            order: o.handle(),
+            account: o.account,
+            instrument: o.instrument,
+            remaining: Qty(o.remaining()),
+            reason,
+        });
+    }
+
+    fn index_of(&self, id: u64) -> usize {
+        self.orders
+            .iter()
+            .position(|o| o.id == id)
+            .expect("live order")
+    }
+
+    /// Matches the taking order with number `taker_id`, then rests or cancels it.
+    fn enter(&mut self, taker_index: usize) {
+        let taker_id = self.orders[taker_index].id;
+        let mut self_trade = false;
+        loop {
+            let t = &self.orders[self.index_of(taker_id)];
+            if t.remaining() == 0 {
+                break;
+            }
+            let (side, limit, account, stp, instrument) =
+                (t.side, t.limit(), t.account, t.stp, t.instrument);
+            let Some(&m) = self.queue(instrument, side.opposite()).first() else {
+                break;
+            };
+            let maker_price = self.orders[m].price.unwrap_or(0);
+            if !crosses(side, limit, maker_price) {
+                break;
+            }
+            if stp != StpMode::None && self.orders[m].account == account {
+                match stp {
+                    StpMode::CancelNewest => {
+                        self_trade = true;
+                        break;
+                    }
+                    StpMode::CancelOldest => {
+                        self.cancel(m, CancelReason::SelfTrade);
+                        continue;
+                    }
+                    _ => {
+                        self.cancel(m, CancelReason::SelfTrade);
+                        self_trade = true;
+                        break;
+                    }
+                }
+            }
+            let ti = self.index_of(taker_id);
+            let qty = self.orders[ti].remaining().min(self.orders[m].remaining());
+            self.orders[m].filled += qty;
+            self.orders[ti].filled += qty;
+            let (maker, taker) = (&self.orders[m], &self.orders[ti]);
+            self.events.push(Event::Trade(Trade {
+                id: TradeId(self.next_trade),
+                instrument,
+                price: Price(maker_price),
+                amount: Qty(qty),
+                taker_side: side,
+                maker: maker.handle(),
+                maker_account: maker.account,
+                maker_remaining: Qty(maker.remaining()),
+                taker: taker.handle(),
+                taker_account: taker.account,
+                taker_remaining: Qty(taker.remaining()),
+            }));
+            self.next_trade += 1;
+            self.instruments[instrument.0 as usize].last_price = Some(maker_price);
+            if self.orders[m].remaining() == 0 {
+                self.remove(m);
+            }
+        }
+        let ti = self.index_of(taker_id);
+        let t = &self.orders[ti];
+        if t.remaining() == 0 {
+            self.remove(ti);
+        } else if !self_trade
+            && t.order_type != OrderType::Market
+            && counted(OrderType::Limit, t.tif)
+        {
+            let stamp = self.next_stamp;
+            self.next_stamp += 1;
+            let t = &mut self.orders[ti];
+            t.place = Where::Resting;
+            t.stamp = stamp;
+            self.events.push(Event::OrderBooked {
+                order: t.handle(),
+                instrument: t.instrument,
+                side: t.side,
+                price: Price(t.price.unwrap_or(0)),
+                remaining: Qty(t.remaining()),
+            });
+        } else {
+            self.cancel(
+                ti,
+                if self_trade {
+                    CancelReason::SelfTrade
+                } else {
+                    CancelReason::Unfilled
+                },
+            );
+        }
+    }
+
+    fn run_stops(&mut self, instrument: InstrumentId) {
+        loop {
+            let Some(last) = self.instruments[instrument.0 as usize].last_price else {
+                return;
+            };
+            let pending = |o: &&RefOrder, side| {
+                o.place == Where::Pending && o.instrument == instrument && o.side == side
+            };
+            let buy = self
+                .orders
+                .iter()
+                .filter(|o| pending(o, Side::Buy) && o.trigger.unwrap_or(0) <= last)
+                .min_by_key(|o| (o.trigger, o.id))
+                .map(|o| o.id);
+            let sell = self
+                .orders
+                .iter()
+                .filter(|o| pending(o, Side::Sell) && o.trigger.unwrap_or(0) >= last)
+                .min_by_key(|o| (-o.trigger.unwrap_or(0), o.id))
+                .map(|o| o.id);
+            let Some(id) = buy.or(sell) else { return };
+            let i = self.index_of(id);
+            self.orders[i].place = Where::Taking;
+            let o = self.orders[i].clone();
+            self.events.push(Event::StopTriggered {
+                order: o.handle(),
+                instrument,
+            });
+            match o.tif {
+                TimeInForce::FillOrKill
+                    if !self.can_fill(
+                        instrument,
+                        o.side,
+                        o.limit(),
+                        o.remaining(),
+                        o.account,
+                        o.stp,
+                    ) =>
+                {
+                    self.cancel(i, CancelReason::FillOrKillUnfilled);
+                }
+                TimeInForce::PostOnly if self.would_take(instrument, o.side, o.limit()) => {
+                    self.cancel(i, CancelReason::PostOnlyWouldTake);
+                }
+                _ => self.enter(i),
+            }
+        }
+    }
+
+    fn amend(
+        &mut self,
+        account: AccountId,
+        id: u64,
+        amount: Option<Qty>,
+        price: Option<Price>,
+    ) -> Result<(), EngineError> {
+        if amount.is_none() && price.is_none() {
+            return Err(EngineError::EmptyAmend);
+        }
+        let i = self.find(account, id)?;
+        let o = self.orders[i].clone();
+        let inst = self.instruments[o.instrument.0 as usize].clone();
+        if matches!(
+            inst.state,
+            InstrumentState::Suspended | InstrumentState::Closed
+        ) {
+            return Err(EngineError::InstrumentNotTrading);
+        }
+        let new_amount = amount.map_or(o.amount, |a| a.0);
+        let new_price = price.map(|p| p.0).or(o.price).unwrap_or(0);
+        if new_amount <= 0 {
+            return Err(EngineError::InvalidAmount);
+        }
+        if new_amount <= o.filled {
+            return Err(EngineError::AmendBelowFilled);
+        }
+        self.check_price(&inst, Price(new_price))?;
+        Self::check_min_size(&inst, new_price, new_amount)?;
+        let price_changed = Some(new_price) != o.price;
+        let keeps = !price_changed && new_amount <= o.amount;
+        let must_not_take =
+            o.tif == TimeInForce::PostOnly || inst.state == InstrumentState::PostOnly;
+        if o.place == Where::Resting
+            && price_changed
+            && must_not_take
+            && self.would_take(o.instrument, o.side, new_price)
+        {
+            return Err(EngineError::PostOnlyWouldTake);
+        }
+        let resting = o.place == Where::Resting;
+        let m = &mut self.orders[i];
+        m.amount = new_amount;
+        m.price = Some(new_price);
+        if resting && !keeps {
+            m.place = Where::Taking;
+        }
+        self.events.push(Event::OrderAmended {
+            order: m.handle(),
+            account,
+            instrument: m.instrument,
+            price: m.price.map(Price),
+            amount: Qty(m.amount),
+            remaining: Qty(m.remaining()),
+            kept_priority: !resting || keeps,
+        });
+        if resting && !keeps {
+            self.enter(i);
+            self.run_stops(o.instrument);
+        }
+        Ok(())
+    }
+
+    /// Resting orders of a side in priority order as (order number, account, price, remaining).
+    pub fn book_side(
+        &self,
+        instrument: InstrumentId,
+        side: Side,
+    ) -> Vec<(u64, AccountId, i64, i64)> {
+        self.queue(instrument, side)
+            .into_iter()
+            .map(|i| {
+                let o = &self.orders[i];
+                (o.id, o.account, o.price.unwrap_or(0), o.remaining())
+            })
+            .collect()
+    }
+
+    /// Pending stop orders, sorted by number.
+    pub fn pending_stops(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = self
+            .orders
+            .iter()
+            .filter(|o| o.place == Where::Pending)
+            .map(|o| o.id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Events emitted so far.
+    pub fn sequence(&self) -> u64 {
+        self.seq
+    }
+}
