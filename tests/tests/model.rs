@@ -177,7 +177,7 @@ fn resolve(op: &Op, known: &[(OrderRef, usize)], live: &[(OrderRef, usize)], now
             );
         }
         // Mostly a live order, sometimes any order ever seen (likely ended).
-        let (order, acc) = if pick % 5 == 0 || live.is_empty() {
+        let (order, acc) = if pick.is_multiple_of(5) || live.is_empty() {
             known[pick / 5 % known.len()]
         } else {
             live[pick / 5 % live.len()]
