@@ -145,7 +145,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0usize..5, 0u8..5, prop::collection::vec(any::<usize>(), 0..4))
             .prop_map(|(account, scope, picks)| Op::CancelAll { account, scope, picks }),
         1 => (0usize..5, 0u8..4).prop_map(|(account, mode)| Op::SetStp { account, mode }),
-        1 => (0u16..2, 0u8..30).prop_map(|(instrument, state)| Op::SetState { instrument, state }),
+        1 => (0u16..3, 0u8..30).prop_map(|(instrument, state)| Op::SetState { instrument, state }),
         1 => Just(Op::Advance),
     ]
 }

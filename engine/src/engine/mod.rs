@@ -21,7 +21,7 @@ use crate::fixed::Price;
 use crate::hashing::IdBuildHasher;
 use crate::ids::{AccountId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
 use crate::order::{Order, StpMode};
-use crate::refdata::{ConfigError, Currency, Instrument, InstrumentSpec};
+use crate::refdata::{ConfigError, Currency, Instrument, InstrumentSpec, InstrumentState};
 use accounts::Accounts;
 
 /// Default limit of open orders per holder across all markets (spec section 8).
@@ -139,16 +139,7 @@ impl Engine {
             Command::CreateSubaccount { holder } => self.create_subaccount(*holder, sink),
             Command::SetStpMode { account, mode } => self.set_stp(*account, *mode, sink),
             Command::SetInstrumentState { instrument, state } => {
-                let inst = self.instrument_mut(*instrument)?;
-                inst.state = *state;
-                self.emit(
-                    sink,
-                    Event::InstrumentStateChanged {
-                        instrument: *instrument,
-                        state: *state,
-                    },
-                );
-                Ok(Applied::default())
+                self.set_instrument_state(*instrument, *state, sink)
             }
             Command::PlaceOrder(order) => self.place(order, sink),
             Command::AmendOrder {
@@ -210,6 +201,17 @@ impl Engine {
     ) -> Result<Applied, EngineError> {
         self.accounts.account_mut(account)?.stp = mode;
         self.emit(sink, Event::StpModeSet { account, mode });
+        Ok(Applied::default())
+    }
+
+    fn set_instrument_state<S: EventSink>(
+        &mut self,
+        instrument: InstrumentId,
+        state: InstrumentState,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        self.instrument_mut(instrument)?.state = state;
+        self.emit(sink, Event::InstrumentStateChanged { instrument, state });
         Ok(Applied::default())
     }
 
