@@ -25,6 +25,7 @@
 //! assert!(events.iter().any(|e| matches!(e.event, Event::Trade(_))));
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod book;
 mod command;

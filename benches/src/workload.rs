@@ -1,0 +1,319 @@
+//! Seeded workload profiles. A generator drives a private engine while it writes commands, so
+//! every cancel and move targets an order that is live at that point of the stream; replaying
+//! the stream on a fresh engine reproduces the same order handles.
+//!
+//! `exchange-core` follows that project's published benchmark (DESIGN section 6): one
+//! instrument, about 1,000 resting orders over several hundred prices, 2,000 accounts, and a
+//! command mix of 9% GTC, 3% IOC priced to sweep, 6% cancel and 82% move (an amend of the price
+//! toward the last trade), cancel and move targets drawn from the oldest live orders.
+//! `deep-book` is the same mix held around 100,000 resting orders.
+
+use std::collections::BTreeMap;
+
+use matchbook::{
+    AccountId, Command, Engine, EngineConfig, Event, EventRecord, InstrumentId, InstrumentKind,
+    InstrumentSpec, InstrumentState, NewOrder, OrderRef, Price, Qty, Side, TimeInForce, Timestamp,
+};
+
+use crate::rng::SplitMix64;
+
+/// Time of the first command; each later command is one microsecond after the previous one.
+pub const START: Timestamp = Timestamp(1_767_225_600_000_000_000);
+
+/// Price the book starts around, in ticks.
+pub const START_PRICE: i64 = 1_000_000;
+
+/// Shape of a generated workload.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Profile {
+    /// Name used on the command line and in reports.
+    pub name: &'static str,
+    /// Accounts (one holder each).
+    pub accounts: u32,
+    /// Resting orders the generator holds the book around.
+    pub target_orders: usize,
+    /// Ticks from the last trade over which passive orders spread, per side.
+    pub price_span: i64,
+}
+
+/// The exchange-core benchmark mix.
+pub const EXCHANGE_CORE: Profile = Profile {
+    name: "exchange-core",
+    accounts: 2_000,
+    target_orders: 1_000,
+    price_span: 400,
+};
+
+/// The same mix on a book of 100,000 resting orders.
+pub const DEEP_BOOK: Profile = Profile {
+    name: "deep-book",
+    accounts: 2_000,
+    target_orders: 100_000,
+    price_span: 2_000,
+};
+
+/// A generated stream: set-up commands (accounts, the initial book) then the measured mix.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    /// Profile it was made from.
+    pub profile: Profile,
+    /// Engine configuration to replay it on.
+    pub config: EngineConfig,
+    /// Holders and the initial resting orders.
+    pub setup: Vec<Command>,
+    /// The measured commands.
+    pub commands: Vec<Command>,
+}
+
+/// The single benchmark instrument: integer ticks and lots, no practical price limits.
+pub fn bench_config() -> EngineConfig {
+    let mut config = matchbook::demo::config();
+    config.instruments = vec![InstrumentSpec {
+        code: "BENCH_EUR".into(),
+        base: "BTC".into(),
+        quote: "EUR".into(),
+        amount_precision: 0,
+        market_precision: 0,
+        min_size: "1".into(),
+        min_price: "1".into(),
+        max_price: "1000000000".into(),
+        kind: InstrumentKind::Spot,
+        state: InstrumentState::Active,
+        futures: None,
+    }];
+    config
+}
+
+/// The instrument every profile trades.
+pub const INSTRUMENT: InstrumentId = InstrumentId(0);
+
+/// Time of the `i`-th command of a stream (set-up and measured commands count alike).
+pub fn time_of(i: usize) -> Timestamp {
+    Timestamp(START.0 + i as i64 * 1_000)
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Live {
+    handle: OrderRef,
+    account: AccountId,
+    side: Side,
+    price: i64,
+}
+
+struct Generator {
+    profile: Profile,
+    rng: SplitMix64,
+    engine: Engine,
+    live: BTreeMap<u64, Live>,
+    last: i64,
+    clock: usize,
+    events: Vec<EventRecord>,
+}
+
+impl Generator {
+    fn size(&mut self) -> Qty {
+        let r = self.rng.below(6) as i64;
+        Qty(1 + r * r * r)
+    }
+
+    fn account(&mut self) -> AccountId {
+        AccountId(self.rng.below(u64::from(self.profile.accounts)) as u32)
+    }
+
+    fn passive(&mut self) -> Command {
+        let side = if self.rng.chance(0.5) {
+            Side::Buy
+        } else {
+            Side::Sell
+        };
+        let u = self.rng.unit();
+        let offset = 1 + (u * u * self.profile.price_span as f64) as i64;
+        let price = match side {
+            Side::Buy => self.last - offset,
+            Side::Sell => self.last + offset,
+        };
+        let (account, amount) = (self.account(), self.size());
+        Command::PlaceOrder(NewOrder::limit(
+            account,
+            INSTRUMENT,
+            side,
+            Price(price),
+            amount,
+        ))
+    }
+
+    fn sweep(&mut self) -> Command {
+        let side = if self.rng.chance(0.5) {
+            Side::Buy
+        } else {
+            Side::Sell
+        };
+        let reach = 1 + self.rng.below(8) as i64;
+        let price = match side {
+            Side::Buy => self.last + reach,
+            Side::Sell => self.last - reach,
+        };
+        let (account, amount) = (self.account(), self.size());
+        Command::PlaceOrder(
+            NewOrder::limit(account, INSTRUMENT, side, Price(price.max(1)), amount)
+                .with_tif(TimeInForce::ImmediateOrCancelled),
+        )
+    }
+
+    /// One of the oldest live orders.
+    fn old_order(&mut self) -> Option<Live> {
+        let window = self.live.len().min(128) as u64;
+        if window == 0 {
+            return None;
+        }
+        let k = self.rng.below(window) as usize;
+        self.live.values().nth(k).copied()
+    }
+
+    fn next_command(&mut self) -> Command {
+        let n = self.live.len();
+        let target = self.profile.target_orders;
+        let gtc = if n < target * 95 / 100 {
+            0.15
+        } else if n > target * 105 / 100 {
+            0.04
+        } else {
+            0.09
+        };
+        let r = self.rng.unit();
+        if r < gtc {
+            return self.passive();
+        }
+        if r < gtc + 0.03 {
+            return self.sweep();
+        }
+        let Some(order) = self.old_order() else {
+            return self.passive();
+        };
+        if r < gtc + 0.09 {
+            return Command::CancelOrder {
+                account: order.account,
+                order: order.handle,
+            };
+        }
+        // Toward the last trade by up to half the distance (at least a tick), so old orders
+        // drift to the touch and some cross it; an order already at the last price steps back.
+        let distance = self.last - order.price;
+        let step = if distance != 0 {
+            distance.signum() * (1 + self.rng.below(distance.unsigned_abs() / 2 + 1) as i64)
+        } else if order.side == Side::Buy {
+            -1
+        } else {
+            1
+        };
+        Command::AmendOrder {
+            account: order.account,
+            order: order.handle,
+            amount: None,
+            price: Some(Price((order.price + step).max(1))),
+        }
+    }
+
+    fn apply(&mut self, command: &Command) {
+        self.events.clear();
+        let _ = self
+            .engine
+            .apply(command, time_of(self.clock), &mut self.events);
+        self.clock += 1;
+        for record in &self.events {
+            match record.event {
+                Event::OrderBooked {
+                    order, price, side, ..
+                } => {
+                    let account = self.engine.order(order).map_or(AccountId(0), |o| o.account);
+                    self.live.insert(
+                        order.id,
+                        Live {
+                            handle: order,
+                            account,
+                            side,
+                            price: price.0,
+                        },
+                    );
+                }
+                Event::Trade(t) => {
+                    self.last = t.price.0;
+                    if t.maker_remaining.0 == 0 {
+                        self.live.remove(&t.maker.id);
+                    }
+                    if t.taker_remaining.0 == 0 {
+                        self.live.remove(&t.taker.id);
+                    }
+                }
+                Event::OrderCancelled { order, .. } => {
+                    self.live.remove(&order.id);
+                }
+                Event::OrderAmended {
+                    order,
+                    price: Some(price),
+                    ..
+                } => {
+                    if let Some(live) = self.live.get_mut(&order.id) {
+                        live.price = price.0;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Generates `n` measured commands of `profile` from `seed`, after the set-up that creates
+/// the accounts and fills the book to its target size.
+pub fn generate(profile: Profile, seed: u64, n: usize) -> Workload {
+    let config = bench_config();
+    let mut g = Generator {
+        profile,
+        rng: SplitMix64::new(seed),
+        engine: Engine::new(config.clone()).expect("bench config is valid"),
+        live: BTreeMap::new(),
+        last: START_PRICE,
+        clock: 0,
+        events: Vec::new(),
+    };
+    let mut setup = Vec::with_capacity(profile.accounts as usize + profile.target_orders);
+    for _ in 0..profile.accounts {
+        setup.push(Command::CreateHolder);
+        g.apply(&Command::CreateHolder);
+    }
+    while g.live.len() < profile.target_orders {
+        let command = g.passive();
+        g.apply(&command);
+        setup.push(command);
+    }
+    let mut commands = Vec::with_capacity(n);
+    for _ in 0..n {
+        let command = g.next_command();
+        g.apply(&command);
+        commands.push(command);
+    }
+    Workload {
+        profile,
+        config,
+        setup,
+        commands,
+    }
+}
+
+impl Workload {
+    /// A fresh engine with the set-up applied: the state the measured commands start from.
+    pub fn prepared_engine(&self) -> Engine {
+        let mut engine = Engine::new(self.config.clone()).expect("bench config is valid");
+        let mut events = Vec::with_capacity(64);
+        for (i, command) in self.setup.iter().enumerate() {
+            events.clear();
+            let _ = engine.apply(command, time_of(i), &mut events);
+        }
+        engine
+    }
+
+    /// Time of the `i`-th measured command.
+    pub fn time_of_command(&self, i: usize) -> Timestamp {
+        time_of(self.setup.len() + i)
+    }
+}

@@ -1,0 +1,70 @@
+//! Zero heap allocations per command in steady state: a counting global allocator wraps the
+//! system one, the exchange-core workload runs through a warm-up, then the measured part must
+//! not allocate at all (event sink cleared, never reallocated).
+// A global allocator can only be written with `unsafe`; this one forwards to `System`.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use matchbook::EventRecord;
+use matchbook_bench::workload::{self, DEEP_BOOK, EXCHANGE_CORE, Profile};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: every call is forwarded unchanged to `System`, which upholds the contract.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_in_steady_state(profile: Profile, n: usize) -> (u64, usize) {
+    let w = workload::generate(profile, 1, n);
+    let mut engine = w.prepared_engine();
+    let mut events: Vec<EventRecord> = Vec::with_capacity(1024);
+    let warm_up = n / 2;
+    for (i, command) in w.commands[..warm_up].iter().enumerate() {
+        events.clear();
+        let _ = engine.apply(command, w.time_of_command(i), &mut events);
+    }
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    for (i, command) in w.commands.iter().enumerate().skip(warm_up) {
+        events.clear();
+        let _ = engine.apply(command, w.time_of_command(i), &mut events);
+    }
+    (ALLOCATIONS.load(Ordering::Relaxed) - before, n - warm_up)
+}
+
+#[test]
+fn no_allocation_per_command_after_warm_up() {
+    for (profile, n) in [(EXCHANGE_CORE, 400_000), (DEEP_BOOK, 200_000)] {
+        let (allocations, commands) = allocations_in_steady_state(profile, n);
+        assert_eq!(
+            allocations, 0,
+            "{}: {allocations} allocations over {commands} commands",
+            profile.name
+        );
+    }
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let v: Vec<u64> = std::hint::black_box(Vec::with_capacity(10));
+    drop(v);
+    assert!(ALLOCATIONS.load(Ordering::Relaxed) > before);
+}
