@@ -225,7 +225,10 @@ impl Generator {
                 Event::OrderBooked {
                     order, price, side, ..
                 } => {
-                    let account = self.engine.order(order).map_or(AccountId(0), |o| o.account);
+                    let account = self
+                        .engine
+                        .order(order)
+                        .map_or(AccountId(0), |o| o.account());
                     self.live.insert(
                         order.id,
                         Live {

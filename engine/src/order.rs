@@ -181,52 +181,122 @@ pub enum LiveState {
 pub(crate) const NIL: u32 = u32::MAX;
 
 /// A live order as the engine keeps it.
+///
+/// The layout is fixed (`repr(C)`, 64-byte aligned) so that everything matching, amending
+/// and unlinking touch sits in the first cache line; fields are read through accessors.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[repr(C, align(64))]
 pub struct Order {
-    /// Handle (order number and slot).
-    pub handle: OrderRef,
-    /// Owner.
-    pub account: AccountId,
-    /// Market.
-    pub instrument: InstrumentId,
-    /// Side.
-    pub side: Side,
-    /// Type.
-    pub order_type: OrderType,
-    /// Time in force.
-    pub time_in_force: TimeInForce,
-    /// Effective self-trade prevention mode.
-    pub stp: StpMode,
-    /// Where it is.
-    pub state: LiveState,
-    /// Limit price (protection price of a market order, if any).
-    pub price: Option<Price>,
-    /// Stop trigger price.
-    pub trigger_price: Option<Price>,
-    /// Total amount (an amend may change it).
-    pub amount: Qty,
-    /// Amount filled so far.
-    pub filled: Qty,
-    /// Sum of price x amount over fills, for the average price.
-    pub filled_notional: Notional,
-    /// Caller's tracking id.
-    pub client_id: Option<Uuid>,
-    /// Expiry of a good-till-time order.
-    pub expire_at: Option<Timestamp>,
-    /// Time of acceptance.
-    pub created: Timestamp,
-    /// Time of the last change.
-    pub updated: Timestamp,
-    /// Sequence number of its acceptance event.
-    pub sequence: u64,
     pub(crate) prev: u32,
     pub(crate) next: u32,
     pub(crate) level: u32,
+    pub(crate) account: AccountId,
+    pub(crate) id: u64,
+    pub(crate) slot: u32,
+    pub(crate) instrument: InstrumentId,
+    pub(crate) side: Side,
+    pub(crate) order_type: OrderType,
+    pub(crate) time_in_force: TimeInForce,
+    pub(crate) stp: StpMode,
+    pub(crate) state: LiveState,
+    /// Limit price; `Price(0)` for a market order without a protection price.
+    pub(crate) price: Price,
+    pub(crate) amount: Qty,
+    pub(crate) filled: Qty,
+    // Second cache line: read on fills and by views.
+    pub(crate) filled_notional: Notional,
+    /// Stop trigger; `Price(0)` when none.
+    pub(crate) trigger_price: Price,
+    pub(crate) created: Timestamp,
+    pub(crate) updated: Timestamp,
+    pub(crate) sequence: u64,
+    pub(crate) expire_at: Option<Timestamp>,
+    pub(crate) client_id: Option<Uuid>,
     pub(crate) client_older: u32,
     pub(crate) client_newer: u32,
 }
 
+fn non_zero(price: Price) -> Option<Price> {
+    (price.0 != 0).then_some(price)
+}
+
 impl Order {
+    /// Handle (order number and slot).
+    #[inline]
+    pub fn handle(&self) -> OrderRef {
+        OrderRef {
+            id: self.id,
+            slot: self.slot,
+        }
+    }
+    /// Owner.
+    pub fn account(&self) -> AccountId {
+        self.account
+    }
+    /// Market.
+    pub fn instrument(&self) -> InstrumentId {
+        self.instrument
+    }
+    /// Side.
+    pub fn side(&self) -> Side {
+        self.side
+    }
+    /// Type.
+    pub fn order_type(&self) -> OrderType {
+        self.order_type
+    }
+    /// Time in force.
+    pub fn time_in_force(&self) -> TimeInForce {
+        self.time_in_force
+    }
+    /// Effective self-trade prevention mode.
+    pub fn stp(&self) -> StpMode {
+        self.stp
+    }
+    /// Where it is.
+    pub fn state(&self) -> LiveState {
+        self.state
+    }
+    /// Limit price (protection price of a market order, if any).
+    pub fn price(&self) -> Option<Price> {
+        non_zero(self.price)
+    }
+    /// Stop trigger price.
+    pub fn trigger_price(&self) -> Option<Price> {
+        non_zero(self.trigger_price)
+    }
+    /// Total amount (an amend may change it).
+    pub fn amount(&self) -> Qty {
+        self.amount
+    }
+    /// Amount filled so far.
+    pub fn filled(&self) -> Qty {
+        self.filled
+    }
+    /// Sum of price x amount over fills (average price = this / filled).
+    pub fn filled_notional(&self) -> Notional {
+        self.filled_notional
+    }
+    /// Caller's tracking id.
+    pub fn client_id(&self) -> Option<Uuid> {
+        self.client_id
+    }
+    /// Expiry of a good-till-time order.
+    pub fn expire_at(&self) -> Option<Timestamp> {
+        self.expire_at
+    }
+    /// Time of acceptance.
+    pub fn created(&self) -> Timestamp {
+        self.created
+    }
+    /// Time of the last change.
+    pub fn updated(&self) -> Timestamp {
+        self.updated
+    }
+    /// Sequence number of its acceptance event.
+    pub fn sequence(&self) -> u64 {
+        self.sequence
+    }
     /// Amount still to fill.
     #[inline]
     pub fn remaining(&self) -> Qty {
@@ -235,10 +305,10 @@ impl Order {
     /// The price bound used while matching: the limit, or no bound for a bare market order.
     #[inline]
     pub(crate) fn match_limit(&self) -> Price {
-        match (self.price, self.side) {
-            (Some(p), _) => p,
-            (None, Side::Buy) => Price(i64::MAX),
-            (None, Side::Sell) => Price(i64::MIN),
+        match (self.price.0, self.side) {
+            (0, Side::Buy) => Price(i64::MAX),
+            (0, Side::Sell) => Price(i64::MIN),
+            _ => self.price,
         }
     }
 }

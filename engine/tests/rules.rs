@@ -141,7 +141,7 @@ fn price_time_priority_and_maker_price() {
         Some(p("100.00"))
     );
     let rest = b.engine.order(second).expect("still open");
-    assert_eq!(rest.filled, q("0.5"));
+    assert_eq!(rest.filled(), q("0.5"));
     assert!(
         b.engine.order(taker).is_none(),
         "taker filled fully and left"
@@ -158,11 +158,11 @@ fn good_till_cancelled_rests_its_remainder() {
     );
     let o = b.engine.order(taker).expect("rests");
     assert_eq!(
-        (o.state, o.filled, o.remaining()),
+        (o.state(), o.filled(), o.remaining()),
         (LiveState::Resting, q("1"), q("2"))
     );
     assert_eq!(
-        o.filled_notional.0 / i128::from(o.filled.0),
+        o.filled_notional().0 / i128::from(o.filled().0),
         i128::from(p("100.00").0),
         "average price"
     );
@@ -794,7 +794,7 @@ fn order_uuids_resolve_to_live_orders_only() {
         .expect("own uuid parses");
     let resolved = uuid.order_ref().expect("ours");
     assert_eq!(
-        b.engine.order(resolved).map(|o| o.sequence),
+        b.engine.order(resolved).map(|o| o.sequence()),
         Some(b.events[0].seq)
     );
     b.run(Command::CancelOrder {

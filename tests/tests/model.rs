@@ -338,7 +338,7 @@ fn run(ops: &[(Op, i64)]) -> Result<(), TestCaseError> {
         now += dt * 1_000_000;
         let live: Vec<(OrderRef, usize)> = (0..5u32)
             .flat_map(|a| engine.open_orders(matchbook::AccountId(a)))
-            .map(|o| (o.handle, o.account.0 as usize))
+            .map(|o| (o.handle(), o.account().0 as usize))
             .collect();
         let command = resolve(op, &known, &live, now);
         sink.clear();
@@ -386,8 +386,8 @@ fn run(ops: &[(Op, i64)]) -> Result<(), TestCaseError> {
     }
     let mut pending: Vec<u64> = (0..5u32)
         .flat_map(|a| engine.open_orders(matchbook::AccountId(a)))
-        .filter(|o| o.state == matchbook::LiveState::PendingTrigger)
-        .map(|o| o.handle.id)
+        .filter(|o| o.state() == matchbook::LiveState::PendingTrigger)
+        .map(|o| o.handle().id)
         .collect();
     pending.sort_unstable();
     prop_assert_eq!(pending, reference.pending_stops());

@@ -97,7 +97,7 @@ impl Book {
     pub(crate) fn push_back(&mut self, orders: &mut Slab<Order>, slot: u32) {
         let order = &orders[slot as usize];
         let (side, remaining) = (order.side, order.remaining());
-        let price = order.price.unwrap_or_default();
+        let price = order.price;
         let k = key(side, price);
         let level_idx = match self.ladder(side).get(k) {
             Some(level) => level,

@@ -33,7 +33,7 @@ impl Engine {
             return Err(EngineError::InstrumentNotTrading);
         }
         let new_amount = amount.unwrap_or(o.amount);
-        let new_price = price.or(o.price).unwrap_or_default();
+        let new_price = price.unwrap_or(o.price);
         if new_amount.0 <= 0 {
             return Err(EngineError::InvalidAmount);
         }
@@ -42,7 +42,7 @@ impl Engine {
         }
         check_price(inst, new_price)?;
         check_min_size(inst, new_price, new_amount)?;
-        let price_changed = Some(new_price) != o.price;
+        let price_changed = new_price != o.price;
         let keeps_priority = !price_changed && new_amount <= o.amount;
         let b = usize::from(o.instrument.0);
         let must_not_take =
@@ -67,12 +67,12 @@ impl Engine {
             self.books[b].unlink(&mut self.orders, slot);
             let o = &mut self.orders[slot as usize];
             o.amount = new_amount;
-            o.price = Some(new_price);
+            o.price = new_price;
             o.state = LiveState::Taking;
             o.updated = now;
         } else {
             o.amount = new_amount;
-            o.price = Some(new_price);
+            o.price = new_price;
             o.updated = now;
         }
         let o = &self.orders[slot as usize];
@@ -80,7 +80,7 @@ impl Engine {
             order,
             account,
             instrument,
-            price: o.price,
+            price: o.price(),
             amount: o.amount,
             remaining: o.remaining(),
             kept_priority: state != LiveState::Resting || keeps_priority,

@@ -44,7 +44,7 @@ impl Engine {
             .client_index
             .get(&(account, client_id))
             .ok_or(EngineError::OrderNotFound)?;
-        let order = self.orders[slot as usize].handle;
+        let order = self.orders[slot as usize].handle();
         self.cancel_live(slot, CancelReason::Requested, sink);
         Ok(Applied {
             order: Some(order),
@@ -78,7 +78,7 @@ impl Engine {
                         })
                         .map(|(slot, _)| slot as u32),
                 );
-                targets.sort_by_key(|&slot| self.orders[slot as usize].handle.id);
+                targets.sort_by_key(|&slot| self.orders[slot as usize].id);
             }
             CancelScope::Orders(_) | CancelScope::ClientIds(_) => {}
         }

@@ -83,7 +83,7 @@ impl Engine {
     fn end_taker<S: EventSink>(&mut self, slot: u32, reason: CancelReason, sink: &mut S) {
         let o = &self.orders[slot as usize];
         let event = Event::OrderCancelled {
-            order: o.handle,
+            order: o.handle(),
             account: o.account,
             instrument: o.instrument,
             remaining: o.remaining(),
@@ -97,13 +97,8 @@ impl Engine {
     fn rest<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
         let o = &mut self.orders[slot as usize];
         o.state = LiveState::Resting;
-        let (instrument, side, price, remaining, handle) = (
-            o.instrument,
-            o.side,
-            o.price.unwrap_or_default(),
-            o.remaining(),
-            o.handle,
-        );
+        let (instrument, side, price, remaining, handle) =
+            (o.instrument, o.side, o.price, o.remaining(), o.handle());
         let book = &mut self.books[usize::from(instrument.0)];
         book.push_back(&mut self.orders, slot);
         let seq = self.emit(
@@ -128,7 +123,7 @@ impl Engine {
             taker.match_limit(),
             taker.account,
             taker.stp,
-            taker.handle,
+            taker.handle(),
         );
         let b = usize::from(instrument.0);
         loop {
@@ -165,7 +160,7 @@ impl Engine {
             maker.filled_notional.0 += notional.0;
             maker.updated = now;
             let (maker_ref, maker_account, maker_remaining) =
-                (maker.handle, maker.account, maker.remaining());
+                (maker.handle(), maker.account, maker.remaining());
             let taker = &mut self.orders[taker_slot as usize];
             taker.filled.0 += qty.0;
             taker.filled_notional.0 += notional.0;
@@ -210,12 +205,12 @@ impl Engine {
     ) {
         let o = &self.orders[slot as usize];
         let (instrument, handle, account, remaining) =
-            (o.instrument, o.handle, o.account, o.remaining());
+            (o.instrument, o.handle(), o.account, o.remaining());
         let b = usize::from(instrument.0);
         match o.state {
             LiveState::Resting => self.books[b].unlink(&mut self.orders, slot),
             LiveState::PendingTrigger => {
-                let trigger = o.trigger_price.unwrap_or_default();
+                let trigger = o.trigger_price;
                 let book = &mut self.books[b];
                 match o.side {
                     Side::Buy => book.buy_stops.remove(&(trigger.0, handle.id)),
@@ -242,8 +237,8 @@ impl Engine {
     pub(super) fn hold_stop(&mut self, slot: u32) {
         let o = &mut self.orders[slot as usize];
         o.state = LiveState::PendingTrigger;
-        let trigger = o.trigger_price.unwrap_or_default();
-        let (side, id) = (o.side, o.handle.id);
+        let trigger = o.trigger_price;
+        let (side, id) = (o.side, o.id);
         let book = &mut self.books[usize::from(o.instrument.0)];
         match side {
             Side::Buy => book.buy_stops.insert((trigger.0, id), slot),
@@ -279,7 +274,7 @@ impl Engine {
             let o = &mut self.orders[due as usize];
             o.state = LiveState::Taking;
             let (handle, side, limit, amount, account, stp, tif) = (
-                o.handle,
+                o.handle(),
                 o.side,
                 o.match_limit(),
                 o.remaining(),

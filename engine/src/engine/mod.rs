@@ -274,7 +274,7 @@ impl Engine {
     pub fn order(&self, handle: OrderRef) -> Option<&Order> {
         self.orders
             .get(handle.slot as usize)
-            .filter(|o| o.handle.id == handle.id)
+            .filter(|o| o.id == handle.id)
     }
 
     /// Live orders of an account, oldest first.
@@ -285,7 +285,7 @@ impl Engine {
             .map(|(_, o)| o)
             .filter(|o| o.account == account)
             .collect();
-        list.sort_by_key(|o| o.handle.id);
+        list.sort_by_key(|o| o.id);
         list
     }
 
@@ -355,7 +355,7 @@ impl Engine {
                     out.push(OrderView {
                         price: level.price,
                         amount: o.remaining(),
-                        order: o.handle,
+                        order: o.handle(),
                         account: o.account,
                     });
                     slot = o.next;

@@ -116,7 +116,7 @@ impl Engine {
         // Reservation of funds or margin will be checked here, before any state changes.
 
         let slot = self.accept(o, stp, counted, sink);
-        let handle = self.orders[slot as usize].handle;
+        let handle = self.orders[slot as usize].handle();
         if o.order_type == OrderType::Stop {
             self.hold_stop(slot);
         } else {
@@ -143,7 +143,8 @@ impl Engine {
         let slot = entry.key() as u32;
         let handle = OrderRef { id, slot };
         entry.insert(Order {
-            handle,
+            id,
+            slot,
             account: o.account,
             instrument: o.instrument,
             side: o.side,
@@ -151,8 +152,8 @@ impl Engine {
             time_in_force: o.time_in_force,
             stp,
             state: LiveState::Taking,
-            price: o.price,
-            trigger_price: o.trigger_price,
+            price: o.price.unwrap_or_default(),
+            trigger_price: o.trigger_price.unwrap_or_default(),
             amount: o.amount,
             filled: Qty(0),
             filled_notional: Notional(0),
@@ -228,7 +229,7 @@ impl Engine {
     pub(super) fn finish(&mut self, slot: u32) {
         let o = &self.orders[slot as usize];
         if counts_as_open(o.order_type, o.time_in_force) {
-            let (account, expiry) = (o.account, o.expire_at.map(|at| (at, o.handle.id)));
+            let (account, expiry) = (o.account, o.expire_at.map(|at| (at, o.id)));
             self.unlink_client_id(slot);
             if let Some(key) = expiry {
                 self.expiries.remove(&key);

@@ -73,8 +73,8 @@ impl Engine {
 }
 
 fn hash_order(h: &mut StateHasher, o: &Order) {
-    h.u64(o.handle.id);
-    h.u64(u64::from(o.handle.slot));
+    h.u64(o.id);
+    h.u64(u64::from(o.slot));
     h.u64(u64::from(o.account.0));
     h.bytes(&[
         o.side as u8,
@@ -83,8 +83,8 @@ fn hash_order(h: &mut StateHasher, o: &Order) {
         o.stp as u8,
         o.state as u8,
     ]);
-    h.opt_i64(o.price.map(|p| p.0));
-    h.opt_i64(o.trigger_price.map(|p| p.0));
+    h.i64(o.price.0);
+    h.i64(o.trigger_price.0);
     h.i64(o.amount.0);
     h.i64(o.filled.0);
     h.i128(o.filled_notional.0);

@@ -1,0 +1,145 @@
+//! `matchbook-bench latency`: replays a seeded workload through the engine and reports
+//! throughput (one timer around the whole run) and per-command latency percentiles (a timer
+//! around each command, with the timer's own cost measured and reported beside them).
+//!
+//! Usage: `matchbook-bench latency [--profile exchange-core|deep-book] [--n N] [--seed S] [--runs R]`
+
+use std::time::Instant;
+
+use matchbook::EventRecord;
+use matchbook_bench::workload::{self, DEEP_BOOK, EXCHANGE_CORE, Profile, Workload};
+
+struct Args {
+    profile: Profile,
+    n: usize,
+    seed: u64,
+    runs: usize,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = std::env::args().skip(1);
+    match args.next().as_deref() {
+        Some("latency") => {}
+        other => return Err(format!("unknown command {other:?}; try `latency`")),
+    }
+    let mut parsed = Args {
+        profile: EXCHANGE_CORE,
+        n: 2_000_000,
+        seed: 1,
+        runs: 5,
+    };
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--profile" => {
+                parsed.profile = [EXCHANGE_CORE, DEEP_BOOK]
+                    .into_iter()
+                    .find(|p| p.name == value)
+                    .ok_or_else(|| format!("unknown profile {value}"))?;
+            }
+            "--n" => parsed.n = value.parse().map_err(|e| format!("--n: {e}"))?,
+            "--seed" => parsed.seed = value.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--runs" => parsed.runs = value.parse().map_err(|e| format!("--runs: {e}"))?,
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    Ok(parsed)
+}
+
+/// Engine state after the first fifth of the stream (warm-up), and where measuring starts.
+fn warmed(w: &Workload) -> (matchbook::Engine, usize) {
+    let warm_up = w.commands.len() / 5;
+    let mut engine = w.prepared_engine();
+    let mut events: Vec<EventRecord> = Vec::with_capacity(1024);
+    for (i, c) in w.commands[..warm_up].iter().enumerate() {
+        events.clear();
+        let _ = engine.apply(c, w.time_of_command(i), &mut events);
+    }
+    (engine, warm_up)
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i]
+}
+
+fn timer_overhead() -> u64 {
+    let mut samples: Vec<u64> = (0..100_000)
+        .map(|_| {
+            let a = Instant::now();
+            let b = Instant::now();
+            (b - a).as_nanos() as u64
+        })
+        .collect();
+    samples.sort_unstable();
+    percentile(&samples, 0.5)
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("matchbook-bench: {e}");
+            std::process::exit(2);
+        }
+    };
+    let w = workload::generate(args.profile, args.seed, args.n);
+    let (base, start) = warmed(&w);
+    let measured = w.commands.len() - start;
+    let mut events: Vec<EventRecord> = Vec::with_capacity(1024);
+    let mut rates = Vec::new();
+    let mut latencies: Vec<u64> = Vec::with_capacity(measured);
+    for run in 0..args.runs {
+        // Throughput run: one timer around the whole stream.
+        let mut engine = base.clone();
+        let t = Instant::now();
+        for i in start..w.commands.len() {
+            events.clear();
+            let _ = std::hint::black_box(engine.apply(
+                &w.commands[i],
+                w.time_of_command(i),
+                &mut events,
+            ));
+        }
+        rates.push(measured as f64 / t.elapsed().as_secs_f64());
+        // Latency run: a timer around each command (kept from the last run only).
+        if run + 1 == args.runs {
+            let mut engine = base.clone();
+            for i in start..w.commands.len() {
+                events.clear();
+                let t = Instant::now();
+                let _ = std::hint::black_box(engine.apply(
+                    &w.commands[i],
+                    w.time_of_command(i),
+                    &mut events,
+                ));
+                latencies.push(t.elapsed().as_nanos() as u64);
+            }
+        }
+    }
+    rates.sort_by(f64::total_cmp);
+    latencies.sort_unstable();
+    let overhead = timer_overhead();
+    println!(
+        "profile {} seed {} commands {} (after {} warm-up) runs {}",
+        args.profile.name, args.seed, measured, start, args.runs
+    );
+    println!(
+        "throughput median {:.2} M commands/s (min {:.2}, max {:.2}) = {:.1} ns/command",
+        rates[rates.len() / 2] / 1e6,
+        rates[0] / 1e6,
+        rates[rates.len() - 1] / 1e6,
+        1e9 / rates[rates.len() / 2]
+    );
+    print!("latency ns (timer included, timer alone {overhead} ns):");
+    for (name, p) in [
+        ("p50", 0.5),
+        ("p90", 0.9),
+        ("p99", 0.99),
+        ("p99.9", 0.999),
+        ("p99.99", 0.9999),
+    ] {
+        print!(" {name} {}", percentile(&latencies, p));
+    }
+    println!(" max {}", latencies[latencies.len() - 1]);
+}
