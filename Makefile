@@ -1,0 +1,36 @@
+# matchbook: every command a developer or CI needs.
+#   make run    - the main job (today: the engine demo session; the REST exchange arrives with issue 7)
+#   make test   - everything CI runs: formatting, lints, every test
+#   make bench  - criterion benches and the latency harness (figures for BENCHMARKS.md)
+
+CARGO ?= cargo
+BENCH_N ?= 2000000
+
+.PHONY: all run test fmt-check lint unit bench latency clean
+
+all: test
+
+run:
+	$(CARGO) run --release -p matchbook --example demo
+
+test: fmt-check lint unit
+
+fmt-check:
+	$(CARGO) fmt --all --check
+
+lint:
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+unit:
+	$(CARGO) test --workspace
+
+bench: latency
+	$(CARGO) bench -p matchbook-bench --bench engine
+
+latency:
+	$(CARGO) build --release -p matchbook-bench
+	./target/release/matchbook-bench latency --profile exchange-core --n $(BENCH_N) --runs 5
+	./target/release/matchbook-bench latency --profile deep-book --n $(BENCH_N) --runs 5
+
+clean:
+	$(CARGO) clean
