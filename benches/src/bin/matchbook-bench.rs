@@ -142,4 +142,51 @@ fn main() {
         print!(" {name} {}", percentile(&latencies, p));
     }
     println!(" max {}", latencies[latencies.len() - 1]);
+    fok_latency(&base);
+}
+
+/// Fill-or-kill against the book as it stands: a buy needing one lot more than the best 100
+/// ask levels hold walks all 100 and is refused (leaving the book as it was), timed one by one.
+fn fok_latency(engine: &matchbook::Engine) {
+    use matchbook::{AccountId, Command, NewOrder, Qty, Side, TimeInForce};
+    let mut engine = engine.clone();
+    let asks = engine
+        .book_levels(workload::INSTRUMENT, 100)
+        .expect("book")
+        .asks;
+    let Some(limit) = asks.last().map(|l| l.price) else {
+        return;
+    };
+    let need = asks.iter().map(|l| l.amount.0).sum::<i64>() + 1;
+    let fok = Command::PlaceOrder(
+        NewOrder::limit(
+            AccountId(0),
+            workload::INSTRUMENT,
+            Side::Buy,
+            limit,
+            Qty(need),
+        )
+        .with_tif(TimeInForce::FillOrKill),
+    );
+    let resting: u32 = asks.iter().map(|l| l.number_of_orders).sum();
+    let mut events: Vec<EventRecord> = Vec::with_capacity(8);
+    let mut samples: Vec<u64> = (0..200_000)
+        .map(|_| {
+            events.clear();
+            let t = Instant::now();
+            let _ = std::hint::black_box(engine.apply(&fok, workload::START, &mut events));
+            t.elapsed().as_nanos() as u64
+        })
+        .collect();
+    samples.sort_unstable();
+    println!(
+        "fill-or-kill refused after walking {} levels ({} orders, {} resting in all): p50 {} ns p99 {} ns p99.9 {} ns max {} ns",
+        asks.len(),
+        resting,
+        engine.live_order_count(),
+        percentile(&samples, 0.5),
+        percentile(&samples, 0.99),
+        percentile(&samples, 0.999),
+        samples[samples.len() - 1]
+    );
 }
