@@ -35,6 +35,54 @@ pub enum CancelReason {
     PostOnlyWouldTake,
 }
 
+impl CancelReason {
+    /// The final status of an order that ended this way.
+    pub const fn status(self) -> OrderStatus {
+        match self {
+            Self::FillOrKillUnfilled => OrderStatus::FilledRejected,
+            Self::PostOnlyWouldTake => OrderStatus::Rejected(EngineError::PostOnlyWouldTake),
+            Self::Requested | Self::Unfilled | Self::SelfTrade | Self::Expired => {
+                OrderStatus::Cancelled
+            }
+        }
+    }
+}
+
+/// Status of an order as the spec and its clients spell it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OrderStatus {
+    /// Live: resting on the book or waiting for its trigger.
+    Open,
+    /// Filled completely.
+    FilledFully,
+    /// Ended without filling completely (by request, remainder, self-trade or expiry).
+    Cancelled,
+    /// A fill-or-kill order that could not fill completely.
+    FilledRejected,
+    /// Refused; the status string is the rejection code.
+    Rejected(EngineError),
+}
+
+impl OrderStatus {
+    /// Wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Open => "OPEN",
+            Self::FilledFully => "FILLED_FULLY",
+            Self::Cancelled => "CANCELLED",
+            Self::FilledRejected => "FILLED_REJECTED",
+            Self::Rejected(error) => error.as_str(),
+        }
+    }
+    /// The status of a refused order: fill-or-kill shortfalls read `FILLED_REJECTED`.
+    pub const fn of_rejection(error: EngineError) -> Self {
+        match error {
+            EngineError::InsufficientLiquidity => Self::FilledRejected,
+            other => Self::Rejected(other),
+        }
+    }
+}
+
 /// A newly accepted order, with every field a consumer needs to build its record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AcceptedOrder {

@@ -43,7 +43,9 @@ pub use book::view::{BookView, LevelView, OrderView};
 pub use command::{CancelScope, Command};
 pub use engine::{Applied, DEFAULT_MAX_OPEN_ORDERS, Engine, EngineConfig};
 pub use error::EngineError;
-pub use event::{AcceptedOrder, CancelReason, CountingSink, Event, EventRecord, EventSink, Trade};
+pub use event::{
+    AcceptedOrder, CancelReason, CountingSink, Event, EventRecord, EventSink, OrderStatus, Trade,
+};
 pub use fixed::{Notional, ParseDecimalError, Price, Qty};
 pub use hashing::StateHasher;
 pub use ids::{

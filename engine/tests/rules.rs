@@ -809,3 +809,62 @@ fn order_uuids_resolve_to_live_orders_only() {
         "old uuid no longer resolves"
     );
 }
+
+#[test]
+fn statuses_read_as_the_spec_spells_them() {
+    use matchbook::OrderStatus;
+    assert_eq!(CancelReason::Requested.status().as_str(), "CANCELLED");
+    assert_eq!(CancelReason::Expired.status().as_str(), "CANCELLED");
+    assert_eq!(
+        CancelReason::FillOrKillUnfilled.status().as_str(),
+        "FILLED_REJECTED"
+    );
+    assert_eq!(
+        OrderStatus::of_rejection(EngineError::InsufficientLiquidity).as_str(),
+        "FILLED_REJECTED"
+    );
+    assert_eq!(
+        OrderStatus::of_rejection(EngineError::MinSizeNotSatisfied).as_str(),
+        "MIN_SIZE_NOT_SATISFIED"
+    );
+    assert_eq!(OrderStatus::Open.as_str(), "OPEN");
+    assert_eq!(OrderStatus::FilledFully.as_str(), "FILLED_FULLY");
+}
+
+#[test]
+fn every_error_has_a_distinct_code_in_its_subsystem_range() {
+    use std::collections::BTreeSet;
+    let all = [
+        EngineError::InvalidAmount,
+        EngineError::InvalidPrice,
+        EngineError::MissingPrice,
+        EngineError::InvalidTriggerPrice,
+        EngineError::PriceOutOfRange,
+        EngineError::MinSizeNotSatisfied,
+        EngineError::InvalidExpiry,
+        EngineError::InvalidTimeInForce,
+        EngineError::UnknownInstrument,
+        EngineError::EmptyAmend,
+        EngineError::InsufficientLiquidity,
+        EngineError::PostOnlyWouldTake,
+        EngineError::InstrumentNotTrading,
+        EngineError::OnlyPostOnlyAllowed,
+        EngineError::OrderNotFound,
+        EngineError::MaxOpenOrdersExceeded,
+        EngineError::AmendBelowFilled,
+        EngineError::UnknownAccount,
+        EngineError::UnknownHolder,
+    ];
+    let codes: BTreeSet<u16> = all.iter().map(|e| e.code()).collect();
+    assert_eq!(codes.len(), all.len());
+    for e in all {
+        assert!((1000..5000).contains(&e.code()), "{e:?}");
+        assert!(
+            e.as_str()
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c == '_'),
+            "{e:?}"
+        );
+        assert!(!e.to_string().is_empty());
+    }
+}
