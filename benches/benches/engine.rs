@@ -18,7 +18,7 @@ const ACCOUNTS: u32 = 1_000;
 const CHUNK: usize = 10_000;
 
 fn engine_with_accounts() -> Engine {
-    let mut engine = Engine::new(workload::bench_config()).expect("bench config");
+    let mut engine = Engine::new(workload::bench_config(false)).expect("bench config");
     let mut events = Vec::new();
     for _ in 0..ACCOUNTS {
         engine

@@ -66,8 +66,10 @@ pub struct Workload {
 }
 
 /// The single benchmark instrument: integer ticks and lots, no practical price limits.
-pub fn bench_config() -> EngineConfig {
+/// `balances` turns reservation, settlement and fees on (the default fee schedule).
+pub fn bench_config(balances: bool) -> EngineConfig {
     let mut config = matchbook::demo::config();
+    config.enforce_balances = balances;
     config.instruments = vec![InstrumentSpec {
         code: "BENCH_EUR".into(),
         base: "BTC".into(),
@@ -267,9 +269,22 @@ impl Generator {
 }
 
 /// Generates `n` measured commands of `profile` from `seed`, after the set-up that creates
-/// the accounts and fills the book to its target size.
+/// the accounts and fills the book to its target size; book only (no balances or fees).
 pub fn generate(profile: Profile, seed: u64, n: usize) -> Workload {
-    let config = bench_config();
+    generate_with(profile, seed, n, false)
+}
+
+/// As [`generate`], with balances and fees on: every account is funded at set-up with
+/// enough base and quote that no order of the profile is refused for funds.
+pub fn generate_funded(profile: Profile, seed: u64, n: usize) -> Workload {
+    generate_with(profile, seed, n, true)
+}
+
+/// Balance units each account is funded with, per currency, in funded workloads.
+pub const FUNDING: i64 = 100_000_000_000_000_000;
+
+fn generate_with(profile: Profile, seed: u64, n: usize, balances: bool) -> Workload {
+    let config = bench_config(balances);
     let mut g = Generator {
         profile,
         rng: SplitMix64::new(seed),
@@ -283,6 +298,21 @@ pub fn generate(profile: Profile, seed: u64, n: usize) -> Workload {
     for _ in 0..profile.accounts {
         setup.push(Command::CreateHolder);
         g.apply(&Command::CreateHolder);
+    }
+    if balances {
+        let inst = g.engine.instrument(INSTRUMENT).expect("bench instrument");
+        let currencies = [inst.base, inst.quote];
+        for account in 0..profile.accounts {
+            for currency in currencies {
+                let deposit = Command::Deposit {
+                    account: AccountId(account),
+                    currency,
+                    amount: FUNDING,
+                };
+                g.apply(&deposit);
+                setup.push(deposit);
+            }
+        }
     }
     while g.live.len() < profile.target_orders {
         let command = g.passive();

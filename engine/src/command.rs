@@ -1,8 +1,9 @@
 //! Commands: everything that can change engine state. A command plus the time it carries is
 //! the unit of the journal and of replay.
 
+use crate::account::AccountKind;
 use crate::fixed::{Price, Qty};
-use crate::ids::{AccountId, HolderId, InstrumentId, OrderRef, Uuid};
+use crate::ids::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Uuid};
 use crate::order::{NewOrder, StpMode};
 use crate::refdata::InstrumentState;
 
@@ -29,6 +30,62 @@ pub enum Command {
     CreateSubaccount {
         /// Owner.
         holder: HolderId,
+        /// Name, unique within the holder (1-64 printable characters).
+        name: String,
+        /// Kind.
+        kind: AccountKind,
+    },
+    /// Closes a subaccount: cancels its open orders; it stays listed.
+    CloseSubaccount {
+        /// Account.
+        account: AccountId,
+    },
+    /// Credits an account (admin). Amounts are in balance units of the currency.
+    Deposit {
+        /// Account.
+        account: AccountId,
+        /// Currency.
+        currency: CurrencyId,
+        /// Positive amount.
+        amount: i64,
+    },
+    /// Debits an account's available balance (admin).
+    Withdraw {
+        /// Account.
+        account: AccountId,
+        /// Currency.
+        currency: CurrencyId,
+        /// Positive amount.
+        amount: i64,
+    },
+    /// Sets or clears an account's de-risk state (admin).
+    SetDerisk {
+        /// Account.
+        account: AccountId,
+        /// In de-risk or not.
+        on: bool,
+    },
+    /// Sets the minimum balance a BLP account keeps in one currency (admin).
+    SetBlpThreshold {
+        /// A BLP account.
+        account: AccountId,
+        /// Currency.
+        currency: CurrencyId,
+        /// Minimum balance after any transfer out.
+        amount: i64,
+    },
+    /// Moves one currency between two accounts of the same holder.
+    Transfer {
+        /// The caller's holder; both accounts must belong to it.
+        holder: HolderId,
+        /// Account debited.
+        source: AccountId,
+        /// Account credited.
+        destination: AccountId,
+        /// Currency.
+        currency: CurrencyId,
+        /// Positive amount in balance units.
+        amount: i64,
     },
     /// Sets an account's default self-trade prevention mode.
     SetStpMode {

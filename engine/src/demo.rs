@@ -88,7 +88,7 @@ pub fn config() -> EngineConfig {
         instruments: vec![
             spot("BTC_EUR", 5, 2, "10", "1000000"),
             spot("ETH_EUR", 4, 2, "10", "100000"),
-            spot("ETH_BTC", 4, 6, "0.0001", "10"),
+            spot("ETH_BTC", 3, 5, "0.0001", "10"),
             spot("BTC_USDT", 5, 2, "10", "1000000"),
             spot("SHIB_EUR", 0, 8, "10", "1"),
             future("BTC_USD_PERP", "BTC", InstrumentKind::Perp, None),
@@ -100,5 +100,7 @@ pub fn config() -> EngineConfig {
             ),
         ],
         max_open_orders: DEFAULT_MAX_OPEN_ORDERS,
+        fee_groups: crate::fees::default_fee_groups(),
+        enforce_balances: true,
     }
 }

@@ -2,6 +2,8 @@
 //! subsystem (1xxx input, 2xxx funds and risk, 3xxx matching, 4xxx accounts); the C status
 //! enum, the Python exceptions and the REST error strings are each one mapping from this enum.
 
+use crate::ids::{AccountId, CurrencyId};
+
 /// Why the engine refused a command. A refused command changes no state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 pub enum EngineError {
@@ -62,6 +64,54 @@ pub enum EngineError {
     /// No such holder.
     #[error("unknown account holder")]
     UnknownHolder,
+    /// No such currency.
+    #[error("unknown currency")]
+    UnknownCurrency,
+    /// A subaccount name that is empty, too long or not printable.
+    #[error("invalid account name")]
+    InvalidAccountName,
+    /// Not enough available balance for an order's reservation or a withdrawal.
+    #[error("insufficient funds")]
+    InsufficientFunds,
+    /// A transfer larger than the source's available balance.
+    #[error("account {account:?} has {available} of currency {currency:?}, {requested} requested")]
+    InsufficientBalance {
+        /// Source account.
+        account: AccountId,
+        /// Currency.
+        currency: CurrencyId,
+        /// Its available balance (balance units).
+        available: i64,
+        /// Amount asked for (balance units).
+        requested: i64,
+    },
+    /// A transfer that would take a BLP account below its minimum balance.
+    #[error("transfer would take the account below its minimum balance")]
+    BelowBlpThreshold,
+    /// The source account is in de-risk.
+    #[error("account is in de-risk state")]
+    AccountInDerisk,
+    /// Source and destination are the same account.
+    #[error("source and destination account ids cannot be the same")]
+    SameAccount,
+    /// An account the caller does not own.
+    #[error("permission denied")]
+    PermissionDenied,
+    /// A transfer touching the instant-trade account.
+    #[error("transfers to or from the instant-trade account are not allowed")]
+    InstantTradeAccount,
+    /// A closed account: no orders, deposits or incoming transfers.
+    #[error("account is closed")]
+    AccountClosed,
+    /// The main account cannot be closed.
+    #[error("the main account cannot be closed")]
+    CannotCloseMain,
+    /// The holder already has an account with this name.
+    #[error("account name already in use")]
+    AccountNameTaken,
+    /// A BLP threshold on an account that is not a BLP account.
+    #[error("not a BLP account")]
+    NotBlpAccount,
 }
 
 impl EngineError {
@@ -85,8 +135,21 @@ impl EngineError {
             Self::OrderNotFound => 3005,
             Self::MaxOpenOrdersExceeded => 3006,
             Self::AmendBelowFilled => 3007,
+            Self::UnknownCurrency => 1011,
+            Self::InvalidAccountName => 1012,
+            Self::InsufficientFunds => 2001,
+            Self::InsufficientBalance { .. } => 2002,
+            Self::BelowBlpThreshold => 2003,
+            Self::AccountInDerisk => 2004,
             Self::UnknownAccount => 4001,
             Self::UnknownHolder => 4002,
+            Self::SameAccount => 4003,
+            Self::PermissionDenied => 4004,
+            Self::InstantTradeAccount => 4005,
+            Self::AccountClosed => 4006,
+            Self::CannotCloseMain => 4007,
+            Self::AccountNameTaken => 4008,
+            Self::NotBlpAccount => 4009,
         }
     }
 
@@ -112,6 +175,19 @@ impl EngineError {
             Self::AmendBelowFilled => "INVALID_AMOUNT",
             Self::UnknownAccount => "ACCOUNT_NOT_FOUND",
             Self::UnknownHolder => "HOLDER_NOT_FOUND",
+            Self::UnknownCurrency => "INVALID_CURRENCY",
+            Self::InvalidAccountName => "INVALID_ACCOUNT_NAME",
+            Self::InsufficientFunds => "INSUFFICIENT_FUNDS",
+            Self::InsufficientBalance { .. } => "INSUFFICIENT_BALANCE",
+            Self::BelowBlpThreshold => "BLP_THRESHOLD_VIOLATED",
+            Self::AccountInDerisk => "USER_MGMT_USER_IN_DERISK",
+            Self::SameAccount => "SAME_ACCOUNT",
+            Self::PermissionDenied => "MISSING_PERMISSION",
+            Self::InstantTradeAccount => "INSTANT_TRADE_ACCOUNT",
+            Self::AccountClosed => "ACCOUNT_CLOSED",
+            Self::CannotCloseMain => "CANNOT_CLOSE_MAIN_ACCOUNT",
+            Self::AccountNameTaken => "ACCOUNT_NAME_TAKEN",
+            Self::NotBlpAccount => "NOT_BLP_ACCOUNT",
         }
     }
 }

@@ -3,7 +3,9 @@
 
 use crate::error::EngineError;
 use crate::fixed::{Price, Qty};
-use crate::ids::{AccountId, HolderId, InstrumentId, OrderRef, Timestamp, TradeId, Uuid};
+use crate::ids::{
+    AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, TradeId, Uuid,
+};
 use crate::order::{OrderType, Side, StpMode, TimeInForce};
 use crate::refdata::InstrumentState;
 
@@ -33,6 +35,8 @@ pub enum CancelReason {
     FillOrKillUnfilled,
     /// A triggered post-only stop that would have taken.
     PostOnlyWouldTake,
+    /// Its account was closed.
+    AccountClosed,
 }
 
 impl CancelReason {
@@ -41,9 +45,11 @@ impl CancelReason {
         match self {
             Self::FillOrKillUnfilled => OrderStatus::FilledRejected,
             Self::PostOnlyWouldTake => OrderStatus::Rejected(EngineError::PostOnlyWouldTake),
-            Self::Requested | Self::Unfilled | Self::SelfTrade | Self::Expired => {
-                OrderStatus::Cancelled
-            }
+            Self::Requested
+            | Self::Unfilled
+            | Self::SelfTrade
+            | Self::Expired
+            | Self::AccountClosed => OrderStatus::Cancelled,
         }
     }
 }
@@ -137,6 +143,11 @@ pub struct Trade {
     pub taker_account: AccountId,
     /// Its amount left after this trade.
     pub taker_remaining: Qty,
+    /// Fee charged to the maker, in the currency it received (balance units; 0 when
+    /// balances are off).
+    pub maker_fee: i64,
+    /// Fee charged to the taker, in the currency it received.
+    pub taker_fee: i64,
 }
 
 /// Something that happened.
@@ -155,6 +166,53 @@ pub enum Event {
         holder: HolderId,
         /// New account.
         account: AccountId,
+    },
+    /// A subaccount was closed.
+    AccountClosed {
+        /// Account.
+        account: AccountId,
+    },
+    /// An account entered or left de-risk.
+    DeriskChanged {
+        /// Account.
+        account: AccountId,
+        /// In de-risk now.
+        on: bool,
+    },
+    /// A BLP account's minimum balance changed.
+    BlpThresholdSet {
+        /// Account.
+        account: AccountId,
+        /// Currency.
+        currency: CurrencyId,
+        /// New minimum.
+        amount: i64,
+    },
+    /// A balance changed; the values are the new ones (balance units).
+    BalanceChanged {
+        /// Account.
+        account: AccountId,
+        /// Currency.
+        currency: CurrencyId,
+        /// Available after the change.
+        available: i64,
+        /// Locked after the change.
+        locked: i64,
+    },
+    /// A transfer between two accounts of one holder completed.
+    TransferCompleted {
+        /// Transfer number (its UUID is `Uuid::of_transfer`).
+        transfer: u64,
+        /// Owner of both accounts.
+        holder: HolderId,
+        /// Debited account.
+        source: AccountId,
+        /// Credited account.
+        destination: AccountId,
+        /// Currency.
+        currency: CurrencyId,
+        /// Amount moved (balance units).
+        amount: i64,
     },
     /// An account's default self-trade prevention changed.
     StpModeSet {

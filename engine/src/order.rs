@@ -207,6 +207,8 @@ pub struct Order {
     pub(crate) filled_notional: Notional,
     /// Stop trigger; `Price(0)` when none.
     pub(crate) trigger_price: Price,
+    /// Balance units still reserved (quote for a buy, base for a sell); 0 with balances off.
+    pub(crate) reserved: i64,
     pub(crate) created: Timestamp,
     pub(crate) updated: Timestamp,
     pub(crate) sequence: u64,
@@ -296,6 +298,10 @@ impl Order {
     /// Sequence number of its acceptance event.
     pub fn sequence(&self) -> u64 {
         self.sequence
+    }
+    /// Balance units this order still holds locked.
+    pub fn reserved(&self) -> i64 {
+        self.reserved
     }
     /// Amount still to fill.
     #[inline]

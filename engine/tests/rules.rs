@@ -2,9 +2,9 @@
 //! min_size 10 EUR). Every refusal is checked to leave the engine's state exactly as before.
 
 use matchbook::{
-    AccountId, CancelReason, CancelScope, Command, Engine, EngineError, Event, EventRecord,
-    HolderId, InstrumentId, InstrumentState, LiveState, NewOrder, OrderRef, OrderType, Price, Qty,
-    Side, StpMode, TimeInForce, Timestamp, Uuid,
+    AccountId, AccountKind, CancelReason, CancelScope, Command, Engine, EngineError, Event,
+    EventRecord, HolderId, InstrumentId, InstrumentState, LiveState, NewOrder, OrderRef, OrderType,
+    Price, Qty, Side, StpMode, TimeInForce, Timestamp, Uuid,
 };
 
 const T0: i64 = 1_700_000_000_000_000_000;
@@ -40,6 +40,19 @@ impl Bench {
             .apply(&Command::CreateHolder, Timestamp(T0), &mut events)
             .expect("holder");
         let inst = engine.instrument_by_code("BTC_EUR").expect("demo market");
+        // Plenty of every currency, so these tests exercise matching rules, not funds.
+        for account in [AccountId(0), AccountId(1)] {
+            for currency in 0..engine.currencies().len() {
+                let command = Command::Deposit {
+                    account,
+                    currency: matchbook::CurrencyId(currency as u16),
+                    amount: 1 << 60,
+                };
+                engine
+                    .apply(&command, Timestamp(T0), &mut events)
+                    .expect("deposit");
+            }
+        }
         Self {
             engine,
             events,
@@ -292,7 +305,12 @@ fn stop_orders_wait_for_their_trigger_then_enter_in_trigger_order() {
     // Placed when the last price is already past its trigger: enters at once.
     b.place(b.order(b.alice, Side::Sell, "108.00", "1"));
     let now = b.place(stop(&b, "100.00", "108.00"));
-    assert!(matches!(b.events[1].event, Event::StopTriggered { order, .. } if order == now));
+    assert!(matches!(b.events[0].event, Event::OrderAccepted(_)));
+    assert!(
+        matches!(b.events[1].event, Event::BalanceChanged { .. }),
+        "reservation"
+    );
+    assert!(matches!(b.events[2].event, Event::StopTriggered { order, .. } if order == now));
     let mut no_trigger = stop(&b, "1", "1");
     no_trigger.trigger_price = None;
     b.refuse(
@@ -559,10 +577,20 @@ fn open_orders_are_limited_per_holder_across_markets_and_subaccounts() {
     let sub = b
         .run(Command::CreateSubaccount {
             holder: HolderId(0),
+            name: "sub".into(),
+            kind: AccountKind::Regular,
         })
         .expect("sub")
         .account
         .expect("account");
+    for currency in 0..b.engine.currencies().len() {
+        let deposit = Command::Deposit {
+            account: sub,
+            currency: matchbook::CurrencyId(currency as u16),
+            amount: 1 << 60,
+        };
+        b.run(deposit).expect("deposit");
+    }
     let other = b.engine.instrument_by_code("ETH_EUR").expect("demo");
     for i in 0..200 {
         let account = if i % 2 == 0 { b.alice } else { sub };
@@ -736,6 +764,8 @@ fn input_validation_refuses_bad_orders() {
     b.refuse(
         Command::CreateSubaccount {
             holder: HolderId(9),
+            name: "sub".into(),
+            kind: AccountKind::Regular,
         },
         EngineError::UnknownHolder,
     );

@@ -1,19 +1,30 @@
-//! Holders and accounts as far as order entry needs them: ownership, the default
-//! self-trade prevention mode, and the per-holder count of open orders.
+//! Holders and accounts: ownership, names, kinds, state, de-risk flag, BLP thresholds, the
+//! dense per-currency balances, and the per-holder count of open orders.
 
+use crate::account::{AccountKind, AccountState, AccountView, Balance};
 use crate::error::EngineError;
-use crate::ids::{AccountId, HolderId};
+use crate::ids::{AccountId, HolderId, Timestamp};
 use crate::order::StpMode;
+
+/// Name of every holder's main account.
+pub const MAIN_ACCOUNT_NAME: &str = "main";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct AccountRecord {
     pub(crate) holder: HolderId,
     pub(crate) stp: StpMode,
+    pub(crate) name: String,
+    pub(crate) created: Timestamp,
+    pub(crate) state: AccountState,
+    pub(crate) kind: AccountKind,
+    pub(crate) derisk: bool,
+    pub(crate) balances: Vec<Balance>,
+    pub(crate) blp_threshold: Vec<i64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct HolderRecord {
-    pub(crate) main: AccountId,
+    pub(crate) accounts: Vec<AccountId>,
     pub(crate) open_orders: u32,
 }
 
@@ -22,9 +33,17 @@ pub(crate) struct HolderRecord {
 pub(crate) struct Accounts {
     pub(crate) accounts: Vec<AccountRecord>,
     pub(crate) holders: Vec<HolderRecord>,
+    pub(crate) currencies: usize,
 }
 
 impl Accounts {
+    pub(crate) fn new(currencies: usize) -> Self {
+        Self {
+            currencies,
+            ..Self::default()
+        }
+    }
+
     pub(crate) fn account(&self, id: AccountId) -> Result<&AccountRecord, EngineError> {
         self.accounts
             .get(id.0 as usize)
@@ -35,6 +54,15 @@ impl Accounts {
         self.accounts
             .get_mut(id.0 as usize)
             .ok_or(EngineError::UnknownAccount)
+    }
+
+    /// An account that is not closed.
+    pub(crate) fn active(&self, id: AccountId) -> Result<&AccountRecord, EngineError> {
+        let account = self.account(id)?;
+        if account.state == AccountState::Closed {
+            return Err(EngineError::AccountClosed);
+        }
+        Ok(account)
     }
 
     pub(crate) fn holder_mut(&mut self, id: HolderId) -> &mut HolderRecord {
@@ -49,20 +77,54 @@ impl Accounts {
 
     pub(crate) fn create_holder(&mut self) -> (HolderId, AccountId) {
         let holder = HolderId(self.holders.len() as u32);
-        let main = self.add_account(holder);
         self.holders.push(HolderRecord {
-            main,
+            accounts: Vec::new(),
             open_orders: 0,
         });
+        let main = self.add_account(
+            holder,
+            MAIN_ACCOUNT_NAME.to_owned(),
+            Timestamp(0),
+            AccountKind::Regular,
+        );
         (holder, main)
     }
 
-    pub(crate) fn add_account(&mut self, holder: HolderId) -> AccountId {
+    pub(crate) fn add_account(
+        &mut self,
+        holder: HolderId,
+        name: String,
+        created: Timestamp,
+        kind: AccountKind,
+    ) -> AccountId {
         let id = AccountId(self.accounts.len() as u32);
         self.accounts.push(AccountRecord {
             holder,
             stp: StpMode::None,
+            name,
+            created,
+            state: AccountState::Active,
+            kind,
+            derisk: false,
+            balances: vec![Balance::default(); self.currencies],
+            blp_threshold: vec![0; self.currencies],
         });
+        self.holders[holder.0 as usize].accounts.push(id);
         id
+    }
+
+    pub(crate) fn view(&self, id: AccountId) -> Result<AccountView<'_>, EngineError> {
+        let a = self.account(id)?;
+        Ok(AccountView {
+            id,
+            holder: a.holder,
+            name: &a.name,
+            created: a.created,
+            state: a.state,
+            kind: a.kind,
+            derisk: a.derisk,
+            balances: &a.balances,
+            blp_threshold: &a.blp_threshold,
+        })
     }
 }

@@ -54,6 +54,21 @@ impl Engine {
         {
             return Err(EngineError::PostOnlyWouldTake);
         }
+        // The reservation follows the new price and amount; more of it must be available.
+        let reserve_delta = if self.enforce_balances {
+            let remaining = Qty(new_amount.0 - o.filled.0);
+            let (currency, need) = self.reservation(o.instrument, o.side, new_price, remaining, 0);
+            let delta = need - i128::from(o.reserved);
+            let available = self.accounts.accounts[account.0 as usize].balances
+                [usize::from(currency.0)]
+            .available;
+            if delta > i128::from(available) {
+                return Err(EngineError::InsufficientFunds);
+            }
+            Some((currency, delta as i64))
+        } else {
+            None
+        };
 
         let now = self.now;
         let o = &mut self.orders[slot as usize];
@@ -86,6 +101,10 @@ impl Engine {
             kept_priority: state != LiveState::Resting || keeps_priority,
         };
         let seq = self.emit(sink, event);
+        if let Some((currency, delta)) = reserve_delta.filter(|r| r.1 != 0) {
+            self.orders[slot as usize].reserved += delta;
+            self.lock(account, currency, delta, sink);
+        }
         if state == LiveState::Resting {
             self.books[b].sequence = seq;
             if !keeps_priority {

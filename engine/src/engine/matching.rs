@@ -64,6 +64,7 @@ impl Engine {
         let o = &self.orders[slot as usize];
         let remaining = o.remaining();
         if remaining.0 == 0 {
+            self.release_order(slot, sink);
             self.finish(slot);
             return;
         }
@@ -90,6 +91,7 @@ impl Engine {
             reason,
         };
         self.emit(sink, event);
+        self.release_order(slot, sink);
         self.finish(slot);
     }
 
@@ -155,6 +157,11 @@ impl Engine {
             let qty = Qty(remaining.0.min(maker.remaining().0));
             let notional = price.notional(qty);
             let now = self.now;
+            let (maker_fee, taker_fee) = if self.enforce_balances {
+                self.settle_fill(taker_slot, maker_slot, price, qty)
+            } else {
+                (0, 0)
+            };
             let maker = &mut self.orders[maker_slot as usize];
             maker.filled.0 += qty.0;
             maker.filled_notional.0 += notional.0;
@@ -166,7 +173,6 @@ impl Engine {
             taker.filled_notional.0 += notional.0;
             taker.updated = now;
             let taker_remaining = taker.remaining();
-            // Settlement of balances and fees for this fill will be applied here.
             let id = TradeId(self.next_trade);
             self.next_trade += 1;
             let seq = self.emit(
@@ -183,14 +189,20 @@ impl Engine {
                     taker: taker_ref,
                     taker_account: account,
                     taker_remaining,
+                    maker_fee,
+                    taker_fee,
                 }),
             );
+            if self.enforce_balances {
+                self.emit_fill_balances(instrument, account, maker_account, sink);
+            }
             let book = &mut self.books[b];
             book.sequence = seq;
             book.last_price = Some(price);
             book.reduce(level, qty);
             if maker_remaining.0 == 0 {
                 book.unlink(&mut self.orders, maker_slot);
+                self.release_order(maker_slot, sink);
                 self.finish(maker_slot);
             }
         }
@@ -230,6 +242,7 @@ impl Engine {
             },
         );
         self.books[b].sequence = seq;
+        self.release_order(slot, sink);
         self.finish(slot);
     }
 

@@ -2,24 +2,33 @@
 //! time (`Engine::apply`). It never reads a clock: each command brings its time.
 
 mod accounts;
+mod admin;
 mod amend;
 mod cancel;
+mod ledger;
 mod matching;
 mod place;
 mod state_hash;
+mod transfer;
+
+pub use accounts::MAIN_ACCOUNT_NAME;
+pub use admin::MAX_ACCOUNT_NAME;
+pub use ledger::transfer_decimals;
 
 use std::collections::{BTreeMap, HashMap};
 
 use slab::Slab;
 
+use crate::account::AccountView;
 use crate::book::Book;
 use crate::book::view::{BookView, LevelView, OrderView};
 use crate::command::Command;
 use crate::error::EngineError;
 use crate::event::{Event, EventRecord, EventSink};
+use crate::fees::{FeeGroup, FeeGroupSpec, VolumeWindow};
 use crate::fixed::Price;
 use crate::hashing::IdBuildHasher;
-use crate::ids::{AccountId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
+use crate::ids::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
 use crate::order::{Order, StpMode};
 use crate::refdata::{ConfigError, Currency, Instrument, InstrumentSpec, InstrumentState};
 use accounts::Accounts;
@@ -36,6 +45,11 @@ pub struct EngineConfig {
     pub instruments: Vec<InstrumentSpec>,
     /// Open orders allowed per holder.
     pub max_open_orders: u32,
+    /// Fee groups (SPOT for spot markets, FUTURES for futures).
+    pub fee_groups: Vec<FeeGroupSpec>,
+    /// When false the engine matches without reserving or settling funds and charges no
+    /// fees: the book-only mode of the benchmarks.
+    pub enforce_balances: bool,
 }
 
 /// Ids a successful command produced, for callers that do not want to scan the events.
@@ -62,6 +76,16 @@ pub struct Engine {
     /// Good-till-time orders by (expiry, order number).
     expiries: BTreeMap<(Timestamp, u64), u32>,
     max_open_orders: u32,
+    enforce_balances: bool,
+    /// Balance scale (decimal places) of each currency.
+    scales: Vec<u8>,
+    settlements: Vec<ledger::Settlement>,
+    fee_groups: Vec<FeeGroup>,
+    /// Running volume per holder, per fee group.
+    volumes: Vec<Vec<VolumeWindow>>,
+    /// The exchange's fee account, per currency.
+    fees_collected: Vec<i64>,
+    next_transfer: u64,
     seq: u64,
     now: Timestamp,
     next_order: u64,
@@ -90,15 +114,52 @@ impl Engine {
             }
             instruments.push(Instrument::build(spec, &config.currencies)?);
         }
+        let scales = ledger::balance_scales(&config.currencies, &instruments);
+        if scales.iter().any(|&s| s > 18) {
+            return Err(ConfigError::TooMany);
+        }
+        let mut fee_groups: Vec<FeeGroup> = Vec::with_capacity(config.fee_groups.len());
+        for spec in config.fee_groups {
+            let currency = config
+                .currencies
+                .iter()
+                .position(|c| c.code == spec.volume_currency)
+                .ok_or_else(|| ConfigError::UnknownCurrency {
+                    instrument: spec.id.clone(),
+                    currency: spec.volume_currency.clone(),
+                })?;
+            if fee_groups.iter().any(|g| g.spec.id == spec.id) {
+                return Err(ConfigError::DuplicateCode(spec.id));
+            }
+            fee_groups.push(FeeGroup::build(
+                spec,
+                CurrencyId(currency as u16),
+                scales[currency],
+            )?);
+        }
+        // Spot first, futures second, as the account-fees view lists them.
+        fee_groups.sort_by_key(|g| {
+            (
+                g.spec.id != crate::fees::SPOT_GROUP,
+                g.spec.id != crate::fees::FUTURES_GROUP,
+            )
+        });
         Ok(Self {
             books: instruments.iter().map(|_| Book::default()).collect(),
+            settlements: ledger::settlements(&instruments, &scales, &fee_groups),
+            fees_collected: vec![0; config.currencies.len()],
+            accounts: Accounts::new(config.currencies.len()),
             currencies: config.currencies,
             instruments,
             orders: Slab::with_capacity(1024),
-            accounts: Accounts::default(),
             client_index: HashMap::default(),
             expiries: BTreeMap::new(),
             max_open_orders: config.max_open_orders,
+            enforce_balances: config.enforce_balances,
+            scales,
+            fee_groups,
+            volumes: Vec::new(),
+            next_transfer: 1,
             seq: 0,
             now: Timestamp(0),
             next_order: 1,
@@ -123,6 +184,8 @@ impl Engine {
         let result = match command {
             Command::CreateHolder => {
                 let (holder, main_account) = self.accounts.create_holder();
+                self.volumes
+                    .push(vec![VolumeWindow::default(); self.fee_groups.len()]);
                 self.emit(
                     sink,
                     Event::HolderCreated {
@@ -136,7 +199,33 @@ impl Engine {
                     ..Applied::default()
                 })
             }
-            Command::CreateSubaccount { holder } => self.create_subaccount(*holder, sink),
+            Command::CreateSubaccount { holder, name, kind } => {
+                self.create_subaccount(*holder, name, *kind, sink)
+            }
+            Command::CloseSubaccount { account } => self.close_subaccount(*account, sink),
+            Command::Deposit {
+                account,
+                currency,
+                amount,
+            } => self.deposit(*account, *currency, *amount, sink),
+            Command::Withdraw {
+                account,
+                currency,
+                amount,
+            } => self.withdraw(*account, *currency, *amount, sink),
+            Command::SetDerisk { account, on } => self.set_derisk(*account, *on, sink),
+            Command::SetBlpThreshold {
+                account,
+                currency,
+                amount,
+            } => self.set_blp_threshold(*account, *currency, *amount, sink),
+            Command::Transfer {
+                holder,
+                source,
+                destination,
+                currency,
+                amount,
+            } => self.transfer(*holder, *source, *destination, *currency, *amount, sink),
             Command::SetStpMode { account, mode } => self.set_stp(*account, *mode, sink),
             Command::SetInstrumentState { instrument, state } => {
                 self.set_instrument_state(*instrument, *state, sink)
@@ -159,6 +248,14 @@ impl Engine {
             let (account, client_id) = match command {
                 Command::PlaceOrder(o) => (Some(o.account), o.client_id),
                 Command::SetStpMode { account, .. }
+                | Command::CloseSubaccount { account }
+                | Command::Deposit { account, .. }
+                | Command::Withdraw { account, .. }
+                | Command::SetDerisk { account, .. }
+                | Command::SetBlpThreshold { account, .. }
+                | Command::Transfer {
+                    source: account, ..
+                }
                 | Command::AmendOrder { account, .. }
                 | Command::CancelOrder { account, .. }
                 | Command::CancelAll { account, .. } => (Some(*account), None),
@@ -177,20 +274,6 @@ impl Engine {
             );
         }
         result
-    }
-
-    fn create_subaccount<S: EventSink>(
-        &mut self,
-        holder: HolderId,
-        sink: &mut S,
-    ) -> Result<Applied, EngineError> {
-        self.accounts.holder(holder)?;
-        let account = self.accounts.add_account(holder);
-        self.emit(sink, Event::SubaccountCreated { holder, account });
-        Ok(Applied {
-            account: Some(account),
-            ..Applied::default()
-        })
     }
 
     fn set_stp<S: EventSink>(
@@ -302,6 +385,53 @@ impl Engine {
     /// Open orders counted against a holder's limit.
     pub fn open_order_count(&self, holder: HolderId) -> Result<u32, EngineError> {
         self.accounts.holder(holder).map(|h| h.open_orders)
+    }
+
+    /// An account with its balances.
+    pub fn account(&self, account: AccountId) -> Result<AccountView<'_>, EngineError> {
+        self.accounts.view(account)
+    }
+
+    /// Every account of a holder: the main account first, then subaccounts in creation order
+    /// (closed ones included).
+    pub fn holder_accounts(&self, holder: HolderId) -> Result<Vec<AccountView<'_>>, EngineError> {
+        self.accounts
+            .holder(holder)?
+            .accounts
+            .iter()
+            .map(|&a| self.accounts.view(a))
+            .collect()
+    }
+
+    /// Number of holders.
+    pub fn holder_count(&self) -> usize {
+        self.accounts.holders.len()
+    }
+
+    /// Looks a currency up by code.
+    pub fn currency_by_code(&self, code: &str) -> Option<CurrencyId> {
+        self.currencies
+            .iter()
+            .position(|c| c.code == code)
+            .map(|i| CurrencyId(i as u16))
+    }
+
+    /// Decimal places of a currency's balances (see the ledger module).
+    pub fn balance_scale(&self, currency: CurrencyId) -> Result<u8, EngineError> {
+        self.scales
+            .get(usize::from(currency.0))
+            .copied()
+            .ok_or(EngineError::UnknownCurrency)
+    }
+
+    /// The exchange's fee account: fees collected per currency, in balance units.
+    pub fn fees_collected(&self) -> &[i64] {
+        &self.fees_collected
+    }
+
+    /// Whether orders reserve and settle funds.
+    pub fn enforces_balances(&self) -> bool {
+        self.enforce_balances
     }
 
     /// Price of the last trade in an instrument.

@@ -6,7 +6,7 @@ use crate::error::EngineError;
 use crate::event::{AcceptedOrder, EventSink};
 use crate::fixed::{Notional, Price, Qty};
 use crate::ids::{OrderRef, Timestamp, Uuid};
-use crate::order::{LiveState, NIL, NewOrder, Order, OrderType, StpMode, TimeInForce};
+use crate::order::{LiveState, NIL, NewOrder, Order, OrderType, Side, StpMode, TimeInForce};
 use crate::refdata::{Instrument, InstrumentState};
 
 /// Checks that need only the request, the instrument and the time.
@@ -85,7 +85,7 @@ impl Engine {
             }
             _ => {}
         }
-        let account = self.accounts.account(o.account)?;
+        let account = self.accounts.active(o.account)?;
         let holder = account.holder;
         let stp = o.stp.unwrap_or(account.stp);
         let book = &self.books[usize::from(o.instrument.0)];
@@ -113,10 +113,37 @@ impl Engine {
                 _ => {}
             }
         }
-        // Reservation of funds or margin will be checked here, before any state changes.
+        let reservation = if self.enforce_balances {
+            let market_cost = match (o.order_type, o.side, o.price) {
+                (OrderType::Market, Side::Buy, None) => {
+                    self.market_buy_cost(o.instrument, o.amount, o.account, stp)
+                }
+                _ => 0,
+            };
+            let (currency, need) = self.reservation(
+                o.instrument,
+                o.side,
+                o.price.unwrap_or_default(),
+                o.amount,
+                market_cost,
+            );
+            let available = self.accounts.accounts[o.account.0 as usize].balances
+                [usize::from(currency.0)]
+            .available;
+            if need > i128::from(available) {
+                return Err(EngineError::InsufficientFunds);
+            }
+            Some((currency, need as i64))
+        } else {
+            None
+        };
 
         let slot = self.accept(o, stp, counted, sink);
         let handle = self.orders[slot as usize].handle();
+        if let Some((currency, need)) = reservation.filter(|r| r.1 > 0) {
+            self.orders[slot as usize].reserved = need;
+            self.lock(o.account, currency, need, sink);
+        }
         if o.order_type == OrderType::Stop {
             self.hold_stop(slot);
         } else {
@@ -154,6 +181,7 @@ impl Engine {
             state: LiveState::Taking,
             price: o.price.unwrap_or_default(),
             trigger_price: o.trigger_price.unwrap_or_default(),
+            reserved: 0,
             amount: o.amount,
             filled: Qty(0),
             filled_notional: Notional(0),
@@ -251,7 +279,7 @@ pub(super) fn counts_as_open(order_type: OrderType, tif: TimeInForce) -> bool {
 fn match_limit(o: &NewOrder) -> Price {
     match (o.price, o.side) {
         (Some(p), _) => p,
-        (None, crate::order::Side::Buy) => Price(i64::MAX),
-        (None, crate::order::Side::Sell) => Price(i64::MIN),
+        (None, Side::Buy) => Price(i64::MAX),
+        (None, Side::Sell) => Price(i64::MIN),
     }
 }

@@ -23,13 +23,32 @@ impl Engine {
         h.u64(self.next_order);
         h.u64(self.next_trade);
         h.u64(u64::from(self.max_open_orders));
+        h.u64(self.next_transfer);
+        h.bytes(&[u8::from(self.enforce_balances)]);
         for a in &self.accounts.accounts {
             h.u64(u64::from(a.holder.0));
-            h.bytes(&[a.stp as u8]);
+            h.bytes(&[a.stp as u8, a.state as u8, a.kind as u8, u8::from(a.derisk)]);
+            h.bytes(a.name.as_bytes());
+            h.u64(a.name.len() as u64);
+            h.i64(a.created.0);
+            for b in &a.balances {
+                h.i64(b.available);
+                h.i64(b.locked);
+                h.i64(b.updated.0);
+            }
+            for &t in &a.blp_threshold {
+                h.i64(t);
+            }
         }
-        for holder in &self.accounts.holders {
-            h.u64(u64::from(holder.main.0));
+        for (holder, windows) in self.accounts.holders.iter().zip(&self.volumes) {
+            h.u64(holder.accounts.len() as u64);
             h.u64(u64::from(holder.open_orders));
+            for w in windows {
+                w.digest(&mut h);
+            }
+        }
+        for &fee in &self.fees_collected {
+            h.i64(fee);
         }
         for (inst, book) in self.instruments.iter().zip(&self.books) {
             h.bytes(inst.code().as_bytes());
@@ -85,6 +104,7 @@ fn hash_order(h: &mut StateHasher, o: &Order) {
     ]);
     h.i64(o.price.0);
     h.i64(o.trigger_price.0);
+    h.i64(o.reserved);
     h.i64(o.amount.0);
     h.i64(o.filled.0);
     h.i128(o.filled_notional.0);

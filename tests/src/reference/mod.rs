@@ -2,6 +2,9 @@
 //! scan, no indexes, no caches. Written to be obviously right rather than fast, it emits the
 //! same events as `matchbook::Engine` so the two can be compared after every command.
 
+pub mod funds;
+
+use funds::{RefAccount, RefFunds};
 use matchbook::{
     AcceptedOrder, AccountId, CancelReason, CancelScope, Command, EngineError, Event, InstrumentId,
     InstrumentState, NewOrder, OrderRef, OrderType, Price, Qty, Side, StpMode, TimeInForce,
@@ -21,6 +24,14 @@ pub struct RefInstrument {
     pub state: InstrumentState,
     /// Last trade price.
     pub last_price: Option<i64>,
+    /// Base currency index.
+    pub base: usize,
+    /// Quote currency index.
+    pub quote: usize,
+    /// Base balance units per lot.
+    pub base_unit: i64,
+    /// Quote balance units per tick x lot.
+    pub quote_unit: i64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +67,8 @@ pub struct RefOrder {
     place: Where,
     /// Time priority: when it (last) joined the back of its price.
     stamp: u64,
+    /// Balance units still reserved.
+    pub reserved: i64,
 }
 
 impl RefOrder {
@@ -101,8 +114,10 @@ fn crosses(side: Side, limit: i64, resting: i64) -> bool {
 pub struct RefEngine {
     /// Instruments by index.
     pub instruments: Vec<RefInstrument>,
-    /// (holder, default STP) per account.
-    accounts: Vec<(usize, StpMode)>,
+    /// Accounts by id.
+    pub accounts: Vec<RefAccount>,
+    /// Money state.
+    pub funds: RefFunds,
     /// Open-order count per holder.
     pub holders: Vec<u32>,
     /// Every live order.
@@ -118,10 +133,11 @@ pub struct RefEngine {
 
 impl RefEngine {
     /// An empty reference engine over these instruments.
-    pub fn new(instruments: Vec<RefInstrument>, max_open: u32) -> Self {
+    pub fn new(instruments: Vec<RefInstrument>, max_open: u32, funds: RefFunds) -> Self {
         Self {
             instruments,
             accounts: Vec::new(),
+            funds,
             holders: Vec::new(),
             orders: Vec::new(),
             max_open,
@@ -148,6 +164,14 @@ impl RefEngine {
             let (account, client_id) = match command {
                 Command::PlaceOrder(o) => (Some(o.account), o.client_id),
                 Command::SetStpMode { account, .. }
+                | Command::CloseSubaccount { account }
+                | Command::Deposit { account, .. }
+                | Command::Withdraw { account, .. }
+                | Command::SetDerisk { account, .. }
+                | Command::SetBlpThreshold { account, .. }
+                | Command::Transfer {
+                    source: account, ..
+                }
                 | Command::AmendOrder { account, .. }
                 | Command::CancelOrder { account, .. }
                 | Command::CancelAll { account, .. } => (Some(*account), None),
@@ -171,32 +195,58 @@ impl RefEngine {
             Command::CreateHolder => {
                 let holder = self.holders.len();
                 self.holders.push(0);
-                let account = self.accounts.len();
-                self.accounts.push((holder, StpMode::None));
+                let account =
+                    self.new_account(holder, "main".into(), matchbook::AccountKind::Regular);
                 self.events.push(Event::HolderCreated {
                     holder: matchbook::HolderId(holder as u32),
                     main_account: AccountId(account as u32),
                 });
                 Ok(())
             }
-            Command::CreateSubaccount { holder } => {
-                if holder.0 as usize >= self.holders.len() {
-                    return Err(EngineError::UnknownHolder);
-                }
-                let account = self.accounts.len();
-                self.accounts.push((holder.0 as usize, StpMode::None));
-                self.events.push(Event::SubaccountCreated {
-                    holder: *holder,
-                    account: AccountId(account as u32),
+            Command::CreateSubaccount { holder, name, kind } => {
+                self.create_subaccount(*holder, name, *kind)
+            }
+            Command::CloseSubaccount { account } => self.close_subaccount(*account),
+            Command::Deposit {
+                account,
+                currency,
+                amount,
+            } => self.deposit(*account, *currency, *amount),
+            Command::Withdraw {
+                account,
+                currency,
+                amount,
+            } => self.withdraw(*account, *currency, *amount),
+            Command::SetDerisk { account, on } => {
+                let a = self
+                    .accounts
+                    .get_mut(account.0 as usize)
+                    .ok_or(EngineError::UnknownAccount)?;
+                a.derisk = *on;
+                self.events.push(Event::DeriskChanged {
+                    account: *account,
+                    on: *on,
                 });
                 Ok(())
             }
+            Command::SetBlpThreshold {
+                account,
+                currency,
+                amount,
+            } => self.set_blp(*account, *currency, *amount),
+            Command::Transfer {
+                holder,
+                source,
+                destination,
+                currency,
+                amount,
+            } => self.transfer(*holder, *source, *destination, *currency, *amount),
             Command::SetStpMode { account, mode } => {
                 let a = self
                     .accounts
                     .get_mut(account.0 as usize)
                     .ok_or(EngineError::UnknownAccount)?;
-                a.1 = *mode;
+                a.stp = *mode;
                 self.events.push(Event::StpModeSet {
                     account: *account,
                     mode: *mode,
@@ -428,11 +478,14 @@ impl RefEngine {
             }
             _ => {}
         }
-        let &(holder, default_stp) = self
+        let record = self
             .accounts
             .get(o.account.0 as usize)
             .ok_or(EngineError::UnknownAccount)?;
-        let stp = o.stp.unwrap_or(default_stp);
+        if record.closed {
+            return Err(EngineError::AccountClosed);
+        }
+        let (holder, stp) = (record.holder, o.stp.unwrap_or(record.stp));
         if o.order_type == OrderType::Market
             && o.price.is_none()
             && let Some(&best) = self.queue(o.instrument, o.side.opposite()).first()
@@ -459,6 +512,7 @@ impl RefEngine {
             expire_at: o.expire_at,
             place: Where::Taking,
             stamp: 0,
+            reserved: 0,
         };
         if o.order_type != OrderType::Stop {
             match o.time_in_force {
@@ -480,6 +534,29 @@ impl RefEngine {
                 _ => {}
             }
         }
+        let reservation = if self.funds.enforce {
+            let (currency, need) = match o.side {
+                Side::Buy => {
+                    let need = match o.price {
+                        Some(p) => {
+                            i128::from(p.0) * i128::from(o.amount.0) * i128::from(inst.quote_unit)
+                        }
+                        None => self.market_buy_cost(o.instrument, o.amount.0, o.account, stp),
+                    };
+                    (inst.quote, need)
+                }
+                Side::Sell => (
+                    inst.base,
+                    i128::from(o.amount.0) * i128::from(inst.base_unit),
+                ),
+            };
+            if need > i128::from(self.accounts[o.account.0 as usize].balances[currency].0) {
+                return Err(EngineError::InsufficientFunds);
+            }
+            Some((currency, need as i64))
+        } else {
+            None
+        };
         self.next_order += 1;
         self.events.push(Event::OrderAccepted(AcceptedOrder {
             order: order.handle(),
@@ -498,6 +575,10 @@ impl RefEngine {
         if is_counted {
             self.holders[holder] += 1;
         }
+        if let Some((currency, need)) = reservation.filter(|r| r.1 > 0) {
+            order.reserved = need;
+            self.lock(o.account.0 as usize, currency, need);
+        }
         if o.order_type == OrderType::Stop {
             order.place = Where::Pending;
             self.orders.push(order);
@@ -512,7 +593,7 @@ impl RefEngine {
     fn remove(&mut self, i: usize) -> RefOrder {
         let o = self.orders.remove(i);
         if o.counted() {
-            self.holders[self.accounts[o.account.0 as usize].0] -= 1;
+            self.holders[self.accounts[o.account.0 as usize].holder] -= 1;
         }
         o
     }
@@ -526,6 +607,49 @@ impl RefEngine {
             remaining: Qty(o.remaining()),
             reason,
         });
+        self.release(&o);
+    }
+
+    /// Unlocks whatever an ended order still reserves.
+    fn release(&mut self, o: &RefOrder) {
+        if o.reserved != 0 {
+            let inst = &self.instruments[o.instrument.0 as usize];
+            let currency = if o.side == Side::Buy {
+                inst.quote
+            } else {
+                inst.base
+            };
+            self.lock(o.account.0 as usize, currency, -o.reserved);
+        }
+    }
+
+    /// Cost of buying `amount` from the book now, under the buyer's STP mode.
+    fn market_buy_cost(
+        &self,
+        instrument: InstrumentId,
+        amount: i64,
+        account: AccountId,
+        stp: StpMode,
+    ) -> i128 {
+        let unit = i128::from(self.instruments[instrument.0 as usize].quote_unit);
+        let mut need = amount;
+        let mut cost = 0i128;
+        for i in self.queue(instrument, Side::Sell) {
+            let o = &self.orders[i];
+            if need == 0 {
+                break;
+            }
+            if stp != StpMode::None && o.account == account {
+                if stp == StpMode::CancelOldest {
+                    continue;
+                }
+                break;
+            }
+            let take = need.min(o.remaining());
+            cost += i128::from(o.price.unwrap_or(0)) * i128::from(take) * unit;
+            need -= take;
+        }
+        cost
     }
 
     fn index_of(&self, id: u64) -> usize {
@@ -572,9 +696,23 @@ impl RefEngine {
             }
             let ti = self.index_of(taker_id);
             let qty = self.orders[ti].remaining().min(self.orders[m].remaining());
+            let (maker_fee, taker_fee) = if self.funds.enforce {
+                self.settle(
+                    instrument.0 as usize,
+                    ti,
+                    m,
+                    side == Side::Buy,
+                    maker_price,
+                    qty,
+                )
+            } else {
+                (0, 0)
+            };
             self.orders[m].filled += qty;
             self.orders[ti].filled += qty;
             let (maker, taker) = (&self.orders[m], &self.orders[ti]);
+            let (maker_account, taker_account) =
+                (maker.account.0 as usize, taker.account.0 as usize);
             self.events.push(Event::Trade(Trade {
                 id: TradeId(self.next_trade),
                 instrument,
@@ -587,17 +725,29 @@ impl RefEngine {
                 taker: taker.handle(),
                 taker_account: taker.account,
                 taker_remaining: Qty(taker.remaining()),
+                maker_fee,
+                taker_fee,
             }));
+            if self.funds.enforce {
+                let inst = &self.instruments[instrument.0 as usize];
+                let (base, quote) = (inst.base, inst.quote);
+                for a in [taker_account, maker_account] {
+                    self.balance_event(a, base);
+                    self.balance_event(a, quote);
+                }
+            }
             self.next_trade += 1;
             self.instruments[instrument.0 as usize].last_price = Some(maker_price);
             if self.orders[m].remaining() == 0 {
-                self.remove(m);
+                let gone = self.remove(m);
+                self.release(&gone);
             }
         }
         let ti = self.index_of(taker_id);
         let t = &self.orders[ti];
         if t.remaining() == 0 {
-            self.remove(ti);
+            let gone = self.remove(ti);
+            self.release(&gone);
         } else if !self_trade
             && t.order_type != OrderType::Market
             && counted(OrderType::Limit, t.tif)
@@ -715,6 +865,20 @@ impl RefEngine {
         {
             return Err(EngineError::PostOnlyWouldTake);
         }
+        let delta = if self.funds.enforce {
+            let remaining = new_amount - o.filled;
+            let (currency, need) = match o.side {
+                Side::Buy => (inst.quote, new_price * remaining * inst.quote_unit),
+                Side::Sell => (inst.base, remaining * inst.base_unit),
+            };
+            let delta = need - o.reserved;
+            if delta > self.accounts[account.0 as usize].balances[currency].0 {
+                return Err(EngineError::InsufficientFunds);
+            }
+            Some((currency, delta))
+        } else {
+            None
+        };
         let resting = o.place == Where::Resting;
         let m = &mut self.orders[i];
         m.amount = new_amount;
@@ -731,6 +895,10 @@ impl RefEngine {
             remaining: Qty(m.remaining()),
             kept_priority: !resting || keeps,
         });
+        if let Some((currency, delta)) = delta.filter(|d| d.1 != 0) {
+            self.orders[i].reserved += delta;
+            self.lock(account.0 as usize, currency, delta);
+        }
         if resting && !keeps {
             self.enter(i);
             self.run_stops(o.instrument);
