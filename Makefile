@@ -29,8 +29,9 @@ bench: latency
 
 latency:
 	$(CARGO) build --release -p matchbook-bench
-	./target/release/matchbook-bench latency --profile exchange-core --n $(BENCH_N) --runs 5
-	./target/release/matchbook-bench latency --profile deep-book --n $(BENCH_N) --runs 5
+	for profile in exchange-core deep-book; do for balances in off on; do \
+		./target/release/matchbook-bench latency --profile $$profile --balances $$balances --n $(BENCH_N) --runs 5 || exit 1; \
+	done; done
 
 clean:
 	$(CARGO) clean

@@ -1,6 +1,7 @@
 //! Criterion benches of the engine, book only: resting add, cancel, amend (price move), a
 //! sweep of N levels, fill-or-kill against a 100,000-order book, and the seeded mixed
-//! workloads of DESIGN section 6. Throughput is per command.
+//! workloads of DESIGN section 6, book only and with balances and fees. Throughput is per
+//! command.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -259,6 +260,16 @@ fn mixed(c: &mut Criterion) {
         "exchange_core",
     );
     replay(c, &workload::generate(DEEP_BOOK, 1, 1_000_000), "deep_book");
+    replay(
+        c,
+        &workload::generate_funded(EXCHANGE_CORE, 1, 1_000_000),
+        "exchange_core_balances",
+    );
+    replay(
+        c,
+        &workload::generate_funded(DEEP_BOOK, 1, 1_000_000),
+        "deep_book_balances",
+    );
 }
 
 criterion_group!(benches, order_ops, sweeps, fill_or_kill, mixed);

@@ -55,3 +55,25 @@ fn exchange_core_mix_has_the_published_shape() {
     let levels = view.bids.len() + view.asks.len();
     assert!((300..1000).contains(&levels), "price levels {levels}");
 }
+
+#[test]
+fn funded_workload_is_accepted_and_trades() {
+    let w = workload::generate_funded(EXCHANGE_CORE, 7, 50_000);
+    let mut engine = w.prepared_engine();
+    let mut events: Vec<EventRecord> = Vec::new();
+    let (mut rejected, mut trades) = (0usize, 0usize);
+    for (i, command) in w.commands.iter().enumerate() {
+        events.clear();
+        rejected += usize::from(
+            engine
+                .apply(command, w.time_of_command(i), &mut events)
+                .is_err(),
+        );
+        trades += events
+            .iter()
+            .filter(|e| matches!(e.event, matchbook::Event::Trade(_)))
+            .count();
+    }
+    assert!(rejected * 100 < w.commands.len(), "rejected {rejected}");
+    assert!(trades > 1_000, "trades {trades}");
+}

@@ -67,6 +67,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .account
         .ok_or("no account")?;
     let inst = engine.instrument_by_code("BTC_EUR").ok_or("no BTC_EUR")?;
+    let btc = engine.currency_by_code("BTC").ok_or("no BTC")?;
+    let eur = engine.currency_by_code("EUR").ok_or("no EUR")?;
+    // Balances are integers at 8 decimals for BTC and EUR: fund 2 BTC and 100,000 EUR each.
+    for account in [maker, taker] {
+        engine.apply(
+            &Command::Deposit {
+                account,
+                currency: btc,
+                amount: 200_000_000,
+            },
+            t,
+            &mut events,
+        )?;
+        engine.apply(
+            &Command::Deposit {
+                account,
+                currency: eur,
+                amount: 10_000_000_000_000,
+            },
+            t,
+            &mut events,
+        )?;
+    }
     let market = engine.instrument(inst)?.clone();
     let order = |account,
                  side,
@@ -127,6 +150,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         events.clear();
         let result = engine.apply(&command, t, &mut events);
         show(&engine, inst, label, result, &events);
+    }
+    for (name, account) in [("maker", maker), ("taker", taker)] {
+        let view = engine.account(account)?;
+        let b = |c: matchbook::CurrencyId| view.balances[usize::from(c.0)];
+        let show = |v: i64| matchbook::fixed::format_scaled(v.into(), 8);
+        println!(
+            "{name}: BTC {} available, {} locked; EUR {} available, {} locked",
+            show(b(btc).available),
+            show(b(btc).locked),
+            show(b(eur).available),
+            show(b(eur).locked),
+        );
     }
     println!(
         "state hash {:016x} after {} events",

@@ -252,3 +252,94 @@ mod tests {
         }
     }
 }
+
+/// Why a transfer amount was refused (spec section 7 texts: `amount is required.` and
+/// `invalid amount.`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TransferAmountError {
+    /// Empty or absent.
+    #[error("amount is required.")]
+    Missing,
+    /// Anything else that is not a positive amount.
+    #[error("invalid amount.")]
+    Invalid,
+}
+
+/// Parses a transfer amount as spec 2.5 describes it: only characters of `[0-9,.]`, commas
+/// taken as digit grouping and ignored, at most one decimal point, truncated (never rounded)
+/// to `keep` decimals, returned in units of `10^-scale` (`scale >= keep`). Zero is invalid.
+pub fn parse_transfer_amount(text: &str, keep: u8, scale: u8) -> Result<i64, TransferAmountError> {
+    if text.is_empty() {
+        return Err(TransferAmountError::Missing);
+    }
+    if !text
+        .bytes()
+        .all(|b| b.is_ascii_digit() || b == b',' || b == b'.')
+    {
+        return Err(TransferAmountError::Invalid);
+    }
+    let digits: String = text.chars().filter(|&c| c != ',').collect();
+    let (int_part, frac_part) = digits.split_once('.').unwrap_or((&digits, ""));
+    if frac_part.contains('.') || (int_part.is_empty() && frac_part.is_empty()) || keep > scale {
+        return Err(TransferAmountError::Invalid);
+    }
+    let kept = &frac_part[..frac_part.len().min(usize::from(keep))];
+    let mut value: i128 = 0;
+    for b in int_part.bytes().chain(kept.bytes()) {
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(i128::from(b - b'0')))
+            .ok_or(TransferAmountError::Invalid)?;
+    }
+    let pad = u32::from(scale) - kept.len() as u32;
+    let value = value
+        .checked_mul(10i128.pow(pad))
+        .and_then(|v| i64::try_from(v).ok())
+        .ok_or(TransferAmountError::Invalid)?;
+    if value == 0 {
+        return Err(TransferAmountError::Invalid);
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod transfer_amount_tests {
+    use super::*;
+
+    #[test]
+    fn truncates_to_the_transfer_precision() {
+        assert_eq!(parse_transfer_amount("1.123456789", 8, 8), Ok(112_345_678));
+        assert_eq!(
+            parse_transfer_amount("1.123456789", 8, 10),
+            Ok(11_234_567_800)
+        );
+        assert_eq!(
+            parse_transfer_amount("12.3456", 3, 3),
+            Ok(12_345),
+            "SHIB keeps 3 decimals"
+        );
+        assert_eq!(parse_transfer_amount("1,000.5", 8, 8), Ok(100_050_000_000));
+        assert_eq!(parse_transfer_amount(".5", 8, 8), Ok(50_000_000));
+        assert_eq!(parse_transfer_amount("5.", 8, 8), Ok(500_000_000));
+    }
+
+    #[test]
+    fn refuses_what_the_spec_refuses() {
+        use TransferAmountError::*;
+        for (text, want) in [
+            ("", Missing),
+            ("-1", Invalid),
+            ("1e5", Invalid),
+            ("abc", Invalid),
+            (" 1", Invalid),
+            ("1.2.3", Invalid),
+            (".", Invalid),
+            (",", Invalid),
+            ("0", Invalid),
+            ("0.000000001", Invalid),
+            ("99999999999999999999999", Invalid),
+        ] {
+            assert_eq!(parse_transfer_amount(text, 8, 8), Err(want), "{text:?}");
+        }
+    }
+}

@@ -51,14 +51,16 @@ pub use account::{AccountKind, AccountState, AccountView, Balance};
 pub use book::view::{BookView, LevelView, OrderView};
 pub use command::{CancelScope, Command};
 pub use engine::{
-    Applied, DEFAULT_MAX_OPEN_ORDERS, Engine, EngineConfig, MAIN_ACCOUNT_NAME, MAX_ACCOUNT_NAME,
-    transfer_decimals,
+    AccountFees, ActiveTier, Applied, DEFAULT_MAX_OPEN_ORDERS, Engine, EngineConfig,
+    MAIN_ACCOUNT_NAME, MAX_ACCOUNT_NAME, MarginTotals, RunningVolume, transfer_decimals,
 };
 pub use error::EngineError;
 pub use event::{
     AcceptedOrder, CancelReason, CountingSink, Event, EventRecord, EventSink, OrderStatus, Trade,
 };
-pub use fixed::{Notional, ParseDecimalError, Price, Qty};
+pub use fixed::{
+    Notional, ParseDecimalError, Price, Qty, TransferAmountError, parse_transfer_amount,
+};
 pub use hashing::StateHasher;
 pub use ids::{
     AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, TradeId, Uuid, UuidError,

@@ -1,6 +1,6 @@
 //! Zero heap allocations per command in steady state: a counting global allocator wraps the
-//! system one, the exchange-core workload runs through a warm-up, then the measured part must
-//! not allocate at all (event sink cleared, never reallocated).
+//! system one, each workload (book only, and with balances and fees) runs through a warm-up,
+//! then the measured part must not allocate at all (event sink cleared, never reallocated).
 // A global allocator can only be written with `unsafe`; this one forwards to `System`.
 #![allow(unsafe_code)]
 
@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use matchbook::EventRecord;
-use matchbook_bench::workload::{self, DEEP_BOOK, EXCHANGE_CORE, Profile};
+use matchbook_bench::workload::{self, DEEP_BOOK, EXCHANGE_CORE, Profile, Workload};
 
 struct Counting;
 
@@ -32,8 +32,8 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn allocations_in_steady_state(profile: Profile, n: usize) -> (u64, usize) {
-    let w = workload::generate(profile, 1, n);
+fn allocations_in_steady_state(w: &Workload) -> (u64, usize) {
+    let n = w.commands.len();
     let mut engine = w.prepared_engine();
     let mut events: Vec<EventRecord> = Vec::with_capacity(1024);
     let warm_up = n / 2;
@@ -51,13 +51,21 @@ fn allocations_in_steady_state(profile: Profile, n: usize) -> (u64, usize) {
 
 #[test]
 fn no_allocation_per_command_after_warm_up() {
-    for (profile, n) in [(EXCHANGE_CORE, 400_000), (DEEP_BOOK, 200_000)] {
-        let (allocations, commands) = allocations_in_steady_state(profile, n);
-        assert_eq!(
-            allocations, 0,
-            "{}: {allocations} allocations over {commands} commands",
-            profile.name
-        );
+    let profiles: [(Profile, usize); 2] = [(EXCHANGE_CORE, 400_000), (DEEP_BOOK, 200_000)];
+    for (profile, n) in profiles {
+        for funded in [false, true] {
+            let w = if funded {
+                workload::generate_funded(profile, 1, n)
+            } else {
+                workload::generate(profile, 1, n)
+            };
+            let (allocations, commands) = allocations_in_steady_state(&w);
+            assert_eq!(
+                allocations, 0,
+                "{} (balances {funded}): {allocations} allocations over {commands} commands",
+                profile.name
+            );
+        }
     }
 }
 

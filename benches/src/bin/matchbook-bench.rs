@@ -2,7 +2,7 @@
 //! throughput (one timer around the whole run) and per-command latency percentiles (a timer
 //! around each command, with the timer's own cost measured and reported beside them).
 //!
-//! Usage: `matchbook-bench latency [--profile exchange-core|deep-book] [--n N] [--seed S] [--runs R]`
+//! Usage: `matchbook-bench latency [--profile exchange-core|deep-book] [--balances on|off] [--n N] [--seed S] [--runs R]`
 
 use std::time::Instant;
 
@@ -14,6 +14,7 @@ struct Args {
     n: usize,
     seed: u64,
     runs: usize,
+    balances: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -27,6 +28,7 @@ fn parse_args() -> Result<Args, String> {
         n: 2_000_000,
         seed: 1,
         runs: 5,
+        balances: false,
     };
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -40,6 +42,13 @@ fn parse_args() -> Result<Args, String> {
             "--n" => parsed.n = value.parse().map_err(|e| format!("--n: {e}"))?,
             "--seed" => parsed.seed = value.parse().map_err(|e| format!("--seed: {e}"))?,
             "--runs" => parsed.runs = value.parse().map_err(|e| format!("--runs: {e}"))?,
+            "--balances" => {
+                parsed.balances = match value.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    _ => return Err(format!("--balances takes on or off, not {value}")),
+                }
+            }
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -83,7 +92,11 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let w = workload::generate(args.profile, args.seed, args.n);
+    let w = if args.balances {
+        workload::generate_funded(args.profile, args.seed, args.n)
+    } else {
+        workload::generate(args.profile, args.seed, args.n)
+    };
     let (base, start) = warmed(&w);
     let measured = w.commands.len() - start;
     let mut events: Vec<EventRecord> = Vec::with_capacity(1024);

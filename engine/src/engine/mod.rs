@@ -10,10 +10,12 @@ mod matching;
 mod place;
 mod state_hash;
 mod transfer;
+mod views;
 
 pub use accounts::MAIN_ACCOUNT_NAME;
 pub use admin::MAX_ACCOUNT_NAME;
 pub use ledger::transfer_decimals;
+pub use views::{AccountFees, ActiveTier, MarginTotals, RunningVolume};
 
 use std::collections::{BTreeMap, HashMap};
 
