@@ -134,8 +134,13 @@ fn main() {
     latencies.sort_unstable();
     let overhead = timer_overhead();
     println!(
-        "profile {} seed {} commands {} (after {} warm-up) runs {}",
-        args.profile.name, args.seed, measured, start, args.runs
+        "profile {} balances {} seed {} commands {} (after {} warm-up) runs {}",
+        args.profile.name,
+        if args.balances { "on" } else { "off" },
+        args.seed,
+        measured,
+        start,
+        args.runs
     );
     println!(
         "throughput median {:.2} M commands/s (min {:.2}, max {:.2}) = {:.1} ns/command",
