@@ -749,3 +749,50 @@ fn margin_totals_count_usd_cash() {
     let shib = w.engine.currency_by_code("SHIB").expect("SHIB");
     assert_eq!(w.engine.balance_scale(shib), Ok(3));
 }
+
+#[test]
+fn volume_in_another_quote_currency_is_converted_at_the_last_price() {
+    let mut w = World::new();
+    let (_, a) = w.holder();
+    let (_, b) = w.holder();
+    let (btc, eur) = (w.btc, w.eur);
+    let eth = w.engine.currency_by_code("ETH").expect("ETH");
+    let eth_btc = w.engine.instrument_by_code("ETH_BTC").expect("ETH_BTC");
+    for account in [a, b] {
+        w.deposit(account, btc, 10 * ONE);
+        w.deposit(account, eur, 100_000 * ONE);
+        w.deposit(account, eth, 10 * ONE);
+    }
+    // Before BTC_EUR has traded there is no price to convert with: not counted.
+    let eth_order =
+        |account, side| NewOrder::limit(account, eth_btc, side, Price(5_000), Qty(1_000));
+    w.ok(Command::PlaceOrder(eth_order(a, Side::Sell)));
+    w.ok(Command::PlaceOrder(eth_order(b, Side::Buy)));
+    assert_eq!(
+        w.engine.account_fees(a).expect("fees").running_volumes[0].volume,
+        0
+    );
+    // BTC_EUR trades 0.1 BTC at 30,000 (3,000 EUR); then 1 ETH at 0.05 BTC counts 1,500 EUR.
+    w.ok(Command::PlaceOrder(w.order(
+        a,
+        Side::Sell,
+        "30000.00",
+        "0.1",
+    )));
+    w.ok(Command::PlaceOrder(w.order(
+        b,
+        Side::Buy,
+        "30000.00",
+        "0.1",
+    )));
+    w.ok(Command::PlaceOrder(eth_order(a, Side::Sell)));
+    w.ok(Command::PlaceOrder(eth_order(b, Side::Buy)));
+    for account in [a, b] {
+        let v = w
+            .engine
+            .account_fees(account)
+            .expect("fees")
+            .running_volumes[0];
+        assert_eq!((v.volume, v.currency), (4_500 * i128::from(ONE), eur));
+    }
+}

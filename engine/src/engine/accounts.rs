@@ -9,13 +9,19 @@ use crate::order::StpMode;
 /// Name of every holder's main account.
 pub const MAIN_ACCOUNT_NAME: &str = "main";
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct AccountRecord {
+/// What order entry reads for every order, kept dense (8 bytes an account) apart from the
+/// rest of the record so that the accounts of a busy book stay in the first-level cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AccountCore {
     pub(crate) holder: HolderId,
     pub(crate) stp: StpMode,
+    pub(crate) state: AccountState,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AccountRecord {
     pub(crate) name: String,
     pub(crate) created: Timestamp,
-    pub(crate) state: AccountState,
     pub(crate) kind: AccountKind,
     pub(crate) derisk: bool,
     pub(crate) balances: Vec<Balance>,
@@ -31,6 +37,7 @@ pub(crate) struct HolderRecord {
 /// Registry of holders and accounts; ids are dense indices assigned in creation order.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Accounts {
+    pub(crate) core: Vec<AccountCore>,
     pub(crate) accounts: Vec<AccountRecord>,
     pub(crate) holders: Vec<HolderRecord>,
     pub(crate) currencies: usize,
@@ -42,6 +49,24 @@ impl Accounts {
             currencies,
             ..Self::default()
         }
+    }
+
+    pub(crate) fn core(&self, id: AccountId) -> Result<&AccountCore, EngineError> {
+        self.core
+            .get(id.0 as usize)
+            .ok_or(EngineError::UnknownAccount)
+    }
+
+    pub(crate) fn core_mut(&mut self, id: AccountId) -> Result<&mut AccountCore, EngineError> {
+        self.core
+            .get_mut(id.0 as usize)
+            .ok_or(EngineError::UnknownAccount)
+    }
+
+    /// Holder of an account known to exist.
+    #[inline]
+    pub(crate) fn holder_of(&self, id: AccountId) -> HolderId {
+        self.core[id.0 as usize].holder
     }
 
     pub(crate) fn account(&self, id: AccountId) -> Result<&AccountRecord, EngineError> {
@@ -57,8 +82,8 @@ impl Accounts {
     }
 
     /// An account that is not closed.
-    pub(crate) fn active(&self, id: AccountId) -> Result<&AccountRecord, EngineError> {
-        let account = self.account(id)?;
+    pub(crate) fn active(&self, id: AccountId) -> Result<&AccountCore, EngineError> {
+        let account = self.core(id)?;
         if account.state == AccountState::Closed {
             return Err(EngineError::AccountClosed);
         }
@@ -98,12 +123,14 @@ impl Accounts {
         kind: AccountKind,
     ) -> AccountId {
         let id = AccountId(self.accounts.len() as u32);
-        self.accounts.push(AccountRecord {
+        self.core.push(AccountCore {
             holder,
             stp: StpMode::None,
+            state: AccountState::Active,
+        });
+        self.accounts.push(AccountRecord {
             name,
             created,
-            state: AccountState::Active,
             kind,
             derisk: false,
             balances: vec![Balance::default(); self.currencies],
@@ -114,13 +141,13 @@ impl Accounts {
     }
 
     pub(crate) fn view(&self, id: AccountId) -> Result<AccountView<'_>, EngineError> {
-        let a = self.account(id)?;
+        let (a, core) = (self.account(id)?, self.core(id)?);
         Ok(AccountView {
             id,
-            holder: a.holder,
+            holder: core.holder,
             name: &a.name,
             created: a.created,
-            state: a.state,
+            state: core.state,
             kind: a.kind,
             derisk: a.derisk,
             balances: &a.balances,

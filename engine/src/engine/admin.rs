@@ -70,7 +70,7 @@ impl Engine {
             self.cancel_live(slot, CancelReason::AccountClosed, sink);
         }
         self.scratch_slots = targets;
-        self.accounts.accounts[account.0 as usize].state = AccountState::Closed;
+        self.accounts.core[account.0 as usize].state = AccountState::Closed;
         self.emit(sink, Event::AccountClosed { account });
         Ok(Applied::default())
     }

@@ -248,6 +248,10 @@ impl Engine {
     /// Releases what an ending order still reserves.
     #[inline]
     pub(super) fn release_order<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
+        if !self.enforce_balances {
+            // Book only: nothing is reserved, and the order's second cache line stays cold.
+            return;
+        }
         let o = &mut self.orders[slot as usize];
         let (reserved, account, side, instrument) = (o.reserved, o.account, o.side, o.instrument);
         if reserved == 0 {
@@ -278,8 +282,8 @@ impl Engine {
         let s = self.settlements[usize::from(instrument.0)];
         let base_units = qty.0 * s.base_unit;
         let quote_units = (price.notional(qty).0 * i128::from(s.quote_unit)) as i64;
-        let taker_holder = self.accounts.accounts[taker_account.0 as usize].holder;
-        let maker_holder = self.accounts.accounts[maker_account.0 as usize].holder;
+        let taker_holder = self.accounts.holder_of(taker_account);
+        let maker_holder = self.accounts.holder_of(maker_account);
         let (maker_ppm, taker_ppm) = match s.fee_group {
             Some(g) => (self.rate(maker_holder, g).0, self.rate(taker_holder, g).1),
             None => (0, 0),

@@ -284,7 +284,7 @@ impl Engine {
         mode: StpMode,
         sink: &mut S,
     ) -> Result<Applied, EngineError> {
-        self.accounts.account_mut(account)?.stp = mode;
+        self.accounts.core_mut(account)?.stp = mode;
         self.emit(sink, Event::StpModeSet { account, mode });
         Ok(Applied::default())
     }
@@ -381,7 +381,7 @@ impl Engine {
 
     /// The holder owning `account`.
     pub fn holder_of(&self, account: AccountId) -> Result<HolderId, EngineError> {
-        self.accounts.account(account).map(|a| a.holder)
+        self.accounts.core(account).map(|a| a.holder)
     }
 
     /// Open orders counted against a holder's limit.

@@ -215,7 +215,7 @@ impl Engine {
         );
         self.orders[slot as usize].sequence = seq;
         if counted {
-            let holder = self.accounts.accounts[o.account.0 as usize].holder;
+            let holder = self.accounts.holder_of(o.account);
             self.accounts.holder_mut(holder).open_orders += 1;
             if let Some(client_id) = o.client_id {
                 self.link_client_id(slot, client_id);
@@ -262,7 +262,7 @@ impl Engine {
             if let Some(key) = expiry {
                 self.expiries.remove(&key);
             }
-            let holder = self.accounts.accounts[account.0 as usize].holder;
+            let holder = self.accounts.holder_of(account);
             self.accounts.holder_mut(holder).open_orders -= 1;
         }
         self.orders.remove(slot as usize);

@@ -25,9 +25,14 @@ impl Engine {
         h.u64(u64::from(self.max_open_orders));
         h.u64(self.next_transfer);
         h.bytes(&[u8::from(self.enforce_balances)]);
-        for a in &self.accounts.accounts {
-            h.u64(u64::from(a.holder.0));
-            h.bytes(&[a.stp as u8, a.state as u8, a.kind as u8, u8::from(a.derisk)]);
+        for (core, a) in self.accounts.core.iter().zip(&self.accounts.accounts) {
+            h.u64(u64::from(core.holder.0));
+            h.bytes(&[
+                core.stp as u8,
+                core.state as u8,
+                a.kind as u8,
+                u8::from(a.derisk),
+            ]);
             h.bytes(a.name.as_bytes());
             h.u64(a.name.len() as u64);
             h.i64(a.created.0);

@@ -30,9 +30,10 @@ impl Engine {
             .map_err(|_| EngineError::PermissionDenied)?;
         let owned = |id: AccountId| {
             self.accounts
-                .account(id)
+                .core(id)
                 .ok()
                 .filter(|a| a.holder == holder)
+                .and_then(|_| self.accounts.account(id).ok())
                 .ok_or(EngineError::PermissionDenied)
         };
         let (src, dst) = (owned(source)?, owned(destination)?);
@@ -89,7 +90,7 @@ impl Engine {
         currency: CurrencyId,
         amount: i64,
     ) -> Result<(), EngineError> {
-        if self.accounts.account(account)?.state == AccountState::Closed {
+        if self.accounts.core(account)?.state == AccountState::Closed {
             return Err(EngineError::AccountClosed);
         }
         let b = self.balance_mut(account, currency);

@@ -53,7 +53,7 @@ pub struct MarginTotals {
 impl Engine {
     /// Fee view of an account: its holder's 30-day volumes and active tiers at engine time.
     pub fn account_fees(&self, account: AccountId) -> Result<AccountFees<'_>, EngineError> {
-        let holder = self.accounts.account(account)?.holder;
+        let holder = self.accounts.core(account)?.holder;
         let day = fees::day_of(self.now);
         let mut view = AccountFees {
             running_volumes: Vec::new(),
