@@ -859,6 +859,8 @@ fn statuses_read_as_the_spec_spells_them() {
     );
     assert_eq!(OrderStatus::Open.as_str(), "OPEN");
     assert_eq!(OrderStatus::FilledFully.as_str(), "FILLED_FULLY");
+    assert_eq!(EngineError::AccountInDerisk.as_str(), "USER_MGMT_USER_IN_DERISK");
+    assert_eq!(EngineError::InsufficientFunds.as_str(), "INSUFFICIENT_FUNDS");
 }
 
 #[test]
@@ -884,6 +886,24 @@ fn every_error_has_a_distinct_code_in_its_subsystem_range() {
         EngineError::AmendBelowFilled,
         EngineError::UnknownAccount,
         EngineError::UnknownHolder,
+        EngineError::UnknownCurrency,
+        EngineError::InvalidAccountName,
+        EngineError::InsufficientFunds,
+        EngineError::InsufficientBalance {
+            account: AccountId(1),
+            currency: matchbook::CurrencyId(2),
+            available: 3,
+            requested: 4,
+        },
+        EngineError::BelowBlpThreshold,
+        EngineError::AccountInDerisk,
+        EngineError::SameAccount,
+        EngineError::PermissionDenied,
+        EngineError::InstantTradeAccount,
+        EngineError::AccountClosed,
+        EngineError::CannotCloseMain,
+        EngineError::AccountNameTaken,
+        EngineError::NotBlpAccount,
     ];
     let codes: BTreeSet<u16> = all.iter().map(|e| e.code()).collect();
     assert_eq!(codes.len(), all.len());
