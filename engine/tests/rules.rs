@@ -859,8 +859,14 @@ fn statuses_read_as_the_spec_spells_them() {
     );
     assert_eq!(OrderStatus::Open.as_str(), "OPEN");
     assert_eq!(OrderStatus::FilledFully.as_str(), "FILLED_FULLY");
-    assert_eq!(EngineError::AccountInDerisk.as_str(), "USER_MGMT_USER_IN_DERISK");
-    assert_eq!(EngineError::InsufficientFunds.as_str(), "INSUFFICIENT_FUNDS");
+    assert_eq!(
+        EngineError::AccountInDerisk.as_str(),
+        "USER_MGMT_USER_IN_DERISK"
+    );
+    assert_eq!(
+        EngineError::InsufficientFunds.as_str(),
+        "INSUFFICIENT_FUNDS"
+    );
 }
 
 #[test]
