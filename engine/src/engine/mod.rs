@@ -447,6 +447,19 @@ impl Engine {
             .ok_or(EngineError::UnknownInstrument)
     }
 
+    /// Best bid and best ask, without building a view.
+    pub fn best_bid_ask(
+        &self,
+        instrument: InstrumentId,
+    ) -> Result<(Option<Price>, Option<Price>), EngineError> {
+        let book = self.book(instrument)?;
+        let best = |side| book.best(side).map(|(price, _)| price);
+        Ok((
+            best(crate::order::Side::Buy),
+            best(crate::order::Side::Sell),
+        ))
+    }
+
     /// L2 view: up to `depth` aggregated levels per side (L1 is `depth = 1`).
     pub fn book_levels(
         &self,

@@ -1,0 +1,262 @@
+//! Order history: one record per accepted order, kept current from the event stream (fills,
+//! fees, amends, cancels, triggers), with the queries of spec 4.2: open orders, inactive ones
+//! by kind and time window, by id within 24 hours of last activity, by client id within 30
+//! days; pages newest first with a cursor.
+
+use std::collections::BTreeMap;
+
+use super::query::{DAY, QueryError};
+use super::trades::TradeRecord;
+use crate::event::{AcceptedOrder, CancelReason, OrderStatus};
+use crate::fixed::{Notional, Price, Qty};
+use crate::ids::{AccountId, InstrumentId, Timestamp, TradeId, Uuid};
+
+/// An order as history keeps it (spec 2.6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderRecord {
+    /// The order as accepted (amends update `price` and `amount` here).
+    pub accepted: AcceptedOrder,
+    /// Acceptance time.
+    pub created: Timestamp,
+    /// Sequence of the acceptance event.
+    pub sequence: u64,
+    /// Time of the last change.
+    pub updated: Timestamp,
+    /// Sequence of the last event that changed it.
+    pub last_sequence: u64,
+    /// Filled so far.
+    pub filled: Qty,
+    /// Sum of price x amount of the fills.
+    pub filled_notional: Notional,
+    /// Fees charged so far (balance units of the currency it receives).
+    pub total_fee: i64,
+    /// Status.
+    pub status: OrderStatus,
+    /// Its trades, oldest first.
+    pub trades: Vec<TradeId>,
+}
+
+impl OrderRecord {
+    /// Average fill price in ticks (rounded down), if anything filled.
+    pub fn average_price(&self) -> Option<Price> {
+        (self.filled.0 > 0)
+            .then(|| Price((self.filled_notional.0 / i128::from(self.filled.0)) as i64))
+    }
+    fn inactive_kind(&self) -> Option<Inactive> {
+        match self.status {
+            OrderStatus::Open => None,
+            OrderStatus::FilledFully => Some(Inactive::Filled),
+            _ => Some(Inactive::CancelledOrRejected),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inactive {
+    Filled,
+    CancelledOrRejected,
+}
+
+/// Which orders an order-history query returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderFilter {
+    /// Window on the last activity time (used for inactive orders).
+    pub from: Timestamp,
+    /// Window end.
+    pub to: Timestamp,
+    /// Only this instrument.
+    pub instrument: Option<InstrumentId>,
+    /// Include cancelled and rejected orders.
+    pub with_cancelled_and_rejected: bool,
+    /// Include fully filled orders.
+    pub with_just_filled_inactive: bool,
+    /// Page size.
+    pub max_page_size: usize,
+    /// Resume below this order number.
+    pub cursor: Option<u64>,
+}
+
+/// A page of orders, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderPage<'a> {
+    /// Orders.
+    pub orders: Vec<&'a OrderRecord>,
+    /// Number of the last order returned when more may follow.
+    pub cursor: Option<u64>,
+}
+
+/// Every accepted order, by number, plus per-account indexes.
+#[derive(Debug, Clone, Default)]
+pub struct OrderStore {
+    records: BTreeMap<u64, OrderRecord>,
+    by_account: BTreeMap<AccountId, Vec<u64>>,
+}
+
+impl OrderStore {
+    /// Records a newly accepted order.
+    pub fn accept(&mut self, accepted: AcceptedOrder, time: Timestamp, sequence: u64) {
+        let id = accepted.order.id;
+        self.by_account
+            .entry(accepted.account)
+            .or_default()
+            .push(id);
+        self.records.insert(
+            id,
+            OrderRecord {
+                accepted,
+                created: time,
+                sequence,
+                updated: time,
+                last_sequence: sequence,
+                filled: Qty(0),
+                filled_notional: Notional(0),
+                total_fee: 0,
+                status: OrderStatus::Open,
+                trades: Vec::new(),
+            },
+        );
+    }
+
+    /// Applies a trade to both its orders.
+    pub fn fill(&mut self, record: &TradeRecord) {
+        let t = &record.trade;
+        for (id, fee, remaining) in [
+            (t.maker.id, t.maker_fee, t.maker_remaining),
+            (t.taker.id, t.taker_fee, t.taker_remaining),
+        ] {
+            if let Some(r) = self.records.get_mut(&id) {
+                r.filled.0 += t.amount.0;
+                r.filled_notional.0 += t.price.notional(t.amount).0;
+                r.total_fee += fee;
+                r.trades.push(t.id);
+                r.updated = record.time;
+                r.last_sequence = record.sequence;
+                if remaining.0 == 0 {
+                    r.status = OrderStatus::FilledFully;
+                }
+            }
+        }
+    }
+
+    /// Marks an order ended without filling completely.
+    pub fn cancel(&mut self, id: u64, reason: CancelReason, time: Timestamp, sequence: u64) {
+        if let Some(r) = self.records.get_mut(&id) {
+            r.status = reason.status();
+            r.updated = time;
+            r.last_sequence = sequence;
+        }
+    }
+
+    /// Applies an amend or a trigger (anything that only touches price, amount and time).
+    pub fn touch(
+        &mut self,
+        id: u64,
+        price: Option<Option<Price>>,
+        amount: Option<Qty>,
+        time: Timestamp,
+        sequence: u64,
+    ) {
+        if let Some(r) = self.records.get_mut(&id) {
+            if let Some(price) = price {
+                r.accepted.price = price;
+            }
+            if let Some(amount) = amount {
+                r.accepted.amount = amount;
+            }
+            r.updated = time;
+            r.last_sequence = sequence;
+        }
+    }
+
+    /// An order by number, if it belongs to `account`.
+    pub fn get(&self, account: AccountId, id: u64) -> Option<&OrderRecord> {
+        self.records
+            .get(&id)
+            .filter(|r| r.accepted.account == account)
+    }
+
+    /// An account's order by number, within 24 hours of its last activity.
+    pub fn by_id(
+        &self,
+        account: AccountId,
+        id: u64,
+        now: Timestamp,
+    ) -> Result<&OrderRecord, QueryError> {
+        self.get(account, id)
+            .filter(|r| r.status == OrderStatus::Open || now.0 - r.updated.0 <= DAY)
+            .ok_or(QueryError::NotFound)
+    }
+
+    /// The account's most recent order with `client_id`, within 30 days of its creation.
+    pub fn by_client_id(
+        &self,
+        account: AccountId,
+        client_id: Uuid,
+        now: Timestamp,
+    ) -> Result<&OrderRecord, QueryError> {
+        let ids = self.by_account.get(&account).ok_or(QueryError::NotFound)?;
+        ids.iter()
+            .rev()
+            .filter_map(|id| self.records.get(id))
+            .take_while(|r| now.0 - r.created.0 <= 30 * DAY)
+            .find(|r| r.accepted.client_id == Some(client_id))
+            .ok_or(QueryError::NotFound)
+    }
+
+    /// A page of an account's orders, newest first: open ones always, inactive ones of the
+    /// requested kinds whose last activity lies in the window.
+    pub fn page(
+        &self,
+        account: AccountId,
+        filter: &OrderFilter,
+    ) -> Result<OrderPage<'_>, QueryError> {
+        let ids = self.by_account.get(&account).map_or(&[][..], |v| v);
+        let end = match filter.cursor {
+            Some(c) => ids.partition_point(|&id| id < c),
+            None => ids.len(),
+        };
+        let mut orders = Vec::new();
+        let mut cursor = None;
+        for id in ids[..end].iter().rev() {
+            let Some(r) = self.records.get(id) else {
+                continue;
+            };
+            if filter
+                .instrument
+                .is_some_and(|i| i != r.accepted.instrument)
+            {
+                continue;
+            }
+            let wanted = match r.inactive_kind() {
+                None => true,
+                Some(kind) => {
+                    let in_window = r.updated >= filter.from && r.updated <= filter.to;
+                    in_window
+                        && match kind {
+                            Inactive::Filled => filter.with_just_filled_inactive,
+                            Inactive::CancelledOrRejected => filter.with_cancelled_and_rejected,
+                        }
+                }
+            };
+            if !wanted {
+                continue;
+            }
+            if orders.len() == filter.max_page_size {
+                cursor = orders.last().map(|o: &&OrderRecord| o.accepted.order.id);
+                break;
+            }
+            orders.push(r);
+        }
+        Ok(OrderPage { orders, cursor })
+    }
+
+    /// Orders retained.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether none is retained.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+}
