@@ -2,11 +2,44 @@
 //! throughput (one timer around the whole run) and per-command latency percentiles (a timer
 //! around each command, with the timer's own cost measured and reported beside them).
 //!
-//! Usage: `matchbook-bench latency [--profile exchange-core|deep-book] [--balances on|off] [--n N] [--seed S] [--runs R]`
+//! With `--market-data on`, every command's events also go through `MarketData` (history,
+//! candles, tickers), as a consumer on the same thread, and the bytes it retains are counted.
+//!
+//! Usage: `matchbook-bench latency [--profile exchange-core|deep-book] [--balances on|off]
+//! [--market-data on|off] [--n N] [--seed S] [--runs R]`
+// The byte-counting global allocator below can only be written with `unsafe`; it forwards
+// every call to `System`.
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicI64, Ordering};
+
+struct CountingBytes;
+static LIVE_BYTES: AtomicI64 = AtomicI64::new(0);
+
+// SAFETY: every call is forwarded unchanged to `System`, which upholds the contract.
+unsafe impl GlobalAlloc for CountingBytes {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE_BYTES.fetch_add(layout.size() as i64, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE_BYTES.fetch_sub(layout.size() as i64, Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE_BYTES.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingBytes = CountingBytes;
 
 use std::time::Instant;
 
 use matchbook::EventRecord;
+use matchbook::market::{MarketData, MarketDataConfig};
 use matchbook_bench::workload::{self, DEEP_BOOK, EXCHANGE_CORE, Profile, Workload};
 
 struct Args {
@@ -15,6 +48,7 @@ struct Args {
     seed: u64,
     runs: usize,
     balances: bool,
+    market_data: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -29,6 +63,7 @@ fn parse_args() -> Result<Args, String> {
         seed: 1,
         runs: 5,
         balances: false,
+        market_data: false,
     };
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -42,6 +77,7 @@ fn parse_args() -> Result<Args, String> {
             "--n" => parsed.n = value.parse().map_err(|e| format!("--n: {e}"))?,
             "--seed" => parsed.seed = value.parse().map_err(|e| format!("--seed: {e}"))?,
             "--runs" => parsed.runs = value.parse().map_err(|e| format!("--runs: {e}"))?,
+            "--market-data" => parsed.market_data = on_off(&value)?,
             "--balances" => {
                 parsed.balances = match value.as_str() {
                     "on" => true,
@@ -65,6 +101,14 @@ fn warmed(w: &Workload) -> (matchbook::Engine, usize) {
         let _ = engine.apply(c, w.time_of_command(i), &mut events);
     }
     (engine, warm_up)
+}
+
+fn on_off(value: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("expected on or off, not {value}")),
+    }
 }
 
 fn percentile(sorted: &[u64], p: f64) -> u64 {
@@ -102,9 +146,14 @@ fn main() {
     let mut events: Vec<EventRecord> = Vec::with_capacity(1024);
     let mut rates = Vec::new();
     let mut latencies: Vec<u64> = Vec::with_capacity(measured);
+    let mut retained: Option<(i64, usize, usize)> = None;
     for run in 0..args.runs {
         // Throughput run: one timer around the whole stream.
         let mut engine = base.clone();
+        let bytes_before = LIVE_BYTES.load(Ordering::Relaxed);
+        let mut market = args
+            .market_data
+            .then(|| MarketData::new(&engine, MarketDataConfig::default()));
         let t = Instant::now();
         for i in start..w.commands.len() {
             events.clear();
@@ -113,11 +162,22 @@ fn main() {
                 w.time_of_command(i),
                 &mut events,
             ));
+            if let Some(m) = market.as_mut() {
+                m.on_events(&engine, &events);
+            }
         }
         rates.push(measured as f64 / t.elapsed().as_secs_f64());
+        if let Some(m) = &market {
+            let bytes = LIVE_BYTES.load(Ordering::Relaxed) - bytes_before;
+            retained = Some((bytes, m.trades().len(), m.orders().len()));
+        }
+        drop(market);
         // Latency run: a timer around each command (kept from the last run only).
         if run + 1 == args.runs {
             let mut engine = base.clone();
+            let mut market = args
+                .market_data
+                .then(|| MarketData::new(&engine, MarketDataConfig::default()));
             for i in start..w.commands.len() {
                 events.clear();
                 let t = Instant::now();
@@ -126,6 +186,9 @@ fn main() {
                     w.time_of_command(i),
                     &mut events,
                 ));
+                if let Some(m) = market.as_mut() {
+                    m.on_events(&engine, &events);
+                }
                 latencies.push(t.elapsed().as_nanos() as u64);
             }
         }
@@ -134,9 +197,10 @@ fn main() {
     latencies.sort_unstable();
     let overhead = timer_overhead();
     println!(
-        "profile {} balances {} seed {} commands {} (after {} warm-up) runs {}",
+        "profile {} balances {} market-data {} seed {} commands {} (after {} warm-up) runs {}",
         args.profile.name,
         if args.balances { "on" } else { "off" },
+        if args.market_data { "on" } else { "off" },
         args.seed,
         measured,
         start,
@@ -160,6 +224,14 @@ fn main() {
         print!(" {name} {}", percentile(&latencies, p));
     }
     println!(" max {}", latencies[latencies.len() - 1]);
+    if let Some((bytes, trades, orders)) = retained {
+        println!(
+            "market data retained {:.1} MB for {trades} trades and {orders} orders: {:.0} bytes per trade with its share of orders ({:.0} MB per million trades)",
+            bytes as f64 / 1e6,
+            bytes as f64 / trades.max(1) as f64,
+            bytes as f64 / trades.max(1) as f64
+        );
+    }
     fok_latency(&base);
 }
 

@@ -3,7 +3,7 @@
 //! by kind and time window, by id within 24 hours of last activity, by client id within 30
 //! days; pages newest first with a cursor.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use super::query::{DAY, QueryError};
 use super::trades::TradeRecord;
@@ -85,36 +85,49 @@ pub struct OrderPage<'a> {
     pub cursor: Option<u64>,
 }
 
-/// Every accepted order, by number, plus per-account indexes.
+/// Every accepted order, by number (numbers are dense, so a deque indexed by number less
+/// the first one), plus per-account lists of numbers.
 #[derive(Debug, Clone, Default)]
 pub struct OrderStore {
-    records: BTreeMap<u64, OrderRecord>,
-    by_account: BTreeMap<AccountId, Vec<u64>>,
+    first: u64,
+    records: VecDeque<OrderRecord>,
+    by_account: Vec<Vec<u64>>,
 }
 
 impl OrderStore {
     /// Records a newly accepted order.
     pub fn accept(&mut self, accepted: AcceptedOrder, time: Timestamp, sequence: u64) {
         let id = accepted.order.id;
-        self.by_account
-            .entry(accepted.account)
-            .or_default()
-            .push(id);
-        self.records.insert(
-            id,
-            OrderRecord {
-                accepted,
-                created: time,
-                sequence,
-                updated: time,
-                last_sequence: sequence,
-                filled: Qty(0),
-                filled_notional: Notional(0),
-                total_fee: 0,
-                status: OrderStatus::Open,
-                trades: Vec::new(),
-            },
-        );
+        let account = accepted.account.0 as usize;
+        if self.by_account.len() <= account {
+            self.by_account.resize_with(account + 1, Vec::new);
+        }
+        self.by_account[account].push(id);
+        if self.records.is_empty() {
+            self.first = id;
+        }
+        self.records.push_back(OrderRecord {
+            accepted,
+            created: time,
+            sequence,
+            updated: time,
+            last_sequence: sequence,
+            filled: Qty(0),
+            filled_notional: Notional(0),
+            total_fee: 0,
+            status: OrderStatus::Open,
+            trades: Vec::new(),
+        });
+    }
+
+    fn record_mut(&mut self, id: u64) -> Option<&mut OrderRecord> {
+        let index = usize::try_from(id.checked_sub(self.first)?).ok()?;
+        self.records.get_mut(index)
+    }
+
+    fn record(&self, id: u64) -> Option<&OrderRecord> {
+        let index = usize::try_from(id.checked_sub(self.first)?).ok()?;
+        self.records.get(index)
     }
 
     /// Applies a trade to both its orders.
@@ -124,7 +137,7 @@ impl OrderStore {
             (t.maker.id, t.maker_fee, t.maker_remaining),
             (t.taker.id, t.taker_fee, t.taker_remaining),
         ] {
-            if let Some(r) = self.records.get_mut(&id) {
+            if let Some(r) = self.record_mut(id) {
                 r.filled.0 += t.amount.0;
                 r.filled_notional.0 += t.price.notional(t.amount).0;
                 r.total_fee += fee;
@@ -140,7 +153,7 @@ impl OrderStore {
 
     /// Marks an order ended without filling completely.
     pub fn cancel(&mut self, id: u64, reason: CancelReason, time: Timestamp, sequence: u64) {
-        if let Some(r) = self.records.get_mut(&id) {
+        if let Some(r) = self.record_mut(id) {
             r.status = reason.status();
             r.updated = time;
             r.last_sequence = sequence;
@@ -156,7 +169,7 @@ impl OrderStore {
         time: Timestamp,
         sequence: u64,
     ) {
-        if let Some(r) = self.records.get_mut(&id) {
+        if let Some(r) = self.record_mut(id) {
             if let Some(price) = price {
                 r.accepted.price = price;
             }
@@ -170,9 +183,7 @@ impl OrderStore {
 
     /// An order by number, if it belongs to `account`.
     pub fn get(&self, account: AccountId, id: u64) -> Option<&OrderRecord> {
-        self.records
-            .get(&id)
-            .filter(|r| r.accepted.account == account)
+        self.record(id).filter(|r| r.accepted.account == account)
     }
 
     /// An account's order by number, within 24 hours of its last activity.
@@ -194,10 +205,13 @@ impl OrderStore {
         client_id: Uuid,
         now: Timestamp,
     ) -> Result<&OrderRecord, QueryError> {
-        let ids = self.by_account.get(&account).ok_or(QueryError::NotFound)?;
+        let ids = self
+            .by_account
+            .get(account.0 as usize)
+            .ok_or(QueryError::NotFound)?;
         ids.iter()
             .rev()
-            .filter_map(|id| self.records.get(id))
+            .filter_map(|&id| self.record(id))
             .take_while(|r| now.0 - r.created.0 <= 30 * DAY)
             .find(|r| r.accepted.client_id == Some(client_id))
             .ok_or(QueryError::NotFound)
@@ -210,7 +224,10 @@ impl OrderStore {
         account: AccountId,
         filter: &OrderFilter,
     ) -> Result<OrderPage<'_>, QueryError> {
-        let ids = self.by_account.get(&account).map_or(&[][..], |v| v);
+        let ids = self
+            .by_account
+            .get(account.0 as usize)
+            .map_or(&[][..], |v| v);
         let end = match filter.cursor {
             Some(c) => ids.partition_point(|&id| id < c),
             None => ids.len(),
@@ -218,7 +235,7 @@ impl OrderStore {
         let mut orders = Vec::new();
         let mut cursor = None;
         for id in ids[..end].iter().rev() {
-            let Some(r) = self.records.get(id) else {
+            let Some(r) = self.record(*id) else {
                 continue;
             };
             if filter

@@ -121,8 +121,12 @@ impl TradeStore {
         self.records.push_back(record);
     }
 
-    /// Drops trades older than `horizon`.
+    /// Drops trades older than `horizon`. Cheap when there is nothing to drop; the indexes
+    /// are pruned only when trades were dropped.
     pub fn forget_before(&mut self, horizon: Timestamp) {
+        if !self.records.front().is_some_and(|r| r.time < horizon) {
+            return;
+        }
         while self.records.front().is_some_and(|r| r.time < horizon) {
             self.records.pop_front();
             self.first += 1;
