@@ -124,7 +124,7 @@ impl TradeStore {
     /// Drops trades older than `horizon`. Cheap when there is nothing to drop; the indexes
     /// are pruned only when trades were dropped.
     pub fn forget_before(&mut self, horizon: Timestamp) {
-        if !self.records.front().is_some_and(|r| r.time < horizon) {
+        if self.records.front().is_none_or(|r| r.time >= horizon) {
             return;
         }
         while self.records.front().is_some_and(|r| r.time < horizon) {
