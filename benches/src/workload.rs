@@ -67,6 +67,8 @@ pub struct Workload {
 
 /// The single benchmark instrument: integer ticks and lots, no practical price limits.
 /// `balances` turns reservation, settlement and fees on (the default fee schedule).
+/// Top-of-book events stay on (market data needs them); `Workload::config` can be changed
+/// before `prepared_engine` to measure without them.
 pub fn bench_config(balances: bool) -> EngineConfig {
     let mut config = matchbook::demo::config();
     config.enforce_balances = balances;

@@ -102,5 +102,6 @@ pub fn config() -> EngineConfig {
         max_open_orders: DEFAULT_MAX_OPEN_ORDERS,
         fee_groups: crate::fees::default_fee_groups(),
         enforce_balances: true,
+        publish_top_of_book: true,
     }
 }

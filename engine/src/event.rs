@@ -284,6 +284,16 @@ pub enum Event {
         /// Why.
         reason: CancelReason,
     },
+    /// The best bid or ask of an instrument changed (emitted after the command that changed
+    /// it, instruments in index order), so consumers can follow the touch without the book.
+    TopOfBook {
+        /// Market.
+        instrument: InstrumentId,
+        /// Best bid.
+        bid: Option<Price>,
+        /// Best ask.
+        ask: Option<Price>,
+    },
     /// A stop order's trigger was reached; it is entered as a limit order next.
     StopTriggered {
         /// Order.

@@ -697,7 +697,20 @@ fn closing_a_subaccount_cancels_its_orders_and_locks_it() {
         matches!(w.events[0].event, Event::OrderCancelled { order: o, reason: CancelReason::AccountClosed, .. } if o == order)
     );
     assert!(
-        matches!(w.events.last().map(|e| e.event), Some(Event::AccountClosed { account }) if account == sub)
+        w.events
+            .iter()
+            .any(|e| matches!(e.event, Event::AccountClosed { account } if account == sub))
+    );
+    assert!(
+        matches!(
+            w.events.last().map(|e| e.event),
+            Some(Event::TopOfBook {
+                bid: None,
+                ask: None,
+                ..
+            })
+        ),
+        "the emptied book publishes its new top last"
     );
     assert_eq!(w.balance(sub, eur), (100 * ONE, 0), "reservation released");
     w.refuse(

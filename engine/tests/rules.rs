@@ -167,8 +167,15 @@ fn good_till_cancelled_rests_its_remainder() {
     b.place(b.order(b.alice, Side::Sell, "100.00", "1"));
     let taker = b.place(b.order(b.bob, Side::Buy, "100.00", "3"));
     assert!(
-        matches!(b.events.last().map(|r| r.event), Some(Event::OrderBooked { remaining, .. }) if remaining == q("2"))
+        b.events.iter().any(
+            |r| matches!(r.event, Event::OrderBooked { remaining, .. } if remaining == q("2"))
+        )
     );
+    // The touch moved: the bid is now 100.00 and the ask side is empty.
+    assert!(matches!(
+        b.events.last().map(|r| r.event),
+        Some(Event::TopOfBook { bid: Some(bid), ask: None, .. }) if bid == p("100.00")
+    ));
     let o = b.engine.order(taker).expect("rests");
     assert_eq!(
         (o.state(), o.filled(), o.remaining()),

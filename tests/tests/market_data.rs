@@ -23,7 +23,7 @@ struct Run {
 fn run(seed: u64, n: usize, step_ns: i64, account: AccountId, page: usize, every: usize) -> Run {
     let w = workload::generate_funded(EXCHANGE_CORE, seed, n);
     let mut engine = w.prepared_engine();
-    let mut market = MarketData::new(&engine, MarketDataConfig::default());
+    let mut market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
     let mut events: Vec<EventRecord> = Vec::new();
     let mut trades = Vec::new();
     let mut paged = Vec::new();
@@ -35,7 +35,7 @@ fn run(seed: u64, n: usize, step_ns: i64, account: AccountId, page: usize, every
         // than a day.
         let time = Timestamp(workload::START.0 + (w.setup.len() + i) as i64 * step_ns);
         let _ = engine.apply(command, time, &mut events);
-        market.on_events(&engine, &events);
+        market.on_events(&events);
         for e in &events {
             if let Event::Trade(t) = e.event {
                 trades.push((t, e.time));
@@ -235,7 +235,7 @@ fn candles_and_ticker_equal_sums_over_the_raw_trades() {
             assert_eq!(c.low, inside.iter().map(|t| t.price.0).min().unwrap_or(0));
         }
     }
-    let ticker = r.market.ticker(&r.engine, INSTRUMENT, now).expect("ticker");
+    let ticker = r.market.ticker(INSTRUMENT, now).expect("ticker");
     let day: Vec<&Trade> = r
         .trades
         .iter()

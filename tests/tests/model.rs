@@ -779,6 +779,7 @@ fn generator_reaches_every_outcome() {
         "AccountClosed",
         "Cancelled AccountClosed",
         "BalanceChanged",
+        "TopOfBook",
         "Rejected UnknownAccount",
     ];
     let missing: Vec<_> = expected

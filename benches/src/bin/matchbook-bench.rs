@@ -2,11 +2,14 @@
 //! throughput (one timer around the whole run) and per-command latency percentiles (a timer
 //! around each command, with the timer's own cost measured and reported beside them).
 //!
-//! With `--market-data on`, every command's events also go through `MarketData` (history,
-//! candles, tickers), as a consumer on the same thread, and the bytes it retains are counted.
+//! With `--market-data inline`, every command's events also go through `MarketData`
+//! (history, candles, tickers) on the engine thread; with `--market-data thread` they are
+//! handed, 64 commands at a time, over a bounded channel to a consumer thread (buffers go
+//! back on a second channel, so nothing is allocated per batch), which is how the DESIGN
+//! places consumers. The bytes market data retains are counted.
 //!
 //! Usage: `matchbook-bench latency [--profile exchange-core|deep-book] [--balances on|off]
-//! [--market-data on|off] [--n N] [--seed S] [--runs R]`
+//! [--market-data off|inline|thread] [--n N] [--seed S] [--runs R]`
 // The byte-counting global allocator below can only be written with `unsafe`; it forwards
 // every call to `System`.
 #![allow(unsafe_code)]
@@ -48,7 +51,15 @@ struct Args {
     seed: u64,
     runs: usize,
     balances: bool,
-    market_data: bool,
+    market_data: Consumer,
+}
+
+/// Where market data runs, if at all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Consumer {
+    Off,
+    Inline,
+    Thread,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -63,7 +74,7 @@ fn parse_args() -> Result<Args, String> {
         seed: 1,
         runs: 5,
         balances: false,
-        market_data: false,
+        market_data: Consumer::Off,
     };
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
@@ -77,7 +88,18 @@ fn parse_args() -> Result<Args, String> {
             "--n" => parsed.n = value.parse().map_err(|e| format!("--n: {e}"))?,
             "--seed" => parsed.seed = value.parse().map_err(|e| format!("--seed: {e}"))?,
             "--runs" => parsed.runs = value.parse().map_err(|e| format!("--runs: {e}"))?,
-            "--market-data" => parsed.market_data = on_off(&value)?,
+            "--market-data" => {
+                parsed.market_data = match value.as_str() {
+                    "off" => Consumer::Off,
+                    "inline" => Consumer::Inline,
+                    "thread" => Consumer::Thread,
+                    _ => {
+                        return Err(format!(
+                            "--market-data takes off, inline or thread, not {value}"
+                        ));
+                    }
+                }
+            }
             "--balances" => {
                 parsed.balances = match value.as_str() {
                     "on" => true,
@@ -103,11 +125,81 @@ fn warmed(w: &Workload) -> (matchbook::Engine, usize) {
     (engine, warm_up)
 }
 
-fn on_off(value: &str) -> Result<bool, String> {
-    match value {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("expected on or off, not {value}")),
+/// Commands per batch handed to a consumer thread.
+const BATCH: usize = 64;
+
+/// Replays the measured part of `w` from `base`; returns commands per second and the market
+/// data built (if any). With `latencies`, also times every command into it.
+fn replay(
+    base: &matchbook::Engine,
+    w: &Workload,
+    start: usize,
+    consumer: Consumer,
+    instruments: usize,
+    mut latencies: Option<&mut Vec<u64>>,
+) -> (f64, Option<MarketData>) {
+    let mut engine = base.clone();
+    let config = MarketDataConfig::default();
+    let mut timed =
+        |engine: &mut matchbook::Engine, i: usize, sink: &mut Vec<EventRecord>| match latencies
+            .as_deref_mut()
+        {
+            Some(l) => {
+                let t = Instant::now();
+                let _ =
+                    std::hint::black_box(engine.apply(&w.commands[i], w.time_of_command(i), sink));
+                l.push(t.elapsed().as_nanos() as u64);
+            }
+            None => {
+                let _ =
+                    std::hint::black_box(engine.apply(&w.commands[i], w.time_of_command(i), sink));
+            }
+        };
+    let measured = (w.commands.len() - start) as f64;
+    match consumer {
+        Consumer::Off | Consumer::Inline => {
+            let mut market =
+                (consumer == Consumer::Inline).then(|| MarketData::new(instruments, config));
+            let mut events: Vec<EventRecord> = Vec::with_capacity(1024);
+            let t = Instant::now();
+            for i in start..w.commands.len() {
+                events.clear();
+                timed(&mut engine, i, &mut events);
+                if let Some(m) = market.as_mut() {
+                    m.on_events(&events);
+                }
+            }
+            (measured / t.elapsed().as_secs_f64(), market)
+        }
+        Consumer::Thread => {
+            let (to_consumer, from_engine) = crossbeam_channel::bounded::<Vec<EventRecord>>(32);
+            let (to_engine, spare) = crossbeam_channel::bounded::<Vec<EventRecord>>(40);
+            for _ in 0..34 {
+                let _ = to_engine.send(Vec::with_capacity(BATCH * 16));
+            }
+            let worker = std::thread::spawn(move || {
+                let mut market = MarketData::new(instruments, config);
+                for mut batch in from_engine {
+                    market.on_events(&batch);
+                    batch.clear();
+                    let _ = to_engine.send(batch);
+                }
+                market
+            });
+            let t = Instant::now();
+            let mut batch = spare.recv().unwrap_or_default();
+            for (n, i) in (start..w.commands.len()).enumerate() {
+                timed(&mut engine, i, &mut batch);
+                if n % BATCH == BATCH - 1 {
+                    let full = std::mem::replace(&mut batch, spare.recv().unwrap_or_default());
+                    let _ = to_consumer.send(full);
+                }
+            }
+            let _ = to_consumer.send(batch);
+            drop(to_consumer);
+            let market = worker.join().ok();
+            (measured / t.elapsed().as_secs_f64(), market)
+        }
     }
 }
 
@@ -136,61 +228,39 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let w = if args.balances {
+    let mut w = if args.balances {
         workload::generate_funded(args.profile, args.seed, args.n)
     } else {
         workload::generate(args.profile, args.seed, args.n)
     };
+    // Top-of-book events exist for market data; without a consumer they are not published.
+    w.config.publish_top_of_book = args.market_data != Consumer::Off;
     let (base, start) = warmed(&w);
     let measured = w.commands.len() - start;
-    let mut events: Vec<EventRecord> = Vec::with_capacity(1024);
     let mut rates = Vec::new();
     let mut latencies: Vec<u64> = Vec::with_capacity(measured);
     let mut retained: Option<(i64, usize, usize)> = None;
+    let instruments = base.instruments().len();
     for run in 0..args.runs {
-        // Throughput run: one timer around the whole stream.
-        let mut engine = base.clone();
+        let last = run + 1 == args.runs;
+        // Throughput: one timer around the whole stream; the last run also times each command.
         let bytes_before = LIVE_BYTES.load(Ordering::Relaxed);
-        let mut market = args
-            .market_data
-            .then(|| MarketData::new(&engine, MarketDataConfig::default()));
-        let t = Instant::now();
-        for i in start..w.commands.len() {
-            events.clear();
-            let _ = std::hint::black_box(engine.apply(
-                &w.commands[i],
-                w.time_of_command(i),
-                &mut events,
-            ));
-            if let Some(m) = market.as_mut() {
-                m.on_events(&engine, &events);
-            }
-        }
-        rates.push(measured as f64 / t.elapsed().as_secs_f64());
+        let (rate, market) = replay(&base, &w, start, args.market_data, instruments, None);
+        rates.push(rate);
         if let Some(m) = &market {
             let bytes = LIVE_BYTES.load(Ordering::Relaxed) - bytes_before;
             retained = Some((bytes, m.trades().len(), m.orders().len()));
         }
         drop(market);
-        // Latency run: a timer around each command (kept from the last run only).
-        if run + 1 == args.runs {
-            let mut engine = base.clone();
-            let mut market = args
-                .market_data
-                .then(|| MarketData::new(&engine, MarketDataConfig::default()));
-            for i in start..w.commands.len() {
-                events.clear();
-                let t = Instant::now();
-                let _ = std::hint::black_box(engine.apply(
-                    &w.commands[i],
-                    w.time_of_command(i),
-                    &mut events,
-                ));
-                if let Some(m) = market.as_mut() {
-                    m.on_events(&engine, &events);
-                }
-                latencies.push(t.elapsed().as_nanos() as u64);
-            }
+        if last {
+            replay(
+                &base,
+                &w,
+                start,
+                args.market_data,
+                instruments,
+                Some(&mut latencies),
+            );
         }
     }
     rates.sort_by(f64::total_cmp);
@@ -200,7 +270,11 @@ fn main() {
         "profile {} balances {} market-data {} seed {} commands {} (after {} warm-up) runs {}",
         args.profile.name,
         if args.balances { "on" } else { "off" },
-        if args.market_data { "on" } else { "off" },
+        match args.market_data {
+            Consumer::Off => "off",
+            Consumer::Inline => "inline",
+            Consumer::Thread => "thread",
+        },
         args.seed,
         measured,
         start,

@@ -117,6 +117,16 @@ impl Ladder {
         self.outliers.first_key_value().map(|(&k, &v)| (k, v))
     }
 
+    /// Best (smallest) key, without reading the level.
+    #[inline]
+    pub(crate) fn first_key(&self) -> Option<i64> {
+        if self.summary != 0 {
+            let w = self.summary.trailing_zeros() as usize;
+            return Some(self.base + (w * 64 + self.words[w].trailing_zeros() as usize) as i64);
+        }
+        self.outliers.first_key_value().map(|(&k, _)| k)
+    }
+
     /// The first level with a key strictly greater than `key`.
     #[inline]
     pub(crate) fn next_after(&self, key: i64) -> Option<(i64, u32)> {

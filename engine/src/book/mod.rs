@@ -73,6 +73,15 @@ impl Book {
             .map(|(_, level)| (self.levels[level as usize].price, level))
     }
 
+    /// Best price of `side`, from the ladder alone.
+    #[inline]
+    pub(crate) fn best_price(&self, side: Side) -> Option<Price> {
+        self.ladder(side).first_key().map(|k| match side {
+            Side::Sell => Price(k),
+            Side::Buy => Price(-k),
+        })
+    }
+
     /// Levels of `side`, best first.
     pub(crate) fn levels_of(&self, side: Side) -> impl Iterator<Item = &Level> + '_ {
         self.ladder(side)

@@ -106,7 +106,7 @@ impl Engine {
             self.lock(account, currency, delta, sink);
         }
         if state == LiveState::Resting {
-            self.books[b].sequence = seq;
+            self.book_changed(b, seq);
             if !keeps_priority {
                 self.enter(slot, sink);
                 self.run_stops(instrument, sink);

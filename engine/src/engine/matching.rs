@@ -113,7 +113,7 @@ impl Engine {
                 remaining,
             },
         );
-        self.books[usize::from(instrument.0)].sequence = seq;
+        self.book_changed(usize::from(instrument.0), seq);
     }
 
     /// The matching loop proper: one maker per iteration, best level first, FIFO inside it.
@@ -196,8 +196,8 @@ impl Engine {
             if self.enforce_balances {
                 self.emit_fill_balances(instrument, account, maker_account, sink);
             }
+            self.book_changed(b, seq);
             let book = &mut self.books[b];
-            book.sequence = seq;
             book.last_price = Some(price);
             book.reduce(level, qty);
             if maker_remaining.0 == 0 {
@@ -241,7 +241,7 @@ impl Engine {
                 reason,
             },
         );
-        self.books[b].sequence = seq;
+        self.book_changed(b, seq);
         self.release_order(slot, sink);
         self.finish(slot);
     }

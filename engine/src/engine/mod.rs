@@ -52,6 +52,9 @@ pub struct EngineConfig {
     /// When false the engine matches without reserving or settling funds and charges no
     /// fees: the book-only mode of the benchmarks.
     pub enforce_balances: bool,
+    /// Emit `TopOfBook` events when a book's best bid or ask changes (market data needs
+    /// them; a bare matching benchmark can do without).
+    pub publish_top_of_book: bool,
 }
 
 /// Ids a successful command produced, for callers that do not want to scan the events.
@@ -63,6 +66,13 @@ pub struct Applied {
     pub account: Option<AccountId>,
     /// The holder created.
     pub holder: Option<HolderId>,
+}
+
+/// Best bid and ask of a book as last published, and whether the book changed since.
+#[derive(Debug, Clone, Copy, Default)]
+struct PublishedTop {
+    top: (Option<Price>, Option<Price>),
+    dirty: bool,
 }
 
 /// The matching engine. Single writer: `apply` takes `&mut self`.
@@ -79,6 +89,12 @@ pub struct Engine {
     expiries: BTreeMap<(Timestamp, u64), u32>,
     max_open_orders: u32,
     enforce_balances: bool,
+    publish_top_of_book: bool,
+    /// Books changed by the current command, to check their top afterwards.
+    dirty_books: Vec<u16>,
+    /// Per book: best bid and ask as last published, and whether it changed since. Kept
+    /// apart from the books so the check touches one small array, not each book's tail.
+    tops: Vec<PublishedTop>,
     /// Balance scale (decimal places) of each currency.
     scales: Vec<u8>,
     settlements: Vec<ledger::Settlement>,
@@ -109,7 +125,8 @@ impl Engine {
         {
             return Err(ConfigError::TooMany);
         }
-        let mut instruments = Vec::with_capacity(config.instruments.len());
+        let config_instruments = config.instruments.len();
+        let mut instruments = Vec::with_capacity(config_instruments);
         for spec in config.instruments {
             if !seen.insert(spec.code.clone()) {
                 return Err(ConfigError::DuplicateCode(spec.code));
@@ -158,6 +175,9 @@ impl Engine {
             expiries: BTreeMap::new(),
             max_open_orders: config.max_open_orders,
             enforce_balances: config.enforce_balances,
+            publish_top_of_book: config.publish_top_of_book,
+            dirty_books: Vec::with_capacity(8),
+            tops: vec![PublishedTop::default(); config_instruments],
             scales,
             fee_groups,
             volumes: Vec::new(),
@@ -183,6 +203,7 @@ impl Engine {
             self.now = time;
         }
         self.expire_due(sink);
+        self.publish_tops(sink);
         let result = match command {
             Command::CreateHolder => {
                 let (holder, main_account) = self.accounts.create_holder();
@@ -246,6 +267,7 @@ impl Engine {
             Command::CancelAll { account, scope } => self.cancel_all(*account, scope, sink),
             Command::AdvanceTime => Ok(Applied::default()),
         };
+        self.publish_tops(sink);
         if let Err(error) = result {
             let (account, client_id) = match command {
                 Command::PlaceOrder(o) => (Some(o.account), o.client_id),
@@ -298,6 +320,53 @@ impl Engine {
         self.instrument_mut(instrument)?.state = state;
         self.emit(sink, Event::InstrumentStateChanged { instrument, state });
         Ok(Applied::default())
+    }
+
+    /// Records that book `b` changed at event `seq`.
+    #[inline]
+    pub(crate) fn book_changed(&mut self, b: usize, seq: u64) {
+        self.books[b].sequence = seq;
+        if self.publish_top_of_book && !self.tops[b].dirty {
+            self.tops[b].dirty = true;
+            self.dirty_books.push(b as u16);
+        }
+    }
+
+    /// Emits `TopOfBook` for every changed book whose best bid or ask moved, by index.
+    #[inline]
+    fn publish_tops<S: EventSink>(&mut self, sink: &mut S) {
+        if !self.dirty_books.is_empty() {
+            self.publish_changed_tops(sink);
+        }
+    }
+
+    #[inline(never)]
+    fn publish_changed_tops<S: EventSink>(&mut self, sink: &mut S) {
+        if self.dirty_books.len() > 1 {
+            self.dirty_books.sort_unstable();
+        }
+        for i in 0..self.dirty_books.len() {
+            let b = self.dirty_books[i];
+            let book = &self.books[usize::from(b)];
+            let top = (
+                book.best_price(crate::order::Side::Buy),
+                book.best_price(crate::order::Side::Sell),
+            );
+            let published = &mut self.tops[usize::from(b)];
+            published.dirty = false;
+            if top != published.top {
+                published.top = top;
+                self.emit(
+                    sink,
+                    Event::TopOfBook {
+                        instrument: InstrumentId(b),
+                        bid: top.0,
+                        ask: top.1,
+                    },
+                );
+            }
+        }
+        self.dirty_books.clear();
     }
 
     /// Stamps and writes one event; returns its sequence number.

@@ -24,7 +24,10 @@ impl Engine {
         h.u64(self.next_trade);
         h.u64(u64::from(self.max_open_orders));
         h.u64(self.next_transfer);
-        h.bytes(&[u8::from(self.enforce_balances)]);
+        h.bytes(&[
+            u8::from(self.enforce_balances),
+            u8::from(self.publish_top_of_book),
+        ]);
         for (core, a) in self.accounts.core.iter().zip(&self.accounts.accounts) {
             h.u64(u64::from(core.holder.0));
             h.bytes(&[
@@ -55,7 +58,13 @@ impl Engine {
         for &fee in &self.fees_collected {
             h.i64(fee);
         }
-        for (inst, book) in self.instruments.iter().zip(&self.books) {
+        for (inst, (book, published)) in self
+            .instruments
+            .iter()
+            .zip(self.books.iter().zip(&self.tops))
+        {
+            h.opt_i64(published.top.0.map(|p| p.0));
+            h.opt_i64(published.top.1.map(|p| p.0));
             h.bytes(inst.code().as_bytes());
             h.bytes(&[inst.state as u8]);
             h.opt_i64(book.last_price.map(|p| p.0));

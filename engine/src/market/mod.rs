@@ -1,7 +1,7 @@
 //! Market data and history derived from the engine's event stream: trade history, order
-//! history, candlesticks and rolling 24-hour tickers. `MarketData` is a consumer outside the
-//! matching path: after each command the caller hands it the command's events (and the
-//! engine, read-only, for the touch); it never changes the engine.
+//! history, candlesticks and rolling 24-hour tickers. `MarketData` is a pure consumer of
+//! events (the touch comes from `TopOfBook` events), so it can run on its own thread, away
+//! from the matching path, fed by whatever carries the events there.
 
 pub mod candles;
 pub mod orders;
@@ -10,7 +10,6 @@ pub mod query;
 pub mod ticker;
 pub mod trades;
 
-use crate::engine::Engine;
 use crate::event::{Event, EventRecord};
 use crate::fixed::Price;
 use crate::ids::{InstrumentId, Timestamp};
@@ -46,8 +45,32 @@ impl Default for MarketDataConfig {
 struct InstrumentData {
     candles: Vec<CandleSeries>,
     window: RollingWindow,
+    /// Reference price: the mid of `top` when both sides exist, else the last trade price.
     reference: Option<i64>,
+    last_trade: Option<i64>,
     last_sequence: u64,
+    top: (Option<Price>, Option<Price>),
+}
+
+impl InstrumentData {
+    /// Recomputes the reference after a trade or a new touch and hands it to the candles
+    /// (always after a trade, whose price the candles took as provisional close reference).
+    fn observe(&mut self, time: Timestamp, after_trade: bool) {
+        let mid = match self.top {
+            (Some(bid), Some(ask)) => Some((bid.0 + ask.0).div_euclid(2)),
+            _ => None,
+        };
+        let reference = mid.or(self.last_trade);
+        if reference == self.reference && !after_trade {
+            return;
+        }
+        self.reference = reference;
+        if let Some(r) = reference {
+            for series in &mut self.candles {
+                series.on_reference(time, self.last_sequence, r);
+            }
+        }
+    }
 }
 
 /// A ticker (spec 2.13) in fixed point; adapters format it.
@@ -79,16 +102,14 @@ pub struct MarketData {
     instruments: Vec<InstrumentData>,
     trades: TradeStore,
     orders: OrderStore,
-    touched: Vec<bool>,
 }
 
 impl MarketData {
-    /// Empty market data for the engine's instruments.
-    pub fn new(engine: &Engine, config: MarketDataConfig) -> Self {
-        let n = engine.instruments().len();
+    /// Empty market data for `instruments` instruments (`engine.instruments().len()`).
+    pub fn new(instruments: usize, config: MarketDataConfig) -> Self {
         Self {
             config,
-            instruments: (0..n)
+            instruments: (0..instruments)
                 .map(|_| InstrumentData {
                     candles: GRANULARITIES
                         .iter()
@@ -96,27 +117,34 @@ impl MarketData {
                         .collect(),
                     window: RollingWindow::default(),
                     reference: None,
+                    last_trade: None,
                     last_sequence: 0,
+                    top: (None, None),
                 })
                 .collect(),
             trades: TradeStore::default(),
             orders: OrderStore::default(),
-            touched: vec![false; n],
         }
     }
 
-    /// Takes in the events of one command, after `engine` applied it.
-    pub fn on_events(&mut self, engine: &Engine, events: &[EventRecord]) {
-        let mut traded = false;
+    fn instrument(&mut self, instrument: InstrumentId, seq: u64) -> Option<&mut InstrumentData> {
+        let data = self.instruments.get_mut(usize::from(instrument.0))?;
+        data.last_sequence = seq;
+        Some(data)
+    }
+
+    /// Takes in events of one or more commands, in order.
+    pub fn on_events(&mut self, events: &[EventRecord]) {
+        let mut traded_at = None;
         for record in events {
             let (time, seq) = (record.time, record.seq);
             match record.event {
                 Event::OrderAccepted(a) => {
                     self.orders.accept(a, time, seq);
-                    self.touch(a.instrument, seq);
+                    self.instrument(a.instrument, seq);
                 }
                 Event::Trade(t) => {
-                    traded = true;
+                    traded_at = Some(time);
                     let trade = TradeRecord {
                         trade: t,
                         time,
@@ -125,13 +153,24 @@ impl MarketData {
                     self.orders.fill(&trade);
                     self.trades.push(trade);
                     let notional = t.price.notional(t.amount).0;
-                    let data = &mut self.instruments[usize::from(t.instrument.0)];
-                    for series in &mut data.candles {
-                        series.on_trade(time, seq, t.price.0, t.amount.0, notional);
+                    if let Some(data) = self.instrument(t.instrument, seq) {
+                        for series in &mut data.candles {
+                            series.on_trade(time, seq, t.price.0, t.amount.0, notional);
+                        }
+                        data.window.on_trade(time, t.price.0, t.amount.0, notional);
+                        data.last_trade = Some(t.price.0);
+                        data.observe(time, true);
                     }
-                    data.window.on_trade(time, t.price.0, t.amount.0, notional);
-                    data.reference = Some(t.price.0);
-                    self.touch(t.instrument, seq);
+                }
+                Event::TopOfBook {
+                    instrument,
+                    bid,
+                    ask,
+                } => {
+                    if let Some(data) = self.instrument(instrument, seq) {
+                        data.top = (bid, ask);
+                        data.observe(time, false);
+                    }
                 }
                 Event::OrderCancelled {
                     order,
@@ -140,7 +179,7 @@ impl MarketData {
                     ..
                 } => {
                     self.orders.cancel(order.id, reason, time, seq);
-                    self.touch(instrument, seq);
+                    self.instrument(instrument, seq);
                 }
                 Event::OrderAmended {
                     order,
@@ -151,60 +190,21 @@ impl MarketData {
                 } => {
                     self.orders
                         .touch(order.id, Some(price), Some(amount), time, seq);
-                    self.touch(instrument, seq);
+                    self.instrument(instrument, seq);
                 }
                 Event::StopTriggered { order, instrument } => {
                     self.orders.touch(order.id, None, None, time, seq);
-                    self.touch(instrument, seq);
+                    self.instrument(instrument, seq);
                 }
-                Event::OrderBooked { instrument, .. } => self.touch(instrument, seq),
+                Event::OrderBooked { instrument, .. } => {
+                    self.instrument(instrument, seq);
+                }
                 _ => {}
             }
         }
-        let Some(last) = events.last() else { return };
-        for i in 0..self.touched.len() {
-            if !std::mem::take(&mut self.touched[i]) {
-                continue;
-            }
-            self.observe(engine, InstrumentId(i as u16), last.time, traded);
-        }
-        if traded {
-            self.trades.forget_before(Timestamp(
-                last.time.0 - self.config.trade_retention_days * DAY,
-            ));
-        }
-    }
-
-    fn touch(&mut self, instrument: InstrumentId, seq: u64) {
-        if let Some(t) = self.touched.get_mut(usize::from(instrument.0)) {
-            *t = true;
-            self.instruments[usize::from(instrument.0)].last_sequence = seq;
-        }
-    }
-
-    /// Updates the reference price (mid, else last trade) after a command touched the book.
-    fn observe(
-        &mut self,
-        engine: &Engine,
-        instrument: InstrumentId,
-        time: Timestamp,
-        traded: bool,
-    ) {
-        let data = &mut self.instruments[usize::from(instrument.0)];
-        let mid = match engine.best_bid_ask(instrument) {
-            Ok((Some(bid), Some(ask))) => Some((bid.0 + ask.0).div_euclid(2)),
-            _ => None,
-        };
-        let reference = mid.or(data.reference);
-        if reference == data.reference && !traded {
-            return;
-        }
-        data.reference = reference;
-        if let Some(r) = reference {
-            let seq = data.last_sequence;
-            for series in &mut data.candles {
-                series.on_reference(time, seq, r);
-            }
+        if let Some(time) = traded_at {
+            self.trades
+                .forget_before(Timestamp(time.0 - self.config.trade_retention_days * DAY));
         }
     }
 
@@ -234,24 +234,16 @@ impl MarketData {
     }
 
     /// The ticker of one instrument at `now`.
-    pub fn ticker(
-        &self,
-        engine: &Engine,
-        instrument: InstrumentId,
-        now: Timestamp,
-    ) -> Result<Ticker, QueryError> {
+    pub fn ticker(&self, instrument: InstrumentId, now: Timestamp) -> Result<Ticker, QueryError> {
         let data = self
             .instruments
             .get(usize::from(instrument.0))
             .ok_or(QueryError::UnknownInstrument)?;
-        let (highest_bid, lowest_ask) = engine
-            .best_bid_ask(instrument)
-            .map_err(|_| QueryError::UnknownInstrument)?;
         Ok(Ticker {
             instrument,
             stats: data.window.stats(now),
-            highest_bid,
-            lowest_ask,
+            highest_bid: data.top.0,
+            lowest_ask: data.top.1,
             sequence: data.last_sequence,
         })
     }

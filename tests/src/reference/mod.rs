@@ -129,6 +129,8 @@ pub struct RefEngine {
     next_trade: u64,
     next_stamp: u64,
     events: Vec<Event>,
+    /// Best bid and ask last published per instrument.
+    tops: Vec<(Option<i64>, Option<i64>)>,
 }
 
 impl RefEngine {
@@ -147,6 +149,7 @@ impl RefEngine {
             next_trade: 1,
             next_stamp: 0,
             events: Vec::new(),
+            tops: Vec::new(),
         }
     }
 
@@ -159,7 +162,9 @@ impl RefEngine {
         self.events.clear();
         self.now = self.now.max(time);
         self.expire();
+        self.publish_tops();
         let result = self.dispatch(command);
+        self.publish_tops();
         if let Err(error) = result {
             let (account, client_id) = match command {
                 Command::PlaceOrder(o) => (Some(o.account), o.client_id),
@@ -332,6 +337,28 @@ impl RefEngine {
                 Ok(())
             }
             Command::AdvanceTime => Ok(()),
+        }
+    }
+
+    /// Emits `TopOfBook` for each instrument whose best bid or ask changed, by index.
+    fn publish_tops(&mut self) {
+        self.tops.resize(self.instruments.len(), (None, None));
+        for i in 0..self.instruments.len() {
+            let inst = InstrumentId(i as u16);
+            let best = |side| {
+                self.queue(inst, side)
+                    .first()
+                    .map(|&o| self.orders[o].price.unwrap_or(0))
+            };
+            let top = (best(Side::Buy), best(Side::Sell));
+            if top != self.tops[i] {
+                self.tops[i] = top;
+                self.events.push(Event::TopOfBook {
+                    instrument: inst,
+                    bid: top.0.map(Price),
+                    ask: top.1.map(Price),
+                });
+            }
         }
     }
 
