@@ -3,12 +3,13 @@
 //! by kind and time window, by id within 24 hours of last activity, by client id within 30
 //! days; pages newest first with a cursor.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 use super::query::{DAY, QueryError};
 use super::trades::TradeRecord;
 use crate::event::{AcceptedOrder, CancelReason, OrderStatus};
 use crate::fixed::{Notional, Price, Qty};
+use crate::hashing::IdBuildHasher;
 use crate::ids::{AccountId, InstrumentId, Timestamp, TradeId, Uuid};
 
 /// An order as history keeps it (spec 2.6).
@@ -85,12 +86,15 @@ pub struct OrderPage<'a> {
     pub cursor: Option<u64>,
 }
 
-/// Every accepted order, by number (numbers are dense, so a deque indexed by number less
-/// the first one), plus per-account lists of numbers.
+/// Every accepted order plus per-account lists of numbers. Open orders live in a small
+/// hash map, because the stream amends and fills them all the time and the map stays in
+/// cache; an order that ends moves once into the archive, a deque indexed by order number
+/// less the first one (numbers are dense), whose slot stays empty while the order is open.
 #[derive(Debug, Clone, Default)]
 pub struct OrderStore {
     first: u64,
-    records: VecDeque<OrderRecord>,
+    open: HashMap<u64, OrderRecord, IdBuildHasher>,
+    archive: VecDeque<Option<OrderRecord>>,
     by_account: Vec<Vec<u64>>,
 }
 
@@ -103,31 +107,50 @@ impl OrderStore {
             self.by_account.resize_with(account + 1, Vec::new);
         }
         self.by_account[account].push(id);
-        if self.records.is_empty() {
+        if self.archive.is_empty() {
             self.first = id;
         }
-        self.records.push_back(OrderRecord {
-            accepted,
-            created: time,
-            sequence,
-            updated: time,
-            last_sequence: sequence,
-            filled: Qty(0),
-            filled_notional: Notional(0),
-            total_fee: 0,
-            status: OrderStatus::Open,
-            trades: Vec::new(),
-        });
+        self.archive.push_back(None);
+        self.open.insert(
+            id,
+            OrderRecord {
+                accepted,
+                created: time,
+                sequence,
+                updated: time,
+                last_sequence: sequence,
+                filled: Qty(0),
+                filled_notional: Notional(0),
+                total_fee: 0,
+                status: OrderStatus::Open,
+                trades: Vec::new(),
+            },
+        );
     }
 
     fn record_mut(&mut self, id: u64) -> Option<&mut OrderRecord> {
-        let index = usize::try_from(id.checked_sub(self.first)?).ok()?;
-        self.records.get_mut(index)
+        self.open.get_mut(&id)
     }
 
     fn record(&self, id: u64) -> Option<&OrderRecord> {
+        if let Some(r) = self.open.get(&id) {
+            return Some(r);
+        }
         let index = usize::try_from(id.checked_sub(self.first)?).ok()?;
-        self.records.get(index)
+        self.archive.get(index)?.as_ref()
+    }
+
+    /// Moves an order that ended into the archive.
+    fn close(&mut self, id: u64) {
+        let Some(record) = self.open.remove(&id) else {
+            return;
+        };
+        if let Some(slot) = id
+            .checked_sub(self.first)
+            .and_then(|i| self.archive.get_mut(i as usize))
+        {
+            *slot = Some(record);
+        }
     }
 
     /// Applies a trade to both its orders.
@@ -148,6 +171,9 @@ impl OrderStore {
                     r.status = OrderStatus::FilledFully;
                 }
             }
+            if remaining.0 == 0 {
+                self.close(id);
+            }
         }
     }
 
@@ -158,6 +184,7 @@ impl OrderStore {
             r.updated = time;
             r.last_sequence = sequence;
         }
+        self.close(id);
     }
 
     /// Applies an amend or a trigger (anything that only touches price, amount and time).
@@ -269,11 +296,11 @@ impl OrderStore {
 
     /// Orders retained.
     pub fn len(&self) -> usize {
-        self.records.len()
+        self.archive.len()
     }
 
     /// Whether none is retained.
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
+        self.archive.is_empty()
     }
 }
