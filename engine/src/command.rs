@@ -138,3 +138,39 @@ pub enum Command {
     /// Moves time forward only: expires due good-till-time orders.
     AdvanceTime,
 }
+
+impl Command {
+    /// The account a command acts for (a transfer's source), if any: what a `Rejected`
+    /// event names.
+    pub fn account(&self) -> Option<AccountId> {
+        match self {
+            Command::PlaceOrder(o) => Some(o.account),
+            Command::SetStpMode { account, .. }
+            | Command::CloseSubaccount { account }
+            | Command::Deposit { account, .. }
+            | Command::Withdraw { account, .. }
+            | Command::SetDerisk { account, .. }
+            | Command::SetBlpThreshold { account, .. }
+            | Command::Transfer {
+                source: account, ..
+            }
+            | Command::AmendOrder { account, .. }
+            | Command::CancelOrder { account, .. }
+            | Command::CancelByClientId { account, .. }
+            | Command::CancelAll { account, .. } => Some(*account),
+            Command::CreateHolder
+            | Command::CreateSubaccount { .. }
+            | Command::SetInstrumentState { .. }
+            | Command::AdvanceTime => None,
+        }
+    }
+
+    /// The caller's tracking id a command carries, if any.
+    pub fn client_id(&self) -> Option<Uuid> {
+        match self {
+            Command::PlaceOrder(o) => o.client_id,
+            Command::CancelByClientId { client_id, .. } => Some(*client_id),
+            _ => None,
+        }
+    }
+}

@@ -19,6 +19,19 @@ impl Engine {
         }
     }
 
+    /// A known currency and a positive amount: what deposits, withdrawals and transfers need.
+    pub(super) fn check_movement(
+        &self,
+        currency: CurrencyId,
+        amount: i64,
+    ) -> Result<(), EngineError> {
+        self.check_currency(currency)?;
+        if amount <= 0 {
+            return Err(EngineError::InvalidAmount);
+        }
+        Ok(())
+    }
+
     pub(super) fn create_subaccount<S: EventSink>(
         &mut self,
         holder: HolderId,
@@ -82,10 +95,7 @@ impl Engine {
         amount: i64,
         sink: &mut S,
     ) -> Result<Applied, EngineError> {
-        self.check_currency(currency)?;
-        if amount <= 0 {
-            return Err(EngineError::InvalidAmount);
-        }
+        self.check_movement(currency, amount)?;
         self.accounts.active(account)?;
         let now = self.now;
         let b = self.balance_mut(account, currency);
@@ -105,10 +115,7 @@ impl Engine {
         amount: i64,
         sink: &mut S,
     ) -> Result<Applied, EngineError> {
-        self.check_currency(currency)?;
-        if amount <= 0 {
-            return Err(EngineError::InvalidAmount);
-        }
+        self.check_movement(currency, amount)?;
         self.accounts.account(account)?;
         let now = self.now;
         let b = self.balance_mut(account, currency);

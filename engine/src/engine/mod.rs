@@ -269,25 +269,7 @@ impl Engine {
         };
         self.publish_tops(sink);
         if let Err(error) = result {
-            let (account, client_id) = match command {
-                Command::PlaceOrder(o) => (Some(o.account), o.client_id),
-                Command::SetStpMode { account, .. }
-                | Command::CloseSubaccount { account }
-                | Command::Deposit { account, .. }
-                | Command::Withdraw { account, .. }
-                | Command::SetDerisk { account, .. }
-                | Command::SetBlpThreshold { account, .. }
-                | Command::Transfer {
-                    source: account, ..
-                }
-                | Command::AmendOrder { account, .. }
-                | Command::CancelOrder { account, .. }
-                | Command::CancelAll { account, .. } => (Some(*account), None),
-                Command::CancelByClientId { account, client_id } => {
-                    (Some(*account), Some(*client_id))
-                }
-                _ => (None, None),
-            };
+            let (account, client_id) = (command.account(), command.client_id());
             self.emit(
                 sink,
                 Event::Rejected {

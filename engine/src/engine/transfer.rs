@@ -18,10 +18,7 @@ impl Engine {
         amount: i64,
         sink: &mut S,
     ) -> Result<Applied, EngineError> {
-        self.check_currency(currency)?;
-        if amount <= 0 {
-            return Err(EngineError::InvalidAmount);
-        }
+        self.check_movement(currency, amount)?;
         if source == destination {
             return Err(EngineError::SameAccount);
         }

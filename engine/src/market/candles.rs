@@ -102,22 +102,31 @@ impl CandleSeries {
             e.closing_reference = price;
             return;
         }
-        let end = self.granularity.next(start);
+        let candle = Candle {
+            volume: notional,
+            total_amount: amount,
+            ..self.flat(start, price, sequence)
+        };
         self.push(Entry {
-            candle: Candle {
-                start,
-                end,
-                open: price,
-                high: price,
-                low: price,
-                close: price,
-                volume: notional,
-                total_amount: amount,
-                last_sequence: sequence,
-            },
+            candle,
             traded: true,
             closing_reference: price,
         });
+    }
+
+    /// A candle without volume at one price.
+    fn flat(&self, start: Timestamp, price: i64, last_sequence: u64) -> Candle {
+        Candle {
+            start,
+            end: self.granularity.next(start),
+            open: price,
+            high: price,
+            low: price,
+            close: price,
+            volume: 0,
+            total_amount: 0,
+            last_sequence,
+        }
     }
 
     /// Records the instrument's reference price after a command that touched it.
@@ -132,19 +141,9 @@ impl CandleSeries {
             }
             return;
         }
-        let end = self.granularity.next(start);
+        let candle = self.flat(start, reference, sequence);
         self.push(Entry {
-            candle: Candle {
-                start,
-                end,
-                open: reference,
-                high: reference,
-                low: reference,
-                close: reference,
-                volume: 0,
-                total_amount: 0,
-                last_sequence: sequence,
-            },
+            candle,
             traded: false,
             closing_reference: reference,
         });
@@ -167,18 +166,7 @@ impl CandleSeries {
                 out.push(e.candle);
                 idx -= 1;
             } else {
-                let r = e.closing_reference;
-                out.push(Candle {
-                    start: period,
-                    end: self.granularity.next(period),
-                    open: r,
-                    high: r,
-                    low: r,
-                    close: r,
-                    volume: 0,
-                    total_amount: 0,
-                    last_sequence: e.candle.last_sequence,
-                });
+                out.push(self.flat(period, e.closing_reference, e.candle.last_sequence));
             }
             period = self.granularity.previous(period);
         }
