@@ -203,8 +203,9 @@ impl MarketData {
             }
         }
         if let Some(time) = traded_at {
-            self.trades
-                .forget_before(Timestamp(time.0 - self.config.trade_retention_days * DAY));
+            let horizon = Timestamp(time.0 - self.config.trade_retention_days * DAY);
+            self.trades.forget_before(horizon);
+            self.orders.forget_before(horizon);
         }
     }
 

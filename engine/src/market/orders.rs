@@ -90,6 +90,8 @@ pub struct OrderPage<'a> {
 /// hash map, because the stream amends and fills them all the time and the map stays in
 /// cache; an order that ends moves once into the archive, a deque indexed by order number
 /// less the first one (numbers are dense), whose slot stays empty while the order is open.
+/// Retention drops archived orders from the front once they ended before the horizon; an
+/// order still open at the front holds everything after it (a known limit).
 #[derive(Debug, Clone, Default)]
 pub struct OrderStore {
     first: u64,
@@ -106,7 +108,13 @@ impl OrderStore {
         if self.by_account.len() <= account {
             self.by_account.resize_with(account + 1, Vec::new);
         }
-        self.by_account[account].push(id);
+        // Numbers below `first` were forgotten; drop them from this account's list as it grows.
+        let list = &mut self.by_account[account];
+        let stale = list.partition_point(|&id| id < self.first);
+        if stale > 0 {
+            list.drain(..stale);
+        }
+        list.push(id);
         if self.archive.is_empty() {
             self.first = id;
         }
@@ -138,6 +146,18 @@ impl OrderStore {
         }
         let index = usize::try_from(id.checked_sub(self.first)?).ok()?;
         self.archive.get(index)?.as_ref()
+    }
+
+    /// Drops archived orders that ended before `horizon`, oldest numbers first, stopping at
+    /// the first order still open or still recent (so lookups by number stay exact).
+    pub fn forget_before(&mut self, horizon: Timestamp) {
+        while let Some(Some(front)) = self.archive.front() {
+            if front.updated >= horizon {
+                break;
+            }
+            self.archive.pop_front();
+            self.first += 1;
+        }
     }
 
     /// Moves an order that ended into the archive.
@@ -302,5 +322,86 @@ impl OrderStore {
     /// Whether none is retained.
     pub fn is_empty(&self) -> bool {
         self.archive.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::OrderRef;
+    use crate::order::{OrderType, Side, StpMode, TimeInForce};
+
+    fn accepted(id: u64, account: u32) -> AcceptedOrder {
+        AcceptedOrder {
+            order: OrderRef { id, slot: 0 },
+            account: AccountId(account),
+            instrument: InstrumentId(0),
+            side: Side::Buy,
+            order_type: OrderType::Limit,
+            time_in_force: TimeInForce::GoodTillCancelled,
+            stp: StpMode::None,
+            price: Some(Price(100)),
+            trigger_price: None,
+            amount: Qty(5),
+            client_id: Some(Uuid(7)),
+            expire_at: None,
+        }
+    }
+
+    #[test]
+    fn retention_forgets_ended_orders_from_the_front_only() {
+        let mut store = OrderStore::default();
+        for id in 1..=4 {
+            store.accept(accepted(id, 1), Timestamp(id as i64), id);
+        }
+        store.cancel(1, CancelReason::Requested, Timestamp(10), 10);
+        store.cancel(3, CancelReason::Requested, Timestamp(11), 11);
+        store.forget_before(Timestamp(20));
+        assert!(
+            store.get(AccountId(1), 1).is_none(),
+            "ended before the horizon: forgotten"
+        );
+        assert!(store.get(AccountId(1), 2).is_some(), "open: kept");
+        assert!(
+            store.get(AccountId(1), 3).is_some(),
+            "behind an open order: kept for now"
+        );
+        assert_eq!(store.len(), 3);
+        store.cancel(2, CancelReason::Requested, Timestamp(30), 30);
+        store.forget_before(Timestamp(31));
+        assert!(store.get(AccountId(1), 3).is_none());
+        assert!(store.get(AccountId(1), 4).is_some());
+        // Lookups by client id skip forgotten numbers and find the open order.
+        let found = store
+            .by_client_id(AccountId(1), Uuid(7), Timestamp(40))
+            .map(|r| r.accepted.order.id);
+        assert_eq!(found, Ok(4));
+        store.accept(accepted(5, 1), Timestamp(41), 41);
+        assert_eq!(
+            store.by_account[1].first(),
+            Some(&4),
+            "the account's list dropped forgotten numbers"
+        );
+    }
+
+    #[test]
+    fn lookups_respect_their_windows_and_owners() {
+        let mut store = OrderStore::default();
+        store.accept(accepted(1, 1), Timestamp(0), 1);
+        store.cancel(1, CancelReason::Requested, Timestamp(5), 2);
+        assert!(store.by_id(AccountId(1), 1, Timestamp(5 + DAY)).is_ok());
+        assert_eq!(
+            store.by_id(AccountId(1), 1, Timestamp(6 + DAY)).err(),
+            Some(QueryError::NotFound)
+        );
+        assert_eq!(
+            store.by_id(AccountId(2), 1, Timestamp(6)).err(),
+            Some(QueryError::NotFound),
+            "not the owner"
+        );
+        assert_eq!(
+            store.get(AccountId(1), 1).map(|r| r.status),
+            Some(OrderStatus::Cancelled)
+        );
     }
 }
