@@ -110,8 +110,8 @@ impl OrderStore {
         }
         // Numbers below `first` were forgotten; drop them from this account's list as it grows.
         let list = &mut self.by_account[account];
-        let stale = list.partition_point(|&id| id < self.first);
-        if stale > 0 {
+        if list.first().is_some_and(|&oldest| oldest < self.first) {
+            let stale = list.partition_point(|&id| id < self.first);
             list.drain(..stale);
         }
         list.push(id);
