@@ -1,6 +1,9 @@
 //! Accounts, balances, reservations, settlement, fee tiers and transfers: one test per rule
 //! and per error, on the demo markets. Every refusal is checked to change nothing.
 
+mod common;
+
+use common::{p, q};
 use matchbook::{
     AccountId, AccountKind, AccountState, Applied, CancelReason, Command, CurrencyId, Engine,
     EngineError, Event, EventRecord, HolderId, InstrumentId, NewOrder, OrderType, Price, Qty, Side,
@@ -21,17 +24,6 @@ struct World {
     eur: CurrencyId,
 }
 
-fn p(text: &str) -> Price {
-    matchbook::fixed::parse_scaled(text, 2)
-        .map(Price)
-        .expect("price")
-}
-fn q(text: &str) -> Qty {
-    matchbook::fixed::parse_scaled(text, 5)
-        .map(Qty)
-        .expect("amount")
-}
-
 impl World {
     fn new() -> Self {
         let engine = Engine::new(matchbook::demo::config()).expect("demo");
@@ -50,10 +42,8 @@ impl World {
         }
     }
 
-    fn run(&mut self, command: Command) -> Result<Applied, EngineError> {
-        self.events.clear();
-        self.engine
-            .apply(&command, Timestamp(self.now), &mut self.events)
+    fn run(&mut self, command: Command) -> Result<matchbook::Applied, EngineError> {
+        common::run(&mut self.engine, &mut self.events, self.now, &command)
     }
 
     fn ok(&mut self, command: Command) -> Applied {
@@ -63,14 +53,7 @@ impl World {
     }
 
     fn refuse(&mut self, command: Command, error: EngineError) {
-        let before = self.engine.content_hash();
-        assert_eq!(self.run(command.clone()).err(), Some(error), "{command:?}");
-        assert_eq!(self.events.len(), 1);
-        assert_eq!(
-            self.engine.content_hash(),
-            before,
-            "refused {command:?} changed state"
-        );
+        common::refuse(&mut self.engine, &mut self.events, self.now, command, error);
     }
 
     fn holder(&mut self) -> (HolderId, AccountId) {

@@ -1,6 +1,9 @@
 //! One test per order-entry rule, on the demo BTC_EUR market (amounts 5 decimals, prices 2,
 //! min_size 10 EUR). Every refusal is checked to leave the engine's state exactly as before.
 
+mod common;
+
+use common::{p, q};
 use matchbook::{
     AccountId, AccountKind, CancelReason, CancelScope, Command, Engine, EngineError, Event,
     EventRecord, HolderId, InstrumentId, InstrumentState, LiveState, NewOrder, OrderRef, OrderType,
@@ -16,17 +19,6 @@ struct Bench {
     inst: InstrumentId,
     alice: AccountId,
     bob: AccountId,
-}
-
-fn p(text: &str) -> Price {
-    matchbook::fixed::parse_scaled(text, 2)
-        .map(Price)
-        .expect("price")
-}
-fn q(text: &str) -> Qty {
-    matchbook::fixed::parse_scaled(text, 5)
-        .map(Qty)
-        .expect("amount")
 }
 
 impl Bench {
@@ -64,9 +56,7 @@ impl Bench {
     }
 
     fn run(&mut self, command: Command) -> Result<matchbook::Applied, EngineError> {
-        self.events.clear();
-        self.engine
-            .apply(&command, Timestamp(self.now), &mut self.events)
+        common::run(&mut self.engine, &mut self.events, self.now, &command)
     }
 
     fn order(&self, account: AccountId, side: Side, price: &str, amount: &str) -> NewOrder {
@@ -83,17 +73,7 @@ impl Bench {
     /// Asserts `command` is refused with `error`, emits exactly one `Rejected` event, and
     /// leaves every piece of state as it was.
     fn refuse(&mut self, command: Command, error: EngineError) {
-        let before = self.engine.content_hash();
-        let seq = self.engine.sequence();
-        assert_eq!(self.run(command.clone()).err(), Some(error), "{command:?}");
-        assert_eq!(self.events.len(), 1, "{:?}", self.events);
-        assert!(matches!(self.events[0].event, Event::Rejected { error: e, .. } if e == error));
-        assert_eq!(self.engine.sequence(), seq + 1);
-        assert_eq!(
-            self.engine.content_hash(),
-            before,
-            "state changed by refused {command:?}"
-        );
+        common::refuse(&mut self.engine, &mut self.events, self.now, command, error);
     }
 
     fn trades(&self) -> Vec<(Price, Qty, u64, u64)> {
