@@ -82,6 +82,12 @@ impl Book {
         })
     }
 
+    /// Best bid and best ask.
+    #[inline]
+    pub(crate) fn top(&self) -> (Option<Price>, Option<Price>) {
+        (self.best_price(Side::Buy), self.best_price(Side::Sell))
+    }
+
     /// Levels of `side`, best first.
     pub(crate) fn levels_of(&self, side: Side) -> impl Iterator<Item = &Level> + '_ {
         self.ladder(side)

@@ -330,10 +330,7 @@ impl Engine {
         for i in 0..self.dirty_books.len() {
             let b = self.dirty_books[i];
             let book = &self.books[usize::from(b)];
-            let top = (
-                book.best_price(crate::order::Side::Buy),
-                book.best_price(crate::order::Side::Sell),
-            );
+            let top = book.top();
             let published = &mut self.tops[usize::from(b)];
             published.dirty = false;
             if top != published.top {
@@ -503,12 +500,7 @@ impl Engine {
         &self,
         instrument: InstrumentId,
     ) -> Result<(Option<Price>, Option<Price>), EngineError> {
-        let book = self.book(instrument)?;
-        let best = |side| book.best(side).map(|(price, _)| price);
-        Ok((
-            best(crate::order::Side::Buy),
-            best(crate::order::Side::Sell),
-        ))
+        self.book(instrument).map(Book::top)
     }
 
     /// L2 view: up to `depth` aggregated levels per side (L1 is `depth = 1`).
