@@ -55,6 +55,8 @@ pub struct TradeId(pub u64);
 const KIND_ORDER: u128 = 1;
 const KIND_TRADE: u128 = 2;
 const KIND_TRANSFER: u128 = 3;
+const KIND_ACCOUNT: u128 = 4;
+const KIND_HOLDER: u128 = 5;
 
 /// A 128-bit UUID (RFC 9562 version 8 layout) printed in the usual 8-4-4-4-12 form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -121,6 +123,32 @@ impl Uuid {
     /// The UUID of a transfer number.
     pub fn of_transfer(number: u64) -> Self {
         Self::encode(KIND_TRANSFER, number, 0)
+    }
+
+    /// The UUID of an account.
+    pub fn of_account(account: AccountId) -> Self {
+        Self::encode(KIND_ACCOUNT, u64::from(account.0), 0)
+    }
+
+    /// The account inside an account UUID.
+    pub fn account_id(self) -> Result<AccountId, UuidError> {
+        let (number, _) = self.decode(KIND_ACCOUNT)?;
+        u32::try_from(number)
+            .map(AccountId)
+            .map_err(|_| UuidError::Foreign)
+    }
+
+    /// The UUID of an account holder.
+    pub fn of_holder(holder: HolderId) -> Self {
+        Self::encode(KIND_HOLDER, u64::from(holder.0), 0)
+    }
+
+    /// The holder inside a holder UUID.
+    pub fn holder_id(self) -> Result<HolderId, UuidError> {
+        let (number, _) = self.decode(KIND_HOLDER)?;
+        u32::try_from(number)
+            .map(HolderId)
+            .map_err(|_| UuidError::Foreign)
     }
 }
 
@@ -192,6 +220,10 @@ mod tests {
             .parse()
             .expect("valid");
         assert_eq!(v4.order_ref(), Err(UuidError::Foreign));
+        let account = Uuid::of_account(AccountId(7));
+        assert_eq!(account.account_id(), Ok(AccountId(7)));
+        assert_eq!(account.holder_id(), Err(UuidError::Foreign));
+        assert_eq!(Uuid::of_holder(HolderId(3)).holder_id(), Ok(HolderId(3)));
         let trade = Uuid::of_trade(TradeId(42));
         assert_eq!(trade.trade_id(), Ok(TradeId(42)));
         assert_eq!(trade.order_ref(), Err(UuidError::Foreign));

@@ -47,6 +47,7 @@ mod ids;
 pub mod market;
 mod order;
 mod refdata;
+pub mod runtime;
 
 pub use account::{AccountKind, AccountState, AccountView, Balance};
 pub use book::view::{BookView, LevelView, OrderView};

@@ -1,0 +1,321 @@
+//! The threaded runtime: the engine on a thread of its own, reached by any number of caller
+//! threads through a bounded lock-free queue (crossbeam), with market data on a second
+//! thread fed by the first. Used by the REST adapter and the C ABI.
+//!
+//! ```text
+//! callers --Request--> [engine thread: stamp time, Engine::apply] --events--> [market-data thread:
+//!                                                                              MarketData::on_events, reply]
+//! ```
+//!
+//! A command's reply is sent by the market-data thread after it took in the command's
+//! events, so a caller that got its reply and then reads history sees its own command. Reads
+//! are closures run on the thread that owns the state they read, between two commands: no
+//! lock is taken anywhere and the matching thread never waits for a reader or for market
+//! data. The runtime reads time from a [`Clock`] and never goes backwards, so the engine
+//! itself stays clock-free and a journal of (command, time) replays bit for bit.
+
+mod clock;
+
+pub use clock::{Clock, ManualClock, OffsetClock};
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender, TryRecvError, TrySendError};
+
+use crate::command::Command;
+use crate::engine::{Applied, Engine};
+use crate::error::EngineError;
+use crate::event::EventRecord;
+use crate::ids::Timestamp;
+use crate::market::MarketData;
+
+/// Default number of requests the ingress queue holds.
+pub const DEFAULT_QUEUE_CAPACITY: usize = 65_536;
+
+/// What a command produced: the engine's answer and every event it emitted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The engine's result.
+    pub result: Result<Applied, EngineError>,
+    /// Events of this command (including expiries that ran before it), in order.
+    pub events: Vec<EventRecord>,
+    /// The time the command was applied at.
+    pub time: Timestamp,
+}
+
+/// Why the runtime could not take or answer a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum RuntimeError {
+    /// The ingress queue is full; try again later.
+    #[error("engine queue is full")]
+    Busy,
+    /// The runtime stopped (or is stopping) and takes no more requests.
+    #[error("engine is stopped")]
+    Stopped,
+    /// An engine or market-data thread panicked.
+    #[error("engine thread failed")]
+    Failed,
+}
+
+/// Completes a command: called once, on the market-data thread.
+pub type CommandReply = Box<dyn FnOnce(Outcome) + Send>;
+/// A read of engine state, run on the engine thread.
+pub type EngineRead = Box<dyn FnOnce(&Engine) + Send>;
+/// A read of market data, run on the market-data thread.
+pub type MarketRead = Box<dyn FnOnce(&MarketData) + Send>;
+
+enum Request {
+    Apply {
+        command: Command,
+        reply: CommandReply,
+    },
+    ReadEngine(EngineRead),
+    ReadMarket(MarketRead),
+    Stop,
+}
+
+enum MarketWork {
+    Events {
+        result: Result<Applied, EngineError>,
+        events: Vec<EventRecord>,
+        time: Timestamp,
+        reply: CommandReply,
+    },
+    Read(MarketRead),
+    Stop,
+}
+
+/// A cheap, cloneable way in: every caller thread holds one.
+#[derive(Clone)]
+pub struct RuntimeHandle {
+    requests: Sender<Request>,
+}
+
+impl std::fmt::Debug for RuntimeHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeHandle")
+            .field("queued", &self.requests.len())
+            .finish()
+    }
+}
+
+impl RuntimeHandle {
+    fn enqueue(&self, request: Request) -> Result<(), RuntimeError> {
+        self.requests.try_send(request).map_err(|e| match e {
+            TrySendError::Full(_) => RuntimeError::Busy,
+            TrySendError::Disconnected(_) => RuntimeError::Stopped,
+        })
+    }
+
+    /// Queues a command; `reply` is called with its outcome once market data has it. Never
+    /// blocks: a full queue is [`RuntimeError::Busy`]. If the runtime stops before the
+    /// command is applied, `reply` is dropped uncalled.
+    pub fn submit(
+        &self,
+        command: Command,
+        reply: impl FnOnce(Outcome) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        self.enqueue(Request::Apply {
+            command,
+            reply: Box::new(reply),
+        })
+    }
+
+    /// Runs `read` on the engine thread between two commands.
+    pub fn read_engine(
+        &self,
+        read: impl FnOnce(&Engine) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        self.enqueue(Request::ReadEngine(Box::new(read)))
+    }
+
+    /// Runs `read` on the market-data thread, after the events of every command queued
+    /// before it.
+    pub fn read_market(
+        &self,
+        read: impl FnOnce(&MarketData) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        self.enqueue(Request::ReadMarket(Box::new(read)))
+    }
+
+    /// Submits a command and waits for its outcome (for threads that may block).
+    pub fn apply_blocking(&self, command: Command) -> Result<Outcome, RuntimeError> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.submit(command, move |outcome| {
+            let _ = tx.send(outcome);
+        })?;
+        rx.recv().map_err(|_| RuntimeError::Stopped)
+    }
+
+    /// Reads engine state and waits for the answer.
+    pub fn engine_blocking<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Engine) -> R + Send + 'static,
+    ) -> Result<R, RuntimeError> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.read_engine(move |engine| {
+            let _ = tx.send(read(engine));
+        })?;
+        rx.recv().map_err(|_| RuntimeError::Stopped)
+    }
+
+    /// Reads market data and waits for the answer.
+    pub fn market_blocking<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&MarketData) -> R + Send + 'static,
+    ) -> Result<R, RuntimeError> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.read_market(move |market| {
+            let _ = tx.send(read(market));
+        })?;
+        rx.recv().map_err(|_| RuntimeError::Stopped)
+    }
+
+    /// Requests queued and not yet taken by the engine thread.
+    pub fn queued(&self) -> usize {
+        self.requests.len()
+    }
+}
+
+/// The running engine and market-data threads.
+pub struct Runtime {
+    handle: RuntimeHandle,
+    engine_thread: Option<JoinHandle<Engine>>,
+    market_thread: Option<JoinHandle<MarketData>>,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("handle", &self.handle)
+            .finish()
+    }
+}
+
+impl Runtime {
+    /// Moves `engine` and `market` onto their threads. `capacity` bounds the ingress queue.
+    pub fn start(
+        engine: Engine,
+        market: MarketData,
+        clock: Arc<dyn Clock>,
+        capacity: usize,
+    ) -> std::io::Result<Self> {
+        let (requests, inbox) = crossbeam_channel::bounded(capacity.max(1));
+        let (to_market, market_inbox) = crossbeam_channel::bounded(capacity.max(1));
+        let market_thread = std::thread::Builder::new()
+            .name("matchbook-market".into())
+            .spawn(move || run_market(market, &market_inbox))?;
+        let engine_thread = std::thread::Builder::new()
+            .name("matchbook-engine".into())
+            .spawn(move || run_engine(engine, &*clock, &inbox, &to_market))?;
+        Ok(Self {
+            handle: RuntimeHandle { requests },
+            engine_thread: Some(engine_thread),
+            market_thread: Some(market_thread),
+        })
+    }
+
+    /// A handle for one more caller.
+    pub fn handle(&self) -> RuntimeHandle {
+        self.handle.clone()
+    }
+
+    /// Stops after every request queued so far has been applied and answered, and hands the
+    /// state back. Requests queued later are dropped (their replies are never called).
+    pub fn shutdown(mut self) -> Result<(Engine, MarketData), RuntimeError> {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> Result<(Engine, MarketData), RuntimeError> {
+        let (Some(engine_thread), Some(market_thread)) =
+            (self.engine_thread.take(), self.market_thread.take())
+        else {
+            return Err(RuntimeError::Stopped);
+        };
+        // A blocking send: the stop must not be lost to a momentarily full queue.
+        let _ = self.handle.requests.send(Request::Stop);
+        let engine = engine_thread.join().map_err(|_| RuntimeError::Failed)?;
+        let market = market_thread.join().map_err(|_| RuntimeError::Failed)?;
+        Ok((engine, market))
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        let _ = self.stop();
+    }
+}
+
+fn run_engine(
+    mut engine: Engine,
+    clock: &dyn Clock,
+    inbox: &Receiver<Request>,
+    to_market: &Sender<MarketWork>,
+) -> Engine {
+    let mut last = Timestamp(i64::MIN);
+    loop {
+        let Ok(request) = inbox.recv() else { break };
+        match request {
+            Request::Apply { command, reply } => {
+                // Never backwards, so the journal's times replay in order.
+                let time = clock.now().max(last);
+                last = time;
+                let mut events = Vec::with_capacity(8);
+                let result = engine.apply(&command, time, &mut events);
+                let work = MarketWork::Events {
+                    result,
+                    events,
+                    time,
+                    reply,
+                };
+                if to_market.send(work).is_err() {
+                    break;
+                }
+            }
+            Request::ReadEngine(read) => read(&engine),
+            Request::ReadMarket(read) => {
+                if to_market.send(MarketWork::Read(read)).is_err() {
+                    break;
+                }
+            }
+            Request::Stop => break,
+        }
+    }
+    let _ = to_market.send(MarketWork::Stop);
+    engine
+}
+
+fn run_market(mut market: MarketData, inbox: &Receiver<MarketWork>) -> MarketData {
+    loop {
+        let work = match inbox.try_recv() {
+            Ok(work) => work,
+            Err(TryRecvError::Empty) => match inbox.recv() {
+                Ok(work) => work,
+                Err(_) => break,
+            },
+            Err(TryRecvError::Disconnected) => break,
+        };
+        match work {
+            MarketWork::Events {
+                result,
+                events,
+                time,
+                reply,
+            } => {
+                market.on_events(&events);
+                reply(Outcome {
+                    result,
+                    events,
+                    time,
+                });
+            }
+            MarketWork::Read(read) => read(&market),
+            MarketWork::Stop => break,
+        }
+    }
+    market
+}
+
+#[cfg(test)]
+mod tests;

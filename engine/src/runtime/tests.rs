@@ -1,0 +1,223 @@
+//! Runtime tests: concurrent callers, replay of what the runtime applied, read-your-writes
+//! through market data, draining on shutdown, back-pressure and a clock that goes back.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::event::Event;
+use crate::market::MarketDataConfig;
+use crate::order::{NewOrder, Side};
+use crate::{CurrencyId, InstrumentId, Price, Qty};
+
+const T0: Timestamp = Timestamp(1_767_225_600_000_000_000);
+
+fn start(clock: Arc<dyn Clock>, capacity: usize) -> Runtime {
+    let engine = Engine::new(crate::demo::config()).expect("demo config");
+    let market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
+    Runtime::start(engine, market, clock, capacity).expect("threads")
+}
+
+fn fund(handle: &RuntimeHandle, account: crate::AccountId) {
+    for (currency, amount) in [(0u16, 1_000_000_000_000i64), (2, 1_000_000_000_000_000)] {
+        let outcome = handle
+            .apply_blocking(Command::Deposit {
+                account,
+                currency: CurrencyId(currency),
+                amount,
+            })
+            .expect("running");
+        assert!(outcome.result.is_ok(), "{outcome:?}");
+    }
+}
+
+#[test]
+fn concurrent_callers_are_sequenced_and_replay_bit_for_bit() {
+    let clock = Arc::new(ManualClock::at(T0));
+    let runtime = start(clock.clone(), 1024);
+    let handle = runtime.handle();
+    let accounts: Vec<_> = (0..4)
+        .map(|_| {
+            let outcome = handle
+                .apply_blocking(Command::CreateHolder)
+                .expect("running");
+            outcome.result.expect("created").account.expect("main")
+        })
+        .collect();
+    for &a in &accounts {
+        fund(&handle, a);
+    }
+    let (log_tx, log_rx) = crossbeam_channel::unbounded();
+    let threads: Vec<_> = accounts
+        .iter()
+        .enumerate()
+        .map(|(i, &account)| {
+            let handle = handle.clone();
+            let log_tx = log_tx.clone();
+            let clock = clock.clone();
+            std::thread::spawn(move || {
+                for n in 0..200i64 {
+                    clock.set(Timestamp(T0.0 + n * 1_000));
+                    let side = if (n + i as i64) % 2 == 0 {
+                        Side::Buy
+                    } else {
+                        Side::Sell
+                    };
+                    let price = Price(3_000_000 + (n % 7) * 100);
+                    let command = Command::PlaceOrder(NewOrder::limit(
+                        account,
+                        InstrumentId(0),
+                        side,
+                        price,
+                        Qty(1_000 + n),
+                    ));
+                    let outcome = handle.apply_blocking(command.clone()).expect("running");
+                    log_tx.send((command, outcome)).expect("log");
+                }
+            })
+        })
+        .collect();
+    drop(log_tx);
+    for t in threads {
+        t.join().expect("caller thread");
+    }
+    let mut log: Vec<(Command, Outcome)> = log_rx.iter().collect();
+    assert_eq!(log.len(), 800);
+    assert!(
+        log.iter()
+            .any(|(_, o)| o.events.iter().any(|e| matches!(e.event, Event::Trade(_)))),
+        "the flow trades"
+    );
+    let (engine, _) = runtime.shutdown().expect("clean stop");
+
+    // Replay the setup and the logged commands in the order the runtime applied them.
+    log.sort_by_key(|(_, o)| o.events.first().map(|e| e.seq));
+    let mut replay = Engine::new(crate::demo::config()).expect("demo config");
+    let mut sink = Vec::new();
+    for _ in 0..4 {
+        replay
+            .apply(&Command::CreateHolder, T0, &mut sink)
+            .expect("holder");
+    }
+    for &a in &accounts {
+        for (currency, amount) in [(0u16, 1_000_000_000_000i64), (2, 1_000_000_000_000_000)] {
+            let deposit = Command::Deposit {
+                account: a,
+                currency: CurrencyId(currency),
+                amount,
+            };
+            replay.apply(&deposit, T0, &mut sink).expect("deposit");
+        }
+    }
+    for (command, outcome) in &log {
+        let mut events = Vec::new();
+        let result = replay.apply(command, outcome.time, &mut events);
+        assert_eq!(result, outcome.result);
+        assert_eq!(events, outcome.events);
+    }
+    assert_eq!(replay.state_hash(), engine.state_hash());
+}
+
+#[test]
+fn a_reply_means_market_data_has_the_command() {
+    let runtime = start(Arc::new(ManualClock::at(T0)), 64);
+    let handle = runtime.handle();
+    let account = handle
+        .apply_blocking(Command::CreateHolder)
+        .expect("running")
+        .result
+        .expect("created")
+        .account
+        .expect("main");
+    fund(&handle, account);
+    let order = NewOrder::limit(
+        account,
+        InstrumentId(0),
+        Side::Buy,
+        Price(10_000),
+        Qty(100_000),
+    );
+    let placed = handle
+        .apply_blocking(Command::PlaceOrder(order))
+        .expect("running")
+        .result
+        .expect("placed")
+        .order
+        .expect("order");
+    let seen = handle
+        .market_blocking(move |market| market.orders().get(account, placed.id).is_some())
+        .expect("running");
+    assert!(seen, "history has the order as soon as the reply arrived");
+    let live = handle
+        .engine_blocking(move |engine| engine.order(placed).is_some())
+        .expect("running");
+    assert!(live);
+}
+
+#[test]
+fn shutdown_answers_everything_queued_before_it() {
+    let runtime = start(Arc::new(ManualClock::at(T0)), 4096);
+    let handle = runtime.handle();
+    let (tx, rx) = crossbeam_channel::unbounded();
+    for _ in 0..1000 {
+        let tx = tx.clone();
+        handle
+            .submit(Command::CreateHolder, move |o| {
+                let _ = tx.send(o.result.is_ok());
+            })
+            .expect("queued");
+    }
+    drop(tx);
+    let (engine, _) = runtime.shutdown().expect("clean stop");
+    assert_eq!(rx.iter().filter(|ok| *ok).count(), 1000);
+    assert_eq!(engine.holder_count(), 1000);
+    assert_eq!(
+        handle.apply_blocking(Command::CreateHolder).err(),
+        Some(RuntimeError::Stopped)
+    );
+}
+
+#[test]
+fn a_full_queue_is_refused_not_blocked() {
+    let runtime = start(Arc::new(ManualClock::at(T0)), 2);
+    let handle = runtime.handle();
+    let (release_tx, release_rx) = crossbeam_channel::bounded::<()>(0);
+    let (started_tx, started_rx) = crossbeam_channel::bounded::<()>(1);
+    handle
+        .read_engine(move |_| {
+            let _ = started_tx.send(());
+            let _ = release_rx.recv();
+        })
+        .expect("queued");
+    started_rx.recv().expect("engine thread is held");
+    handle.submit(Command::CreateHolder, |_| {}).expect("one");
+    handle.submit(Command::CreateHolder, |_| {}).expect("two");
+    assert_eq!(
+        handle.submit(Command::CreateHolder, |_| {}).err(),
+        Some(RuntimeError::Busy)
+    );
+    release_tx.send(()).expect("release");
+    let (engine, _) = runtime.shutdown().expect("clean stop");
+    assert_eq!(engine.holder_count(), 2);
+}
+
+#[test]
+fn time_never_goes_backwards() {
+    let clock = Arc::new(ManualClock::at(T0));
+    let runtime = start(clock.clone(), 16);
+    let handle = runtime.handle();
+    let first = handle
+        .apply_blocking(Command::AdvanceTime)
+        .expect("running");
+    clock.set(Timestamp(T0.0 - 5_000));
+    let second = handle
+        .apply_blocking(Command::AdvanceTime)
+        .expect("running");
+    assert_eq!(first.time, T0);
+    assert_eq!(
+        second.time, T0,
+        "a clock that went back is held at the last time"
+    );
+    let offset = OffsetClock::default();
+    assert_eq!(offset.advance(10), 10);
+    assert_eq!(offset.advance(-5), 10, "the offset never shrinks");
+}
