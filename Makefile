@@ -1,5 +1,5 @@
 # matchbook: every command a developer or CI needs.
-#   make run    - the main job (today: the engine demo session; the REST exchange arrives with issue 7)
+#   make run    - the main job: the REST exchange on 127.0.0.1:8080 with the embedded demo (data in ./data)
 #   make test   - everything CI runs: formatting, lints, every test
 #   make bench  - criterion benches and the latency harness (figures for BENCHMARKS.md)
 
@@ -11,7 +11,7 @@ BENCH_N ?= 2000000
 all: test
 
 run:
-	$(CARGO) run --release -p matchbook --example demo
+	$(CARGO) run --release -p matchbook-rest
 
 test: fmt-check lint unit
 

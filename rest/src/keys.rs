@@ -1,0 +1,275 @@
+//! API keys: generated at random, stored and persisted only as SHA-256 digests with their
+//! holder, account and scopes, compared in constant time. The key file in the data
+//! directory is rewritten (to a temporary file, then renamed) whenever a key is added.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use matchbook::{AccountId, HolderId};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use crate::ratelimit::RateWindow;
+
+/// What a key may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Scope {
+    /// Create and cancel orders.
+    Trade,
+    /// Move funds between the holder's accounts.
+    SubaccountTransfer,
+    /// Read only (any valid key can read).
+    ReadOnly,
+    /// Web-interface holder permission (accepted for transfers).
+    UiHolder,
+    /// Web-interface account permission (accepted for transfers).
+    UiAccount,
+    /// The admin listener's operations; never granted together with trading scopes.
+    Admin,
+}
+
+/// A key as persisted and configured: its digest and what it is bound to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyRecord {
+    /// Lower-case hex SHA-256 of the key text.
+    pub digest: String,
+    /// Holder index.
+    pub holder: u32,
+    /// Account index the key acts on.
+    pub account: u32,
+    /// Scopes.
+    pub scopes: Vec<Scope>,
+}
+
+/// A key the server accepts.
+#[derive(Debug)]
+pub struct ApiKey {
+    digest: [u8; 32],
+    /// Holder.
+    pub holder: HolderId,
+    /// Account it acts on.
+    pub account: AccountId,
+    /// Scopes.
+    pub scopes: Vec<Scope>,
+    /// Its rate window.
+    pub limiter: RateWindow,
+}
+
+impl ApiKey {
+    /// Whether the key carries any of `wanted`.
+    pub fn has_any(&self, wanted: &[Scope]) -> bool {
+        self.scopes.iter().any(|s| wanted.contains(s))
+    }
+}
+
+/// Why the key file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyFileError {
+    /// Reading or writing failed.
+    #[error("key file {path}: {source}")]
+    Io {
+        /// File.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// The file is not a list of key records.
+    #[error("key file {path}: {source}")]
+    Format {
+        /// File.
+        path: PathBuf,
+        /// Cause.
+        source: serde_json::Error,
+    },
+    /// A digest that is not 64 hex digits.
+    #[error("key digest {0:?} is not 64 hex digits")]
+    BadDigest(String),
+}
+
+/// The accepted keys and the per-holder rate windows.
+#[derive(Debug, Default)]
+pub struct KeyStore {
+    keys: RwLock<HashMap<[u8; 32], Arc<ApiKey>>>,
+    records: RwLock<Vec<KeyRecord>>,
+    holder_limits: RwLock<HashMap<HolderId, Arc<RateWindow>>>,
+    file: Option<PathBuf>,
+}
+
+/// SHA-256 of a key text.
+pub fn digest_of(key: &str) -> [u8; 32] {
+    Sha256::digest(key.as_bytes()).into()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<[u8; 32]> {
+    if text.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// A fresh random key text: `mb_` and 48 hex digits (192 bits).
+pub fn generate_key() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 24];
+    getrandom::fill(&mut bytes)?;
+    Ok(format!("mb_{}", hex(&bytes)))
+}
+
+impl KeyStore {
+    /// A store persisted to `file` (when given), loaded with what it already holds.
+    pub fn open(file: Option<PathBuf>) -> Result<Self, KeyFileError> {
+        let store = Self {
+            file,
+            ..Self::default()
+        };
+        if let Some(path) = &store.file
+            && path.exists()
+        {
+            let text = std::fs::read_to_string(path).map_err(|source| KeyFileError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let records: Vec<KeyRecord> =
+                serde_json::from_str(&text).map_err(|source| KeyFileError::Format {
+                    path: path.clone(),
+                    source,
+                })?;
+            for record in records {
+                store.insert(record, false)?;
+            }
+        }
+        Ok(store)
+    }
+
+    /// Whether the store holds no key (a first start).
+    pub fn is_empty(&self) -> bool {
+        self.records.read().map_or(true, |r| r.is_empty())
+    }
+
+    /// Adds a key record; `persist` rewrites the key file.
+    pub fn insert(&self, record: KeyRecord, persist: bool) -> Result<(), KeyFileError> {
+        let digest =
+            unhex(&record.digest).ok_or_else(|| KeyFileError::BadDigest(record.digest.clone()))?;
+        let key = Arc::new(ApiKey {
+            digest,
+            holder: HolderId(record.holder),
+            account: AccountId(record.account),
+            scopes: record.scopes.clone(),
+            limiter: RateWindow::default(),
+        });
+        if let Ok(mut keys) = self.keys.write() {
+            keys.insert(digest, key);
+        }
+        let snapshot = match self.records.write() {
+            Ok(mut records) => {
+                records.push(record);
+                records.clone()
+            }
+            Err(_) => return Ok(()),
+        };
+        match (&self.file, persist) {
+            (Some(path), true) => write_atomically(path, &snapshot),
+            _ => Ok(()),
+        }
+    }
+
+    /// Creates, stores and returns a new key for `account` with `scopes`.
+    pub fn create(
+        &self,
+        holder: HolderId,
+        account: AccountId,
+        scopes: Vec<Scope>,
+    ) -> Result<String, KeyFileError> {
+        let key = generate_key().map_err(|e| KeyFileError::Io {
+            path: PathBuf::from("getrandom"),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        self.insert(
+            KeyRecord {
+                digest: hex(&digest_of(&key)),
+                holder: holder.0,
+                account: account.0,
+                scopes,
+            },
+            true,
+        )?;
+        Ok(key)
+    }
+
+    /// The key behind a presented text, if any.
+    pub fn authenticate(&self, presented: &str) -> Option<Arc<ApiKey>> {
+        let digest = digest_of(presented);
+        let found = self.keys.read().ok()?.get(&digest).cloned()?;
+        // The map lookup already matched; the constant-time comparison keeps the final
+        // decision free of early exits on the secret-derived bytes.
+        bool::from(found.digest.ct_eq(&digest)).then_some(found)
+    }
+
+    /// The shared rate window of a holder.
+    pub fn holder_window(&self, holder: HolderId) -> Arc<RateWindow> {
+        if let Some(w) = self
+            .holder_limits
+            .read()
+            .ok()
+            .and_then(|m| m.get(&holder).cloned())
+        {
+            return w;
+        }
+        match self.holder_limits.write() {
+            Ok(mut map) => map.entry(holder).or_default().clone(),
+            Err(_) => Arc::new(RateWindow::default()),
+        }
+    }
+}
+
+fn write_atomically(path: &Path, records: &[KeyRecord]) -> Result<(), KeyFileError> {
+    let io = |source| KeyFileError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let text = serde_json::to_string_pretty(records).map_err(|source| KeyFileError::Format {
+        path: path.to_owned(),
+        source,
+    })?;
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_survive_a_reopen_and_only_digests_are_written() {
+        let dir = std::env::temp_dir().join(format!("mb-keys-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("keys.json");
+        let _ = std::fs::remove_file(&file);
+        let store = KeyStore::open(Some(file.clone())).expect("open");
+        assert!(store.is_empty());
+        let key = store
+            .create(HolderId(1), AccountId(2), vec![Scope::Trade])
+            .expect("create");
+        assert!(store.authenticate(&key).is_some());
+        assert!(store.authenticate("mb_wrong").is_none());
+        let text = std::fs::read_to_string(&file).expect("written");
+        assert!(!text.contains(&key), "the key text is never stored");
+        let reopened = KeyStore::open(Some(file)).expect("reopen");
+        let found = reopened.authenticate(&key).expect("still valid");
+        assert_eq!((found.holder, found.account), (HolderId(1), AccountId(2)));
+        assert!(found.has_any(&[Scope::Trade]));
+        assert!(!found.has_any(&[Scope::Admin]));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

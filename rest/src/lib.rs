@@ -1,0 +1,39 @@
+//! # matchbook-rest
+//!
+//! The reference REST adapter: serves `rest-api-v1.md` (and the addendum's endpoints) over
+//! HTTP on top of the threaded engine runtime (`matchbook::runtime`). Handlers validate and
+//! convert at the edge (strings to fixed point, UUIDs to handles, keys to accounts), submit
+//! commands or reads through the runtime's lock-free queue, await the answer without
+//! blocking a worker, and format the result. Every failure is `{"error": CODE}` with the
+//! status of spec section 7, mapped once in [`error`].
+//!
+//! Two listeners: the public one (spec section 4, `/openapi.json`) and an admin one
+//! (holders, deposits, keys, clock) that only admin keys can use.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), matchbook_rest::ServerError> {
+//! let server = matchbook_rest::Server::start(matchbook_rest::config::Settings::demo()).await?;
+//! println!("listening on {}", server.addr);
+//! server.stop().await?;
+//! # Ok(()) }
+//! ```
+#![deny(missing_docs)]
+
+pub mod auth;
+pub mod body;
+pub mod config;
+pub mod cursor;
+pub mod error;
+pub mod format;
+pub mod keys;
+pub mod markets;
+pub mod openapi;
+pub mod params;
+pub mod ratelimit;
+pub mod records;
+pub mod routes;
+pub mod server;
+pub mod setup;
+pub mod state;
+
+pub use server::{Server, ServerError};

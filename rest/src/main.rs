@@ -1,0 +1,115 @@
+//! `matchbook-rest`: runs the exchange. With no options it starts the embedded demo on
+//! 127.0.0.1:8080 (admin on 127.0.0.1:8081) with its data in `./data`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use matchbook_rest::Server;
+use matchbook_rest::config::Settings;
+
+const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE]";
+
+fn parse_args() -> Result<Settings, String> {
+    let mut args = std::env::args().skip(1);
+    let mut config = None;
+    let mut overrides: Vec<(String, String)> = Vec::new();
+    while let Some(flag) = args.next() {
+        if flag == "--help" || flag == "-h" {
+            return Err(USAGE.into());
+        }
+        let value = args
+            .next()
+            .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
+        match flag.as_str() {
+            "--config" => config = Some(PathBuf::from(value)),
+            "--bind" | "--admin-bind" | "--data-dir" | "--keys-out" => {
+                overrides.push((flag, value));
+            }
+            _ => return Err(format!("unknown option {flag}\n{USAGE}")),
+        }
+    }
+    let mut settings = match config {
+        Some(path) => Settings::from_file(&path).map_err(|e| e.to_string())?,
+        None => Settings::demo(),
+    };
+    for (flag, value) in overrides {
+        match flag.as_str() {
+            "--bind" => {
+                settings.bind = value.parse().map_err(|_| format!("bad --bind {value}"))?;
+            }
+            "--admin-bind" => {
+                settings.admin_bind = value
+                    .parse()
+                    .map_err(|_| format!("bad --admin-bind {value}"))?;
+            }
+            "--data-dir" => settings.data_dir = PathBuf::from(value),
+            _ => settings.keys_out = Some(PathBuf::from(value)),
+        }
+    }
+    Ok(settings)
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => {
+                    let _ = ctrl_c.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let settings = match parse_args() {
+        Ok(s) => s,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        let server = Server::start(settings).await?;
+        matchbook_rest::server::print_issued_keys(&server.issued_keys);
+        println!(
+            "matchbook exchange on http://{} (admin http://{}); Ctrl-C to stop",
+            server.addr, server.admin_addr
+        );
+        shutdown_signal().await;
+        tracing::info!("stopping: draining requests and the engine queue");
+        server.stop().await.map(|_| ())
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("matchbook-rest: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! `/openapi.json`: the OpenAPI 3.1 description generated from the handlers' annotations
+//! (utoipa), built once and served as is, with no build-time download.
+
+use std::sync::OnceLock;
+
+use axum::Json;
+use utoipa::Modify;
+use utoipa::OpenApi;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+
+use crate::routes::{account, orders, public, trades};
+
+struct BearerKeys;
+
+impl Modify for BearerKeys {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "api_key",
+            SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+    }
+}
+
+/// The API description.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "matchbook REST API", version = "1",
+        description = "Spot and futures exchange: accounts, transfers, orders, trades, fees and market data. Every error is `{\"error\": CODE}`."),
+    paths(
+        public::time, public::currencies, public::instruments, public::fees, public::tickers,
+        public::ticker, public::candlesticks, public::order_book,
+        account::subaccounts, account::balances, account::account_fees, account::transfer,
+        orders::create, orders::list, orders::by_id, orders::by_client_id, orders::cancel,
+        orders::cancel_by_client_id, orders::cancel_all,
+        trades::list, trades::of_order, trades::by_id,
+    ),
+    components(schemas(crate::error::ErrorBody, public::ServerTime)),
+    modifiers(&BearerKeys),
+)]
+pub struct ApiDoc;
+
+/// Serves the description.
+pub async fn serve() -> Json<utoipa::openapi::OpenApi> {
+    static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
+    Json(DOC.get_or_init(ApiDoc::openapi).clone())
+}

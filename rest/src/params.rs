@@ -1,0 +1,210 @@
+//! Query-string parsing: the parameters of one request, the time formats of spec 4.3 and
+//! the addendum (ISO 8601 with s/ms/us, epoch s/ms/us and ns for `to`, `YYYY-MM-DD`),
+//! booleans, integers and the strict "no unknown parameter" rule of the balances endpoint.
+
+use matchbook::Timestamp;
+use matchbook::market::period::days_from_civil;
+
+use crate::error::ApiError;
+
+/// The decoded parameters of one query string, in order.
+#[derive(Debug, Default, Clone)]
+pub struct Params(Vec<(String, String)>);
+
+impl Params {
+    /// Decodes a raw query string (`None` when the URL has none).
+    pub fn parse(raw: Option<&str>) -> Result<Self, ApiError> {
+        match raw {
+            None => Ok(Self::default()),
+            Some(raw) => serde_urlencoded::from_str(raw)
+                .map(Self)
+                .map_err(|_| ApiError::bad("INVALID_QUERY")),
+        }
+    }
+
+    /// The value of `name` (the first if repeated).
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Refuses any parameter outside `allowed` with 400 `UNEXPECTED_PARAMETERS`.
+    pub fn only(&self, allowed: &[&str]) -> Result<(), ApiError> {
+        if self.0.iter().all(|(k, _)| allowed.contains(&k.as_str())) {
+            Ok(())
+        } else {
+            Err(ApiError::bad("UNEXPECTED_PARAMETERS"))
+        }
+    }
+
+    /// A time parameter; `allow_nanos` accepts epoch nanoseconds (the `to` bound).
+    pub fn time(&self, name: &str, allow_nanos: bool) -> Result<Option<Timestamp>, ApiError> {
+        self.get(name)
+            .map(|v| parse_time(v, allow_nanos).ok_or(ApiError::bad("INVALID_TIME")))
+            .transpose()
+    }
+
+    /// A boolean parameter (`true`/`false`).
+    pub fn flag(&self, name: &str) -> Result<bool, ApiError> {
+        match self.get(name) {
+            None => Ok(false),
+            Some("true") => Ok(true),
+            Some("false") => Ok(false),
+            Some(_) => Err(ApiError::bad("INVALID_QUERY")),
+        }
+    }
+
+    /// A non-negative integer parameter; garbage is `code`.
+    pub fn integer(&self, name: &str, code: &'static str) -> Result<Option<u64>, ApiError> {
+        self.get(name)
+            .map(|v| {
+                if v.is_empty() || !v.bytes().all(|b| b.is_ascii_digit()) {
+                    return Err(ApiError::bad(code));
+                }
+                v.parse::<u64>().map_err(|_| ApiError::bad(code))
+            })
+            .transpose()
+    }
+}
+
+fn digits(text: &str) -> Option<i64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// Parses one time value; `None` when it is none of the accepted forms.
+pub fn parse_time(text: &str, allow_nanos: bool) -> Option<Timestamp> {
+    if let Some(n) = digits(text) {
+        // The magnitude tells the unit: seconds until year 5138, then ms, us, ns.
+        let nanos = match n {
+            0..100_000_000_000 => n.checked_mul(1_000_000_000)?,
+            100_000_000_000..100_000_000_000_000 => n.checked_mul(1_000_000)?,
+            100_000_000_000_000..100_000_000_000_000_000 => n.checked_mul(1_000)?,
+            _ if allow_nanos => n,
+            _ => return None,
+        };
+        return Some(Timestamp(nanos));
+    }
+    parse_iso(text)
+}
+
+fn field(text: &str, range: std::ops::Range<usize>) -> Option<i64> {
+    digits(text.get(range)?)
+}
+
+fn parse_iso(text: &str) -> Option<Timestamp> {
+    let b = text.as_bytes();
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, m, d) = (field(text, 0..4)?, field(text, 5..7)?, field(text, 8..10)?);
+    if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
+        return None;
+    }
+    let day = days_from_civil(y, m as u32, d as u32);
+    if b.len() == 10 {
+        return Some(Timestamp(day.checked_mul(86_400_000_000_000)?));
+    }
+    if b.len() < 19 || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let (h, min, s) = (
+        field(text, 11..13)?,
+        field(text, 14..16)?,
+        field(text, 17..19)?,
+    );
+    if h > 23 || min > 59 || s > 59 {
+        return None;
+    }
+    let mut rest = &text[19..];
+    let mut nanos = 0i64;
+    if let Some(frac) = rest.strip_prefix('.') {
+        let len = frac.bytes().take_while(u8::is_ascii_digit).count();
+        // Seconds, milliseconds or microseconds precision (and nanoseconds, harmlessly).
+        if !matches!(len, 1..=9) {
+            return None;
+        }
+        nanos = digits(&frac[..len])? * 10i64.pow(9 - len as u32);
+        rest = &frac[len..];
+    }
+    if !matches!(rest, "" | "Z" | "+00:00") {
+        return None;
+    }
+    let secs = day.checked_mul(86_400)? + h * 3_600 + min * 60 + s;
+    secs.checked_mul(1_000_000_000)?
+        .checked_add(nanos)
+        .map(Timestamp)
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: i64 = 1_767_225_600_000_000_000; // 2026-01-01T00:00:00Z
+
+    #[test]
+    fn accepts_every_documented_form() {
+        for (text, want) in [
+            ("2026-01-01", T),
+            ("2026-01-01T00:00:00Z", T),
+            ("2026-01-01T00:00:01.5Z", T + 1_500_000_000),
+            ("2026-01-01T00:00:00.123Z", T + 123_000_000),
+            ("2026-01-01T00:00:00.123456Z", T + 123_456_000),
+            ("2026-01-01T00:00:00+00:00", T),
+            ("1767225600", T),
+            ("1767225600123", T + 123_000_000),
+            ("1767225600123456", T + 123_456_000),
+        ] {
+            assert_eq!(parse_time(text, false), Some(Timestamp(want)), "{text}");
+        }
+        assert_eq!(
+            parse_time("1767225600123456789", true),
+            Some(Timestamp(T + 123_456_789))
+        );
+    }
+
+    #[test]
+    fn refuses_garbage() {
+        for text in [
+            "None",
+            "",
+            "2026-13-01",
+            "2026-02-30",
+            "2026-01-01T25:00:00Z",
+            "2026-01-01T00:00:00+02:00",
+            "2026-01-01 00:00:00",
+            "-5",
+            "1e9",
+            "99999999999999999999999",
+            "2026-01-01T00:00:00.Z",
+        ] {
+            assert_eq!(parse_time(text, true), None, "{text}");
+        }
+        assert_eq!(
+            parse_time("1767225600123456789", false),
+            None,
+            "nanoseconds only for `to`"
+        );
+    }
+
+    #[test]
+    fn unknown_parameters_are_named() {
+        let p = Params::parse(Some("a=1&b=2")).expect("parses");
+        assert!(p.only(&["a", "b"]).is_ok());
+        assert!(p.only(&["a"]).is_err());
+        assert_eq!(p.get("b"), Some("2"));
+    }
+}

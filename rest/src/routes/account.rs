@@ -1,0 +1,307 @@
+//! Accounts and funding (spec 4.1): the holder's account list, balances, account fees and
+//! transfers between the holder's accounts.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{RawQuery, State};
+use matchbook::{Balance, Command, CurrencyId, EngineError, Event, MarginTotals, Uuid};
+use serde_json::{Value, json};
+
+use crate::auth::Caller;
+use crate::body::Body;
+use crate::error::ApiError;
+use crate::format::iso_ms;
+use crate::keys::Scope;
+use crate::markets::Markets;
+use crate::params::Params;
+use crate::routes::public::number;
+use crate::state::Shared;
+
+fn balances_json(markets: &Markets, balances: &[Balance]) -> Vec<Value> {
+    balances
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.available != 0 || b.locked != 0 || b.updated.0 != 0)
+        .map(|(i, b)| {
+            let id = CurrencyId(i as u16);
+            json!({
+                "currency_code": markets.coin_code(id),
+                "available": markets.balance(id, i128::from(b.available)),
+                "locked": markets.balance(id, i128::from(b.locked)),
+                "time": iso_ms(b.updated),
+            })
+        })
+        .collect()
+}
+
+/// Owned copy of what the account views need, taken on the engine thread.
+struct AccountSnapshot {
+    id: matchbook::AccountId,
+    name: String,
+    state: &'static str,
+    created: matchbook::Timestamp,
+    balances: Vec<Balance>,
+    totals: MarginTotals,
+}
+
+fn totals_json(
+    markets: &Markets,
+    totals: MarginTotals,
+    entry: &mut serde_json::Map<String, Value>,
+) {
+    let usd = markets.coin_id("USD");
+    let fmt = |v: i128| usd.map_or_else(|| "0".to_owned(), |usd| markets.balance(usd, v));
+    entry.insert("account_equity".into(), fmt(totals.account_equity).into());
+    entry.insert(
+        "margin_available".into(),
+        fmt(totals.margin_available).into(),
+    );
+    entry.insert("margin_used".into(), fmt(totals.margin_used).into());
+}
+
+/// The holder's accounts: main first, then subaccounts, closed ones included.
+#[utoipa::path(get, path = "/v1/subaccounts", tag = "account", security(("api_key" = [])),
+    responses((status = 200, description = "`{account_holder, subaccounts: [...]}` (spec 2.2)"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
+pub async fn subaccounts(
+    State(state): State<Shared>,
+    caller: Caller,
+) -> Result<Json<Value>, ApiError> {
+    let holder = caller.0.holder;
+    let accounts = state
+        .engine(move |e| -> Result<Vec<AccountSnapshot>, EngineError> {
+            e.holder_accounts(holder)?
+                .iter()
+                .map(|v| {
+                    Ok(AccountSnapshot {
+                        id: v.id,
+                        name: v.name.to_owned(),
+                        state: v.state.as_str(),
+                        created: v.created,
+                        balances: if v.state == matchbook::AccountState::Closed {
+                            Vec::new()
+                        } else {
+                            v.balances.to_vec()
+                        },
+                        totals: e.margin_totals(v.id)?,
+                    })
+                })
+                .collect()
+        })
+        .await?
+        .map_err(|_| ApiError::Forbidden("MISSING_PERMISSION"))?;
+    let list: Vec<Value> = accounts
+        .into_iter()
+        .map(|a| {
+            let mut entry = serde_json::Map::new();
+            entry.insert(
+                "account_id".into(),
+                Uuid::of_account(a.id).to_string().into(),
+            );
+            entry.insert("state".into(), a.state.into());
+            entry.insert("name".into(), a.name.into());
+            entry.insert("created".into(), iso_ms(a.created).into());
+            totals_json(&state.markets, a.totals, &mut entry);
+            entry.insert(
+                "balances".into(),
+                balances_json(&state.markets, &a.balances).into(),
+            );
+            Value::Object(entry)
+        })
+        .collect();
+    Ok(Json(json!({
+        "account_holder": Uuid::of_holder(holder).to_string(),
+        "subaccounts": list,
+    })))
+}
+
+/// Balances of the account the key acts on.
+#[utoipa::path(get, path = "/v1/account/balances", tag = "account", security(("api_key" = [])),
+    responses((status = 200, description = "Balances response (spec 2.4)"),
+        (status = 400, body = crate::error::ErrorBody, description = "UNEXPECTED_PARAMETERS"),
+        (status = 401, body = crate::error::ErrorBody), (status = 429, body = crate::error::ErrorBody)))]
+pub async fn balances(
+    State(state): State<Shared>,
+    caller: Caller,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    Params::parse(raw.as_deref())?.only(&[])?;
+    caller.limit_key(&state)?;
+    let account = caller.0.account;
+    let (balances, totals) = state
+        .engine(move |e| -> Result<_, EngineError> {
+            let view = e.account(account)?;
+            Ok((view.balances.to_vec(), e.margin_totals(account)?))
+        })
+        .await??;
+    let balances = balances_json(&state.markets, &balances);
+    let mut body = serde_json::Map::new();
+    body.insert(
+        "account_id".into(),
+        Uuid::of_account(account).to_string().into(),
+    );
+    totals_json(&state.markets, totals, &mut body);
+    body.insert("balances".into(), balances.into());
+    Ok(Json(Value::Object(body)))
+}
+
+/// Fees of the key's account: running volumes and active tiers, SPOT first.
+#[utoipa::path(get, path = "/v1/account/fees", tag = "account", security(("api_key" = [])),
+    responses((status = 200, description = "Account fees (spec 2.8)"),
+        (status = 401, body = crate::error::ErrorBody)))]
+pub async fn account_fees(
+    State(state): State<Shared>,
+    caller: Caller,
+) -> Result<Json<Value>, ApiError> {
+    let account = caller.0.account;
+    let st = state.clone();
+    let body = state
+        .engine(move |e| -> Result<Value, EngineError> {
+            let fees = e.account_fees(account)?;
+            let running: Vec<Value> = fees
+                .running_volumes
+                .iter()
+                .map(|r| {
+                    json!({
+                        "fee_group_id": r.fee_group_id,
+                        "volume": number(&st.markets.balance(r.currency, r.volume)),
+                        "currency": st.markets.coin_code(r.currency),
+                    })
+                })
+                .collect();
+            let tiers: Vec<Value> = fees
+                .active_fee_tiers
+                .iter()
+                .map(|t| {
+                    json!({
+                        "fee_group_id": t.fee_group_id,
+                        "volume": number(t.volume),
+                        "maker_fee": t.maker_fee,
+                        "taker_fee": t.taker_fee,
+                    })
+                })
+                .collect();
+            Ok(json!({
+                "account_id": Uuid::of_account(account).to_string(),
+                "running_volumes": running,
+                "active_fee_tiers": tiers,
+            }))
+        })
+        .await??;
+    Ok(Json(body))
+}
+
+fn required(body: &Body, name: &str) -> Result<String, ApiError> {
+    body.text(name)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| ApiError::BadRequest(format!("{name} is required.")))
+}
+
+const PERMISSION_DENIED: &str = "Permission denied.";
+
+fn owned_account(text: &str) -> Result<matchbook::AccountId, ApiError> {
+    text.parse::<Uuid>()
+        .ok()
+        .and_then(|u| u.account_id().ok())
+        .ok_or(ApiError::Forbidden(PERMISSION_DENIED))
+}
+
+/// Moves one currency between two accounts of the caller's holder.
+#[utoipa::path(post, path = "/v1/subaccounts/transfers", tag = "account", security(("api_key" = [])),
+    request_body(description = "`{amount, currency, source_account_id, destination_account_id}` (spec 2.5)"),
+    responses((status = 200, description = "`{transfer: {...}}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ErrorBody)))]
+pub async fn transfer(
+    State(state): State<Shared>,
+    caller: Caller,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    if !caller
+        .0
+        .has_any(&[Scope::SubaccountTransfer, Scope::UiHolder, Scope::UiAccount])
+    {
+        return Err(ApiError::Forbidden(PERMISSION_DENIED));
+    }
+    let body = Body::parse(&bytes)?;
+    let amount_text = body.text("amount").unwrap_or_default();
+    let currency_code = required(&body, "currency")?;
+    let source = owned_account(&required(&body, "source_account_id")?)?;
+    let destination = owned_account(&required(&body, "destination_account_id")?)?;
+    let currency = state
+        .markets
+        .coin_id(&currency_code)
+        .ok_or_else(|| ApiError::BadRequest("invalid currency.".into()))?;
+    let scale = state.markets.coins[usize::from(currency.0)].scale;
+    let keep = matchbook::transfer_decimals(&currency_code).min(scale);
+    let amount = matchbook::parse_transfer_amount(&amount_text, keep, scale)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    let outcome = state
+        .submit(Command::Transfer {
+            holder: caller.0.holder,
+            source,
+            destination,
+            currency,
+            amount,
+        })
+        .await?;
+    match outcome.result {
+        Ok(_) => {}
+        Err(EngineError::PermissionDenied | EngineError::UnknownAccount) => {
+            return Err(ApiError::Forbidden(PERMISSION_DENIED));
+        }
+        Err(EngineError::SameAccount) => {
+            return Err(ApiError::BadRequest(
+                "source_account_id and destination_account_id cannot be the same.".into(),
+            ));
+        }
+        Err(EngineError::InsufficientBalance {
+            account,
+            available,
+            requested,
+            ..
+        }) => {
+            return Err(ApiError::BadRequest(format!(
+                "account {} has a balance of {} {currency_code}, lower than the requested {} {currency_code}.",
+                Uuid::of_account(account),
+                state.markets.balance(currency, i128::from(available)),
+                state.markets.balance(currency, i128::from(requested)),
+            )));
+        }
+        Err(EngineError::BelowBlpThreshold) => {
+            return Err(ApiError::BadRequest(
+                "transfer would take the BLP account below its minimum balance.".into(),
+            ));
+        }
+        Err(EngineError::InstantTradeAccount) => {
+            return Err(ApiError::BadRequest(
+                "transfers to or from the instant-trade account are not allowed.".into(),
+            ));
+        }
+        Err(other) => return Err(other.into()),
+    }
+    let record = outcome
+        .events
+        .iter()
+        .find_map(|e| match e.event {
+            Event::TransferCompleted {
+                transfer,
+                holder,
+                source,
+                destination,
+                currency,
+                amount,
+            } => Some(json!({
+                "account_holder": Uuid::of_holder(holder).to_string(),
+                "transfer_id": Uuid::of_transfer(transfer).to_string(),
+                "source_account_id": Uuid::of_account(source).to_string(),
+                "destination_account_id": Uuid::of_account(destination).to_string(),
+                "currency": state.markets.coin_code(currency),
+                "amount": state.markets.balance(currency, i128::from(amount)),
+                "time": iso_ms(e.time),
+            })),
+            _ => None,
+        })
+        .ok_or(ApiError::Timeout)?;
+    Ok(Json(json!({ "transfer": record })))
+}

@@ -1,0 +1,263 @@
+//! The admin listener's operations: holders, subaccounts, deposits, withdrawals, de-risk,
+//! BLP thresholds, API keys, instrument states and the exchange clock. Served on its own
+//! address and only to admin keys, so a trading key can never reach them.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use matchbook::{AccountId, AccountKind, Command, CurrencyId, InstrumentState, Uuid};
+use serde_json::{Value, json};
+
+use crate::auth::Admin;
+use crate::body::Body;
+use crate::error::ApiError;
+use crate::format::iso_ms;
+use crate::keys::Scope;
+use crate::state::Shared;
+
+fn account_field(body: &Body, name: &str) -> Result<AccountId, ApiError> {
+    body.text(name)
+        .and_then(|t| t.parse::<Uuid>().ok())
+        .and_then(|u| u.account_id().ok())
+        .ok_or(ApiError::bad("INVALID_ACCOUNT_ID"))
+}
+
+fn currency_amount(state: &Shared, body: &Body) -> Result<(CurrencyId, i64), ApiError> {
+    let currency = body
+        .text("currency")
+        .and_then(|c| state.markets.coin_id(&c))
+        .ok_or(ApiError::bad("INVALID_CURRENCY"))?;
+    let scale = state.markets.coins[usize::from(currency.0)].scale;
+    let amount = body
+        .text("amount")
+        .and_then(|a| matchbook::fixed::parse_scaled(&a, scale).ok())
+        .ok_or(ApiError::bad("INVALID_AMOUNT"))?;
+    Ok((currency, amount))
+}
+
+async fn apply(state: &Shared, command: Command) -> Result<matchbook::Applied, ApiError> {
+    Ok(state.submit(command).await?.result?)
+}
+
+/// Creates a holder with its main account.
+pub async fn create_holder(State(state): State<Shared>, _: Admin) -> Result<Json<Value>, ApiError> {
+    let applied = apply(&state, Command::CreateHolder).await?;
+    let (holder, account) = applied
+        .holder
+        .zip(applied.account)
+        .ok_or(ApiError::Timeout)?;
+    Ok(Json(json!({
+        "holder_id": Uuid::of_holder(holder).to_string(),
+        "account_id": Uuid::of_account(account).to_string(),
+    })))
+}
+
+/// Creates a subaccount: `{holder_id, name, kind?}` (kind `regular`, `instant-trade`, `blp`).
+pub async fn create_subaccount(
+    State(state): State<Shared>,
+    _: Admin,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(&bytes)?;
+    let holder = body
+        .text("holder_id")
+        .and_then(|t| t.parse::<Uuid>().ok())
+        .and_then(|u| u.holder_id().ok())
+        .ok_or(ApiError::bad("INVALID_HOLDER_ID"))?;
+    let kind = parse_kind(body.text("kind").as_deref())?;
+    let name = body
+        .text("name")
+        .ok_or(ApiError::bad("INVALID_ACCOUNT_NAME"))?;
+    let applied = apply(&state, Command::CreateSubaccount { holder, name, kind }).await?;
+    let account = applied.account.ok_or(ApiError::Timeout)?;
+    Ok(Json(
+        json!({"account_id": Uuid::of_account(account).to_string()}),
+    ))
+}
+
+/// Parses an account kind (`None`: regular).
+pub fn parse_kind(text: Option<&str>) -> Result<AccountKind, ApiError> {
+    match text {
+        None | Some("regular") => Ok(AccountKind::Regular),
+        Some("instant-trade") => Ok(AccountKind::InstantTrade),
+        Some("blp") => Ok(AccountKind::Blp),
+        Some(_) => Err(ApiError::bad("INVALID_ACCOUNT_KIND")),
+    }
+}
+
+/// Closes a subaccount.
+pub async fn close_account(
+    State(state): State<Shared>,
+    _: Admin,
+    Path(account): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let account = account
+        .parse::<Uuid>()
+        .ok()
+        .and_then(|u| u.account_id().ok())
+        .ok_or(ApiError::bad("INVALID_ACCOUNT_ID"))?;
+    apply(&state, Command::CloseSubaccount { account }).await?;
+    Ok(Json(
+        json!({"account_id": Uuid::of_account(account).to_string(), "state": "CLOSED"}),
+    ))
+}
+
+/// Credits an account: `{account_id, currency, amount}`.
+pub async fn deposit(
+    State(state): State<Shared>,
+    _: Admin,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(&bytes)?;
+    let account = account_field(&body, "account_id")?;
+    let (currency, amount) = currency_amount(&state, &body)?;
+    apply(
+        &state,
+        Command::Deposit {
+            account,
+            currency,
+            amount,
+        },
+    )
+    .await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+/// Debits an account: `{account_id, currency, amount}`.
+pub async fn withdraw(
+    State(state): State<Shared>,
+    _: Admin,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(&bytes)?;
+    let account = account_field(&body, "account_id")?;
+    let (currency, amount) = currency_amount(&state, &body)?;
+    apply(
+        &state,
+        Command::Withdraw {
+            account,
+            currency,
+            amount,
+        },
+    )
+    .await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+/// Sets de-risk: `{account_id, on}`.
+pub async fn derisk(
+    State(state): State<Shared>,
+    _: Admin,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(&bytes)?;
+    let account = account_field(&body, "account_id")?;
+    let on = match body.text("on").as_deref() {
+        Some("true") => true,
+        Some("false") => false,
+        _ => return Err(ApiError::bad("INVALID_REQUEST_BODY")),
+    };
+    apply(&state, Command::SetDerisk { account, on }).await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+/// Sets a BLP account's minimum balance: `{account_id, currency, amount}`.
+pub async fn blp_threshold(
+    State(state): State<Shared>,
+    _: Admin,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(&bytes)?;
+    let account = account_field(&body, "account_id")?;
+    let (currency, amount) = currency_amount(&state, &body)?;
+    apply(
+        &state,
+        Command::SetBlpThreshold {
+            account,
+            currency,
+            amount,
+        },
+    )
+    .await?;
+    Ok(Json(json!({"ok": true})))
+}
+
+/// Issues an API key: `{account_id, scopes: [..]}`; the key text is returned once.
+pub async fn create_key(
+    State(state): State<Shared>,
+    _: Admin,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(&bytes)?;
+    let account = account_field(&body, "account_id")?;
+    let scopes: Vec<Scope> = serde_json::from_slice::<Value>(&bytes)
+        .ok()
+        .and_then(|v| v.get("scopes").cloned())
+        .and_then(|s| serde_json::from_value(s).ok())
+        .ok_or(ApiError::bad("INVALID_SCOPES"))?;
+    if scopes.contains(&Scope::Admin) && scopes.len() > 1 {
+        return Err(ApiError::bad("INVALID_SCOPES"));
+    }
+    let holder = state.engine(move |e| e.holder_of(account)).await??;
+    let keys = state.keys.clone();
+    let issued = scopes.clone();
+    let key = tokio::task::spawn_blocking(move || keys.create(holder, account, issued))
+        .await
+        .map_err(|_| ApiError::Timeout)?
+        .map_err(|_| ApiError::Timeout)?;
+    Ok(Json(json!({
+        "key": key,
+        "holder_id": Uuid::of_holder(holder).to_string(),
+        "account_id": Uuid::of_account(account).to_string(),
+        "scopes": scopes,
+    })))
+}
+
+/// Sets an instrument's state: `{state}`.
+pub async fn instrument_state(
+    State(state): State<Shared>,
+    _: Admin,
+    Path(code): Path<String>,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(&bytes)?;
+    let instrument = state
+        .markets
+        .market(&code)
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
+        .id;
+    let new_state = body
+        .text("state")
+        .and_then(|s| InstrumentState::parse(&s))
+        .ok_or(ApiError::bad("INVALID_STATE"))?;
+    apply(
+        &state,
+        Command::SetInstrumentState {
+            instrument,
+            state: new_state,
+        },
+    )
+    .await?;
+    Ok(Json(
+        json!({"instrument_code": code, "state": new_state.as_str()}),
+    ))
+}
+
+/// Moves the exchange clock forward: `{seconds}`; then expires what became due.
+pub async fn advance_time(
+    State(state): State<Shared>,
+    _: Admin,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(&bytes)?;
+    let seconds = body
+        .text("seconds")
+        .and_then(|s| s.parse::<u32>().ok())
+        .ok_or(ApiError::bad("INVALID_SECONDS"))?;
+    let offset = state.clock.advance(i64::from(seconds) * 1_000_000_000);
+    let outcome = state.submit(Command::AdvanceTime).await?;
+    Ok(Json(json!({
+        "time": iso_ms(outcome.time),
+        "offset_seconds": offset / 1_000_000_000,
+    })))
+}

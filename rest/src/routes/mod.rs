@@ -1,0 +1,147 @@
+//! The two routers: the public listener (spec section 4, the addendum's endpoints and
+//! `/openapi.json`) and the admin listener; and the layers every request passes: body size
+//! limit, handler timeout, JSON 404/405, and a log line without credentials.
+
+pub mod account;
+pub mod admin;
+pub mod orders;
+pub mod public;
+pub mod trades;
+
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, Request};
+use axum::http::StatusCode;
+use axum::http::header::CONTENT_LENGTH;
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+
+use crate::error::{ApiError, ErrorBody};
+use crate::state::Shared;
+
+/// Largest request body accepted.
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+/// Longest a handler may take.
+pub const HANDLER_TIMEOUT: Duration = Duration::from_secs(10);
+
+async fn guard(request: Request, next: Next) -> Response {
+    let too_large = request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        .is_some_and(|n| n > MAX_BODY_BYTES);
+    if too_large {
+        return (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            axum::Json(ErrorBody {
+                error: "PAYLOAD_TOO_LARGE".into(),
+            }),
+        )
+            .into_response();
+    }
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let started = Instant::now();
+    let response = match tokio::time::timeout(HANDLER_TIMEOUT, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => ApiError::Timeout.into_response(),
+    };
+    let status = response.status().as_u16();
+    let micros = started.elapsed().as_micros();
+    // Method, path and status only: keys travel in headers and are never logged.
+    if status >= 500 {
+        tracing::warn!(%method, path, status, micros, "request failed");
+    } else {
+        tracing::debug!(%method, path, status, micros, "request");
+    }
+    response
+}
+
+async fn not_found() -> ApiError {
+    ApiError::NotFound("NOT_FOUND")
+}
+
+async fn method_not_allowed() -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        axum::Json(ErrorBody {
+            error: "METHOD_NOT_ALLOWED".into(),
+        }),
+    )
+        .into_response()
+}
+
+fn finish(router: Router<Shared>, state: Shared) -> Router {
+    router
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn(guard))
+        .with_state(state)
+}
+
+/// The public listener's routes.
+pub fn public_router(state: Shared) -> Router {
+    let router = Router::new()
+        .route("/v1/time", get(public::time))
+        .route("/v1/currencies", get(public::currencies))
+        .route("/v1/instruments", get(public::instruments))
+        .route("/v1/fees", get(public::fees))
+        .route("/v1/market-ticker", get(public::tickers))
+        .route("/v1/market-ticker/{instrument_code}", get(public::ticker))
+        .route(
+            "/v1/candlesticks/{instrument_code}",
+            get(public::candlesticks),
+        )
+        .route("/v1/order-book/{instrument_code}", get(public::order_book))
+        .route("/v1/subaccounts", get(account::subaccounts))
+        .route("/v1/subaccounts/transfers", post(account::transfer))
+        .route("/v1/account/balances", get(account::balances))
+        .route("/v1/account/fees", get(account::account_fees))
+        .route(
+            "/v1/account/orders",
+            get(orders::list)
+                .post(orders::create)
+                .delete(orders::cancel_all),
+        )
+        .route(
+            "/v1/account/orders/{order_id}",
+            get(orders::by_id).delete(orders::cancel),
+        )
+        .route(
+            "/v1/account/orders/client/{client_id}",
+            get(orders::by_client_id).delete(orders::cancel_by_client_id),
+        )
+        .route(
+            "/v1/account/orders/{order_id}/trades",
+            get(trades::of_order),
+        )
+        .route("/v1/account/trades", get(trades::list))
+        .route("/v1/account/trade/{trade_id}", get(trades::by_id))
+        .route("/openapi.json", get(crate::openapi::serve));
+    finish(router, state)
+}
+
+/// The admin listener's routes.
+pub fn admin_router(state: Shared) -> Router {
+    let router = Router::new()
+        .route("/admin/holders", post(admin::create_holder))
+        .route("/admin/subaccounts", post(admin::create_subaccount))
+        .route(
+            "/admin/accounts/{account_id}/close",
+            post(admin::close_account),
+        )
+        .route("/admin/deposits", post(admin::deposit))
+        .route("/admin/withdrawals", post(admin::withdraw))
+        .route("/admin/derisk", post(admin::derisk))
+        .route("/admin/blp-threshold", post(admin::blp_threshold))
+        .route("/admin/keys", post(admin::create_key))
+        .route(
+            "/admin/instruments/{instrument_code}/state",
+            post(admin::instrument_state),
+        )
+        .route("/admin/time/advance", post(admin::advance_time));
+    finish(router, state)
+}

@@ -1,0 +1,523 @@
+//! Orders (spec 4.2 and the addendum): create, list, read by id or client id, cancel by id,
+//! by client id, and cancel all.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, RawQuery, State};
+use matchbook::fixed::ParseDecimalError;
+use matchbook::market::orders::{OrderFilter, OrderRecord};
+use matchbook::market::query::{DAY, order_window, page_size};
+use matchbook::market::trades::TradeRecord;
+use matchbook::{
+    AccountId, CancelScope, Command, EngineError, Event, NewOrder, OrderRef, OrderType, Side,
+    TimeInForce, Uuid,
+};
+use serde_json::{Value, json};
+
+use crate::auth::Caller;
+use crate::body::Body;
+use crate::cursor::CursorKind;
+use crate::error::ApiError;
+use crate::keys::Scope;
+use crate::markets::Market;
+use crate::params::Params;
+use crate::records::{OrderForm, order_ack, order_json, trade_json};
+use crate::state::{CANCEL_WAIT, Shared};
+
+fn decimal_field(
+    text: &str,
+    decimals: u8,
+    negative: &'static str,
+    precision: &'static str,
+    invalid: &'static str,
+) -> Result<i64, ApiError> {
+    matchbook::fixed::parse_scaled(text, decimals).map_err(|e| {
+        ApiError::bad(match e {
+            ParseDecimalError::Sign if text.starts_with('-') => negative,
+            ParseDecimalError::TooManyDecimals => precision,
+            _ => invalid,
+        })
+    })
+}
+
+fn price_field(market: &Market, text: &str) -> Result<matchbook::Price, ApiError> {
+    decimal_field(
+        text,
+        market.market_precision,
+        "NEGATIVE_PRICE",
+        "BAD_PRICE_PRECISION",
+        "INVALID_PRICE",
+    )
+    .map(matchbook::Price)
+}
+
+fn time_in_force(body: &Body) -> Result<TimeInForce, ApiError> {
+    let post_only = body.text("is_post_only").as_deref() == Some("true");
+    let tif = match body.text("time_in_force").as_deref() {
+        None | Some("GOOD_TILL_CANCELLED") => TimeInForce::GoodTillCancelled,
+        Some("IMMEDIATE_OR_CANCELLED") => TimeInForce::ImmediateOrCancelled,
+        Some("FILL_OR_KILL") => TimeInForce::FillOrKill,
+        Some("POST_ONLY") => TimeInForce::PostOnly,
+        Some("GOOD_TILL_TIME") => TimeInForce::GoodTillTime,
+        Some(_) => return Err(ApiError::bad("INVALID_TIME_IN_FORCE")),
+    };
+    Ok(match (post_only, tif) {
+        (true, TimeInForce::GoodTillCancelled) => TimeInForce::PostOnly,
+        _ => tif,
+    })
+}
+
+fn new_client_id() -> Result<Uuid, ApiError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|_| ApiError::Timeout)?;
+    // RFC 9562 version 4, variant 0b10.
+    let v = u128::from_be_bytes(bytes);
+    let v = (v & !(0xf << 76) & !(0b11 << 62)) | (4 << 76) | (0b10 << 62);
+    Ok(Uuid(v))
+}
+
+/// Parses a create-order body into an engine order, checking every field at the edge.
+fn parse_order(state: &Shared, account: AccountId, body: &Body) -> Result<NewOrder, ApiError> {
+    let code = body
+        .text("instrument_code")
+        .ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
+    let market = state
+        .markets
+        .market(&code)
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    let order_type = match body.text("type").as_deref() {
+        None => return Err(ApiError::bad("MISSING_ORDER_TYPE")),
+        Some("LIMIT") => OrderType::Limit,
+        Some("MARKET") => OrderType::Market,
+        Some("STOP") => OrderType::Stop,
+        Some(_) => return Err(ApiError::bad("INVALID_ORDER_TYPE")),
+    };
+    let side = match body.text("side").as_deref() {
+        None => return Err(ApiError::bad("MISSING_SIDE")),
+        Some("BUY") => Side::Buy,
+        Some("SELL") => Side::Sell,
+        Some(_) => return Err(ApiError::bad("INVALID_SIDE")),
+    };
+    let amount = body.text("amount").ok_or(ApiError::bad("INVALID_AMOUNT"))?;
+    let amount = decimal_field(
+        &amount,
+        market.amount_precision,
+        "NEGATIVE_AMOUNT",
+        "BAD_AMOUNT_PRECISION",
+        "INVALID_AMOUNT",
+    )?;
+    let price = match body.text("price") {
+        Some(p) => Some(price_field(market, &p)?),
+        None if order_type == OrderType::Market => None,
+        None => return Err(ApiError::bad("MISSING_PRICE")),
+    };
+    let trigger_price = body
+        .text("trigger_price")
+        .map(|p| price_field(market, &p))
+        .transpose()?;
+    let client_id = match body.text("client_id") {
+        Some(text) => text
+            .parse::<Uuid>()
+            .map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?,
+        None => new_client_id()?,
+    };
+    let time_in_force = time_in_force(body)?;
+    let expire_at = match body.text("expire_after") {
+        Some(text) => {
+            Some(crate::params::parse_time(&text, true).ok_or(ApiError::bad("INVALID_EXPIRY"))?)
+        }
+        None => None,
+    };
+    Ok(NewOrder {
+        account,
+        instrument: market.id,
+        side,
+        order_type,
+        time_in_force,
+        price,
+        trigger_price,
+        amount: matchbook::Qty(amount),
+        expire_at,
+        client_id: Some(client_id),
+        stp: None,
+    })
+}
+
+async fn record_of(
+    state: &Shared,
+    account: AccountId,
+    order: OrderRef,
+) -> Result<OrderRecord, ApiError> {
+    state
+        .market(move |md| md.orders().get(account, order.id).cloned())
+        .await?
+        .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))
+}
+
+/// Creates an order.
+#[utoipa::path(post, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
+    request_body(description = "`{instrument_code, type, side, amount, price, client_id?, time_in_force?}`"),
+    responses((status = 200, description = "Order acknowledgement with status OPEN"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ErrorBody)))]
+pub async fn create(
+    State(state): State<Shared>,
+    caller: Caller,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    caller.require(&[Scope::Trade])?;
+    let body = Body::parse(&bytes)?;
+    let order = parse_order(&state, caller.0.account, &body)?;
+    let outcome = state.submit(Command::PlaceOrder(order)).await?;
+    let applied = outcome.result?;
+    let handle = applied.order.ok_or(ApiError::Timeout)?;
+    let accepted = outcome
+        .events
+        .iter()
+        .find_map(|e| match e.event {
+            Event::OrderAccepted(a) if a.order == handle => Some(a),
+            _ => None,
+        })
+        .ok_or(ApiError::Timeout)?;
+    let record = OrderRecord {
+        accepted,
+        created: outcome.time,
+        sequence: 0,
+        updated: outcome.time,
+        last_sequence: 0,
+        filled: matchbook::Qty(0),
+        filled_notional: matchbook::Notional(0),
+        total_fee: 0,
+        status: matchbook::OrderStatus::Open,
+        trades: Vec::new(),
+    };
+    Ok(Json(order_ack(&state.markets, &record, "OPEN", true)))
+}
+
+fn parse_order_id(text: &str) -> Result<OrderRef, ApiError> {
+    let uuid = text
+        .parse::<Uuid>()
+        .map_err(|_| ApiError::bad("INVALID_ORDER_ID"))?;
+    uuid.order_ref()
+        .map_err(|_| ApiError::NotFound("ORDER_NOT_FOUND"))
+}
+
+/// An order with its trades, as `{order, trades}`.
+fn order_with_trades(
+    state: &Shared,
+    account: AccountId,
+    record: &OrderRecord,
+    trades: &[TradeRecord],
+    form: OrderForm,
+) -> Value {
+    json!({
+        "order": order_json(&state.markets, record, form),
+        "trades": trades.iter().map(|t| trade_json(&state.markets, t, account)).collect::<Vec<_>>(),
+    })
+}
+
+fn trades_of(md: &matchbook::market::MarketData, record: &OrderRecord) -> Vec<TradeRecord> {
+    record
+        .trades
+        .iter()
+        .filter_map(|&id| md.trades().get(id).copied())
+        .collect()
+}
+
+/// An order by id (activity in the last 24 hours).
+#[utoipa::path(get, path = "/v1/account/orders/{order_id}", tag = "orders", security(("api_key" = [])),
+    params(("order_id" = String, Path)),
+    responses((status = 200, description = "`{order, trades}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody), (status = 429, body = crate::error::ErrorBody)))]
+pub async fn by_id(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(order_id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.limit_holder(&state)?;
+    let order = parse_order_id(&order_id)?;
+    let account = caller.0.account;
+    let now = state.now();
+    let (record, trades) = state
+        .market(move |md| {
+            md.orders()
+                .by_id(account, order.id, now)
+                .map(|r| (r.clone(), trades_of(md, r)))
+        })
+        .await?
+        .map_err(|_| ApiError::NotFound("ORDER_NOT_FOUND"))?;
+    Ok(Json(order_with_trades(
+        &state,
+        account,
+        &record,
+        &trades,
+        OrderForm::Full,
+    )))
+}
+
+/// The most recent order with a client id (created in the last 30 days).
+#[utoipa::path(get, path = "/v1/account/orders/client/{client_id}", tag = "orders", security(("api_key" = [])),
+    params(("client_id" = String, Path)),
+    responses((status = 200, description = "`{order, trades}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn by_client_id(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(client_id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.limit_holder(&state)?;
+    let client_id = client_id
+        .parse::<Uuid>()
+        .map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?;
+    let account = caller.0.account;
+    let now = state.now();
+    let (record, trades) = state
+        .market(move |md| {
+            md.orders()
+                .by_client_id(account, client_id, now)
+                .map(|r| (r.clone(), trades_of(md, r)))
+        })
+        .await?
+        .map_err(|_| ApiError::NotFound("ORDER_NOT_FOUND"))?;
+    Ok(Json(order_with_trades(
+        &state,
+        account,
+        &record,
+        &trades,
+        OrderForm::Full,
+    )))
+}
+
+/// Open orders, and inactive ones on request, newest first.
+#[utoipa::path(get, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
+    params(("from" = Option<String>, Query), ("to" = Option<String>, Query),
+        ("instrument_code" = Option<String>, Query),
+        ("with_cancelled_and_rejected" = Option<bool>, Query),
+        ("with_just_filled_inactive" = Option<bool>, Query),
+        ("with_just_orders" = Option<bool>, Query, description = "Leave out each order's trades"),
+        ("max_page_size" = Option<u32>, Query), ("cursor" = Option<String>, Query)),
+    responses((status = 200, description = "`{order_history: [{order, trades}], max_page_size, cursor?}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)))]
+pub async fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::parse(raw.as_deref())?;
+    let account = caller.0.account;
+    let now = state.now();
+    let (from, to) = order_window(
+        params.time("from", false)?,
+        params.time("to", true)?,
+        DAY,
+        now,
+    )?;
+    let instrument = params
+        .get("instrument_code")
+        .map(|code| {
+            state
+                .markets
+                .market(code)
+                .map(|m| m.id)
+                .ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))
+        })
+        .transpose()?;
+    let max = page_size(
+        params
+            .integer("max_page_size", "INVALID_QUERY")?
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+    )?;
+    let cursor = params
+        .get("cursor")
+        .map(|c| state.cursors.decode(c, CursorKind::Orders, account.0))
+        .transpose()?;
+    let filter = OrderFilter {
+        from,
+        to,
+        instrument,
+        with_cancelled_and_rejected: params.flag("with_cancelled_and_rejected")?,
+        with_just_filled_inactive: params.flag("with_just_filled_inactive")?,
+        max_page_size: max,
+        cursor,
+    };
+    let just_orders = params.flag("with_just_orders")?;
+    let (page, next) = state
+        .market(move |md| {
+            md.orders().page(account, &filter).map(|p| {
+                let list: Vec<(OrderRecord, Vec<TradeRecord>)> = p
+                    .orders
+                    .iter()
+                    .map(|r| {
+                        let trades = if just_orders {
+                            Vec::new()
+                        } else {
+                            trades_of(md, r)
+                        };
+                        ((*r).clone(), trades)
+                    })
+                    .collect();
+                (list, p.cursor)
+            })
+        })
+        .await??;
+    let history: Vec<Value> = page
+        .iter()
+        .map(|(r, t)| order_with_trades(&state, account, r, t, OrderForm::History))
+        .collect();
+    let mut body = json!({"order_history": history, "max_page_size": max});
+    if let (Some(next), Some(map)) = (next, body.as_object_mut()) {
+        map.insert(
+            "cursor".into(),
+            state
+                .cursors
+                .encode(CursorKind::Orders, account.0, next)
+                .into(),
+        );
+    }
+    Ok(Json(body))
+}
+
+async fn cancelled_ack(
+    state: &Shared,
+    account: AccountId,
+    command: Command,
+) -> Result<Json<Value>, ApiError> {
+    let outcome = state.submit_within(command, CANCEL_WAIT).await?;
+    outcome.result?;
+    let order = outcome
+        .events
+        .iter()
+        .find_map(|e| match e.event {
+            Event::OrderCancelled { order, .. } => Some(order),
+            _ => None,
+        })
+        .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))?;
+    let record = record_of(state, account, order).await?;
+    Ok(Json(order_ack(&state.markets, &record, "CANCELLED", false)))
+}
+
+/// Cancels an open order by id, waiting up to 2 s for the engine.
+#[utoipa::path(delete, path = "/v1/account/orders/{order_id}", tag = "orders", security(("api_key" = [])),
+    params(("order_id" = String, Path), ("instrument_code" = Option<String>, Query)),
+    responses((status = 200, description = "Order acknowledgement with status CANCELLED"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn cancel(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(order_id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    caller.require(&[Scope::Trade])?;
+    let params = Params::parse(raw.as_deref())?;
+    let order = parse_order_id(&order_id)?;
+    let account = caller.0.account;
+    if let Some(code) = params.get("instrument_code") {
+        let market = state
+            .markets
+            .market(code)
+            .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
+            .id;
+        let matches = state
+            .engine(move |e| {
+                e.order(order)
+                    .is_some_and(|o| o.instrument() == market && o.account() == account)
+            })
+            .await?;
+        if !matches {
+            return Err(ApiError::NotFound("ORDER_NOT_FOUND"));
+        }
+    }
+    cancelled_ack(&state, account, Command::CancelOrder { account, order }).await
+}
+
+/// Cancels the most recent open order with a client id.
+#[utoipa::path(delete, path = "/v1/account/orders/client/{client_id}", tag = "orders", security(("api_key" = [])),
+    params(("client_id" = String, Path)),
+    responses((status = 200, description = "Order acknowledgement with status CANCELLED"),
+        (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn cancel_by_client_id(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(client_id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.require(&[Scope::Trade])?;
+    let client_id = client_id
+        .parse::<Uuid>()
+        .map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?;
+    let account = caller.0.account;
+    cancelled_ack(
+        &state,
+        account,
+        Command::CancelByClientId { account, client_id },
+    )
+    .await
+}
+
+fn uuid_list(text: &str, code: &'static str) -> Result<Vec<Uuid>, ApiError> {
+    text.split(',')
+        .map(|s| s.trim().parse::<Uuid>().map_err(|_| ApiError::bad(code)))
+        .collect()
+}
+
+/// Cancels every open order, or those of one instrument, or listed ids or client ids.
+#[utoipa::path(delete, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
+    params(("instrument_code" = Option<String>, Query), ("ids" = Option<String>, Query),
+        ("client_ids" = Option<String>, Query)),
+    responses((status = 200, description = "Array of the cancelled order ids"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody)))]
+pub async fn cancel_all(
+    State(state): State<Shared>,
+    caller: Caller,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    caller.require(&[Scope::Trade])?;
+    let params = Params::parse(raw.as_deref())?;
+    let given = ["instrument_code", "ids", "client_ids"]
+        .iter()
+        .filter(|p| params.get(p).is_some())
+        .count();
+    if given > 1 {
+        return Err(ApiError::bad("INVALID_QUERY"));
+    }
+    let scope = if let Some(code) = params.get("instrument_code") {
+        CancelScope::Instrument(
+            state
+                .markets
+                .market(code)
+                .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
+                .id,
+        )
+    } else if let Some(ids) = params.get("ids") {
+        CancelScope::Orders(
+            uuid_list(ids, "INVALID_ORDER_ID")?
+                .into_iter()
+                .filter_map(|u| u.order_ref().ok())
+                .collect(),
+        )
+    } else if let Some(ids) = params.get("client_ids") {
+        CancelScope::ClientIds(uuid_list(ids, "INVALID_CLIENT_UUID")?)
+    } else {
+        CancelScope::All
+    };
+    let account = caller.0.account;
+    let outcome = state
+        .submit_within(Command::CancelAll { account, scope }, CANCEL_WAIT)
+        .await?;
+    match outcome.result {
+        Ok(_) | Err(EngineError::OrderNotFound) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let ids: Vec<Value> = outcome
+        .events
+        .iter()
+        .filter_map(|e| match e.event {
+            Event::OrderCancelled { order, .. } => Some(Uuid::of_order(order).to_string().into()),
+            _ => None,
+        })
+        .collect();
+    Ok(Json(Value::Array(ids)))
+}

@@ -1,0 +1,441 @@
+//! Public market data (spec 4.4 and the addendum): server time, currencies, instruments,
+//! fee groups, market tickers, candlesticks and the order book. No key needed.
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use matchbook::market::MAX_CANDLES;
+use matchbook::market::period::{Granularity, Unit};
+use matchbook::{FundingSchedule, InstrumentKind, InstrumentState};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::ApiError;
+use crate::format::{decimal, iso_ms, iso_nanos};
+use crate::markets::Market;
+use crate::params::Params;
+use crate::state::Shared;
+
+/// `GET /v1/time`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ServerTime {
+    /// ISO 8601 with milliseconds.
+    pub iso: String,
+    /// Milliseconds since the epoch.
+    pub epoch_millis: i64,
+}
+
+/// Server time.
+#[utoipa::path(get, path = "/v1/time", tag = "public",
+    responses((status = 200, body = ServerTime)))]
+pub async fn time(State(state): State<Shared>) -> Json<ServerTime> {
+    let now = state.now();
+    Json(ServerTime {
+        iso: iso_ms(now),
+        epoch_millis: now.millis(),
+    })
+}
+
+/// A decimal string as a JSON number (fee volumes and percentages are numbers on the wire).
+pub fn number(text: &str) -> Value {
+    serde_json::from_str::<serde_json::Number>(text).map_or(Value::Null, Value::Number)
+}
+
+/// Currency list (spec 2.10).
+#[utoipa::path(get, path = "/v1/currencies", tag = "public",
+    responses((status = 200, description = "Array of currencies (spec 2.10)")))]
+pub async fn currencies(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
+    let list = state
+        .engine(|e| {
+            e.currencies()
+                .iter()
+                .map(|c| {
+                    json!({
+                        "code": c.code,
+                        "precision": c.precision,
+                        "unified_cryptoasset_id": c.unified_cryptoasset_id,
+                        "name": c.name,
+                        "collateral_percentage": number(&c.collateral_percentage.to_string()),
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+    Ok(Json(Value::Array(list)))
+}
+
+fn kind_filter(params: &Params) -> Result<Option<InstrumentKind>, ApiError> {
+    params
+        .get("type")
+        .map(|t| InstrumentKind::parse(t).ok_or(ApiError::bad("INVALID_QUERY")))
+        .transpose()
+}
+
+/// Instrument list (spec 2.11), optionally filtered by `type`.
+#[utoipa::path(get, path = "/v1/instruments", tag = "public",
+    params(("type" = Option<String>, Query, description = "SPOT, PERP, DATED_FUTURE or EQUITY_FUTURE")),
+    responses((status = 200, description = "Array of instruments (spec 2.11)"),
+        (status = 400, body = crate::error::ErrorBody)))]
+pub async fn instruments(
+    State(state): State<Shared>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let kind = kind_filter(&Params::parse(raw.as_deref())?)?;
+    let list = state
+        .engine(move |e| {
+            e.instruments()
+                .iter()
+                .filter(|i| kind.is_none_or(|k| i.spec.kind == k))
+                .map(|i| instrument_json(e, i))
+                .collect::<Vec<_>>()
+        })
+        .await?;
+    Ok(Json(Value::Array(list)))
+}
+
+fn instrument_json(engine: &matchbook::Engine, i: &matchbook::Instrument) -> Value {
+    let precision = |id: matchbook::CurrencyId| {
+        engine
+            .currencies()
+            .get(usize::from(id.0))
+            .map_or(0, |c| c.precision)
+    };
+    let s = &i.spec;
+    let mut v = json!({
+        "id": s.code,
+        "base": {"code": s.base, "precision": precision(i.base)},
+        "quote": {"code": s.quote, "precision": precision(i.quote)},
+        "amount_precision": s.amount_precision,
+        "market_precision": s.market_precision,
+        "min_size": s.min_size,
+        "min_price": s.min_price,
+        "max_price": s.max_price,
+        "type": s.kind.as_str(),
+        "state": i.state.as_str(),
+    });
+    if let (Some(f), Some(map)) = (&s.futures, v.as_object_mut()) {
+        map.insert(
+            "price_collar_percentage".into(),
+            f.price_collar_percentage.to_string().into(),
+        );
+        map.insert("funding_period".into(), json!(f.funding_period));
+        map.insert("market_offset".into(), json!(f.market_offset));
+        let schedule = match &f.funding_schedule {
+            FundingSchedule::FixedInterval { period_minutes } => {
+                json!({"type": "FIXED_INTERVAL", "period_minutes": period_minutes})
+            }
+            FundingSchedule::SessionBased {
+                calendar,
+                max_periods_per_day,
+                split,
+            } => json!({"type": "SESSION_BASED", "calendar": calendar,
+                "max_periods_per_day": max_periods_per_day, "split": split}),
+        };
+        map.insert("funding_schedule".into(), schedule);
+        if let Some(date) = &f.contract_expiry_date {
+            map.insert("contract_expiry_date".into(), date.clone().into());
+        }
+        if let Some(d) = &f.contract_duration {
+            map.insert("contract_duration".into(), d.clone().into());
+        }
+    }
+    v
+}
+
+/// Fee groups (spec 2.9), fee values in percent.
+#[utoipa::path(get, path = "/v1/fees", tag = "public",
+    responses((status = 200, description = "Array of fee groups (spec 2.9)")))]
+pub async fn fees(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
+    let list = state
+        .engine(|e| {
+            e.fee_groups()
+                .map(|g| {
+                    json!({
+                        "fee_group_id": g.id,
+                        "display_text": g.display_text,
+                        "volume_currency": g.volume_currency,
+                        "fee_tiers": g.tiers.iter().map(|t| json!({
+                            "volume": number(&t.volume),
+                            "fee_group_id": g.id,
+                            "maker_fee": t.maker_fee,
+                            "taker_fee": t.taker_fee,
+                        })).collect::<Vec<_>>(),
+                    })
+                })
+                .collect::<Vec<_>>()
+        })
+        .await?;
+    Ok(Json(Value::Array(list)))
+}
+
+fn ticker_json(
+    market: &Market,
+    state: InstrumentState,
+    t: &matchbook::market::Ticker,
+    now: matchbook::Timestamp,
+    all_markets: bool,
+) -> Value {
+    let price = |p: i64| decimal(p, market.market_precision);
+    let side = |p: Option<matchbook::Price>| p.map_or_else(|| price(0), |p| market.price(p));
+    let change = t.price_change();
+    // Percent with two decimals, rounded toward zero; 0 without trades.
+    let percentage = if t.stats.open == 0 {
+        0
+    } else {
+        i128::from(change) * 10_000 / i128::from(t.stats.open)
+    };
+    let mut v = json!({
+        "instrument_code": market.code,
+        "sequence": t.sequence,
+        "state": state.as_str(),
+        "base_volume": decimal(t.stats.base_volume, market.amount_precision),
+        "quote_volume": decimal(t.stats.quote_volume, market.amount_precision + market.market_precision),
+        "high": price(t.stats.high),
+        "low": price(t.stats.low),
+        "last_price": price(t.stats.last),
+        "price_change": price(change),
+        "price_change_percentage": decimal(percentage, 2),
+        "highest_bid": side(t.highest_bid),
+        "lowest_ask": side(t.lowest_ask),
+        "best_bid": side(t.highest_bid),
+        "best_ask": side(t.lowest_ask),
+        "time": iso_ms(now),
+    });
+    if let (true, Some(map)) = (all_markets, v.as_object_mut()) {
+        map.insert("type".into(), market.kind.as_str().into());
+        map.insert(
+            "global_volume".into(),
+            decimal(
+                t.stats.quote_volume,
+                market.amount_precision + market.market_precision,
+            )
+            .into(),
+        );
+    }
+    v
+}
+
+fn listed(state: InstrumentState) -> bool {
+    matches!(
+        state,
+        InstrumentState::Active | InstrumentState::PostOnly | InstrumentState::Suspended
+    )
+}
+
+/// Every listed market's ticker (spec 2.13), optionally filtered by `type`.
+#[utoipa::path(get, path = "/v1/market-ticker", tag = "public",
+    params(("type" = Option<String>, Query, description = "SPOT, PERP, DATED_FUTURE or EQUITY_FUTURE")),
+    responses((status = 200, description = "Array of tickers (spec 2.13)"),
+        (status = 400, body = crate::error::ErrorBody)))]
+pub async fn tickers(
+    State(state): State<Shared>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let kind = kind_filter(&Params::parse(raw.as_deref())?)?;
+    let states: Vec<InstrumentState> = state
+        .engine(|e| e.instruments().iter().map(|i| i.state).collect())
+        .await?;
+    let now = state.now();
+    let ids: Vec<_> = state
+        .markets
+        .markets
+        .iter()
+        .filter(|m| kind.is_none_or(|k| m.kind == k))
+        .filter(|m| listed(states[usize::from(m.id.0)]))
+        .map(|m| m.id)
+        .collect();
+    let tickers = state
+        .market(move |md| {
+            ids.iter()
+                .filter_map(|&id| md.ticker(id, now).ok())
+                .collect::<Vec<_>>()
+        })
+        .await?;
+    let list = tickers
+        .iter()
+        .filter_map(|t| {
+            let market = state.markets.market_of(t.instrument)?;
+            Some(ticker_json(
+                market,
+                states[usize::from(t.instrument.0)],
+                t,
+                now,
+                true,
+            ))
+        })
+        .collect();
+    Ok(Json(Value::Array(list)))
+}
+
+/// One market's ticker.
+#[utoipa::path(get, path = "/v1/market-ticker/{instrument_code}", tag = "public",
+    params(("instrument_code" = String, Path)),
+    responses((status = 200, description = "One ticker (spec 2.13)"),
+        (status = 404, body = crate::error::ErrorBody)))]
+pub async fn ticker(
+    State(state): State<Shared>,
+    Path(code): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let market = state
+        .markets
+        .market(&code)
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
+        .clone();
+    let id = market.id;
+    let instrument_state = state
+        .engine(move |e| e.instrument(id).map(|i| i.state))
+        .await??;
+    let now = state.now();
+    let t = state.market(move |md| md.ticker(id, now)).await??;
+    Ok(Json(ticker_json(&market, instrument_state, &t, now, false)))
+}
+
+fn granularity(params: &Params) -> Result<Granularity, ApiError> {
+    let unit = params
+        .get("unit")
+        .and_then(Unit::parse)
+        .ok_or(ApiError::bad("INVALID_UNIT"))?;
+    let period = params
+        .integer("period", "INVALID_PERIOD")?
+        .ok_or(ApiError::bad("INVALID_PERIOD"))?;
+    let period = u32::try_from(period).map_err(|_| ApiError::bad("INVALID_PERIOD"))?;
+    Granularity::new(unit, period).map_err(|_| ApiError::bad("INVALID_PERIOD"))
+}
+
+/// Candlesticks (spec 2.12), newest first.
+#[utoipa::path(get, path = "/v1/candlesticks/{instrument_code}", tag = "public",
+    params(("instrument_code" = String, Path),
+        ("unit" = String, Query, description = "MINUTES, HOURS, DAYS, WEEKS or MONTHS"),
+        ("period" = u32, Query, description = "1, 5, 15, 30 (MINUTES); 1, 4 (HOURS); 1 otherwise"),
+        ("from" = Option<String>, Query), ("to" = Option<String>, Query),
+        ("countBack" = Option<u32>, Query, description = "Candles back from `to`; takes precedence over `from`")),
+    responses((status = 200, description = "`{status: data, candlesticks: [...]}`"),
+        (status = 400, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody)))]
+pub async fn candlesticks(
+    State(state): State<Shared>,
+    Path(code): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::parse(raw.as_deref())?;
+    let market = state
+        .markets
+        .market(&code)
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
+        .clone();
+    let g = granularity(&params)?;
+    let now = state.now();
+    let from = params.time("from", false)?;
+    let to = params.time("to", true)?.unwrap_or(now);
+    let count_back = params.integer("countBack", "INVALID_QUERY")?;
+    let count_back = match (count_back, from) {
+        (Some(n), _) => Some(usize::try_from(n).unwrap_or(MAX_CANDLES).min(MAX_CANDLES)),
+        (None, None) => Some(MAX_CANDLES),
+        (None, Some(_)) => None,
+    };
+    let from = from.unwrap_or(to);
+    if count_back.is_none() {
+        if to < from {
+            return Err(ApiError::bad("INVALID_TIME_RANGE"));
+        }
+        // Walk period starts: cheap (at most 5,001 steps) and exact for weeks and months.
+        let mut start = g.start_of(from);
+        for _ in 0..=MAX_CANDLES {
+            if start > to {
+                break;
+            }
+            start = g.next(start);
+        }
+        if start <= to {
+            return Err(ApiError::bad("CANDLESTICKS_TIME_RANGE_TOO_BIG"));
+        }
+    }
+    let id = market.id;
+    let candles = state
+        .market(move |md| md.candles(id, g, from, to, count_back))
+        .await??;
+    let list: Vec<Value> = candles
+        .iter()
+        .map(|c| {
+            let price = |p: i64| decimal(p, market.market_precision);
+            json!({
+                "last_sequence": c.last_sequence,
+                "instrument_code": market.code,
+                "granularity": {"unit": g.unit.as_str(), "period": g.period},
+                "high": price(c.high),
+                "low": price(c.low),
+                "open": price(c.open),
+                "close": price(c.close),
+                "volume": decimal(c.volume, market.amount_precision + market.market_precision),
+                "total_amount": decimal(c.total_amount, market.amount_precision),
+                "time": iso_ms(c.end),
+                "start_time": iso_ms(c.start),
+            })
+        })
+        .collect();
+    Ok(Json(json!({"status": "data", "candlesticks": list})))
+}
+
+/// The order book at level 1 (touch), 2 (by price) or 3 (every order).
+#[utoipa::path(get, path = "/v1/order-book/{instrument_code}", tag = "public",
+    params(("instrument_code" = String, Path),
+        ("level" = Option<u8>, Query, description = "1, 2 or 3 (default)"),
+        ("depth" = Option<u32>, Query, description = "Price levels per side")),
+    responses((status = 200, description = "`{instrument_code, time, sequence, bids, asks}`"),
+        (status = 400, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody)))]
+pub async fn order_book(
+    State(state): State<Shared>,
+    Path(code): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::parse(raw.as_deref())?;
+    let market = state
+        .markets
+        .market(&code)
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
+        .clone();
+    let level = params
+        .integer("level", "INVALID_ORDER_BOOK_LEVEL")?
+        .unwrap_or(3);
+    if !(1..=3).contains(&level) {
+        return Err(ApiError::bad("INVALID_ORDER_BOOK_LEVEL"));
+    }
+    let depth = match params.integer("depth", "INVALID_ORDER_BOOK_DEPTH")? {
+        Some(0) => return Err(ApiError::bad("INVALID_ORDER_BOOK_DEPTH")),
+        Some(d) => usize::try_from(d).unwrap_or(usize::MAX),
+        None if level == 1 => 1,
+        None => usize::MAX,
+    };
+    let depth = if level == 1 { 1 } else { depth };
+    let id = market.id;
+    let (bids, asks, sequence) = if level == 3 {
+        let view = state.engine(move |e| e.book_orders(id, depth)).await??;
+        let entry = |o: &matchbook::OrderView| {
+            json!({"price": market.price(o.price), "amount": market.qty(o.amount),
+                "order_id": matchbook::Uuid::of_order(o.order).to_string()})
+        };
+        (
+            view.bids.iter().map(entry).collect::<Vec<_>>(),
+            view.asks.iter().map(entry).collect::<Vec<_>>(),
+            view.sequence,
+        )
+    } else {
+        let view = state.engine(move |e| e.book_levels(id, depth)).await??;
+        let entry = |l: &matchbook::LevelView| {
+            json!({"price": market.price(l.price), "amount": market.qty(l.amount),
+                "number_of_orders": l.number_of_orders})
+        };
+        (
+            view.bids.iter().map(entry).collect::<Vec<_>>(),
+            view.asks.iter().map(entry).collect::<Vec<_>>(),
+            view.sequence,
+        )
+    };
+    let mut body = Map::new();
+    body.insert("instrument_code".into(), market.code.clone().into());
+    body.insert("time".into(), iso_nanos(state.now()).into());
+    body.insert("sequence".into(), sequence.into());
+    body.insert("bids".into(), bids.into());
+    body.insert("asks".into(), asks.into());
+    Ok(Json(Value::Object(body)))
+}

@@ -1,0 +1,156 @@
+//! Trades (spec 4.3): the account's trade history with the time-window rules and cursors,
+//! the trades of one order, and one trade by id.
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use matchbook::market::query::{DAY, page_size, trade_window};
+use matchbook::market::trades::{TradeFilter, TradeRecord};
+use matchbook::{InstrumentId, Uuid};
+use serde_json::{Value, json};
+
+use crate::auth::Caller;
+use crate::cursor::CursorKind;
+use crate::error::ApiError;
+use crate::params::Params;
+use crate::records::trade_json;
+use crate::state::Shared;
+
+/// The account's trades, newest first.
+#[utoipa::path(get, path = "/v1/account/trades", tag = "trades", security(("api_key" = [])),
+    params(("from" = Option<String>, Query, description = "ISO 8601, epoch s/ms/us or YYYY-MM-DD"),
+        ("to" = Option<String>, Query, description = "As from, plus epoch ns"),
+        ("instrument_code" = Option<String>, Query, description = "Code or comma-separated codes"),
+        ("max_page_size" = Option<u32>, Query, description = "0 to 100, default 100"),
+        ("cursor" = Option<String>, Query)),
+    responses((status = 200, description = "`{trade_history, max_page_size, cursor?}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)))]
+pub async fn list(
+    State(state): State<Shared>,
+    caller: Caller,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::parse(raw.as_deref())?;
+    let account = caller.0.account;
+    let now = state.now();
+    let (from, to) = trade_window(params.time("from", false)?, params.time("to", true)?, now)?;
+    let instruments: Option<Vec<InstrumentId>> = params
+        .get("instrument_code")
+        .map(|list| {
+            list.split(',')
+                .map(|code| {
+                    state
+                        .markets
+                        .market(code.trim())
+                        .map(|m| m.id)
+                        .ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))
+                })
+                .collect()
+        })
+        .transpose()?;
+    let max = page_size(
+        params
+            .integer("max_page_size", "INVALID_QUERY")?
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+    )?;
+    let cursor = params
+        .get("cursor")
+        .map(|c| state.cursors.decode(c, CursorKind::Trades, account.0))
+        .transpose()?;
+    let (trades, next) = state
+        .market(move |md| {
+            let filter = TradeFilter {
+                from,
+                to,
+                instruments: instruments.as_deref(),
+                max_page_size: max,
+                cursor,
+            };
+            md.trades().account_page(account, &filter).map(|p| {
+                (
+                    p.trades.iter().map(|t| **t).collect::<Vec<TradeRecord>>(),
+                    p.cursor,
+                )
+            })
+        })
+        .await??;
+    let history: Vec<Value> = trades
+        .iter()
+        .map(|t| trade_json(&state.markets, t, account))
+        .collect();
+    let mut body = json!({"trade_history": history, "max_page_size": max});
+    if let (Some(next), Some(map)) = (next, body.as_object_mut()) {
+        map.insert(
+            "cursor".into(),
+            state
+                .cursors
+                .encode(CursorKind::Trades, account.0, next)
+                .into(),
+        );
+    }
+    Ok(Json(body))
+}
+
+/// The trades of one order, oldest first (empty for an unknown order).
+#[utoipa::path(get, path = "/v1/account/orders/{order_id}/trades", tag = "trades", security(("api_key" = [])),
+    params(("order_id" = String, Path)),
+    responses((status = 200, description = "`{trade_history}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
+        (status = 429, body = crate::error::ErrorBody)))]
+pub async fn of_order(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(order_id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    caller.limit_holder(&state)?;
+    let uuid = order_id
+        .parse::<Uuid>()
+        .map_err(|_| ApiError::bad("INVALID_ORDER_ID"))?;
+    let account = caller.0.account;
+    let trades: Vec<TradeRecord> = match uuid.order_ref() {
+        Err(_) => Vec::new(),
+        Ok(order) => {
+            state
+                .market(move |md| {
+                    md.orders()
+                        .get(account, order.id)
+                        .map_or_else(Vec::new, |r| {
+                            r.trades
+                                .iter()
+                                .filter_map(|&id| md.trades().get(id).copied())
+                                .collect()
+                        })
+                })
+                .await?
+        }
+    };
+    let history: Vec<Value> = trades
+        .iter()
+        .map(|t| trade_json(&state.markets, t, account))
+        .collect();
+    Ok(Json(json!({ "trade_history": history })))
+}
+
+/// One trade of the account by id (last 30 days).
+#[utoipa::path(get, path = "/v1/account/trade/{trade_id}", tag = "trades", security(("api_key" = [])),
+    params(("trade_id" = String, Path)),
+    responses((status = 200, description = "One trade wrapper `{fee, trade}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn by_id(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(trade_id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id = trade_id
+        .parse::<Uuid>()
+        .map_err(|_| ApiError::bad("INVALID_TRADE_ID"))?
+        .trade_id()
+        .map_err(|_| ApiError::NotFound("INVALID_TRADE_ID"))?;
+    let account = caller.0.account;
+    let horizon = matchbook::Timestamp(state.now().0 - 30 * DAY);
+    let record = state
+        .market(move |md| md.trades().get(id).copied())
+        .await?
+        .filter(|r| r.time >= horizon && r.side_of(account).is_some())
+        .ok_or(ApiError::NotFound("INVALID_TRADE_ID"))?;
+    Ok(Json(trade_json(&state.markets, &record, account)))
+}

@@ -1,0 +1,177 @@
+//! Starting and stopping the exchange: the engine runtime, provisioning, both listeners,
+//! and a graceful stop (stop accepting, finish requests in flight, drain the engine queue,
+//! hand the state back).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use matchbook::Engine;
+use matchbook::market::{MarketData, MarketDataConfig};
+use matchbook::runtime::{OffsetClock, Runtime};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::config::Settings;
+use crate::cursor::CursorSigner;
+use crate::keys::KeyStore;
+use crate::markets::Markets;
+use crate::routes::{admin_router, public_router};
+use crate::setup::{self, IssuedKey, SetupError};
+use crate::state::{AppState, Shared};
+
+/// Why the server could not start or stop cleanly.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The engine configuration was refused.
+    #[error("engine configuration: {0}")]
+    Config(#[from] matchbook::ConfigError),
+    /// Binding, threads or files.
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    /// Keys.
+    #[error(transparent)]
+    Keys(#[from] crate::keys::KeyFileError),
+    /// Provisioning.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// No randomness for keys and cursors.
+    #[error("random source: {0}")]
+    Random(String),
+    /// The engine runtime failed while stopping.
+    #[error("engine runtime: {0}")]
+    Runtime(#[from] matchbook::runtime::RuntimeError),
+}
+
+/// A running exchange.
+pub struct Server {
+    /// Public address (the actual port when 0 was asked for).
+    pub addr: SocketAddr,
+    /// Admin address.
+    pub admin_addr: SocketAddr,
+    /// Keys created at this start (demo mode, first start only).
+    pub issued_keys: Vec<IssuedKey>,
+    /// Handler state (for embedding and tests).
+    pub state: Shared,
+    stop: watch::Sender<bool>,
+    listeners: Vec<JoinHandle<std::io::Result<()>>>,
+    runtime: Runtime,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("addr", &self.addr)
+            .field("admin_addr", &self.admin_addr)
+            .finish()
+    }
+}
+
+async fn serve(
+    listener: TcpListener,
+    router: axum::Router,
+    mut stop: watch::Receiver<bool>,
+) -> std::io::Result<()> {
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            let _ = stop.wait_for(|s| *s).await;
+        })
+        .await
+}
+
+impl Server {
+    /// Builds the engine, provisions holders and keys, and starts both listeners.
+    pub async fn start(settings: Settings) -> Result<Self, ServerError> {
+        std::fs::create_dir_all(&settings.data_dir)?;
+        let engine = Engine::new(settings.engine.clone())?;
+        let markets = Markets::of(&engine);
+        let market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
+        let clock = Arc::new(OffsetClock::default());
+        let runtime = Runtime::start(engine, market, clock.clone(), settings.queue_capacity)?;
+        let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join("keys.json")))?);
+        let state: Shared = Arc::new(AppState {
+            runtime: runtime.handle(),
+            markets,
+            keys,
+            clock,
+            cursors: CursorSigner::random().map_err(|e| ServerError::Random(e.to_string()))?,
+            rate_limit: settings.rate_limit_per_minute,
+        });
+        let directory = setup::provision(&state, &settings.holders).await?;
+        if settings.demo
+            && let Some((_, accounts)) = directory.get("market-maker")
+            && let Some(&maker) = accounts.get("main")
+        {
+            setup::seed_demo_liquidity(&state, maker).await?;
+        }
+        let issued_keys = setup::install_keys(&state, &settings, &directory).await?;
+        if let Some(path) = &settings.keys_out
+            && !issued_keys.is_empty()
+        {
+            let text = serde_json::to_string_pretty(&issued_keys)
+                .map_err(|e| ServerError::Io(std::io::Error::other(e)))?;
+            std::fs::write(path, text)?;
+        }
+        let public = TcpListener::bind(settings.bind).await?;
+        let admin = TcpListener::bind(settings.admin_bind).await?;
+        let (addr, admin_addr) = (public.local_addr()?, admin.local_addr()?);
+        let (stop, stopped) = watch::channel(false);
+        let listeners = vec![
+            tokio::spawn(serve(public, public_router(state.clone()), stopped.clone())),
+            tokio::spawn(serve(admin, admin_router(state.clone()), stopped)),
+        ];
+        tracing::info!(%addr, %admin_addr, "matchbook exchange listening");
+        Ok(Self {
+            addr,
+            admin_addr,
+            issued_keys,
+            state,
+            stop,
+            listeners,
+            runtime,
+        })
+    }
+
+    /// Stops gracefully and returns the engine and market data as they ended.
+    pub async fn stop(self) -> Result<(Engine, MarketData), ServerError> {
+        let _ = self.stop.send(true);
+        for listener in self.listeners {
+            if let Ok(result) = listener.await {
+                result?;
+            }
+        }
+        let runtime = self.runtime;
+        let state = tokio::task::spawn_blocking(move || runtime.shutdown())
+            .await
+            .map_err(|e| ServerError::Io(std::io::Error::other(e)))??;
+        tracing::info!("matchbook exchange stopped");
+        Ok(state)
+    }
+}
+
+/// Prints the keys created at first start (the only time their text is shown).
+pub fn print_issued_keys(keys: &[IssuedKey]) {
+    if keys.is_empty() {
+        return;
+    }
+    println!("API keys created at first start (kept as digests; shown only now):");
+    for k in keys {
+        let scopes: Vec<String> = k
+            .scopes
+            .iter()
+            .map(|s| {
+                serde_json::to_value(s)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            })
+            .collect();
+        println!(
+            "  {}  account {} ({})  scopes {}",
+            k.key,
+            k.account,
+            k.account_id,
+            scopes.join(",")
+        );
+    }
+}

@@ -1,0 +1,226 @@
+//! Start-up provisioning: the configured holders with their accounts and opening balances,
+//! the demo market maker's quotes, and the keys (configured digests, or demo keys created
+//! and printed at first start and kept as digests in the data directory).
+
+use std::collections::HashMap;
+
+use matchbook::{AccountId, Command, HolderId, NewOrder, OrderType, Side, TimeInForce, Uuid};
+use serde::Serialize;
+
+use crate::config::{HolderConfig, Settings};
+use crate::error::ApiError;
+use crate::keys::{KeyRecord, Scope};
+use crate::routes::admin::parse_kind;
+use crate::state::Shared;
+
+/// Why provisioning failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// A command was refused or the runtime failed.
+    #[error("{what}: {error}")]
+    Command {
+        /// What was being set up.
+        what: String,
+        /// Why.
+        error: ApiError,
+    },
+    /// A key names a holder or account that is not configured.
+    #[error("key for {holder}/{account}: no such holder or account")]
+    UnknownKeyOwner {
+        /// Holder name.
+        holder: String,
+        /// Account name.
+        account: String,
+    },
+    /// The key file could not be written.
+    #[error(transparent)]
+    Keys(#[from] crate::keys::KeyFileError),
+}
+
+/// A key created at first start, as `--keys-out` writes it.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct IssuedKey {
+    /// The key text (shown once).
+    pub key: String,
+    /// Holder UUID.
+    pub holder: String,
+    /// Account UUID.
+    pub account_id: String,
+    /// Account name.
+    pub account: String,
+    /// Scopes.
+    pub scopes: Vec<Scope>,
+}
+
+/// Holders by name, each with its accounts by name.
+pub type Directory = HashMap<String, (HolderId, HashMap<String, AccountId>)>;
+
+async fn run(
+    state: &Shared,
+    what: &str,
+    command: Command,
+) -> Result<matchbook::Applied, SetupError> {
+    let fail = |error: ApiError| SetupError::Command {
+        what: what.to_owned(),
+        error,
+    };
+    let outcome = state.submit(command).await.map_err(fail)?;
+    outcome.result.map_err(|e| fail(e.into()))
+}
+
+/// Creates the holders, accounts and deposits of `holders`.
+pub async fn provision(state: &Shared, holders: &[HolderConfig]) -> Result<Directory, SetupError> {
+    let mut directory = Directory::new();
+    for h in holders {
+        let created = run(state, &h.name, Command::CreateHolder).await?;
+        let (Some(holder), Some(main)) = (created.holder, created.account) else {
+            continue;
+        };
+        let mut accounts = HashMap::from([("main".to_owned(), main)]);
+        for a in &h.accounts {
+            let what = format!("{}/{}", h.name, a.name);
+            let account = if a.name == "main" {
+                main
+            } else {
+                let kind = parse_kind(a.kind.as_deref()).map_err(|error| SetupError::Command {
+                    what: what.clone(),
+                    error,
+                })?;
+                let command = Command::CreateSubaccount {
+                    holder,
+                    name: a.name.clone(),
+                    kind,
+                };
+                run(state, &what, command).await?.account.unwrap_or(main)
+            };
+            accounts.insert(a.name.clone(), account);
+            for (code, amount) in &a.deposits {
+                let bad = |code: &str| SetupError::Command {
+                    what: format!("{what} deposit {code}"),
+                    error: ApiError::bad("INVALID_AMOUNT"),
+                };
+                let currency = state.markets.coin_id(code).ok_or_else(|| bad(code))?;
+                let scale = state.markets.coins[usize::from(currency.0)].scale;
+                let amount =
+                    matchbook::fixed::parse_scaled(amount, scale).map_err(|_| bad(code))?;
+                let command = Command::Deposit {
+                    account,
+                    currency,
+                    amount,
+                };
+                run(state, &what, command).await?;
+            }
+        }
+        directory.insert(h.name.clone(), (holder, accounts));
+    }
+    Ok(directory)
+}
+
+/// Reference prices of the demo market maker's quotes.
+const DEMO_QUOTES: [(&str, &str, &str); 5] = [
+    ("BTC_EUR", "60000.00", "0.01000"),
+    ("ETH_EUR", "3000.00", "0.1000"),
+    ("ETH_BTC", "0.05000", "1.000"),
+    ("BTC_USDT", "65000.00", "0.01000"),
+    ("SHIB_EUR", "0.00002000", "1000000"),
+];
+
+/// The demo market maker quotes ten levels a side on the spot books and trades once on
+/// each, so tickers, candles and books have something to show.
+pub async fn seed_demo_liquidity(state: &Shared, maker: AccountId) -> Result<(), SetupError> {
+    for (code, reference, size) in DEMO_QUOTES {
+        let Some(market) = state.markets.market(code).cloned() else {
+            continue;
+        };
+        let parse = |text: &str, decimals| matchbook::fixed::parse_scaled(text, decimals);
+        let (Ok(mid), Ok(amount)) = (
+            parse(reference, market.market_precision),
+            parse(size, market.amount_precision),
+        ) else {
+            continue;
+        };
+        let step = (mid / 1_000).max(1);
+        for level in 1..=10 {
+            for (side, price) in [
+                (Side::Buy, mid - step * level),
+                (Side::Sell, mid + step * level),
+            ] {
+                let order = NewOrder::limit(
+                    maker,
+                    market.id,
+                    side,
+                    matchbook::Price(price),
+                    matchbook::Qty(amount),
+                );
+                run(state, code, Command::PlaceOrder(order)).await?;
+            }
+        }
+        let take = NewOrder {
+            order_type: OrderType::Limit,
+            ..NewOrder::limit(
+                maker,
+                market.id,
+                Side::Buy,
+                matchbook::Price(mid + step),
+                matchbook::Qty(amount),
+            )
+        }
+        .with_tif(TimeInForce::ImmediateOrCancelled);
+        run(state, code, Command::PlaceOrder(take)).await?;
+    }
+    Ok(())
+}
+
+/// Installs the configured keys, and in demo mode creates the demo keys at first start.
+/// Returns the keys created now (empty when they already existed).
+pub async fn install_keys(
+    state: &Shared,
+    settings: &Settings,
+    directory: &Directory,
+) -> Result<Vec<IssuedKey>, SetupError> {
+    for k in &settings.keys {
+        let (holder, account) = directory
+            .get(&k.holder)
+            .and_then(|(h, accounts)| accounts.get(&k.account).map(|a| (*h, *a)))
+            .ok_or_else(|| SetupError::UnknownKeyOwner {
+                holder: k.holder.clone(),
+                account: k.account.clone(),
+            })?;
+        state.keys.insert(
+            KeyRecord {
+                digest: k.digest.to_ascii_lowercase(),
+                holder: holder.0,
+                account: account.0,
+                scopes: k.scopes.clone(),
+            },
+            false,
+        )?;
+    }
+    if !settings.demo || !state.keys.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some((holder, accounts)) = directory.get("demo") else {
+        return Ok(Vec::new());
+    };
+    let plan: [(&str, Vec<Scope>); 4] = [
+        ("main", vec![Scope::Trade, Scope::SubaccountTransfer]),
+        ("main", vec![Scope::ReadOnly]),
+        ("trading", vec![Scope::Trade]),
+        ("main", vec![Scope::Admin]),
+    ];
+    let mut issued = Vec::new();
+    for (name, scopes) in plan {
+        let Some(&account) = accounts.get(name) else {
+            continue;
+        };
+        let key = state.keys.create(*holder, account, scopes.clone())?;
+        issued.push(IssuedKey {
+            key,
+            holder: Uuid::of_holder(*holder).to_string(),
+            account_id: Uuid::of_account(account).to_string(),
+            account: name.to_owned(),
+            scopes,
+        });
+    }
+    Ok(issued)
+}

@@ -1,0 +1,100 @@
+//! What every handler shares: the runtime handle, reference data, keys, clock, cursor
+//! signer and limits; and the three ways a handler reaches the engine (submit a command,
+//! read engine state, read market data), each awaiting its answer without blocking a
+//! worker thread.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use matchbook::market::MarketData;
+use matchbook::runtime::{Clock, OffsetClock, Outcome, RuntimeError, RuntimeHandle};
+use matchbook::{Command, Engine, Timestamp};
+use tokio::sync::oneshot;
+
+use crate::cursor::CursorSigner;
+use crate::error::ApiError;
+use crate::keys::KeyStore;
+use crate::markets::Markets;
+
+/// How long cancels wait for the engine's confirmation (spec 4.2).
+pub const CANCEL_WAIT: Duration = Duration::from_secs(2);
+
+/// Shared handler state.
+#[derive(Debug)]
+pub struct AppState {
+    /// Way into the engine.
+    pub runtime: RuntimeHandle,
+    /// Reference data.
+    pub markets: Markets,
+    /// Accepted keys.
+    pub keys: Arc<KeyStore>,
+    /// The exchange clock.
+    pub clock: Arc<OffsetClock>,
+    /// Cursor signer.
+    pub cursors: CursorSigner,
+    /// Requests per minute on rate-limited endpoints.
+    pub rate_limit: u32,
+}
+
+/// The state as handlers receive it.
+pub type Shared = Arc<AppState>;
+
+fn stopped<E>(_: E) -> ApiError {
+    ApiError::Runtime(RuntimeError::Stopped)
+}
+
+impl AppState {
+    /// Exchange time now.
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+
+    /// The current minute (rate-limit window).
+    pub fn minute(&self) -> u64 {
+        u64::try_from(self.now().0 / 60_000_000_000).unwrap_or(0)
+    }
+
+    /// Applies a command and awaits its outcome.
+    pub async fn submit(&self, command: Command) -> Result<Outcome, ApiError> {
+        let (tx, rx) = oneshot::channel();
+        self.runtime.submit(command, move |o| {
+            let _ = tx.send(o);
+        })?;
+        rx.await.map_err(stopped)
+    }
+
+    /// Applies a command and awaits its outcome for at most `wait`.
+    pub async fn submit_within(
+        &self,
+        command: Command,
+        wait: Duration,
+    ) -> Result<Outcome, ApiError> {
+        tokio::time::timeout(wait, self.submit(command))
+            .await
+            .map_err(|_| ApiError::Timeout)?
+    }
+
+    /// Reads engine state on the engine thread.
+    pub async fn engine<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Engine) -> R + Send + 'static,
+    ) -> Result<R, ApiError> {
+        let (tx, rx) = oneshot::channel();
+        self.runtime.read_engine(move |e| {
+            let _ = tx.send(read(e));
+        })?;
+        rx.await.map_err(stopped)
+    }
+
+    /// Reads market data on the market-data thread.
+    pub async fn market<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&MarketData) -> R + Send + 'static,
+    ) -> Result<R, ApiError> {
+        let (tx, rx) = oneshot::channel();
+        self.runtime.read_market(move |m| {
+            let _ = tx.send(read(m));
+        })?;
+        rx.await.map_err(stopped)
+    }
+}
