@@ -1,0 +1,301 @@
+//! Accounts, balances, fees and transfers over HTTP, with every transfer row of spec
+//! section 7, scopes, authentication and rate limiting.
+
+mod common;
+
+use common::{Exchange, code, data_dir, settings};
+use reqwest::StatusCode;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subaccounts_balances_and_fees() {
+    let x = Exchange::start().await;
+    let (status, list) = x.get("/v1/subaccounts", Some(&x.sub.key)).await;
+    assert_eq!(status, StatusCode::OK);
+    let accounts = list["subaccounts"].as_array().expect("array");
+    assert_eq!(
+        accounts.len(),
+        2,
+        "the whole holder, even from a subaccount key"
+    );
+    assert_eq!(accounts[0]["name"], "main");
+    assert_eq!(accounts[0]["created"], "1970-01-01T00:00:00.000Z");
+    assert_eq!(accounts[1]["name"], "trading");
+    assert_eq!(accounts[1]["state"], "ACTIVE");
+    assert_eq!(list["account_holder"], x.trader.holder.as_str());
+    for field in ["account_equity", "margin_available", "margin_used"] {
+        assert!(accounts[0][field].is_string(), "{field}");
+    }
+
+    let (_, balances) = x.get("/v1/account/balances", Some(&x.reader.key)).await;
+    assert_eq!(balances["account_id"], x.reader.account_id.as_str());
+    let btc = balances["balances"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|b| b["currency_code"] == "BTC")
+        .expect("BTC balance")
+        .clone();
+    assert_eq!(btc["available"], "10.00000000");
+    assert_eq!(btc["locked"], "0.00000000");
+    assert_eq!(balances["account_equity"], "1000000.00000000", "USD cash");
+    let (status, body) = x
+        .get("/v1/account/balances?currency=BTC", Some(&x.reader.key))
+        .await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::BAD_REQUEST, "UNEXPECTED_PARAMETERS")
+    );
+
+    let (_, fees) = x.get("/v1/account/fees", Some(&x.reader.key)).await;
+    assert_eq!(fees["active_fee_tiers"][0]["fee_group_id"], "SPOT");
+    assert_eq!(fees["active_fee_tiers"][1]["fee_group_id"], "FUTURES");
+    assert_eq!(fees["active_fee_tiers"][0]["taker_fee"], "0.1500");
+    assert!(fees["running_volumes"][0]["volume"].is_number());
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transfers_follow_every_rule() {
+    let x = Exchange::start().await;
+    let (main, sub) = (x.trader.account_id.clone(), x.sub.account_id.clone());
+    let transfer = |amount: serde_json::Value, from: &str, to: &str| {
+        json!({"amount": amount, "currency": "BTC", "source_account_id": from,
+            "destination_account_id": to})
+    };
+    let (status, body) = x
+        .post(
+            "/v1/subaccounts/transfers",
+            &x.trader.key,
+            transfer(json!("1.123456789"), &main, &sub),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let record = &body["transfer"];
+    assert_eq!(record["amount"], "1.12345678", "truncated to 8 decimals");
+    assert_eq!(record["source_account_id"], main.as_str());
+    assert_eq!(record["account_holder"], x.trader.holder.as_str());
+    assert!(record["transfer_id"].is_string() && record["time"].is_string());
+    let (_, balances) = x.get("/v1/account/balances", Some(&x.sub.key)).await;
+    let btc = balances["balances"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|b| b["currency_code"] == "BTC")
+        .expect("BTC")
+        .clone();
+    assert_eq!(btc["available"], "2.12345678");
+
+    let (_, outsider) = x.new_holder(&["TRADE"]).await;
+    let cases = [
+        (
+            json!({"currency": "BTC", "source_account_id": main, "destination_account_id": sub}),
+            StatusCode::BAD_REQUEST,
+            "amount is required.",
+        ),
+        (
+            transfer(json!("1e5"), &main, &sub),
+            StatusCode::BAD_REQUEST,
+            "invalid amount.",
+        ),
+        (
+            transfer(json!("-1"), &main, &sub),
+            StatusCode::BAD_REQUEST,
+            "invalid amount.",
+        ),
+        (
+            transfer(json!("1"), &main, &main),
+            StatusCode::BAD_REQUEST,
+            "source_account_id and destination_account_id cannot be the same.",
+        ),
+        (
+            transfer(json!("1"), &main, &outsider),
+            StatusCode::FORBIDDEN,
+            "Permission denied.",
+        ),
+        (
+            transfer(json!("1"), &outsider, &main),
+            StatusCode::FORBIDDEN,
+            "Permission denied.",
+        ),
+        (
+            transfer(json!("1"), "not-a-uuid", &main),
+            StatusCode::FORBIDDEN,
+            "Permission denied.",
+        ),
+    ];
+    for (body, status, want) in cases {
+        let (s, reply) = x
+            .post("/v1/subaccounts/transfers", &x.trader.key, body.clone())
+            .await;
+        assert_eq!((s, code(&reply)), (status, want), "{body}");
+    }
+    let (s, reply) = x
+        .post(
+            "/v1/subaccounts/transfers",
+            &x.trader.key,
+            transfer(json!("1000"), &main, &sub),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let message = code(&reply);
+    assert!(
+        message.contains(&main) && message.contains("1000.00000000"),
+        "names the account, its balance and the amount: {message}"
+    );
+
+    // A key without the transfer scope, and an account in de-risk.
+    let (s, reply) = x
+        .post(
+            "/v1/subaccounts/transfers",
+            &x.sub.key,
+            transfer(json!("0.1"), &sub, &main),
+        )
+        .await;
+    assert_eq!(
+        (s, code(&reply)),
+        (StatusCode::FORBIDDEN, "Permission denied.")
+    );
+    x.admin("/admin/derisk", json!({"account_id": main, "on": true}))
+        .await;
+    let (s, reply) = x
+        .post(
+            "/v1/subaccounts/transfers",
+            &x.trader.key,
+            transfer(json!("0.1"), &main, &sub),
+        )
+        .await;
+    assert_eq!(
+        (s, code(&reply)),
+        (StatusCode::UNPROCESSABLE_ENTITY, "USER_MGMT_USER_IN_DERISK")
+    );
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authentication_scopes_and_listeners() {
+    let x = Exchange::start().await;
+    let (s, body) = x.get("/v1/account/balances", None).await;
+    assert_eq!(
+        (s, code(&body)),
+        (StatusCode::UNAUTHORIZED, "MISSING_CREDENTIALS")
+    );
+    let (s, body) = x.get("/v1/account/balances", Some("mb_not_a_key")).await;
+    assert_eq!(
+        (s, code(&body)),
+        (StatusCode::UNAUTHORIZED, "INVALID_APIKEY")
+    );
+    let (s, body) = x
+        .call(
+            reqwest::Method::GET,
+            &format!("{}/v1/account/balances", x.base),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED, "{body}");
+    // A read-only key cannot trade; an admin key is not a trading key; a trading key never
+    // reaches the admin listener.
+    let (s, body) = x
+        .order(&x.reader.key, "BUY", "100.00", "0.5", json!({}))
+        .await;
+    assert_eq!(
+        (s, code(&body)),
+        (StatusCode::FORBIDDEN, "MISSING_PERMISSION")
+    );
+    let (s, body) = x.get("/v1/account/balances", Some(&x.root.key)).await;
+    assert_eq!(
+        (s, code(&body)),
+        (StatusCode::FORBIDDEN, "MISSING_PERMISSION")
+    );
+    let (s, body) = x
+        .call(
+            reqwest::Method::POST,
+            &format!("{}/admin/holders", x.admin),
+            Some(&x.trader.key),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(
+        (s, code(&body)),
+        (StatusCode::FORBIDDEN, "MISSING_PERMISSION")
+    );
+    let (s, _) = x
+        .call(
+            reqwest::Method::POST,
+            &format!("{}/admin/holders", x.base),
+            Some(&x.root.key),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::NOT_FOUND,
+        "admin routes are not on the public listener"
+    );
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rate_limits_per_key_and_per_holder() {
+    let mut s = settings(data_dir());
+    s.rate_limit_per_minute = 5;
+    let x = Exchange::with(s).await;
+    let mut statuses = Vec::new();
+    for _ in 0..7 {
+        statuses.push(x.get("/v1/account/balances", Some(&x.reader.key)).await);
+    }
+    let ok = statuses
+        .iter()
+        .filter(|(s, _)| *s == StatusCode::OK)
+        .count();
+    let limited: Vec<_> = statuses
+        .iter()
+        .filter(|(s, _)| *s == StatusCode::TOO_MANY_REQUESTS)
+        .collect();
+    // A minute boundary may fall inside the loop and reopen the window once.
+    assert!((5..=7).contains(&ok), "{ok}");
+    assert!(limited.iter().all(|(_, b)| code(b) == "RATELIMIT"));
+    assert!(ok == 5 || ok > 5 && limited.len() < 2);
+    // Another key of the same holder has its own per-key window for balances...
+    let (s, _) = x.get("/v1/account/balances", Some(&x.trader.key)).await;
+    assert_eq!(s, StatusCode::OK);
+    // ...but order lookups are limited per holder, across its keys.
+    let mut limited = 0;
+    for key in [&x.trader.key, &x.sub.key].iter().cycle().take(12) {
+        let (s, _) = x
+            .get(
+                "/v1/account/orders/00000040-0000-8180-8000-000000000001",
+                Some(key),
+            )
+            .await;
+        limited += usize::from(s == StatusCode::TOO_MANY_REQUESTS);
+    }
+    assert!(limited >= 2, "{limited}");
+    // Unlimited endpoints stay open.
+    let (s, _) = x.get("/v1/subaccounts", Some(&x.reader.key)).await;
+    assert_eq!(s, StatusCode::OK);
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_survive_a_restart() {
+    let dir = data_dir();
+    let x = Exchange::with(settings(dir.clone())).await;
+    let key = x.trader.key.clone();
+    x.stop().await;
+    let server = matchbook_rest::Server::start(settings(dir.clone()))
+        .await
+        .expect("restart");
+    assert!(server.issued_keys.is_empty(), "no new keys on a restart");
+    let response = reqwest::Client::new()
+        .get(format!("http://{}/v1/account/balances", server.addr))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::OK);
+    let file = std::fs::read_to_string(dir.join("keys.json")).expect("key file");
+    assert!(!file.contains(&key), "only digests are stored");
+    server.stop().await.expect("stop");
+}

@@ -1,0 +1,180 @@
+//! A demo exchange started in-process on loopback (free ports, a fresh data directory) and a
+//! small JSON client for the HTTP tests. Each test gets its own exchange and stops it.
+
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different part of the helpers"
+)]
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use matchbook_rest::Server;
+use matchbook_rest::config::Settings;
+use matchbook_rest::setup::IssuedKey;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+static NEXT_DIR: AtomicU32 = AtomicU32::new(0);
+
+/// A fresh, empty data directory for one exchange.
+pub fn data_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "matchbook-rest-test-{}-{}",
+        std::process::id(),
+        NEXT_DIR.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Demo settings on free loopback ports.
+pub fn settings(dir: PathBuf) -> Settings {
+    let mut s = Settings::demo();
+    s.bind = "127.0.0.1:0".parse().expect("address");
+    s.admin_bind = "127.0.0.1:0".parse().expect("address");
+    s.data_dir = dir;
+    s
+}
+
+/// A running exchange and a client for it.
+pub struct Exchange {
+    pub server: Server,
+    pub http: reqwest::Client,
+    pub base: String,
+    pub admin: String,
+    /// Demo keys: trader (TRADE + SUBACCOUNT_TRANSFER on main), reader (READ_ONLY on main),
+    /// sub (TRADE on the `trading` subaccount), root (ADMIN).
+    pub trader: IssuedKey,
+    pub reader: IssuedKey,
+    pub sub: IssuedKey,
+    pub root: IssuedKey,
+}
+
+impl Exchange {
+    pub async fn start() -> Self {
+        Self::with(settings(data_dir())).await
+    }
+
+    pub async fn with(settings: Settings) -> Self {
+        let server = Server::start(settings).await.expect("server starts");
+        let keys = server.issued_keys.clone();
+        assert_eq!(keys.len(), 4, "demo keys at first start");
+        Self {
+            base: format!("http://{}", server.addr),
+            admin: format!("http://{}", server.admin_addr),
+            http: reqwest::Client::new(),
+            trader: keys[0].clone(),
+            reader: keys[1].clone(),
+            sub: keys[2].clone(),
+            root: keys[3].clone(),
+            server,
+        }
+    }
+
+    pub async fn stop(self) {
+        self.server.stop().await.expect("clean stop");
+    }
+
+    /// Sends a request; returns the status and the JSON body (Null when not JSON).
+    pub async fn call(
+        &self,
+        method: Method,
+        url: &str,
+        key: Option<&str>,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut request = self.http.request(method, url);
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("request sent");
+        let status = response.status();
+        let text = response.text().await.expect("body");
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    pub async fn get(&self, path: &str, key: Option<&str>) -> (StatusCode, Value) {
+        self.call(Method::GET, &format!("{}{path}", self.base), key, None)
+            .await
+    }
+
+    pub async fn post(&self, path: &str, key: &str, body: Value) -> (StatusCode, Value) {
+        self.call(
+            Method::POST,
+            &format!("{}{path}", self.base),
+            Some(key),
+            Some(body),
+        )
+        .await
+    }
+
+    pub async fn delete(&self, path: &str, key: &str) -> (StatusCode, Value) {
+        self.call(
+            Method::DELETE,
+            &format!("{}{path}", self.base),
+            Some(key),
+            None,
+        )
+        .await
+    }
+
+    /// An admin call; panics unless it succeeds.
+    pub async fn admin(&self, path: &str, body: Value) -> Value {
+        let (status, v) = self
+            .call(
+                Method::POST,
+                &format!("{}{path}", self.admin),
+                Some(&self.root.key),
+                Some(body),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{path}: {v}");
+        v
+    }
+
+    /// A new holder with a funded main account and a key with `scopes` on it.
+    pub async fn new_holder(&self, scopes: &[&str]) -> (String, String) {
+        let created = self.admin("/admin/holders", json!({})).await;
+        let account = created["account_id"].as_str().expect("id").to_owned();
+        for (currency, amount) in [("BTC", "10"), ("EUR", "1000000")] {
+            self.admin(
+                "/admin/deposits",
+                json!({"account_id": account, "currency": currency, "amount": amount}),
+            )
+            .await;
+        }
+        let key = self
+            .admin(
+                "/admin/keys",
+                json!({"account_id": account, "scopes": scopes}),
+            )
+            .await;
+        (key["key"].as_str().expect("key").to_owned(), account)
+    }
+
+    /// Places a BTC_EUR limit order with the given key; returns (status, body).
+    pub async fn order(
+        &self,
+        key: &str,
+        side: &str,
+        price: &str,
+        amount: &str,
+        extra: Value,
+    ) -> (StatusCode, Value) {
+        let mut body = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": side,
+            "price": price, "amount": amount});
+        if let (Some(map), Value::Object(more)) = (body.as_object_mut(), extra) {
+            map.extend(more);
+        }
+        self.post("/v1/account/orders", key, body).await
+    }
+}
+
+/// The `error` code of a body.
+pub fn code(body: &Value) -> &str {
+    body["error"].as_str().unwrap_or("<no error field>")
+}

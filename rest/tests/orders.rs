@@ -1,0 +1,576 @@
+//! Orders and trades over HTTP: creation with every input error, the four time-in-force
+//! rules, lookups, cancels, history pages with cursors, trade history, and isolation
+//! between accounts.
+
+mod common;
+
+use common::{Exchange, code};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_refuses_bad_input_with_the_addendum_codes() {
+    let x = Exchange::start().await;
+    let k = &x.trader.key;
+    let (status, ack) = x
+        .order(
+            k,
+            "BUY",
+            "50000.00",
+            "0.01",
+            json!({"time_in_force": "POST_ONLY"}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{ack}");
+    for field in [
+        "order_id",
+        "client_id",
+        "account_id",
+        "instrument_code",
+        "time",
+        "side",
+        "price",
+        "amount",
+        "type",
+        "status",
+        "time_in_force",
+    ] {
+        assert!(ack[field].is_string(), "{field}");
+    }
+    assert_eq!(ack["status"], "OPEN");
+    assert_eq!(ack["type"], "LIMIT");
+    assert_eq!(ack["time_in_force"], "POST_ONLY");
+    let base = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
+        "price": "50000.00", "amount": "0.01"});
+    let with = |key: &str, value: Value| {
+        let mut b = base.clone();
+        match value {
+            Value::Null => {
+                b.as_object_mut().map(|m| m.remove(key));
+            }
+            v => b[key] = v,
+        }
+        b
+    };
+    let cases = [
+        (
+            with("type", Value::Null),
+            StatusCode::BAD_REQUEST,
+            "MISSING_ORDER_TYPE",
+        ),
+        (
+            with("type", json!("ICEBERG")),
+            StatusCode::BAD_REQUEST,
+            "INVALID_ORDER_TYPE",
+        ),
+        (
+            with("side", Value::Null),
+            StatusCode::BAD_REQUEST,
+            "MISSING_SIDE",
+        ),
+        (
+            with("side", json!("HOLD")),
+            StatusCode::BAD_REQUEST,
+            "INVALID_SIDE",
+        ),
+        (
+            with("amount", Value::Null),
+            StatusCode::BAD_REQUEST,
+            "INVALID_AMOUNT",
+        ),
+        (
+            with("amount", json!("-1")),
+            StatusCode::BAD_REQUEST,
+            "NEGATIVE_AMOUNT",
+        ),
+        (
+            with("amount", json!("0.000001")),
+            StatusCode::BAD_REQUEST,
+            "BAD_AMOUNT_PRECISION",
+        ),
+        (
+            with("amount", json!("1e3")),
+            StatusCode::BAD_REQUEST,
+            "INVALID_AMOUNT",
+        ),
+        (
+            with("amount", json!("0")),
+            StatusCode::BAD_REQUEST,
+            "INVALID_AMOUNT",
+        ),
+        (
+            with("price", Value::Null),
+            StatusCode::BAD_REQUEST,
+            "MISSING_PRICE",
+        ),
+        (
+            with("price", json!("-5")),
+            StatusCode::BAD_REQUEST,
+            "NEGATIVE_PRICE",
+        ),
+        (
+            with("price", json!("1.001")),
+            StatusCode::BAD_REQUEST,
+            "BAD_PRICE_PRECISION",
+        ),
+        (
+            with("client_id", json!("abc")),
+            StatusCode::BAD_REQUEST,
+            "INVALID_CLIENT_UUID",
+        ),
+        (
+            with("time_in_force", json!("FOREVER")),
+            StatusCode::BAD_REQUEST,
+            "INVALID_TIME_IN_FORCE",
+        ),
+        (
+            with("amount", json!("0.0001")),
+            StatusCode::BAD_REQUEST,
+            "MIN_SIZE_NOT_SATISFIED",
+        ),
+        (
+            with("instrument_code", json!("XYZ_EUR")),
+            StatusCode::NOT_FOUND,
+            "INVALID_INSTRUMENT_CODE",
+        ),
+        (
+            with("amount", json!("100")),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "INSUFFICIENT_FUNDS",
+        ),
+        (
+            with("time_in_force", json!("FILL_OR_KILL"))
+                .as_object()
+                .map(|m| {
+                    let mut m = m.clone();
+                    m.insert("price".into(), json!("60200.00"));
+                    m.insert("amount".into(), json!("5"));
+                    Value::Object(m)
+                })
+                .unwrap_or_default(),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "INSUFFICIENT_LIQUIDITY",
+        ),
+        (
+            json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
+                "price": "60200.00", "amount": "0.01", "time_in_force": "POST_ONLY"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "POST_ONLY_WOULD_TAKE",
+        ),
+    ];
+    for (body, status, want) in cases {
+        let (s, reply) = x.post("/v1/account/orders", k, body.clone()).await;
+        assert_eq!((s, code(&reply)), (status, want), "{body}");
+    }
+    let (s, reply) = x
+        .call(
+            reqwest::Method::POST,
+            &format!("{}/v1/account/orders", x.base),
+            Some(k),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (s, code(&reply)),
+        (StatusCode::BAD_REQUEST, "INVALID_REQUEST_BODY")
+    );
+    // 200 open orders per holder (spec section 8), counted across its accounts: one is
+    // open already, 199 more are accepted, the next is refused.
+    let mut accepted = 0;
+    let refusal = loop {
+        let key = if accepted % 2 == 0 { k } else { &x.sub.key };
+        let (s, reply) = x.order(key, "BUY", "50000.00", "0.01", json!({})).await;
+        if s != StatusCode::OK {
+            break (s, code(&reply).to_owned());
+        }
+        accepted += 1;
+        assert!(accepted < 300, "no limit applied");
+    };
+    assert_eq!(accepted, 199);
+    assert_eq!(
+        refusal,
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "MAX_OPEN_ORDERS_EXCEEDED".to_owned()
+        )
+    );
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lookups_cancels_and_isolation() {
+    let x = Exchange::start().await;
+    let k = &x.trader.key;
+    let client_id = "123e4567-e89b-42d3-a456-426614174000";
+    let (_, ack) = x
+        .order(
+            k,
+            "BUY",
+            "59000.00",
+            "0.01",
+            json!({"client_id": client_id}),
+        )
+        .await;
+    let id = ack["order_id"].as_str().expect("id").to_owned();
+    assert_eq!(ack["client_id"], client_id);
+
+    let (s, found) = x.get(&format!("/v1/account/orders/{id}"), Some(k)).await;
+    assert_eq!(s, StatusCode::OK);
+    let order = &found["order"];
+    assert_eq!(order["status"], "OPEN");
+    assert_eq!(order["order_type"], "API");
+    assert!(order["time_nanos"].is_string() && order["time_last_updated_nanos"].is_string());
+    assert_eq!(order["fee_currency"], "BTC");
+    assert_eq!(found["trades"], json!([]));
+    let (_, by_client) = x
+        .get(&format!("/v1/account/orders/client/{client_id}"), Some(k))
+        .await;
+    assert_eq!(by_client["order"]["order_id"], id.as_str());
+
+    // Another holder, and another account of the same holder, see nothing of it.
+    let (other, _) = x.new_holder(&["TRADE"]).await;
+    for key in [&other, &x.sub.key] {
+        let (s, body) = x.get(&format!("/v1/account/orders/{id}"), Some(key)).await;
+        assert_eq!((s, code(&body)), (StatusCode::NOT_FOUND, "ORDER_NOT_FOUND"));
+        let (s, body) = x.delete(&format!("/v1/account/orders/{id}"), key).await;
+        assert_eq!((s, code(&body)), (StatusCode::NOT_FOUND, "ORDER_NOT_FOUND"));
+        let (s, body) = x
+            .get(&format!("/v1/account/orders/client/{client_id}"), Some(key))
+            .await;
+        assert_eq!(s, StatusCode::NOT_FOUND, "{body}");
+    }
+    let (s, body) = x.get("/v1/account/orders/not-a-uuid", Some(k)).await;
+    assert_eq!(
+        (s, code(&body)),
+        (StatusCode::BAD_REQUEST, "INVALID_ORDER_ID")
+    );
+    let (s, body) = x
+        .delete(
+            &format!("/v1/account/orders/{id}?instrument_code=ETH_EUR"),
+            k,
+        )
+        .await;
+    assert_eq!((s, code(&body)), (StatusCode::NOT_FOUND, "ORDER_NOT_FOUND"));
+
+    let (s, cancelled) = x
+        .delete(
+            &format!("/v1/account/orders/{id}?instrument_code=BTC_EUR"),
+            k,
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{cancelled}");
+    assert_eq!(cancelled["status"], "CANCELLED");
+    assert!(cancelled.get("time_in_force").is_none());
+    let (s, _) = x.delete(&format!("/v1/account/orders/{id}"), k).await;
+    assert_eq!(s, StatusCode::NOT_FOUND, "already cancelled");
+    let (_, found) = x.get(&format!("/v1/account/orders/{id}"), Some(k)).await;
+    assert_eq!(found["order"]["status"], "CANCELLED");
+
+    // Cancel by client id takes the newest open order with it.
+    let (_, first) = x
+        .order(
+            k,
+            "BUY",
+            "58000.00",
+            "0.01",
+            json!({"client_id": client_id}),
+        )
+        .await;
+    let (_, second) = x
+        .order(
+            k,
+            "BUY",
+            "58100.00",
+            "0.01",
+            json!({"client_id": client_id}),
+        )
+        .await;
+    let (s, c) = x
+        .delete(&format!("/v1/account/orders/client/{client_id}"), k)
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(c["order_id"], second["order_id"]);
+    let (_, still) = x
+        .get(
+            &format!(
+                "/v1/account/orders/{}",
+                first["order_id"].as_str().unwrap_or("")
+            ),
+            Some(k),
+        )
+        .await;
+    assert_eq!(still["order"]["status"], "OPEN");
+    let (s, body) = x
+        .delete(
+            "/v1/account/orders/client/223e4567-e89b-42d3-a456-426614174000",
+            k,
+        )
+        .await;
+    assert_eq!((s, code(&body)), (StatusCode::NOT_FOUND, "ORDER_NOT_FOUND"));
+
+    // Cancel all: by ids, by instrument, everything; parameters are exclusive.
+    let (_, eth) = x
+        .post(
+            "/v1/account/orders",
+            k,
+            json!({"instrument_code": "ETH_EUR", "type": "LIMIT",
+            "side": "BUY", "price": "2000.00", "amount": "0.1"}),
+        )
+        .await;
+    let (s, body) = x
+        .delete("/v1/account/orders?instrument_code=BTC_EUR&ids=x", k)
+        .await;
+    assert_eq!((s, code(&body)), (StatusCode::BAD_REQUEST, "INVALID_QUERY"));
+    let (s, ids) = x
+        .delete("/v1/account/orders?instrument_code=ETH_EUR", k)
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(ids, json!([eth["order_id"]]));
+    let (_, extra) = x.order(k, "BUY", "57000.00", "0.01", json!({})).await;
+    let (_, ids) = x
+        .delete(
+            &format!(
+                "/v1/account/orders?ids={}",
+                extra["order_id"].as_str().unwrap_or("")
+            ),
+            k,
+        )
+        .await;
+    assert_eq!(ids, json!([extra["order_id"]]));
+    let (_, ids) = x.delete("/v1/account/orders", k).await;
+    assert_eq!(ids, json!([first["order_id"]]));
+    let (_, open) = x.get("/v1/account/orders", Some(k)).await;
+    assert_eq!(open["order_history"], json!([]));
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn order_history_pages_and_windows() {
+    let x = Exchange::start().await;
+    let k = &x.trader.key;
+    let mut placed = Vec::new();
+    for i in 0..5 {
+        let (_, ack) = x
+            .order(k, "BUY", &format!("5{i}000.00"), "0.01", json!({}))
+            .await;
+        placed.push(ack["order_id"].as_str().expect("id").to_owned());
+    }
+    x.delete(&format!("/v1/account/orders/{}", placed[0]), k)
+        .await;
+    // A taker order that fills completely against the demo asks.
+    let (_, taker) = x.order(k, "BUY", "60200.00", "0.02", json!({})).await;
+
+    let (_, open) = x.get("/v1/account/orders", Some(k)).await;
+    let ids = |page: &Value| -> Vec<String> {
+        page["order_history"]
+            .as_array()
+            .map(|l| {
+                l.iter()
+                    .filter_map(|e| e["order"]["order_id"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let open_ids = ids(&open);
+    assert_eq!(open_ids.len(), 4, "open orders only by default");
+    assert_eq!(open_ids[0], placed[4], "newest first");
+    assert!(
+        open["order_history"][0]["order"]
+            .get("order_type")
+            .is_none(),
+        "history form"
+    );
+
+    let (_, all) = x
+        .get(
+            "/v1/account/orders?with_cancelled_and_rejected=true&with_just_filled_inactive=true",
+            Some(k),
+        )
+        .await;
+    let all_ids = ids(&all);
+    assert_eq!(all_ids.len(), 6);
+    let filled = &all["order_history"][0];
+    assert_eq!(filled["order"]["order_id"], taker["order_id"]);
+    assert_eq!(filled["order"]["status"], "FILLED_FULLY");
+    assert_eq!(filled["order"]["average_price"], "60150.00");
+    assert_eq!(filled["trades"].as_array().map(Vec::len), Some(2));
+    let (_, just) = x
+        .get(
+            "/v1/account/orders?with_just_filled_inactive=true&with_just_orders=true",
+            Some(k),
+        )
+        .await;
+    assert_eq!(just["order_history"][0]["trades"], json!([]));
+
+    // Pages of two, following cursors, cover everything once.
+    let mut seen = Vec::new();
+    let mut query = "/v1/account/orders?with_cancelled_and_rejected=true&with_just_filled_inactive=true&max_page_size=2".to_owned();
+    for _ in 0..5 {
+        let (s, page) = x.get(&query, Some(k)).await;
+        assert_eq!(s, StatusCode::OK);
+        assert_eq!(page["max_page_size"], 2);
+        seen.extend(ids(&page));
+        match page["cursor"].as_str() {
+            Some(c) => {
+                query = format!(
+                    "/v1/account/orders?with_cancelled_and_rejected=true&with_just_filled_inactive=true&max_page_size=2&cursor={c}"
+                );
+            }
+            None => break,
+        }
+    }
+    assert_eq!(seen, all_ids);
+    let (_, page) = x.get("/v1/account/orders?max_page_size=2", Some(k)).await;
+    let cursor = page["cursor"].as_str().expect("more pages").to_owned();
+    let mut forged = cursor.clone().into_bytes();
+    forged[20] = if forged[20] == b'a' { b'b' } else { b'a' };
+    let forged = String::from_utf8(forged).expect("ascii");
+    for (key, c) in [(k, forged.as_str()), (&x.sub.key, cursor.as_str())] {
+        let (s, body) = x
+            .get(&format!("/v1/account/orders?cursor={c}"), Some(key))
+            .await;
+        assert_eq!(
+            (s, code(&body)),
+            (StatusCode::BAD_REQUEST, "INVALID_CURSOR")
+        );
+    }
+    for (query, want) in [
+        (
+            "from=2026-01-01&to=2026-03-01",
+            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
+        ),
+        ("from=None", "INVALID_TIME"),
+        ("max_page_size=101", "INVALID_QUERY"),
+        ("with_just_orders=maybe", "INVALID_QUERY"),
+        ("instrument_code=NOPE", "INVALID_INSTRUMENT_CODE"),
+    ] {
+        let (s, body) = x.get(&format!("/v1/account/orders?{query}"), Some(k)).await;
+        assert_eq!((s, code(&body)), (StatusCode::BAD_REQUEST, want), "{query}");
+    }
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trade_history_lookups_and_time_parameters() {
+    let x = Exchange::start().await;
+    let k = &x.trader.key;
+    // Sweep five demo asks: five trades, 0.01 BTC each.
+    let (s, ack) = x.order(k, "BUY", "60500.00", "0.05", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{ack}");
+    let order_id = ack["order_id"].as_str().expect("id").to_owned();
+    let (_, history) = x.get("/v1/account/trades", Some(k)).await;
+    let trades = history["trade_history"].as_array().expect("array").clone();
+    assert_eq!(trades.len(), 5);
+    assert_eq!(trades[0]["trade"]["price"], "60360.00", "newest first");
+    let t = &trades[0];
+    assert_eq!(t["trade"]["side"], "BUY");
+    assert_eq!(t["trade"]["matched_as"], "TAKER");
+    assert_eq!(t["fee"]["fee_type"], "TAKER");
+    assert_eq!(t["fee"]["fee_currency"], "BTC");
+    assert_eq!(t["fee"]["fee_amount"], "0.00001500");
+    assert_eq!(t["fee"]["fee_percentage"], "0.1500");
+    assert_eq!(t["trade"]["order_id"], order_id.as_str());
+
+    let (_, of_order) = x
+        .get(&format!("/v1/account/orders/{order_id}/trades"), Some(k))
+        .await;
+    let list = of_order["trade_history"].as_array().expect("array");
+    assert_eq!(list.len(), 5);
+    assert_eq!(list[0]["trade"]["price"], "60120.00", "oldest first");
+    let (s, empty) = x
+        .get(
+            "/v1/account/orders/00000040-0000-8180-8000-0000000fffff/trades",
+            Some(k),
+        )
+        .await;
+    assert_eq!(
+        (s, empty["trade_history"].clone()),
+        (StatusCode::OK, json!([]))
+    );
+
+    let trade_id = t["trade"]["trade_id"].as_str().expect("id").to_owned();
+    let (s, one) = x
+        .get(&format!("/v1/account/trade/{trade_id}"), Some(k))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(one["trade"]["trade_id"], trade_id.as_str());
+    // The maker saw the same trade from its side; strangers see nothing.
+    let (other, _) = x.new_holder(&["TRADE"]).await;
+    let (s, body) = x
+        .get(&format!("/v1/account/trade/{trade_id}"), Some(&other))
+        .await;
+    assert_eq!(
+        (s, code(&body)),
+        (StatusCode::NOT_FOUND, "INVALID_TRADE_ID")
+    );
+    let (_, theirs) = x.get("/v1/account/trades", Some(&other)).await;
+    assert_eq!(theirs["trade_history"], json!([]));
+    let (_, theirs) = x
+        .get(
+            &format!("/v1/account/orders/{order_id}/trades"),
+            Some(&other),
+        )
+        .await;
+    assert_eq!(theirs["trade_history"], json!([]));
+
+    // Pages of two with a cursor.
+    let mut seen = Vec::new();
+    let mut query = "/v1/account/trades?max_page_size=2".to_owned();
+    loop {
+        let (_, page) = x.get(&query, Some(k)).await;
+        seen.extend(
+            page["trade_history"]
+                .as_array()
+                .expect("array")
+                .iter()
+                .map(|t| t["trade"]["trade_id"].clone()),
+        );
+        match page["cursor"].as_str() {
+            Some(c) => query = format!("/v1/account/trades?max_page_size=2&cursor={c}"),
+            None => break,
+        }
+    }
+    let all: Vec<Value> = trades
+        .iter()
+        .map(|t| t["trade"]["trade_id"].clone())
+        .collect();
+    assert_eq!(seen, all);
+
+    let now_ms = x.get("/v1/time", None).await.1["epoch_millis"]
+        .as_i64()
+        .expect("millis");
+    for query in [
+        format!("from={}", now_ms / 1000 - 60),
+        format!("from={}", now_ms - 60_000),
+        format!("from={}", (now_ms - 60_000) * 1000),
+        format!("to={}", (now_ms + 1000) * 1_000_000),
+        "from=2026-01-01".to_owned(),
+        "instrument_code=BTC_EUR,ETH_EUR".to_owned(),
+    ] {
+        let (s, page) = x.get(&format!("/v1/account/trades?{query}"), Some(k)).await;
+        assert_eq!(s, StatusCode::OK, "{query}: {page}");
+    }
+    let (_, eth) = x
+        .get("/v1/account/trades?instrument_code=ETH_EUR", Some(k))
+        .await;
+    assert_eq!(eth["trade_history"], json!([]));
+    for (query, want) in [
+        ("from=None".to_owned(), "INVALID_TIME"),
+        (format!("from={}", now_ms + 3_600_000), "INVALID_TIME"),
+        (
+            "from=2026-03-01&to=2026-01-01".to_owned(),
+            "INVALID_TIME_RANGE",
+        ),
+        (
+            "from=2026-01-01&to=2026-03-01".to_owned(),
+            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
+        ),
+        ("max_page_size=101".to_owned(), "INVALID_QUERY"),
+        ("instrument_code=NOPE".to_owned(), "INVALID_INSTRUMENT_CODE"),
+        ("cursor=abc".to_owned(), "INVALID_CURSOR"),
+    ] {
+        let (s, body) = x.get(&format!("/v1/account/trades?{query}"), Some(k)).await;
+        assert_eq!((s, code(&body)), (StatusCode::BAD_REQUEST, want), "{query}");
+    }
+    x.stop().await;
+}

@@ -1,0 +1,246 @@
+//! Public market data over HTTP: time, currencies, instruments, fees, tickers, candles,
+//! order book and the OpenAPI description, with their 400 and 404 cases.
+
+mod common;
+
+use common::{Exchange, code};
+use reqwest::StatusCode;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reference_data_endpoints() {
+    let x = Exchange::start().await;
+    let (status, time) = x.get("/v1/time", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let iso = time["iso"].as_str().expect("iso");
+    assert!(iso.ends_with('Z') && iso.len() == 24, "{iso}");
+    assert!(time["epoch_millis"].as_i64().expect("millis") > 1_700_000_000_000);
+
+    let (_, currencies) = x.get("/v1/currencies", None).await;
+    let codes: Vec<&str> = currencies
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|c| c["code"].as_str())
+        .collect();
+    for c in ["BTC", "ETH", "EUR", "USD", "USDT", "SHIB", "PEPE", "BTT"] {
+        assert!(codes.contains(&c), "{c} listed");
+    }
+    assert!(currencies[0]["precision"].is_u64());
+    assert!(currencies[0]["collateral_percentage"].is_number());
+
+    let (_, all) = x.get("/v1/instruments", None).await;
+    let all = all.as_array().expect("array").clone();
+    let btc_eur = all.iter().find(|i| i["id"] == "BTC_EUR").expect("BTC_EUR");
+    assert_eq!(btc_eur["base"]["code"], "BTC");
+    assert_eq!(btc_eur["quote"]["precision"], 2);
+    assert_eq!(btc_eur["min_size"], "10");
+    assert_eq!(btc_eur["state"], "ACTIVE");
+    let perp = all.iter().find(|i| i["type"] == "PERP").expect("a perp");
+    assert_eq!(perp["funding_schedule"]["type"], "FIXED_INTERVAL");
+    let (_, dated) = x.get("/v1/instruments?type=DATED_FUTURE", None).await;
+    let dated = dated.as_array().expect("array");
+    assert_eq!(dated.len(), 1);
+    assert!(dated[0]["contract_expiry_date"].is_string());
+    let (status, body) = x.get("/v1/instruments?type=BOGUS", None).await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::BAD_REQUEST, "INVALID_QUERY")
+    );
+
+    let (_, fees) = x.get("/v1/fees", None).await;
+    assert_eq!(fees[0]["fee_group_id"], "SPOT");
+    let tiers = fees[0]["fee_tiers"].as_array().expect("tiers");
+    assert!(tiers[0]["volume"].is_number());
+    assert_eq!(tiers[0]["maker_fee"], "0.1000");
+    let volumes: Vec<f64> = tiers.iter().filter_map(|t| t["volume"].as_f64()).collect();
+    assert!(volumes.windows(2).all(|w| w[0] < w[1]), "ascending");
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tickers_and_order_book() {
+    let x = Exchange::start().await;
+    let (status, list) = x.get("/v1/market-ticker", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let list = list.as_array().expect("array").clone();
+    let btc = list
+        .iter()
+        .find(|t| t["instrument_code"] == "BTC_EUR")
+        .expect("BTC_EUR ticker");
+    for field in ["type", "global_volume", "best_bid", "highest_bid", "time"] {
+        assert!(btc.get(field).is_some(), "{field}");
+    }
+    assert_eq!(btc["last_price"], "60060.00", "the demo trade");
+    let (_, spot) = x.get("/v1/market-ticker?type=SPOT", None).await;
+    assert!(
+        spot.as_array()
+            .expect("array")
+            .iter()
+            .all(|t| t["type"] == "SPOT")
+    );
+
+    let (_, one) = x.get("/v1/market-ticker/BTC_EUR", None).await;
+    assert_eq!(one["highest_bid"], "59940.00");
+    assert_eq!(one["lowest_ask"], "60120.00");
+    assert!(one.get("type").is_none(), "type only in the list form");
+    let (status, body) = x.get("/v1/market-ticker/NOPE_EUR", None).await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::NOT_FOUND, "INVALID_INSTRUMENT_CODE")
+    );
+
+    // Suspending a market keeps it in the ticker; closing removes it.
+    x.admin(
+        "/admin/instruments/ETH_EUR/state",
+        serde_json::json!({"state": "CLOSED"}),
+    )
+    .await;
+    let (_, after) = x.get("/v1/market-ticker", None).await;
+    assert!(
+        !after
+            .as_array()
+            .expect("array")
+            .iter()
+            .any(|t| t["instrument_code"] == "ETH_EUR")
+    );
+
+    let (_, l1) = x.get("/v1/order-book/BTC_EUR?level=1", None).await;
+    assert_eq!(l1["bids"].as_array().map(Vec::len), Some(1));
+    assert_eq!(l1["bids"][0]["price"], "59940.00");
+    let (_, l2) = x.get("/v1/order-book/BTC_EUR?level=2&depth=3", None).await;
+    assert_eq!(l2["asks"].as_array().map(Vec::len), Some(3));
+    assert_eq!(l2["asks"][0]["price"], "60120.00");
+    assert_eq!(l2["asks"][1]["price"], "60180.00", "asks ascending");
+    assert_eq!(l2["bids"][1]["price"], "59880.00", "bids descending");
+    assert_eq!(l2["asks"][0]["number_of_orders"], 1);
+    let (_, l3) = x.get("/v1/order-book/BTC_EUR", None).await;
+    assert!(l3["bids"][0]["order_id"].is_string(), "level 3 by default");
+    assert_eq!(l3["bids"].as_array().map(Vec::len), Some(10));
+    for (query, want) in [
+        ("level=4", "INVALID_ORDER_BOOK_LEVEL"),
+        ("level=x", "INVALID_ORDER_BOOK_LEVEL"),
+        ("depth=0", "INVALID_ORDER_BOOK_DEPTH"),
+        ("depth=-1", "INVALID_ORDER_BOOK_DEPTH"),
+    ] {
+        let (status, body) = x
+            .get(&format!("/v1/order-book/BTC_EUR?{query}"), None)
+            .await;
+        assert_eq!(
+            (status, code(&body)),
+            (StatusCode::BAD_REQUEST, want),
+            "{query}"
+        );
+    }
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn candlesticks_and_their_errors() {
+    let x = Exchange::start().await;
+    let (status, body) = x
+        .get(
+            "/v1/candlesticks/BTC_EUR?unit=MINUTES&period=1&countBack=10",
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["status"], "data");
+    let candles = body["candlesticks"].as_array().expect("array");
+    assert!(!candles.is_empty());
+    let c = &candles[0];
+    assert_eq!(c["granularity"]["unit"], "MINUTES");
+    assert_eq!(c["close"], "60060.00");
+    assert!(c["last_sequence"].is_u64());
+    assert!(c["total_amount"].is_string() && c["volume"].is_string());
+    let (_, daily) = x
+        .get(
+            "/v1/candlesticks/BTC_EUR?unit=DAYS&period=1&from=2026-01-01",
+            None,
+        )
+        .await;
+    assert_eq!(daily["status"], "data");
+    for (query, status, want) in [
+        (
+            "unit=SECONDS&period=1",
+            StatusCode::BAD_REQUEST,
+            "INVALID_UNIT",
+        ),
+        (
+            "unit=MINUTES&period=7",
+            StatusCode::BAD_REQUEST,
+            "INVALID_PERIOD",
+        ),
+        ("unit=MINUTES", StatusCode::BAD_REQUEST, "INVALID_PERIOD"),
+        (
+            "unit=MINUTES&period=1&from=None",
+            StatusCode::BAD_REQUEST,
+            "INVALID_TIME",
+        ),
+        (
+            "unit=MINUTES&period=1&from=2026-01-01&to=2026-03-01",
+            StatusCode::BAD_REQUEST,
+            "CANDLESTICKS_TIME_RANGE_TOO_BIG",
+        ),
+        (
+            "unit=MINUTES&period=1&from=2026-03-01&to=2026-01-01",
+            StatusCode::BAD_REQUEST,
+            "INVALID_TIME_RANGE",
+        ),
+    ] {
+        let (s, body) = x
+            .get(&format!("/v1/candlesticks/BTC_EUR?{query}"), None)
+            .await;
+        assert_eq!((s, code(&body)), (status, want), "{query}");
+    }
+    let (s, _) = x
+        .get("/v1/candlesticks/XXX?unit=MINUTES&period=1", None)
+        .await;
+    assert_eq!(s, StatusCode::NOT_FOUND);
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openapi_describes_every_public_route_and_unknown_routes_are_json_404() {
+    let x = Exchange::start().await;
+    let (status, doc) = x.get("/openapi.json", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let paths = doc["paths"].as_object().expect("paths");
+    for p in [
+        "/v1/time",
+        "/v1/currencies",
+        "/v1/instruments",
+        "/v1/fees",
+        "/v1/market-ticker",
+        "/v1/market-ticker/{instrument_code}",
+        "/v1/candlesticks/{instrument_code}",
+        "/v1/order-book/{instrument_code}",
+        "/v1/subaccounts",
+        "/v1/subaccounts/transfers",
+        "/v1/account/balances",
+        "/v1/account/fees",
+        "/v1/account/orders",
+        "/v1/account/orders/{order_id}",
+        "/v1/account/orders/client/{client_id}",
+        "/v1/account/orders/{order_id}/trades",
+        "/v1/account/trades",
+        "/v1/account/trade/{trade_id}",
+    ] {
+        assert!(paths.contains_key(p), "{p} documented");
+    }
+    assert!(doc["components"]["securitySchemes"]["api_key"].is_object());
+    let (status, body) = x.get("/v1/nothing-here", None).await;
+    assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "NOT_FOUND"));
+    let (status, body) = x
+        .call(
+            reqwest::Method::PUT,
+            &format!("{}/v1/time", x.base),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED")
+    );
+    x.stop().await;
+}
