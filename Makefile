@@ -6,14 +6,14 @@
 CARGO ?= cargo
 BENCH_N ?= 2000000
 
-.PHONY: all run test fmt-check lint unit bench latency clean
+.PHONY: all run test fmt-check lint unit ccxt bench latency clean
 
 all: test
 
 run:
 	$(CARGO) run --release -p matchbook-rest
 
-test: fmt-check lint unit
+test: fmt-check lint unit ccxt
 
 fmt-check:
 	$(CARGO) fmt --all --check
@@ -23,6 +23,17 @@ lint:
 
 unit:
 	$(CARGO) test --workspace
+
+# The ccxt `onetrading` client against the REST exchange (a Python venv made here).
+VENV ?= .venv
+$(VENV)/ready: rest/tests/ccxt/requirements.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r rest/tests/ccxt/requirements.txt
+	touch $@
+
+ccxt: $(VENV)/ready
+	$(CARGO) build -p matchbook-rest
+	MATCHBOOK_REST_BIN=target/debug/matchbook-rest $(VENV)/bin/python -m pytest -q -p no:cacheprovider rest/tests/ccxt
 
 bench: latency
 	$(CARGO) bench -p matchbook-bench --bench engine

@@ -96,6 +96,7 @@ impl Server {
             clock,
             cursors: CursorSigner::random().map_err(|e| ServerError::Random(e.to_string()))?,
             rate_limit: settings.rate_limit_per_minute,
+            data_dir: settings.data_dir.clone(),
         });
         let directory = setup::provision(&state, &settings.holders).await?;
         if settings.demo

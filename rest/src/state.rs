@@ -34,6 +34,8 @@ pub struct AppState {
     pub cursors: CursorSigner,
     /// Requests per minute on rate-limited endpoints.
     pub rate_limit: u32,
+    /// Where keys (and, with the journal, state) are kept.
+    pub data_dir: std::path::PathBuf,
 }
 
 /// The state as handlers receive it.

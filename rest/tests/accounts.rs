@@ -283,7 +283,7 @@ async fn keys_survive_a_restart() {
     let dir = data_dir();
     let x = Exchange::with(settings(dir.clone())).await;
     let key = x.trader.key.clone();
-    x.stop().await;
+    x.server.stop().await.expect("clean stop");
     let server = matchbook_rest::Server::start(settings(dir.clone()))
         .await
         .expect("restart");
@@ -298,4 +298,5 @@ async fn keys_survive_a_restart() {
     let file = std::fs::read_to_string(dir.join("keys.json")).expect("key file");
     assert!(!file.contains(&key), "only digests are stored");
     server.stop().await.expect("stop");
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -73,7 +73,9 @@ impl Exchange {
     }
 
     pub async fn stop(self) {
+        let dir = self.server.state.data_dir.clone();
         self.server.stop().await.expect("clean stop");
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     /// Sends a request; returns the status and the JSON body (Null when not JSON).
