@@ -1,6 +1,8 @@
 //! Benchmark support for matchbook: a small seeded random generator and workload profiles
-//! (DESIGN section 6) that produce command streams any engine run can replay.
+//! (DESIGN section 6) that produce command streams any engine run can replay, and a minimal
+//! keep-alive HTTP/1.1 client for the REST load generator.
 #![deny(missing_docs)]
 
+pub mod http;
 pub mod rng;
 pub mod workload;

@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use matchbook::fees::{FeeGroupSpec, FeeTierSpec};
+use matchbook::runtime::MarketDataPlacement;
 use matchbook::{
     Currency, EngineConfig, FundingSchedule, FuturesTerms, InstrumentKind, InstrumentSpec,
     InstrumentState,
@@ -22,6 +23,9 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 pub const DEFAULT_ADMIN_BIND: &str = "127.0.0.1:8081";
 /// Default rate limit per key (or holder) and minute.
 pub const DEFAULT_RATE_LIMIT: u32 = 240;
+/// Market data on the engine thread: measured faster over HTTP on two cores, where one
+/// thread hand-off fewer per request outweighs the matching time it costs (BENCHMARKS.md).
+pub const DEFAULT_MARKET_DATA: MarketDataPlacement = MarketDataPlacement::EngineThread;
 
 /// Why a configuration was refused.
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +67,8 @@ pub struct ServerSection {
     pub queue_capacity: Option<usize>,
     /// Open orders per holder.
     pub max_open_orders: Option<u32>,
+    /// `engine-thread` (default) or `own-thread`: where market data is kept up to date.
+    pub market_data: Option<String>,
 }
 
 /// `[[currencies]]`.
@@ -243,6 +249,8 @@ pub struct Settings {
     pub rate_limit_per_minute: u32,
     /// Ingress queue capacity.
     pub queue_capacity: usize,
+    /// Where market data runs.
+    pub market_data: MarketDataPlacement,
     /// Engine reference data and limits.
     pub engine: EngineConfig,
     /// Holders to create.
@@ -292,6 +300,7 @@ impl Settings {
             data_dir: PathBuf::from("data"),
             rate_limit_per_minute: DEFAULT_RATE_LIMIT,
             queue_capacity: matchbook::runtime::DEFAULT_QUEUE_CAPACITY,
+            market_data: DEFAULT_MARKET_DATA,
             engine: matchbook::demo::config(),
             holders: vec![
                 HolderConfig {
@@ -415,6 +424,16 @@ impl Settings {
                 .rate_limit_per_minute
                 .unwrap_or(DEFAULT_RATE_LIMIT),
             queue_capacity: file.server.queue_capacity.unwrap_or(demo.queue_capacity),
+            market_data: match file.server.market_data.as_deref() {
+                None => DEFAULT_MARKET_DATA,
+                Some("engine-thread") => MarketDataPlacement::EngineThread,
+                Some("own-thread") => MarketDataPlacement::OwnThread,
+                Some(other) => {
+                    return Err(ConfigFileError::Invalid(format!(
+                        "market_data {other:?}: engine-thread or own-thread"
+                    )));
+                }
+            },
             engine,
             holders: file.holders,
             keys: file.keys,

@@ -4,10 +4,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use matchbook::runtime::MarketDataPlacement;
 use matchbook_rest::Server;
 use matchbook_rest::config::Settings;
 
-const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE]";
+const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--market-data engine-thread|own-thread]";
 
 fn parse_args() -> Result<Settings, String> {
     let mut args = std::env::args().skip(1);
@@ -22,7 +23,7 @@ fn parse_args() -> Result<Settings, String> {
             .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
         match flag.as_str() {
             "--config" => config = Some(PathBuf::from(value)),
-            "--bind" | "--admin-bind" | "--data-dir" | "--keys-out" => {
+            "--bind" | "--admin-bind" | "--data-dir" | "--keys-out" | "--market-data" => {
                 overrides.push((flag, value));
             }
             _ => return Err(format!("unknown option {flag}\n{USAGE}")),
@@ -43,6 +44,13 @@ fn parse_args() -> Result<Settings, String> {
                     .map_err(|_| format!("bad --admin-bind {value}"))?;
             }
             "--data-dir" => settings.data_dir = PathBuf::from(value),
+            "--market-data" => {
+                settings.market_data = match value.as_str() {
+                    "engine-thread" => MarketDataPlacement::EngineThread,
+                    "own-thread" => MarketDataPlacement::OwnThread,
+                    _ => return Err(format!("bad --market-data {value}\n{USAGE}")),
+                };
+            }
             _ => settings.keys_out = Some(PathBuf::from(value)),
         }
     }

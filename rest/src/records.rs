@@ -4,6 +4,7 @@
 use matchbook::market::orders::OrderRecord;
 use matchbook::market::trades::TradeRecord;
 use matchbook::{AccountId, Side, TimeInForce, Uuid};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::format::{iso_ms, iso_nanos};
@@ -75,33 +76,54 @@ pub fn order_json(markets: &Markets, r: &OrderRecord, form: OrderForm) -> Value 
     v
 }
 
-/// The acknowledgement of create and cancel (spec 2.6): `time_in_force` on create only.
-pub fn order_ack(markets: &Markets, r: &OrderRecord, status: &str, with_tif: bool) -> Value {
+/// The acknowledgement of create and cancel (spec 2.6), written straight from the record
+/// (no intermediate JSON tree: it is the hottest response).
+#[derive(Debug, Serialize)]
+pub struct OrderAck<'a> {
+    order_id: String,
+    client_id: String,
+    account_id: String,
+    instrument_code: &'a str,
+    time: String,
+    side: &'static str,
+    price: String,
+    amount: String,
+    filled_amount: String,
+    #[serde(rename = "type")]
+    order_type: &'static str,
+    status: &'a str,
+    /// Create only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time_in_force: Option<&'static str>,
+    /// Create only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    is_post_only: Option<bool>,
+}
+
+/// The acknowledgement of create and cancel: `time_in_force` on create only.
+pub fn order_ack<'a>(
+    markets: &'a Markets,
+    r: &OrderRecord,
+    status: &'a str,
+    with_tif: bool,
+) -> Option<OrderAck<'a>> {
     let a = &r.accepted;
-    let Some(market) = markets.market_of(a.instrument) else {
-        return Value::Null;
-    };
-    let mut v = json!({
-        "order_id": Uuid::of_order(a.order).to_string(),
-        "client_id": a.client_id.map(|c| c.to_string()).unwrap_or_default(),
-        "account_id": Uuid::of_account(a.account).to_string(),
-        "instrument_code": market.code,
-        "time": iso_ms(r.created),
-        "side": a.side.as_str(),
-        "price": a.price.map(|p| market.price(p)).unwrap_or_default(),
-        "amount": market.qty(a.amount),
-        "filled_amount": market.qty(r.filled),
-        "type": a.order_type.as_str(),
-        "status": status,
-    });
-    if let (true, Some(map)) = (with_tif, v.as_object_mut()) {
-        map.insert("time_in_force".into(), a.time_in_force.as_str().into());
-        map.insert(
-            "is_post_only".into(),
-            (a.time_in_force == TimeInForce::PostOnly).into(),
-        );
-    }
-    v
+    let market = markets.market_of(a.instrument)?;
+    Some(OrderAck {
+        order_id: Uuid::of_order(a.order).to_string(),
+        client_id: a.client_id.map(|c| c.to_string()).unwrap_or_default(),
+        account_id: Uuid::of_account(a.account).to_string(),
+        instrument_code: &market.code,
+        time: iso_ms(r.created),
+        side: a.side.as_str(),
+        price: a.price.map(|p| market.price(p)).unwrap_or_default(),
+        amount: market.qty(a.amount),
+        filled_amount: market.qty(r.filled),
+        order_type: a.order_type.as_str(),
+        status,
+        time_in_force: with_tif.then(|| a.time_in_force.as_str()),
+        is_post_only: with_tif.then_some(a.time_in_force == TimeInForce::PostOnly),
+    })
 }
 
 /// A trade wrapper `{fee, trade}` as `account` sees it.

@@ -87,7 +87,13 @@ impl Server {
         let markets = Markets::of(&engine);
         let market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
         let clock = Arc::new(OffsetClock::default());
-        let runtime = Runtime::start(engine, market, clock.clone(), settings.queue_capacity)?;
+        let runtime = Runtime::start_with(
+            engine,
+            market,
+            clock.clone(),
+            settings.queue_capacity,
+            settings.market_data,
+        )?;
         let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join("keys.json")))?);
         let state: Shared = Arc::new(AppState {
             runtime: runtime.handle(),

@@ -76,6 +76,24 @@ impl AppState {
             .map_err(|_| ApiError::Timeout)?
     }
 
+    /// Applies a command and builds the answer from its outcome and market data as they
+    /// stand right after it, in one hop; waits at most `wait`.
+    pub async fn submit_then_read<R: Send + 'static>(
+        &self,
+        command: Command,
+        wait: Duration,
+        read: impl FnOnce(Outcome, &MarketData) -> R + Send + 'static,
+    ) -> Result<R, ApiError> {
+        let (tx, rx) = oneshot::channel();
+        self.runtime.submit_with_market(command, move |o, m| {
+            let _ = tx.send(read(o, m));
+        })?;
+        tokio::time::timeout(wait, rx)
+            .await
+            .map_err(|_| ApiError::Timeout)?
+            .map_err(stopped)
+    }
+
     /// Reads engine state on the engine thread.
     pub async fn engine<R: Send + 'static>(
         &self,

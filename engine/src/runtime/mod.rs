@@ -58,8 +58,9 @@ pub enum RuntimeError {
     Failed,
 }
 
-/// Completes a command: called once, on the market-data thread.
-pub type CommandReply = Box<dyn FnOnce(Outcome) + Send>;
+/// Completes a command: called once, where market data lives, with market data already
+/// holding the command's events (so a reply can read history without another hop).
+pub type CommandReply = Box<dyn FnOnce(Outcome, &MarketData) + Send>;
 /// A read of engine state, run on the engine thread.
 pub type EngineRead = Box<dyn FnOnce(&Engine) + Send>;
 /// A read of market data, run on the market-data thread.
@@ -115,6 +116,16 @@ impl RuntimeHandle {
         &self,
         command: Command,
         reply: impl FnOnce(Outcome) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        self.submit_with_market(command, move |outcome, _| reply(outcome))
+    }
+
+    /// As [`RuntimeHandle::submit`], and `reply` also reads market data as it stands right
+    /// after the command (one hop where a submit plus a read would take two).
+    pub fn submit_with_market(
+        &self,
+        command: Command,
+        reply: impl FnOnce(Outcome, &MarketData) + Send + 'static,
     ) -> Result<(), RuntimeError> {
         self.enqueue(Request::Apply {
             command,
@@ -178,10 +189,22 @@ impl RuntimeHandle {
     }
 }
 
+/// Where market data is kept up to date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MarketDataPlacement {
+    /// On a thread of its own, fed by the engine thread: the matching thread never spends
+    /// time on history, candles or tickers. Best when cores are free.
+    #[default]
+    OwnThread,
+    /// On the engine thread, right after each command: one thread hand-off fewer per
+    /// request, which wins when callers and both threads share two cores.
+    EngineThread,
+}
+
 /// The running engine and market-data threads.
 pub struct Runtime {
     handle: RuntimeHandle,
-    engine_thread: Option<JoinHandle<Engine>>,
+    engine_thread: Option<JoinHandle<(Engine, Option<MarketData>)>>,
     market_thread: Option<JoinHandle<MarketData>>,
 }
 
@@ -194,25 +217,49 @@ impl std::fmt::Debug for Runtime {
 }
 
 impl Runtime {
-    /// Moves `engine` and `market` onto their threads. `capacity` bounds the ingress queue.
+    /// Moves `engine` and `market` onto their threads (market data on its own thread).
+    /// `capacity` bounds the ingress queue.
     pub fn start(
         engine: Engine,
         market: MarketData,
         clock: Arc<dyn Clock>,
         capacity: usize,
     ) -> std::io::Result<Self> {
+        Self::start_with(
+            engine,
+            market,
+            clock,
+            capacity,
+            MarketDataPlacement::OwnThread,
+        )
+    }
+
+    /// As [`Runtime::start`], with market data where `placement` says.
+    pub fn start_with(
+        engine: Engine,
+        market: MarketData,
+        clock: Arc<dyn Clock>,
+        capacity: usize,
+        placement: MarketDataPlacement,
+    ) -> std::io::Result<Self> {
         let (requests, inbox) = crossbeam_channel::bounded(capacity.max(1));
-        let (to_market, market_inbox) = crossbeam_channel::bounded(capacity.max(1));
-        let market_thread = std::thread::Builder::new()
-            .name("matchbook-market".into())
-            .spawn(move || run_market(market, &market_inbox))?;
+        let (stage, market_thread) = match placement {
+            MarketDataPlacement::EngineThread => (MarketStage::Inline(Box::new(market)), None),
+            MarketDataPlacement::OwnThread => {
+                let (to_market, market_inbox) = crossbeam_channel::bounded(capacity.max(1));
+                let thread = std::thread::Builder::new()
+                    .name("matchbook-market".into())
+                    .spawn(move || run_market(market, &market_inbox))?;
+                (MarketStage::Thread(to_market), Some(thread))
+            }
+        };
         let engine_thread = std::thread::Builder::new()
             .name("matchbook-engine".into())
-            .spawn(move || run_engine(engine, &*clock, &inbox, &to_market))?;
+            .spawn(move || run_engine(engine, &*clock, &inbox, stage))?;
         Ok(Self {
             handle: RuntimeHandle { requests },
             engine_thread: Some(engine_thread),
-            market_thread: Some(market_thread),
+            market_thread,
         })
     }
 
@@ -228,15 +275,17 @@ impl Runtime {
     }
 
     fn stop(&mut self) -> Result<(Engine, MarketData), RuntimeError> {
-        let (Some(engine_thread), Some(market_thread)) =
-            (self.engine_thread.take(), self.market_thread.take())
-        else {
+        let Some(engine_thread) = self.engine_thread.take() else {
             return Err(RuntimeError::Stopped);
         };
         // A blocking send: the stop must not be lost to a momentarily full queue.
         let _ = self.handle.requests.send(Request::Stop);
-        let engine = engine_thread.join().map_err(|_| RuntimeError::Failed)?;
-        let market = market_thread.join().map_err(|_| RuntimeError::Failed)?;
+        let (engine, inline) = engine_thread.join().map_err(|_| RuntimeError::Failed)?;
+        let market = match (inline, self.market_thread.take()) {
+            (Some(market), _) => market,
+            (None, Some(thread)) => thread.join().map_err(|_| RuntimeError::Failed)?,
+            (None, None) => return Err(RuntimeError::Failed),
+        };
         Ok((engine, market))
     }
 }
@@ -247,43 +296,91 @@ impl Drop for Runtime {
     }
 }
 
+/// Where the engine thread sends what market data needs.
+enum MarketStage {
+    Inline(Box<MarketData>),
+    Thread(Sender<MarketWork>),
+}
+
+impl MarketStage {
+    /// Hands work on; false when the market-data thread is gone.
+    fn take(&mut self, work: MarketWork) -> bool {
+        match self {
+            Self::Inline(market) => {
+                handle_market(market, work);
+                true
+            }
+            Self::Thread(to_market) => to_market.send(work).is_ok(),
+        }
+    }
+}
+
 fn run_engine(
     mut engine: Engine,
     clock: &dyn Clock,
     inbox: &Receiver<Request>,
-    to_market: &Sender<MarketWork>,
-) -> Engine {
+    mut stage: MarketStage,
+) -> (Engine, Option<MarketData>) {
     let mut last = Timestamp(i64::MIN);
     loop {
         let Ok(request) = inbox.recv() else { break };
-        match request {
+        let work = match request {
             Request::Apply { command, reply } => {
                 // Never backwards, so the journal's times replay in order.
                 let time = clock.now().max(last);
                 last = time;
                 let mut events = Vec::with_capacity(8);
                 let result = engine.apply(&command, time, &mut events);
-                let work = MarketWork::Events {
+                MarketWork::Events {
                     result,
                     events,
                     time,
                     reply,
-                };
-                if to_market.send(work).is_err() {
-                    break;
                 }
             }
-            Request::ReadEngine(read) => read(&engine),
-            Request::ReadMarket(read) => {
-                if to_market.send(MarketWork::Read(read)).is_err() {
-                    break;
-                }
+            Request::ReadEngine(read) => {
+                read(&engine);
+                continue;
             }
+            Request::ReadMarket(read) => MarketWork::Read(read),
             Request::Stop => break,
+        };
+        if !stage.take(work) {
+            break;
         }
     }
-    let _ = to_market.send(MarketWork::Stop);
-    engine
+    match stage {
+        MarketStage::Inline(market) => (engine, Some(*market)),
+        MarketStage::Thread(to_market) => {
+            let _ = to_market.send(MarketWork::Stop);
+            (engine, None)
+        }
+    }
+}
+
+/// Applies one piece of market-data work; false on `Stop`.
+fn handle_market(market: &mut MarketData, work: MarketWork) -> bool {
+    match work {
+        MarketWork::Events {
+            result,
+            events,
+            time,
+            reply,
+        } => {
+            market.on_events(&events);
+            reply(
+                Outcome {
+                    result,
+                    events,
+                    time,
+                },
+                market,
+            );
+        }
+        MarketWork::Read(read) => read(market),
+        MarketWork::Stop => return false,
+    }
+    true
 }
 
 fn run_market(mut market: MarketData, inbox: &Receiver<MarketWork>) -> MarketData {
@@ -296,22 +393,8 @@ fn run_market(mut market: MarketData, inbox: &Receiver<MarketWork>) -> MarketDat
             },
             Err(TryRecvError::Disconnected) => break,
         };
-        match work {
-            MarketWork::Events {
-                result,
-                events,
-                time,
-                reply,
-            } => {
-                market.on_events(&events);
-                reply(Outcome {
-                    result,
-                    events,
-                    time,
-                });
-            }
-            MarketWork::Read(read) => read(&market),
-            MarketWork::Stop => break,
+        if !handle_market(&mut market, work) {
+            break;
         }
     }
     market

@@ -12,9 +12,13 @@ use crate::{CurrencyId, InstrumentId, Price, Qty};
 const T0: Timestamp = Timestamp(1_767_225_600_000_000_000);
 
 fn start(clock: Arc<dyn Clock>, capacity: usize) -> Runtime {
+    start_at(clock, capacity, MarketDataPlacement::OwnThread)
+}
+
+fn start_at(clock: Arc<dyn Clock>, capacity: usize, placement: MarketDataPlacement) -> Runtime {
     let engine = Engine::new(crate::demo::config()).expect("demo config");
     let market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
-    Runtime::start(engine, market, clock, capacity).expect("threads")
+    Runtime::start_with(engine, market, clock, capacity, placement).expect("threads")
 }
 
 fn fund(handle: &RuntimeHandle, account: crate::AccountId) {
@@ -32,8 +36,17 @@ fn fund(handle: &RuntimeHandle, account: crate::AccountId) {
 
 #[test]
 fn concurrent_callers_are_sequenced_and_replay_bit_for_bit() {
+    for placement in [
+        MarketDataPlacement::OwnThread,
+        MarketDataPlacement::EngineThread,
+    ] {
+        sequenced_and_replayed(placement);
+    }
+}
+
+fn sequenced_and_replayed(placement: MarketDataPlacement) {
     let clock = Arc::new(ManualClock::at(T0));
-    let runtime = start(clock.clone(), 1024);
+    let runtime = start_at(clock.clone(), 1024, placement);
     let handle = runtime.handle();
     let accounts: Vec<_> = (0..4)
         .map(|_| {
@@ -87,7 +100,17 @@ fn concurrent_callers_are_sequenced_and_replay_bit_for_bit() {
             .any(|(_, o)| o.events.iter().any(|e| matches!(e.event, Event::Trade(_)))),
         "the flow trades"
     );
-    let (engine, _) = runtime.shutdown().expect("clean stop");
+    let (engine, market) = runtime.shutdown().expect("clean stop");
+    let traded: usize = log
+        .iter()
+        .map(|(_, o)| {
+            o.events
+                .iter()
+                .filter(|e| matches!(e.event, Event::Trade(_)))
+                .count()
+        })
+        .sum();
+    assert_eq!(market.trades().len(), traded, "market data saw every trade");
 
     // Replay the setup and the logged commands in the order the runtime applied them.
     log.sort_by_key(|(_, o)| o.events.first().map(|e| e.seq));
@@ -119,7 +142,16 @@ fn concurrent_callers_are_sequenced_and_replay_bit_for_bit() {
 
 #[test]
 fn a_reply_means_market_data_has_the_command() {
-    let runtime = start(Arc::new(ManualClock::at(T0)), 64);
+    for placement in [
+        MarketDataPlacement::OwnThread,
+        MarketDataPlacement::EngineThread,
+    ] {
+        reply_after_market_data(placement);
+    }
+}
+
+fn reply_after_market_data(placement: MarketDataPlacement) {
+    let runtime = start_at(Arc::new(ManualClock::at(T0)), 64, placement);
     let handle = runtime.handle();
     let account = handle
         .apply_blocking(Command::CreateHolder)
@@ -147,10 +179,28 @@ fn a_reply_means_market_data_has_the_command() {
         .market_blocking(move |market| market.orders().get(account, placed.id).is_some())
         .expect("running");
     assert!(seen, "history has the order as soon as the reply arrived");
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    handle
+        .submit_with_market(
+            Command::CancelOrder {
+                account,
+                order: placed,
+            },
+            move |outcome, market| {
+                let status = market.orders().get(account, placed.id).map(|r| r.status);
+                let _ = tx.send((outcome.result.is_ok(), status));
+            },
+        )
+        .expect("queued");
+    assert_eq!(
+        rx.recv().expect("reply"),
+        (true, Some(crate::OrderStatus::Cancelled)),
+        "the reply reads history as of its own command"
+    );
     let live = handle
         .engine_blocking(move |engine| engine.order(placed).is_some())
         .expect("running");
-    assert!(live);
+    assert!(!live, "cancelled in the engine too");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
+use axum::response::{IntoResponse, Response};
 use matchbook::fixed::ParseDecimalError;
 use matchbook::market::orders::{OrderFilter, OrderRecord};
 use matchbook::market::query::{DAY, order_window, page_size};
@@ -143,17 +144,6 @@ fn parse_order(state: &Shared, account: AccountId, body: &Body) -> Result<NewOrd
     })
 }
 
-async fn record_of(
-    state: &Shared,
-    account: AccountId,
-    order: OrderRef,
-) -> Result<OrderRecord, ApiError> {
-    state
-        .market(move |md| md.orders().get(account, order.id).cloned())
-        .await?
-        .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))
-}
-
 /// Creates an order.
 #[utoipa::path(post, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
     request_body(description = "`{instrument_code, type, side, amount, price, client_id?, time_in_force?}`"),
@@ -165,7 +155,7 @@ pub async fn create(
     State(state): State<Shared>,
     caller: Caller,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     caller.require(&[Scope::Trade])?;
     let body = Body::parse(&bytes)?;
     let order = parse_order(&state, caller.0.account, &body)?;
@@ -192,7 +182,9 @@ pub async fn create(
         status: matchbook::OrderStatus::Open,
         trades: Vec::new(),
     };
-    Ok(Json(order_ack(&state.markets, &record, "OPEN", true)))
+    order_ack(&state.markets, &record, "OPEN", true)
+        .map(|ack| Json(ack).into_response())
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
 }
 
 fn parse_order_id(text: &str) -> Result<OrderRef, ApiError> {
@@ -383,19 +375,27 @@ async fn cancelled_ack(
     state: &Shared,
     account: AccountId,
     command: Command,
-) -> Result<Json<Value>, ApiError> {
-    let outcome = state.submit_within(command, CANCEL_WAIT).await?;
-    outcome.result?;
-    let order = outcome
-        .events
-        .iter()
-        .find_map(|e| match e.event {
-            Event::OrderCancelled { order, .. } => Some(order),
-            _ => None,
+) -> Result<Response, ApiError> {
+    let record = state
+        .submit_then_read(command, CANCEL_WAIT, move |outcome, md| {
+            outcome.result?;
+            let order = outcome
+                .events
+                .iter()
+                .find_map(|e| match e.event {
+                    Event::OrderCancelled { order, .. } => Some(order),
+                    _ => None,
+                })
+                .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))?;
+            md.orders()
+                .get(account, order.id)
+                .cloned()
+                .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))
         })
-        .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))?;
-    let record = record_of(state, account, order).await?;
-    Ok(Json(order_ack(&state.markets, &record, "CANCELLED", false)))
+        .await??;
+    order_ack(&state.markets, &record, "CANCELLED", false)
+        .map(|ack| Json(ack).into_response())
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
 }
 
 /// Cancels an open order by id, waiting up to 2 s for the engine.
@@ -409,7 +409,7 @@ pub async fn cancel(
     caller: Caller,
     Path(order_id): Path<String>,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     caller.require(&[Scope::Trade])?;
     let params = Params::parse(raw.as_deref())?;
     let order = parse_order_id(&order_id)?;
@@ -442,7 +442,7 @@ pub async fn cancel_by_client_id(
     State(state): State<Shared>,
     caller: Caller,
     Path(client_id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Response, ApiError> {
     caller.require(&[Scope::Trade])?;
     let client_id = client_id
         .parse::<Uuid>()
