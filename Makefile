@@ -2,11 +2,12 @@
 #   make run    - the main job: the REST exchange on 127.0.0.1:8080 with the embedded demo (data in ./data)
 #   make test   - everything CI runs: formatting, lints, every test
 #   make bench  - criterion benches and the latency harness (figures for BENCHMARKS.md)
+#   make rest-bench - REST order entry and cancel over loopback (figures for BENCHMARKS.md)
 
 CARGO ?= cargo
 BENCH_N ?= 2000000
 
-.PHONY: all run test fmt-check lint unit ccxt bench latency clean
+.PHONY: all run test fmt-check lint unit ccxt bench latency rest-bench clean
 
 all: test
 
@@ -43,6 +44,10 @@ latency:
 	for profile in exchange-core deep-book; do for balances in off on; do \
 		./target/release/matchbook-bench latency --profile $$profile --balances $$balances --n $(BENCH_N) --runs 5 || exit 1; \
 	done; done
+
+# REST order entry over loopback (BENCHMARKS.md): place + cancel, 5 s x 3 runs per load.
+rest-bench:
+	benches/rest-bench.sh 5 3 8 16 32 64
 
 clean:
 	$(CARGO) clean
