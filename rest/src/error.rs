@@ -10,6 +10,9 @@ use matchbook::market::query::QueryError;
 use matchbook::runtime::RuntimeError;
 use serde::Serialize;
 
+/// The `error` text of a 500 (spec section 7).
+pub const SERVER_ERROR: &str = "Server error.";
+
 /// An error body (spec 2.1).
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
@@ -64,10 +67,10 @@ impl ApiError {
                 StatusCode::SERVICE_UNAVAILABLE,
                 "SERVICE_UNAVAILABLE".into(),
             ),
-            Self::Runtime(RuntimeError::Failed) | Self::Timeout => (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "INTERNAL_SERVER_ERROR".into(),
-            ),
+            // The spec's own text for 500 wins over the addendum's INTERNAL_SERVER_ERROR.
+            Self::Runtime(RuntimeError::Failed) | Self::Timeout => {
+                (StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR.into())
+            }
             Self::BadRequest(code) => (StatusCode::BAD_REQUEST, code.clone()),
             Self::Unauthorized(code) => (StatusCode::UNAUTHORIZED, (*code).into()),
             Self::Forbidden(code) => (StatusCode::FORBIDDEN, (*code).into()),
@@ -165,6 +168,14 @@ mod tests {
         assert_eq!(
             ApiError::from(EngineError::OrderNotFound).parts().0,
             StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            ApiError::Timeout.parts(),
+            (StatusCode::INTERNAL_SERVER_ERROR, "Server error.".into())
+        );
+        assert_eq!(
+            ApiError::from(RuntimeError::Busy).parts().0,
+            StatusCode::SERVICE_UNAVAILABLE
         );
     }
 }

@@ -16,7 +16,8 @@ fn parse_args() -> Result<Settings, String> {
     let mut overrides: Vec<(String, String)> = Vec::new();
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
-            return Err(USAGE.into());
+            println!("{USAGE}");
+            std::process::exit(0);
         }
         let value = args
             .next()

@@ -228,6 +228,12 @@ async fn openapi_describes_every_public_route_and_unknown_routes_are_json_404() 
         assert!(paths.contains_key(p), "{p} documented");
     }
     assert!(doc["components"]["securitySchemes"]["api_key"].is_object());
+    let big = serde_json::json!({"instrument_code": "x".repeat(100_000)});
+    let (status, body) = x.post("/v1/account/orders", &x.trader.key, big).await;
+    assert_eq!(
+        (status, code(&body)),
+        (StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE")
+    );
     let (status, body) = x.get("/v1/nothing-here", None).await;
     assert_eq!((status, code(&body)), (StatusCode::NOT_FOUND, "NOT_FOUND"));
     let (status, body) = x
