@@ -135,7 +135,22 @@ pub enum Command {
         /// Which orders.
         scope: CancelScope,
     },
-    /// Moves time forward only: expires due good-till-time orders.
+    /// Sets a futures instrument's index price (admin): the mark price is clamped around
+    /// it and funding premiums are measured against it.
+    SetIndexPrice {
+        /// A futures instrument.
+        instrument: InstrumentId,
+        /// Index price.
+        price: Price,
+    },
+    /// Closes an account's futures positions against the book (admin or risk): its open
+    /// futures orders are cancelled and each position is reduced by a market order.
+    Liquidate {
+        /// Account.
+        account: AccountId,
+    },
+    /// Moves time forward only: expires due good-till-time orders and runs due funding and
+    /// futures expiries.
     AdvanceTime,
 }
 
@@ -157,10 +172,12 @@ impl Command {
             | Command::AmendOrder { account, .. }
             | Command::CancelOrder { account, .. }
             | Command::CancelByClientId { account, .. }
-            | Command::CancelAll { account, .. } => Some(*account),
+            | Command::CancelAll { account, .. }
+            | Command::Liquidate { account } => Some(*account),
             Command::CreateHolder
             | Command::CreateSubaccount { .. }
             | Command::SetInstrumentState { .. }
+            | Command::SetIndexPrice { .. }
             | Command::AdvanceTime => None,
         }
     }

@@ -5,7 +5,8 @@ use rust_decimal::Decimal;
 
 use crate::engine::{DEFAULT_MAX_OPEN_ORDERS, EngineConfig};
 use crate::refdata::{
-    Currency, FundingSchedule, FuturesTerms, InstrumentKind, InstrumentSpec, InstrumentState,
+    Currency, FundingSchedule, FundingSettings, FuturesTerms, InstrumentKind, InstrumentSpec,
+    InstrumentState,
 };
 
 fn currency(code: &str, precision: u8, ucid: u32, name: &str, collateral: i64) -> Currency {
@@ -60,6 +61,13 @@ fn future(code: &str, base: &str, kind: InstrumentKind, expiry: Option<&str>) ->
         state: InstrumentState::Active,
         futures: Some(FuturesTerms {
             price_collar_percentage: Decimal::from(5),
+            initial_margin_percentage: Decimal::from(10),
+            maintenance_margin_percentage: Decimal::from(5),
+            funding: expiry.is_none().then(|| FundingSettings {
+                cap: Decimal::new(75, 2),
+                clamp_threshold: Decimal::new(5, 2),
+                annual_interest_rate: Decimal::new(1095, 2),
+            }),
             funding_period: expiry.is_none().then_some(240),
             market_offset: 0,
             funding_schedule: FundingSchedule::FixedInterval {

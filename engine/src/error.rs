@@ -112,6 +112,13 @@ pub enum EngineError {
     /// A BLP threshold on an account that is not a BLP account.
     #[error("not a BLP account")]
     NotBlpAccount,
+    /// A reduce-only order that would open or increase a position (or one on a spot
+    /// market, or one that could rest).
+    #[error("reduce-only order would increase the position")]
+    ReduceOnlyWouldIncrease,
+    /// A futures command on an instrument that is not a future.
+    #[error("not a futures instrument")]
+    NotFutures,
 }
 
 impl EngineError {
@@ -150,6 +157,8 @@ impl EngineError {
             Self::CannotCloseMain => 4007,
             Self::AccountNameTaken => 4008,
             Self::NotBlpAccount => 4009,
+            Self::ReduceOnlyWouldIncrease => 2005,
+            Self::NotFutures => 1013,
         }
     }
 
@@ -188,6 +197,8 @@ impl EngineError {
             Self::CannotCloseMain => "CANNOT_CLOSE_MAIN_ACCOUNT",
             Self::AccountNameTaken => "ACCOUNT_NAME_TAKEN",
             Self::NotBlpAccount => "NOT_BLP_ACCOUNT",
+            Self::ReduceOnlyWouldIncrease => "REDUCE_ONLY_WOULD_INCREASE",
+            Self::NotFutures => "INVALID_INSTRUMENT_CODE",
         }
     }
 }

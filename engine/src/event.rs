@@ -37,6 +37,8 @@ pub enum CancelReason {
     PostOnlyWouldTake,
     /// Its account was closed.
     AccountClosed,
+    /// Its instrument expired or was closed for settlement.
+    InstrumentClosed,
 }
 
 impl CancelReason {
@@ -49,7 +51,8 @@ impl CancelReason {
             | Self::Unfilled
             | Self::SelfTrade
             | Self::Expired
-            | Self::AccountClosed => OrderStatus::Cancelled,
+            | Self::AccountClosed
+            | Self::InstrumentClosed => OrderStatus::Cancelled,
         }
     }
 }
@@ -293,6 +296,54 @@ pub enum Event {
         bid: Option<Price>,
         /// Best ask.
         ask: Option<Price>,
+    },
+    /// A futures position changed (after a fill, funding, or settlement at expiry).
+    PositionChanged {
+        /// Account.
+        account: AccountId,
+        /// Futures instrument.
+        instrument: InstrumentId,
+        /// Position number (a new one each time a position opens from flat or flips).
+        position_id: u64,
+        /// Signed size in lots after the change (long > 0; 0 = closed).
+        size: i64,
+        /// Volume-weighted entry price after the change.
+        entry_price: Price,
+        /// PnL realised by this change (closing PnL, funding or fees), USD balance units.
+        realised: i64,
+    },
+    /// A funding payment between an account and the other side of the market.
+    FundingPaid {
+        /// Account.
+        account: AccountId,
+        /// Futures instrument.
+        instrument: InstrumentId,
+        /// Position number.
+        position_id: u64,
+        /// Rate settled, in 1e-8 per period.
+        rate: i64,
+        /// Mark price used.
+        mark: Price,
+        /// Amount received (negative when paid), USD balance units.
+        payment: i64,
+        /// USD cash (available + locked) after the payment.
+        cash_balance: i64,
+    },
+    /// A funding rate was settled.
+    FundingSettled {
+        /// Futures instrument.
+        instrument: InstrumentId,
+        /// Rate in 1e-8 per period.
+        rate: i64,
+        /// Mark price at settlement.
+        mark: Price,
+    },
+    /// A futures instrument's index price was set.
+    IndexPriceSet {
+        /// Futures instrument.
+        instrument: InstrumentId,
+        /// Index price.
+        price: Price,
     },
     /// A stop order's trigger was reached; it is entered as a limit order next.
     StopTriggered {

@@ -53,8 +53,9 @@ pub use account::{AccountKind, AccountState, AccountView, Balance};
 pub use book::view::{BookView, LevelView, OrderView};
 pub use command::{CancelScope, Command};
 pub use engine::{
-    AccountFees, ActiveTier, Applied, DEFAULT_MAX_OPEN_ORDERS, Engine, EngineConfig,
-    MAIN_ACCOUNT_NAME, MAX_ACCOUNT_NAME, MarginTotals, RunningVolume, transfer_decimals,
+    AccountFees, ActiveTier, Applied, DEFAULT_MAX_OPEN_ORDERS, Engine, EngineConfig, FundingView,
+    FuturesSummary, MAIN_ACCOUNT_NAME, MAX_ACCOUNT_NAME, MarginState, MarginTotals, PositionView,
+    RATE_SCALE, RunningVolume, transfer_decimals,
 };
 pub use error::EngineError;
 pub use event::{
@@ -69,6 +70,6 @@ pub use ids::{
 };
 pub use order::{LiveState, NewOrder, Order, OrderType, Side, StpMode, TimeInForce};
 pub use refdata::{
-    ConfigError, Currency, FundingSchedule, FuturesTerms, Instrument, InstrumentKind,
-    InstrumentSpec, InstrumentState,
+    ConfigError, Currency, FundingSchedule, FundingSettings, FuturesTerms, Instrument,
+    InstrumentKind, InstrumentSpec, InstrumentState,
 };

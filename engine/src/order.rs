@@ -134,6 +134,9 @@ pub struct NewOrder {
     pub client_id: Option<Uuid>,
     /// Overrides the account's self-trade prevention mode.
     pub stp: Option<StpMode>,
+    /// Futures only: may only reduce the position (never opens, adds or flips); must not
+    /// rest (immediate-or-cancel, fill-or-kill or market), reserves no margin.
+    pub reduce_only: bool,
 }
 
 impl NewOrder {
@@ -157,6 +160,7 @@ impl NewOrder {
             expire_at: None,
             client_id: None,
             stp: None,
+            reduce_only: false,
         }
     }
     /// The same order with another time in force.

@@ -100,7 +100,9 @@ pub enum FundingSchedule {
         /// Minutes between settlements.
         period_minutes: u32,
     },
-    /// Settles on trading-session boundaries of a calendar.
+    /// Settles on trading-session boundaries of a calendar. Without calendar data the
+    /// session is the UTC day, split into `max_periods_per_day` equal periods (so with
+    /// `SESSION_MIDPOINT` and two periods: at 12:00 and 00:00 UTC).
     SessionBased {
         /// Calendar name.
         calendar: String,
@@ -111,11 +113,29 @@ pub enum FundingSchedule {
     },
 }
 
+/// How a perpetual's funding rate is derived (the addendum's funding-rate settings), all in
+/// percent per funding period.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FundingSettings {
+    /// Largest absolute rate per period.
+    pub cap: Decimal,
+    /// The interest component may move the premium by at most this much.
+    pub clamp_threshold: Decimal,
+    /// Yearly interest-rate differential, spread evenly over the periods of a year.
+    pub annual_interest_rate: Decimal,
+}
+
 /// Fields that only futures instruments carry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FuturesTerms {
     /// Mark price is clamped to this percentage around the index.
     pub price_collar_percentage: Decimal,
+    /// Initial margin in percent of notional (reserved by orders, held by positions).
+    pub initial_margin_percentage: Decimal,
+    /// Maintenance margin in percent of notional: below it an account is in de-risk.
+    pub maintenance_margin_percentage: Decimal,
+    /// Funding settings; `None` for an instrument without funding (a dated future).
+    pub funding: Option<FundingSettings>,
     /// Funding period in minutes, if any.
     pub funding_period: Option<u32>,
     /// Market offset (minutes).

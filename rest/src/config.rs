@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use matchbook::fees::{FeeGroupSpec, FeeTierSpec};
 use matchbook::runtime::MarketDataPlacement;
 use matchbook::{
-    Currency, EngineConfig, FundingSchedule, FuturesTerms, InstrumentKind, InstrumentSpec,
-    InstrumentState,
+    Currency, EngineConfig, FundingSchedule, FundingSettings, FuturesTerms, InstrumentKind,
+    InstrumentSpec, InstrumentState,
 };
 use rust_decimal::Decimal;
 use serde::Deserialize;
@@ -93,6 +93,14 @@ fn zero() -> String {
     "0".into()
 }
 
+fn ten() -> String {
+    "10".into()
+}
+
+fn five() -> String {
+    "5".into()
+}
+
 fn active() -> String {
     "ACTIVE".into()
 }
@@ -103,6 +111,18 @@ fn active() -> String {
 pub struct FuturesConfig {
     /// Collar around the index, percent.
     pub price_collar_percentage: String,
+    /// Initial margin, percent of notional.
+    #[serde(default = "ten")]
+    pub initial_margin_percentage: String,
+    /// Maintenance margin, percent of notional.
+    #[serde(default = "five")]
+    pub maintenance_margin_percentage: String,
+    /// Funding cap per period, percent (perpetuals; omit all three for no funding).
+    pub funding_cap: Option<String>,
+    /// Funding clamp threshold, percent.
+    pub funding_clamp_threshold: Option<String>,
+    /// Annual interest rate, percent.
+    pub funding_annual_interest_rate: Option<String>,
     /// Funding period (minutes); omit for none.
     pub funding_period: Option<u32>,
     /// Market offset (minutes).
@@ -452,8 +472,29 @@ fn instrument(c: &InstrumentConfig) -> Result<InstrumentSpec, ConfigFileError> {
         .futures
         .as_ref()
         .map(|f| {
+            let funding = match (
+                &f.funding_cap,
+                &f.funding_clamp_threshold,
+                &f.funding_annual_interest_rate,
+            ) {
+                (Some(cap), Some(clamp), Some(interest)) => Some(FundingSettings {
+                    cap: decimal(cap, &c.code)?,
+                    clamp_threshold: decimal(clamp, &c.code)?,
+                    annual_interest_rate: decimal(interest, &c.code)?,
+                }),
+                (None, None, None) => None,
+                _ => {
+                    return Err(ConfigFileError::Invalid(format!(
+                        "{}: give all three funding settings or none",
+                        c.code
+                    )));
+                }
+            };
             Ok::<_, ConfigFileError>(FuturesTerms {
                 price_collar_percentage: decimal(&f.price_collar_percentage, &c.code)?,
+                initial_margin_percentage: decimal(&f.initial_margin_percentage, &c.code)?,
+                maintenance_margin_percentage: decimal(&f.maintenance_margin_percentage, &c.code)?,
+                funding,
                 funding_period: f.funding_period,
                 market_offset: f.market_offset,
                 funding_schedule: FundingSchedule::FixedInterval {

@@ -85,9 +85,11 @@ impl ApiError {
 pub fn engine_status(error: EngineError) -> StatusCode {
     use EngineError as E;
     match error {
-        E::UnknownInstrument | E::OrderNotFound | E::UnknownAccount | E::UnknownHolder => {
-            StatusCode::NOT_FOUND
-        }
+        E::UnknownInstrument
+        | E::OrderNotFound
+        | E::UnknownAccount
+        | E::UnknownHolder
+        | E::NotFutures => StatusCode::NOT_FOUND,
         E::PermissionDenied => StatusCode::FORBIDDEN,
         E::InsufficientFunds
         | E::InsufficientLiquidity
@@ -96,7 +98,8 @@ pub fn engine_status(error: EngineError) -> StatusCode {
         | E::OnlyPostOnlyAllowed
         | E::MaxOpenOrdersExceeded
         | E::AccountInDerisk
-        | E::AccountClosed => StatusCode::UNPROCESSABLE_ENTITY,
+        | E::AccountClosed
+        | E::ReduceOnlyWouldIncrease => StatusCode::UNPROCESSABLE_ENTITY,
         E::InvalidAmount
         | E::InvalidPrice
         | E::MissingPrice

@@ -351,6 +351,7 @@ fn resolve(
                     .then_some(Timestamp(now + expire_in * 1_000_000)),
                 client_id: client_id(*client),
                 stp: (*stp < 4).then(|| stp_mode(*stp)),
+                reduce_only: false,
             })
         }
         Op::Amend {

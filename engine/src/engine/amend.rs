@@ -103,6 +103,9 @@ impl Engine {
         let seq = self.emit(sink, event);
         if let Some((currency, delta)) = reserve_delta.filter(|r| r.1 != 0) {
             self.orders[slot as usize].reserved += delta;
+            if self.settlements[b].futures.is_some() {
+                self.futures.account_mut(account).order_margin += delta;
+            }
             self.lock(account, currency, delta, sink);
         }
         if state == LiveState::Resting {

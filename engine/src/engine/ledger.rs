@@ -41,6 +41,8 @@ pub(crate) struct Settlement {
     pub(crate) quote_unit: i64,
     pub(crate) fee_group: Option<usize>,
     pub(crate) conversion: Conversion,
+    /// Futures market index: the instrument settles into positions and USD margin.
+    pub(crate) futures: Option<u16>,
 }
 
 /// Decimal places a transfer keeps for a currency (spec 2.5).
@@ -97,6 +99,7 @@ pub(crate) fn settlements(
                 quote_unit: pow10(scales[usize::from(i.quote.0)] - ap - mp),
                 fee_group,
                 conversion,
+                futures: None,
             }
         })
         .collect()
@@ -161,6 +164,9 @@ impl Engine {
         market_cost: i128,
     ) -> (CurrencyId, i128) {
         let s = &self.settlements[usize::from(instrument.0)];
+        if let Some(m) = s.futures {
+            return (s.quote, self.initial_margin(usize::from(m), amount, limit));
+        }
         match side {
             Side::Buy if limit.0 == 0 => (s.quote, market_cost),
             Side::Buy => (s.quote, self.quote_value(instrument, limit, amount)),
@@ -259,7 +265,14 @@ impl Engine {
         }
         o.reserved = 0;
         let s = self.settlements[usize::from(instrument.0)];
-        let currency = if side == Side::Buy { s.quote } else { s.base };
+        let currency = if side == Side::Buy || s.futures.is_some() {
+            s.quote
+        } else {
+            s.base
+        };
+        if s.futures.is_some() {
+            self.futures.account_mut(account).order_margin -= reserved;
+        }
         self.lock(account, currency, -reserved, sink);
     }
 
@@ -277,6 +290,9 @@ impl Engine {
         let taker = &self.orders[taker_slot as usize];
         let maker = &self.orders[maker_slot as usize];
         let (instrument, taker_side) = (taker.instrument, taker.side);
+        if let Some(m) = self.settlements[usize::from(instrument.0)].futures {
+            return self.settle_futures_fill(usize::from(m), taker_slot, maker_slot, price, qty);
+        }
         let (taker_account, maker_account) = (taker.account, maker.account);
         let taker_limit = taker.price;
         let s = self.settlements[usize::from(instrument.0)];
@@ -325,12 +341,7 @@ impl Engine {
         self.fees_collected[usize::from(s.quote.0)] += seller_fee;
         if let Some(g) = s.fee_group {
             let volume = self.volume_value(s.conversion, i128::from(quote_units));
-            let day = fees::day_of(now);
-            for holder in [taker_holder, maker_holder] {
-                let w = &mut self.volumes[holder.0 as usize][g];
-                w.roll(day, &self.fee_groups[g]);
-                w.add(day, volume, &self.fee_groups[g]);
-            }
+            self.add_volume(g, [taker_holder, maker_holder], volume);
         }
         match taker_side {
             Side::Buy => (seller_fee, buyer_fee),
@@ -338,7 +349,19 @@ impl Engine {
         }
     }
 
-    /// Emits the four balances a fill touched: taker base and quote, then maker base and quote.
+    /// Adds traded volume (in the group's volume currency) to both holders' windows.
+    #[inline]
+    pub(super) fn add_volume(&mut self, group: usize, holders: [HolderId; 2], volume: i128) {
+        let day = fees::day_of(self.now);
+        for holder in holders {
+            let w = &mut self.volumes[holder.0 as usize][group];
+            w.roll(day, &self.fee_groups[group]);
+            w.add(day, volume, &self.fee_groups[group]);
+        }
+    }
+
+    /// Emits the four balances a fill touched: taker base and quote, then maker base and
+    /// quote (a futures fill: each side's USD balance and position).
     #[inline]
     pub(super) fn emit_fill_balances<S: EventSink>(
         &mut self,
@@ -348,6 +371,10 @@ impl Engine {
         sink: &mut S,
     ) {
         let s = self.settlements[usize::from(instrument.0)];
+        if let Some(m) = s.futures {
+            self.emit_futures_fill(usize::from(m), taker, maker, sink);
+            return;
+        }
         for account in [taker, maker] {
             self.emit_balance(sink, account, s.base);
             self.emit_balance(sink, account, s.quote);

@@ -5,6 +5,7 @@ mod accounts;
 mod admin;
 mod amend;
 mod cancel;
+mod futures;
 mod ledger;
 mod matching;
 mod place;
@@ -14,6 +15,7 @@ mod views;
 
 pub use accounts::MAIN_ACCOUNT_NAME;
 pub use admin::MAX_ACCOUNT_NAME;
+pub use futures::{FundingView, FuturesSummary, MarginState, PositionView, RATE_SCALE};
 pub use ledger::transfer_decimals;
 pub use views::{AccountFees, ActiveTier, MarginTotals, RunningVolume};
 
@@ -109,6 +111,7 @@ pub struct Engine {
     next_order: u64,
     next_trade: u64,
     scratch_slots: Vec<u32>,
+    futures: futures::Futures,
 }
 
 impl Engine {
@@ -133,6 +136,7 @@ impl Engine {
             }
             instruments.push(Instrument::build(spec, &config.currencies)?);
         }
+        let futures = futures::Futures::build(&instruments)?;
         let scales = ledger::balance_scales(&config.currencies, &instruments);
         if scales.iter().any(|&s| s > 18) {
             return Err(ConfigError::TooMany);
@@ -165,7 +169,11 @@ impl Engine {
         });
         Ok(Self {
             books: instruments.iter().map(|_| Book::default()).collect(),
-            settlements: ledger::settlements(&instruments, &scales, &fee_groups),
+            settlements: ledger::settlements(&instruments, &scales, &fee_groups)
+                .into_iter()
+                .zip(&futures.by_instrument)
+                .map(|(s, &futures)| ledger::Settlement { futures, ..s })
+                .collect(),
             fees_collected: vec![0; config.currencies.len()],
             accounts: Accounts::new(config.currencies.len()),
             currencies: config.currencies,
@@ -187,6 +195,7 @@ impl Engine {
             next_order: 1,
             next_trade: 1,
             scratch_slots: Vec::new(),
+            futures,
         })
     }
 
@@ -202,6 +211,7 @@ impl Engine {
         if time > self.now {
             self.now = time;
         }
+        self.run_futures_schedule(sink);
         self.expire_due(sink);
         self.publish_tops(sink);
         let result = match command {
@@ -265,7 +275,14 @@ impl Engine {
                 self.cancel_by_client_id(*account, *client_id, sink)
             }
             Command::CancelAll { account, scope } => self.cancel_all(*account, scope, sink),
-            Command::AdvanceTime => Ok(Applied::default()),
+            Command::SetIndexPrice { instrument, price } => {
+                self.set_index_price(*instrument, *price, sink)
+            }
+            Command::Liquidate { account } => self.liquidate(*account, sink),
+            Command::AdvanceTime => {
+                self.check_all_margins(sink);
+                Ok(Applied::default())
+            }
         };
         self.publish_tops(sink);
         if let Err(error) = result {

@@ -113,7 +113,15 @@ impl Engine {
                 _ => {}
             }
         }
-        let reservation = if self.enforce_balances {
+        let futures = self.settlements[usize::from(o.instrument.0)].futures;
+        if o.reduce_only && futures.is_none() {
+            return Err(EngineError::ReduceOnlyWouldIncrease);
+        }
+        let reservation = if let Some(m) = futures {
+            let need = self.futures_entry(o, usize::from(m))?;
+            let collateral = self.futures.markets[usize::from(m)].collateral;
+            self.enforce_balances.then_some((collateral, need as i64))
+        } else if self.enforce_balances {
             let market_cost = match (o.order_type, o.side, o.price) {
                 (OrderType::Market, Side::Buy, None) => {
                     self.market_buy_cost(o.instrument, o.amount, o.account, stp)
@@ -142,6 +150,9 @@ impl Engine {
         let handle = self.orders[slot as usize].handle();
         if let Some((currency, need)) = reservation.filter(|r| r.1 > 0) {
             self.orders[slot as usize].reserved = need;
+            if futures.is_some() {
+                self.futures.account_mut(o.account).order_margin += need;
+            }
             self.lock(o.account, currency, need, sink);
         }
         if o.order_type == OrderType::Stop {

@@ -37,11 +37,21 @@ impl Engine {
         if src.kind == AccountKind::InstantTrade || dst.kind == AccountKind::InstantTrade {
             return Err(EngineError::InstantTradeAccount);
         }
-        if src.derisk {
+        if src.derisk || self.futures.account(source).margin_call {
             return Err(EngineError::AccountInDerisk);
         }
         let c = usize::from(currency.0);
-        let available = src.balances[c].available;
+        let mut available = src.balances[c].available;
+        if self
+            .futures
+            .markets
+            .first()
+            .is_some_and(|m| m.collateral == currency)
+        {
+            // Collateral backing positions and orders stays: only free margin can move.
+            let free = self.margin_state(source).available();
+            available = available.min(i64::try_from(free.max(0)).unwrap_or(i64::MAX));
+        }
         if available < amount {
             return Err(EngineError::InsufficientBalance {
                 account: source,

@@ -141,6 +141,7 @@ fn parse_order(state: &Shared, account: AccountId, body: &Body) -> Result<NewOrd
         expire_at,
         client_id: Some(client_id),
         stp: None,
+        reduce_only: body.text("reduce_only").as_deref() == Some("true"),
     })
 }
 

@@ -318,6 +318,10 @@ impl RefEngine {
                 }
                 Ok(())
             }
+            // Futures are not modelled here: the model drives spot markets only.
+            Command::SetIndexPrice { .. } | Command::Liquidate { .. } => {
+                Err(EngineError::NotFutures)
+            }
             Command::AdvanceTime => Ok(()),
         }
     }
