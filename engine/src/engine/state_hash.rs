@@ -101,7 +101,45 @@ impl Engine {
             h.i128(client.0 as i128);
             h.u64(u64::from(slot));
         }
+        self.hash_futures(&mut h);
         h.finish()
+    }
+
+    /// Futures markets (index, funding, open interest), every position and account state.
+    fn hash_futures(&self, h: &mut StateHasher) {
+        let f = &self.futures;
+        h.u64(f.next_position);
+        h.i64(f.next_due.0);
+        h.bytes(&[u8::from(f.scheduled)]);
+        for m in &f.markets {
+            h.opt_i64(m.index.map(|p| p.0));
+            h.i64(m.open_interest);
+            if let Some(funding) = &m.funding {
+                h.i128(funding.premium_sum);
+                h.i64(funding.samples);
+                h.i64(funding.last_rate);
+                h.i64(funding.next_sample.0);
+                h.i64(funding.next_settlement.0);
+            }
+        }
+        // Trailing never-used records do not change behaviour: hash up to the last used one.
+        let used = f
+            .positions
+            .iter()
+            .rposition(|p| p.id != 0)
+            .map_or(0, |i| i + 1);
+        for p in &f.positions[..used] {
+            h.u64(p.id);
+            h.i64(p.size);
+            h.i128(p.entry_cost);
+            h.i64(p.realised);
+            h.i64(p.opened.0);
+            h.i64(p.last_settlement.0);
+        }
+        for a in &f.accounts {
+            h.i64(a.order_margin);
+            h.bytes(&[u8::from(a.margin_call)]);
+        }
     }
 }
 

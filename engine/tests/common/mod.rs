@@ -1,6 +1,11 @@
 //! Helpers shared by the engine's integration tests: BTC_EUR units and the check every
 //! refusal must pass.
 
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different part of the helpers"
+)]
+
 use matchbook::{Applied, Command, Engine, EngineError, Event, EventRecord, Price, Qty, Timestamp};
 
 /// A BTC_EUR price (2 decimals).
