@@ -88,6 +88,24 @@ pub fn bench_config(balances: bool) -> EngineConfig {
     config
 }
 
+/// As [`bench_config`] with balances on, the instrument turned into a USD-margined
+/// perpetual (10 % initial, 5 % maintenance margin, the demo funding settings).
+pub fn futures_bench_config() -> EngineConfig {
+    let mut config = bench_config(true);
+    let demo = matchbook::demo::config();
+    let perp = demo
+        .instruments
+        .iter()
+        .find(|i| i.kind == InstrumentKind::Perp)
+        .and_then(|i| i.futures.clone());
+    let inst = &mut config.instruments[0];
+    inst.code = "BENCH_USD_PERP".into();
+    inst.quote = "USD".into();
+    inst.kind = InstrumentKind::Perp;
+    inst.futures = perp;
+    config
+}
+
 /// The instrument every profile trades.
 pub const INSTRUMENT: InstrumentId = InstrumentId(0);
 
@@ -282,11 +300,21 @@ pub fn generate_funded(profile: Profile, seed: u64, n: usize) -> Workload {
     generate_with(profile, seed, n, true)
 }
 
+/// As [`generate_funded`] on a USD-margined perpetual: every account gets USD collateral,
+/// orders reserve initial margin and fills move positions.
+pub fn generate_futures(profile: Profile, seed: u64, n: usize) -> Workload {
+    generate_from(profile, seed, n, futures_bench_config())
+}
+
 /// Balance units each account is funded with, per currency, in funded workloads.
 pub const FUNDING: i64 = 100_000_000_000_000_000;
 
 fn generate_with(profile: Profile, seed: u64, n: usize, balances: bool) -> Workload {
-    let config = bench_config(balances);
+    generate_from(profile, seed, n, bench_config(balances))
+}
+
+fn generate_from(profile: Profile, seed: u64, n: usize, config: EngineConfig) -> Workload {
+    let balances = config.enforce_balances;
     let mut g = Generator {
         profile,
         rng: SplitMix64::new(seed),
@@ -303,9 +331,14 @@ fn generate_with(profile: Profile, seed: u64, n: usize, balances: bool) -> Workl
     }
     if balances {
         let inst = g.engine.instrument(INSTRUMENT).expect("bench instrument");
-        let currencies = [inst.base, inst.quote];
+        // A future is margined in its quote currency only.
+        let currencies = if inst.spec.kind.is_future() {
+            vec![inst.quote]
+        } else {
+            vec![inst.base, inst.quote]
+        };
         for account in 0..profile.accounts {
-            for currency in currencies {
+            for &currency in &currencies {
                 let deposit = Command::Deposit {
                     account: AccountId(account),
                     currency,
