@@ -8,7 +8,7 @@
 //! back on a second channel, so nothing is allocated per batch), which is how the DESIGN
 //! places consumers. The bytes market data retains are counted.
 //!
-//! Usage: `matchbook-bench latency [--profile exchange-core|deep-book] [--balances on|off]
+//! Usage: `matchbook-bench latency [--profile exchange-core|deep-book] [--balances on|off|futures]
 //! [--market-data off|inline|thread] [--n N] [--seed S] [--runs R]`
 // The byte-counting global allocator below can only be written with `unsafe`; it forwards
 // every call to `System`.
@@ -51,6 +51,8 @@ struct Args {
     seed: u64,
     runs: usize,
     balances: bool,
+    /// The instrument is a USD-margined perpetual (balances on).
+    futures: bool,
     market_data: Consumer,
 }
 
@@ -74,6 +76,7 @@ fn parse_args() -> Result<Args, String> {
         seed: 1,
         runs: 5,
         balances: false,
+        futures: false,
         market_data: Consumer::Off,
     };
     while let Some(flag) = args.next() {
@@ -101,10 +104,15 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--balances" => {
-                parsed.balances = match value.as_str() {
-                    "on" => true,
-                    "off" => false,
-                    _ => return Err(format!("--balances takes on or off, not {value}")),
+                (parsed.balances, parsed.futures) = match value.as_str() {
+                    "on" => (true, false),
+                    "off" => (false, false),
+                    "futures" => (true, true),
+                    _ => {
+                        return Err(format!(
+                            "--balances takes on, off or futures, not {value}"
+                        ));
+                    }
                 }
             }
             _ => return Err(format!("unknown flag {flag}")),
@@ -228,7 +236,9 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let mut w = if args.balances {
+    let mut w = if args.futures {
+        workload::generate_futures(args.profile, args.seed, args.n)
+    } else if args.balances {
         workload::generate_funded(args.profile, args.seed, args.n)
     } else {
         workload::generate(args.profile, args.seed, args.n)
@@ -269,7 +279,11 @@ fn main() {
     println!(
         "profile {} balances {} market-data {} seed {} commands {} (after {} warm-up) runs {}",
         args.profile.name,
-        if args.balances { "on" } else { "off" },
+        match (args.balances, args.futures) {
+            (_, true) => "futures",
+            (true, false) => "on",
+            (false, false) => "off",
+        },
         match args.market_data {
             Consumer::Off => "off",
             Consumer::Inline => "inline",
