@@ -109,9 +109,7 @@ fn parse_args() -> Result<Args, String> {
                     "off" => (false, false),
                     "futures" => (true, true),
                     _ => {
-                        return Err(format!(
-                            "--balances takes on, off or futures, not {value}"
-                        ));
+                        return Err(format!("--balances takes on, off or futures, not {value}"));
                     }
                 }
             }

@@ -42,7 +42,7 @@ pub struct AccountFees<'a> {
 /// Equity and margin of an account in USD balance units (spec 2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct MarginTotals {
-    /// USD cash (available + locked); unrealised futures PnL joins it with futures.
+    /// USD cash (available + locked) plus unrealised futures PnL.
     pub account_equity: i128,
     /// Initial margin of futures positions and orders (0 without futures).
     pub margin_used: i128,
@@ -82,9 +82,18 @@ impl Engine {
         self.fee_groups.iter().map(|g| &g.spec)
     }
 
-    /// USD equity and margin of an account.
+    /// USD equity and margin of an account: cash plus unrealised futures PnL, the initial
+    /// margin of positions and open futures orders, and the difference.
     pub fn margin_totals(&self, account: AccountId) -> Result<MarginTotals, EngineError> {
         let record = self.accounts.account(account)?;
+        if !self.futures.markets.is_empty() {
+            let m = self.margin_state(account);
+            return Ok(MarginTotals {
+                account_equity: m.equity(),
+                margin_used: m.used(),
+                margin_available: m.available(),
+            });
+        }
         let equity = self.currency_by_code("USD").map_or(0, |usd| {
             let b = record.balances[usize::from(usd.0)];
             i128::from(b.available) + i128::from(b.locked)

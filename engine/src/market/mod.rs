@@ -4,6 +4,7 @@
 //! from the matching path, fed by whatever carries the events there.
 
 pub mod candles;
+pub mod futures;
 pub mod orders;
 pub mod period;
 pub mod query;
@@ -14,6 +15,7 @@ use crate::event::{Event, EventRecord};
 use crate::fixed::Price;
 use crate::ids::{InstrumentId, Timestamp};
 use candles::{Candle, CandleSeries};
+use futures::{FundingPayment, FuturesHistory, SettledRate};
 use orders::OrderStore;
 use period::{GRANULARITIES, Granularity};
 use query::{DAY, QueryError};
@@ -102,6 +104,7 @@ pub struct MarketData {
     instruments: Vec<InstrumentData>,
     trades: TradeStore,
     orders: OrderStore,
+    futures: FuturesHistory,
 }
 
 impl MarketData {
@@ -124,6 +127,7 @@ impl MarketData {
                 .collect(),
             trades: TradeStore::default(),
             orders: OrderStore::default(),
+            futures: FuturesHistory::default(),
         }
     }
 
@@ -136,6 +140,7 @@ impl MarketData {
     /// Takes in events of one or more commands, in order.
     pub fn on_events(&mut self, events: &[EventRecord]) {
         let mut traded_at = None;
+        let mut last_trade = None;
         for record in events {
             let (time, seq) = (record.time, record.seq);
             match record.event {
@@ -145,10 +150,12 @@ impl MarketData {
                 }
                 Event::Trade(t) => {
                     traded_at = Some(time);
+                    last_trade = Some(t.id);
                     let trade = TradeRecord {
                         trade: t,
                         time,
                         sequence: seq,
+                        positions: [None; 2],
                     };
                     self.orders.fill(&trade);
                     self.trades.push(trade);
@@ -198,6 +205,58 @@ impl MarketData {
                 }
                 Event::OrderBooked { instrument, .. } => {
                     self.instrument(instrument, seq);
+                }
+                Event::PositionChanged {
+                    account,
+                    instrument,
+                    position_id,
+                    size,
+                    entry_price,
+                    realised,
+                } => {
+                    self.trades
+                        .attach_position(last_trade, account, position_id, size);
+                    self.futures.on_position(
+                        account,
+                        instrument,
+                        position_id,
+                        size,
+                        entry_price,
+                        realised,
+                        time,
+                        last_trade,
+                    );
+                }
+                Event::FundingPaid {
+                    account,
+                    instrument,
+                    position_id,
+                    rate,
+                    mark,
+                    payment,
+                    cash_balance,
+                } => {
+                    last_trade = None;
+                    self.futures.on_payment(FundingPayment {
+                        account,
+                        instrument,
+                        position_id,
+                        rate,
+                        mark,
+                        payment,
+                        cash_balance,
+                        time,
+                        sequence: seq,
+                    });
+                }
+                Event::FundingSettled {
+                    instrument,
+                    rate,
+                    mark,
+                } => {
+                    last_trade = None;
+                    self.futures
+                        .on_settled(instrument, SettledRate { rate, mark, time });
                 }
                 _ => {}
             }
@@ -257,5 +316,10 @@ impl MarketData {
     /// Order history.
     pub fn orders(&self) -> &OrderStore {
         &self.orders
+    }
+
+    /// Funding payments, settled rates, positions history and position trades.
+    pub fn futures(&self) -> &FuturesHistory {
+        &self.futures
     }
 }

@@ -20,6 +20,9 @@ pub struct TradeRecord {
     pub time: Timestamp,
     /// Its event sequence number.
     pub sequence: u64,
+    /// Futures: the (position number, open amount after the fill) of the taker's and the
+    /// maker's side, in that order.
+    pub positions: [Option<(u64, i64)>; 2],
 }
 
 /// One side of a trade, as an account sees it (spec 2.7).
@@ -140,6 +143,28 @@ impl TradeStore {
             let stale = list.partition_point(|&id| id < first);
             list.drain(..stale);
         }
+    }
+
+    /// Notes the position a futures fill moved, on the side `account` took in `trade`.
+    pub fn attach_position(
+        &mut self,
+        trade: Option<TradeId>,
+        account: AccountId,
+        position_id: u64,
+        size: i64,
+    ) {
+        let Some(record) = trade.and_then(|t| {
+            let index = t.0.checked_sub(self.first)?;
+            self.records.get_mut(usize::try_from(index).ok()?)
+        }) else {
+            return;
+        };
+        let side = if record.trade.taker_account == account && record.positions[0].is_none() {
+            0
+        } else {
+            1
+        };
+        record.positions[side] = Some((position_id, size));
     }
 
     /// A retained trade by number.
