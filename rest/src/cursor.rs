@@ -19,6 +19,10 @@ pub enum CursorKind {
     Trades = 1,
     /// `GET /v1/account/orders`.
     Orders = 2,
+    /// `GET /v1/account/futures/positions-history`.
+    Positions = 3,
+    /// `GET /v1/account/futures/funding-payments`.
+    FundingPayments = 4,
 }
 
 /// Signs and checks cursors.

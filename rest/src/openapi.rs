@@ -8,7 +8,7 @@ use utoipa::Modify;
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use crate::routes::{account, orders, public, trades};
+use crate::routes::{account, futures, orders, public, trades};
 
 struct BearerKeys;
 
@@ -34,6 +34,9 @@ impl Modify for BearerKeys {
         orders::create, orders::list, orders::by_id, orders::by_client_id, orders::cancel,
         orders::cancel_by_client_id, orders::cancel_all,
         trades::list, trades::of_order, trades::by_id,
+        futures::funding_rate, futures::funding_rate_history, futures::funding_rate_settings,
+        futures::summary, futures::positions, futures::positions_history,
+        futures::position_trades, futures::funding_payments, futures::position_funding_payments,
     ),
     components(schemas(crate::error::ErrorBody, public::ServerTime)),
     modifiers(&BearerKeys),

@@ -19,11 +19,12 @@ pub enum OrderForm {
     History,
 }
 
-/// The currency an order's fees are charged in: what it receives.
-fn fee_currency<'a>(markets: &'a Markets, market: &Market, side: Side) -> &'a str {
+/// The currency an order's fees are charged in: what it receives on a spot market, the
+/// USD collateral on a future.
+fn fee_coin(market: &Market, side: Side) -> matchbook::CurrencyId {
     match side {
-        Side::Buy => markets.coin_code(market.base),
-        Side::Sell => markets.coin_code(market.quote),
+        Side::Buy if !market.kind.is_future() => market.base,
+        _ => market.quote,
     }
 }
 
@@ -33,10 +34,7 @@ pub fn order_json(markets: &Markets, r: &OrderRecord, form: OrderForm) -> Value 
     let Some(market) = markets.market_of(a.instrument) else {
         return Value::Null;
     };
-    let fee_coin = match a.side {
-        Side::Buy => market.base,
-        Side::Sell => market.quote,
-    };
+    let fee_coin = fee_coin(market, a.side);
     let mut v = json!({
         "account_id": Uuid::of_account(a.account).to_string(),
         "order_id": Uuid::of_order(a.order).to_string(),
@@ -50,7 +48,7 @@ pub fn order_json(markets: &Markets, r: &OrderRecord, form: OrderForm) -> Value 
         "time": iso_ms(r.created),
         "sequence": r.sequence.to_string(),
         "total_fee": markets.balance(fee_coin, i128::from(r.total_fee)),
-        "fee_currency": fee_currency(markets, market, a.side),
+        "fee_currency": markets.coin_code(fee_coin),
         "time_last_updated": iso_ms(r.updated),
         "order_book_sequence": r.last_sequence.to_string(),
         "status": r.status.as_str(),
@@ -133,9 +131,14 @@ pub fn trade_json(markets: &Markets, r: &TradeRecord, account: AccountId) -> Val
         return Value::Null;
     };
     let t = &r.trade;
-    let (fee_coin, received) = match side.side {
-        Side::Buy => (market.base, i128::from(t.amount.0)),
-        Side::Sell => (market.quote, t.price.notional(t.amount).0),
+    let fee_coin = fee_coin(market, side.side);
+    let (received, received_scale) = if fee_coin == market.base {
+        (i128::from(t.amount.0), market.amount_precision)
+    } else {
+        (
+            t.price.notional(t.amount).0,
+            market.amount_precision + market.market_precision,
+        )
     };
     // The rate in percent, from the fee over what was received, both brought to the fee
     // currency's balance scale (4 decimals, rounded down: fees are rounded up when charged).
@@ -143,24 +146,13 @@ pub fn trade_json(markets: &Markets, r: &TradeRecord, account: AccountId) -> Val
         .coins
         .get(usize::from(fee_coin.0))
         .map_or(0, |c| c.scale);
-    let received_scale = match side.side {
-        Side::Buy => market.amount_precision,
-        Side::Sell => market.amount_precision + market.market_precision,
-    };
     let received_units = rescale(received, received_scale, coin_scale);
     let percentage = if received_units > 0 {
         i128::from(side.fee) * 1_000_000 / received_units
     } else {
         0
     };
-    json!({
-        "fee": {
-            "fee_amount": markets.balance(fee_coin, i128::from(side.fee)),
-            "fee_currency": markets.coin_code(fee_coin),
-            "fee_percentage": crate::format::decimal(percentage, 4),
-            "fee_type": if side.maker { "MAKER" } else { "TAKER" },
-        },
-        "trade": {
+    let mut trade = json!({
             "account_id": Uuid::of_account(account).to_string(),
             "order_id": Uuid::of_order(side.order).to_string(),
             "trade_id": Uuid::of_trade(t.id).to_string(),
@@ -174,7 +166,24 @@ pub fn trade_json(markets: &Markets, r: &TradeRecord, account: AccountId) -> Val
             "amount": market.qty(t.amount),
             "filled_amount": market.qty(t.amount),
             "sequence": r.sequence.to_string(),
+    });
+    // Futures: the position this fill moved, on the account's side.
+    let position = r.positions[usize::from(side.maker)];
+    if let (Some((id, size)), Some(map)) = (position, trade.as_object_mut()) {
+        map.insert("position_id".into(), id.to_string().into());
+        map.insert(
+            "open_position_amount".into(),
+            market.qty(matchbook::Qty(size.abs())).into(),
+        );
+    }
+    json!({
+        "fee": {
+            "fee_amount": markets.balance(fee_coin, i128::from(side.fee)),
+            "fee_currency": markets.coin_code(fee_coin),
+            "fee_percentage": crate::format::decimal(percentage, 4),
+            "fee_type": if side.maker { "MAKER" } else { "TAKER" },
         },
+        "trade": trade,
     })
 }
 

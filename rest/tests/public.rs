@@ -224,6 +224,15 @@ async fn openapi_describes_every_public_route_and_unknown_routes_are_json_404() 
         "/v1/account/orders/{order_id}/trades",
         "/v1/account/trades",
         "/v1/account/trade/{trade_id}",
+        "/v1/funding-rate",
+        "/v1/funding-rate/history",
+        "/v1/funding-rate/settings",
+        "/v1/account/futures/summary",
+        "/v1/account/futures/positions",
+        "/v1/account/futures/positions-history",
+        "/v1/account/futures/positions/{position_id}/trades",
+        "/v1/account/futures/positions/{position_id}/funding-payments",
+        "/v1/account/futures/funding-payments",
     ] {
         assert!(paths.contains_key(p), "{p} documented");
     }

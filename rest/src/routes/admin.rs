@@ -261,3 +261,46 @@ pub async fn advance_time(
         "offset_seconds": offset / 1_000_000_000,
     })))
 }
+
+/// Sets a futures instrument's index price: `{instrument_code, price}`.
+pub async fn index_price(
+    State(state): State<Shared>,
+    _: Admin,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(&bytes)?;
+    let market = body
+        .text("instrument_code")
+        .and_then(|c| state.markets.market(&c).cloned())
+        .filter(|m| m.kind.is_future())
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    let price = body
+        .text("price")
+        .and_then(|p| matchbook::fixed::parse_scaled(&p, market.market_precision).ok())
+        .ok_or(ApiError::bad("INVALID_PRICE"))?;
+    apply(
+        &state,
+        Command::SetIndexPrice {
+            instrument: market.id,
+            price: matchbook::Price(price),
+        },
+    )
+    .await?;
+    Ok(Json(
+        json!({"instrument_code": market.code, "index_price": market.price(matchbook::Price(price))}),
+    ))
+}
+
+/// Liquidates an account's futures positions: `{account_id}`.
+pub async fn liquidate(
+    State(state): State<Shared>,
+    _: Admin,
+    bytes: Bytes,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(&bytes)?;
+    let account = account_field(&body, "account_id")?;
+    apply(&state, Command::Liquidate { account }).await?;
+    Ok(Json(
+        json!({"account_id": Uuid::of_account(account).to_string()}),
+    ))
+}

@@ -4,6 +4,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod futures;
 pub mod orders;
 pub mod public;
 pub mod trades;
@@ -124,6 +125,33 @@ pub fn public_router(state: Shared) -> Router {
         )
         .route("/v1/account/trades", get(trades::list))
         .route("/v1/account/trade/{trade_id}", get(trades::by_id))
+        .route("/v1/funding-rate", get(futures::funding_rate))
+        .route(
+            "/v1/funding-rate/history",
+            get(futures::funding_rate_history),
+        )
+        .route(
+            "/v1/funding-rate/settings",
+            get(futures::funding_rate_settings),
+        )
+        .route("/v1/account/futures/summary", get(futures::summary))
+        .route("/v1/account/futures/positions", get(futures::positions))
+        .route(
+            "/v1/account/futures/positions-history",
+            get(futures::positions_history),
+        )
+        .route(
+            "/v1/account/futures/positions/{position_id}/trades",
+            get(futures::position_trades),
+        )
+        .route(
+            "/v1/account/futures/positions/{position_id}/funding-payments",
+            get(futures::position_funding_payments),
+        )
+        .route(
+            "/v1/account/futures/funding-payments",
+            get(futures::funding_payments),
+        )
         .route("/openapi.json", get(crate::openapi::serve));
     finish(router, state)
 }
@@ -146,6 +174,8 @@ pub fn admin_router(state: Shared) -> Router {
             "/admin/instruments/{instrument_code}/state",
             post(admin::instrument_state),
         )
-        .route("/admin/time/advance", post(admin::advance_time));
+        .route("/admin/time/advance", post(admin::advance_time))
+        .route("/admin/index-price", post(admin::index_price))
+        .route("/admin/liquidate", post(admin::liquidate));
     finish(router, state)
 }

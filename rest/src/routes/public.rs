@@ -5,7 +5,7 @@ use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use matchbook::market::MAX_CANDLES;
 use matchbook::market::period::{Granularity, Unit};
-use matchbook::{FundingSchedule, InstrumentKind, InstrumentState};
+use matchbook::{FundingSchedule, InstrumentId, InstrumentKind, InstrumentState};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
@@ -173,6 +173,7 @@ fn ticker_json(
     t: &matchbook::market::Ticker,
     now: matchbook::Timestamp,
     all_markets: bool,
+    futures: Option<&matchbook::FundingView>,
 ) -> Value {
     let price = |p: i64| decimal(p, market.market_precision);
     let side = |p: Option<matchbook::Price>| p.map_or_else(|| price(0), |p| market.price(p));
@@ -200,6 +201,11 @@ fn ticker_json(
         "best_ask": side(t.lowest_ask),
         "time": iso_ms(now),
     });
+    if let (Some(f), Some(map)) = (futures, v.as_object_mut()) {
+        for (name, value) in super::futures::ticker_fields(market, f) {
+            map.insert(name.into(), value);
+        }
+    }
     if let (true, Some(map)) = (all_markets, v.as_object_mut()) {
         map.insert("type".into(), market.kind.as_str().into());
         map.insert(
@@ -231,8 +237,14 @@ pub async fn tickers(
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
     let kind = kind_filter(&Params::parse(raw.as_deref())?)?;
-    let states: Vec<InstrumentState> = state
-        .engine(|e| e.instruments().iter().map(|i| i.state).collect())
+    let (states, futures): (Vec<InstrumentState>, Vec<Option<matchbook::FundingView>>) = state
+        .engine(|e| {
+            let ids = (0..e.instruments().len()).map(|i| InstrumentId(i as u16));
+            (
+                e.instruments().iter().map(|i| i.state).collect(),
+                ids.map(|i| e.funding_view(i).ok()).collect(),
+            )
+        })
         .await?;
     let now = state.now();
     let ids: Vec<_> = state
@@ -254,12 +266,14 @@ pub async fn tickers(
         .iter()
         .filter_map(|t| {
             let market = state.markets.market_of(t.instrument)?;
+            let i = usize::from(t.instrument.0);
             Some(ticker_json(
                 market,
-                states[usize::from(t.instrument.0)],
+                states[i],
                 t,
                 now,
                 true,
+                futures[i].as_ref(),
             ))
         })
         .collect();
@@ -281,12 +295,19 @@ pub async fn ticker(
         .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
         .clone();
     let id = market.id;
-    let instrument_state = state
-        .engine(move |e| e.instrument(id).map(|i| i.state))
+    let (instrument_state, futures) = state
+        .engine(move |e| e.instrument(id).map(|i| (i.state, e.funding_view(id).ok())))
         .await??;
     let now = state.now();
     let t = state.market(move |md| md.ticker(id, now)).await??;
-    Ok(Json(ticker_json(&market, instrument_state, &t, now, false)))
+    Ok(Json(ticker_json(
+        &market,
+        instrument_state,
+        &t,
+        now,
+        false,
+        futures.as_ref(),
+    )))
 }
 
 fn granularity(params: &Params) -> Result<Granularity, ApiError> {

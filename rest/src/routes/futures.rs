@@ -1,0 +1,482 @@
+//! Futures endpoints of the addendum: funding rates (current, history, settings), the
+//! account's futures summary, open positions, positions history, a position's trades and
+//! funding payments (per account and per position, spec 2.14).
+
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use matchbook::market::futures::{FundingPayment, PaymentFilter, PositionRecord};
+use matchbook::market::query::{DAY, page_size, trade_window};
+use matchbook::market::trades::TradeRecord;
+use matchbook::{FundingView, InstrumentId, PositionView, Uuid};
+use serde_json::{Value, json};
+
+use crate::auth::Caller;
+use crate::cursor::CursorKind;
+use crate::error::ApiError;
+use crate::format::{decimal, iso_ms, iso_nanos};
+use crate::markets::Market;
+use crate::params::Params;
+use crate::records::trade_json;
+use crate::state::Shared;
+
+/// A funding rate (1e-8 per period) as a decimal fraction string.
+pub fn rate_text(rate: i64) -> String {
+    decimal(rate, 8)
+}
+
+fn futures_market<'a>(state: &'a Shared, code: &str) -> Result<&'a Market, ApiError> {
+    state
+        .markets
+        .market(code)
+        .filter(|m| m.kind.is_future())
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
+}
+
+fn codes(state: &Shared, params: &Params) -> Result<Vec<InstrumentId>, ApiError> {
+    match params.get("instrument_code") {
+        Some(list) => list
+            .split(',')
+            .map(|c| futures_market(state, c.trim()).map(|m| m.id))
+            .collect(),
+        None => Ok(state
+            .markets
+            .markets
+            .iter()
+            .filter(|m| m.kind.is_future())
+            .map(|m| m.id)
+            .collect()),
+    }
+}
+
+async fn views(state: &Shared, ids: Vec<InstrumentId>) -> Result<Vec<FundingView>, ApiError> {
+    state
+        .engine(move |e| {
+            ids.iter()
+                .filter_map(|&i| e.funding_view(i).ok())
+                .collect::<Vec<_>>()
+        })
+        .await
+}
+
+/// Current funding rates of the futures markets with funding.
+#[utoipa::path(get, path = "/v1/funding-rate", tag = "futures",
+    params(("instrument_code" = Option<String>, Query, description = "One or more codes, comma-separated")),
+    responses((status = 200, description = "`[{instrument_code, funding_rate, mark_price, time}]`"),
+        (status = 404, body = crate::error::ErrorBody)))]
+pub async fn funding_rate(
+    State(state): State<Shared>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::parse(raw.as_deref())?;
+    let ids = codes(&state, &params)?;
+    let now = state.now();
+    let list: Vec<Value> = views(&state, ids)
+        .await?
+        .iter()
+        .filter(|v| v.period_minutes > 0)
+        .filter_map(|v| {
+            let market = state.markets.market_of(v.instrument)?;
+            Some(json!({
+                "instrument_code": market.code,
+                "funding_rate": rate_text(v.funding_rate),
+                "mark_price": v.mark_price.map(|p| market.price(p)).unwrap_or_default(),
+                "time": iso_ms(now),
+            }))
+        })
+        .collect();
+    Ok(Json(Value::Array(list)))
+}
+
+/// Settled funding rates of one market, newest first.
+#[utoipa::path(get, path = "/v1/funding-rate/history", tag = "futures",
+    params(("instrument_code" = String, Query), ("from" = Option<String>, Query), ("to" = Option<String>, Query),
+        ("limit" = Option<u32>, Query)),
+    responses((status = 200, description = "Settled rates, newest first"),
+        (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn funding_rate_history(
+    State(state): State<Shared>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::parse(raw.as_deref())?;
+    let market = futures_market(
+        &state,
+        params
+            .get("instrument_code")
+            .ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?,
+    )?
+    .clone();
+    let now = state.now();
+    let (from, to) = trade_window(params.time("from", false)?, params.time("to", true)?, now)?;
+    let limit = page_size(
+        params
+            .integer("limit", "INVALID_QUERY")?
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+    )?;
+    let id = market.id;
+    let rates = state
+        .market(move |md| md.futures().rates(id, from, to, limit))
+        .await?;
+    let list: Vec<Value> = rates
+        .iter()
+        .map(|r| {
+            json!({
+                "instrument_code": market.code,
+                "funding_rate": rate_text(r.rate),
+                "mark_price": market.price(r.mark),
+                "time": iso_ms(r.time),
+            })
+        })
+        .collect();
+    Ok(Json(Value::Array(list)))
+}
+
+/// Funding settings of the futures markets.
+#[utoipa::path(get, path = "/v1/funding-rate/settings", tag = "futures",
+    params(("instrument_code" = Option<String>, Query, description = "One or more codes, comma-separated")),
+    responses((status = 200, description = "`[{instrument_code, state, market_offset, clamp_threshold, annual_interest_rate, cap, period}]`"),
+        (status = 404, body = crate::error::ErrorBody)))]
+pub async fn funding_rate_settings(
+    State(state): State<Shared>,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::parse(raw.as_deref())?;
+    let ids = codes(&state, &params)?;
+    let states: Vec<(InstrumentId, &'static str, i32)> = state
+        .engine(|e| {
+            e.instruments()
+                .iter()
+                .enumerate()
+                .map(|(i, inst)| {
+                    (
+                        InstrumentId(i as u16),
+                        inst.state.as_str(),
+                        inst.spec.futures.as_ref().map_or(0, |f| f.market_offset),
+                    )
+                })
+                .collect()
+        })
+        .await?;
+    let list: Vec<Value> = views(&state, ids)
+        .await?
+        .iter()
+        .filter(|v| v.period_minutes > 0)
+        .filter_map(|v| {
+            let market = state.markets.market_of(v.instrument)?;
+            let (_, st, offset) = states.iter().find(|s| s.0 == v.instrument)?;
+            Some(json!({
+                "instrument_code": market.code,
+                "state": st,
+                "market_offset": offset,
+                "clamp_threshold": rate_text(v.clamp_threshold),
+                "annual_interest_rate": rate_text(v.interest * 365 * (1_440 / v.period_minutes.max(1))),
+                "cap": rate_text(v.cap),
+                "period": v.period_minutes,
+            }))
+        })
+        .collect();
+    Ok(Json(Value::Array(list)))
+}
+
+fn usd(state: &Shared, units: i128) -> String {
+    state
+        .markets
+        .coin_id("USD")
+        .map_or_else(|| "0".into(), |id| state.markets.balance(id, units))
+}
+
+fn position_json(state: &Shared, p: &PositionView) -> Value {
+    let Some(market) = state.markets.market_of(p.instrument) else {
+        return Value::Null;
+    };
+    json!({
+        "position_id": p.position_id.to_string(),
+        "instrument_code": market.code,
+        "direction": if p.size > 0 { "LONG" } else { "SHORT" },
+        "open_volume": market.qty(matchbook::Qty(p.size.abs())),
+        "entry_price": market.price(p.entry_price),
+        "mark_price": market.price(p.mark_price),
+        "initial_margin": usd(state, p.initial_margin),
+        "maintenance_margin": usd(state, p.maintenance_margin),
+        "unrealised_pnl": usd(state, p.unrealised),
+        "realised_pnl": usd(state, i128::from(p.realised)),
+        "opened": iso_ms(p.opened),
+        "last_settlement": if p.last_settlement.0 == 0 { Value::Null } else { iso_ms(p.last_settlement).into() },
+    })
+}
+
+/// Equity, margins and positions of the key's account.
+#[utoipa::path(get, path = "/v1/account/futures/summary", tag = "futures", security(("api_key" = [])),
+    responses((status = 200, description = "`{account_id, equity, margin_used, margin_available, maintenance_margin, account_ratio, positions}`"),
+        (status = 401, body = crate::error::ErrorBody)))]
+pub async fn summary(State(state): State<Shared>, caller: Caller) -> Result<Json<Value>, ApiError> {
+    let account = caller.0.account;
+    let s = state.engine(move |e| e.futures_summary(account)).await??;
+    let m = s.margin;
+    // Maintenance margin over equity, in percent with two decimals (0 without positions).
+    let ratio = if m.equity() > 0 {
+        m.maintenance * 10_000 / m.equity()
+    } else if m.maintenance > 0 {
+        1_000_000
+    } else {
+        0
+    };
+    Ok(Json(json!({
+        "account_id": Uuid::of_account(account).to_string(),
+        "equity": usd(&state, m.equity()),
+        "margin_used": usd(&state, m.used()),
+        "margin_available": usd(&state, m.available()),
+        "maintenance_margin": usd(&state, m.maintenance),
+        "account_ratio": decimal(ratio, 2),
+        "derisk": s.derisk,
+        "positions": s.positions.iter().map(|p| position_json(&state, p)).collect::<Vec<_>>(),
+    })))
+}
+
+/// Open positions of the key's account.
+#[utoipa::path(get, path = "/v1/account/futures/positions", tag = "futures", security(("api_key" = [])),
+    params(("instrument_code" = Option<String>, Query)),
+    responses((status = 200, description = "`{positions: [...]}`"), (status = 401, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody)))]
+pub async fn positions(
+    State(state): State<Shared>,
+    caller: Caller,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::parse(raw.as_deref())?;
+    let only = params
+        .get("instrument_code")
+        .map(|c| futures_market(&state, c).map(|m| m.id))
+        .transpose()?;
+    let account = caller.0.account;
+    let list = state.engine(move |e| e.positions(account)).await?;
+    let list: Vec<Value> = list
+        .iter()
+        .filter(|p| only.is_none_or(|i| i == p.instrument))
+        .map(|p| position_json(&state, p))
+        .collect();
+    Ok(Json(json!({ "positions": list })))
+}
+
+fn closed_json(state: &Shared, p: &PositionRecord) -> Value {
+    let Some(market) = state.markets.market_of(p.instrument) else {
+        return Value::Null;
+    };
+    json!({
+        "position_id": p.position_id.to_string(),
+        "instrument_code": market.code,
+        "direction": if p.long { "LONG" } else { "SHORT" },
+        "max_open_volume": market.qty(matchbook::Qty(p.max_size)),
+        "entry_price": market.price(p.entry_price),
+        "realised_pnl": usd(state, i128::from(p.realised)),
+        "opened": iso_ms(p.opened),
+        "closed": iso_ms(p.closed),
+    })
+}
+
+/// Closed positions of the key's account, newest first.
+#[utoipa::path(get, path = "/v1/account/futures/positions-history", tag = "futures", security(("api_key" = [])),
+    params(("from" = Option<String>, Query), ("to" = Option<String>, Query), ("instrument_code" = Option<String>, Query),
+        ("cursor" = Option<String>, Query), ("limit" = Option<u32>, Query)),
+    responses((status = 200, description = "`{positions: [...], cursor?}`"), (status = 400, body = crate::error::ErrorBody)))]
+pub async fn positions_history(
+    State(state): State<Shared>,
+    caller: Caller,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::parse(raw.as_deref())?;
+    let account = caller.0.account;
+    let now = state.now();
+    let (from, to) = trade_window(params.time("from", false)?, params.time("to", true)?, now)?;
+    let only = params
+        .get("instrument_code")
+        .map(|c| futures_market(&state, c).map(|m| m.id))
+        .transpose()?;
+    let limit = page_size(
+        params
+            .integer("limit", "INVALID_QUERY")?
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+    )?;
+    let before = params
+        .get("cursor")
+        .map(|c| state.cursors.decode(c, CursorKind::Positions, account.0))
+        .transpose()?;
+    let (list, next) = state
+        .market(move |md| {
+            md.futures()
+                .closed_positions(account, from, to, only, limit, before)
+        })
+        .await?;
+    let mut body = json!({
+        "positions": list.iter().map(|p| closed_json(&state, p)).collect::<Vec<_>>(),
+    });
+    if let (Some(next), Some(map)) = (next, body.as_object_mut()) {
+        map.insert(
+            "cursor".into(),
+            state
+                .cursors
+                .encode(CursorKind::Positions, account.0, next)
+                .into(),
+        );
+    }
+    Ok(Json(body))
+}
+
+fn position_id(text: &str) -> Result<u64, ApiError> {
+    text.parse::<u64>()
+        .map_err(|_| ApiError::bad("INVALID_POSITION_ID"))
+}
+
+/// Trades of one of the account's positions, oldest first.
+#[utoipa::path(get, path = "/v1/account/futures/positions/{position_id}/trades", tag = "futures", security(("api_key" = [])),
+    params(("position_id" = String, Path)),
+    responses((status = 200, description = "`{trade_history}`, oldest first"), (status = 400, body = crate::error::ErrorBody)))]
+pub async fn position_trades(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id = position_id(&id)?;
+    let account = caller.0.account;
+    let trades: Vec<TradeRecord> = state
+        .market(move |md| {
+            if md.futures().position_owner(id) != Some(account) {
+                return Vec::new();
+            }
+            md.futures()
+                .position_trades(id)
+                .iter()
+                .filter_map(|&t| md.trades().get(t).copied())
+                .collect()
+        })
+        .await?;
+    let list: Vec<Value> = trades
+        .iter()
+        .map(|t| trade_json(&state.markets, t, account))
+        .collect();
+    Ok(Json(json!({ "trade_history": list })))
+}
+
+fn payment_json(state: &Shared, p: &FundingPayment) -> Value {
+    let Some(market) = state.markets.market_of(p.instrument) else {
+        return Value::Null;
+    };
+    json!({
+        "account_id": Uuid::of_account(p.account).to_string(),
+        "position_id": p.position_id.to_string(),
+        "instrument_code": market.code,
+        "funding_rate": rate_text(p.rate),
+        "mark_price": market.price(p.mark),
+        "funding_payment": usd(state, i128::from(p.payment)),
+        "cash_balance": usd(state, i128::from(p.cash_balance)),
+        "time": iso_nanos(p.time),
+    })
+}
+
+/// Funding payments of the key's account, newest first, with a cursor.
+#[utoipa::path(get, path = "/v1/account/futures/funding-payments", tag = "futures", security(("api_key" = [])),
+    params(("from" = Option<String>, Query), ("to" = Option<String>, Query), ("instrument_code" = Option<String>, Query),
+        ("cursor" = Option<String>, Query), ("max_page_size" = Option<u32>, Query)),
+    responses((status = 200, description = "`{funding_payments, max_page_size, cursor?}` (spec 2.14)"), (status = 400, body = crate::error::ErrorBody)))]
+pub async fn funding_payments(
+    State(state): State<Shared>,
+    caller: Caller,
+    RawQuery(raw): RawQuery,
+) -> Result<Json<Value>, ApiError> {
+    let params = Params::parse(raw.as_deref())?;
+    let account = caller.0.account;
+    let now = state.now();
+    let (from, to) = trade_window(params.time("from", false)?, params.time("to", true)?, now)?;
+    let instrument = params
+        .get("instrument_code")
+        .map(|c| futures_market(&state, c).map(|m| m.id))
+        .transpose()?;
+    let limit = page_size(
+        params
+            .integer("max_page_size", "INVALID_QUERY")?
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+    )?;
+    let before = params
+        .get("cursor")
+        .map(|c| {
+            state
+                .cursors
+                .decode(c, CursorKind::FundingPayments, account.0)
+        })
+        .transpose()?;
+    let filter = PaymentFilter {
+        instrument,
+        position: None,
+        before,
+    };
+    let (list, next) = state
+        .market(move |md| md.futures().payments(account, from, to, filter, limit))
+        .await?;
+    let mut body = json!({
+        "funding_payments": list.iter().map(|p| payment_json(&state, p)).collect::<Vec<_>>(),
+        "max_page_size": limit,
+    });
+    if let (Some(next), Some(map)) = (next, body.as_object_mut()) {
+        map.insert(
+            "cursor".into(),
+            state
+                .cursors
+                .encode(CursorKind::FundingPayments, account.0, next)
+                .into(),
+        );
+    }
+    Ok(Json(body))
+}
+
+/// Funding payments of one of the account's positions, newest first (spec 4.5).
+#[utoipa::path(get, path = "/v1/account/futures/positions/{position_id}/funding-payments", tag = "futures", security(("api_key" = [])),
+    params(("position_id" = String, Path)),
+    responses((status = 200, description = "`{funding_payments}`, newest first (spec 2.14)"), (status = 400, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody)))]
+pub async fn position_funding_payments(
+    State(state): State<Shared>,
+    caller: Caller,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let id = position_id(&id)?;
+    let account = caller.0.account;
+    let now = state.now();
+    let filter = PaymentFilter {
+        position: Some(id),
+        ..PaymentFilter::default()
+    };
+    let from = matchbook::Timestamp(now.0 - 365 * DAY);
+    let (list, _) = state
+        .market(move |md| {
+            md.futures()
+                .payments(account, from, now, filter, usize::MAX)
+        })
+        .await?;
+    Ok(Json(json!({
+        "funding_payments": list.iter().map(|p| payment_json(&state, p)).collect::<Vec<_>>(),
+    })))
+}
+
+/// The futures fields of a ticker (spec 2.13).
+pub fn ticker_fields(market: &Market, v: &FundingView) -> Vec<(&'static str, Value)> {
+    let mark = v.mark_price.unwrap_or_default();
+    vec![
+        (
+            "open_interest",
+            market.qty(matchbook::Qty(v.open_interest)).into(),
+        ),
+        (
+            "open_interest_usd",
+            market
+                .notional(matchbook::Notional(
+                    i128::from(v.open_interest) * i128::from(mark.0),
+                ))
+                .into(),
+        ),
+        ("mark_price", market.price(mark).into()),
+        ("funding_rate", rate_text(v.funding_rate).into()),
+        (
+            "next_funding_payment",
+            v.next_settlement.map_or(Value::Null, |t| iso_ms(t).into()),
+        ),
+    ]
+}
