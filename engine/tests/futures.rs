@@ -497,3 +497,78 @@ fn futures_replay_gives_the_same_state() {
     };
     assert_eq!(run(), run());
 }
+
+#[test]
+fn session_based_funding_splits_the_utc_day() {
+    let mut config = matchbook::demo::config();
+    let perp = config
+        .instruments
+        .iter_mut()
+        .find(|i| i.code == "BTC_USD_PERP")
+        .expect("perp");
+    if let Some(terms) = &mut perp.futures {
+        terms.funding_schedule = matchbook::FundingSchedule::SessionBased {
+            calendar: "UTC".into(),
+            max_periods_per_day: 2,
+            split: "SESSION_MIDPOINT".into(),
+        };
+    }
+    let mut engine = Engine::new(config).expect("valid");
+    let mut events = Vec::new();
+    engine
+        .apply(
+            &Command::AdvanceTime,
+            Timestamp(T0 + 3_600_000_000_000),
+            &mut events,
+        )
+        .expect("clock");
+    let next = engine.funding_view(PERP).expect("perp").next_settlement;
+    assert_eq!(
+        next,
+        Some(Timestamp(T0 + 12 * 60 * MINUTE)),
+        "the session midpoint"
+    );
+    assert_eq!(engine.funding_view(PERP).expect("perp").period_minutes, 720);
+    let mut bad = matchbook::demo::config();
+    for i in &mut bad.instruments {
+        if let Some(terms) = &mut i.futures {
+            terms.funding_schedule =
+                matchbook::FundingSchedule::FixedInterval { period_minutes: 7 };
+        }
+    }
+    assert!(Engine::new(bad).is_err(), "a period must divide the day");
+}
+
+#[test]
+fn de_risk_lifts_when_the_price_recovers() {
+    let mut w = World::new();
+    let (long, maker) = (w.trader(700), w.trader(100_000));
+    w.trade(maker, long, Side::Buy, px(60_000), milli(100));
+    w.run(Command::SetIndexPrice {
+        instrument: PERP,
+        price: px(50_000),
+    })
+    .expect("index");
+    assert!(w.engine.futures_summary(long).expect("a").derisk);
+    w.run(Command::SetIndexPrice {
+        instrument: PERP,
+        price: px(60_000),
+    })
+    .expect("index");
+    assert!(w.events.iter().any(
+        |e| matches!(e.event, Event::DeriskChanged { account, on: false } if account == long)
+    ));
+    assert!(!w.engine.futures_summary(long).expect("a").derisk);
+    // An operator's de-risk is not lifted by the price.
+    w.run(Command::SetDerisk {
+        account: long,
+        on: true,
+    })
+    .expect("manual");
+    w.run(Command::SetIndexPrice {
+        instrument: PERP,
+        price: px(61_000),
+    })
+    .expect("index");
+    assert!(w.engine.futures_summary(long).expect("a").derisk);
+}

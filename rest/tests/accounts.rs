@@ -300,3 +300,153 @@ async fn keys_survive_a_restart() {
     server.stop().await.expect("stop");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blp_threshold_and_closed_subaccounts() {
+    let x = Exchange::start().await;
+    let holder = x.trader.holder.clone();
+    let blp = x
+        .admin(
+            "/admin/subaccounts",
+            json!({"holder_id": holder, "name": "liquidity", "kind": "blp"}),
+        )
+        .await["account_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let main = x.trader.account_id.clone();
+    x.admin(
+        "/admin/deposits",
+        json!({"account_id": blp, "currency": "EUR", "amount": "1000"}),
+    )
+    .await;
+    x.admin(
+        "/admin/blp-threshold",
+        json!({"account_id": blp, "currency": "EUR", "amount": "800"}),
+    )
+    .await;
+    let out = |amount: &str| {
+        json!({"amount": amount, "currency": "EUR", "source_account_id": blp,
+            "destination_account_id": main})
+    };
+    let (s, body) = x
+        .post("/v1/subaccounts/transfers", &x.trader.key, out("300"))
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "below the BLP minimum: {body}");
+    assert!(code(&body).contains("minimum"));
+    let (s, _) = x
+        .post("/v1/subaccounts/transfers", &x.trader.key, out("200"))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+
+    // A closed subaccount stays listed, without balances, and takes no transfers in.
+    x.admin(&format!("/admin/accounts/{blp}/close"), json!({}))
+        .await;
+    let (_, list) = x.get("/v1/subaccounts", Some(&x.reader.key)).await;
+    let closed = list["subaccounts"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|a| a["account_id"] == blp.as_str())
+        .expect("listed")
+        .clone();
+    assert_eq!(closed["state"], "CLOSED");
+    assert_eq!(closed["balances"], json!([]));
+    let back = json!({"amount": "1", "currency": "EUR", "source_account_id": main,
+        "destination_account_id": blp});
+    let (s, body) = x
+        .post("/v1/subaccounts/transfers", &x.trader.key, back)
+        .await;
+    assert_eq!(
+        (s, code(&body)),
+        (StatusCode::UNPROCESSABLE_ENTITY, "ACCOUNT_CLOSED")
+    );
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_config_file_sets_holders_keys_and_limits() {
+    use sha2::Digest;
+    let key = "mb_configured_key_for_tests";
+    let digest: String = sha2::Sha256::digest(key.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let dir = data_dir();
+    let text = format!(
+        r#"
+        [server]
+        bind = "127.0.0.1:0"
+        admin_bind = "127.0.0.1:0"
+        data_dir = "{}"
+        rate_limit_per_minute = 3
+
+        [[holders]]
+        name = "alice"
+        [[holders.accounts]]
+        name = "main"
+        deposits = {{ EUR = "1000", BTC = "1" }}
+        [[holders.accounts]]
+        name = "bots"
+
+        [[keys]]
+        digest = "{digest}"
+        holder = "alice"
+        account = "main"
+        scopes = ["TRADE"]
+        "#,
+        dir.display()
+    );
+    let path = std::env::temp_dir().join(format!("matchbook-config-{}.toml", std::process::id()));
+    std::fs::write(&path, text).expect("write config");
+    let settings = matchbook_rest::config::Settings::from_file(&path).expect("valid config");
+    let server = matchbook_rest::Server::start(settings)
+        .await
+        .expect("starts");
+    assert!(
+        server.issued_keys.is_empty(),
+        "no demo keys with a config file"
+    );
+    let http = reqwest::Client::new();
+    let url = format!("http://{}/v1/account/balances", server.addr);
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        statuses.push(
+            http.get(&url)
+                .bearer_auth(key)
+                .send()
+                .await
+                .expect("sent")
+                .status(),
+        );
+    }
+    assert_eq!(statuses[0], StatusCode::OK);
+    assert!(
+        statuses.contains(&StatusCode::TOO_MANY_REQUESTS),
+        "limit 3: {statuses:?}"
+    );
+    let list: serde_json::Value = http
+        .get(format!("http://{}/v1/subaccounts", server.addr))
+        .bearer_auth(key)
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(list["subaccounts"][1]["name"], "bots");
+    let status = http
+        .get(format!("http://{}/v1/instruments", server.addr))
+        .send()
+        .await
+        .expect("sent")
+        .status();
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the demo markets when the file names none"
+    );
+    server.stop().await.expect("stop");
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_dir_all(dir);
+}
