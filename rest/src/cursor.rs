@@ -69,6 +69,32 @@ impl CursorSigner {
             .collect()
     }
 
+    /// The position in the request's `cursor` parameter, if one was given.
+    pub fn param(
+        &self,
+        params: &crate::params::Params,
+        kind: CursorKind,
+        account: u32,
+    ) -> Result<Option<u64>, ApiError> {
+        params
+            .get("cursor")
+            .map(|c| self.decode(c, kind, account))
+            .transpose()
+    }
+
+    /// Adds `cursor` to a response body when another page follows.
+    pub fn attach(
+        &self,
+        body: &mut serde_json::Value,
+        kind: CursorKind,
+        account: u32,
+        next: Option<u64>,
+    ) {
+        if let (Some(next), Some(map)) = (next, body.as_object_mut()) {
+            map.insert("cursor".into(), self.encode(kind, account, next).into());
+        }
+    }
+
     /// The position inside a cursor, if it is genuine and belongs to `kind` and `account`.
     pub fn decode(&self, text: &str, kind: CursorKind, account: u32) -> Result<u64, ApiError> {
         let invalid = || ApiError::Query(QueryError::InvalidCursor);

@@ -56,6 +56,14 @@ impl Params {
         }
     }
 
+    /// A page size parameter (0 to 100, default 100; anything else is `INVALID_QUERY`).
+    pub fn page_size(&self, name: &str) -> Result<usize, ApiError> {
+        let requested = self
+            .integer(name, "INVALID_QUERY")?
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
+        Ok(matchbook::market::query::page_size(requested)?)
+    }
+
     /// A non-negative integer parameter; garbage is `code`.
     pub fn integer(&self, name: &str, code: &'static str) -> Result<Option<u64>, ApiError> {
         self.get(name)

@@ -5,7 +5,7 @@
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use matchbook::market::futures::{FundingPayment, PaymentFilter, PositionRecord};
-use matchbook::market::query::{DAY, page_size, trade_window};
+use matchbook::market::query::{DAY, trade_window};
 use matchbook::market::trades::TradeRecord;
 use matchbook::{FundingView, InstrumentId, PositionView, Uuid};
 use serde_json::{Value, json};
@@ -30,6 +30,14 @@ fn futures_market<'a>(state: &'a Shared, code: &str) -> Result<&'a Market, ApiEr
         .market(code)
         .filter(|m| m.kind.is_future())
         .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
+}
+
+/// The optional `instrument_code` filter of an account endpoint (futures markets only).
+fn futures_filter(state: &Shared, params: &Params) -> Result<Option<InstrumentId>, ApiError> {
+    params
+        .get("instrument_code")
+        .map(|c| futures_market(state, c).map(|m| m.id))
+        .transpose()
 }
 
 fn codes(state: &Shared, params: &Params) -> Result<Vec<InstrumentId>, ApiError> {
@@ -107,11 +115,7 @@ pub async fn funding_rate_history(
     .clone();
     let now = state.now();
     let (from, to) = trade_window(params.time("from", false)?, params.time("to", true)?, now)?;
-    let limit = page_size(
-        params
-            .integer("limit", "INVALID_QUERY")?
-            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
-    )?;
+    let limit = params.page_size("limit")?;
     let id = market.id;
     let rates = state
         .market(move |md| md.futures().rates(id, from, to, limit))
@@ -243,10 +247,7 @@ pub async fn positions(
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
-    let only = params
-        .get("instrument_code")
-        .map(|c| futures_market(&state, c).map(|m| m.id))
-        .transpose()?;
+    let only = futures_filter(&state, &params)?;
     let account = caller.0.account;
     let list = state.engine(move |e| e.positions(account)).await?;
     let list: Vec<Value> = list
@@ -287,19 +288,11 @@ pub async fn positions_history(
     let account = caller.0.account;
     let now = state.now();
     let (from, to) = trade_window(params.time("from", false)?, params.time("to", true)?, now)?;
-    let only = params
-        .get("instrument_code")
-        .map(|c| futures_market(&state, c).map(|m| m.id))
-        .transpose()?;
-    let limit = page_size(
-        params
-            .integer("limit", "INVALID_QUERY")?
-            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
-    )?;
-    let before = params
-        .get("cursor")
-        .map(|c| state.cursors.decode(c, CursorKind::Positions, account.0))
-        .transpose()?;
+    let only = futures_filter(&state, &params)?;
+    let limit = params.page_size("limit")?;
+    let before = state
+        .cursors
+        .param(&params, CursorKind::Positions, account.0)?;
     let (list, next) = state
         .market(move |md| {
             md.futures()
@@ -309,15 +302,9 @@ pub async fn positions_history(
     let mut body = json!({
         "positions": list.iter().map(|p| closed_json(&state, p)).collect::<Vec<_>>(),
     });
-    if let (Some(next), Some(map)) = (next, body.as_object_mut()) {
-        map.insert(
-            "cursor".into(),
-            state
-                .cursors
-                .encode(CursorKind::Positions, account.0, next)
-                .into(),
-        );
-    }
+    state
+        .cursors
+        .attach(&mut body, CursorKind::Positions, account.0, next);
     Ok(Json(body))
 }
 
@@ -386,23 +373,11 @@ pub async fn funding_payments(
     let account = caller.0.account;
     let now = state.now();
     let (from, to) = trade_window(params.time("from", false)?, params.time("to", true)?, now)?;
-    let instrument = params
-        .get("instrument_code")
-        .map(|c| futures_market(&state, c).map(|m| m.id))
-        .transpose()?;
-    let limit = page_size(
-        params
-            .integer("max_page_size", "INVALID_QUERY")?
-            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
-    )?;
-    let before = params
-        .get("cursor")
-        .map(|c| {
-            state
-                .cursors
-                .decode(c, CursorKind::FundingPayments, account.0)
-        })
-        .transpose()?;
+    let instrument = futures_filter(&state, &params)?;
+    let limit = params.page_size("max_page_size")?;
+    let before = state
+        .cursors
+        .param(&params, CursorKind::FundingPayments, account.0)?;
     let filter = PaymentFilter {
         instrument,
         position: None,
@@ -415,15 +390,9 @@ pub async fn funding_payments(
         "funding_payments": list.iter().map(|p| payment_json(&state, p)).collect::<Vec<_>>(),
         "max_page_size": limit,
     });
-    if let (Some(next), Some(map)) = (next, body.as_object_mut()) {
-        map.insert(
-            "cursor".into(),
-            state
-                .cursors
-                .encode(CursorKind::FundingPayments, account.0, next)
-                .into(),
-        );
-    }
+    state
+        .cursors
+        .attach(&mut body, CursorKind::FundingPayments, account.0, next);
     Ok(Json(body))
 }
 

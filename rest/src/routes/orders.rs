@@ -7,7 +7,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use matchbook::fixed::ParseDecimalError;
 use matchbook::market::orders::{OrderFilter, OrderRecord};
-use matchbook::market::query::{DAY, order_window, page_size};
+use matchbook::market::query::{DAY, order_window};
 use matchbook::market::trades::TradeRecord;
 use matchbook::{
     AccountId, CancelScope, Command, EngineError, Event, NewOrder, OrderRef, OrderType, Side,
@@ -317,15 +317,10 @@ pub async fn list(
                 .ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))
         })
         .transpose()?;
-    let max = page_size(
-        params
-            .integer("max_page_size", "INVALID_QUERY")?
-            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
-    )?;
-    let cursor = params
-        .get("cursor")
-        .map(|c| state.cursors.decode(c, CursorKind::Orders, account.0))
-        .transpose()?;
+    let max = params.page_size("max_page_size")?;
+    let cursor = state
+        .cursors
+        .param(&params, CursorKind::Orders, account.0)?;
     let filter = OrderFilter {
         from,
         to,
@@ -360,15 +355,9 @@ pub async fn list(
         .map(|(r, t)| order_with_trades(&state, account, r, t, OrderForm::History))
         .collect();
     let mut body = json!({"order_history": history, "max_page_size": max});
-    if let (Some(next), Some(map)) = (next, body.as_object_mut()) {
-        map.insert(
-            "cursor".into(),
-            state
-                .cursors
-                .encode(CursorKind::Orders, account.0, next)
-                .into(),
-        );
-    }
+    state
+        .cursors
+        .attach(&mut body, CursorKind::Orders, account.0, next);
     Ok(Json(body))
 }
 

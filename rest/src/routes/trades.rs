@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use matchbook::market::query::{DAY, page_size, trade_window};
+use matchbook::market::query::{DAY, trade_window};
 use matchbook::market::trades::{TradeFilter, TradeRecord};
 use matchbook::{InstrumentId, Uuid};
 use serde_json::{Value, json};
@@ -47,15 +47,10 @@ pub async fn list(
                 .collect()
         })
         .transpose()?;
-    let max = page_size(
-        params
-            .integer("max_page_size", "INVALID_QUERY")?
-            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
-    )?;
-    let cursor = params
-        .get("cursor")
-        .map(|c| state.cursors.decode(c, CursorKind::Trades, account.0))
-        .transpose()?;
+    let max = params.page_size("max_page_size")?;
+    let cursor = state
+        .cursors
+        .param(&params, CursorKind::Trades, account.0)?;
     let (trades, next) = state
         .market(move |md| {
             let filter = TradeFilter {
@@ -78,15 +73,9 @@ pub async fn list(
         .map(|t| trade_json(&state.markets, t, account))
         .collect();
     let mut body = json!({"trade_history": history, "max_page_size": max});
-    if let (Some(next), Some(map)) = (next, body.as_object_mut()) {
-        map.insert(
-            "cursor".into(),
-            state
-                .cursors
-                .encode(CursorKind::Trades, account.0, next)
-                .into(),
-        );
-    }
+    state
+        .cursors
+        .attach(&mut body, CursorKind::Trades, account.0, next);
     Ok(Json(body))
 }
 
