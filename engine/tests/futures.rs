@@ -447,6 +447,38 @@ fn dated_futures_expire_cancel_orders_and_settle_positions() {
 }
 
 #[test]
+fn amends_need_margin_available_not_just_free_cash() {
+    let mut w = World::new();
+    let (a, b) = (w.trader(1_000), w.trader(100_000));
+    w.trade(b, a, Side::Buy, px(60_000), milli(100));
+    // The position holds 600 USD of margin that is not locked: cash is ~997 available.
+    let o = w.order(a, Side::Buy, px(50_000), milli(10));
+    w.place(o).expect("50 USD of margin fits");
+    let resting = w.engine.open_orders(a)[0].handle();
+    let mut events = Vec::new();
+    // To 0.1 BTC: 450 USD more, within the cash but beyond the ~347 USD of free margin.
+    refuse(
+        &mut w.engine,
+        &mut events,
+        T0 + 2,
+        Command::AmendOrder {
+            account: a,
+            order: resting,
+            amount: Some(milli(100)),
+            price: None,
+        },
+        EngineError::InsufficientFunds,
+    );
+    w.run(Command::AmendOrder {
+        account: a,
+        order: resting,
+        amount: Some(milli(50)),
+        price: None,
+    })
+    .expect("200 USD more fits");
+}
+
+#[test]
 fn transfers_out_keep_the_margin_positions_need() {
     let mut w = World::new();
     let (a, b) = (w.trader(1_000), w.trader(100_000));

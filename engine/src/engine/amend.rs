@@ -62,7 +62,11 @@ impl Engine {
             let available = self.accounts.accounts[account.0 as usize].balances
                 [usize::from(currency.0)]
             .available;
-            if delta > i128::from(available) {
+            let futures_short = self.settlements[usize::from(o.instrument.0)]
+                .futures
+                .is_some()
+                && delta > self.margin_state(account).available();
+            if delta > i128::from(available) || futures_short {
                 return Err(EngineError::InsufficientFunds);
             }
             Some((currency, delta as i64))
