@@ -44,6 +44,7 @@ pub mod fees;
 pub mod fixed;
 mod hashing;
 mod ids;
+pub mod journal;
 pub mod market;
 mod order;
 mod refdata;
