@@ -255,5 +255,43 @@ impl<S: Storage> CommandLog for Journal<S> {
     }
 }
 
+/// File name of the journal inside a data directory.
+pub const JOURNAL_FILE: &str = "journal.log";
+
+/// Opens (or creates) the journal file of a data directory and recovers its records.
+pub fn open_dir(
+    dir: &std::path::Path,
+    policy: SyncPolicy,
+) -> Result<(Journal<FileStorage>, Recovered), JournalError> {
+    let path = dir.join(JOURNAL_FILE);
+    let io = |source| JournalError::Io {
+        path: path.clone(),
+        source,
+    };
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let storage = FileStorage::open(&path).map_err(io)?;
+    Journal::open(storage, policy)
+}
+
+/// Replays recovered records through `Engine::apply` (and into market data when given),
+/// exactly as the runtime applied them; returns the number of events produced.
+pub fn replay(
+    engine: &mut crate::Engine,
+    mut market: Option<&mut crate::market::MarketData>,
+    entries: &[JournalEntry],
+) -> usize {
+    let mut events = Vec::with_capacity(64);
+    let mut produced = 0;
+    for entry in entries {
+        events.clear();
+        let _ = engine.apply(&entry.command, entry.time, &mut events);
+        produced += events.len();
+        if let Some(market) = market.as_deref_mut() {
+            market.on_events(&events);
+        }
+    }
+    produced
+}
+
 #[cfg(test)]
 mod tests;

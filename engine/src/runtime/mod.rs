@@ -28,6 +28,7 @@ use crate::engine::{Applied, Engine};
 use crate::error::EngineError;
 use crate::event::EventRecord;
 use crate::ids::Timestamp;
+use crate::journal::CommandLog;
 use crate::market::MarketData;
 
 /// Default number of requests the ingress queue holds.
@@ -242,6 +243,31 @@ impl Runtime {
         capacity: usize,
         placement: MarketDataPlacement,
     ) -> std::io::Result<Self> {
+        Self::start_inner(engine, market, clock, capacity, placement, None)
+    }
+
+    /// As [`Runtime::start_with`], every command appended to `log` and the batch
+    /// committed before any of its results is answered (write-ahead, group commit). If the
+    /// log fails, the runtime stops: nothing unlogged is ever acknowledged.
+    pub fn start_durable(
+        engine: Engine,
+        market: MarketData,
+        clock: Arc<dyn Clock>,
+        capacity: usize,
+        placement: MarketDataPlacement,
+        log: Box<dyn CommandLog>,
+    ) -> std::io::Result<Self> {
+        Self::start_inner(engine, market, clock, capacity, placement, Some(log))
+    }
+
+    fn start_inner(
+        engine: Engine,
+        market: MarketData,
+        clock: Arc<dyn Clock>,
+        capacity: usize,
+        placement: MarketDataPlacement,
+        log: Option<Box<dyn CommandLog>>,
+    ) -> std::io::Result<Self> {
         let (requests, inbox) = crossbeam_channel::bounded(capacity.max(1));
         let (stage, market_thread) = match placement {
             MarketDataPlacement::EngineThread => (MarketStage::Inline(Box::new(market)), None),
@@ -255,7 +281,7 @@ impl Runtime {
         };
         let engine_thread = std::thread::Builder::new()
             .name("matchbook-engine".into())
-            .spawn(move || run_engine(engine, &*clock, &inbox, stage))?;
+            .spawn(move || run_engine(engine, &*clock, &inbox, stage, log))?;
         Ok(Self {
             handle: RuntimeHandle { requests },
             engine_thread: Some(engine_thread),
@@ -315,37 +341,77 @@ impl MarketStage {
     }
 }
 
+/// Most requests taken into one batch (one journal commit).
+const MAX_BATCH: usize = 512;
+
+/// Work of a batch that waits for the batch's commit.
+enum Deferred {
+    Market(MarketWork),
+    Engine(EngineRead),
+}
+
 fn run_engine(
     mut engine: Engine,
     clock: &dyn Clock,
     inbox: &Receiver<Request>,
     mut stage: MarketStage,
+    mut log: Option<Box<dyn CommandLog>>,
 ) -> (Engine, Option<MarketData>) {
-    let mut last = Timestamp(i64::MIN);
-    loop {
-        let Ok(request) = inbox.recv() else { break };
-        let work = match request {
-            Request::Apply { command, reply } => {
-                // Never backwards, so the journal's times replay in order.
-                let time = clock.now().max(last);
-                last = time;
-                let mut events = Vec::with_capacity(8);
-                let result = engine.apply(&command, time, &mut events);
-                MarketWork::Events {
-                    result,
-                    events,
-                    time,
-                    reply,
+    // A recovered engine's time is the last journalled time: never stamp before it.
+    let mut last = engine.now();
+    let mut batch: Vec<Deferred> = Vec::with_capacity(MAX_BATCH);
+    'serve: loop {
+        let Ok(first) = inbox.recv() else { break };
+        let mut next = Some(first);
+        let mut stop = false;
+        // Take what is queued (up to a bound), apply it, commit once, then answer.
+        while let Some(request) = next.take() {
+            match request {
+                Request::Apply { command, reply } => {
+                    // Never backwards, so the journal's times replay in order.
+                    let time = clock.now().max(last);
+                    last = time;
+                    if let Some(log) = log.as_mut()
+                        && log.append(time, &command).is_err()
+                    {
+                        break 'serve;
+                    }
+                    let mut events = Vec::with_capacity(8);
+                    let result = engine.apply(&command, time, &mut events);
+                    batch.push(Deferred::Market(MarketWork::Events {
+                        result,
+                        events,
+                        time,
+                        reply,
+                    }));
+                }
+                Request::ReadEngine(read) => batch.push(Deferred::Engine(read)),
+                Request::ReadMarket(read) => batch.push(Deferred::Market(MarketWork::Read(read))),
+                Request::Stop => {
+                    stop = true;
+                    break;
                 }
             }
-            Request::ReadEngine(read) => {
-                read(&engine);
-                continue;
+            if batch.len() < MAX_BATCH {
+                next = inbox.try_recv().ok();
             }
-            Request::ReadMarket(read) => MarketWork::Read(read),
-            Request::Stop => break,
-        };
-        if !stage.take(work) {
+        }
+        if let Some(log) = log.as_mut()
+            && log.commit().is_err()
+        {
+            break;
+        }
+        for work in batch.drain(..) {
+            match work {
+                Deferred::Engine(read) => read(&engine),
+                Deferred::Market(work) => {
+                    if !stage.take(work) {
+                        break 'serve;
+                    }
+                }
+            }
+        }
+        if stop {
             break;
         }
     }
