@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use matchbook::fees::{FeeGroupSpec, FeeTierSpec};
+use matchbook::journal::SyncPolicy;
 use matchbook::runtime::MarketDataPlacement;
 use matchbook::{
     Currency, EngineConfig, FundingSchedule, FundingSettings, FuturesTerms, InstrumentKind,
@@ -69,6 +70,8 @@ pub struct ServerSection {
     pub max_open_orders: Option<u32>,
     /// `engine-thread` (default) or `own-thread`: where market data is kept up to date.
     pub market_data: Option<String>,
+    /// `every-batch` (default: fsync before answering) or `never` (benchmarks only).
+    pub journal_sync: Option<String>,
 }
 
 /// `[[currencies]]`.
@@ -271,6 +274,8 @@ pub struct Settings {
     pub queue_capacity: usize,
     /// Where market data runs.
     pub market_data: MarketDataPlacement,
+    /// When the journal fsyncs.
+    pub journal_sync: SyncPolicy,
     /// Engine reference data and limits.
     pub engine: EngineConfig,
     /// Holders to create.
@@ -321,6 +326,7 @@ impl Settings {
             rate_limit_per_minute: DEFAULT_RATE_LIMIT,
             queue_capacity: matchbook::runtime::DEFAULT_QUEUE_CAPACITY,
             market_data: DEFAULT_MARKET_DATA,
+            journal_sync: SyncPolicy::EveryBatch,
             engine: matchbook::demo::config(),
             holders: vec![
                 HolderConfig {
@@ -444,6 +450,15 @@ impl Settings {
                 .rate_limit_per_minute
                 .unwrap_or(DEFAULT_RATE_LIMIT),
             queue_capacity: file.server.queue_capacity.unwrap_or(demo.queue_capacity),
+            journal_sync: match file.server.journal_sync.as_deref() {
+                None | Some("every-batch") => SyncPolicy::EveryBatch,
+                Some("never") => SyncPolicy::Never,
+                Some(other) => {
+                    return Err(ConfigFileError::Invalid(format!(
+                        "journal_sync {other:?}: every-batch or never"
+                    )));
+                }
+            },
             market_data: match file.server.market_data.as_deref() {
                 None => DEFAULT_MARKET_DATA,
                 Some("engine-thread") => MarketDataPlacement::EngineThread,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use matchbook::Engine;
 use matchbook::market::{MarketData, MarketDataConfig};
-use matchbook::runtime::{OffsetClock, Runtime};
+use matchbook::runtime::{Clock, OffsetClock, Runtime};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -41,6 +41,35 @@ pub enum ServerError {
     /// The engine runtime failed while stopping.
     #[error("engine runtime: {0}")]
     Runtime(#[from] matchbook::runtime::RuntimeError),
+    /// The journal could not be opened or recovered.
+    #[error(transparent)]
+    Journal(#[from] matchbook::journal::JournalError),
+    /// The data directory was written with another engine configuration.
+    #[error(
+        "data directory {0} was written with another configuration of currencies, instruments or fees; start with that configuration or a new data directory"
+    )]
+    ConfigChanged(String),
+}
+
+/// File in the data directory that pins the engine configuration its journal needs.
+const CONFIG_PIN: &str = "engine-config.sha256";
+
+/// Refuses a data directory whose journal was written under another engine configuration
+/// (replaying it would give another state); records the configuration on first use.
+fn pin_config(settings: &Settings) -> Result<(), ServerError> {
+    use sha2::Digest;
+    let digest: String = sha2::Sha256::digest(format!("{:?}", settings.engine).as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let path = settings.data_dir.join(CONFIG_PIN);
+    match std::fs::read_to_string(&path) {
+        Ok(pinned) if pinned.trim() == digest => Ok(()),
+        Ok(_) => Err(ServerError::ConfigChanged(
+            settings.data_dir.display().to_string(),
+        )),
+        Err(_) => Ok(std::fs::write(path, digest)?),
+    }
 }
 
 /// A running exchange.
@@ -83,16 +112,41 @@ impl Server {
     /// Builds the engine, provisions holders and keys, and starts both listeners.
     pub async fn start(settings: Settings) -> Result<Self, ServerError> {
         std::fs::create_dir_all(&settings.data_dir)?;
-        let engine = Engine::new(settings.engine.clone())?;
+        pin_config(&settings)?;
+        let mut engine = Engine::new(settings.engine.clone())?;
         let markets = Markets::of(&engine);
-        let market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
+        let mut market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
+        let (journal, recovered) =
+            matchbook::journal::open_dir(&settings.data_dir, settings.journal_sync)?;
+        if recovered.truncated > 0 {
+            tracing::warn!(
+                bytes = recovered.truncated,
+                "journal ended in a torn record; it was cut off"
+            );
+        }
+        let started = std::time::Instant::now();
+        matchbook::journal::replay(&mut engine, Some(&mut market), &recovered.entries);
+        let resumed = !recovered.entries.is_empty();
+        if resumed {
+            tracing::info!(
+                commands = recovered.entries.len(),
+                millis = started.elapsed().as_millis() as u64,
+                "state recovered from the journal"
+            );
+        }
         let clock = Arc::new(OffsetClock::default());
-        let runtime = Runtime::start_with(
+        // An operator's clock advance survives a restart: never run behind the journal.
+        let behind = engine.now().0 - clock.now().0;
+        if behind > 0 {
+            clock.advance(behind);
+        }
+        let runtime = Runtime::start_durable(
             engine,
             market,
             clock.clone(),
             settings.queue_capacity,
             settings.market_data,
+            Box::new(journal),
         )?;
         let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join("keys.json")))?);
         let state: Shared = Arc::new(AppState {
@@ -104,8 +158,15 @@ impl Server {
             rate_limit: settings.rate_limit_per_minute,
             data_dir: settings.data_dir.clone(),
         });
-        let directory = setup::provision(&state, &settings.holders).await?;
+        // Holders and opening balances are commands like any other: on a restart they
+        // come back from the journal, so they are provisioned only into an empty one.
+        let directory = if resumed {
+            setup::directory(&state, &settings.holders).await?
+        } else {
+            setup::provision(&state, &settings.holders).await?
+        };
         if settings.demo
+            && !resumed
             && let Some((_, accounts)) = directory.get("market-maker")
             && let Some(&maker) = accounts.get("main")
         {

@@ -116,6 +116,35 @@ pub async fn provision(state: &Shared, holders: &[HolderConfig]) -> Result<Direc
     Ok(directory)
 }
 
+/// The directory of configured holders as a recovered engine has them: holders were
+/// created in configuration order, so the n-th configured holder is holder n, and its
+/// accounts are found by name.
+pub async fn directory(state: &Shared, holders: &[HolderConfig]) -> Result<Directory, SetupError> {
+    let mut directory = Directory::new();
+    for (i, h) in holders.iter().enumerate() {
+        let holder = HolderId(i as u32);
+        let accounts = state
+            .engine(move |e| {
+                e.holder_accounts(holder).map(|list| {
+                    list.iter()
+                        .map(|a| (a.name.to_owned(), a.id))
+                        .collect::<HashMap<String, AccountId>>()
+                })
+            })
+            .await
+            .map_err(|error| SetupError::Command {
+                what: h.name.clone(),
+                error,
+            })?
+            .map_err(|e| SetupError::Command {
+                what: h.name.clone(),
+                error: e.into(),
+            })?;
+        directory.insert(h.name.clone(), (holder, accounts));
+    }
+    Ok(directory)
+}
+
 /// Reference prices of the demo market maker's quotes.
 const DEMO_QUOTES: [(&str, &str, &str); 5] = [
     ("BTC_EUR", "60000.00", "0.01000"),

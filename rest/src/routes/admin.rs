@@ -304,3 +304,16 @@ pub async fn liquidate(
         json!({"account_id": Uuid::of_account(account).to_string()}),
     ))
 }
+
+/// The engine's event sequence number, time and state hash (recovery checks compare it
+/// with a fresh replay of the journal).
+pub async fn engine_state(State(state): State<Shared>, _: Admin) -> Result<Json<Value>, ApiError> {
+    let (sequence, now, hash) = state
+        .engine(|e| (e.sequence(), e.now(), e.state_hash()))
+        .await?;
+    Ok(Json(json!({
+        "sequence": sequence,
+        "time": iso_ms(now),
+        "state_hash": format!("{hash:016x}"),
+    })))
+}
