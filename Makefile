@@ -7,7 +7,7 @@
 CARGO ?= cargo
 BENCH_N ?= 2000000
 
-.PHONY: all run test fmt-check lint unit ccxt bench latency rest-bench clean
+.PHONY: all run test fmt-check lint unit ccxt soak bench latency rest-bench clean
 
 all: test
 
@@ -44,6 +44,10 @@ latency:
 	for profile in exchange-core deep-book; do for balances in off on; do \
 		./target/release/matchbook-bench latency --profile $$profile --balances $$balances --n $(BENCH_N) --runs 5 || exit 1; \
 	done; done
+
+# Crash recovery with many more SIGKILL moments than `make test` runs.
+soak:
+	MATCHBOOK_CRASH_SEEDS=$$(seq -s, 1 40) $(CARGO) test --release -p matchbook-rest --test crash -- --nocapture
 
 # REST order entry over loopback (BENCHMARKS.md): place + cancel, 5 s x 3 runs per load.
 rest-bench:
