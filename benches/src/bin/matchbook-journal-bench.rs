@@ -100,5 +100,59 @@ fn main() {
         results[0] / results[1],
         results[0] / results[2]
     );
+    // Through the runtime: one producer thread submits as fast as the queue takes them;
+    // with the journal, batches are written and synced on the journal thread while the
+    // engine applies the next, and answers wait for their batch.
+    let mut through_runtime = Vec::new();
+    for durable in [false, true] {
+        let _ = std::fs::remove_dir_all(&dir);
+        let engine = w.prepared_engine();
+        let market = matchbook::market::MarketData::new(1, Default::default());
+        let clock = std::sync::Arc::new(matchbook::runtime::ManualClock::at(w.time_of_command(0)));
+        let placement = matchbook::runtime::MarketDataPlacement::OwnThread;
+        let runtime = if durable {
+            let (log, _) = journal::open_dir(&dir, SyncPolicy::EveryBatch).expect("journal");
+            matchbook::runtime::Runtime::start_durable(
+                engine,
+                market,
+                clock,
+                65_536,
+                placement,
+                Box::new(log),
+            )
+        } else {
+            matchbook::runtime::Runtime::start_with(engine, market, clock, 65_536, placement)
+        }
+        .expect("runtime");
+        let handle = runtime.handle();
+        let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let started = Instant::now();
+        for command in &w.commands {
+            loop {
+                let answered = answered.clone();
+                let reply = move |_| {
+                    answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                };
+                match handle.submit(command.clone(), reply) {
+                    Ok(()) => break,
+                    Err(matchbook::runtime::RuntimeError::Busy) => std::thread::yield_now(),
+                    Err(e) => panic!("runtime: {e}"),
+                }
+            }
+        }
+        runtime.shutdown().expect("stop");
+        let seconds = started.elapsed().as_secs_f64();
+        let rate = answered.load(std::sync::atomic::Ordering::Relaxed) as f64 / seconds;
+        println!(
+            "runtime, journal {:<5} {:>6.2} M commands/s answered ({seconds:.3} s)",
+            if durable { "fsync" } else { "off" },
+            rate / 1e6
+        );
+        through_runtime.push(rate);
+    }
+    println!(
+        "runtime slowdown with the journal (fsync per batch, pipelined): {:.2}x",
+        through_runtime[0] / through_runtime[1]
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

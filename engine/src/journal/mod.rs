@@ -31,13 +31,22 @@ pub const MAGIC: &[u8; 8] = b"MBJRNL01";
 /// Record format version.
 pub const RECORD_VERSION: u8 = 1;
 
+/// Work that makes a sealed batch durable, run on the journal thread.
+pub type CommitJob = Box<dyn FnOnce() -> std::io::Result<()> + Send>;
+
 /// Where commands go before their results are acknowledged.
 pub trait CommandLog: Send {
     /// Appends one command applied at `time`; returns its sequence number. Not durable
-    /// until [`CommandLog::commit`] returns.
+    /// until [`CommandLog::commit`] returns or the job of [`CommandLog::seal`] has run.
     fn append(&mut self, time: Timestamp, command: &Command) -> std::io::Result<u64>;
     /// Makes every appended command durable (per the log's sync policy).
     fn commit(&mut self) -> std::io::Result<()>;
+    /// Hands over everything appended so far as a job that makes it durable, so that the
+    /// write and fsync can run on another thread while the next batch is applied; jobs
+    /// must run in the order they were sealed. The default commits in place.
+    fn seal(&mut self) -> std::io::Result<Option<CommitJob>> {
+        self.commit().map(|()| None)
+    }
 }
 
 /// When the journal forces its writes to stable storage.
@@ -98,14 +107,14 @@ pub struct Recovered {
 /// A journal over some storage.
 #[derive(Debug)]
 pub struct Journal<S: Storage> {
-    storage: S,
+    storage: std::sync::Arc<std::sync::Mutex<S>>,
     policy: SyncPolicy,
     pending: Vec<u8>,
     next_seq: u64,
     last_time: Timestamp,
 }
 
-impl<S: Storage> Journal<S> {
+impl<S: Storage + 'static> Journal<S> {
     /// Opens a journal on `storage`: checks every record, truncates a torn tail, and
     /// returns the records for replay.
     pub fn open(mut storage: S, policy: SyncPolicy) -> Result<(Self, Recovered), JournalError> {
@@ -153,7 +162,7 @@ impl<S: Storage> Journal<S> {
             }
         }
         let journal = Self {
-            storage,
+            storage: std::sync::Arc::new(std::sync::Mutex::new(storage)),
             policy,
             pending: Vec::with_capacity(64 * 1024),
             next_seq: entries.last().map_or(1, |e| e.seq + 1),
@@ -165,11 +174,6 @@ impl<S: Storage> Journal<S> {
     /// Time of the last record (so a restarted runtime never stamps an earlier time).
     pub fn last_time(&self) -> Timestamp {
         self.last_time
-    }
-
-    /// The storage (tests inspect it).
-    pub fn storage(&self) -> &S {
-        &self.storage
     }
 }
 
@@ -223,7 +227,22 @@ fn read_record(bytes: &[u8], at: usize) -> Result<(JournalEntry, usize), RecordE
     ))
 }
 
-impl<S: Storage> CommandLog for Journal<S> {
+fn write_batch<S: Storage>(
+    storage: &std::sync::Mutex<S>,
+    bytes: &[u8],
+    policy: SyncPolicy,
+) -> std::io::Result<()> {
+    let mut storage = storage
+        .lock()
+        .map_err(|_| std::io::Error::other("journal storage poisoned"))?;
+    storage.append(bytes)?;
+    if policy == SyncPolicy::EveryBatch {
+        storage.sync()?;
+    }
+    Ok(())
+}
+
+impl<S: Storage + 'static> CommandLog for Journal<S> {
     fn append(&mut self, time: Timestamp, command: &Command) -> std::io::Result<u64> {
         let seq = self.next_seq;
         let start = self.pending.len();
@@ -246,12 +265,20 @@ impl<S: Storage> CommandLog for Journal<S> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        self.storage.append(&self.pending)?;
+        write_batch(&self.storage, &self.pending, self.policy)?;
         self.pending.clear();
-        if self.policy == SyncPolicy::EveryBatch {
-            self.storage.sync()?;
-        }
         Ok(())
+    }
+
+    fn seal(&mut self) -> std::io::Result<Option<CommitJob>> {
+        if self.pending.is_empty() {
+            return Ok(None);
+        }
+        let bytes = std::mem::replace(&mut self.pending, Vec::with_capacity(64 * 1024));
+        let (storage, policy) = (self.storage.clone(), self.policy);
+        Ok(Some(Box::new(move || {
+            write_batch(&storage, &bytes, policy)
+        })))
     }
 }
 

@@ -28,7 +28,7 @@ use crate::engine::{Applied, Engine};
 use crate::error::EngineError;
 use crate::event::EventRecord;
 use crate::ids::Timestamp;
-use crate::journal::CommandLog;
+use crate::journal::{CommandLog, CommitJob};
 use crate::market::MarketData;
 
 /// Default number of requests the ingress queue holds.
@@ -350,6 +350,36 @@ enum Deferred {
     Engine(EngineRead),
 }
 
+/// Runs the deferred work of a durable (or log-free) batch; false when market data is gone.
+fn release(engine: &Engine, stage: &mut MarketStage, batch: Vec<Deferred>) -> bool {
+    for work in batch {
+        match work {
+            Deferred::Engine(read) => read(engine),
+            Deferred::Market(work) => {
+                if !stage.take(work) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// A batch waiting for its journal write, and the answer of the journal thread.
+type Sealed = (CommitJob, Vec<Deferred>);
+type Durable = Result<Vec<Deferred>, ()>;
+
+/// The journal thread: runs commit jobs in order and hands each batch back once durable.
+fn run_journal(jobs: &Receiver<Sealed>, durable: &Sender<Durable>) {
+    for (job, batch) in jobs {
+        let answer = job().map(|()| batch).map_err(|_| ());
+        let failed = answer.is_err();
+        if durable.send(answer).is_err() || failed {
+            break;
+        }
+    }
+}
+
 fn run_engine(
     mut engine: Engine,
     clock: &dyn Clock,
@@ -359,12 +389,48 @@ fn run_engine(
 ) -> (Engine, Option<MarketData>) {
     // A recovered engine's time is the last journalled time: never stamp before it.
     let mut last = engine.now();
+    // With a log, sealed batches go to a journal thread (write + fsync) while the next
+    // batch is applied; their answers are released when they come back durable, in order.
+    let (jobs_tx, jobs_rx) = crossbeam_channel::unbounded::<Sealed>();
+    let (durable_tx, durable_rx) = crossbeam_channel::unbounded::<Durable>();
+    let journal_thread = log.is_some().then(|| {
+        std::thread::Builder::new()
+            .name("matchbook-journal".into())
+            .spawn(move || run_journal(&jobs_rx, &durable_tx))
+    });
+    let journal_thread = match journal_thread {
+        Some(Ok(handle)) => Some(handle),
+        Some(Err(_)) => None,
+        None => None,
+    };
+    let pipelined = journal_thread.is_some();
+    // Without a journal thread nothing comes back durable: wait on a channel that never
+    // delivers (a disconnected one would always be ready).
+    let durable_rx = if pipelined {
+        durable_rx
+    } else {
+        crossbeam_channel::never()
+    };
+    let mut in_flight = 0usize;
     let mut batch: Vec<Deferred> = Vec::with_capacity(MAX_BATCH);
     'serve: loop {
-        let Ok(first) = inbox.recv() else { break };
+        let first = crossbeam_channel::select! {
+            recv(inbox) -> request => match request {
+                Ok(request) => request,
+                Err(_) => break 'serve,
+            },
+            recv(durable_rx) -> done => {
+                in_flight -= 1;
+                let Ok(Ok(done)) = done else { break 'serve };
+                if !release(&engine, &mut stage, done) {
+                    break 'serve;
+                }
+                continue 'serve;
+            },
+        };
         let mut next = Some(first);
         let mut stop = false;
-        // Take what is queued (up to a bound), apply it, commit once, then answer.
+        // Take what is queued (up to a bound) and apply it; the batch is answered once.
         while let Some(request) = next.take() {
             match request {
                 Request::Apply { command, reply } => {
@@ -396,24 +462,48 @@ fn run_engine(
                 next = inbox.try_recv().ok();
             }
         }
-        if let Some(log) = log.as_mut()
-            && log.commit().is_err()
-        {
-            break;
-        }
-        for work in batch.drain(..) {
-            match work {
-                Deferred::Engine(read) => read(&engine),
-                Deferred::Market(work) => {
-                    if !stage.take(work) {
-                        break 'serve;
-                    }
+        let work = std::mem::replace(&mut batch, Vec::with_capacity(MAX_BATCH));
+        match log.as_mut() {
+            Some(log) if pipelined => {
+                // A batch with nothing to write still waits behind the ones in flight.
+                let job: CommitJob = match log.seal() {
+                    Ok(Some(job)) => job,
+                    Ok(None) => Box::new(|| Ok(())),
+                    Err(_) => break 'serve,
+                };
+                if jobs_tx.send((job, work)).is_err() {
+                    break 'serve;
+                }
+                in_flight += 1;
+            }
+            Some(log) => {
+                if log.commit().is_err() || !release(&engine, &mut stage, work) {
+                    break 'serve;
+                }
+            }
+            None => {
+                if !release(&engine, &mut stage, work) {
+                    break 'serve;
                 }
             }
         }
         if stop {
+            // Everything taken before the stop is answered once durable.
+            while in_flight > 0 {
+                in_flight -= 1;
+                let Ok(Ok(done)) = durable_rx.recv() else {
+                    break;
+                };
+                if !release(&engine, &mut stage, done) {
+                    break;
+                }
+            }
             break;
         }
+    }
+    drop(jobs_tx);
+    if let Some(handle) = journal_thread {
+        let _ = handle.join();
     }
     match stage {
         MarketStage::Inline(market) => (engine, Some(*market)),
