@@ -8,7 +8,7 @@ use utoipa::Modify;
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use crate::routes::{account, futures, orders, public, trades};
+use crate::routes::{account, admin, futures, orders, public, trades};
 
 struct BearerKeys;
 
@@ -42,6 +42,28 @@ impl Modify for BearerKeys {
     modifiers(&BearerKeys),
 )]
 pub struct ApiDoc;
+
+/// The admin listener's description (served there, to admin keys' holders).
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "matchbook admin API", version = "1",
+        description = "Operator operations on the admin listener; every call needs an ADMIN key. Every error is `{\"error\": CODE}`."),
+    paths(
+        admin::create_holder, admin::create_subaccount, admin::close_account, admin::deposit,
+        admin::withdraw, admin::derisk, admin::blp_threshold, admin::create_key,
+        admin::instrument_state, admin::advance_time, admin::index_price, admin::liquidate,
+        admin::engine_state,
+    ),
+    components(schemas(crate::error::ErrorBody)),
+    modifiers(&BearerKeys),
+)]
+pub struct AdminDoc;
+
+/// Serves the admin description.
+pub async fn serve_admin() -> Json<utoipa::openapi::OpenApi> {
+    static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
+    Json(DOC.get_or_init(AdminDoc::openapi).clone())
+}
 
 /// Serves the description.
 pub async fn serve() -> Json<utoipa::openapi::OpenApi> {

@@ -237,6 +237,40 @@ async fn openapi_describes_every_public_route_and_unknown_routes_are_json_404() 
         assert!(paths.contains_key(p), "{p} documented");
     }
     assert!(doc["components"]["securitySchemes"]["api_key"].is_object());
+    let (status, admin) = x
+        .call(
+            reqwest::Method::GET,
+            &format!("{}/openapi.json", x.admin),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let admin_paths = admin["paths"].as_object().expect("paths");
+    for p in [
+        "/admin/holders",
+        "/admin/subaccounts",
+        "/admin/accounts/{account_id}/close",
+        "/admin/deposits",
+        "/admin/withdrawals",
+        "/admin/derisk",
+        "/admin/blp-threshold",
+        "/admin/keys",
+        "/admin/instruments/{instrument_code}/state",
+        "/admin/time/advance",
+        "/admin/index-price",
+        "/admin/liquidate",
+        "/admin/state",
+    ] {
+        assert!(
+            admin_paths.contains_key(p),
+            "{p} documented on the admin listener"
+        );
+    }
+    assert!(
+        !paths.keys().any(|p| p.starts_with("/admin")),
+        "admin routes are not described on the public listener"
+    );
     // An announced body over the limit is refused before it is read (raw socket: a client
     // still writing the body when the answer comes would see a broken pipe instead).
     let addr = x.server.addr;

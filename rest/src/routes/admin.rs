@@ -40,6 +40,9 @@ async fn apply(state: &Shared, command: Command) -> Result<matchbook::Applied, A
 }
 
 /// Creates a holder with its main account.
+#[utoipa::path(post, path = "/admin/holders", tag = "admin", security(("api_key" = [])),
+    responses((status = 200, description = "`{holder_id, account_id}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn create_holder(State(state): State<Shared>, _: Admin) -> Result<Json<Value>, ApiError> {
     let applied = apply(&state, Command::CreateHolder).await?;
     let (holder, account) = applied
@@ -53,6 +56,10 @@ pub async fn create_holder(State(state): State<Shared>, _: Admin) -> Result<Json
 }
 
 /// Creates a subaccount: `{holder_id, name, kind?}` (kind `regular`, `instant-trade`, `blp`).
+#[utoipa::path(post, path = "/admin/subaccounts", tag = "admin", security(("api_key" = [])),
+    request_body(description = "`{holder_id, name, kind?}` (kind: regular, instant-trade, blp)"),
+    responses((status = 200, description = "`{account_id}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn create_subaccount(
     State(state): State<Shared>,
     _: Admin,
@@ -86,6 +93,10 @@ pub fn parse_kind(text: Option<&str>) -> Result<AccountKind, ApiError> {
 }
 
 /// Closes a subaccount.
+#[utoipa::path(post, path = "/admin/accounts/{account_id}/close", tag = "admin", security(("api_key" = [])),
+    params(("account_id" = String, Path)),
+    responses((status = 200, description = "`{account_id, state}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn close_account(
     State(state): State<Shared>,
     _: Admin,
@@ -103,6 +114,10 @@ pub async fn close_account(
 }
 
 /// Credits an account: `{account_id, currency, amount}`.
+#[utoipa::path(post, path = "/admin/deposits", tag = "admin", security(("api_key" = [])),
+    request_body(description = "`{account_id, currency, amount}`"),
+    responses((status = 200, description = "`{ok}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn deposit(
     State(state): State<Shared>,
     _: Admin,
@@ -124,6 +139,10 @@ pub async fn deposit(
 }
 
 /// Debits an account: `{account_id, currency, amount}`.
+#[utoipa::path(post, path = "/admin/withdrawals", tag = "admin", security(("api_key" = [])),
+    request_body(description = "`{account_id, currency, amount}`"),
+    responses((status = 200, description = "`{ok}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn withdraw(
     State(state): State<Shared>,
     _: Admin,
@@ -145,6 +164,10 @@ pub async fn withdraw(
 }
 
 /// Sets de-risk: `{account_id, on}`.
+#[utoipa::path(post, path = "/admin/derisk", tag = "admin", security(("api_key" = [])),
+    request_body(description = "`{account_id, on}`"),
+    responses((status = 200, description = "`{ok}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn derisk(
     State(state): State<Shared>,
     _: Admin,
@@ -162,6 +185,10 @@ pub async fn derisk(
 }
 
 /// Sets a BLP account's minimum balance: `{account_id, currency, amount}`.
+#[utoipa::path(post, path = "/admin/blp-threshold", tag = "admin", security(("api_key" = [])),
+    request_body(description = "`{account_id, currency, amount}`"),
+    responses((status = 200, description = "`{ok}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn blp_threshold(
     State(state): State<Shared>,
     _: Admin,
@@ -183,6 +210,10 @@ pub async fn blp_threshold(
 }
 
 /// Issues an API key: `{account_id, scopes: [..]}`; the key text is returned once.
+#[utoipa::path(post, path = "/admin/keys", tag = "admin", security(("api_key" = [])),
+    request_body(description = "`{account_id, scopes: [TRADE | SUBACCOUNT_TRANSFER | READ_ONLY | UI_HOLDER | UI_ACCOUNT | ADMIN]}`"),
+    responses((status = 200, description = "`{key, holder_id, account_id, scopes}`; the key text is shown only here"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn create_key(
     State(state): State<Shared>,
     _: Admin,
@@ -214,6 +245,11 @@ pub async fn create_key(
 }
 
 /// Sets an instrument's state: `{state}`.
+#[utoipa::path(post, path = "/admin/instruments/{instrument_code}/state", tag = "admin", security(("api_key" = [])),
+    params(("instrument_code" = String, Path)),
+    request_body(description = "`{state}` (ACTIVE, POST_ONLY, SUSPENDED, CLOSED)"),
+    responses((status = 200, description = "`{instrument_code, state}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn instrument_state(
     State(state): State<Shared>,
     _: Admin,
@@ -244,6 +280,10 @@ pub async fn instrument_state(
 }
 
 /// Moves the exchange clock forward: `{seconds}`; then expires what became due.
+#[utoipa::path(post, path = "/admin/time/advance", tag = "admin", security(("api_key" = [])),
+    request_body(description = "`{seconds}`"),
+    responses((status = 200, description = "`{time, offset_seconds}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn advance_time(
     State(state): State<Shared>,
     _: Admin,
@@ -263,6 +303,10 @@ pub async fn advance_time(
 }
 
 /// Sets a futures instrument's index price: `{instrument_code, price}`.
+#[utoipa::path(post, path = "/admin/index-price", tag = "admin", security(("api_key" = [])),
+    request_body(description = "`{instrument_code, price}`"),
+    responses((status = 200, description = "`{instrument_code, index_price}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn index_price(
     State(state): State<Shared>,
     _: Admin,
@@ -292,6 +336,10 @@ pub async fn index_price(
 }
 
 /// Liquidates an account's futures positions: `{account_id}`.
+#[utoipa::path(post, path = "/admin/liquidate", tag = "admin", security(("api_key" = [])),
+    request_body(description = "`{account_id}`"),
+    responses((status = 200, description = "`{account_id}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn liquidate(
     State(state): State<Shared>,
     _: Admin,
@@ -307,6 +355,9 @@ pub async fn liquidate(
 
 /// The engine's event sequence number, time and state hash (recovery checks compare it
 /// with a fresh replay of the journal).
+#[utoipa::path(get, path = "/admin/state", tag = "admin", security(("api_key" = [])),
+    responses((status = 200, description = "`{sequence, time, state_hash}`"),
+        (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn engine_state(State(state): State<Shared>, _: Admin) -> Result<Json<Value>, ApiError> {
     let (sequence, now, hash) = state
         .engine(|e| (e.sequence(), e.now(), e.state_hash()))

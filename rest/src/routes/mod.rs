@@ -177,6 +177,7 @@ pub fn admin_router(state: Shared) -> Router {
         .route("/admin/time/advance", post(admin::advance_time))
         .route("/admin/index-price", post(admin::index_price))
         .route("/admin/liquidate", post(admin::liquidate))
-        .route("/admin/state", get(admin::engine_state));
+        .route("/admin/state", get(admin::engine_state))
+        .route("/openapi.json", get(crate::openapi::serve_admin));
     finish(router, state)
 }
