@@ -134,8 +134,10 @@ pub struct NewOrder {
     pub client_id: Option<Uuid>,
     /// Overrides the account's self-trade prevention mode.
     pub stp: Option<StpMode>,
-    /// Futures only: may only reduce the position (never opens, adds or flips); must not
-    /// rest (immediate-or-cancel, fill-or-kill or market), reserves no margin.
+    /// Futures only: may only reduce the position (never opens, adds or flips). It must
+    /// oppose the position and not exceed it when placed; while it rests, each fill is
+    /// capped at what is left of the position, and it is cancelled once nothing is.
+    /// Reserves no margin.
     pub reduce_only: bool,
 }
 
@@ -203,6 +205,8 @@ pub struct Order {
     pub(crate) time_in_force: TimeInForce,
     pub(crate) stp: StpMode,
     pub(crate) state: LiveState,
+    /// Futures: fills never take the position past flat (capped at match time).
+    pub(crate) reduce_only: bool,
     /// Limit price; `Price(0)` for a market order without a protection price.
     pub(crate) price: Price,
     pub(crate) amount: Qty,

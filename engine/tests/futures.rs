@@ -194,7 +194,7 @@ fn fills_move_positions_and_realise_pnl_and_fees_in_usd() {
 }
 
 #[test]
-fn reduce_only_never_opens_adds_or_rests() {
+fn reduce_only_never_opens_or_adds() {
     let mut w = World::new();
     let (a, b) = (w.trader(10_000), w.trader(10_000));
     let reduce = |o: NewOrder| NewOrder {
@@ -208,11 +208,6 @@ fn reduce_only_never_opens_adds_or_rests() {
     assert_eq!(w.place(adds), Err(EngineError::ReduceOnlyWouldIncrease));
     let too_big = reduce(w.order(a, Side::Sell, px(60_000), milli(101)));
     assert_eq!(w.place(too_big), Err(EngineError::ReduceOnlyWouldIncrease));
-    let resting = NewOrder {
-        reduce_only: true,
-        ..w.order(a, Side::Sell, px(60_000), milli(10))
-    };
-    assert_eq!(w.place(resting), Err(EngineError::ReduceOnlyWouldIncrease));
     let spot = NewOrder {
         reduce_only: true,
         instrument: InstrumentId(0),
@@ -225,6 +220,56 @@ fn reduce_only_never_opens_adds_or_rests() {
     let ok = reduce(w.order(a, Side::Sell, px(60_000), milli(40)));
     w.place(ok).expect("reduces");
     assert_eq!(w.size(a), 600);
+}
+
+#[test]
+fn a_resting_reduce_only_order_fills_only_what_is_left_of_the_position() {
+    let mut w = World::new();
+    let (a, b, c) = (w.trader(10_000), w.trader(10_000), w.trader(10_000));
+    w.trade(b, a, Side::Buy, px(60_000), milli(100));
+    // A take-profit for the whole long rests above the market.
+    let take_profit = NewOrder {
+        reduce_only: true,
+        ..w.order(a, Side::Sell, px(62_000), milli(100))
+    };
+    w.place(take_profit).expect("rests");
+    assert_eq!(w.cash(a).1, 0, "reduce-only reserves no margin");
+    // Meanwhile the long is mostly closed by another sale.
+    w.trade(c, a, Side::Sell, px(61_000), milli(70));
+    assert_eq!(w.size(a), 300);
+    // A buyer lifts the take-profit for 0.1 BTC: only the 0.03 left may fill.
+    let lift = w.order(c, Side::Buy, px(62_000), milli(100));
+    w.place(lift).expect("taker");
+    assert_eq!(w.size(a), 0, "closed, never short");
+    assert!(w.events.iter().any(|e| matches!(
+        e.event,
+        Event::Trade(t) if t.maker_account == a && t.amount == milli(30)
+    )));
+    assert!(
+        w.engine.open_orders(a).is_empty(),
+        "the rest of the take-profit is gone"
+    );
+    assert_eq!(
+        w.size(c),
+        milli(100).0,
+        "the buyer got 0.07 + 0.03; its rest waits"
+    );
+    // A reduce-only taker stops at flat too.
+    w.run(Command::CancelAll {
+        account: c,
+        scope: matchbook::CancelScope::All,
+    })
+    .expect("clear the buyer's rest");
+    w.trade(b, a, Side::Buy, px(60_000), milli(20));
+    let bid = w.order(b, Side::Buy, px(59_000), milli(100));
+    w.place(bid).expect("bid");
+    let close = NewOrder {
+        reduce_only: true,
+        ..w.order(a, Side::Sell, px(59_000), milli(20))
+    };
+    w.place(close).expect("reduces");
+    assert_eq!(w.size(a), 0);
+    assert!(w.engine.open_orders(a).is_empty());
 }
 
 #[test]

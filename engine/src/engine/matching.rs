@@ -15,6 +15,8 @@ enum Stop {
     Exhausted,
     /// Self-trade prevention cancels the taker.
     SelfTrade,
+    /// A reduce-only taker whose position is flat: nothing more may fill.
+    PositionClosed,
 }
 
 impl Engine {
@@ -74,7 +76,7 @@ impl Engine {
         } else {
             let reason = match stop {
                 Stop::SelfTrade => CancelReason::SelfTrade,
-                Stop::Exhausted => CancelReason::Unfilled,
+                Stop::Exhausted | Stop::PositionClosed => CancelReason::Unfilled,
             };
             self.end_taker(slot, reason, sink);
         }
@@ -127,6 +129,7 @@ impl Engine {
             taker.stp,
             taker.handle(),
         );
+        let taker_reduce_only = taker.reduce_only;
         let b = usize::from(instrument.0);
         loop {
             let remaining = self.orders[taker_slot as usize].remaining();
@@ -154,7 +157,28 @@ impl Engine {
                     }
                 }
             }
-            let qty = Qty(remaining.0.min(maker.remaining().0));
+            let mut qty = Qty(remaining.0.min(maker.remaining().0));
+            if taker_reduce_only || maker.reduce_only {
+                // Futures reduce-only: never fill past flat.
+                let (maker_account, maker_reduce_only) = (maker.account, maker.reduce_only);
+                if let Some(m) = self.settlements[b].futures.map(usize::from) {
+                    if taker_reduce_only {
+                        let room = self.reduce_room(account, m, side);
+                        if room == 0 {
+                            return Stop::PositionClosed;
+                        }
+                        qty.0 = qty.0.min(room);
+                    }
+                    if maker_reduce_only {
+                        let room = self.reduce_room(maker_account, m, side.opposite());
+                        if room == 0 {
+                            self.cancel_live(maker_slot, CancelReason::Unfilled, sink);
+                            continue;
+                        }
+                        qty.0 = qty.0.min(room);
+                    }
+                }
+            }
             let notional = price.notional(qty);
             let now = self.now;
             let (maker_fee, taker_fee) = if self.enforce_balances {

@@ -190,6 +190,7 @@ impl Engine {
             time_in_force: o.time_in_force,
             stp,
             state: LiveState::Taking,
+            reduce_only: o.reduce_only,
             price: o.price.unwrap_or_default(),
             trigger_price: o.trigger_price.unwrap_or_default(),
             reserved: 0,

@@ -108,6 +108,16 @@ impl Engine {
         state
     }
 
+    /// Lots an order on `side` may still fill without taking the position past flat.
+    #[inline]
+    pub(crate) fn reduce_room(&self, account: AccountId, m: usize, side: Side) -> i64 {
+        let size = self.futures.position(account, m).map_or(0, |p| p.size);
+        match side {
+            Side::Sell => size.max(0),
+            Side::Buy => (-size).max(0),
+        }
+    }
+
     /// Whether the account is in de-risk, by an operator or by a margin call.
     pub(crate) fn in_derisk(&self, account: AccountId) -> bool {
         self.futures.account(account).margin_call
@@ -122,7 +132,7 @@ impl Engine {
             Side::Sell => size > 0 && o.amount.0 <= size,
         };
         if o.reduce_only {
-            if !reduces || o.order_type == OrderType::Stop || o.time_in_force.rests() {
+            if !reduces || o.order_type == OrderType::Stop {
                 return Err(EngineError::ReduceOnlyWouldIncrease);
             }
             return Ok(0);
