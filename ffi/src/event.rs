@@ -1,0 +1,203 @@
+//! `mb_event`: a flat, fixed-size C struct for every engine event, polled into a caller's
+//! array. Fields a kind does not use are zero.
+
+use matchbook::{Event, EventRecord};
+
+/// What an `mb_event` reports.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MbEventKind {
+    /// Any event this version of the ABI does not describe field by field.
+    Other = 0,
+    /// An order was accepted (`order`, `account`, `instrument`, `side`, `price`, `amount`).
+    OrderAccepted = 1,
+    /// A trade (`order` = taker, `maker_order`, `account` = taker, `maker_account`,
+    /// `price`, `amount`, `side` = taker side, `fee` = taker fee, `maker_fee`).
+    Trade = 2,
+    /// An order rests (`order`, `instrument`, `side`, `price`, `amount` = remaining).
+    OrderBooked = 3,
+    /// An order ended without filling (`order`, `account`, `amount` = remaining).
+    OrderCancelled = 4,
+    /// A balance changed (`account`, `currency`, `amount` = available, `price` = locked).
+    BalanceChanged = 5,
+    /// A command was refused (`account`, `status`).
+    Rejected = 6,
+    /// The touch changed (`instrument`, `price` = bid, `amount` = ask; 0 = none).
+    TopOfBook = 7,
+    /// A futures position changed (`account`, `instrument`, `amount` = signed size,
+    /// `price` = entry price, `fee` = realised).
+    PositionChanged = 8,
+}
+
+/// One event.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MbEvent {
+    /// Global sequence number.
+    pub seq: u64,
+    /// Engine time, nanoseconds since the epoch.
+    pub time_ns: i64,
+    /// Kind.
+    pub kind: MbEventKind,
+    /// Side (0 buy, 1 sell) where one applies.
+    pub side: u8,
+    /// Instrument index.
+    pub instrument: u16,
+    /// Currency index.
+    pub currency: u16,
+    /// Account.
+    pub account: u32,
+    /// Other account (the maker of a trade).
+    pub maker_account: u32,
+    /// Status code of a refusal (`mb_status`).
+    pub status: i32,
+    /// Order number.
+    pub order: u64,
+    /// Its slab slot (with `order`, an `mb_order_ref`).
+    pub order_slot: u32,
+    /// Maker's slot.
+    pub maker_slot: u32,
+    /// Maker's order number.
+    pub maker_order: u64,
+    /// Price in ticks (see the kind).
+    pub price: i64,
+    /// Amount in lots (see the kind).
+    pub amount: i64,
+    /// Fee (see the kind).
+    pub fee: i64,
+    /// Maker fee of a trade.
+    pub maker_fee: i64,
+    /// Trade number of a trade.
+    pub trade: u64,
+}
+
+impl MbEvent {
+    fn blank(record: &EventRecord, kind: MbEventKind) -> Self {
+        Self {
+            seq: record.seq,
+            time_ns: record.time.0,
+            kind,
+            side: 0,
+            instrument: 0,
+            currency: 0,
+            account: 0,
+            maker_account: 0,
+            status: 0,
+            order: 0,
+            order_slot: 0,
+            maker_slot: 0,
+            maker_order: 0,
+            price: 0,
+            amount: 0,
+            fee: 0,
+            maker_fee: 0,
+            trade: 0,
+        }
+    }
+}
+
+impl From<&EventRecord> for MbEvent {
+    fn from(record: &EventRecord) -> Self {
+        let side = |s: matchbook::Side| u8::from(s == matchbook::Side::Sell);
+        match record.event {
+            Event::OrderAccepted(a) => Self {
+                order: a.order.id,
+                order_slot: a.order.slot,
+                account: a.account.0,
+                instrument: a.instrument.0,
+                side: side(a.side),
+                price: a.price.map_or(0, |p| p.0),
+                amount: a.amount.0,
+                ..Self::blank(record, MbEventKind::OrderAccepted)
+            },
+            Event::Trade(t) => Self {
+                order: t.taker.id,
+                order_slot: t.taker.slot,
+                maker_order: t.maker.id,
+                maker_slot: t.maker.slot,
+                account: t.taker_account.0,
+                maker_account: t.maker_account.0,
+                instrument: t.instrument.0,
+                side: side(t.taker_side),
+                price: t.price.0,
+                amount: t.amount.0,
+                fee: t.taker_fee,
+                maker_fee: t.maker_fee,
+                trade: t.id.0,
+                ..Self::blank(record, MbEventKind::Trade)
+            },
+            Event::OrderBooked {
+                order,
+                instrument,
+                side: s,
+                price,
+                remaining,
+            } => Self {
+                order: order.id,
+                order_slot: order.slot,
+                instrument: instrument.0,
+                side: side(s),
+                price: price.0,
+                amount: remaining.0,
+                ..Self::blank(record, MbEventKind::OrderBooked)
+            },
+            Event::OrderCancelled {
+                order,
+                account,
+                instrument,
+                remaining,
+                ..
+            } => Self {
+                order: order.id,
+                order_slot: order.slot,
+                account: account.0,
+                instrument: instrument.0,
+                amount: remaining.0,
+                ..Self::blank(record, MbEventKind::OrderCancelled)
+            },
+            Event::BalanceChanged {
+                account,
+                currency,
+                available,
+                locked,
+            } => Self {
+                account: account.0,
+                currency: currency.0,
+                amount: available,
+                price: locked,
+                ..Self::blank(record, MbEventKind::BalanceChanged)
+            },
+            Event::Rejected { account, error, .. } => Self {
+                account: account.map_or(0, |a| a.0),
+                status: crate::status::MbStatus::from(error) as i32,
+                ..Self::blank(record, MbEventKind::Rejected)
+            },
+            Event::TopOfBook {
+                instrument,
+                bid,
+                ask,
+            } => Self {
+                instrument: instrument.0,
+                price: bid.map_or(0, |p| p.0),
+                amount: ask.map_or(0, |p| p.0),
+                ..Self::blank(record, MbEventKind::TopOfBook)
+            },
+            Event::PositionChanged {
+                account,
+                instrument,
+                size,
+                entry_price,
+                realised,
+                ..
+            } => Self {
+                account: account.0,
+                instrument: instrument.0,
+                amount: size,
+                price: entry_price.0,
+                fee: realised,
+                ..Self::blank(record, MbEventKind::PositionChanged)
+            },
+            _ => Self::blank(record, MbEventKind::Other),
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! `mb_status`: one C enum for every outcome, with the engine's stable error codes (1xxx
+//! input, 2xxx funds and risk, 3xxx matching, 4xxx accounts) and the ABI's own (9xxx),
+//! mapped once from `EngineError`.
+
+use matchbook::EngineError;
+
+/// Outcome of every call.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MbStatus {
+    /// Success.
+    Ok = 0,
+    /// Amount is zero or negative.
+    InvalidAmount = 1001,
+    /// Price is zero or negative.
+    InvalidPrice = 1002,
+    /// A limit or stop order without a price.
+    MissingPrice = 1003,
+    /// Stop trigger missing or misplaced.
+    InvalidTriggerPrice = 1004,
+    /// Price outside the instrument's range.
+    PriceOutOfRange = 1005,
+    /// Order value below the instrument's min_size.
+    MinSizeNotSatisfied = 1006,
+    /// Invalid expiry time.
+    InvalidExpiry = 1007,
+    /// Time in force not allowed for this order type.
+    InvalidTimeInForce = 1008,
+    /// No such instrument.
+    UnknownInstrument = 1009,
+    /// An amend that changes nothing.
+    EmptyAmend = 1010,
+    /// No such currency.
+    UnknownCurrency = 1011,
+    /// Invalid account name.
+    InvalidAccountName = 1012,
+    /// Not a futures instrument.
+    NotFutures = 1013,
+    /// Not enough available balance or margin.
+    InsufficientFunds = 2001,
+    /// A transfer larger than the source balance.
+    InsufficientBalance = 2002,
+    /// A transfer below a BLP account's minimum.
+    BelowBlpThreshold = 2003,
+    /// The account is in de-risk.
+    AccountInDerisk = 2004,
+    /// A reduce-only order that would increase the position.
+    ReduceOnlyWouldIncrease = 2005,
+    /// Fill-or-kill that cannot fill completely.
+    InsufficientLiquidity = 3001,
+    /// Post-only order that would take.
+    PostOnlyWouldTake = 3002,
+    /// Instrument not trading.
+    InstrumentNotTrading = 3003,
+    /// Instrument accepts post-only orders only.
+    OnlyPostOnlyAllowed = 3004,
+    /// No such open order.
+    OrderNotFound = 3005,
+    /// Open-order limit reached.
+    MaxOpenOrdersExceeded = 3006,
+    /// Amend below the filled amount.
+    AmendBelowFilled = 3007,
+    /// No such account.
+    UnknownAccount = 4001,
+    /// No such holder.
+    UnknownHolder = 4002,
+    /// Source and destination are the same.
+    SameAccount = 4003,
+    /// Not the caller's account.
+    PermissionDenied = 4004,
+    /// Transfers to or from the instant-trade account.
+    InstantTradeAccount = 4005,
+    /// The account is closed.
+    AccountClosed = 4006,
+    /// The main account cannot be closed.
+    CannotCloseMain = 4007,
+    /// Account name in use.
+    AccountNameTaken = 4008,
+    /// Not a BLP account.
+    NotBlpAccount = 4009,
+    /// A required pointer was NULL.
+    NullArgument = 9001,
+    /// The caller's buffer is too small; `*len_out` says how much is needed.
+    BufferTooSmall = 9002,
+    /// A string argument is not UTF-8, not a known code, or not a valid decimal.
+    InvalidArgument = 9003,
+    /// The library panicked; the engine handle must be freed and not used again.
+    Panic = 9004,
+}
+
+impl From<EngineError> for MbStatus {
+    fn from(e: EngineError) -> Self {
+        use EngineError as E;
+        match e {
+            E::InvalidAmount => Self::InvalidAmount,
+            E::InvalidPrice => Self::InvalidPrice,
+            E::MissingPrice => Self::MissingPrice,
+            E::InvalidTriggerPrice => Self::InvalidTriggerPrice,
+            E::PriceOutOfRange => Self::PriceOutOfRange,
+            E::MinSizeNotSatisfied => Self::MinSizeNotSatisfied,
+            E::InvalidExpiry => Self::InvalidExpiry,
+            E::InvalidTimeInForce => Self::InvalidTimeInForce,
+            E::UnknownInstrument => Self::UnknownInstrument,
+            E::EmptyAmend => Self::EmptyAmend,
+            E::UnknownCurrency => Self::UnknownCurrency,
+            E::InvalidAccountName => Self::InvalidAccountName,
+            E::NotFutures => Self::NotFutures,
+            E::InsufficientFunds => Self::InsufficientFunds,
+            E::InsufficientBalance { .. } => Self::InsufficientBalance,
+            E::BelowBlpThreshold => Self::BelowBlpThreshold,
+            E::AccountInDerisk => Self::AccountInDerisk,
+            E::ReduceOnlyWouldIncrease => Self::ReduceOnlyWouldIncrease,
+            E::InsufficientLiquidity => Self::InsufficientLiquidity,
+            E::PostOnlyWouldTake => Self::PostOnlyWouldTake,
+            E::InstrumentNotTrading => Self::InstrumentNotTrading,
+            E::OnlyPostOnlyAllowed => Self::OnlyPostOnlyAllowed,
+            E::OrderNotFound => Self::OrderNotFound,
+            E::MaxOpenOrdersExceeded => Self::MaxOpenOrdersExceeded,
+            E::AmendBelowFilled => Self::AmendBelowFilled,
+            E::UnknownAccount => Self::UnknownAccount,
+            E::UnknownHolder => Self::UnknownHolder,
+            E::SameAccount => Self::SameAccount,
+            E::PermissionDenied => Self::PermissionDenied,
+            E::InstantTradeAccount => Self::InstantTradeAccount,
+            E::AccountClosed => Self::AccountClosed,
+            E::CannotCloseMain => Self::CannotCloseMain,
+            E::AccountNameTaken => Self::AccountNameTaken,
+            E::NotBlpAccount => Self::NotBlpAccount,
+        }
+    }
+}
+
+/// Every engine error, for the name table (field values do not matter for names).
+const ENGINE_ERRORS: [EngineError; 34] = {
+    use EngineError as E;
+    [
+        E::InvalidAmount,
+        E::InvalidPrice,
+        E::MissingPrice,
+        E::InvalidTriggerPrice,
+        E::PriceOutOfRange,
+        E::MinSizeNotSatisfied,
+        E::InvalidExpiry,
+        E::InvalidTimeInForce,
+        E::UnknownInstrument,
+        E::EmptyAmend,
+        E::UnknownCurrency,
+        E::InvalidAccountName,
+        E::NotFutures,
+        E::InsufficientFunds,
+        E::InsufficientBalance {
+            account: matchbook::AccountId(0),
+            currency: matchbook::CurrencyId(0),
+            available: 0,
+            requested: 0,
+        },
+        E::BelowBlpThreshold,
+        E::AccountInDerisk,
+        E::ReduceOnlyWouldIncrease,
+        E::InsufficientLiquidity,
+        E::PostOnlyWouldTake,
+        E::InstrumentNotTrading,
+        E::OnlyPostOnlyAllowed,
+        E::OrderNotFound,
+        E::MaxOpenOrdersExceeded,
+        E::AmendBelowFilled,
+        E::UnknownAccount,
+        E::UnknownHolder,
+        E::SameAccount,
+        E::PermissionDenied,
+        E::InstantTradeAccount,
+        E::AccountClosed,
+        E::CannotCloseMain,
+        E::AccountNameTaken,
+        E::NotBlpAccount,
+    ]
+};
+
+impl MbStatus {
+    /// The status's name as a NUL-terminated C string: the engine's wire code for engine
+    /// errors (one mapping, `EngineError::as_str`), the ABI's own names otherwise.
+    pub fn name(self) -> &'static std::ffi::CStr {
+        static NAMES: std::sync::OnceLock<Vec<(MbStatus, std::ffi::CString)>> =
+            std::sync::OnceLock::new();
+        let own = match self {
+            Self::Ok => Some(c"OK"),
+            Self::NullArgument => Some(c"NULL_ARGUMENT"),
+            Self::BufferTooSmall => Some(c"BUFFER_TOO_SMALL"),
+            Self::InvalidArgument => Some(c"INVALID_ARGUMENT"),
+            Self::Panic => Some(c"PANIC"),
+            _ => None,
+        };
+        if let Some(name) = own {
+            return name;
+        }
+        let names = NAMES.get_or_init(|| {
+            ENGINE_ERRORS
+                .iter()
+                .filter_map(|&e| {
+                    std::ffi::CString::new(e.as_str())
+                        .ok()
+                        .map(|name| (MbStatus::from(e), name))
+                })
+                .collect()
+        });
+        names
+            .iter()
+            .find(|(status, _)| *status == self)
+            .map_or(c"UNKNOWN", |(_, name)| name.as_c_str())
+    }
+}
