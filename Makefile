@@ -33,7 +33,7 @@ $(VENV)/ready: rest/tests/ccxt/requirements.txt
 	touch $@
 
 ccxt: $(VENV)/ready
-	$(CARGO) build -p matchbook-rest
+	$(CARGO) build --profile test -p matchbook-rest
 	MATCHBOOK_REST_BIN=target/debug/matchbook-rest $(VENV)/bin/python -m pytest -q -p no:cacheprovider rest/tests/ccxt
 
 bench: latency

@@ -19,7 +19,15 @@ fn workspace() -> PathBuf {
 fn static_library() -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(cargo)
-        .args(["build", "--quiet", "-p", "matchbook-ffi"])
+        // The test profile reuses what `cargo test` already compiled (same output dir).
+        .args([
+            "build",
+            "--quiet",
+            "--profile",
+            "test",
+            "-p",
+            "matchbook-ffi",
+        ])
         .current_dir(workspace())
         .status()
         .expect("cargo runs");
