@@ -31,8 +31,10 @@ pub const MAGIC: &[u8; 8] = b"MBJRNL01";
 /// Record format version.
 pub const RECORD_VERSION: u8 = 1;
 
-/// Work that makes a sealed batch durable, run on the journal thread.
-pub type CommitJob = Box<dyn FnOnce() -> std::io::Result<()> + Send>;
+/// Work that writes a sealed batch, run on the journal thread; the argument says whether
+/// to make everything written so far durable (the journal thread writes every batch that
+/// queued up during the previous sync and syncs once for all of them: group commit).
+pub type CommitJob = Box<dyn FnOnce(bool) -> std::io::Result<()> + Send>;
 
 /// Where commands go before their results are acknowledged.
 pub trait CommandLog: Send {
@@ -230,13 +232,13 @@ fn read_record(bytes: &[u8], at: usize) -> Result<(JournalEntry, usize), RecordE
 fn write_batch<S: Storage>(
     storage: &std::sync::Mutex<S>,
     bytes: &[u8],
-    policy: SyncPolicy,
+    sync: bool,
 ) -> std::io::Result<()> {
     let mut storage = storage
         .lock()
         .map_err(|_| std::io::Error::other("journal storage poisoned"))?;
     storage.append(bytes)?;
-    if policy == SyncPolicy::EveryBatch {
+    if sync {
         storage.sync()?;
     }
     Ok(())
@@ -265,7 +267,11 @@ impl<S: Storage + 'static> CommandLog for Journal<S> {
         if self.pending.is_empty() {
             return Ok(());
         }
-        write_batch(&self.storage, &self.pending, self.policy)?;
+        write_batch(
+            &self.storage,
+            &self.pending,
+            self.policy == SyncPolicy::EveryBatch,
+        )?;
         self.pending.clear();
         Ok(())
     }
@@ -276,8 +282,8 @@ impl<S: Storage + 'static> CommandLog for Journal<S> {
         }
         let bytes = std::mem::replace(&mut self.pending, Vec::with_capacity(64 * 1024));
         let (storage, policy) = (self.storage.clone(), self.policy);
-        Ok(Some(Box::new(move || {
-            write_batch(&storage, &bytes, policy)
+        Ok(Some(Box::new(move |sync| {
+            write_batch(&storage, &bytes, sync && policy == SyncPolicy::EveryBatch)
         })))
     }
 }

@@ -369,13 +369,30 @@ fn release(engine: &Engine, stage: &mut MarketStage, batch: Vec<Deferred>) -> bo
 type Sealed = (CommitJob, Vec<Deferred>);
 type Durable = Result<Vec<Deferred>, ()>;
 
-/// The journal thread: runs commit jobs in order and hands each batch back once durable.
+/// The journal thread: writes sealed batches in order and syncs once for all that queued
+/// up meanwhile (group commit), then hands each batch back, in order, once durable.
 fn run_journal(jobs: &Receiver<Sealed>, durable: &Sender<Durable>) {
-    for (job, batch) in jobs {
-        let answer = job().map(|()| batch).map_err(|_| ());
-        let failed = answer.is_err();
-        if durable.send(answer).is_err() || failed {
+    let mut group: Vec<Sealed> = Vec::new();
+    while let Ok(first) = jobs.recv() {
+        group.push(first);
+        group.extend(jobs.try_iter());
+        let last = group.len() - 1;
+        let mut written = Ok(());
+        let mut batches = Vec::with_capacity(group.len());
+        for (i, (job, batch)) in group.drain(..).enumerate() {
+            if written.is_ok() {
+                written = job(i == last);
+            }
+            batches.push(batch);
+        }
+        if written.is_err() {
+            let _ = durable.send(Err(()));
             break;
+        }
+        for batch in batches {
+            if durable.send(Ok(batch)).is_err() {
+                return;
+            }
         }
     }
 }
@@ -468,7 +485,7 @@ fn run_engine(
                 // A batch with nothing to write still waits behind the ones in flight.
                 let job: CommitJob = match log.seal() {
                     Ok(Some(job)) => job,
-                    Ok(None) => Box::new(|| Ok(())),
+                    Ok(None) => Box::new(|_| Ok(())),
                     Err(_) => break 'serve,
                 };
                 if jobs_tx.send((job, work)).is_err() {
