@@ -24,6 +24,12 @@ impl AccountKind {
             Self::Blp => "blp",
         }
     }
+    /// Parses the wire spelling.
+    pub fn parse(text: &str) -> Option<Self> {
+        [Self::Regular, Self::InstantTrade, Self::Blp]
+            .into_iter()
+            .find(|k| k.as_str() == text)
+    }
 }
 
 /// Whether an account is open.

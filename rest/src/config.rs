@@ -1,19 +1,18 @@
-//! Server configuration: the TOML file format (reference data, fee groups, holders with
-//! their accounts and opening balances, keys as SHA-256 digests, limits, addresses, data
-//! directory) and the embedded demo default used when no file is given.
+//! Server configuration: the TOML file (`[server]` limits, addresses and data directory,
+//! `[[keys]]` as SHA-256 digests, and the exchange definition of `matchbook-config`:
+//! reference data, fee groups, holders) and the embedded demo default used when no file is
+//! given.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use matchbook::fees::{FeeGroupSpec, FeeTierSpec};
+use matchbook::EngineConfig;
 use matchbook::journal::SyncPolicy;
 use matchbook::runtime::MarketDataPlacement;
-use matchbook::{
-    Currency, EngineConfig, FundingSchedule, FundingSettings, FuturesTerms, InstrumentKind,
-    InstrumentSpec, InstrumentState,
+pub use matchbook_config::{
+    AccountConfig, CurrencyConfig, Exchange, FeeGroupConfig, HolderConfig, InstrumentConfig,
 };
-use rust_decimal::Decimal;
 use serde::Deserialize;
 
 use crate::keys::Scope;
@@ -72,153 +71,6 @@ pub struct ServerSection {
     pub market_data: Option<String>,
     /// `every-batch` (default: fsync before answering) or `never` (benchmarks only).
     pub journal_sync: Option<String>,
-}
-
-/// `[[currencies]]`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CurrencyConfig {
-    /// Code.
-    pub code: String,
-    /// Decimal places.
-    pub precision: u8,
-    /// Unified id.
-    #[serde(default)]
-    pub unified_cryptoasset_id: u32,
-    /// Name.
-    pub name: String,
-    /// Collateral percentage, a decimal string.
-    #[serde(default = "zero")]
-    pub collateral_percentage: String,
-}
-
-fn zero() -> String {
-    "0".into()
-}
-
-fn ten() -> String {
-    "10".into()
-}
-
-fn five() -> String {
-    "5".into()
-}
-
-fn active() -> String {
-    "ACTIVE".into()
-}
-
-/// Futures terms of an instrument.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FuturesConfig {
-    /// Collar around the index, percent.
-    pub price_collar_percentage: String,
-    /// Initial margin, percent of notional.
-    #[serde(default = "ten")]
-    pub initial_margin_percentage: String,
-    /// Maintenance margin, percent of notional.
-    #[serde(default = "five")]
-    pub maintenance_margin_percentage: String,
-    /// Funding cap per period, percent (perpetuals; omit all three for no funding).
-    pub funding_cap: Option<String>,
-    /// Funding clamp threshold, percent.
-    pub funding_clamp_threshold: Option<String>,
-    /// Annual interest rate, percent.
-    pub funding_annual_interest_rate: Option<String>,
-    /// Funding period (minutes); omit for none.
-    pub funding_period: Option<u32>,
-    /// Market offset (minutes).
-    #[serde(default)]
-    pub market_offset: i32,
-    /// Fixed funding interval in minutes.
-    pub funding_interval_minutes: u32,
-    /// Expiry date of a dated future.
-    pub contract_expiry_date: Option<String>,
-    /// Contract duration label.
-    pub contract_duration: Option<String>,
-}
-
-/// `[[instruments]]`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct InstrumentConfig {
-    /// Code.
-    pub code: String,
-    /// Base currency.
-    pub base: String,
-    /// Quote currency.
-    pub quote: String,
-    /// Amount decimals.
-    pub amount_precision: u8,
-    /// Price decimals.
-    pub market_precision: u8,
-    /// Minimum order value.
-    pub min_size: String,
-    /// Lowest price.
-    pub min_price: String,
-    /// Highest price.
-    pub max_price: String,
-    /// `SPOT`, `PERP`, `EQUITY_FUTURE` or `DATED_FUTURE`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Initial state.
-    #[serde(default = "active")]
-    pub state: String,
-    /// Futures terms (futures only).
-    pub futures: Option<FuturesConfig>,
-}
-
-/// `[[fee_groups]]`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FeeGroupConfig {
-    /// `SPOT` or `FUTURES`.
-    pub id: String,
-    /// Description.
-    pub display_text: String,
-    /// Volume currency.
-    pub volume_currency: String,
-    /// Tiers ascending by volume.
-    pub tiers: Vec<FeeTierConfig>,
-}
-
-/// One fee tier.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FeeTierConfig {
-    /// Lower volume bound.
-    pub volume: String,
-    /// Maker fee, percent.
-    pub maker_fee: String,
-    /// Taker fee, percent.
-    pub taker_fee: String,
-}
-
-/// `[[holders]]`: a holder, its subaccounts and opening balances.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HolderConfig {
-    /// Name used by `[[keys]]` to refer to it.
-    pub name: String,
-    /// Accounts: `main` for deposits into the main account, any other name creates a
-    /// subaccount.
-    #[serde(default)]
-    pub accounts: Vec<AccountConfig>,
-}
-
-/// An account of a holder.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AccountConfig {
-    /// Name (`main` for the main account).
-    pub name: String,
-    /// `regular`, `instant-trade` or `blp`.
-    #[serde(default)]
-    pub kind: Option<String>,
-    /// Opening balances: currency code -> decimal string.
-    #[serde(default)]
-    pub deposits: BTreeMap<String, String>,
 }
 
 /// `[[keys]]`: a key given by its digest.
@@ -291,11 +143,6 @@ pub struct Settings {
 fn address(text: &str) -> Result<SocketAddr, ConfigFileError> {
     text.parse()
         .map_err(|_| ConfigFileError::Invalid(format!("bad address {text:?}")))
-}
-
-fn decimal(text: &str, what: &str) -> Result<Decimal, ConfigFileError> {
-    text.parse()
-        .map_err(|_| ConfigFileError::Invalid(format!("{what}: bad decimal {text:?}")))
 }
 
 fn deposits(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
@@ -383,52 +230,16 @@ impl Settings {
     /// Settings from a parsed file.
     pub fn from_config(file: FileConfig) -> Result<Self, ConfigFileError> {
         let demo = Self::demo();
-        let mut engine = demo.engine;
-        if !file.currencies.is_empty() {
-            engine.currencies = file
-                .currencies
-                .iter()
-                .map(|c| {
-                    Ok(Currency {
-                        code: c.code.clone(),
-                        precision: c.precision,
-                        unified_cryptoasset_id: c.unified_cryptoasset_id,
-                        name: c.name.clone(),
-                        collateral_percentage: decimal(&c.collateral_percentage, &c.code)?,
-                    })
-                })
-                .collect::<Result<_, ConfigFileError>>()?;
-        }
-        if !file.instruments.is_empty() {
-            engine.instruments = file
-                .instruments
-                .iter()
-                .map(instrument)
-                .collect::<Result<_, _>>()?;
-        }
-        if !file.fee_groups.is_empty() {
-            engine.fee_groups = file
-                .fee_groups
-                .iter()
-                .map(|g| FeeGroupSpec {
-                    id: g.id.clone(),
-                    display_text: g.display_text.clone(),
-                    volume_currency: g.volume_currency.clone(),
-                    tiers: g
-                        .tiers
-                        .iter()
-                        .map(|t| FeeTierSpec {
-                            volume: t.volume.clone(),
-                            maker_fee: t.maker_fee.clone(),
-                            taker_fee: t.taker_fee.clone(),
-                        })
-                        .collect(),
-                })
-                .collect();
-        }
-        if let Some(max) = file.server.max_open_orders {
-            engine.max_open_orders = max;
-        }
+        let exchange = Exchange {
+            currencies: file.currencies,
+            instruments: file.instruments,
+            fee_groups: file.fee_groups,
+            holders: file.holders,
+            max_open_orders: file.server.max_open_orders,
+        };
+        let engine = exchange
+            .engine_config()
+            .map_err(|e| ConfigFileError::Invalid(e.to_string()))?;
         Ok(Self {
             bind: file
                 .server
@@ -470,69 +281,12 @@ impl Settings {
                 }
             },
             engine,
-            holders: file.holders,
+            holders: exchange.holders,
             keys: file.keys,
             demo: false,
             keys_out: None,
         })
     }
-}
-
-fn instrument(c: &InstrumentConfig) -> Result<InstrumentSpec, ConfigFileError> {
-    let kind = InstrumentKind::parse(&c.kind)
-        .ok_or_else(|| ConfigFileError::Invalid(format!("{}: bad type {:?}", c.code, c.kind)))?;
-    let state = InstrumentState::parse(&c.state)
-        .ok_or_else(|| ConfigFileError::Invalid(format!("{}: bad state {:?}", c.code, c.state)))?;
-    let futures = c
-        .futures
-        .as_ref()
-        .map(|f| {
-            let funding = match (
-                &f.funding_cap,
-                &f.funding_clamp_threshold,
-                &f.funding_annual_interest_rate,
-            ) {
-                (Some(cap), Some(clamp), Some(interest)) => Some(FundingSettings {
-                    cap: decimal(cap, &c.code)?,
-                    clamp_threshold: decimal(clamp, &c.code)?,
-                    annual_interest_rate: decimal(interest, &c.code)?,
-                }),
-                (None, None, None) => None,
-                _ => {
-                    return Err(ConfigFileError::Invalid(format!(
-                        "{}: give all three funding settings or none",
-                        c.code
-                    )));
-                }
-            };
-            Ok::<_, ConfigFileError>(FuturesTerms {
-                price_collar_percentage: decimal(&f.price_collar_percentage, &c.code)?,
-                initial_margin_percentage: decimal(&f.initial_margin_percentage, &c.code)?,
-                maintenance_margin_percentage: decimal(&f.maintenance_margin_percentage, &c.code)?,
-                funding,
-                funding_period: f.funding_period,
-                market_offset: f.market_offset,
-                funding_schedule: FundingSchedule::FixedInterval {
-                    period_minutes: f.funding_interval_minutes,
-                },
-                contract_expiry_date: f.contract_expiry_date.clone(),
-                contract_duration: f.contract_duration.clone(),
-            })
-        })
-        .transpose()?;
-    Ok(InstrumentSpec {
-        code: c.code.clone(),
-        base: c.base.clone(),
-        quote: c.quote.clone(),
-        amount_precision: c.amount_precision,
-        market_precision: c.market_precision,
-        min_size: c.min_size.clone(),
-        min_price: c.min_price.clone(),
-        max_price: c.max_price.clone(),
-        kind,
-        state,
-        futures,
-    })
 }
 
 #[cfg(test)]

@@ -4,13 +4,15 @@
 
 use std::collections::HashMap;
 
-use matchbook::{AccountId, Command, HolderId, NewOrder, OrderType, Side, TimeInForce, Uuid};
+use matchbook::{
+    AccountId, Command, CurrencyId, HolderId, NewOrder, OrderType, Side, TimeInForce, Uuid,
+};
+use matchbook_config::ProvisionError;
 use serde::Serialize;
 
 use crate::config::{HolderConfig, Settings};
 use crate::error::ApiError;
 use crate::keys::{KeyRecord, Scope};
-use crate::routes::admin::parse_kind;
 use crate::state::Shared;
 
 /// Why provisioning failed.
@@ -68,52 +70,48 @@ async fn run(
     outcome.result.map_err(|e| fail(e.into()))
 }
 
-/// Creates the holders, accounts and deposits of `holders`.
+/// Creates the holders, accounts and deposits of `holders` (on a blocking thread: the
+/// commands go one after another through the runtime).
 pub async fn provision(state: &Shared, holders: &[HolderConfig]) -> Result<Directory, SetupError> {
-    let mut directory = Directory::new();
-    for h in holders {
-        let created = run(state, &h.name, Command::CreateHolder).await?;
-        let (Some(holder), Some(main)) = (created.holder, created.account) else {
-            continue;
-        };
-        let mut accounts = HashMap::from([("main".to_owned(), main)]);
-        for a in &h.accounts {
-            let what = format!("{}/{}", h.name, a.name);
-            let account = if a.name == "main" {
-                main
-            } else {
-                let kind = parse_kind(a.kind.as_deref()).map_err(|error| SetupError::Command {
-                    what: what.clone(),
-                    error,
-                })?;
-                let command = Command::CreateSubaccount {
-                    holder,
-                    name: a.name.clone(),
-                    kind,
-                };
-                run(state, &what, command).await?.account.unwrap_or(main)
-            };
-            accounts.insert(a.name.clone(), account);
-            for (code, amount) in &a.deposits {
-                let bad = |code: &str| SetupError::Command {
-                    what: format!("{what} deposit {code}"),
-                    error: ApiError::bad("INVALID_AMOUNT"),
-                };
-                let currency = state.markets.coin_id(code).ok_or_else(|| bad(code))?;
-                let scale = state.markets.coins[usize::from(currency.0)].scale;
-                let amount =
-                    matchbook::fixed::parse_scaled(amount, scale).map_err(|_| bad(code))?;
-                let command = Command::Deposit {
-                    account,
-                    currency,
-                    amount,
-                };
-                run(state, &what, command).await?;
-            }
-        }
-        directory.insert(h.name.clone(), (holder, accounts));
-    }
-    Ok(directory)
+    let runtime = state.runtime.clone();
+    let currencies: HashMap<String, (CurrencyId, u8)> = state
+        .markets
+        .coins
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.code.clone(), (CurrencyId(i as u16), c.scale)))
+        .collect();
+    let holders = holders.to_vec();
+    let provisioned = tokio::task::spawn_blocking(move || {
+        matchbook_config::provision(
+            &holders,
+            |code| currencies.get(code).copied(),
+            |command| {
+                let outcome = runtime.apply_blocking(command).map_err(ApiError::from)?;
+                outcome.result.map_err(ApiError::from)
+            },
+        )
+    })
+    .await
+    .map_err(|_| SetupError::Command {
+        what: "provisioning".into(),
+        error: ApiError::Runtime(matchbook::runtime::RuntimeError::Failed),
+    })?;
+    let directory = provisioned.map_err(|e| match e {
+        ProvisionError::Refused { what, error } => SetupError::Command { what, error },
+        ProvisionError::AccountKind { what, .. } => SetupError::Command {
+            what,
+            error: ApiError::bad("INVALID_ACCOUNT_KIND"),
+        },
+        ProvisionError::Deposit { what, currency, .. } => SetupError::Command {
+            what: format!("{what} deposit {currency}"),
+            error: ApiError::bad("INVALID_AMOUNT"),
+        },
+    })?;
+    Ok(directory
+        .into_iter()
+        .map(|(name, entry)| (name, (entry.holder, entry.accounts)))
+        .collect())
 }
 
 /// The directory of configured holders as a recovered engine has them: holders were

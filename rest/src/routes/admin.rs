@@ -84,12 +84,8 @@ pub async fn create_subaccount(
 
 /// Parses an account kind (`None`: regular).
 pub fn parse_kind(text: Option<&str>) -> Result<AccountKind, ApiError> {
-    match text {
-        None | Some("regular") => Ok(AccountKind::Regular),
-        Some("instant-trade") => Ok(AccountKind::InstantTrade),
-        Some("blp") => Ok(AccountKind::Blp),
-        Some(_) => Err(ApiError::bad("INVALID_ACCOUNT_KIND")),
-    }
+    text.map_or(Some(AccountKind::Regular), AccountKind::parse)
+        .ok_or_else(|| ApiError::bad("INVALID_ACCOUNT_KIND"))
 }
 
 /// Closes a subaccount.

@@ -1,0 +1,80 @@
+//! # matchbook-config
+//!
+//! One exchange definition (currencies, instruments, fee groups, holders with their accounts
+//! and opening balances) read from TOML or JSON and turned into an [`EngineConfig`] plus the
+//! commands that provision the holders. The REST server embeds it in its file; the C and
+//! Python bindings take it as a string or build it field by field.
+//!
+//! ```
+//! let exchange = matchbook_config::Exchange::from_toml(r#"
+//!     [[holders]]
+//!     name = "alice"
+//!     [[holders.accounts]]
+//!     name = "main"
+//!     deposits = { EUR = "1000" }
+//! "#).expect("valid");
+//! let config = exchange.engine_config().expect("demo markets");
+//! assert!(config.instruments.iter().any(|i| i.code == "BTC_EUR"));
+//! ```
+
+mod build;
+pub mod file;
+mod provision;
+
+pub use file::{
+    AccountConfig, CurrencyConfig, FeeGroupConfig, FeeTierConfig, FuturesConfig, HolderConfig,
+    InstrumentConfig,
+};
+pub use provision::{Directory, HolderEntry, ProvisionError, provision};
+
+use matchbook::EngineConfig;
+use serde::Deserialize;
+
+/// Why a definition was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DefinitionError {
+    /// Not valid TOML or JSON of this shape (unknown keys are refused).
+    #[error("{0}")]
+    Syntax(String),
+    /// A value that does not fit (decimal, type, state, account kind).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// An exchange definition. Empty reference-data sections take the embedded demo set.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exchange {
+    /// Currencies (empty: the demo set).
+    #[serde(default)]
+    pub currencies: Vec<CurrencyConfig>,
+    /// Instruments (empty: the demo set).
+    #[serde(default)]
+    pub instruments: Vec<InstrumentConfig>,
+    /// Fee groups (empty: the default schedule).
+    #[serde(default)]
+    pub fee_groups: Vec<FeeGroupConfig>,
+    /// Holders created at start, in order (the n-th is holder n).
+    #[serde(default)]
+    pub holders: Vec<HolderConfig>,
+    /// Open orders allowed per holder (default: the engine's).
+    #[serde(default)]
+    pub max_open_orders: Option<u32>,
+}
+
+impl Exchange {
+    /// Parses a TOML definition.
+    pub fn from_toml(text: &str) -> Result<Self, DefinitionError> {
+        toml::from_str(text).map_err(|e| DefinitionError::Syntax(e.to_string()))
+    }
+
+    /// Parses a JSON definition (the same keys as TOML).
+    pub fn from_json(text: &str) -> Result<Self, DefinitionError> {
+        serde_json::from_str(text).map_err(|e| DefinitionError::Syntax(e.to_string()))
+    }
+
+    /// The engine configuration: given sections replace the demo defaults.
+    pub fn engine_config(&self) -> Result<EngineConfig, DefinitionError> {
+        build::engine_config(self)
+    }
+}

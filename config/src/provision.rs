@@ -1,0 +1,196 @@
+//! Provisioning: the commands that create the configured holders, their subaccounts and
+//! opening balances, applied through whatever reaches the engine (an `Engine` directly, the
+//! threaded runtime, a journal-backed server), with the ids they got kept by name.
+
+use std::collections::HashMap;
+
+use matchbook::{AccountId, AccountKind, Applied, Command, CurrencyId, HolderId};
+
+use crate::HolderConfig;
+
+/// A provisioned holder and its accounts by name (`main` included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HolderEntry {
+    /// Holder id.
+    pub holder: HolderId,
+    /// Accounts by name.
+    pub accounts: HashMap<String, AccountId>,
+}
+
+/// Provisioned holders by name.
+pub type Directory = HashMap<String, HolderEntry>;
+
+/// Why provisioning stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProvisionError<E> {
+    /// The engine refused a command.
+    #[error("{what}: {error}")]
+    Refused {
+        /// `holder`, `holder/account` or `holder/account deposit CODE`.
+        what: String,
+        /// Why.
+        error: E,
+    },
+    /// An account kind that is not `regular`, `instant-trade` or `blp`.
+    #[error("{what}: bad account kind {kind:?}")]
+    AccountKind {
+        /// `holder/account`.
+        what: String,
+        /// The kind given.
+        kind: String,
+    },
+    /// A deposit in an unknown currency or with an amount that is not a decimal of the
+    /// currency's scale.
+    #[error("{what}: bad deposit {amount:?} {currency}")]
+    Deposit {
+        /// `holder/account`.
+        what: String,
+        /// Currency code.
+        currency: String,
+        /// Amount text.
+        amount: String,
+    },
+}
+
+/// Creates `holders` in order through `apply`. `currency` gives a code's id and balance
+/// scale.
+pub fn provision<E>(
+    holders: &[HolderConfig],
+    currency: impl Fn(&str) -> Option<(CurrencyId, u8)>,
+    mut apply: impl FnMut(Command) -> Result<Applied, E>,
+) -> Result<Directory, ProvisionError<E>> {
+    let mut directory = Directory::new();
+    for h in holders {
+        let refused = |what: &str| {
+            let what = what.to_owned();
+            move |error| ProvisionError::Refused { what, error }
+        };
+        let created = apply(Command::CreateHolder).map_err(refused(&h.name))?;
+        let (Some(holder), Some(main)) = (created.holder, created.account) else {
+            continue;
+        };
+        let mut accounts = HashMap::from([("main".to_owned(), main)]);
+        for a in &h.accounts {
+            let what = format!("{}/{}", h.name, a.name);
+            let account = if a.name == "main" {
+                main
+            } else {
+                let kind = match a.kind.as_deref() {
+                    None => AccountKind::Regular,
+                    Some(text) => {
+                        AccountKind::parse(text).ok_or_else(|| ProvisionError::AccountKind {
+                            what: what.clone(),
+                            kind: text.to_owned(),
+                        })?
+                    }
+                };
+                let command = Command::CreateSubaccount {
+                    holder,
+                    name: a.name.clone(),
+                    kind,
+                };
+                apply(command)
+                    .map_err(refused(&what))?
+                    .account
+                    .unwrap_or(main)
+            };
+            accounts.insert(a.name.clone(), account);
+            for (code, amount) in &a.deposits {
+                let bad = || ProvisionError::Deposit {
+                    what: what.clone(),
+                    currency: code.clone(),
+                    amount: amount.clone(),
+                };
+                let (currency, scale) = currency(code).ok_or_else(bad)?;
+                let amount = matchbook::fixed::parse_scaled(amount, scale).map_err(|_| bad())?;
+                let command = Command::Deposit {
+                    account,
+                    currency,
+                    amount,
+                };
+                apply(command).map_err(refused(&format!("{what} deposit {code}")))?;
+            }
+        }
+        directory.insert(h.name.clone(), HolderEntry { holder, accounts });
+    }
+    Ok(directory)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Exchange;
+
+    #[test]
+    fn holders_get_their_accounts_and_balances() {
+        let exchange = Exchange::from_toml(
+            r#"
+            [[holders]]
+            name = "alice"
+            [[holders.accounts]]
+            name = "main"
+            deposits = { EUR = "1000.50" }
+            [[holders.accounts]]
+            name = "hedge"
+            kind = "blp"
+            deposits = { BTC = "2" }
+            [[holders]]
+            name = "bob"
+            "#,
+        )
+        .expect("valid");
+        let mut engine =
+            matchbook::Engine::new(exchange.engine_config().expect("config")).expect("engine");
+        let lookup = |code: &str| {
+            let id = engine.currency_by_code(code)?;
+            Some((id, engine.balance_scale(id).ok()?))
+        };
+        let currencies: HashMap<String, (CurrencyId, u8)> = ["EUR", "BTC"]
+            .iter()
+            .filter_map(|c| lookup(c).map(|v| ((*c).to_owned(), v)))
+            .collect();
+        let mut sink = Vec::new();
+        let directory = provision(
+            &exchange.holders,
+            |code| currencies.get(code).copied(),
+            |c| engine.apply(&c, matchbook::Timestamp(1), &mut sink),
+        )
+        .expect("provisioned");
+        let alice = &directory["alice"];
+        let hedge = engine.account(alice.accounts["hedge"]).expect("hedge");
+        assert_eq!(hedge.kind, AccountKind::Blp);
+        let (btc, scale) = currencies["BTC"];
+        assert_eq!(
+            hedge.balances[usize::from(btc.0)].available,
+            2 * 10i64.pow(u32::from(scale))
+        );
+        assert_eq!(directory["bob"].holder, HolderId(1));
+
+        let bad = Exchange::from_toml(
+            "[[holders]]\nname = \"x\"\n[[holders.accounts]]\nname = \"main\"\ndeposits = { XYZ = \"1\" }",
+        )
+        .expect("parses");
+        let refused = provision(
+            &bad.holders,
+            |code| currencies.get(code).copied(),
+            |c| engine.apply(&c, matchbook::Timestamp(2), &mut sink),
+        );
+        assert!(matches!(refused, Err(ProvisionError::Deposit { .. })));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_values_are_refused() {
+        assert!(Exchange::from_toml("currenciez = []").is_err());
+        assert!(Exchange::from_json(r#"{"holders": [{"name": "a", "extra": 1}]}"#).is_err());
+        let bad_kind = Exchange::from_json(
+            r#"{"instruments": [{"code": "X_Y", "base": "X", "quote": "Y", "amount_precision": 1,
+                "market_precision": 1, "min_size": "1", "min_price": "0.1", "max_price": "10",
+                "type": "OPTION"}]}"#,
+        )
+        .expect("parses");
+        assert!(matches!(
+            bad_kind.engine_config(),
+            Err(crate::DefinitionError::Invalid(_))
+        ));
+    }
+}
