@@ -3,11 +3,12 @@
 #   make test   - everything CI runs: formatting, lints, every test
 #   make bench  - criterion benches and the latency harness (figures for BENCHMARKS.md)
 #   make rest-bench - REST order entry and cancel over loopback (figures for BENCHMARKS.md)
+#   make ffi-bench  - C ABI call overhead and thread-safe handle throughput (BENCHMARKS.md)
 
 CARGO ?= cargo
 BENCH_N ?= 2000000
 
-.PHONY: all run test fmt-check lint unit ccxt soak bench latency rest-bench clean
+.PHONY: all run test fmt-check lint unit ccxt soak bench latency rest-bench ffi-bench clean
 
 all: test
 
@@ -52,6 +53,10 @@ soak:
 # REST order entry over loopback (BENCHMARKS.md): place + cancel, 5 s x 3 runs per load.
 rest-bench:
 	benches/rest-bench.sh 5 3 8 16 32 64
+
+# C ABI: the same workload through the C ABI and in Rust; producers on the runtime handle.
+ffi-bench:
+	benches/ffi-bench.sh 1000000
 
 clean:
 	$(CARGO) clean

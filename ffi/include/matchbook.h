@@ -1,14 +1,31 @@
 /*
  * matchbook C ABI.
  *
- * Memory: every mb_engine is created by mb_engine_new_* and released by mb_engine_free
- * (NULL-safe). Strings passed in are borrowed for the call only; buffers are (pointer,
- * capacity, *len_out): a buffer too small returns MB_STATUS_BUFFER_TOO_SMALL with the
- * needed length in *len_out and writes nothing.
- * Threads: an mb_engine is owned by one thread at a time (no internal locking); it may
- * move between threads but must not be used by two at once.
+ * Handles: mb_config (an exchange definition), mb_engine (single-threaded engine),
+ * mb_runtime (thread-safe engine on its own thread) and mb_session (one producer thread's
+ * way into an mb_runtime). Each is created by a constructor with an out-parameter and
+ * released by its NULL-safe mb_*_free. An mb_refdata pointer is borrowed from its engine
+ * or runtime and valid until that is freed.
+ *
+ * Memory: strings passed in are borrowed for the call only; nothing returned needs
+ * freeing except handles. Buffers are (pointer, capacity, *len_out): a buffer too small
+ * returns MB_STATUS_BUFFER_TOO_SMALL with the needed length in *len_out and writes
+ * nothing (pass NULL and 0 to ask for the length).
+ *
+ * Threads: an mb_engine or an mb_session is used by one thread at a time (it may move
+ * between threads). An mb_runtime may be shared by any number of threads, each with its
+ * own mb_session; mb_runtime_set_time, mb_runtime_refdata and mb_session_new may be
+ * called from any thread. Free sessions before or after their runtime; after it they
+ * answer MB_STATUS_STOPPED.
+ *
+ * Numbers: prices in ticks and amounts in lots of their instrument (10^-market_precision
+ * and 10^-amount_precision), funds in balance units of their currency (10^-scale); the
+ * mb_refdata_* functions convert decimal strings both ways. Enumerations inside structs
+ * are plain integers, checked on use.
+ *
  * Errors: every function returns an mb_status; mb_last_error copies the calling thread's
- * last error message. A Rust panic never crosses the boundary: it returns MB_STATUS_PANIC.
+ * last error message. A Rust panic never crosses the boundary: it returns
+ * MB_STATUS_PANIC and the handle must then be freed and not used again.
  */
 
 #ifndef MATCHBOOK_H
@@ -19,6 +36,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+// Longest subaccount name, in bytes.
+#define MB_MAX_NAME 64
+
+// Bytes of `mb_command.name`: the longest name and its NUL.
+#define MB_NAME_CAPACITY 65
 
 // Outcome of every call.
 typedef enum {
@@ -100,27 +123,15 @@ typedef enum {
   MB_STATUS_INVALID_ARGUMENT = 9003,
   // The library panicked; the engine handle must be freed and not used again.
   MB_STATUS_PANIC = 9004,
+  // The thread-safe handle's queue is full; try again.
+  MB_STATUS_BUSY = 9005,
+  // The thread-safe handle's engine stopped (freed, or its thread failed).
+  MB_STATUS_STOPPED = 9006,
+  // A candle or ticker query on an engine created without market data.
+  MB_STATUS_MARKET_DATA_OFF = 9007,
+  // A configuration that cannot build an engine (syntax, values, reference data).
+  MB_STATUS_INVALID_CONFIG = 9008,
 } mb_status;
-
-// Buy or sell.
-typedef enum {
-  // Buy.
-  MB_SIDE_BUY = 0,
-  // Sell.
-  MB_SIDE_SELL = 1,
-} mb_side;
-
-// Time in force of a limit order.
-typedef enum {
-  // Good till cancelled.
-  MB_TIME_IN_FORCE_GOOD_TILL_CANCELLED = 0,
-  // Immediate or cancel.
-  MB_TIME_IN_FORCE_IMMEDIATE_OR_CANCELLED = 1,
-  // Fill or kill.
-  MB_TIME_IN_FORCE_FILL_OR_KILL = 2,
-  // Post only.
-  MB_TIME_IN_FORCE_POST_ONLY = 3,
-} mb_time_in_force;
 
 // What an `mb_event` reports.
 typedef enum {
@@ -146,16 +157,281 @@ typedef enum {
   MB_EVENT_KIND_POSITION_CHANGED = 8,
 } mb_event_kind;
 
-// An engine owned by one thread at a time, with the events not yet polled.
+// Buy or sell.
+typedef enum {
+  // Buy.
+  MB_SIDE_BUY = 0,
+  // Sell.
+  MB_SIDE_SELL = 1,
+} mb_side;
+
+// Time in force.
+typedef enum {
+  // Good till cancelled.
+  MB_TIME_IN_FORCE_GOOD_TILL_CANCELLED = 0,
+  // Immediate or cancel.
+  MB_TIME_IN_FORCE_IMMEDIATE_OR_CANCELLED = 1,
+  // Fill or kill.
+  MB_TIME_IN_FORCE_FILL_OR_KILL = 2,
+  // Post only.
+  MB_TIME_IN_FORCE_POST_ONLY = 3,
+  // Good till `expire_at_ns`.
+  MB_TIME_IN_FORCE_GOOD_TILL_TIME = 4,
+} mb_time_in_force;
+
+// Order type.
+typedef enum {
+  // Limit.
+  MB_ORDER_TYPE_LIMIT = 0,
+  // Market (price = optional protection price, 0 for none).
+  MB_ORDER_TYPE_MARKET = 1,
+  // Stop-limit (`trigger_price` required).
+  MB_ORDER_TYPE_STOP = 2,
+} mb_order_type;
+
+// Self-trade prevention of one order.
+typedef enum {
+  // The account's default.
+  MB_STP_ACCOUNT_DEFAULT = 0,
+  // Self trades allowed.
+  MB_STP_NONE = 1,
+  // Cancel the incoming order's remainder.
+  MB_STP_CANCEL_NEWEST = 2,
+  // Cancel the resting order and go on.
+  MB_STP_CANCEL_OLDEST = 3,
+  // Cancel both.
+  MB_STP_CANCEL_BOTH = 4,
+} mb_stp;
+
+// Kind of a subaccount.
+typedef enum {
+  // Ordinary trading account.
+  MB_ACCOUNT_KIND_REGULAR = 0,
+  // The instant-trade account.
+  MB_ACCOUNT_KIND_INSTANT_TRADE = 1,
+  // Liquidity-provider account.
+  MB_ACCOUNT_KIND_BLP = 2,
+} mb_account_kind;
+
+// Which order entry an instrument accepts.
+typedef enum {
+  // Trading.
+  MB_INSTRUMENT_STATE_ACTIVE = 0,
+  // Post-only orders only.
+  MB_INSTRUMENT_STATE_POST_ONLY = 1,
+  // No order entry.
+  MB_INSTRUMENT_STATE_SUSPENDED = 2,
+  // Closed: open orders cancelled.
+  MB_INSTRUMENT_STATE_CLOSED = 3,
+} mb_instrument_state;
+
+// Where a live order is.
+typedef enum {
+  // On the book.
+  MB_ORDER_STATE_RESTING = 0,
+  // A stop waiting for its trigger.
+  MB_ORDER_STATE_PENDING_TRIGGER = 1,
+  // Being matched (never seen between two commands).
+  MB_ORDER_STATE_TAKING = 2,
+} mb_order_state;
+
+// A candle period: unit and length (1/5/15/30 minutes, 1/4 hours, 1 day, week, month).
+typedef enum {
+  // Minutes.
+  MB_CANDLE_UNIT_MINUTES = 0,
+  // Hours.
+  MB_CANDLE_UNIT_HOURS = 1,
+  // Days.
+  MB_CANDLE_UNIT_DAYS = 2,
+  // Weeks.
+  MB_CANDLE_UNIT_WEEKS = 3,
+  // Months.
+  MB_CANDLE_UNIT_MONTHS = 4,
+} mb_candle_unit;
+
+// What a fixed-point value is counted in, for `mb_refdata_format`.
+typedef enum {
+  // Ticks of an instrument (`index` = instrument).
+  MB_UNIT_PRICE = 0,
+  // Lots of an instrument (`index` = instrument).
+  MB_UNIT_AMOUNT = 1,
+  // Balance units of a currency (`index` = currency).
+  MB_UNIT_FUNDS = 2,
+} mb_unit;
+
+// What an `mb_command` asks for; the fields each kind reads are listed with it.
+typedef enum {
+  // Creates a holder with its main account (no fields). Result: `holder`, `account`.
+  MB_COMMAND_KIND_CREATE_HOLDER = 0,
+  // Creates a subaccount (`holder`, `name`, `flag` = `mb_account_kind`). Result:
+  // `account`.
+  MB_COMMAND_KIND_CREATE_SUBACCOUNT = 1,
+  // Closes a subaccount (`account`).
+  MB_COMMAND_KIND_CLOSE_SUBACCOUNT = 2,
+  // Credits an account (`account`, `currency`, `amount` in balance units). Admin.
+  MB_COMMAND_KIND_DEPOSIT = 3,
+  // Debits an account (`account`, `currency`, `amount`). Admin.
+  MB_COMMAND_KIND_WITHDRAW = 4,
+  // Sets or clears de-risk (`account`, `flag` 1 on / 0 off). Admin.
+  MB_COMMAND_KIND_SET_DERISK = 5,
+  // Sets a BLP account's minimum balance (`account`, `currency`, `amount`). Admin.
+  MB_COMMAND_KIND_SET_BLP_THRESHOLD = 6,
+  // Moves funds between two accounts of `holder` (`account` = source,
+  // `other_account` = destination, `currency`, `amount`).
+  MB_COMMAND_KIND_TRANSFER = 7,
+  // Sets an account's default self-trade prevention (`account`, `stp`).
+  MB_COMMAND_KIND_SET_STP_MODE = 8,
+  // Changes an instrument's state (`instrument`, `flag` = `mb_instrument_state`). Admin.
+  MB_COMMAND_KIND_SET_INSTRUMENT_STATE = 9,
+  // Places an order (`account`, `instrument`, `side`, `order_type`, `time_in_force`,
+  // `price` in ticks (0 = none), `trigger_price`, `amount` in lots, `expire_at_ns`,
+  // `client_id` (zero = none), `stp`, `flag` 1 = reduce-only). Result: `order`.
+  MB_COMMAND_KIND_PLACE_ORDER = 10,
+  // Amends an open order (`account`, `order`, `amount` 0 = unchanged, `price` 0 =
+  // unchanged).
+  MB_COMMAND_KIND_AMEND_ORDER = 11,
+  // Cancels an order (`account`, `order`).
+  MB_COMMAND_KIND_CANCEL_ORDER = 12,
+  // Cancels the newest open order with `client_id` (`account`, `client_id`).
+  MB_COMMAND_KIND_CANCEL_BY_CLIENT_ID = 13,
+  // Cancels every open order of `account` (`flag` 1: only those in `instrument`).
+  MB_COMMAND_KIND_CANCEL_ALL = 14,
+  // Sets a futures instrument's index price (`instrument`, `price`). Admin.
+  MB_COMMAND_KIND_SET_INDEX_PRICE = 15,
+  // Closes an account's futures positions against the book (`account`). Admin.
+  MB_COMMAND_KIND_LIQUIDATE = 16,
+  // Moves time only: expiries, funding (no fields).
+  MB_COMMAND_KIND_ADVANCE_TIME = 17,
+} mb_command_kind;
+
+// An exchange definition under construction.
+typedef struct mb_config mb_config;
+
+// An engine owned by one thread at a time, with its market data and the events not yet
+// polled.
 typedef struct mb_engine mb_engine;
 
-// An order handle: its number and slab slot.
+// Reference data of one engine; borrowed from its handle, valid while the handle lives.
+typedef struct mb_refdata mb_refdata;
+
+// The engine on its own thread.
+typedef struct mb_runtime mb_runtime;
+
+// One producer's way into an `mb_runtime`: used by one thread at a time.
+typedef struct mb_session mb_session;
+
+// An order handle: its number and slab slot (both needed to address it in O(1)).
 typedef struct {
   // Order number.
   uint64_t id;
   // Slab slot.
   uint32_t slot;
 } mb_order_ref;
+
+// A UUID as 16 big-endian bytes (a client order id).
+typedef struct {
+  // Bytes, most significant first.
+  uint8_t bytes[16];
+} mb_uuid;
+
+// One command. Zero-initialise it and set the fields its kind reads (see
+// `mb_command_kind`), or use an `mb_cmd_*` constructor. Enumerations are carried as
+// plain integers and checked when the command is applied.
+typedef struct {
+  // An `mb_command_kind`.
+  uint32_t kind;
+  // Acting account (a transfer's source).
+  uint32_t account;
+  // A transfer's destination.
+  uint32_t other_account;
+  // Holder (subaccount creation, transfers).
+  uint32_t holder;
+  // Instrument index.
+  uint16_t instrument;
+  // Currency index.
+  uint16_t currency;
+  // An `mb_side`.
+  uint32_t side;
+  // An `mb_order_type`.
+  uint32_t order_type;
+  // An `mb_time_in_force`.
+  uint32_t time_in_force;
+  // An `mb_stp`.
+  uint32_t stp;
+  // Kind-specific flag (see `mb_command_kind`).
+  uint32_t flag;
+  // Price in ticks (0 = none).
+  int64_t price;
+  // Stop trigger in ticks (0 = none).
+  int64_t trigger_price;
+  // Lots for orders, balance units for funds.
+  int64_t amount;
+  // Expiry of a good-till-time order.
+  int64_t expire_at_ns;
+  // An existing order.
+  mb_order_ref order;
+  // Client order id (all zero = none).
+  mb_uuid client_id;
+  // Subaccount name, NUL-terminated UTF-8.
+  char name[MB_NAME_CAPACITY];
+} mb_command;
+
+// Futures terms of an instrument, percentages as decimal strings. The three funding
+// strings are all NULL (no funding) or all set.
+typedef struct {
+  // Collar of the mark price around the index, percent.
+  const char *price_collar_percentage;
+  // Initial margin, percent of notional.
+  const char *initial_margin_percentage;
+  // Maintenance margin, percent of notional.
+  const char *maintenance_margin_percentage;
+  // Funding cap per period, percent (NULL: no funding).
+  const char *funding_cap;
+  // Funding clamp threshold, percent.
+  const char *funding_clamp_threshold;
+  // Annual interest rate, percent.
+  const char *funding_annual_interest_rate;
+  // Minutes between funding settlements.
+  uint32_t funding_interval_minutes;
+  // Expiry date (`YYYY-MM-DD`) of a dated future, or NULL.
+  const char *contract_expiry_date;
+} mb_futures_spec;
+
+// An instrument, decimals as strings.
+typedef struct {
+  // Code, e.g. `BTC_EUR`.
+  const char *code;
+  // Base currency code.
+  const char *base;
+  // Quote currency code.
+  const char *quote;
+  // Decimals of amounts.
+  uint8_t amount_precision;
+  // Decimals of prices.
+  uint8_t market_precision;
+  // Minimum order value in the quote currency.
+  const char *min_size;
+  // Lowest price.
+  const char *min_price;
+  // Highest price.
+  const char *max_price;
+  // `SPOT`, `PERP`, `EQUITY_FUTURE` or `DATED_FUTURE`.
+  const char *kind;
+  // Futures terms (NULL for spot).
+  const mb_futures_spec *futures;
+} mb_instrument_spec;
+
+// Ids a successful command produced (zero where none).
+typedef struct {
+  // The order placed.
+  mb_order_ref order;
+  // The account created.
+  uint32_t account;
+  // The holder created.
+  uint32_t holder;
+  // Engine time the command was applied at.
+  int64_t time_ns;
+} mb_result;
 
 // One event.
 typedef struct {
@@ -197,82 +473,336 @@ typedef struct {
   uint64_t trade;
 } mb_event;
 
+// One currency balance of an account.
+typedef struct {
+  // Currency index.
+  uint16_t currency;
+  // Decimals of the units below.
+  uint8_t scale;
+  // Available, balance units.
+  int64_t available;
+  // Locked by open orders, balance units.
+  int64_t locked;
+} mb_balance;
+
+// An open order.
+typedef struct {
+  // Handle.
+  mb_order_ref order;
+  // Owner.
+  uint32_t account;
+  // Instrument index.
+  uint16_t instrument;
+  // An `mb_side`.
+  uint32_t side;
+  // An `mb_order_type`.
+  uint32_t order_type;
+  // An `mb_time_in_force`.
+  uint32_t time_in_force;
+  // An `mb_order_state`.
+  uint32_t state;
+  // Limit price in ticks (0 = none).
+  int64_t price;
+  // Stop trigger in ticks (0 = none).
+  int64_t trigger_price;
+  // Total amount in lots.
+  int64_t amount;
+  // Filled lots.
+  int64_t filled;
+  // Expiry (0 = none).
+  int64_t expire_at_ns;
+  // Created.
+  int64_t created_ns;
+  // Last change.
+  int64_t updated_ns;
+  // Client order id (zero = none).
+  mb_uuid client_id;
+} mb_order;
+
+// L1: best bid and ask with the amounts resting there (0 where a side is empty).
+typedef struct {
+  // Best bid, ticks.
+  int64_t bid;
+  // Lots at the best bid.
+  int64_t bid_amount;
+  // Best ask, ticks.
+  int64_t ask;
+  // Lots at the best ask.
+  int64_t ask_amount;
+  // Book sequence.
+  uint64_t sequence;
+} mb_top;
+
+// One L2 price level.
+typedef struct {
+  // Price, ticks.
+  int64_t price;
+  // Lots resting.
+  int64_t amount;
+  // Orders resting.
+  uint32_t orders;
+} mb_level;
+
+// One resting order of an L3 view.
+typedef struct {
+  // Handle.
+  mb_order_ref order;
+  // Owner.
+  uint32_t account;
+  // Price, ticks.
+  int64_t price;
+  // Remaining lots.
+  int64_t amount;
+} mb_book_order;
+
+// One candle; prices in ticks, `volume` the quote volume at notional scale (ticks x lots,
+// saturating at the int64 range).
+typedef struct {
+  // Period start.
+  int64_t start_ns;
+  // Period end.
+  int64_t end_ns;
+  // Open.
+  int64_t open;
+  // High.
+  int64_t high;
+  // Low.
+  int64_t low;
+  // Close.
+  int64_t close;
+  // Lots traded.
+  int64_t total_amount;
+  // Quote volume at notional scale.
+  int64_t volume;
+} mb_candle;
+
+// The 24-hour ticker of an instrument (prices in ticks, 0 without trades).
+typedef struct {
+  // First price of the window.
+  int64_t open;
+  // High.
+  int64_t high;
+  // Low.
+  int64_t low;
+  // Last price.
+  int64_t last;
+  // Lots traded.
+  int64_t base_volume;
+  // Quote volume at notional scale (saturating).
+  int64_t quote_volume;
+  // Trades in the window.
+  uint64_t trades;
+  // Best bid (0 = none).
+  int64_t bid;
+  // Best ask (0 = none).
+  int64_t ask;
+  // Sequence of the last event in this market.
+  uint64_t sequence;
+} mb_ticker;
+
+// A futures position; money in USD balance units (unrealised and margins saturating).
+typedef struct {
+  // Instrument index.
+  uint16_t instrument;
+  // Position number.
+  uint64_t position_id;
+  // Signed lots (long > 0).
+  int64_t size;
+  // Entry price, ticks.
+  int64_t entry_price;
+  // Mark price, ticks.
+  int64_t mark_price;
+  // Unrealised PnL at mark.
+  int64_t unrealised;
+  // Realised since opening (PnL, funding, fees).
+  int64_t realised;
+  // Initial margin at mark.
+  int64_t initial_margin;
+  // Maintenance margin at mark.
+  int64_t maintenance_margin;
+  // Opened.
+  int64_t opened_ns;
+} mb_position;
+
+// How a thread-safe engine runs.
+typedef struct {
+  // Requests the ingress queue holds (0: 65,536). A full queue answers
+  // `MB_STATUS_BUSY`.
+  size_t queue_capacity;
+  // Nonzero: time stands still at `start_time_ns` until `mb_runtime_set_time` (for
+  // replays and tests); zero: the system clock.
+  uint8_t manual_clock;
+  // Start time of a manual clock.
+  int64_t start_time_ns;
+  // Nonzero: market data on a thread of its own (frees the engine thread when cores
+  // are spare); zero: on the engine thread.
+  uint8_t market_data_thread;
+} mb_runtime_options;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
 
-// Creates an engine with the embedded demo currencies and markets.
+// A command that creates a holder with its main account.
+mb_command mb_cmd_create_holder(void);
+
+// Builds a subaccount creation into `*out`; the name (1-64 bytes) is copied.
 //
 // # Safety
-// `out` must be NULL or writable.
-mb_status mb_engine_new_demo(mb_engine **out_engine);
+// `name` NULL or NUL-terminated; `out` NULL or writable.
+mb_status mb_cmd_create_subaccount(uint32_t holder,
+                                   const char *name,
+                                   uint32_t kind,
+                                   mb_command *out_command);
 
-// Frees an engine (NULL is ignored).
+// A deposit of `amount` balance units (admin).
+mb_command mb_cmd_deposit(uint32_t account, uint16_t currency, int64_t amount);
+
+// A withdrawal of `amount` balance units (admin).
+mb_command mb_cmd_withdraw(uint32_t account, uint16_t currency, int64_t amount);
+
+// A transfer between two accounts of `holder`.
+mb_command mb_cmd_transfer(uint32_t holder,
+                           uint32_t source,
+                           uint32_t destination,
+                           uint16_t currency,
+                           int64_t amount);
+
+// A limit order: price in ticks, amount in lots, `tif` an `mb_time_in_force`.
+mb_command mb_cmd_place_limit(uint32_t account,
+                              uint16_t instrument,
+                              uint32_t side,
+                              int64_t price_ticks,
+                              int64_t amount_lots,
+                              uint32_t tif);
+
+// A market order (`protection_ticks` 0 = no protection price).
+mb_command mb_cmd_place_market(uint32_t account,
+                               uint16_t instrument,
+                               uint32_t side,
+                               int64_t amount_lots,
+                               int64_t protection_ticks);
+
+// An amend (`amount_lots` / `price_ticks` 0 = unchanged).
+mb_command mb_cmd_amend(uint32_t account,
+                        mb_order_ref order,
+                        int64_t amount_lots,
+                        int64_t price_ticks);
+
+// A cancel of one order.
+mb_command mb_cmd_cancel(uint32_t account, mb_order_ref order);
+
+// A cancel of the newest open order with `client_id`.
+mb_command mb_cmd_cancel_by_client_id(uint32_t account, mb_uuid client_id);
+
+// A cancel of every open order of `account` (`only_instrument` nonzero: just those in
+// `instrument`).
+mb_command mb_cmd_cancel_all(uint32_t account, uint8_t only_instrument, uint16_t instrument);
+
+// Sets a futures index price (admin).
+mb_command mb_cmd_set_index_price(uint16_t instrument, int64_t price_ticks);
+
+// Moves time only (expiries, funding).
+mb_command mb_cmd_advance_time(void);
+
+// Closes an account's futures positions (admin).
+mb_command mb_cmd_liquidate(uint32_t account);
+
+// Changes an instrument's state (`state` an `mb_instrument_state`; admin).
+mb_command mb_cmd_set_instrument_state(uint16_t instrument, uint32_t state);
+
+// A definition with the embedded demo currencies, markets and fees, no holders, market
+// data on. Sections added later replace the demo section as a whole.
 //
 // # Safety
-// `engine` must be NULL or a handle from `mb_engine_new_demo` not freed before.
-void mb_engine_free(mb_engine *engine);
+// `out_config` NULL or writable.
+mb_status mb_config_new_demo(mb_config **out_config);
 
-// Creates a holder with its main account; writes the account id.
+// Parses a TOML definition (`format` 0) or a JSON one (`format` 1); unknown keys are
+// refused with `MB_STATUS_INVALID_CONFIG` and the reason in `mb_last_error`.
 //
 // # Safety
-// `engine` a live handle; `account_out` writable.
-mb_status mb_create_holder(mb_engine *engine, int64_t time_ns, uint32_t *account_out);
+// `text` NULL or NUL-terminated; `out_config` NULL or writable.
+mb_status mb_config_parse(const char *definition, uint32_t format, mb_config **out_config);
 
-// Credits `amount` (a decimal string, e.g. "1.5") of `currency` (a code) to an account.
+// Frees a definition (NULL is ignored). Engines created from it do not depend on it.
 //
 // # Safety
-// `engine` a live handle; the strings NUL-terminated.
-mb_status mb_deposit(mb_engine *engine,
-                     int64_t time_ns,
-                     uint32_t account,
-                     const char *currency,
-                     const char *amount);
+// `config` NULL or from `mb_config_*`, not freed before.
+void mb_config_free(mb_config *config);
 
-// Places a limit order with price in ticks and amount in lots of the instrument (its
-// market and amount precision); writes the order handle.
+// Adds a currency (`precision` decimals).
 //
 // # Safety
-// `engine` a live handle; `instrument` NUL-terminated; `order_out` writable.
-mb_status mb_place_limit(mb_engine *engine,
-                         int64_t time_ns,
-                         uint32_t account,
-                         const char *instrument,
-                         mb_side side,
-                         int64_t price_ticks,
-                         int64_t amount_lots,
-                         mb_time_in_force tif,
-                         mb_order_ref *order_out);
+// `config` live; strings NUL-terminated.
+mb_status mb_config_add_currency(mb_config *config,
+                                 const char *code,
+                                 uint8_t precision,
+                                 const char *name);
 
-// Cancels an open order of `account`.
+// Adds an instrument.
 //
 // # Safety
-// `engine` a live handle.
-mb_status mb_cancel(mb_engine *engine, int64_t time_ns, uint32_t account, mb_order_ref order);
+// `config` live; `spec` and its strings valid for the call.
+mb_status mb_config_add_instrument(mb_config *config, const mb_instrument_spec *spec);
 
-// Writes an account's available and locked balance of `currency`, in balance units
-// (`10^-scale`, where `*scale_out` is the currency's balance scale).
+// Adds a fee tier (percentages as decimal strings) to fee group `group` (`SPOT` or
+// `FUTURES`), creating the group on first use with `volume_currency`.
 //
 // # Safety
-// `engine` a live handle; `currency` NUL-terminated; the out-parameters writable.
-mb_status mb_balance(mb_engine *engine,
-                     uint32_t account,
-                     const char *currency,
-                     int64_t *available_out,
-                     int64_t *locked_out,
-                     uint8_t *scale_out);
+// `config` live; strings NUL-terminated.
+mb_status mb_config_add_fee_tier(mb_config *config,
+                                 const char *group,
+                                 const char *volume_currency,
+                                 const char *volume,
+                                 const char *maker_fee,
+                                 const char *taker_fee);
 
-// Moves the events produced since the last poll into `events` (capacity `capacity`) and
-// writes their count. If they do not fit, nothing is moved, `*len_out` is the count
-// needed and the status is `MB_STATUS_BUFFER_TOO_SMALL`.
+// Adds a holder (created with its main account when the engine starts; the n-th holder
+// added is holder n).
 //
 // # Safety
-// `engine` a live handle; `events` NULL or `capacity` writable elements; `len_out`
-// writable.
-mb_status mb_poll_events(mb_engine *engine, mb_event *events, size_t capacity, size_t *len_out);
+// `config` live; `name` NUL-terminated.
+mb_status mb_config_add_holder(mb_config *config, const char *name);
 
-// The name of a status (`"INSUFFICIENT_FUNDS"`, `"BUFFER_TOO_SMALL"`...); static storage.
-const char *mb_status_str(mb_status status);
+// Credits `amount` (decimal string) of `currency` to account `account` of holder
+// `holder` at start; `account` is `main` or a subaccount name, created on first use with
+// `kind` (`regular`, `instant-trade`, `blp`; NULL = regular). With `currency` and
+// `amount` NULL it only declares the account.
+//
+// # Safety
+// `config` live; strings NUL-terminated (`kind`, `currency`, `amount` may be NULL).
+mb_status mb_config_add_deposit(mb_config *config,
+                                const char *holder,
+                                const char *account,
+                                const char *kind,
+                                const char *currency,
+                                const char *amount);
+
+// Sets the open-order limit per holder.
+//
+// # Safety
+// `config` live.
+mb_status mb_config_set_max_open_orders(mb_config *config, uint32_t max);
+
+// Turns market data (candles, tickers) on (nonzero) or off for engines created from this
+// definition; off saves the work on every command.
+//
+// # Safety
+// `config` live.
+mb_status mb_config_set_market_data(mb_config *config, uint8_t on);
+
+// Sets the time (ns since the epoch) a single-threaded engine provisions its holders at
+// (default 0). Set it near the times you will submit: futures funding clocks start at
+// the first command, and a later jump runs every funding period in between.
+//
+// # Safety
+// `config` live.
+mb_status mb_config_set_start_time(mb_config *config, int64_t time_ns);
+
+// The name of a status code (`"INSUFFICIENT_FUNDS"`, `"BUFFER_TOO_SMALL"`...), or
+// `"UNKNOWN"`; static storage.
+const char *mb_status_str(int32_t status);
 
 // Copies the calling thread's last error message (NUL-terminated) into `buf`.
 //
@@ -282,6 +812,415 @@ mb_status mb_last_error(char *buf, size_t capacity, size_t *len_out);
 
 // Test hook: panics inside the boundary, to prove a panic becomes `MB_STATUS_PANIC`.
 mb_status mb_debug_panic(void);
+
+// Test hook: the calling thread's next call of any export with a status panics inside
+// the export's boundary, to prove each one turns a panic into `MB_STATUS_PANIC`.
+void mb_debug_panic_next_call(void);
+
+// Creates a single-threaded engine from a definition (the definition stays the
+// caller's); its holders are provisioned at the definition's start time.
+//
+// # Safety
+// `config` from `mb_config_*`; `out_engine` writable.
+mb_status mb_engine_new(const mb_config *config, mb_engine **out_engine);
+
+// Creates a single-threaded engine with the embedded demo markets and no holders.
+//
+// # Safety
+// `out_engine` NULL or writable.
+mb_status mb_engine_new_demo(mb_engine **out_engine);
+
+// Frees an engine (NULL is ignored).
+//
+// # Safety
+// `engine` NULL or a handle from `mb_engine_new*` not freed before.
+void mb_engine_free(mb_engine *engine);
+
+// The engine's reference data (codes, scales, configured accounts); valid until the
+// engine is freed. NULL for a NULL engine.
+//
+// # Safety
+// `engine` NULL or live.
+const mb_refdata *mb_engine_refdata(const mb_engine *engine);
+
+// Applies `command` at `time_ns` (nanoseconds since the epoch; callers keep it from
+// going backwards) and writes what it produced into `*result` (may be NULL). A refusal
+// returns its status and also leaves a `REJECTED` event to poll.
+//
+// # Safety
+// `engine` live; `command` valid; `result` NULL or writable.
+mb_status mb_engine_submit(mb_engine *engine,
+                           int64_t time_ns,
+                           const mb_command *command,
+                           mb_result *result);
+
+// Moves the events produced since the last poll into `events` and writes their count. If
+// they do not fit, nothing is moved, `*len_out` is the count needed and the status is
+// `MB_STATUS_BUFFER_TOO_SMALL`.
+//
+// # Safety
+// `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
+mb_status mb_engine_poll_events(mb_engine *engine,
+                                mb_event *events,
+                                size_t capacity,
+                                size_t *len_out);
+
+// Drops the events not yet polled (for callers that do not poll).
+//
+// # Safety
+// `engine` live.
+mb_status mb_engine_clear_events(mb_engine *engine);
+
+// Every currency balance of an account, by currency index.
+//
+// # Safety
+// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+mb_status mb_engine_balances(const mb_engine *engine,
+                             uint32_t account,
+                             mb_balance *buf,
+                             size_t capacity,
+                             size_t *len_out);
+
+// An account's open orders, oldest first.
+//
+// # Safety
+// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+mb_status mb_engine_open_orders(const mb_engine *engine,
+                                uint32_t account,
+                                mb_order *buf,
+                                size_t capacity,
+                                size_t *len_out);
+
+// One open order of `account` by handle.
+//
+// # Safety
+// `engine` live; `order_out` writable.
+mb_status mb_engine_order(const mb_engine *engine,
+                          uint32_t account,
+                          mb_order_ref order,
+                          mb_order *order_out);
+
+// The newest open order of `account` with `client_id`.
+//
+// # Safety
+// `engine` live; `order_out` writable.
+mb_status mb_engine_order_by_client_id(const mb_engine *engine,
+                                       uint32_t account,
+                                       mb_uuid client_id,
+                                       mb_order *order_out);
+
+// L1: best bid and ask of an instrument.
+//
+// # Safety
+// `engine` live; `top_out` writable.
+mb_status mb_engine_book_top(const mb_engine *engine, uint16_t instrument, mb_top *top_out);
+
+// L2: up to `depth` levels a side, best first, into two buffers.
+//
+// # Safety
+// `engine` live; each buffer NULL or its capacity in writable elements; lengths writable.
+mb_status mb_engine_book_levels(const mb_engine *engine,
+                                uint16_t instrument,
+                                size_t depth,
+                                mb_level *bids,
+                                size_t bids_capacity,
+                                size_t *bids_len,
+                                mb_level *asks,
+                                size_t asks_capacity,
+                                size_t *asks_len);
+
+// L3: every resting order of up to `depth` levels a side, in queue order.
+//
+// # Safety
+// `engine` live; each buffer NULL or its capacity in writable elements; lengths writable.
+mb_status mb_engine_book_orders(const mb_engine *engine,
+                                uint16_t instrument,
+                                size_t depth,
+                                mb_book_order *bids,
+                                size_t bids_capacity,
+                                size_t *bids_len,
+                                mb_book_order *asks,
+                                size_t asks_capacity,
+                                size_t *asks_len);
+
+// Candles of `unit` x `period` (an `mb_candle_unit`; 1/5/15/30 minutes, 1/4 hours, 1
+// day, week, month) from `from_ns` to `to_ns`, newest first.
+//
+// # Safety
+// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+mb_status mb_engine_candles(const mb_engine *engine,
+                            uint16_t instrument,
+                            uint32_t unit,
+                            uint32_t period,
+                            int64_t from_ns,
+                            int64_t to_ns,
+                            mb_candle *buf,
+                            size_t capacity,
+                            size_t *len_out);
+
+// The 24-hour ticker of an instrument at engine time.
+//
+// # Safety
+// `engine` live; `ticker_out` writable.
+mb_status mb_engine_ticker(const mb_engine *engine, uint16_t instrument, mb_ticker *ticker_out);
+
+// An account's open futures positions.
+//
+// # Safety
+// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+mb_status mb_engine_positions(const mb_engine *engine,
+                              uint32_t account,
+                              mb_position *buf,
+                              size_t capacity,
+                              size_t *len_out);
+
+// The index of an instrument code.
+//
+// # Safety
+// `refdata` from a live handle; `code` NUL-terminated; `id_out` writable.
+mb_status mb_refdata_instrument(const mb_refdata *refdata, const char *code, uint16_t *id_out);
+
+// The index and balance scale (decimals of balance units) of a currency code.
+//
+// # Safety
+// `refdata` from a live handle; `code` NUL-terminated; outs writable.
+mb_status mb_refdata_currency(const mb_refdata *refdata,
+                              const char *code,
+                              uint16_t *id_out,
+                              uint8_t *scale_out);
+
+// The holder id and account id of a configured holder's account (`main` or a
+// subaccount name).
+//
+// # Safety
+// `refdata` from a live handle; strings NUL-terminated; outs writable.
+mb_status mb_refdata_account(const mb_refdata *refdata,
+                             const char *holder,
+                             const char *account,
+                             uint32_t *holder_out,
+                             uint32_t *account_out);
+
+// A decimal price (`"60000.5"`) in ticks of `instrument`.
+//
+// # Safety
+// `refdata` from a live handle; `price` NUL-terminated; `ticks_out` writable.
+mb_status mb_refdata_price(const mb_refdata *refdata,
+                           uint16_t instrument,
+                           const char *price,
+                           int64_t *ticks_out);
+
+// A decimal amount in lots of `instrument`.
+//
+// # Safety
+// `refdata` from a live handle; `amount` NUL-terminated; `lots_out` writable.
+mb_status mb_refdata_amount(const mb_refdata *refdata,
+                            uint16_t instrument,
+                            const char *amount,
+                            int64_t *lots_out);
+
+// A decimal amount of `currency` in balance units.
+//
+// # Safety
+// `refdata` from a live handle; `amount` NUL-terminated; `units_out` writable.
+mb_status mb_refdata_funds(const mb_refdata *refdata,
+                           uint16_t currency,
+                           const char *amount,
+                           int64_t *units_out);
+
+// Writes `value` (in `unit`, an `mb_unit`) as a decimal string into `buf`.
+//
+// # Safety
+// `refdata` from a live handle; `buf` NULL or `capacity` writable bytes; `len_out`
+// writable.
+mb_status mb_refdata_format(const mb_refdata *refdata,
+                            uint32_t unit,
+                            uint16_t index,
+                            int64_t value,
+                            char *buf,
+                            size_t capacity,
+                            size_t *len_out);
+
+// An order in decimal strings (the convenience path): `instrument` a code, `price` a
+// decimal or NULL (market orders), `amount` a decimal; `side`, `order_type`, `tif` as in
+// `mb_command`. Writes a ready `MB_COMMAND_KIND_PLACE_ORDER` command.
+//
+// # Safety
+// `refdata` from a live handle; strings NUL-terminated (`price` may be NULL);
+// `out_command` writable.
+mb_status mb_cmd_place_decimal(const mb_refdata *refdata,
+                               uint32_t account,
+                               const char *instrument,
+                               uint32_t side,
+                               uint32_t order_type,
+                               uint32_t tif,
+                               const char *price,
+                               const char *amount,
+                               mb_command *out_command);
+
+// Starts a thread-safe engine from a definition (`options` NULL: system clock, default
+// queue, market data on the engine thread); its holders are provisioned before this
+// returns.
+//
+// # Safety
+// `config` from `mb_config_*`; `options` NULL or valid; `out_runtime` writable.
+mb_status mb_runtime_new(const mb_config *config,
+                         const mb_runtime_options *options,
+                         mb_runtime **out_runtime);
+
+// Stops the engine thread after every queued request was answered, and frees the
+// runtime (NULL is ignored). Sessions still open answer `MB_STATUS_STOPPED` afterwards
+// and must still be freed.
+//
+// # Safety
+// `runtime` NULL or from `mb_runtime_new`, not freed before, not used concurrently.
+void mb_runtime_free(mb_runtime *runtime);
+
+// The runtime's reference data; valid until the runtime is freed. Safe to use from any
+// thread (it never changes).
+//
+// # Safety
+// `runtime` NULL or live.
+const mb_refdata *mb_runtime_refdata(const mb_runtime *runtime);
+
+// Sets the time of a manual clock (never backwards: an earlier time is refused with
+// `MB_STATUS_INVALID_ARGUMENT`); commands after this see it.
+//
+// # Safety
+// `runtime` live (any thread).
+mb_status mb_runtime_set_time(const mb_runtime *runtime, int64_t time_ns);
+
+// Opens a session for one producer thread (`keep_events` nonzero: the events of its
+// commands are kept for `mb_session_poll_events`).
+//
+// # Safety
+// `runtime` live; `out_session` writable.
+mb_status mb_session_new(const mb_runtime *runtime, uint8_t keep_events, mb_session **out_session);
+
+// Frees a session (NULL is ignored).
+//
+// # Safety
+// `session` NULL or from `mb_session_new`, not freed before.
+void mb_session_free(mb_session *session);
+
+// Queues `command`, waits until the engine applied it (at the runtime's clock) and
+// writes what it produced (`result` may be NULL).
+//
+// # Safety
+// `session` live and used by this thread only; `command` valid; `result` NULL or
+// writable.
+mb_status mb_session_submit(mb_session *session, const mb_command *command, mb_result *result);
+
+// Moves the events of this session's commands since the last poll into `events` (all or
+// nothing, as `mb_engine_poll_events`).
+//
+// # Safety
+// `session` live; `events` NULL or `capacity` writable elements; `len_out` writable.
+mb_status mb_session_poll_events(mb_session *session,
+                                 mb_event *events,
+                                 size_t capacity,
+                                 size_t *len_out);
+
+// As `mb_engine_balances`, through the engine thread.
+//
+// # Safety
+// As `mb_engine_balances`, with a live session.
+mb_status mb_session_balances(const mb_session *session,
+                              uint32_t account,
+                              mb_balance *buf,
+                              size_t capacity,
+                              size_t *len_out);
+
+// As `mb_engine_open_orders`, through the engine thread.
+//
+// # Safety
+// As `mb_engine_open_orders`, with a live session.
+mb_status mb_session_open_orders(const mb_session *session,
+                                 uint32_t account,
+                                 mb_order *buf,
+                                 size_t capacity,
+                                 size_t *len_out);
+
+// As `mb_engine_order`, through the engine thread.
+//
+// # Safety
+// As `mb_engine_order`, with a live session.
+mb_status mb_session_order(const mb_session *session,
+                           uint32_t account,
+                           mb_order_ref order,
+                           mb_order *order_out);
+
+// As `mb_engine_order_by_client_id`, through the engine thread.
+//
+// # Safety
+// As `mb_engine_order_by_client_id`, with a live session.
+mb_status mb_session_order_by_client_id(const mb_session *session,
+                                        uint32_t account,
+                                        mb_uuid client_id,
+                                        mb_order *order_out);
+
+// As `mb_engine_book_top`, through the engine thread.
+//
+// # Safety
+// As `mb_engine_book_top`, with a live session.
+mb_status mb_session_book_top(const mb_session *session, uint16_t instrument, mb_top *top_out);
+
+// As `mb_engine_book_levels`, through the engine thread.
+//
+// # Safety
+// As `mb_engine_book_levels`, with a live session.
+mb_status mb_session_book_levels(const mb_session *session,
+                                 uint16_t instrument,
+                                 size_t depth,
+                                 mb_level *bids,
+                                 size_t bids_capacity,
+                                 size_t *bids_len,
+                                 mb_level *asks,
+                                 size_t asks_capacity,
+                                 size_t *asks_len);
+
+// As `mb_engine_book_orders`, through the engine thread.
+//
+// # Safety
+// As `mb_engine_book_orders`, with a live session.
+mb_status mb_session_book_orders(const mb_session *session,
+                                 uint16_t instrument,
+                                 size_t depth,
+                                 mb_book_order *bids,
+                                 size_t bids_capacity,
+                                 size_t *bids_len,
+                                 mb_book_order *asks,
+                                 size_t asks_capacity,
+                                 size_t *asks_len);
+
+// As `mb_engine_candles`, through the market-data thread.
+//
+// # Safety
+// As `mb_engine_candles`, with a live session.
+mb_status mb_session_candles(const mb_session *session,
+                             uint16_t instrument,
+                             uint32_t unit,
+                             uint32_t period,
+                             int64_t from_ns,
+                             int64_t to_ns,
+                             mb_candle *buf,
+                             size_t capacity,
+                             size_t *len_out);
+
+// As `mb_engine_ticker`, at the runtime's clock.
+//
+// # Safety
+// As `mb_engine_ticker`, with a live session.
+mb_status mb_session_ticker(const mb_session *session, uint16_t instrument, mb_ticker *ticker_out);
+
+// As `mb_engine_positions`, through the engine thread.
+//
+// # Safety
+// As `mb_engine_positions`, with a live session.
+mb_status mb_session_positions(const mb_session *session,
+                               uint32_t account,
+                               mb_position *buf,
+                               size_t capacity,
+                               size_t *len_out);
 
 #ifdef __cplusplus
 }  // extern "C"

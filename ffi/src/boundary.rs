@@ -10,6 +10,12 @@ use crate::status::MbStatus;
 
 thread_local! {
     static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
+    static PANIC_NEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Makes the calling thread's next guarded call panic inside its guard (test hook).
+pub(crate) fn panic_next_call() {
+    PANIC_NEXT.with(|p| p.set(true));
 }
 
 /// Records `message` as the calling thread's last error and returns `status`.
@@ -22,7 +28,13 @@ pub(crate) fn fail(status: MbStatus, message: impl Into<String>) -> MbStatus {
 /// Runs an export's body: a panic becomes `MB_STATUS_PANIC`, an error its status (with
 /// its message kept for `mb_last_error`).
 pub(crate) fn guard(body: impl FnOnce() -> Result<(), MbStatus>) -> MbStatus {
-    match catch_unwind(AssertUnwindSafe(body)) {
+    clear();
+    match catch_unwind(AssertUnwindSafe(|| {
+        if PANIC_NEXT.with(|p| p.replace(false)) {
+            panic!("forced by mb_debug_panic_next_call");
+        }
+        body()
+    })) {
         Ok(Ok(())) => MbStatus::Ok,
         Ok(Err(status)) => {
             let known = LAST_ERROR.with(|e| !e.borrow().is_empty());
@@ -36,7 +48,7 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<(), MbStatus>) -> MbStatus {
 }
 
 /// Clears the last error at the start of a call.
-pub(crate) fn clear() {
+fn clear() {
     LAST_ERROR.with(|e| e.borrow_mut().clear());
 }
 
@@ -54,6 +66,75 @@ pub(crate) unsafe fn text<'a>(text: *const c_char, what: &str) -> Result<&'a str
         .map_err(|_| fail(MbStatus::InvalidArgument, format!("{what} is not UTF-8")))
 }
 
+/// An out-parameter as a reference.
+pub(crate) fn out<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, MbStatus> {
+    // SAFETY: a non-NULL out-parameter points to writable memory per every export's
+    // contract.
+    unsafe { ptr.as_mut() }.ok_or_else(|| fail(MbStatus::NullArgument, format!("{what} is NULL")))
+}
+
+/// A read-only pointer argument as a reference.
+pub(crate) fn arg<'a, T>(ptr: *const T, what: &str) -> Result<&'a T, MbStatus> {
+    // SAFETY: a non-NULL argument points to a valid value per every export's contract.
+    unsafe { ptr.as_ref() }.ok_or_else(|| fail(MbStatus::NullArgument, format!("{what} is NULL")))
+}
+
+/// Copies `items` into the caller's buffer `(buf, capacity)` and their count into
+/// `*len_out`; when they do not fit, nothing is copied, `*len_out` is the count needed and
+/// the status is `MB_STATUS_BUFFER_TOO_SMALL`.
+pub(crate) fn fill<T: Copy>(
+    items: &[T],
+    buf: *mut T,
+    capacity: usize,
+    len_out: *mut usize,
+) -> Result<(), MbStatus> {
+    let len = out(len_out, "len_out")?;
+    *len = items.len();
+    if items.is_empty() {
+        return Ok(());
+    }
+    if capacity < items.len() {
+        return Err(fail(
+            MbStatus::BufferTooSmall,
+            format!("{} items, room for {capacity}", items.len()),
+        ));
+    }
+    if buf.is_null() {
+        return Err(fail(MbStatus::NullArgument, "buffer is NULL"));
+    }
+    // SAFETY: `buf` has room for `capacity >= items.len()` elements per the contract, and
+    // cannot overlap a Rust-owned slice.
+    unsafe { std::ptr::copy_nonoverlapping(items.as_ptr(), buf, items.len()) };
+    Ok(())
+}
+
+/// Copies `value` as a NUL-terminated string into `(buf, capacity)`, its length (without
+/// the NUL) into `*len_out`.
+pub(crate) fn fill_text(
+    value: &str,
+    buf: *mut c_char,
+    capacity: usize,
+    len_out: *mut usize,
+) -> Result<(), MbStatus> {
+    let len = out(len_out, "len_out")?;
+    *len = value.len();
+    if capacity < value.len() + 1 {
+        return Err(fail(
+            MbStatus::BufferTooSmall,
+            format!("{} bytes and a NUL, room for {capacity}", value.len()),
+        ));
+    }
+    if buf.is_null() {
+        return Err(fail(MbStatus::NullArgument, "buffer is NULL"));
+    }
+    // SAFETY: room for `value.len() + 1` bytes per the check above.
+    unsafe {
+        std::ptr::copy_nonoverlapping(value.as_ptr().cast::<c_char>(), buf, value.len());
+        *buf.add(value.len()) = 0;
+    }
+    Ok(())
+}
+
 /// Copies the last error message into `buf` (NUL-terminated) and its length (without the
 /// NUL) into `*len_out`.
 ///
@@ -65,21 +146,34 @@ pub(crate) unsafe fn copy_last_error(
     len_out: *mut usize,
 ) -> MbStatus {
     let message = LAST_ERROR.with(|e| e.borrow().clone());
-    let bytes = message.as_bytes();
-    if !len_out.is_null() {
-        // SAFETY: checked non-NULL; writable per the contract.
-        unsafe { *len_out = bytes.len() };
+    let mut ignored = 0usize;
+    let len_out = if len_out.is_null() {
+        &raw mut ignored
+    } else {
+        len_out
+    };
+    // Copying the message must not replace it: the status is returned, not recorded.
+    match catch_unwind(AssertUnwindSafe(|| {
+        fill_text(&message, buf, capacity, len_out)
+    })) {
+        Ok(Ok(())) => MbStatus::Ok,
+        Ok(Err(status)) => {
+            LAST_ERROR.with(|e| *e.borrow_mut() = message);
+            status
+        }
+        Err(_) => MbStatus::Panic,
     }
-    if buf.is_null() {
-        return MbStatus::NullArgument;
+}
+
+/// Drops a boxed handle given back by C (NULL is ignored); a panic in a destructor is
+/// swallowed, since a free has no status to report it with.
+///
+/// # Safety
+/// `ptr` NULL or from `Box::into_raw` of a `T`, not freed before.
+pub(crate) unsafe fn release<T>(ptr: *mut T) {
+    if !ptr.is_null() {
+        // SAFETY: per the contract, a live box released once.
+        let boxed = unsafe { Box::from_raw(ptr) };
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(boxed)));
     }
-    if capacity < bytes.len() + 1 {
-        return MbStatus::BufferTooSmall;
-    }
-    // SAFETY: `buf` holds at least `bytes.len() + 1` bytes per the check above.
-    unsafe {
-        std::ptr::copy_nonoverlapping(bytes.as_ptr().cast::<c_char>(), buf, bytes.len());
-        *buf.add(bytes.len()) = 0;
-    }
-    MbStatus::Ok
 }

@@ -1,359 +1,442 @@
-//! The single-threaded engine handle and its exports: create and free, holders and
-//! deposits, order entry in fixed point, cancel, balances, and event polling.
+//! `mb_engine`: the single-threaded handle (the fastest path: commands applied in the
+//! caller's thread, no queue, no lock). Create, free, submit, poll events, and every query.
 
-use std::ffi::c_char;
+use matchbook::market::{MarketData, MarketDataConfig};
+use matchbook::{Engine, EventRecord, Timestamp};
 
-use matchbook::{
-    AccountId, Command, Engine, EventRecord, InstrumentId, NewOrder, OrderRef, Price, Qty, Side,
-    TimeInForce, Timestamp,
-};
-
-use crate::boundary::{clear, fail, guard, text};
+use crate::boundary::{arg, fail, fill, guard, out};
+use crate::command::{MbCommand, MbResult, to_command};
+use crate::config::MbConfig;
 use crate::event::MbEvent;
+use crate::query::{
+    self, MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop, Reader,
+};
+use crate::refdata::MbRefData;
 use crate::status::MbStatus;
+use crate::types::{MbOrderRef, MbUuid};
 
-/// An engine owned by one thread at a time, with the events not yet polled.
+/// An engine owned by one thread at a time, with its market data and the events not yet
+/// polled.
 pub struct MbEngine {
     engine: Engine,
+    market: Option<MarketData>,
     pending: Vec<EventRecord>,
-}
-
-/// An order handle: its number and slab slot.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MbOrderRef {
-    /// Order number.
-    pub id: u64,
-    /// Slab slot.
-    pub slot: u32,
-}
-
-/// Buy or sell.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MbSide {
-    /// Buy.
-    Buy = 0,
-    /// Sell.
-    Sell = 1,
-}
-
-/// Time in force of a limit order.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MbTimeInForce {
-    /// Good till cancelled.
-    GoodTillCancelled = 0,
-    /// Immediate or cancel.
-    ImmediateOrCancelled = 1,
-    /// Fill or kill.
-    FillOrKill = 2,
-    /// Post only.
-    PostOnly = 3,
-}
-
-fn engine_mut<'a>(engine: *mut MbEngine) -> Result<&'a mut MbEngine, MbStatus> {
-    // SAFETY: a non-NULL handle comes from mb_engine_new_demo and is used by one thread at
-    // a time per the header's contract.
-    unsafe { engine.as_mut() }.ok_or_else(|| fail(MbStatus::NullArgument, "engine is NULL"))
-}
-
-fn out<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, MbStatus> {
-    // SAFETY: a non-NULL out-parameter points to writable memory per the contract.
-    unsafe { ptr.as_mut() }.ok_or_else(|| fail(MbStatus::NullArgument, format!("{what} is NULL")))
+    refdata: MbRefData,
 }
 
 impl MbEngine {
-    fn apply(&mut self, command: &Command, time_ns: i64) -> Result<matchbook::Applied, MbStatus> {
-        self.engine
-            .apply(command, Timestamp(time_ns), &mut self.pending)
+    /// Builds the engine of `config` and provisions its holders at its start time.
+    fn build(config: &MbConfig) -> Result<Self, MbStatus> {
+        let mut engine = config.engine()?;
+        let mut sink = Vec::new();
+        let plain = MbRefData::of(&engine, Default::default());
+        let directory = matchbook_config::provision(
+            &config.exchange.holders,
+            |code| plain.currency(code),
+            |command| engine.apply(&command, Timestamp(config.start_time_ns), &mut sink),
+        )
+        .map_err(|e| fail(MbStatus::InvalidConfig, e.to_string()))?;
+        let mut market = config
+            .market_data
+            .then(|| MarketData::new(engine.instruments().len(), MarketDataConfig::default()));
+        if let Some(m) = market.as_mut() {
+            m.on_events(&sink);
+        }
+        let refdata = MbRefData::of(&engine, directory);
+        Ok(Self {
+            engine,
+            market,
+            pending: Vec::with_capacity(1024),
+            refdata,
+        })
+    }
+
+    /// Applies one command at `time_ns`, keeping its events for polling and market data.
+    pub(crate) fn submit(
+        &mut self,
+        command: &MbCommand,
+        time_ns: i64,
+    ) -> Result<MbResult, MbStatus> {
+        let command = to_command(command)?;
+        let start = self.pending.len();
+        let time = Timestamp(time_ns);
+        let applied = self.engine.apply(&command, time, &mut self.pending);
+        if let Some(m) = self.market.as_mut() {
+            m.on_events(&self.pending[start..]);
+        }
+        // The engine never goes back in time: an earlier time is applied as its own now.
+        let applied_at = self.engine.now();
+        applied
+            .map(|a| MbResult::of(a, applied_at))
             .map_err(|e| fail(MbStatus::from(e), e.to_string()))
     }
 }
 
-/// Creates an engine with the embedded demo currencies and markets.
+impl Reader for MbEngine {
+    fn engine<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Engine) -> R + Send + 'static,
+    ) -> Result<R, MbStatus> {
+        Ok(read(&self.engine))
+    }
+
+    fn market<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&MarketData, Timestamp) -> R + Send + 'static,
+    ) -> Result<R, MbStatus> {
+        let market = self.market.as_ref().ok_or_else(|| {
+            fail(
+                MbStatus::MarketDataOff,
+                "engine created without market data",
+            )
+        })?;
+        Ok(read(market, self.engine.now()))
+    }
+}
+
+fn engine_mut<'a>(engine: *mut MbEngine) -> Result<&'a mut MbEngine, MbStatus> {
+    out(engine, "engine")
+}
+
+fn engine_ref<'a>(engine: *const MbEngine) -> Result<&'a MbEngine, MbStatus> {
+    arg(engine, "engine")
+}
+
+/// Builds an engine into the caller's out-parameter (checked first: nothing is built for
+/// nowhere).
+fn publish(
+    out_engine: *mut *mut MbEngine,
+    build: impl FnOnce() -> Result<MbEngine, MbStatus>,
+) -> Result<(), MbStatus> {
+    let slot = out(out_engine, "out_engine")?;
+    *slot = Box::into_raw(Box::new(build()?));
+    Ok(())
+}
+
+/// Creates a single-threaded engine from a definition (the definition stays the
+/// caller's); its holders are provisioned at the definition's start time.
 ///
 /// # Safety
-/// `out` must be NULL or writable.
+/// `config` from `mb_config_*`; `out_engine` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_new(
+    config: *const MbConfig,
+    out_engine: *mut *mut MbEngine,
+) -> MbStatus {
+    guard(|| publish(out_engine, || MbEngine::build(arg(config, "config")?)))
+}
+
+/// Creates a single-threaded engine with the embedded demo markets and no holders.
+///
+/// # Safety
+/// `out_engine` NULL or writable.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_new_demo(out_engine: *mut *mut MbEngine) -> MbStatus {
-    clear();
     guard(|| {
-        let slot = out(out_engine, "out_engine")?;
-        let engine = Engine::new(matchbook::demo::config())
-            .map_err(|e| fail(MbStatus::InvalidArgument, e.to_string()))?;
-        *slot = Box::into_raw(Box::new(MbEngine {
-            engine,
-            pending: Vec::with_capacity(1024),
-        }));
-        Ok(())
+        let config = MbConfig {
+            market_data: true,
+            ..MbConfig::default()
+        };
+        publish(out_engine, || MbEngine::build(&config))
     })
 }
 
 /// Frees an engine (NULL is ignored).
 ///
 /// # Safety
-/// `engine` must be NULL or a handle from `mb_engine_new_demo` not freed before.
+/// `engine` NULL or a handle from `mb_engine_new*` not freed before.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_free(engine: *mut MbEngine) {
-    if !engine.is_null() {
-        // SAFETY: created by Box::into_raw in mb_engine_new_demo, freed once per contract.
-        let _ = std::panic::catch_unwind(|| drop(unsafe { Box::from_raw(engine) }));
-    }
+    // SAFETY: forwarded contract.
+    unsafe { crate::boundary::release(engine) };
 }
 
-/// Creates a holder with its main account; writes the account id.
+/// The engine's reference data (codes, scales, configured accounts); valid until the
+/// engine is freed. NULL for a NULL engine.
 ///
 /// # Safety
-/// `engine` a live handle; `account_out` writable.
+/// `engine` NULL or live.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_create_holder(
+pub unsafe extern "C" fn mb_engine_refdata(engine: *const MbEngine) -> *const MbRefData {
+    // SAFETY: NULL or live per the contract.
+    unsafe { engine.as_ref() }.map_or(std::ptr::null(), |e| &e.refdata)
+}
+
+/// Applies `command` at `time_ns` (nanoseconds since the epoch; callers keep it from
+/// going backwards) and writes what it produced into `*result` (may be NULL). A refusal
+/// returns its status and also leaves a `REJECTED` event to poll.
+///
+/// # Safety
+/// `engine` live; `command` valid; `result` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_submit(
     engine: *mut MbEngine,
     time_ns: i64,
-    account_out: *mut u32,
+    command: *const MbCommand,
+    result: *mut MbResult,
 ) -> MbStatus {
-    clear();
     guard(|| {
         let e = engine_mut(engine)?;
-        let slot = out(account_out, "account_out")?;
-        let applied = e.apply(&Command::CreateHolder, time_ns)?;
-        *slot = applied.account.map_or(0, |a| a.0);
+        let command = arg(command, "command")?;
+        let outcome = e.submit(command, time_ns)?;
+        // SAFETY: NULL or writable per the contract.
+        if let Some(slot) = unsafe { result.as_mut() } {
+            *slot = outcome;
+        }
         Ok(())
     })
 }
 
-/// Credits `amount` (a decimal string, e.g. "1.5") of `currency` (a code) to an account.
+/// Moves the events produced since the last poll into `events` and writes their count. If
+/// they do not fit, nothing is moved, `*len_out` is the count needed and the status is
+/// `MB_STATUS_BUFFER_TOO_SMALL`.
 ///
 /// # Safety
-/// `engine` a live handle; the strings NUL-terminated.
+/// `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_deposit(
-    engine: *mut MbEngine,
-    time_ns: i64,
-    account: u32,
-    currency: *const c_char,
-    amount: *const c_char,
-) -> MbStatus {
-    clear();
-    guard(|| {
-        let e = engine_mut(engine)?;
-        // SAFETY: the caller passes NUL-terminated strings valid for the call.
-        let (code, amount) = unsafe { (text(currency, "currency")?, text(amount, "amount")?) };
-        let id = e.engine.currency_by_code(code).ok_or_else(|| {
-            fail(
-                MbStatus::UnknownCurrency,
-                format!("unknown currency {code}"),
-            )
-        })?;
-        let scale = e.engine.balance_scale(id).map_err(MbStatus::from)?;
-        let units = matchbook::fixed::parse_scaled(amount, scale).map_err(|err| {
-            fail(
-                MbStatus::InvalidArgument,
-                format!("amount {amount:?}: {err}"),
-            )
-        })?;
-        e.apply(
-            &Command::Deposit {
-                account: AccountId(account),
-                currency: id,
-                amount: units,
-            },
-            time_ns,
-        )?;
-        Ok(())
-    })
-}
-
-/// Places a limit order with price in ticks and amount in lots of the instrument (its
-/// market and amount precision); writes the order handle.
-///
-/// # Safety
-/// `engine` a live handle; `instrument` NUL-terminated; `order_out` writable.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
-pub unsafe extern "C" fn mb_place_limit(
-    engine: *mut MbEngine,
-    time_ns: i64,
-    account: u32,
-    instrument: *const c_char,
-    side: MbSide,
-    price_ticks: i64,
-    amount_lots: i64,
-    tif: MbTimeInForce,
-    order_out: *mut MbOrderRef,
-) -> MbStatus {
-    clear();
-    guard(|| {
-        let e = engine_mut(engine)?;
-        let slot = out(order_out, "order_out")?;
-        // SAFETY: NUL-terminated per the contract.
-        let code = unsafe { text(instrument, "instrument")? };
-        let id: InstrumentId = e.engine.instrument_by_code(code).ok_or_else(|| {
-            fail(
-                MbStatus::UnknownInstrument,
-                format!("unknown instrument {code}"),
-            )
-        })?;
-        let side = match side {
-            MbSide::Buy => Side::Buy,
-            MbSide::Sell => Side::Sell,
-        };
-        let tif = match tif {
-            MbTimeInForce::GoodTillCancelled => TimeInForce::GoodTillCancelled,
-            MbTimeInForce::ImmediateOrCancelled => TimeInForce::ImmediateOrCancelled,
-            MbTimeInForce::FillOrKill => TimeInForce::FillOrKill,
-            MbTimeInForce::PostOnly => TimeInForce::PostOnly,
-        };
-        let order = NewOrder::limit(
-            AccountId(account),
-            id,
-            side,
-            Price(price_ticks),
-            Qty(amount_lots),
-        )
-        .with_tif(tif);
-        let applied = e.apply(&Command::PlaceOrder(order), time_ns)?;
-        let handle = applied.order.unwrap_or_default();
-        *slot = MbOrderRef {
-            id: handle.id,
-            slot: handle.slot,
-        };
-        Ok(())
-    })
-}
-
-/// Cancels an open order of `account`.
-///
-/// # Safety
-/// `engine` a live handle.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_cancel(
-    engine: *mut MbEngine,
-    time_ns: i64,
-    account: u32,
-    order: MbOrderRef,
-) -> MbStatus {
-    clear();
-    guard(|| {
-        let e = engine_mut(engine)?;
-        e.apply(
-            &Command::CancelOrder {
-                account: AccountId(account),
-                order: OrderRef {
-                    id: order.id,
-                    slot: order.slot,
-                },
-            },
-            time_ns,
-        )?;
-        Ok(())
-    })
-}
-
-/// Writes an account's available and locked balance of `currency`, in balance units
-/// (`10^-scale`, where `*scale_out` is the currency's balance scale).
-///
-/// # Safety
-/// `engine` a live handle; `currency` NUL-terminated; the out-parameters writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_balance(
-    engine: *mut MbEngine,
-    account: u32,
-    currency: *const c_char,
-    available_out: *mut i64,
-    locked_out: *mut i64,
-    scale_out: *mut u8,
-) -> MbStatus {
-    clear();
-    guard(|| {
-        let e = engine_mut(engine)?;
-        let (available, locked, scale) = (
-            out(available_out, "available_out")?,
-            out(locked_out, "locked_out")?,
-            out(scale_out, "scale_out")?,
-        );
-        // SAFETY: NUL-terminated per the contract.
-        let code = unsafe { text(currency, "currency")? };
-        let id = e.engine.currency_by_code(code).ok_or_else(|| {
-            fail(
-                MbStatus::UnknownCurrency,
-                format!("unknown currency {code}"),
-            )
-        })?;
-        let view = e
-            .engine
-            .account(AccountId(account))
-            .map_err(MbStatus::from)?;
-        let b = view.balances[usize::from(id.0)];
-        (*available, *locked) = (b.available, b.locked);
-        *scale = e.engine.balance_scale(id).map_err(MbStatus::from)?;
-        Ok(())
-    })
-}
-
-/// Moves the events produced since the last poll into `events` (capacity `capacity`) and
-/// writes their count. If they do not fit, nothing is moved, `*len_out` is the count
-/// needed and the status is `MB_STATUS_BUFFER_TOO_SMALL`.
-///
-/// # Safety
-/// `engine` a live handle; `events` NULL or `capacity` writable elements; `len_out`
-/// writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_poll_events(
+pub unsafe extern "C" fn mb_engine_poll_events(
     engine: *mut MbEngine,
     events: *mut MbEvent,
     capacity: usize,
     len_out: *mut usize,
 ) -> MbStatus {
-    clear();
     guard(|| {
         let e = engine_mut(engine)?;
-        let len = out(len_out, "len_out")?;
-        *len = e.pending.len();
-        if e.pending.is_empty() {
-            return Ok(());
-        }
-        if events.is_null() {
-            return Err(fail(MbStatus::NullArgument, "events is NULL"));
-        }
-        if capacity < e.pending.len() {
-            return Err(fail(
-                MbStatus::BufferTooSmall,
-                format!("{} events pending, room for {capacity}", e.pending.len()),
-            ));
-        }
-        for (i, record) in e.pending.iter().enumerate() {
-            // SAFETY: `events` has room for `capacity >= pending.len()` elements.
-            unsafe { events.add(i).write(MbEvent::from(record)) };
-        }
-        e.pending.clear();
+        crate::event::drain(&mut e.pending, events, capacity, len_out)
+    })
+}
+
+/// Drops the events not yet polled (for callers that do not poll).
+///
+/// # Safety
+/// `engine` live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_clear_events(engine: *mut MbEngine) -> MbStatus {
+    guard(|| {
+        engine_mut(engine)?.pending.clear();
         Ok(())
     })
 }
 
-/// The name of a status (`"INSUFFICIENT_FUNDS"`, `"BUFFER_TOO_SMALL"`...); static storage.
-#[unsafe(no_mangle)]
-pub extern "C" fn mb_status_str(status: MbStatus) -> *const c_char {
-    status.name().as_ptr()
-}
-
-/// Copies the calling thread's last error message (NUL-terminated) into `buf`.
+/// Every currency balance of an account, by currency index.
 ///
 /// # Safety
-/// `buf` NULL or `capacity` writable bytes; `len_out` NULL or writable.
+/// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_last_error(
-    buf: *mut c_char,
+pub unsafe extern "C" fn mb_engine_balances(
+    engine: *const MbEngine,
+    account: u32,
+    buf: *mut MbBalance,
     capacity: usize,
     len_out: *mut usize,
 ) -> MbStatus {
-    // SAFETY: forwarded contract.
-    unsafe { crate::boundary::copy_last_error(buf, capacity, len_out) }
+    guard(|| {
+        fill(
+            &query::balances(engine_ref(engine)?, account)?,
+            buf,
+            capacity,
+            len_out,
+        )
+    })
 }
 
-/// Test hook: panics inside the boundary, to prove a panic becomes `MB_STATUS_PANIC`.
+/// An account's open orders, oldest first.
+///
+/// # Safety
+/// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
 #[unsafe(no_mangle)]
-pub extern "C" fn mb_debug_panic() -> MbStatus {
-    clear();
-    guard(|| panic!("forced by mb_debug_panic"))
+pub unsafe extern "C" fn mb_engine_open_orders(
+    engine: *const MbEngine,
+    account: u32,
+    buf: *mut MbOrder,
+    capacity: usize,
+    len_out: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        fill(
+            &query::open_orders(engine_ref(engine)?, account)?,
+            buf,
+            capacity,
+            len_out,
+        )
+    })
+}
+
+/// One open order of `account` by handle.
+///
+/// # Safety
+/// `engine` live; `order_out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_order(
+    engine: *const MbEngine,
+    account: u32,
+    order: MbOrderRef,
+    order_out: *mut MbOrder,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(order_out, "order_out")?;
+        *slot = query::order(engine_ref(engine)?, account, order, None)?;
+        Ok(())
+    })
+}
+
+/// The newest open order of `account` with `client_id`.
+///
+/// # Safety
+/// `engine` live; `order_out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_order_by_client_id(
+    engine: *const MbEngine,
+    account: u32,
+    client_id: MbUuid,
+    order_out: *mut MbOrder,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(order_out, "order_out")?;
+        let id = client_id
+            .to_engine()
+            .ok_or_else(|| fail(MbStatus::InvalidArgument, "client_id is zero"))?;
+        *slot = query::order(
+            engine_ref(engine)?,
+            account,
+            MbOrderRef::default(),
+            Some(id),
+        )?;
+        Ok(())
+    })
+}
+
+/// L1: best bid and ask of an instrument.
+///
+/// # Safety
+/// `engine` live; `top_out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_book_top(
+    engine: *const MbEngine,
+    instrument: u16,
+    top_out: *mut MbTop,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(top_out, "top_out")?;
+        *slot = query::top(engine_ref(engine)?, instrument)?;
+        Ok(())
+    })
+}
+
+/// L2: up to `depth` levels a side, best first, into two buffers.
+///
+/// # Safety
+/// `engine` live; each buffer NULL or its capacity in writable elements; lengths writable.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
+pub unsafe extern "C" fn mb_engine_book_levels(
+    engine: *const MbEngine,
+    instrument: u16,
+    depth: usize,
+    bids: *mut MbLevel,
+    bids_capacity: usize,
+    bids_len: *mut usize,
+    asks: *mut MbLevel,
+    asks_capacity: usize,
+    asks_len: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        let (b, a) = query::levels(engine_ref(engine)?, instrument, depth)?;
+        fill(&b, bids, bids_capacity, bids_len)?;
+        fill(&a, asks, asks_capacity, asks_len)
+    })
+}
+
+/// L3: every resting order of up to `depth` levels a side, in queue order.
+///
+/// # Safety
+/// `engine` live; each buffer NULL or its capacity in writable elements; lengths writable.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
+pub unsafe extern "C" fn mb_engine_book_orders(
+    engine: *const MbEngine,
+    instrument: u16,
+    depth: usize,
+    bids: *mut MbBookOrder,
+    bids_capacity: usize,
+    bids_len: *mut usize,
+    asks: *mut MbBookOrder,
+    asks_capacity: usize,
+    asks_len: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        let (b, a) = query::book_orders(engine_ref(engine)?, instrument, depth)?;
+        fill(&b, bids, bids_capacity, bids_len)?;
+        fill(&a, asks, asks_capacity, asks_len)
+    })
+}
+
+/// Candles of `unit` x `period` (an `mb_candle_unit`; 1/5/15/30 minutes, 1/4 hours, 1
+/// day, week, month) from `from_ns` to `to_ns`, newest first.
+///
+/// # Safety
+/// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
+pub unsafe extern "C" fn mb_engine_candles(
+    engine: *const MbEngine,
+    instrument: u16,
+    unit: u32,
+    period: u32,
+    from_ns: i64,
+    to_ns: i64,
+    buf: *mut MbCandle,
+    capacity: usize,
+    len_out: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        let found = query::candles(
+            engine_ref(engine)?,
+            instrument,
+            unit,
+            period,
+            from_ns,
+            to_ns,
+        )?;
+        fill(&found, buf, capacity, len_out)
+    })
+}
+
+/// The 24-hour ticker of an instrument at engine time.
+///
+/// # Safety
+/// `engine` live; `ticker_out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_ticker(
+    engine: *const MbEngine,
+    instrument: u16,
+    ticker_out: *mut MbTicker,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(ticker_out, "ticker_out")?;
+        *slot = query::ticker(engine_ref(engine)?, instrument)?;
+        Ok(())
+    })
+}
+
+/// An account's open futures positions.
+///
+/// # Safety
+/// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_positions(
+    engine: *const MbEngine,
+    account: u32,
+    buf: *mut MbPosition,
+    capacity: usize,
+    len_out: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        fill(
+            &query::positions(engine_ref(engine)?, account)?,
+            buf,
+            capacity,
+            len_out,
+        )
+    })
 }

@@ -201,3 +201,34 @@ impl From<&EventRecord> for MbEvent {
         }
     }
 }
+
+/// Moves `pending` into the caller's array (all or nothing) and writes the count.
+pub(crate) fn drain(
+    pending: &mut Vec<EventRecord>,
+    events: *mut MbEvent,
+    capacity: usize,
+    len_out: *mut usize,
+) -> Result<(), crate::status::MbStatus> {
+    use crate::boundary::{fail, out};
+    use crate::status::MbStatus;
+    let len = out(len_out, "len_out")?;
+    *len = pending.len();
+    if pending.is_empty() {
+        return Ok(());
+    }
+    if capacity < pending.len() {
+        return Err(fail(
+            MbStatus::BufferTooSmall,
+            format!("{} events pending, room for {capacity}", pending.len()),
+        ));
+    }
+    if events.is_null() {
+        return Err(fail(MbStatus::NullArgument, "events is NULL"));
+    }
+    for (i, record) in pending.iter().enumerate() {
+        // SAFETY: `events` has room for `capacity >= pending.len()` elements.
+        unsafe { events.add(i).write(MbEvent::from(record)) };
+    }
+    pending.clear();
+    Ok(())
+}

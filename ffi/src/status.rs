@@ -86,6 +86,24 @@ pub enum MbStatus {
     InvalidArgument = 9003,
     /// The library panicked; the engine handle must be freed and not used again.
     Panic = 9004,
+    /// The thread-safe handle's queue is full; try again.
+    Busy = 9005,
+    /// The thread-safe handle's engine stopped (freed, or its thread failed).
+    Stopped = 9006,
+    /// A candle or ticker query on an engine created without market data.
+    MarketDataOff = 9007,
+    /// A configuration that cannot build an engine (syntax, values, reference data).
+    InvalidConfig = 9008,
+}
+
+impl From<matchbook::runtime::RuntimeError> for MbStatus {
+    fn from(e: matchbook::runtime::RuntimeError) -> Self {
+        use matchbook::runtime::RuntimeError as R;
+        match e {
+            R::Busy => Self::Busy,
+            R::Stopped | R::Failed => Self::Stopped,
+        }
+    }
 }
 
 impl From<EngineError> for MbStatus {
@@ -176,7 +194,33 @@ const ENGINE_ERRORS: [EngineError; 34] = {
     ]
 };
 
+impl std::fmt::Display for MbStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name().to_string_lossy())
+    }
+}
+
+/// The ABI's own statuses (the rest are the engine's).
+const OWN: [MbStatus; 9] = [
+    MbStatus::Ok,
+    MbStatus::NullArgument,
+    MbStatus::BufferTooSmall,
+    MbStatus::InvalidArgument,
+    MbStatus::Panic,
+    MbStatus::Busy,
+    MbStatus::Stopped,
+    MbStatus::MarketDataOff,
+    MbStatus::InvalidConfig,
+];
+
 impl MbStatus {
+    /// The status with numeric code `code`, if any.
+    pub fn from_code(code: i32) -> Option<Self> {
+        OWN.into_iter()
+            .chain(ENGINE_ERRORS.into_iter().map(MbStatus::from))
+            .find(|s| *s as i32 == code)
+    }
+
     /// The status's name as a NUL-terminated C string: the engine's wire code for engine
     /// errors (one mapping, `EngineError::as_str`), the ABI's own names otherwise.
     pub fn name(self) -> &'static std::ffi::CStr {
@@ -188,6 +232,10 @@ impl MbStatus {
             Self::BufferTooSmall => Some(c"BUFFER_TOO_SMALL"),
             Self::InvalidArgument => Some(c"INVALID_ARGUMENT"),
             Self::Panic => Some(c"PANIC"),
+            Self::Busy => Some(c"BUSY"),
+            Self::Stopped => Some(c"STOPPED"),
+            Self::MarketDataOff => Some(c"MARKET_DATA_OFF"),
+            Self::InvalidConfig => Some(c"INVALID_CONFIG"),
             _ => None,
         };
         if let Some(name) = own {

@@ -1,0 +1,88 @@
+//! The Rust side of the C ABI overhead benchmark: the workload of `ffi/bench/ffi_bench.c
+//! engine N` (post-only bid then cancel, events drained every 64 commands, market data
+//! kept) applied to the engine directly, so the difference per call is what the boundary
+//! costs. `matchbook-ffi-direct N` prints the median ns per call of 5 runs.
+
+use std::time::Instant;
+
+use matchbook::market::{MarketData, MarketDataConfig};
+use matchbook::{Command, Engine, EventRecord, NewOrder, Price, Qty, Side, TimeInForce, Timestamp};
+
+const START: i64 = 1_767_225_600_000_000_000;
+
+fn run(pairs: i64) -> Result<f64, Box<dyn std::error::Error>> {
+    let mut engine = Engine::new(matchbook::demo::config())?;
+    let mut events: Vec<EventRecord> = Vec::with_capacity(1024);
+    let mut market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
+    let t = Timestamp(START);
+    let holder = engine.apply(&Command::CreateHolder, t, &mut events)?;
+    let account = holder.account.ok_or("no account")?;
+    let eur = engine.currency_by_code("EUR").ok_or("no EUR")?;
+    let units = matchbook::fixed::parse_scaled("100000000", engine.balance_scale(eur)?)?;
+    engine.apply(
+        &Command::Deposit {
+            account,
+            currency: eur,
+            amount: units,
+        },
+        t,
+        &mut events,
+    )?;
+    let btc_eur = engine.instrument_by_code("BTC_EUR").ok_or("no BTC_EUR")?;
+    events.clear();
+    let mut checksum = 0u64;
+    let started = Instant::now();
+    for i in 0..pairs {
+        let time = Timestamp(START + i);
+        let order = NewOrder::limit(
+            account,
+            btc_eur,
+            Side::Buy,
+            Price(5_000_000 + (i & 63)),
+            Qty(100),
+        )
+        .with_tif(TimeInForce::PostOnly);
+        let start = events.len();
+        let placed = engine.apply(&Command::PlaceOrder(order), time, &mut events)?;
+        market.on_events(&events[start..]);
+        let handle = placed.order.ok_or("no order")?;
+        let start = events.len();
+        engine.apply(
+            &Command::CancelOrder {
+                account,
+                order: handle,
+            },
+            time,
+            &mut events,
+        )?;
+        market.on_events(&events[start..]);
+        if i & 31 == 31 {
+            checksum += events.iter().map(|e| e.seq).sum::<u64>();
+            events.clear();
+        }
+    }
+    let elapsed = started.elapsed().as_nanos() as f64;
+    if checksum == 0 {
+        eprintln!("no events");
+    }
+    Ok(elapsed / (pairs * 2) as f64)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let pairs: i64 = std::env::args()
+        .nth(1)
+        .map(|n| n.parse())
+        .transpose()?
+        .unwrap_or(1_000_000);
+    run(pairs / 10)?;
+    let mut runs = (0..5).map(|_| run(pairs)).collect::<Result<Vec<_>, _>>()?;
+    runs.sort_by(f64::total_cmp);
+    println!(
+        "rust direct: {} calls, median {:.1} ns/call (min {:.1}, max {:.1})",
+        pairs * 2,
+        runs[2],
+        runs[0],
+        runs[4]
+    );
+    Ok(())
+}

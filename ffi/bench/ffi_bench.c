@@ -1,0 +1,169 @@
+/* Call-overhead and producer-throughput benchmark of the C ABI (run by
+ * benches/ffi-bench.sh, which builds it against the release static library).
+ *
+ *   ffi_bench engine N     N place+cancel pairs on the single-threaded handle, events
+ *                          polled every 64 commands; prints the median ns per call of 5 runs
+ *   ffi_bench runtime T N  T producer threads, one mb_session each, N pairs in all; prints
+ *                          commands per second (median of 3 runs)
+ *
+ * The same engine workload runs directly in Rust in `matchbook-ffi-direct`. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "matchbook.h"
+
+#define START INT64_C(1767225600000000000)
+
+static const char *EXCHANGE =
+    "[[holders]]\nname = \"mm\"\n[[holders.accounts]]\nname = \"main\"\n"
+    "deposits = { EUR = \"100000000\" }\n";
+
+static void die(mb_status s, const char *what) {
+    char message[256] = {0};
+    size_t len = 0;
+    mb_last_error(message, sizeof message, &len);
+    fprintf(stderr, "%s: %s (%s)\n", what, mb_status_str(s), message);
+    exit(1);
+}
+
+#define CHECK(call)                          \
+    do {                                     \
+        mb_status s_ = (call);               \
+        if (s_ != MB_STATUS_OK) die(s_, #call); \
+    } while (0)
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int compare(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static mb_config *definition(void) {
+    mb_config *config = NULL;
+    CHECK(mb_config_parse(EXCHANGE, 0, &config));
+    CHECK(mb_config_set_start_time(config, START));
+    return config;
+}
+
+/* One timed run on a fresh engine: ns per call. */
+static double engine_run(long pairs) {
+    mb_config *config = definition();
+    mb_engine *engine = NULL;
+    CHECK(mb_engine_new(config, &engine));
+    mb_config_free(config);
+    const mb_refdata *ref = mb_engine_refdata(engine);
+    uint32_t holder = 0, account = 0;
+    uint16_t market = 0;
+    CHECK(mb_refdata_account(ref, "mm", "main", &holder, &account));
+    CHECK(mb_refdata_instrument(ref, "BTC_EUR", &market));
+    CHECK(mb_engine_clear_events(engine));
+    static mb_event events[1024];
+    size_t got = 0;
+    uint64_t checksum = 0;
+    long calls = 0;
+    const double start = now_ns();
+    for (long i = 0; i < pairs; i++) {
+        mb_command place = mb_cmd_place_limit(account, market, MB_SIDE_BUY, 5000000 + (i & 63),
+                                               100, MB_TIME_IN_FORCE_POST_ONLY);
+        mb_result placed;
+        CHECK(mb_engine_submit(engine, START + i, &place, &placed));
+        mb_command cancel = mb_cmd_cancel(account, placed.order);
+        CHECK(mb_engine_submit(engine, START + i, &cancel, NULL));
+        calls += 2;
+        if ((i & 31) == 31) {
+            CHECK(mb_engine_poll_events(engine, events, 1024, &got));
+            for (size_t e = 0; e < got; e++) checksum += events[e].seq;
+            calls += 1;
+        }
+    }
+    const double elapsed = now_ns() - start;
+    mb_engine_free(engine);
+    if (checksum == 0) fprintf(stderr, "no events\n");
+    return elapsed / (double)(pairs * 2);
+}
+
+struct producer {
+    mb_runtime *runtime;
+    uint32_t account;
+    uint16_t market;
+    long pairs;
+    int index;
+};
+
+static void *produce(void *arg) {
+    struct producer *p = arg;
+    mb_session *session = NULL;
+    CHECK(mb_session_new(p->runtime, 0, &session));
+    for (long i = 0; i < p->pairs; i++) {
+        mb_command place = mb_cmd_place_limit(p->account, p->market, MB_SIDE_BUY,
+                                               5000000 + p->index * 64 + (i & 63), 100,
+                                               MB_TIME_IN_FORCE_POST_ONLY);
+        mb_result placed;
+        CHECK(mb_session_submit(session, &place, &placed));
+        mb_command cancel = mb_cmd_cancel(p->account, placed.order);
+        CHECK(mb_session_submit(session, &cancel, NULL));
+    }
+    mb_session_free(session);
+    return NULL;
+}
+
+/* One timed run: commands per second with `threads` producers. */
+static double runtime_run(int threads, long pairs) {
+    mb_config *config = definition();
+    mb_runtime *runtime = NULL;
+    mb_runtime_options options = {0, 1, START, 0};
+    CHECK(mb_runtime_new(config, &options, &runtime));
+    mb_config_free(config);
+    const mb_refdata *ref = mb_runtime_refdata(runtime);
+    uint32_t holder = 0, account = 0;
+    uint16_t market = 0;
+    CHECK(mb_refdata_account(ref, "mm", "main", &holder, &account));
+    CHECK(mb_refdata_instrument(ref, "BTC_EUR", &market));
+    pthread_t ids[16];
+    struct producer producers[16];
+    const double start = now_ns();
+    for (int t = 0; t < threads; t++) {
+        producers[t] = (struct producer){runtime, account, market, pairs / threads, t};
+        pthread_create(&ids[t], NULL, produce, &producers[t]);
+    }
+    for (int t = 0; t < threads; t++) pthread_join(ids[t], NULL);
+    const double elapsed = now_ns() - start;
+    mb_runtime_free(runtime);
+    return (double)(pairs / threads * threads * 2) / (elapsed / 1e9);
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 3 && strcmp(argv[1], "engine") == 0) {
+        long pairs = atol(argv[2]);
+        double runs[5];
+        engine_run(pairs / 10); /* warm-up */
+        for (int r = 0; r < 5; r++) runs[r] = engine_run(pairs);
+        qsort(runs, 5, sizeof runs[0], compare);
+        printf("c-abi engine: %ld calls, median %.1f ns/call (min %.1f, max %.1f)\n", pairs * 2,
+               runs[2], runs[0], runs[4]);
+        return 0;
+    }
+    if (argc >= 4 && strcmp(argv[1], "runtime") == 0) {
+        int threads = atoi(argv[2]);
+        long pairs = atol(argv[3]);
+        if (threads < 1 || threads > 16) return 2;
+        double runs[3];
+        for (int r = 0; r < 3; r++) runs[r] = runtime_run(threads, pairs);
+        qsort(runs, 3, sizeof runs[0], compare);
+        printf("c-abi runtime: %d producers, median %.0f commands/s (min %.0f, max %.0f)\n",
+               threads, runs[1], runs[0], runs[2]);
+        return 0;
+    }
+    fprintf(stderr, "usage: ffi_bench engine N | ffi_bench runtime THREADS N\n");
+    return 2;
+}

@@ -1,0 +1,538 @@
+//! `mb_command`: one flat, copyable struct for every engine command (the fast path: no
+//! pointer inside, so it can be built on the stack and queued as is), its constructors,
+//! and its single translation into an engine `Command` with every field checked.
+
+use std::ffi::c_char;
+
+use matchbook::{
+    AccountId, CancelScope, Command, CurrencyId, HolderId, InstrumentId, NewOrder, Price, Qty,
+    Timestamp,
+};
+
+use crate::boundary::{fail, guard, out, text};
+use crate::status::MbStatus;
+use crate::types::{
+    MbAccountKind, MbInstrumentState, MbOrderRef, MbOrderType, MbSide, MbStp, MbTimeInForce, MbUuid,
+};
+
+/// Longest subaccount name, in bytes.
+pub const MB_MAX_NAME: usize = 64;
+/// Bytes of `mb_command.name`: the longest name and its NUL.
+pub const MB_NAME_CAPACITY: usize = 65;
+
+/// What an `mb_command` asks for; the fields each kind reads are listed with it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MbCommandKind {
+    /// Creates a holder with its main account (no fields). Result: `holder`, `account`.
+    CreateHolder = 0,
+    /// Creates a subaccount (`holder`, `name`, `flag` = `mb_account_kind`). Result:
+    /// `account`.
+    CreateSubaccount = 1,
+    /// Closes a subaccount (`account`).
+    CloseSubaccount = 2,
+    /// Credits an account (`account`, `currency`, `amount` in balance units). Admin.
+    Deposit = 3,
+    /// Debits an account (`account`, `currency`, `amount`). Admin.
+    Withdraw = 4,
+    /// Sets or clears de-risk (`account`, `flag` 1 on / 0 off). Admin.
+    SetDerisk = 5,
+    /// Sets a BLP account's minimum balance (`account`, `currency`, `amount`). Admin.
+    SetBlpThreshold = 6,
+    /// Moves funds between two accounts of `holder` (`account` = source,
+    /// `other_account` = destination, `currency`, `amount`).
+    Transfer = 7,
+    /// Sets an account's default self-trade prevention (`account`, `stp`).
+    SetStpMode = 8,
+    /// Changes an instrument's state (`instrument`, `flag` = `mb_instrument_state`). Admin.
+    SetInstrumentState = 9,
+    /// Places an order (`account`, `instrument`, `side`, `order_type`, `time_in_force`,
+    /// `price` in ticks (0 = none), `trigger_price`, `amount` in lots, `expire_at_ns`,
+    /// `client_id` (zero = none), `stp`, `flag` 1 = reduce-only). Result: `order`.
+    PlaceOrder = 10,
+    /// Amends an open order (`account`, `order`, `amount` 0 = unchanged, `price` 0 =
+    /// unchanged).
+    AmendOrder = 11,
+    /// Cancels an order (`account`, `order`).
+    CancelOrder = 12,
+    /// Cancels the newest open order with `client_id` (`account`, `client_id`).
+    CancelByClientId = 13,
+    /// Cancels every open order of `account` (`flag` 1: only those in `instrument`).
+    CancelAll = 14,
+    /// Sets a futures instrument's index price (`instrument`, `price`). Admin.
+    SetIndexPrice = 15,
+    /// Closes an account's futures positions against the book (`account`). Admin.
+    Liquidate = 16,
+    /// Moves time only: expiries, funding (no fields).
+    AdvanceTime = 17,
+}
+
+impl MbCommandKind {
+    fn from_raw(raw: u32) -> Option<Self> {
+        use MbCommandKind as K;
+        [
+            K::CreateHolder,
+            K::CreateSubaccount,
+            K::CloseSubaccount,
+            K::Deposit,
+            K::Withdraw,
+            K::SetDerisk,
+            K::SetBlpThreshold,
+            K::Transfer,
+            K::SetStpMode,
+            K::SetInstrumentState,
+            K::PlaceOrder,
+            K::AmendOrder,
+            K::CancelOrder,
+            K::CancelByClientId,
+            K::CancelAll,
+            K::SetIndexPrice,
+            K::Liquidate,
+            K::AdvanceTime,
+        ]
+        .into_iter()
+        .find(|k| *k as u32 == raw)
+    }
+}
+
+/// One command. Zero-initialise it and set the fields its kind reads (see
+/// `mb_command_kind`), or use an `mb_cmd_*` constructor. Enumerations are carried as
+/// plain integers and checked when the command is applied.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MbCommand {
+    /// An `mb_command_kind`.
+    pub kind: u32,
+    /// Acting account (a transfer's source).
+    pub account: u32,
+    /// A transfer's destination.
+    pub other_account: u32,
+    /// Holder (subaccount creation, transfers).
+    pub holder: u32,
+    /// Instrument index.
+    pub instrument: u16,
+    /// Currency index.
+    pub currency: u16,
+    /// An `mb_side`.
+    pub side: u32,
+    /// An `mb_order_type`.
+    pub order_type: u32,
+    /// An `mb_time_in_force`.
+    pub time_in_force: u32,
+    /// An `mb_stp`.
+    pub stp: u32,
+    /// Kind-specific flag (see `mb_command_kind`).
+    pub flag: u32,
+    /// Price in ticks (0 = none).
+    pub price: i64,
+    /// Stop trigger in ticks (0 = none).
+    pub trigger_price: i64,
+    /// Lots for orders, balance units for funds.
+    pub amount: i64,
+    /// Expiry of a good-till-time order.
+    pub expire_at_ns: i64,
+    /// An existing order.
+    pub order: MbOrderRef,
+    /// Client order id (all zero = none).
+    pub client_id: MbUuid,
+    /// Subaccount name, NUL-terminated UTF-8.
+    pub name: [c_char; MB_NAME_CAPACITY],
+}
+
+impl MbCommand {
+    fn blank(kind: MbCommandKind) -> Self {
+        Self {
+            kind: kind as u32,
+            account: 0,
+            other_account: 0,
+            holder: 0,
+            instrument: 0,
+            currency: 0,
+            side: 0,
+            order_type: 0,
+            time_in_force: 0,
+            stp: 0,
+            flag: 0,
+            price: 0,
+            trigger_price: 0,
+            amount: 0,
+            expire_at_ns: 0,
+            order: MbOrderRef::default(),
+            client_id: MbUuid::default(),
+            name: [0; MB_NAME_CAPACITY],
+        }
+    }
+}
+
+/// Ids a successful command produced (zero where none).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MbResult {
+    /// The order placed.
+    pub order: MbOrderRef,
+    /// The account created.
+    pub account: u32,
+    /// The holder created.
+    pub holder: u32,
+    /// Engine time the command was applied at.
+    pub time_ns: i64,
+}
+
+impl MbResult {
+    pub(crate) fn of(applied: matchbook::Applied, time: Timestamp) -> Self {
+        Self {
+            order: applied.order.map(MbOrderRef::from).unwrap_or_default(),
+            account: applied.account.map_or(0, |a| a.0),
+            holder: applied.holder.map_or(0, |h| h.0),
+            time_ns: time.0,
+        }
+    }
+}
+
+fn bad(what: &str, raw: u32) -> MbStatus {
+    fail(
+        MbStatus::InvalidArgument,
+        format!("{what} {raw} is not valid"),
+    )
+}
+
+fn price(ticks: i64) -> Option<Price> {
+    (ticks != 0).then_some(Price(ticks))
+}
+
+fn name_of(c: &MbCommand) -> Result<String, MbStatus> {
+    let bytes: Vec<u8> = c
+        .name
+        .iter()
+        .take_while(|&&b| b != 0)
+        .map(|&b| b as u8)
+        .collect();
+    if bytes.len() > MB_MAX_NAME {
+        return Err(fail(
+            MbStatus::InvalidAccountName,
+            "name is not NUL-terminated",
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| fail(MbStatus::InvalidAccountName, "name is not UTF-8"))
+}
+
+/// The engine command an `mb_command` stands for; every enumeration checked.
+pub(crate) fn to_command(c: &MbCommand) -> Result<Command, MbStatus> {
+    use MbCommandKind as K;
+    let kind = MbCommandKind::from_raw(c.kind).ok_or_else(|| bad("kind", c.kind))?;
+    let account = AccountId(c.account);
+    let currency = CurrencyId(c.currency);
+    let instrument = InstrumentId(c.instrument);
+    Ok(match kind {
+        K::CreateHolder => Command::CreateHolder,
+        K::CreateSubaccount => Command::CreateSubaccount {
+            holder: HolderId(c.holder),
+            name: name_of(c)?,
+            kind: MbAccountKind::from_raw(c.flag)
+                .ok_or_else(|| bad("account kind", c.flag))?
+                .into(),
+        },
+        K::CloseSubaccount => Command::CloseSubaccount { account },
+        K::Deposit => Command::Deposit {
+            account,
+            currency,
+            amount: c.amount,
+        },
+        K::Withdraw => Command::Withdraw {
+            account,
+            currency,
+            amount: c.amount,
+        },
+        K::SetDerisk => Command::SetDerisk {
+            account,
+            on: c.flag != 0,
+        },
+        K::SetBlpThreshold => Command::SetBlpThreshold {
+            account,
+            currency,
+            amount: c.amount,
+        },
+        K::Transfer => Command::Transfer {
+            holder: HolderId(c.holder),
+            source: account,
+            destination: AccountId(c.other_account),
+            currency,
+            amount: c.amount,
+        },
+        K::SetStpMode => Command::SetStpMode {
+            account,
+            mode: MbStp::from_raw(c.stp)
+                .and_then(MbStp::to_engine)
+                .ok_or_else(|| bad("stp", c.stp))?,
+        },
+        K::SetInstrumentState => Command::SetInstrumentState {
+            instrument,
+            state: MbInstrumentState::from_raw(c.flag)
+                .ok_or_else(|| bad("instrument state", c.flag))?
+                .into(),
+        },
+        K::PlaceOrder => Command::PlaceOrder(NewOrder {
+            account,
+            instrument,
+            side: MbSide::from_raw(c.side)
+                .ok_or_else(|| bad("side", c.side))?
+                .into(),
+            order_type: MbOrderType::from_raw(c.order_type)
+                .ok_or_else(|| bad("order type", c.order_type))?
+                .into(),
+            time_in_force: MbTimeInForce::from_raw(c.time_in_force)
+                .ok_or_else(|| bad("time in force", c.time_in_force))?
+                .into(),
+            price: price(c.price),
+            trigger_price: price(c.trigger_price),
+            amount: Qty(c.amount),
+            expire_at: (c.expire_at_ns != 0).then_some(Timestamp(c.expire_at_ns)),
+            client_id: c.client_id.to_engine(),
+            stp: MbStp::from_raw(c.stp)
+                .ok_or_else(|| bad("stp", c.stp))?
+                .to_engine(),
+            reduce_only: c.flag != 0,
+        }),
+        K::AmendOrder => Command::AmendOrder {
+            account,
+            order: c.order.into(),
+            amount: (c.amount != 0).then_some(Qty(c.amount)),
+            price: price(c.price),
+        },
+        K::CancelOrder => Command::CancelOrder {
+            account,
+            order: c.order.into(),
+        },
+        K::CancelByClientId => Command::CancelByClientId {
+            account,
+            client_id: c
+                .client_id
+                .to_engine()
+                .ok_or_else(|| fail(MbStatus::InvalidArgument, "client_id is zero"))?,
+        },
+        K::CancelAll => Command::CancelAll {
+            account,
+            scope: match c.flag {
+                0 => CancelScope::All,
+                1 => CancelScope::Instrument(instrument),
+                other => return Err(bad("cancel-all flag", other)),
+            },
+        },
+        K::SetIndexPrice => Command::SetIndexPrice {
+            instrument,
+            price: Price(c.price),
+        },
+        K::Liquidate => Command::Liquidate { account },
+        K::AdvanceTime => Command::AdvanceTime,
+    })
+}
+
+/// A command that creates a holder with its main account.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_create_holder() -> MbCommand {
+    MbCommand::blank(MbCommandKind::CreateHolder)
+}
+
+/// Builds a subaccount creation into `*out`; the name (1-64 bytes) is copied.
+///
+/// # Safety
+/// `name` NULL or NUL-terminated; `out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_cmd_create_subaccount(
+    holder: u32,
+    name: *const c_char,
+    kind: u32,
+    out_command: *mut MbCommand,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(out_command, "out_command")?;
+        // SAFETY: NUL-terminated per the contract.
+        let name = unsafe { text(name, "name")? };
+        if name.len() > MB_MAX_NAME {
+            return Err(fail(
+                MbStatus::InvalidAccountName,
+                format!("name longer than {MB_MAX_NAME} bytes"),
+            ));
+        }
+        let mut c = MbCommand::blank(MbCommandKind::CreateSubaccount);
+        c.holder = holder;
+        c.flag = kind;
+        for (dst, src) in c.name.iter_mut().zip(name.bytes()) {
+            *dst = src as c_char;
+        }
+        *slot = c;
+        Ok(())
+    })
+}
+
+/// A deposit of `amount` balance units (admin).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_deposit(account: u32, currency: u16, amount: i64) -> MbCommand {
+    MbCommand {
+        account,
+        currency,
+        amount,
+        ..MbCommand::blank(MbCommandKind::Deposit)
+    }
+}
+
+/// A withdrawal of `amount` balance units (admin).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_withdraw(account: u32, currency: u16, amount: i64) -> MbCommand {
+    MbCommand {
+        account,
+        currency,
+        amount,
+        ..MbCommand::blank(MbCommandKind::Withdraw)
+    }
+}
+
+/// A transfer between two accounts of `holder`.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_transfer(
+    holder: u32,
+    source: u32,
+    destination: u32,
+    currency: u16,
+    amount: i64,
+) -> MbCommand {
+    MbCommand {
+        holder,
+        account: source,
+        other_account: destination,
+        currency,
+        amount,
+        ..MbCommand::blank(MbCommandKind::Transfer)
+    }
+}
+
+/// A limit order: price in ticks, amount in lots, `tif` an `mb_time_in_force`.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_place_limit(
+    account: u32,
+    instrument: u16,
+    side: u32,
+    price_ticks: i64,
+    amount_lots: i64,
+    tif: u32,
+) -> MbCommand {
+    MbCommand {
+        account,
+        instrument,
+        side,
+        order_type: MbOrderType::Limit as u32,
+        time_in_force: tif,
+        price: price_ticks,
+        amount: amount_lots,
+        ..MbCommand::blank(MbCommandKind::PlaceOrder)
+    }
+}
+
+/// A market order (`protection_ticks` 0 = no protection price).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_place_market(
+    account: u32,
+    instrument: u16,
+    side: u32,
+    amount_lots: i64,
+    protection_ticks: i64,
+) -> MbCommand {
+    MbCommand {
+        account,
+        instrument,
+        side,
+        order_type: MbOrderType::Market as u32,
+        time_in_force: MbTimeInForce::ImmediateOrCancelled as u32,
+        price: protection_ticks,
+        amount: amount_lots,
+        ..MbCommand::blank(MbCommandKind::PlaceOrder)
+    }
+}
+
+/// An amend (`amount_lots` / `price_ticks` 0 = unchanged).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_amend(
+    account: u32,
+    order: MbOrderRef,
+    amount_lots: i64,
+    price_ticks: i64,
+) -> MbCommand {
+    MbCommand {
+        account,
+        order,
+        amount: amount_lots,
+        price: price_ticks,
+        ..MbCommand::blank(MbCommandKind::AmendOrder)
+    }
+}
+
+/// A cancel of one order.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_cancel(account: u32, order: MbOrderRef) -> MbCommand {
+    MbCommand {
+        account,
+        order,
+        ..MbCommand::blank(MbCommandKind::CancelOrder)
+    }
+}
+
+/// A cancel of the newest open order with `client_id`.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_cancel_by_client_id(account: u32, client_id: MbUuid) -> MbCommand {
+    MbCommand {
+        account,
+        client_id,
+        ..MbCommand::blank(MbCommandKind::CancelByClientId)
+    }
+}
+
+/// A cancel of every open order of `account` (`only_instrument` nonzero: just those in
+/// `instrument`).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_cancel_all(
+    account: u32,
+    only_instrument: u8,
+    instrument: u16,
+) -> MbCommand {
+    MbCommand {
+        account,
+        instrument,
+        flag: u32::from(only_instrument != 0),
+        ..MbCommand::blank(MbCommandKind::CancelAll)
+    }
+}
+
+/// Sets a futures index price (admin).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_set_index_price(instrument: u16, price_ticks: i64) -> MbCommand {
+    MbCommand {
+        instrument,
+        price: price_ticks,
+        ..MbCommand::blank(MbCommandKind::SetIndexPrice)
+    }
+}
+
+/// Moves time only (expiries, funding).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_advance_time() -> MbCommand {
+    MbCommand::blank(MbCommandKind::AdvanceTime)
+}
+
+/// Closes an account's futures positions (admin).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_liquidate(account: u32) -> MbCommand {
+    MbCommand {
+        account,
+        ..MbCommand::blank(MbCommandKind::Liquidate)
+    }
+}
+
+/// Changes an instrument's state (`state` an `mb_instrument_state`; admin).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_set_instrument_state(instrument: u16, state: u32) -> MbCommand {
+    MbCommand {
+        instrument,
+        flag: state,
+        ..MbCommand::blank(MbCommandKind::SetInstrumentState)
+    }
+}

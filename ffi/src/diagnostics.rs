@@ -1,0 +1,40 @@
+//! Status names, the thread-local last error, and the forced-panic test hook.
+
+use std::ffi::c_char;
+
+use crate::boundary::guard;
+use crate::status::MbStatus;
+
+/// The name of a status code (`"INSUFFICIENT_FUNDS"`, `"BUFFER_TOO_SMALL"`...), or
+/// `"UNKNOWN"`; static storage.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_status_str(status: i32) -> *const c_char {
+    MbStatus::from_code(status).map_or(c"UNKNOWN".as_ptr(), |s| s.name().as_ptr())
+}
+
+/// Copies the calling thread's last error message (NUL-terminated) into `buf`.
+///
+/// # Safety
+/// `buf` NULL or `capacity` writable bytes; `len_out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_last_error(
+    buf: *mut c_char,
+    capacity: usize,
+    len_out: *mut usize,
+) -> MbStatus {
+    // SAFETY: forwarded contract.
+    unsafe { crate::boundary::copy_last_error(buf, capacity, len_out) }
+}
+
+/// Test hook: panics inside the boundary, to prove a panic becomes `MB_STATUS_PANIC`.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_debug_panic() -> MbStatus {
+    guard(|| panic!("forced by mb_debug_panic"))
+}
+
+/// Test hook: the calling thread's next call of any export with a status panics inside
+/// the export's boundary, to prove each one turns a panic into `MB_STATUS_PANIC`.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_debug_panic_next_call() {
+    crate::boundary::panic_next_call();
+}

@@ -1,0 +1,552 @@
+//! `mb_runtime` and `mb_session`: the thread-safe handle. The engine runs on its own thread
+//! behind the runtime's bounded lock-free queue; every producer thread opens an
+//! `mb_session` (its own reply slot and event list, so producers share nothing and take no
+//! lock) and submits commands or queries through it, waiting for each answer.
+
+use std::sync::Arc;
+
+use crossbeam_channel::{Receiver, Sender};
+use matchbook::market::{MarketData, MarketDataConfig};
+use matchbook::runtime::{
+    Clock, DEFAULT_QUEUE_CAPACITY, ManualClock, MarketDataPlacement, OffsetClock, Outcome, Runtime,
+    RuntimeHandle,
+};
+use matchbook::{Engine, EventRecord, Timestamp};
+
+use crate::boundary::{arg, fail, fill, guard, out};
+use crate::command::{MbCommand, MbResult, to_command};
+use crate::config::MbConfig;
+use crate::event::MbEvent;
+use crate::query::{
+    self, MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop, Reader,
+};
+use crate::refdata::MbRefData;
+use crate::status::MbStatus;
+use crate::types::{MbOrderRef, MbUuid};
+
+/// How a thread-safe engine runs.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MbRuntimeOptions {
+    /// Requests the ingress queue holds (0: 65,536). A full queue answers
+    /// `MB_STATUS_BUSY`.
+    pub queue_capacity: usize,
+    /// Nonzero: time stands still at `start_time_ns` until `mb_runtime_set_time` (for
+    /// replays and tests); zero: the system clock.
+    pub manual_clock: u8,
+    /// Start time of a manual clock.
+    pub start_time_ns: i64,
+    /// Nonzero: market data on a thread of its own (frees the engine thread when cores
+    /// are spare); zero: on the engine thread.
+    pub market_data_thread: u8,
+}
+
+/// The engine on its own thread.
+pub struct MbRuntime {
+    runtime: Runtime,
+    manual: Option<Arc<ManualClock>>,
+    clock: Arc<dyn Clock>,
+    refdata: MbRefData,
+}
+
+/// An outcome, and the sender to use for the next command. The session keeps no sender of
+/// its own while a command is out: if the runtime drops the reply uncalled (it stopped),
+/// the channel has no sender left and the wait ends instead of hanging.
+struct Reply {
+    outcome: Outcome,
+    next: Sender<Reply>,
+}
+
+/// One producer's way into an `mb_runtime`: used by one thread at a time.
+pub struct MbSession {
+    handle: RuntimeHandle,
+    clock: Arc<dyn Clock>,
+    sender: Option<Sender<Reply>>,
+    receiver: Receiver<Reply>,
+    keep_events: bool,
+    pending: Vec<EventRecord>,
+}
+
+impl MbRuntime {
+    fn build(config: &MbConfig, options: MbRuntimeOptions) -> Result<Self, MbStatus> {
+        let engine = config.engine()?;
+        let plain = MbRefData::of(&engine, Default::default());
+        let manual = (options.manual_clock != 0)
+            .then(|| Arc::new(ManualClock::at(Timestamp(options.start_time_ns))));
+        let clock: Arc<dyn Clock> = match &manual {
+            Some(m) => m.clone(),
+            None => Arc::new(OffsetClock::default()),
+        };
+        let market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
+        let capacity = match options.queue_capacity {
+            0 => DEFAULT_QUEUE_CAPACITY,
+            n => n,
+        };
+        let placement = if options.market_data_thread != 0 {
+            MarketDataPlacement::OwnThread
+        } else {
+            MarketDataPlacement::EngineThread
+        };
+        let runtime = Runtime::start_with(engine, market, clock.clone(), capacity, placement)
+            .map_err(|e| fail(MbStatus::Stopped, format!("engine thread: {e}")))?;
+        let handle = runtime.handle();
+        let directory = matchbook_config::provision(
+            &config.exchange.holders,
+            |code| plain.currency(code),
+            |command| match handle.apply_blocking(command) {
+                Ok(outcome) => outcome.result.map_err(MbStatus::from),
+                Err(e) => Err(MbStatus::from(e)),
+            },
+        )
+        .map_err(|e| fail(MbStatus::InvalidConfig, e.to_string()))?;
+        let refdata = handle
+            .engine_blocking(move |e: &Engine| MbRefData::of(e, directory))
+            .map_err(MbStatus::from)?;
+        Ok(Self {
+            runtime,
+            manual,
+            clock,
+            refdata,
+        })
+    }
+}
+
+impl MbSession {
+    fn submit(&mut self, command: &MbCommand) -> Result<MbResult, MbStatus> {
+        let command = to_command(command)?;
+        let reply = match self.sender.take() {
+            Some(sender) => sender,
+            None => {
+                let (sender, receiver) = crossbeam_channel::bounded(1);
+                self.receiver = receiver;
+                sender
+            }
+        };
+        let back = reply.clone();
+        let queued = self.handle.submit(command, move |outcome| {
+            let next = reply.clone();
+            let _ = reply.send(Reply { outcome, next });
+        });
+        if let Err(e) = queued {
+            self.sender = Some(back);
+            return Err(fail(MbStatus::from(e), e.to_string()));
+        }
+        drop(back);
+        let Reply { outcome, next } = self
+            .receiver
+            .recv()
+            .map_err(|_| fail(MbStatus::Stopped, "engine stopped"))?;
+        self.sender = Some(next);
+        if self.keep_events {
+            self.pending.extend_from_slice(&outcome.events);
+        }
+        outcome
+            .result
+            .map(|a| MbResult::of(a, outcome.time))
+            .map_err(|e| fail(MbStatus::from(e), e.to_string()))
+    }
+}
+
+impl Reader for MbSession {
+    fn engine<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Engine) -> R + Send + 'static,
+    ) -> Result<R, MbStatus> {
+        self.handle
+            .engine_blocking(read)
+            .map_err(|e| fail(MbStatus::from(e), e.to_string()))
+    }
+
+    fn market<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&MarketData, Timestamp) -> R + Send + 'static,
+    ) -> Result<R, MbStatus> {
+        let now = self.clock.now();
+        self.handle
+            .market_blocking(move |m| read(m, now))
+            .map_err(|e| fail(MbStatus::from(e), e.to_string()))
+    }
+}
+
+fn session_mut<'a>(session: *mut MbSession) -> Result<&'a mut MbSession, MbStatus> {
+    out(session, "session")
+}
+
+fn session_ref<'a>(session: *const MbSession) -> Result<&'a MbSession, MbStatus> {
+    arg(session, "session")
+}
+
+/// Starts a thread-safe engine from a definition (`options` NULL: system clock, default
+/// queue, market data on the engine thread); its holders are provisioned before this
+/// returns.
+///
+/// # Safety
+/// `config` from `mb_config_*`; `options` NULL or valid; `out_runtime` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_runtime_new(
+    config: *const MbConfig,
+    options: *const MbRuntimeOptions,
+    out_runtime: *mut *mut MbRuntime,
+) -> MbStatus {
+    guard(|| {
+        let config = arg(config, "config")?;
+        let slot = out(out_runtime, "out_runtime")?;
+        // SAFETY: NULL or valid per the contract.
+        let options = unsafe { options.as_ref() }
+            .copied()
+            .unwrap_or(MbRuntimeOptions {
+                queue_capacity: 0,
+                manual_clock: 0,
+                start_time_ns: 0,
+                market_data_thread: 0,
+            });
+        *slot = Box::into_raw(Box::new(MbRuntime::build(config, options)?));
+        Ok(())
+    })
+}
+
+/// Stops the engine thread after every queued request was answered, and frees the
+/// runtime (NULL is ignored). Sessions still open answer `MB_STATUS_STOPPED` afterwards
+/// and must still be freed.
+///
+/// # Safety
+/// `runtime` NULL or from `mb_runtime_new`, not freed before, not used concurrently.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_runtime_free(runtime: *mut MbRuntime) {
+    // SAFETY: forwarded contract; dropping the runtime stops its threads after the queue
+    // drained.
+    unsafe { crate::boundary::release(runtime) };
+}
+
+/// The runtime's reference data; valid until the runtime is freed. Safe to use from any
+/// thread (it never changes).
+///
+/// # Safety
+/// `runtime` NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_runtime_refdata(runtime: *const MbRuntime) -> *const MbRefData {
+    // SAFETY: NULL or live per the contract.
+    unsafe { runtime.as_ref() }.map_or(std::ptr::null(), |r| &r.refdata)
+}
+
+/// Sets the time of a manual clock (never backwards: an earlier time is refused with
+/// `MB_STATUS_INVALID_ARGUMENT`); commands after this see it.
+///
+/// # Safety
+/// `runtime` live (any thread).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_runtime_set_time(runtime: *const MbRuntime, time_ns: i64) -> MbStatus {
+    guard(|| {
+        let r = arg(runtime, "runtime")?;
+        let manual = r.manual.as_ref().ok_or_else(|| {
+            fail(
+                MbStatus::InvalidArgument,
+                "the runtime runs on the system clock",
+            )
+        })?;
+        if time_ns < manual.now().0 {
+            return Err(fail(MbStatus::InvalidArgument, "time may not go backwards"));
+        }
+        manual.set(Timestamp(time_ns));
+        Ok(())
+    })
+}
+
+/// Opens a session for one producer thread (`keep_events` nonzero: the events of its
+/// commands are kept for `mb_session_poll_events`).
+///
+/// # Safety
+/// `runtime` live; `out_session` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_new(
+    runtime: *const MbRuntime,
+    keep_events: u8,
+    out_session: *mut *mut MbSession,
+) -> MbStatus {
+    guard(|| {
+        let r = arg(runtime, "runtime")?;
+        let slot = out(out_session, "out_session")?;
+        *slot = Box::into_raw(Box::new(MbSession {
+            handle: r.runtime.handle(),
+            clock: r.clock.clone(),
+            sender: None,
+            receiver: crossbeam_channel::never(),
+            keep_events: keep_events != 0,
+            pending: Vec::new(),
+        }));
+        Ok(())
+    })
+}
+
+/// Frees a session (NULL is ignored).
+///
+/// # Safety
+/// `session` NULL or from `mb_session_new`, not freed before.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_free(session: *mut MbSession) {
+    // SAFETY: forwarded contract.
+    unsafe { crate::boundary::release(session) };
+}
+
+/// Queues `command`, waits until the engine applied it (at the runtime's clock) and
+/// writes what it produced (`result` may be NULL).
+///
+/// # Safety
+/// `session` live and used by this thread only; `command` valid; `result` NULL or
+/// writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_submit(
+    session: *mut MbSession,
+    command: *const MbCommand,
+    result: *mut MbResult,
+) -> MbStatus {
+    guard(|| {
+        let s = session_mut(session)?;
+        let outcome = s.submit(arg(command, "command")?)?;
+        // SAFETY: NULL or writable per the contract.
+        if let Some(slot) = unsafe { result.as_mut() } {
+            *slot = outcome;
+        }
+        Ok(())
+    })
+}
+
+/// Moves the events of this session's commands since the last poll into `events` (all or
+/// nothing, as `mb_engine_poll_events`).
+///
+/// # Safety
+/// `session` live; `events` NULL or `capacity` writable elements; `len_out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_poll_events(
+    session: *mut MbSession,
+    events: *mut MbEvent,
+    capacity: usize,
+    len_out: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        let s = session_mut(session)?;
+        crate::event::drain(&mut s.pending, events, capacity, len_out)
+    })
+}
+
+/// As `mb_engine_balances`, through the engine thread.
+///
+/// # Safety
+/// As `mb_engine_balances`, with a live session.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_balances(
+    session: *const MbSession,
+    account: u32,
+    buf: *mut MbBalance,
+    capacity: usize,
+    len_out: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        fill(
+            &query::balances(session_ref(session)?, account)?,
+            buf,
+            capacity,
+            len_out,
+        )
+    })
+}
+
+/// As `mb_engine_open_orders`, through the engine thread.
+///
+/// # Safety
+/// As `mb_engine_open_orders`, with a live session.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_open_orders(
+    session: *const MbSession,
+    account: u32,
+    buf: *mut MbOrder,
+    capacity: usize,
+    len_out: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        fill(
+            &query::open_orders(session_ref(session)?, account)?,
+            buf,
+            capacity,
+            len_out,
+        )
+    })
+}
+
+/// As `mb_engine_order`, through the engine thread.
+///
+/// # Safety
+/// As `mb_engine_order`, with a live session.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_order(
+    session: *const MbSession,
+    account: u32,
+    order: MbOrderRef,
+    order_out: *mut MbOrder,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(order_out, "order_out")?;
+        *slot = query::order(session_ref(session)?, account, order, None)?;
+        Ok(())
+    })
+}
+
+/// As `mb_engine_order_by_client_id`, through the engine thread.
+///
+/// # Safety
+/// As `mb_engine_order_by_client_id`, with a live session.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_order_by_client_id(
+    session: *const MbSession,
+    account: u32,
+    client_id: MbUuid,
+    order_out: *mut MbOrder,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(order_out, "order_out")?;
+        let id = client_id
+            .to_engine()
+            .ok_or_else(|| fail(MbStatus::InvalidArgument, "client_id is zero"))?;
+        *slot = query::order(
+            session_ref(session)?,
+            account,
+            MbOrderRef::default(),
+            Some(id),
+        )?;
+        Ok(())
+    })
+}
+
+/// As `mb_engine_book_top`, through the engine thread.
+///
+/// # Safety
+/// As `mb_engine_book_top`, with a live session.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_book_top(
+    session: *const MbSession,
+    instrument: u16,
+    top_out: *mut MbTop,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(top_out, "top_out")?;
+        *slot = query::top(session_ref(session)?, instrument)?;
+        Ok(())
+    })
+}
+
+/// As `mb_engine_book_levels`, through the engine thread.
+///
+/// # Safety
+/// As `mb_engine_book_levels`, with a live session.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
+pub unsafe extern "C" fn mb_session_book_levels(
+    session: *const MbSession,
+    instrument: u16,
+    depth: usize,
+    bids: *mut MbLevel,
+    bids_capacity: usize,
+    bids_len: *mut usize,
+    asks: *mut MbLevel,
+    asks_capacity: usize,
+    asks_len: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        let (b, a) = query::levels(session_ref(session)?, instrument, depth)?;
+        fill(&b, bids, bids_capacity, bids_len)?;
+        fill(&a, asks, asks_capacity, asks_len)
+    })
+}
+
+/// As `mb_engine_book_orders`, through the engine thread.
+///
+/// # Safety
+/// As `mb_engine_book_orders`, with a live session.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
+pub unsafe extern "C" fn mb_session_book_orders(
+    session: *const MbSession,
+    instrument: u16,
+    depth: usize,
+    bids: *mut MbBookOrder,
+    bids_capacity: usize,
+    bids_len: *mut usize,
+    asks: *mut MbBookOrder,
+    asks_capacity: usize,
+    asks_len: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        let (b, a) = query::book_orders(session_ref(session)?, instrument, depth)?;
+        fill(&b, bids, bids_capacity, bids_len)?;
+        fill(&a, asks, asks_capacity, asks_len)
+    })
+}
+
+/// As `mb_engine_candles`, through the market-data thread.
+///
+/// # Safety
+/// As `mb_engine_candles`, with a live session.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
+pub unsafe extern "C" fn mb_session_candles(
+    session: *const MbSession,
+    instrument: u16,
+    unit: u32,
+    period: u32,
+    from_ns: i64,
+    to_ns: i64,
+    buf: *mut MbCandle,
+    capacity: usize,
+    len_out: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        let found = query::candles(
+            session_ref(session)?,
+            instrument,
+            unit,
+            period,
+            from_ns,
+            to_ns,
+        )?;
+        fill(&found, buf, capacity, len_out)
+    })
+}
+
+/// As `mb_engine_ticker`, at the runtime's clock.
+///
+/// # Safety
+/// As `mb_engine_ticker`, with a live session.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_ticker(
+    session: *const MbSession,
+    instrument: u16,
+    ticker_out: *mut MbTicker,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(ticker_out, "ticker_out")?;
+        *slot = query::ticker(session_ref(session)?, instrument)?;
+        Ok(())
+    })
+}
+
+/// As `mb_engine_positions`, through the engine thread.
+///
+/// # Safety
+/// As `mb_engine_positions`, with a live session.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_positions(
+    session: *const MbSession,
+    account: u32,
+    buf: *mut MbPosition,
+    capacity: usize,
+    len_out: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        fill(
+            &query::positions(session_ref(session)?, account)?,
+            buf,
+            capacity,
+            len_out,
+        )
+    })
+}
