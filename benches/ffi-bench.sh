@@ -6,13 +6,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs="${1:-1000000}"
-cargo build --quiet --release -p matchbook-ffi -p matchbook-bench --bin matchbook-ffi-direct
+cargo build --quiet --release -p matchbook-ffi
+cargo build --quiet --release -p matchbook-bench --bin matchbook-ffi-direct
 bench="$(mktemp -d)/ffi_bench"
 gcc -std=c11 -O2 -Wall -Wextra -Werror -I ffi/include ffi/bench/ffi_bench.c \
     target/release/libmatchbook_ffi.a -lpthread -ldl -lm -o "$bench"
-for _ in 1 2; do
-    target/release/matchbook-ffi-direct "$pairs"
-    "$bench" engine "$pairs"
+for events in read drop; do
+    for _ in 1 2; do
+        target/release/matchbook-ffi-direct "$pairs" "$events"
+        "$bench" engine "$pairs" "$events"
+    done
 done
 for threads in 1 2 4; do
     "$bench" runtime "$threads" $((pairs / 5))

@@ -1,8 +1,10 @@
 /* Call-overhead and producer-throughput benchmark of the C ABI (run by
  * benches/ffi-bench.sh, which builds it against the release static library).
  *
- *   ffi_bench engine N     N place+cancel pairs on the single-threaded handle, events
- *                          polled every 64 commands; prints the median ns per call of 5 runs
+ *   ffi_bench engine N [drop]
+ *                          N place+cancel pairs on the single-threaded handle, events
+ *                          polled (or dropped) every 64 commands; prints the median ns per
+ *                          call of 5 runs
  *   ffi_bench runtime T N  T producer threads, one mb_session each, N pairs in all; prints
  *                          commands per second (median of 3 runs)
  *
@@ -55,8 +57,9 @@ static mb_config *definition(void) {
     return config;
 }
 
-/* One timed run on a fresh engine: ns per call. */
-static double engine_run(long pairs) {
+/* One timed run on a fresh engine: ns per call. `fast` uses mb_engine_place_limit and
+ * mb_engine_cancel instead of building mb_command structs. */
+static double engine_run(long pairs, int poll, int fast) {
     mb_config *config = definition();
     mb_engine *engine = NULL;
     CHECK(mb_engine_new(config, &engine));
@@ -73,16 +76,30 @@ static double engine_run(long pairs) {
     long calls = 0;
     const double start = now_ns();
     for (long i = 0; i < pairs; i++) {
-        mb_command place = mb_cmd_place_limit(account, market, MB_SIDE_BUY, 5000000 + (i & 63),
-                                               100, MB_TIME_IN_FORCE_POST_ONLY);
-        mb_result placed;
-        CHECK(mb_engine_submit(engine, START + i, &place, &placed));
-        mb_command cancel = mb_cmd_cancel(account, placed.order);
-        CHECK(mb_engine_submit(engine, START + i, &cancel, NULL));
+        if (fast) {
+            mb_order_ref order;
+            CHECK(mb_engine_place_limit(engine, START + i, account, market, MB_SIDE_BUY,
+                                        5000000 + (i & 63), 100, MB_TIME_IN_FORCE_POST_ONLY,
+                                        &order));
+            CHECK(mb_engine_cancel(engine, START + i, account, order));
+        } else {
+            mb_command place = mb_cmd_place_limit(account, market, MB_SIDE_BUY,
+                                                   5000000 + (i & 63), 100,
+                                                   MB_TIME_IN_FORCE_POST_ONLY);
+            mb_result placed;
+            CHECK(mb_engine_submit(engine, START + i, &place, &placed));
+            mb_command cancel = mb_cmd_cancel(account, placed.order);
+            CHECK(mb_engine_submit(engine, START + i, &cancel, NULL));
+        }
         calls += 2;
         if ((i & 31) == 31) {
-            CHECK(mb_engine_poll_events(engine, events, 1024, &got));
-            for (size_t e = 0; e < got; e++) checksum += events[e].seq;
+            if (poll) {
+                CHECK(mb_engine_poll_events(engine, events, 1024, &got));
+                for (size_t e = 0; e < got; e++) checksum += events[e].seq;
+            } else {
+                CHECK(mb_engine_clear_events(engine));
+                checksum += 1;
+            }
             calls += 1;
         }
     }
@@ -145,12 +162,17 @@ static double runtime_run(int threads, long pairs) {
 int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "engine") == 0) {
         long pairs = atol(argv[2]);
-        double runs[5];
-        engine_run(pairs / 10); /* warm-up */
-        for (int r = 0; r < 5; r++) runs[r] = engine_run(pairs);
-        qsort(runs, 5, sizeof runs[0], compare);
-        printf("c-abi engine: %ld calls, median %.1f ns/call (min %.1f, max %.1f)\n", pairs * 2,
-               runs[2], runs[0], runs[4]);
+        int poll = !(argc >= 4 && strcmp(argv[3], "drop") == 0);
+        for (int fast = 0; fast < 2; fast++) {
+            double runs[5];
+            engine_run(pairs / 10, poll, fast); /* warm-up */
+            for (int r = 0; r < 5; r++) runs[r] = engine_run(pairs, poll, fast);
+            qsort(runs, 5, sizeof runs[0], compare);
+            printf("c-abi engine %s, events %s: %ld calls, median %.1f ns/call (min %.1f, max "
+                   "%.1f)\n",
+                   fast ? "fast path" : "mb_command", poll ? "polled" : "dropped", pairs * 2,
+                   runs[2], runs[0], runs[4]);
+        }
         return 0;
     }
     if (argc >= 4 && strcmp(argv[1], "runtime") == 0) {

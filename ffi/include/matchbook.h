@@ -23,9 +23,10 @@
  * mb_refdata_* functions convert decimal strings both ways. Enumerations inside structs
  * are plain integers, checked on use.
  *
- * Errors: every function returns an mb_status; mb_last_error copies the calling thread's
- * last error message. A Rust panic never crosses the boundary: it returns
- * MB_STATUS_PANIC and the handle must then be freed and not used again.
+ * Errors: every function returns an mb_status; mb_last_error copies the message of the
+ * calling thread's last failed call (like errno, successful calls leave it). A Rust panic
+ * never crosses the boundary: it returns MB_STATUS_PANIC and the handle must then be freed
+ * and not used again.
  */
 
 #ifndef MATCHBOOK_H
@@ -39,9 +40,6 @@
 
 // Longest subaccount name, in bytes.
 #define MB_MAX_NAME 64
-
-// Bytes of `mb_command.name`: the longest name and its NUL.
-#define MB_NAME_CAPACITY 65
 
 // Outcome of every call.
 typedef enum {
@@ -336,7 +334,8 @@ typedef struct {
 
 // One command. Zero-initialise it and set the fields its kind reads (see
 // `mb_command_kind`), or use an `mb_cmd_*` constructor. Enumerations are carried as
-// plain integers and checked when the command is applied.
+// plain integers and checked when the command is applied. The only pointer, `name`, is
+// read during the submit call and not kept.
 typedef struct {
   // An `mb_command_kind`.
   uint32_t kind;
@@ -372,8 +371,8 @@ typedef struct {
   mb_order_ref order;
   // Client order id (all zero = none).
   mb_uuid client_id;
-  // Subaccount name, NUL-terminated UTF-8.
-  char name[MB_NAME_CAPACITY];
+  // Subaccount name (NUL-terminated UTF-8, 1-64 bytes), read during the submit call.
+  const char *name;
 } mb_command;
 
 // Futures terms of an instrument, percentages as decimal strings. The three funding
@@ -646,14 +645,9 @@ extern "C" {
 // A command that creates a holder with its main account.
 mb_command mb_cmd_create_holder(void);
 
-// Builds a subaccount creation into `*out`; the name (1-64 bytes) is copied.
-//
-// # Safety
-// `name` NULL or NUL-terminated; `out` NULL or writable.
-mb_status mb_cmd_create_subaccount(uint32_t holder,
-                                   const char *name,
-                                   uint32_t kind,
-                                   mb_command *out_command);
+// A subaccount creation (`kind` an `mb_account_kind`); `name` must stay valid until the
+// command is submitted.
+mb_command mb_cmd_create_subaccount(uint32_t holder, const char *name, uint32_t kind);
 
 // A deposit of `amount` balance units (admin).
 mb_command mb_cmd_deposit(uint32_t account, uint16_t currency, int64_t amount);
@@ -804,7 +798,8 @@ mb_status mb_config_set_start_time(mb_config *config, int64_t time_ns);
 // `"UNKNOWN"`; static storage.
 const char *mb_status_str(int32_t status);
 
-// Copies the calling thread's last error message (NUL-terminated) into `buf`.
+// Copies the message of the calling thread's last failed call (NUL-terminated) into
+// `buf`. Like `errno`, successful calls leave it as it was.
 //
 // # Safety
 // `buf` NULL or `capacity` writable bytes; `len_out` NULL or writable.
@@ -853,6 +848,31 @@ mb_status mb_engine_submit(mb_engine *engine,
                            int64_t time_ns,
                            const mb_command *command,
                            mb_result *result);
+
+// The fast path for the hottest command: a limit order straight from its fields (no
+// `mb_command` to build and read), `side` an `mb_side`, `tif` an `mb_time_in_force`.
+// Writes the order's handle.
+//
+// # Safety
+// `engine` live; `order_out` NULL or writable.
+mb_status mb_engine_place_limit(mb_engine *engine,
+                                int64_t time_ns,
+                                uint32_t account,
+                                uint16_t instrument,
+                                uint32_t side,
+                                int64_t price_ticks,
+                                int64_t amount_lots,
+                                uint32_t tif,
+                                mb_order_ref *order_out);
+
+// The fast path for cancels: one open order of `account` by handle.
+//
+// # Safety
+// `engine` live.
+mb_status mb_engine_cancel(mb_engine *engine,
+                           int64_t time_ns,
+                           uint32_t account,
+                           mb_order_ref order);
 
 // Moves the events produced since the last poll into `events` and writes their count. If
 // they do not fit, nothing is moved, `*len_out` is the count needed and the status is
@@ -973,6 +993,14 @@ mb_status mb_engine_positions(const mb_engine *engine,
                               mb_position *buf,
                               size_t capacity,
                               size_t *len_out);
+
+// The engine's state hash: two engines with equal hashes hold the same state (orders,
+// balances, positions, sequence). A replay of the same commands at the same times gives
+// the same hash.
+//
+// # Safety
+// `engine` live; `hash_out` writable.
+mb_status mb_engine_state_hash(const mb_engine *engine, uint64_t *hash_out);
 
 // The index of an instrument code.
 //
@@ -1221,6 +1249,12 @@ mb_status mb_session_positions(const mb_session *session,
                                mb_position *buf,
                                size_t capacity,
                                size_t *len_out);
+
+// As `mb_engine_state_hash`, through the engine thread.
+//
+// # Safety
+// `session` live; `hash_out` writable.
+mb_status mb_session_state_hash(const mb_session *session, uint64_t *hash_out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -11,6 +11,8 @@ use crate::status::MbStatus;
 thread_local! {
     static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
     static PANIC_NEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set when `fail` recorded a message during the current call.
+    static FRESH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Makes the calling thread's next guarded call panic inside its guard (test hook).
@@ -22,34 +24,37 @@ pub(crate) fn panic_next_call() {
 pub(crate) fn fail(status: MbStatus, message: impl Into<String>) -> MbStatus {
     let message = message.into();
     LAST_ERROR.with(|e| *e.borrow_mut() = message);
+    FRESH.with(|f| f.set(true));
     status
 }
 
 /// Runs an export's body: a panic becomes `MB_STATUS_PANIC`, an error its status (with
-/// its message kept for `mb_last_error`).
+/// its message kept for `mb_last_error`). Like `errno`, the last error is only written by
+/// a failing call: a successful one touches no message (one thread-local flag), which
+/// keeps the boundary cheap on the hot path.
 pub(crate) fn guard(body: impl FnOnce() -> Result<(), MbStatus>) -> MbStatus {
-    clear();
-    match catch_unwind(AssertUnwindSafe(|| {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
         if PANIC_NEXT.with(|p| p.replace(false)) {
             panic!("forced by mb_debug_panic_next_call");
         }
         body()
-    })) {
+    }));
+    let fresh = FRESH.with(|f| f.replace(false));
+    match outcome {
         Ok(Ok(())) => MbStatus::Ok,
         Ok(Err(status)) => {
-            let known = LAST_ERROR.with(|e| !e.borrow().is_empty());
-            if !known {
+            if !fresh {
                 fail(status, status.name().to_string_lossy());
+                FRESH.with(|f| f.set(false));
             }
             status
         }
-        Err(_) => fail(MbStatus::Panic, "panic inside matchbook"),
+        Err(_) => {
+            fail(MbStatus::Panic, "panic inside matchbook");
+            FRESH.with(|f| f.set(false));
+            MbStatus::Panic
+        }
     }
-}
-
-/// Clears the last error at the start of a call.
-fn clear() {
-    LAST_ERROR.with(|e| e.borrow_mut().clear());
 }
 
 /// A C string argument as `&str`.
@@ -159,6 +164,7 @@ pub(crate) unsafe fn copy_last_error(
         Ok(Ok(())) => MbStatus::Ok,
         Ok(Err(status)) => {
             LAST_ERROR.with(|e| *e.borrow_mut() = message);
+            FRESH.with(|f| f.set(false));
             status
         }
         Err(_) => MbStatus::Panic,

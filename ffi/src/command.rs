@@ -9,7 +9,7 @@ use matchbook::{
     Timestamp,
 };
 
-use crate::boundary::{fail, guard, out, text};
+use crate::boundary::{fail, text};
 use crate::status::MbStatus;
 use crate::types::{
     MbAccountKind, MbInstrumentState, MbOrderRef, MbOrderType, MbSide, MbStp, MbTimeInForce, MbUuid,
@@ -17,8 +17,6 @@ use crate::types::{
 
 /// Longest subaccount name, in bytes.
 pub const MB_MAX_NAME: usize = 64;
-/// Bytes of `mb_command.name`: the longest name and its NUL.
-pub const MB_NAME_CAPACITY: usize = 65;
 
 /// What an `mb_command` asks for; the fields each kind reads are listed with it.
 #[repr(C)]
@@ -70,34 +68,35 @@ pub enum MbCommandKind {
 impl MbCommandKind {
     fn from_raw(raw: u32) -> Option<Self> {
         use MbCommandKind as K;
-        [
-            K::CreateHolder,
-            K::CreateSubaccount,
-            K::CloseSubaccount,
-            K::Deposit,
-            K::Withdraw,
-            K::SetDerisk,
-            K::SetBlpThreshold,
-            K::Transfer,
-            K::SetStpMode,
-            K::SetInstrumentState,
-            K::PlaceOrder,
-            K::AmendOrder,
-            K::CancelOrder,
-            K::CancelByClientId,
-            K::CancelAll,
-            K::SetIndexPrice,
-            K::Liquidate,
-            K::AdvanceTime,
-        ]
-        .into_iter()
-        .find(|k| *k as u32 == raw)
+        // Most frequent first: order entry and cancels.
+        Some(match raw {
+            10 => K::PlaceOrder,
+            12 => K::CancelOrder,
+            11 => K::AmendOrder,
+            13 => K::CancelByClientId,
+            14 => K::CancelAll,
+            0 => K::CreateHolder,
+            1 => K::CreateSubaccount,
+            2 => K::CloseSubaccount,
+            3 => K::Deposit,
+            4 => K::Withdraw,
+            5 => K::SetDerisk,
+            6 => K::SetBlpThreshold,
+            7 => K::Transfer,
+            8 => K::SetStpMode,
+            9 => K::SetInstrumentState,
+            15 => K::SetIndexPrice,
+            16 => K::Liquidate,
+            17 => K::AdvanceTime,
+            _ => return None,
+        })
     }
 }
 
 /// One command. Zero-initialise it and set the fields its kind reads (see
 /// `mb_command_kind`), or use an `mb_cmd_*` constructor. Enumerations are carried as
-/// plain integers and checked when the command is applied.
+/// plain integers and checked when the command is applied. The only pointer, `name`, is
+/// read during the submit call and not kept.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MbCommand {
@@ -135,8 +134,8 @@ pub struct MbCommand {
     pub order: MbOrderRef,
     /// Client order id (all zero = none).
     pub client_id: MbUuid,
-    /// Subaccount name, NUL-terminated UTF-8.
-    pub name: [c_char; MB_NAME_CAPACITY],
+    /// Subaccount name (NUL-terminated UTF-8, 1-64 bytes), read during the submit call.
+    pub name: *const c_char,
 }
 
 impl MbCommand {
@@ -159,7 +158,7 @@ impl MbCommand {
             expire_at_ns: 0,
             order: MbOrderRef::default(),
             client_id: MbUuid::default(),
-            name: [0; MB_NAME_CAPACITY],
+            name: std::ptr::null(),
         }
     }
 }
@@ -201,19 +200,9 @@ fn price(ticks: i64) -> Option<Price> {
 }
 
 fn name_of(c: &MbCommand) -> Result<String, MbStatus> {
-    let bytes: Vec<u8> = c
-        .name
-        .iter()
-        .take_while(|&&b| b != 0)
-        .map(|&b| b as u8)
-        .collect();
-    if bytes.len() > MB_MAX_NAME {
-        return Err(fail(
-            MbStatus::InvalidAccountName,
-            "name is not NUL-terminated",
-        ));
-    }
-    String::from_utf8(bytes).map_err(|_| fail(MbStatus::InvalidAccountName, "name is not UTF-8"))
+    // SAFETY: the caller's contract for `mb_*_submit`: `name` is NULL or NUL-terminated
+    // for the duration of the call.
+    unsafe { text(c.name, "name") }.map(str::to_owned)
 }
 
 /// The engine command an `mb_command` stands for; every enumeration checked.
@@ -333,36 +322,20 @@ pub extern "C" fn mb_cmd_create_holder() -> MbCommand {
     MbCommand::blank(MbCommandKind::CreateHolder)
 }
 
-/// Builds a subaccount creation into `*out`; the name (1-64 bytes) is copied.
-///
-/// # Safety
-/// `name` NULL or NUL-terminated; `out` NULL or writable.
+/// A subaccount creation (`kind` an `mb_account_kind`); `name` must stay valid until the
+/// command is submitted.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_cmd_create_subaccount(
+pub extern "C" fn mb_cmd_create_subaccount(
     holder: u32,
     name: *const c_char,
     kind: u32,
-    out_command: *mut MbCommand,
-) -> MbStatus {
-    guard(|| {
-        let slot = out(out_command, "out_command")?;
-        // SAFETY: NUL-terminated per the contract.
-        let name = unsafe { text(name, "name")? };
-        if name.len() > MB_MAX_NAME {
-            return Err(fail(
-                MbStatus::InvalidAccountName,
-                format!("name longer than {MB_MAX_NAME} bytes"),
-            ));
-        }
-        let mut c = MbCommand::blank(MbCommandKind::CreateSubaccount);
-        c.holder = holder;
-        c.flag = kind;
-        for (dst, src) in c.name.iter_mut().zip(name.bytes()) {
-            *dst = src as c_char;
-        }
-        *slot = c;
-        Ok(())
-    })
+) -> MbCommand {
+    MbCommand {
+        holder,
+        name,
+        flag: kind,
+        ..MbCommand::blank(MbCommandKind::CreateSubaccount)
+    }
 }
 
 /// A deposit of `amount` balance units (admin).
@@ -534,5 +507,22 @@ pub extern "C" fn mb_cmd_set_instrument_state(instrument: u16, state: u32) -> Mb
         instrument,
         flag: state,
         ..MbCommand::blank(MbCommandKind::SetInstrumentState)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_code_reads_back_as_itself_and_no_other_code_does() {
+        let mut known = 0;
+        for raw in 0..64u32 {
+            if let Some(kind) = MbCommandKind::from_raw(raw) {
+                assert_eq!(kind as u32, raw);
+                known += 1;
+            }
+        }
+        assert_eq!(known, 18, "every kind is reachable");
     }
 }

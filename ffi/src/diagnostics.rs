@@ -12,7 +12,8 @@ pub extern "C" fn mb_status_str(status: i32) -> *const c_char {
     MbStatus::from_code(status).map_or(c"UNKNOWN".as_ptr(), |s| s.name().as_ptr())
 }
 
-/// Copies the calling thread's last error message (NUL-terminated) into `buf`.
+/// Copies the message of the calling thread's last failed call (NUL-terminated) into
+/// `buf`. Like `errno`, successful calls leave it as it was.
 ///
 /// # Safety
 /// `buf` NULL or `capacity` writable bytes; `len_out` NULL or writable.

@@ -58,17 +58,25 @@ impl MbEngine {
         time_ns: i64,
     ) -> Result<MbResult, MbStatus> {
         let command = to_command(command)?;
+        let applied = self.apply(&command, time_ns)?;
+        // The engine never goes back in time: an earlier time is applied as its own now.
+        Ok(MbResult::of(applied, self.engine.now()))
+    }
+
+    /// Applies an engine command: events kept for polling and fed to market data.
+    fn apply(
+        &mut self,
+        command: &matchbook::Command,
+        time_ns: i64,
+    ) -> Result<matchbook::Applied, MbStatus> {
         let start = self.pending.len();
-        let time = Timestamp(time_ns);
-        let applied = self.engine.apply(&command, time, &mut self.pending);
+        let applied = self
+            .engine
+            .apply(command, Timestamp(time_ns), &mut self.pending);
         if let Some(m) = self.market.as_mut() {
             m.on_events(&self.pending[start..]);
         }
-        // The engine never goes back in time: an earlier time is applied as its own now.
-        let applied_at = self.engine.now();
-        applied
-            .map(|a| MbResult::of(a, applied_at))
-            .map_err(|e| fail(MbStatus::from(e), e.to_string()))
+        applied.map_err(|e| fail(MbStatus::from(e), e.to_string()))
     }
 }
 
@@ -184,6 +192,69 @@ pub unsafe extern "C" fn mb_engine_submit(
             *slot = outcome;
         }
         Ok(())
+    })
+}
+
+/// The fast path for the hottest command: a limit order straight from its fields (no
+/// `mb_command` to build and read), `side` an `mb_side`, `tif` an `mb_time_in_force`.
+/// Writes the order's handle.
+///
+/// # Safety
+/// `engine` live; `order_out` NULL or writable.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
+pub unsafe extern "C" fn mb_engine_place_limit(
+    engine: *mut MbEngine,
+    time_ns: i64,
+    account: u32,
+    instrument: u16,
+    side: u32,
+    price_ticks: i64,
+    amount_lots: i64,
+    tif: u32,
+    order_out: *mut MbOrderRef,
+) -> MbStatus {
+    guard(|| {
+        let e = engine_mut(engine)?;
+        let side = crate::types::MbSide::from_raw(side)
+            .ok_or_else(|| fail(MbStatus::InvalidArgument, format!("side {side}")))?;
+        let tif = crate::types::MbTimeInForce::from_raw(tif)
+            .ok_or_else(|| fail(MbStatus::InvalidArgument, format!("time in force {tif}")))?;
+        let order = matchbook::NewOrder::limit(
+            matchbook::AccountId(account),
+            matchbook::InstrumentId(instrument),
+            side.into(),
+            matchbook::Price(price_ticks),
+            matchbook::Qty(amount_lots),
+        )
+        .with_tif(tif.into());
+        let applied = e.apply(&matchbook::Command::PlaceOrder(order), time_ns)?;
+        // SAFETY: NULL or writable per the contract.
+        if let Some(slot) = unsafe { order_out.as_mut() } {
+            *slot = applied.order.map(MbOrderRef::from).unwrap_or_default();
+        }
+        Ok(())
+    })
+}
+
+/// The fast path for cancels: one open order of `account` by handle.
+///
+/// # Safety
+/// `engine` live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_cancel(
+    engine: *mut MbEngine,
+    time_ns: i64,
+    account: u32,
+    order: MbOrderRef,
+) -> MbStatus {
+    guard(|| {
+        let e = engine_mut(engine)?;
+        let command = matchbook::Command::CancelOrder {
+            account: matchbook::AccountId(account),
+            order: order.into(),
+        };
+        e.apply(&command, time_ns).map(|_| ())
     })
 }
 
@@ -438,5 +509,23 @@ pub unsafe extern "C" fn mb_engine_positions(
             capacity,
             len_out,
         )
+    })
+}
+
+/// The engine's state hash: two engines with equal hashes hold the same state (orders,
+/// balances, positions, sequence). A replay of the same commands at the same times gives
+/// the same hash.
+///
+/// # Safety
+/// `engine` live; `hash_out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_state_hash(
+    engine: *const MbEngine,
+    hash_out: *mut u64,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(hash_out, "hash_out")?;
+        *slot = query::state_hash(engine_ref(engine)?)?;
+        Ok(())
     })
 }

@@ -431,3 +431,8 @@ pub(crate) fn positions(r: &impl Reader, account: u32) -> Result<Vec<MbPosition>
         })
         .collect())
 }
+
+/// The engine's state hash (equal hashes: equal state; a replay check).
+pub(crate) fn state_hash(r: &impl Reader) -> Result<u64, MbStatus> {
+    r.engine(Engine::state_hash)
+}

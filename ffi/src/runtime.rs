@@ -132,10 +132,7 @@ impl MbSession {
             return Err(fail(MbStatus::from(e), e.to_string()));
         }
         drop(back);
-        let Reply { outcome, next } = self
-            .receiver
-            .recv()
-            .map_err(|_| fail(MbStatus::Stopped, "engine stopped"))?;
+        let Reply { outcome, next } = self.wait()?;
         self.sender = Some(next);
         if self.keep_events {
             self.pending.extend_from_slice(&outcome.events);
@@ -144,6 +141,31 @@ impl MbSession {
             .result
             .map(|a| MbResult::of(a, outcome.time))
             .map_err(|e| fail(MbStatus::from(e), e.to_string()))
+    }
+}
+
+/// Polls for a reply this many times, then yields the core this many times, before
+/// sleeping on it: a reply usually comes within microseconds, sleeping costs a futex
+/// wake-up (tens of microseconds on a VM), and yielding lets an oversubscribed machine
+/// run the engine thread instead of the spinning producers.
+const SPINS: u32 = 200;
+const YIELDS: u32 = 2_000;
+
+impl MbSession {
+    fn wait(&self) -> Result<Reply, MbStatus> {
+        for round in 0..SPINS + YIELDS {
+            match self.receiver.try_recv() {
+                Ok(reply) => return Ok(reply),
+                Err(crossbeam_channel::TryRecvError::Empty) if round < SPINS => {
+                    std::hint::spin_loop();
+                }
+                Err(crossbeam_channel::TryRecvError::Empty) => std::thread::yield_now(),
+                Err(crossbeam_channel::TryRecvError::Disconnected) => break,
+            }
+        }
+        self.receiver
+            .recv()
+            .map_err(|_| fail(MbStatus::Stopped, "engine stopped"))
     }
 }
 
@@ -548,5 +570,21 @@ pub unsafe extern "C" fn mb_session_positions(
             capacity,
             len_out,
         )
+    })
+}
+
+/// As `mb_engine_state_hash`, through the engine thread.
+///
+/// # Safety
+/// `session` live; `hash_out` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_session_state_hash(
+    session: *const MbSession,
+    hash_out: *mut u64,
+) -> MbStatus {
+    guard(|| {
+        let slot = out(hash_out, "hash_out")?;
+        *slot = query::state_hash(session_ref(session)?)?;
+        Ok(())
     })
 }

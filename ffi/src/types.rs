@@ -288,7 +288,10 @@ macro_rules! from_raw {
         impl $t {
             /// The value whose code is `raw`, if any.
             pub(crate) fn from_raw(raw: u32) -> Option<Self> {
-                [$(Self::$v),+].into_iter().find(|v| *v as u32 == raw)
+                $(if raw == Self::$v as u32 {
+                    return Some(Self::$v);
+                })+
+                None
             }
         }
     };

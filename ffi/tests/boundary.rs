@@ -345,21 +345,27 @@ fn command_and_reference_data_exports() {
     let w = World::new();
     // SAFETY: every pointer is NULL or valid, as each case says.
     unsafe {
-        let mut command = zeroed::<MbCommand>();
-        assert_eq!(mb_cmd_create_subaccount(0, null(), 0, &mut command), NULL);
-        assert_eq!(
-            mb_cmd_create_subaccount(0, c"x".as_ptr(), 0, null_mut()),
-            NULL
-        );
+        // Subaccounts: the name is read at submit; NULL, too long or a bad kind refused.
+        let submit = |c: &MbCommand| mb_engine_submit(w.engine, START + 5, c, null_mut());
+        let mut result = MbResult::default();
+        assert_eq!(submit(&mb_cmd_create_subaccount(0, null(), 0)), NULL);
         let long = std::ffi::CString::new("n".repeat(MB_MAX_NAME + 1)).expect("no NUL");
         assert_eq!(
-            mb_cmd_create_subaccount(0, long.as_ptr(), 0, &mut command),
+            submit(&mb_cmd_create_subaccount(0, long.as_ptr(), 0)),
             MbStatus::InvalidAccountName
         );
-        panics("mb_cmd_create_subaccount", || {
-            mb_cmd_create_subaccount(0, c"x".as_ptr(), 0, &mut command)
-        });
+        assert_eq!(
+            submit(&mb_cmd_create_subaccount(0, c"hedge".as_ptr(), 7)),
+            MbStatus::InvalidArgument
+        );
+        let hedge = mb_cmd_create_subaccount(0, c"hedge".as_ptr(), MbAccountKind::Blp as u32);
+        assert_eq!(
+            mb_engine_submit(w.engine, START + 5, &hedge, &mut result),
+            OK
+        );
+        assert!(result.account > w.taker, "a new account id");
 
+        let mut command = zeroed::<MbCommand>();
         let (code, price, amount) = (c"BTC_EUR".as_ptr(), c"60000.00".as_ptr(), c"0.5".as_ptr());
         assert_eq!(
             mb_cmd_place_decimal(null(), w.taker, code, 0, 0, 0, price, amount, &mut command),
@@ -628,6 +634,95 @@ fn single_threaded_engine_exports() {
         panics("mb_engine_submit", || {
             mb_engine_submit(e, START + 10, &cancel, null_mut())
         });
+
+        // The fast paths: the same checks, and a placed order can be cancelled once.
+        let mut order = MbOrderRef::default();
+        let place = |order: *mut MbOrderRef| {
+            mb_engine_place_limit(
+                e,
+                START + 10,
+                w.maker,
+                w.btc_eur,
+                0,
+                5_000_000,
+                100,
+                3,
+                order,
+            )
+        };
+        assert_eq!(
+            mb_engine_place_limit(
+                null_mut(),
+                START + 10,
+                w.maker,
+                w.btc_eur,
+                0,
+                5_000_000,
+                100,
+                3,
+                &mut order
+            ),
+            NULL
+        );
+        assert_eq!(
+            mb_engine_place_limit(
+                e,
+                START + 10,
+                w.maker,
+                w.btc_eur,
+                9,
+                5_000_000,
+                100,
+                3,
+                &mut order
+            ),
+            MbStatus::InvalidArgument
+        );
+        assert_eq!(
+            mb_engine_place_limit(
+                e,
+                START + 10,
+                w.maker,
+                w.btc_eur,
+                0,
+                5_000_000,
+                100,
+                9,
+                &mut order
+            ),
+            MbStatus::InvalidArgument
+        );
+        panics("mb_engine_place_limit", || place(&mut order));
+        assert_eq!(place(null_mut()), OK, "the handle is optional");
+        let mut open = [zeroed::<MbOrder>(); 8];
+        let mut n = 0usize;
+        assert_eq!(
+            mb_engine_open_orders(e, w.maker, open.as_mut_ptr(), 8, &mut n),
+            OK
+        );
+        let unnamed = open[..n]
+            .iter()
+            .find(|o| o.price == 5_000_000)
+            .expect("placed");
+        assert_eq!(mb_engine_cancel(e, START + 10, w.maker, unnamed.order), OK);
+        assert_eq!(place(&mut order), OK);
+        assert_ne!(order, MbOrderRef::default());
+        assert_eq!(
+            mb_engine_cancel(null_mut(), START + 10, w.maker, order),
+            NULL
+        );
+        panics("mb_engine_cancel", || {
+            mb_engine_cancel(e, START + 10, w.maker, order)
+        });
+        assert_eq!(
+            mb_engine_cancel(e, START + 10, w.taker, order),
+            MbStatus::OrderNotFound
+        );
+        assert_eq!(mb_engine_cancel(e, START + 10, w.maker, order), OK);
+        assert_eq!(
+            mb_engine_cancel(e, START + 10, w.maker, order),
+            MbStatus::OrderNotFound
+        );
 
         let mut events = [zeroed::<MbEvent>(); 64];
         let mut len = 0usize;
@@ -1290,6 +1385,32 @@ fn diagnostics_exports() {
             CStr::from_ptr(whole.as_ptr())
                 .to_string_lossy()
                 .contains("panic")
+        );
+        // Like errno: a successful call leaves the last failure's message in place.
+        let mut config = null_mut();
+        assert_eq!(mb_config_new_demo(&mut config), OK);
+        let mut after = vec![0 as c_char; 256];
+        assert_eq!(mb_last_error(after.as_mut_ptr(), after.len(), &mut len), OK);
+        assert!(
+            CStr::from_ptr(after.as_ptr())
+                .to_string_lossy()
+                .contains("panic")
+        );
+        // A refusal names its reason; one without a message of its own, its status.
+        let (nobody, main) = (c"nobody".as_ptr(), c"main".as_ptr());
+        let refused = mb_config_add_deposit(config, nobody, main, null(), null(), null());
+        assert_eq!(refused, MbStatus::UnknownHolder);
+        assert_eq!(mb_last_error(after.as_mut_ptr(), after.len(), &mut len), OK);
+        assert_eq!(
+            CStr::from_ptr(after.as_ptr()).to_str(),
+            Ok("no holder nobody")
+        );
+        mb_config_free(config);
+        assert_eq!(mb_session_submit(null_mut(), null(), null_mut()), NULL);
+        assert_eq!(mb_last_error(after.as_mut_ptr(), after.len(), &mut len), OK);
+        assert_eq!(
+            CStr::from_ptr(after.as_ptr()).to_str(),
+            Ok("session is NULL")
         );
         let name = |code: i32| {
             CStr::from_ptr(mb_status_str(code))

@@ -1,7 +1,8 @@
 //! The Rust side of the C ABI overhead benchmark: the workload of `ffi/bench/ffi_bench.c
 //! engine N` (post-only bid then cancel, events drained every 64 commands, market data
 //! kept) applied to the engine directly, so the difference per call is what the boundary
-//! costs. `matchbook-ffi-direct N` prints the median ns per call of 5 runs.
+//! costs. `matchbook-ffi-direct N [drop]` prints the median ns per call of 5 runs (`drop`:
+//! events dropped unread, as `ffi_bench engine N drop`).
 
 use std::time::Instant;
 
@@ -10,7 +11,7 @@ use matchbook::{Command, Engine, EventRecord, NewOrder, Price, Qty, Side, TimeIn
 
 const START: i64 = 1_767_225_600_000_000_000;
 
-fn run(pairs: i64) -> Result<f64, Box<dyn std::error::Error>> {
+fn run(pairs: i64, read_events: bool) -> Result<f64, Box<dyn std::error::Error>> {
     let mut engine = Engine::new(matchbook::demo::config())?;
     let mut events: Vec<EventRecord> = Vec::with_capacity(1024);
     let mut market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
@@ -57,7 +58,11 @@ fn run(pairs: i64) -> Result<f64, Box<dyn std::error::Error>> {
         )?;
         market.on_events(&events[start..]);
         if i & 31 == 31 {
-            checksum += events.iter().map(|e| e.seq).sum::<u64>();
+            checksum += if read_events {
+                events.iter().map(|e| e.seq).sum::<u64>()
+            } else {
+                1
+            };
             events.clear();
         }
     }
@@ -74,11 +79,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map(|n| n.parse())
         .transpose()?
         .unwrap_or(1_000_000);
-    run(pairs / 10)?;
-    let mut runs = (0..5).map(|_| run(pairs)).collect::<Result<Vec<_>, _>>()?;
+    let read_events = std::env::args().nth(2).as_deref() != Some("drop");
+    run(pairs / 10, read_events)?;
+    let mut runs = (0..5)
+        .map(|_| run(pairs, read_events))
+        .collect::<Result<Vec<_>, _>>()?;
     runs.sort_by(f64::total_cmp);
     println!(
-        "rust direct: {} calls, median {:.1} ns/call (min {:.1}, max {:.1})",
+        "rust direct, events {}: {} calls, median {:.1} ns/call (min {:.1}, max {:.1})",
+        if read_events { "read" } else { "dropped" },
         pairs * 2,
         runs[2],
         runs[0],

@@ -1,0 +1,470 @@
+//! Every command kind through the C ABI against the engine itself as the reference: a
+//! script touching each `mb_command_kind` is applied through `mb_engine_submit`, through
+//! `mb_session_submit` on the thread-safe handle, and as the equivalent Rust `Command`s
+//! directly on an `Engine`; each step's status and ids must agree and the state hashes must
+//! stay equal.
+
+// Calling the C ABI from Rust needs `unsafe`, as a C caller would.
+#![allow(unsafe_code)]
+
+use std::ptr::{null, null_mut};
+
+use matchbook::{
+    AccountId, AccountKind, CancelScope, Command, CurrencyId, Engine, HolderId, InstrumentId,
+    InstrumentState, NewOrder, OrderRef, OrderType, Price, Qty, Side, StpMode, TimeInForce,
+    Timestamp, Uuid,
+};
+use matchbook_ffi::command::*;
+use matchbook_ffi::config::*;
+use matchbook_ffi::engine::*;
+use matchbook_ffi::runtime::*;
+use matchbook_ffi::types::*;
+use matchbook_ffi::{MbCommand, MbResult, MbStatus};
+
+const START: i64 = 1_767_225_600_000_000_000;
+const DEFINITION: &std::ffi::CStr = c"[[holders]]
+name = \"maker\"
+[[holders.accounts]]
+name = \"main\"
+deposits = { BTC = \"10\", EUR = \"1000000\", USD = \"1000000\" }
+[[holders]]
+name = \"taker\"
+[[holders.accounts]]
+name = \"main\"
+deposits = { EUR = \"1000000\", USD = \"1000000\" }
+";
+
+/// The reference: the same definition provisioned on a plain engine at the same time.
+fn reference() -> Engine {
+    let exchange =
+        matchbook_config::Exchange::from_toml(DEFINITION.to_str().expect("UTF-8")).expect("valid");
+    let mut engine = Engine::new(exchange.engine_config().expect("config")).expect("engine");
+    let scales: Vec<(String, CurrencyId, u8)> = engine
+        .currencies()
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let id = CurrencyId(i as u16);
+            (c.code.clone(), id, engine.balance_scale(id).expect("scale"))
+        })
+        .collect();
+    let mut sink = Vec::new();
+    matchbook_config::provision(
+        &exchange.holders,
+        |code| scales.iter().find(|s| s.0 == code).map(|s| (s.1, s.2)),
+        |c| engine.apply(&c, Timestamp(START), &mut sink),
+    )
+    .expect("provisioned");
+    engine
+}
+
+/// One scripted step: the C command and the Rust command it must mean.
+struct Step {
+    c: MbCommand,
+    rust: Command,
+}
+
+fn script(maker: u32, taker: u32, btc_eur: u16, perp: u16, eur: u16) -> Vec<Step> {
+    let (m, t) = (AccountId(maker), AccountId(taker));
+    let (spot, fut) = (InstrumentId(btc_eur), InstrumentId(perp));
+    let client = MbUuid { bytes: [0x11; 16] };
+    let client_id = Uuid(u128::from_be_bytes([0x11; 16]));
+    let bid = NewOrder::limit(t, spot, Side::Buy, Price(5_900_000), Qty(1_000));
+    let mut steps = vec![
+        Step {
+            c: mb_cmd_create_holder(),
+            rust: Command::CreateHolder,
+        },
+        Step {
+            c: mb_cmd_create_subaccount(1, c"sub".as_ptr(), MbAccountKind::Regular as u32),
+            rust: Command::CreateSubaccount {
+                holder: HolderId(1),
+                name: "sub".into(),
+                kind: AccountKind::Regular,
+            },
+        },
+        Step {
+            c: mb_cmd_deposit(taker, eur, 1_000),
+            rust: Command::Deposit {
+                account: t,
+                currency: CurrencyId(eur),
+                amount: 1_000,
+            },
+        },
+        Step {
+            c: mb_cmd_withdraw(taker, eur, 10),
+            rust: Command::Withdraw {
+                account: t,
+                currency: CurrencyId(eur),
+                amount: 10,
+            },
+        },
+        Step {
+            c: mb_cmd_transfer(1, taker, 3, eur, 100),
+            rust: Command::Transfer {
+                holder: HolderId(1),
+                source: t,
+                destination: AccountId(3),
+                currency: CurrencyId(eur),
+                amount: 100,
+            },
+        },
+        Step {
+            c: MbCommand {
+                account: taker,
+                stp: MbStp::CancelNewest as u32,
+                ..mb_cmd_advance_time_as(MbCommandKind::SetStpMode)
+            },
+            rust: Command::SetStpMode {
+                account: t,
+                mode: StpMode::CancelNewest,
+            },
+        },
+        Step {
+            c: MbCommand {
+                client_id: client,
+                ..mb_cmd_place_limit(taker, btc_eur, 0, 5_900_000, 1_000, 0)
+            },
+            rust: Command::PlaceOrder(NewOrder {
+                client_id: Some(client_id),
+                ..bid
+            }),
+        },
+        Step {
+            c: MbCommand {
+                expire_at_ns: START + 60_000_000_000,
+                ..mb_cmd_place_limit(
+                    taker,
+                    btc_eur,
+                    0,
+                    5_800_000,
+                    1_000,
+                    MbTimeInForce::GoodTillTime as u32,
+                )
+            },
+            rust: Command::PlaceOrder(NewOrder {
+                price: Some(Price(5_800_000)),
+                time_in_force: TimeInForce::GoodTillTime,
+                expire_at: Some(Timestamp(START + 60_000_000_000)),
+                ..bid
+            }),
+        },
+        Step {
+            c: MbCommand {
+                order_type: MbOrderType::Stop as u32,
+                trigger_price: 5_500_000,
+                stp: MbStp::CancelBoth as u32,
+                ..mb_cmd_place_limit(maker, btc_eur, 1, 5_400_000, 1_000, 0)
+            },
+            rust: Command::PlaceOrder(NewOrder {
+                order_type: OrderType::Stop,
+                trigger_price: Some(Price(5_500_000)),
+                stp: Some(StpMode::CancelBoth),
+                ..NewOrder::limit(m, spot, Side::Sell, Price(5_400_000), Qty(1_000))
+            }),
+        },
+        Step {
+            c: mb_cmd_place_market(maker, btc_eur, 1, 500, 5_000_000),
+            rust: Command::PlaceOrder(NewOrder {
+                order_type: OrderType::Market,
+                time_in_force: TimeInForce::ImmediateOrCancelled,
+                price: Some(Price(5_000_000)),
+                ..NewOrder::limit(m, spot, Side::Sell, Price(5_000_000), Qty(500))
+            }),
+        },
+        Step {
+            c: mb_cmd_cancel_by_client_id(taker, client),
+            rust: Command::CancelByClientId {
+                account: t,
+                client_id,
+            },
+        },
+        Step {
+            c: mb_cmd_set_instrument_state(btc_eur, MbInstrumentState::PostOnly as u32),
+            rust: Command::SetInstrumentState {
+                instrument: spot,
+                state: InstrumentState::PostOnly,
+            },
+        },
+        Step {
+            c: mb_cmd_place_limit(taker, btc_eur, 0, 6_100_000, 1_000, 0),
+            rust: Command::PlaceOrder(NewOrder {
+                price: Some(Price(6_100_000)),
+                ..bid
+            }),
+        },
+        Step {
+            c: mb_cmd_set_instrument_state(btc_eur, MbInstrumentState::Active as u32),
+            rust: Command::SetInstrumentState {
+                instrument: spot,
+                state: InstrumentState::Active,
+            },
+        },
+        Step {
+            c: mb_cmd_cancel_all(taker, 1, btc_eur),
+            rust: Command::CancelAll {
+                account: t,
+                scope: CancelScope::Instrument(spot),
+            },
+        },
+        Step {
+            c: mb_cmd_set_index_price(perp, 600_000),
+            rust: Command::SetIndexPrice {
+                instrument: fut,
+                price: Price(600_000),
+            },
+        },
+        Step {
+            c: mb_cmd_place_limit(maker, perp, 1, 600_000, 2_000, 0),
+            rust: Command::PlaceOrder(NewOrder::limit(
+                m,
+                fut,
+                Side::Sell,
+                Price(600_000),
+                Qty(2_000),
+            )),
+        },
+        Step {
+            c: mb_cmd_place_market(taker, perp, 0, 1_000, 0),
+            rust: Command::PlaceOrder(NewOrder {
+                order_type: OrderType::Market,
+                time_in_force: TimeInForce::ImmediateOrCancelled,
+                price: None,
+                ..NewOrder::limit(t, fut, Side::Buy, Price(1), Qty(1_000))
+            }),
+        },
+        Step {
+            c: MbCommand {
+                flag: 1,
+                ..mb_cmd_place_limit(taker, perp, 0, 600_000, 500, 0)
+            },
+            rust: Command::PlaceOrder(NewOrder {
+                reduce_only: true,
+                ..NewOrder::limit(t, fut, Side::Buy, Price(600_000), Qty(500))
+            }),
+        },
+        Step {
+            c: MbCommand {
+                account: 3,
+                flag: 1,
+                ..mb_cmd_advance_time_as(MbCommandKind::SetDerisk)
+            },
+            rust: Command::SetDerisk {
+                account: AccountId(3),
+                on: true,
+            },
+        },
+        Step {
+            c: MbCommand {
+                account: 3,
+                currency: eur,
+                amount: 5,
+                ..mb_cmd_advance_time_as(MbCommandKind::SetBlpThreshold)
+            },
+            rust: Command::SetBlpThreshold {
+                account: AccountId(3),
+                currency: CurrencyId(eur),
+                amount: 5,
+            },
+        },
+        Step {
+            c: mb_cmd_liquidate(taker),
+            rust: Command::Liquidate { account: t },
+        },
+        Step {
+            c: mb_cmd_advance_time(),
+            rust: Command::AdvanceTime,
+        },
+        Step {
+            c: mb_cmd_cancel_all(maker, 0, 0),
+            rust: Command::CancelAll {
+                account: m,
+                scope: CancelScope::All,
+            },
+        },
+        Step {
+            c: MbCommand {
+                account: 3,
+                ..mb_cmd_advance_time_as(MbCommandKind::CloseSubaccount)
+            },
+            rust: Command::CloseSubaccount {
+                account: AccountId(3),
+            },
+        },
+    ];
+    // An amend and a cancel of an order placed in the script: the maker's first bid.
+    steps.push(Step {
+        c: mb_cmd_place_limit(maker, btc_eur, 0, 5_000_000, 1_000, 0),
+        rust: Command::PlaceOrder(NewOrder::limit(
+            m,
+            spot,
+            Side::Buy,
+            Price(5_000_000),
+            Qty(1_000),
+        )),
+    });
+    steps
+}
+
+/// A blank command of `kind` (for kinds without a constructor of their own).
+fn mb_cmd_advance_time_as(kind: MbCommandKind) -> MbCommand {
+    MbCommand {
+        kind: kind as u32,
+        ..mb_cmd_advance_time()
+    }
+}
+
+fn status_of(result: &Result<matchbook::Applied, matchbook::EngineError>) -> MbStatus {
+    match result {
+        Ok(_) => MbStatus::Ok,
+        Err(e) => MbStatus::from(*e),
+    }
+}
+
+#[test]
+fn every_command_kind_means_what_the_engine_means() {
+    let mut direct = reference();
+    let mut sink = Vec::new();
+    // SAFETY: valid pointers throughout; handles freed at the end.
+    unsafe {
+        let mut config = null_mut();
+        assert_eq!(
+            mb_config_parse(DEFINITION.as_ptr(), 0, &mut config),
+            MbStatus::Ok
+        );
+        assert_eq!(mb_config_set_start_time(config, START), MbStatus::Ok);
+        let mut engine = null_mut();
+        assert_eq!(mb_engine_new(config, &mut engine), MbStatus::Ok);
+        let options = MbRuntimeOptions {
+            queue_capacity: 0,
+            manual_clock: 1,
+            start_time_ns: START,
+            market_data_thread: 0,
+        };
+        let mut runtime = null_mut();
+        assert_eq!(mb_runtime_new(config, &options, &mut runtime), MbStatus::Ok);
+        mb_config_free(config);
+        let mut session = null_mut();
+        assert_eq!(mb_session_new(runtime, 0, &mut session), MbStatus::Ok);
+
+        let btc_eur = direct.instrument_by_code("BTC_EUR").expect("market").0;
+        let perp = direct.instrument_by_code("BTC_USD_PERP").expect("market").0;
+        let eur = direct.currency_by_code("EUR").expect("EUR").0;
+        let hash = |e: *const MbEngine| {
+            let mut h = 0u64;
+            assert_eq!(mb_engine_state_hash(e, &mut h), MbStatus::Ok);
+            h
+        };
+        assert_eq!(hash(engine), direct.state_hash(), "same start");
+        let mut steps = script(0, 1, btc_eur, perp, eur);
+        let mut kinds = std::collections::BTreeSet::new();
+        let mut placed = Vec::new();
+        for (i, step) in steps.iter_mut().enumerate() {
+            let time = START + 1_000 * (i as i64 + 1);
+            let mut via_c = MbResult::default();
+            let status = mb_engine_submit(engine, time, &step.c, &mut via_c);
+            let mut via_session = MbResult::default();
+            assert_eq!(mb_runtime_set_time(runtime, time), MbStatus::Ok);
+            let session_status = mb_session_submit(session, &step.c, &mut via_session);
+            let expected = direct.apply(&step.rust, Timestamp(time), &mut sink);
+            assert_eq!(status, status_of(&expected), "step {i}: {:?}", step.rust);
+            assert_eq!(session_status, status, "step {i}: the session agrees");
+            if let Ok(applied) = expected {
+                assert_eq!(
+                    via_c.order.id,
+                    applied.order.map_or(0, |o| o.id),
+                    "step {i}"
+                );
+                assert_eq!(
+                    via_c.account,
+                    applied.account.map_or(0, |a| a.0),
+                    "step {i}"
+                );
+                assert_eq!(via_session, via_c, "step {i}");
+                if let Some(o) = applied.order {
+                    placed.push(o);
+                }
+            }
+            assert_eq!(
+                hash(engine),
+                direct.state_hash(),
+                "step {i}: {:?}",
+                step.rust
+            );
+            kinds.insert(step.c.kind);
+        }
+        // Amend and cancel the last order placed, through both paths.
+        let last = *placed.last().expect("orders were placed");
+        let handle = MbOrderRef {
+            id: last.id,
+            slot: last.slot,
+        };
+        let time = START + 1_000_000;
+        assert_eq!(mb_runtime_set_time(runtime, time), MbStatus::Ok);
+        for (c, rust) in [
+            (
+                mb_cmd_amend(0, handle, 2_000, 5_000_100),
+                Command::AmendOrder {
+                    account: AccountId(0),
+                    order: OrderRef {
+                        id: last.id,
+                        slot: last.slot,
+                    },
+                    amount: Some(Qty(2_000)),
+                    price: Some(Price(5_000_100)),
+                },
+            ),
+            (
+                mb_cmd_cancel(0, handle),
+                Command::CancelOrder {
+                    account: AccountId(0),
+                    order: OrderRef {
+                        id: last.id,
+                        slot: last.slot,
+                    },
+                },
+            ),
+            (
+                mb_cmd_cancel(0, handle),
+                Command::CancelOrder {
+                    account: AccountId(0),
+                    order: OrderRef {
+                        id: last.id,
+                        slot: last.slot,
+                    },
+                },
+            ),
+        ] {
+            let status = mb_engine_submit(engine, time, &c, null_mut());
+            assert_eq!(mb_session_submit(session, &c, null_mut()), status);
+            assert_eq!(
+                status,
+                status_of(&direct.apply(&rust, Timestamp(time), &mut sink))
+            );
+            kinds.insert(c.kind);
+        }
+        assert_eq!(kinds.len(), 18, "every command kind was exercised");
+        let mut session_hash = 0u64;
+        assert_eq!(
+            mb_session_state_hash(session, &mut session_hash),
+            MbStatus::Ok
+        );
+        assert_eq!(
+            session_hash,
+            direct.state_hash(),
+            "the threaded engine agrees bit for bit"
+        );
+        assert_eq!(hash(engine), direct.state_hash());
+        assert_eq!(
+            mb_engine_state_hash(null(), &mut session_hash),
+            MbStatus::NullArgument
+        );
+        assert_eq!(
+            mb_session_state_hash(session, null_mut()),
+            MbStatus::NullArgument
+        );
+        mb_session_free(session);
+        mb_runtime_free(runtime);
+        mb_engine_free(engine);
+    }
+}
