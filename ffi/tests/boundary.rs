@@ -8,9 +8,12 @@
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 
+mod common;
+
 use std::ffi::{CStr, c_char};
 use std::ptr::{null, null_mut};
 
+use common::{DEFINITION, START};
 use matchbook_ffi::command::*;
 use matchbook_ffi::config::*;
 use matchbook_ffi::diagnostics::*;
@@ -21,23 +24,9 @@ use matchbook_ffi::runtime::*;
 use matchbook_ffi::types::*;
 use matchbook_ffi::{MbEvent, MbStatus};
 
-/// 2026-01-01, when every world starts.
-const START: i64 = 1_767_225_600_000_000_000;
 const NULL: MbStatus = MbStatus::NullArgument;
 const SMALL: MbStatus = MbStatus::BufferTooSmall;
 const OK: MbStatus = MbStatus::Ok;
-
-const DEFINITION: &CStr = c"[[holders]]
-name = \"maker\"
-[[holders.accounts]]
-name = \"main\"
-deposits = { BTC = \"10\", EUR = \"1000000\", USD = \"1000000\" }
-[[holders]]
-name = \"taker\"
-[[holders.accounts]]
-name = \"main\"
-deposits = { EUR = \"1000000\", USD = \"1000000\" }
-";
 
 /// Runs `call` with a panic armed and checks it came back as `MB_STATUS_PANIC`.
 fn panics(name: &str, call: impl FnOnce() -> MbStatus) {

@@ -7,8 +7,11 @@
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 
+mod common;
+
 use std::ptr::{null, null_mut};
 
+use common::{DEFINITION, START};
 use matchbook::{
     AccountId, AccountKind, CancelScope, Command, CurrencyId, Engine, HolderId, InstrumentId,
     InstrumentState, NewOrder, OrderRef, OrderType, Price, Qty, Side, StpMode, TimeInForce,
@@ -20,19 +23,6 @@ use matchbook_ffi::engine::*;
 use matchbook_ffi::runtime::*;
 use matchbook_ffi::types::*;
 use matchbook_ffi::{MbCommand, MbResult, MbStatus};
-
-const START: i64 = 1_767_225_600_000_000_000;
-const DEFINITION: &std::ffi::CStr = c"[[holders]]
-name = \"maker\"
-[[holders.accounts]]
-name = \"main\"
-deposits = { BTC = \"10\", EUR = \"1000000\", USD = \"1000000\" }
-[[holders]]
-name = \"taker\"
-[[holders.accounts]]
-name = \"main\"
-deposits = { EUR = \"1000000\", USD = \"1000000\" }
-";
 
 /// The reference: the same definition provisioned on a plain engine at the same time.
 fn reference() -> Engine {
