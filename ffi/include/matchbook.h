@@ -292,7 +292,9 @@ typedef enum {
   MB_COMMAND_KIND_CANCEL_ORDER = 12,
   // Cancels the newest open order with `client_id` (`account`, `client_id`).
   MB_COMMAND_KIND_CANCEL_BY_CLIENT_ID = 13,
-  // Cancels every open order of `account` (`flag` 1: only those in `instrument`).
+  // Cancels many open orders of `account`: `flag` 0 all of them, 1 those in
+  // `instrument`, 2 the `list_len` handles at `order_list`, 3 the newest open order for
+  // each of the `list_len` client ids at `client_id_list`.
   MB_COMMAND_KIND_CANCEL_ALL = 14,
   // Sets a futures instrument's index price (`instrument`, `price`). Admin.
   MB_COMMAND_KIND_SET_INDEX_PRICE = 15,
@@ -335,7 +337,7 @@ typedef struct {
 // One command. Zero-initialise it and set the fields its kind reads (see
 // `mb_command_kind`), or use an `mb_cmd_*` constructor. Enumerations are carried as
 // plain integers and checked when the command is applied. The only pointer, `name`, is
-// read during the submit call and not kept.
+// read during the submit call and not kept (as the lists of a listed cancel).
 typedef struct {
   // An `mb_command_kind`.
   uint32_t kind;
@@ -373,6 +375,12 @@ typedef struct {
   mb_uuid client_id;
   // Subaccount name (NUL-terminated UTF-8, 1-64 bytes), read during the submit call.
   const char *name;
+  // Orders of a listed cancel, read during the submit call.
+  const mb_order_ref *order_list;
+  // Client ids of a listed cancel, read during the submit call.
+  const mb_uuid *client_id_list;
+  // Entries at `order_list` or `client_id_list`.
+  size_t list_len;
 } mb_command;
 
 // Futures terms of an instrument, percentages as decimal strings. The three funding
@@ -692,6 +700,13 @@ mb_command mb_cmd_cancel_by_client_id(uint32_t account, mb_uuid client_id);
 // A cancel of every open order of `account` (`only_instrument` nonzero: just those in
 // `instrument`).
 mb_command mb_cmd_cancel_all(uint32_t account, uint8_t only_instrument, uint16_t instrument);
+
+// A cancel of the `len` listed orders of `account` (the list is read at submit).
+mb_command mb_cmd_cancel_orders(uint32_t account, const mb_order_ref *orders, size_t len);
+
+// A cancel of the newest open order of `account` for each of `len` client ids (the list
+// is read at submit).
+mb_command mb_cmd_cancel_client_ids(uint32_t account, const mb_uuid *client_ids, size_t len);
 
 // Sets a futures index price (admin).
 mb_command mb_cmd_set_index_price(uint16_t instrument, int64_t price_ticks);

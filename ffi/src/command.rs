@@ -55,7 +55,9 @@ pub enum MbCommandKind {
     CancelOrder = 12,
     /// Cancels the newest open order with `client_id` (`account`, `client_id`).
     CancelByClientId = 13,
-    /// Cancels every open order of `account` (`flag` 1: only those in `instrument`).
+    /// Cancels many open orders of `account`: `flag` 0 all of them, 1 those in
+    /// `instrument`, 2 the `list_len` handles at `order_list`, 3 the newest open order for
+    /// each of the `list_len` client ids at `client_id_list`.
     CancelAll = 14,
     /// Sets a futures instrument's index price (`instrument`, `price`). Admin.
     SetIndexPrice = 15,
@@ -96,7 +98,7 @@ impl MbCommandKind {
 /// One command. Zero-initialise it and set the fields its kind reads (see
 /// `mb_command_kind`), or use an `mb_cmd_*` constructor. Enumerations are carried as
 /// plain integers and checked when the command is applied. The only pointer, `name`, is
-/// read during the submit call and not kept.
+/// read during the submit call and not kept (as the lists of a listed cancel).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MbCommand {
@@ -136,6 +138,12 @@ pub struct MbCommand {
     pub client_id: MbUuid,
     /// Subaccount name (NUL-terminated UTF-8, 1-64 bytes), read during the submit call.
     pub name: *const c_char,
+    /// Orders of a listed cancel, read during the submit call.
+    pub order_list: *const MbOrderRef,
+    /// Client ids of a listed cancel, read during the submit call.
+    pub client_id_list: *const MbUuid,
+    /// Entries at `order_list` or `client_id_list`.
+    pub list_len: usize,
 }
 
 impl MbCommand {
@@ -159,6 +167,9 @@ impl MbCommand {
             order: MbOrderRef::default(),
             client_id: MbUuid::default(),
             name: std::ptr::null(),
+            order_list: std::ptr::null(),
+            client_id_list: std::ptr::null(),
+            list_len: 0,
         }
     }
 }
@@ -203,6 +214,21 @@ fn name_of(c: &MbCommand) -> Result<String, MbStatus> {
     // SAFETY: the caller's contract for `mb_*_submit`: `name` is NULL or NUL-terminated
     // for the duration of the call.
     unsafe { text(c.name, "name") }.map(str::to_owned)
+}
+
+/// A caller's list as a slice (empty when `len` is 0, whatever the pointer).
+///
+/// # Safety
+/// `ptr` valid for `len` elements when `len > 0`.
+unsafe fn list<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], MbStatus> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(fail(MbStatus::NullArgument, format!("{what} is NULL")));
+    }
+    // SAFETY: non-NULL and valid for `len` elements per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
 /// The engine command an `mb_command` stands for; every enumeration checked.
@@ -304,6 +330,21 @@ pub(crate) fn to_command(c: &MbCommand) -> Result<Command, MbStatus> {
             scope: match c.flag {
                 0 => CancelScope::All,
                 1 => CancelScope::Instrument(instrument),
+                // SAFETY: the caller's contract for `mb_*_submit`: a list pointer is valid
+                // for `list_len` entries during the call.
+                2 => CancelScope::Orders(
+                    unsafe { list(c.order_list, c.list_len, "order_list")? }
+                        .iter()
+                        .map(|&o| o.into())
+                        .collect(),
+                ),
+                // SAFETY: as above.
+                3 => CancelScope::ClientIds(
+                    unsafe { list(c.client_id_list, c.list_len, "client_id_list")? }
+                        .iter()
+                        .map(|id| id.to_engine().ok_or_else(|| bad("client id", 0)))
+                        .collect::<Result<_, _>>()?,
+                ),
                 other => return Err(bad("cancel-all flag", other)),
             },
         },
@@ -471,6 +512,39 @@ pub extern "C" fn mb_cmd_cancel_all(
         account,
         instrument,
         flag: u32::from(only_instrument != 0),
+        ..MbCommand::blank(MbCommandKind::CancelAll)
+    }
+}
+
+/// A cancel of the `len` listed orders of `account` (the list is read at submit).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_cancel_orders(
+    account: u32,
+    orders: *const MbOrderRef,
+    len: usize,
+) -> MbCommand {
+    MbCommand {
+        account,
+        flag: 2,
+        order_list: orders,
+        list_len: len,
+        ..MbCommand::blank(MbCommandKind::CancelAll)
+    }
+}
+
+/// A cancel of the newest open order of `account` for each of `len` client ids (the list
+/// is read at submit).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_cancel_client_ids(
+    account: u32,
+    client_ids: *const MbUuid,
+    len: usize,
+) -> MbCommand {
+    MbCommand {
+        account,
+        flag: 3,
+        client_id_list: client_ids,
+        list_len: len,
         ..MbCommand::blank(MbCommandKind::CancelAll)
     }
 }

@@ -624,6 +624,42 @@ fn single_threaded_engine_exports() {
             mb_engine_submit(e, START + 10, &cancel, null_mut())
         });
 
+        // Listed cancels read their list at submit: NULL with entries is refused, an
+        // empty list needs no pointer.
+        assert_eq!(
+            mb_engine_submit(
+                e,
+                START + 10,
+                &mb_cmd_cancel_orders(w.maker, null(), 2),
+                null_mut()
+            ),
+            NULL
+        );
+        assert_eq!(
+            mb_engine_submit(
+                e,
+                START + 10,
+                &mb_cmd_cancel_client_ids(w.maker, null(), 1),
+                null_mut()
+            ),
+            NULL
+        );
+        assert_eq!(
+            mb_engine_submit(
+                e,
+                START + 10,
+                &mb_cmd_cancel_orders(w.maker, null(), 0),
+                null_mut()
+            ),
+            OK
+        );
+        let mut hash = 0u64;
+        assert_eq!(mb_engine_state_hash(null(), &mut hash), NULL);
+        assert_eq!(mb_engine_state_hash(e, null_mut()), NULL);
+        panics("mb_engine_state_hash", || {
+            mb_engine_state_hash(e, &mut hash)
+        });
+
         // The fast paths: the same checks, and a placed order can be cancelled once.
         let mut order = MbOrderRef::default();
         let place = |order: *mut MbOrderRef| {
@@ -851,6 +887,12 @@ fn thread_safe_handle_exports() {
         );
         assert!(len > 5, "the session's own events");
 
+        let mut hash = 0u64;
+        assert_eq!(mb_session_state_hash(null(), &mut hash), NULL);
+        assert_eq!(mb_session_state_hash(session, null_mut()), NULL);
+        panics("mb_session_state_hash", || {
+            mb_session_state_hash(session, &mut hash)
+        });
         check_queries(&w, &SessionQueries(session));
 
         // Freed runtime: the session answers STOPPED instead of hanging.

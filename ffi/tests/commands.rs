@@ -48,6 +48,20 @@ fn reference() -> Engine {
     engine
 }
 
+/// Client ids of the listed cancel (a list the C caller keeps alive across the submit).
+static LISTED: [MbUuid; 2] = [MbUuid { bytes: [0x21; 16] }, MbUuid { bytes: [0x22; 16] }];
+
+/// The engine's value of a C client id.
+trait ToUuid {
+    fn to_uuid(&self) -> Option<Uuid>;
+}
+
+impl ToUuid for MbUuid {
+    fn to_uuid(&self) -> Option<Uuid> {
+        Some(Uuid(u128::from_be_bytes(self.bytes)))
+    }
+}
+
 /// One scripted step: the C command and the Rust command it must mean.
 struct Step {
     c: MbCommand,
@@ -188,6 +202,24 @@ fn script(maker: u32, taker: u32, btc_eur: u16, perp: u16, eur: u16) -> Vec<Step
             rust: Command::SetInstrumentState {
                 instrument: spot,
                 state: InstrumentState::Active,
+            },
+        },
+        Step {
+            c: MbCommand {
+                client_id: LISTED[1],
+                ..mb_cmd_place_limit(taker, btc_eur, 0, 5_700_000, 1_000, 0)
+            },
+            rust: Command::PlaceOrder(NewOrder {
+                price: Some(Price(5_700_000)),
+                client_id: LISTED[1].to_uuid(),
+                ..bid
+            }),
+        },
+        Step {
+            c: mb_cmd_cancel_client_ids(taker, LISTED.as_ptr(), LISTED.len()),
+            rust: Command::CancelAll {
+                account: t,
+                scope: CancelScope::ClientIds(LISTED.iter().filter_map(|u| u.to_uuid()).collect()),
             },
         },
         Step {
@@ -389,6 +421,7 @@ fn every_command_kind_means_what_the_engine_means() {
             id: last.id,
             slot: last.slot,
         };
+        let handles = [handle];
         let time = START + 1_000_000;
         assert_eq!(mb_runtime_set_time(runtime, time), MbStatus::Ok);
         for (c, rust) in [
@@ -405,13 +438,13 @@ fn every_command_kind_means_what_the_engine_means() {
                 },
             ),
             (
-                mb_cmd_cancel(0, handle),
-                Command::CancelOrder {
+                mb_cmd_cancel_orders(0, handles.as_ptr(), handles.len()),
+                Command::CancelAll {
                     account: AccountId(0),
-                    order: OrderRef {
+                    scope: CancelScope::Orders(vec![OrderRef {
                         id: last.id,
                         slot: last.slot,
-                    },
+                    }]),
                 },
             ),
             (
