@@ -4,18 +4,19 @@
 #   make bench  - criterion benches and the latency harness (figures for BENCHMARKS.md)
 #   make rest-bench - REST order entry and cancel over loopback (figures for BENCHMARKS.md)
 #   make ffi-bench  - C ABI call overhead and thread-safe handle throughput (BENCHMARKS.md)
+#   make python-bench - Python order entry per call and in batches (BENCHMARKS.md)
 
 CARGO ?= cargo
 BENCH_N ?= 2000000
 
-.PHONY: all run test fmt-check lint unit ccxt soak bench latency rest-bench ffi-bench clean
+.PHONY: all run test fmt-check lint unit ccxt python python-bench soak bench latency rest-bench ffi-bench clean
 
 all: test
 
 run:
 	$(CARGO) run --release -p matchbook-rest
 
-test: fmt-check lint unit ccxt
+test: fmt-check lint unit ccxt python
 
 fmt-check:
 	$(CARGO) fmt --all --check
@@ -26,16 +27,30 @@ lint:
 unit:
 	$(CARGO) test --workspace
 
-# The ccxt `onetrading` client against the REST exchange (a Python venv made here).
+# One Python venv made here for the ccxt client tests and the Python package.
 VENV ?= .venv
-$(VENV)/ready: rest/tests/ccxt/requirements.txt
+$(VENV)/ready: rest/tests/ccxt/requirements.txt python/requirements-dev.txt
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r rest/tests/ccxt/requirements.txt
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check \
+		-r rest/tests/ccxt/requirements.txt -r python/requirements-dev.txt
 	touch $@
 
 ccxt: $(VENV)/ready
 	$(CARGO) build --profile test -p matchbook-rest
 	MATCHBOOK_REST_BIN=target/debug/matchbook-rest $(VENV)/bin/python -m pytest -q -p no:cacheprovider rest/tests/ccxt
+
+# The Python package: built by maturin into the venv (profile `python`: optimised, a
+# library), then its tests, the stub check, the docstring examples and the backtest example.
+python: $(VENV)/ready
+	cd python && VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
+		maturin develop --quiet --profile python
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
+
+# Python order entry per call and in batches (BENCHMARKS.md), on a release build.
+python-bench: $(VENV)/ready
+	cd python && VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
+		maturin develop --quiet --release
+	$(VENV)/bin/python python/bench/throughput.py 200000
 
 bench: latency
 	$(CARGO) bench -p matchbook-bench --bench engine

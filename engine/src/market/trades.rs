@@ -173,6 +173,14 @@ impl TradeStore {
         self.records.get(usize::try_from(index).ok()?)
     }
 
+    /// Retained trades numbered after `after`, oldest first.
+    pub fn since(&self, after: u64) -> impl Iterator<Item = &TradeRecord> + '_ {
+        let skip = after.saturating_add(1).saturating_sub(self.first);
+        self.records
+            .iter()
+            .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+    }
+
     /// Trades retained.
     pub fn len(&self) -> usize {
         self.records.len()

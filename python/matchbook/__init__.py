@@ -1,0 +1,413 @@
+"""matchbook: a deterministic exchange engine (order book, matching, balances, fees,
+futures funding) for research and backtests.
+
+Every command takes the time it happens at (``int`` nanoseconds since the epoch, or a
+timezone-aware ``datetime``), so replaying the same commands gives the same state
+(``Engine.state_hash``). Prices and amounts go in as ``Decimal``, ``str``, ``int`` or
+``float`` and come out as ``Decimal``; bulk data comes out as numpy :class:`Columns`.
+Refusals raise :class:`MatchbookError` subclasses (see :mod:`matchbook.errors`).
+
+>>> import matchbook
+>>> engine = matchbook.Engine({"holders": [{"name": "alice", "accounts": [
+...     {"name": "main", "deposits": {"EUR": "1000"}}]}]})
+>>> account = engine.account("alice")
+>>> order = engine.place_order(1, account, "BTC_EUR", "BUY", "0.01", "50000")
+>>> engine.balances(account)["EUR"].locked
+Decimal('500.00000000')
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from decimal import Decimal
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import errors
+from ._native import NativeEngine
+from .columns import Columns
+from .errors import (
+    AccountError,
+    AccountInDerisk,
+    InsufficientFunds,
+    InvalidArgument,
+    InvalidOrder,
+    MatchbookError,
+    OrderNotFound,
+    OrderRejected,
+    PermissionDenied,
+    UnknownReference,
+)
+
+__all__ = [
+    "AccountError",
+    "AccountInDerisk",
+    "Balance",
+    "Columns",
+    "Engine",
+    "InsufficientFunds",
+    "InvalidArgument",
+    "InvalidOrder",
+    "MatchbookError",
+    "OrderNotFound",
+    "OrderRejected",
+    "PermissionDenied",
+    "UnknownReference",
+    "errors",
+]
+
+Number = Decimal | str | int | float
+Time = int | _dt.datetime
+
+_TIFS = {
+    "GOOD_TILL_CANCELLED": 0,
+    "IMMEDIATE_OR_CANCELLED": 1,
+    "FILL_OR_KILL": 2,
+    "POST_ONLY": 3,
+}
+
+
+class Balance(NamedTuple):
+    """One currency balance of an account."""
+
+    available: Decimal
+    locked: Decimal
+
+
+def _ns(t: Time) -> int:
+    if isinstance(t, _dt.datetime):
+        if t.tzinfo is None:
+            raise InvalidArgument(9003, "INVALID_ARGUMENT", "datetime without a timezone")
+        delta = t - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+        return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
+    if isinstance(t, bool) or not isinstance(t, int):
+        raise InvalidArgument(9003, "INVALID_ARGUMENT", f"time {t!r}: int nanoseconds or datetime")
+    return t
+
+
+def _text(value: Number | None) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise InvalidArgument(9003, "INVALID_ARGUMENT", f"{value!r} is not a number")
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (Decimal, int)):
+        return str(value)
+    if isinstance(value, str):
+        return value
+    raise InvalidArgument(9003, "INVALID_ARGUMENT", f"{value!r} is not a number")
+
+
+def _dec(text: str | None) -> Decimal | None:
+    return None if text is None else Decimal(text)
+
+
+class Engine:
+    """One exchange: reference data, accounts, books, market data and futures.
+
+    ``config`` is an exchange definition (the format of ``matchbook-config``, as the REST
+    server reads it): a mapping, or ``None`` for the demo markets without holders. Use
+    :meth:`from_toml`, :meth:`from_json` or :meth:`from_file` for text. Holders in it are
+    created at ``start_time``.
+    """
+
+    def __init__(
+        self,
+        config: Mapping[str, Any] | None = None,
+        *,
+        start_time: Time = 0,
+        market_data: bool = True,
+        keep_events: bool = True,
+    ) -> None:
+        text = json.dumps(dict(config or {}))
+        self._native = NativeEngine(text, "json", _ns(start_time), market_data, keep_events)
+        self._instruments = {i["code"]: i for i in self._native.instruments()}
+        self._currencies = {c["code"]: c for c in self._native.currencies()}
+
+    @classmethod
+    def from_toml(cls, text: str, **options: Any) -> Engine:
+        """An engine from a TOML definition."""
+        return cls._from_text(text, "toml", **options)
+
+    @classmethod
+    def from_json(cls, text: str, **options: Any) -> Engine:
+        """An engine from a JSON definition."""
+        return cls._from_text(text, "json", **options)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], **options: Any) -> Engine:
+        """An engine from a ``.toml`` or ``.json`` file."""
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        kind = "json" if str(path).endswith(".json") else "toml"
+        return cls._from_text(text, kind, **options)
+
+    @classmethod
+    def _from_text(cls, text: str, kind: str, *, start_time: Time = 0, market_data: bool = True,
+                   keep_events: bool = True) -> Engine:
+        engine = cls.__new__(cls)
+        engine._native = NativeEngine(text, kind, _ns(start_time), market_data, keep_events)
+        engine._instruments = {i["code"]: i for i in engine._native.instruments()}
+        engine._currencies = {c["code"]: c for c in engine._native.currencies()}
+        return engine
+
+    # Reference data -------------------------------------------------------------------
+
+    @property
+    def instruments(self) -> dict[str, dict[str, Any]]:
+        """Instruments by code: index, base, quote, type, state, precisions."""
+        return {k: dict(v) for k, v in self._instruments.items()}
+
+    @property
+    def currencies(self) -> dict[str, dict[str, Any]]:
+        """Currencies by code: index, precision, balance scale."""
+        return {k: dict(v) for k, v in self._currencies.items()}
+
+    def account(self, holder: str, name: str = "main") -> int:
+        """The id of a configured holder's account."""
+        return self._native.account(holder, name)[1]
+
+    def holder(self, holder: str) -> int:
+        """The id of a configured holder."""
+        return self._native.account(holder, "main")[0]
+
+    def tick(self, instrument: str) -> Decimal:
+        """Price step of an instrument (one tick)."""
+        return Decimal(1).scaleb(-self._instrument(instrument)["market_precision"])
+
+    def lot(self, instrument: str) -> Decimal:
+        """Amount step of an instrument (one lot)."""
+        return Decimal(1).scaleb(-self._instrument(instrument)["amount_precision"])
+
+    def _instrument(self, code: str) -> dict[str, Any]:
+        try:
+            return self._instruments[code]
+        except KeyError:
+            raise UnknownReference(1009, "INVALID_INSTRUMENT", f"no instrument {code}") from None
+
+    # Accounts and funds ---------------------------------------------------------------
+
+    def create_holder(self, time: Time) -> tuple[int, int]:
+        """Creates a holder with its main account: ``(holder id, account id)``."""
+        return self._native.create_holder(_ns(time))
+
+    def create_subaccount(self, time: Time, holder: int, name: str, kind: str = "regular") -> int:
+        """Creates a subaccount (``regular``, ``instant-trade`` or ``blp``); its id."""
+        return self._native.create_subaccount(_ns(time), holder, name, kind)
+
+    def close_subaccount(self, time: Time, account: int) -> None:
+        """Closes a subaccount; its open orders are cancelled."""
+        self._native.close_subaccount(_ns(time), account)
+
+    def deposit(self, time: Time, account: int, currency: str, amount: Number) -> None:
+        """Credits an account (admin)."""
+        self._native.deposit(_ns(time), account, currency, _text(amount))
+
+    def withdraw(self, time: Time, account: int, currency: str, amount: Number) -> None:
+        """Debits an account's available balance (admin)."""
+        self._native.withdraw(_ns(time), account, currency, _text(amount))
+
+    def transfer(self, time: Time, holder: int, source: int, destination: int, currency: str,
+                 amount: Number) -> None:
+        """Moves funds between two accounts of one holder."""
+        self._native.transfer(_ns(time), holder, source, destination, currency, _text(amount))
+
+    def set_derisk(self, time: Time, account: int, on: bool) -> None:
+        """Puts an account in de-risk (transfers out refused) or takes it out (admin)."""
+        self._native.set_derisk(_ns(time), account, on)
+
+    def set_blp_threshold(self, time: Time, account: int, currency: str, amount: Number) -> None:
+        """Sets the balance a BLP account keeps after transfers out (admin)."""
+        self._native.set_blp_threshold(_ns(time), account, currency, _text(amount))
+
+    def set_stp_mode(self, time: Time, account: int, mode: str) -> None:
+        """Default self-trade prevention: NONE, CANCEL_NEWEST, CANCEL_OLDEST, CANCEL_BOTH."""
+        self._native.set_stp_mode(_ns(time), account, mode)
+
+    def balances(self, account: int) -> dict[str, Balance]:
+        """Every currency balance of an account."""
+        return {code: Balance(Decimal(a), Decimal(l))
+                for code, (a, l) in self._native.balances(account).items()}
+
+    # Orders ---------------------------------------------------------------------------
+
+    def place_order(
+        self,
+        time: Time,
+        account: int,
+        instrument: str,
+        side: str,
+        amount: Number,
+        price: Number | None = None,
+        *,
+        type: str = "LIMIT",
+        time_in_force: str = "GOOD_TILL_CANCELLED",
+        trigger_price: Number | None = None,
+        expire_at: Time | None = None,
+        client_id: str | None = None,
+        stp: str | None = None,
+        reduce_only: bool = False,
+    ) -> int:
+        """Places an order (LIMIT, MARKET or STOP; GOOD_TILL_CANCELLED,
+        IMMEDIATE_OR_CANCELLED, FILL_OR_KILL, POST_ONLY or GOOD_TILL_TIME); returns its
+        handle, which cancels and amends take."""
+        return self._native.place_order(
+            _ns(time), account, instrument, side, _text(amount), _text(price), type,
+            time_in_force, _text(trigger_price),
+            None if expire_at is None else _ns(expire_at), client_id, stp, reduce_only)
+
+    def amend_order(self, time: Time, account: int, order: int, *, amount: Number | None = None,
+                    price: Number | None = None) -> None:
+        """Changes an open order's total amount and/or price."""
+        self._native.amend_order(_ns(time), account, order, _text(amount), _text(price))
+
+    def cancel_order(self, time: Time, account: int, order: int) -> None:
+        """Cancels one open order."""
+        self._native.cancel_order(_ns(time), account, order)
+
+    def cancel_by_client_id(self, time: Time, account: int, client_id: str) -> None:
+        """Cancels the newest open order carrying ``client_id``."""
+        self._native.cancel_by_client_id(_ns(time), account, client_id)
+
+    def cancel_all(self, time: Time, account: int, *, instrument: str | None = None,
+                   orders: Sequence[int] | None = None) -> None:
+        """Cancels every open order of the account, or those in ``instrument``, or the
+        listed ``orders``."""
+        self._native.cancel_all(_ns(time), account, instrument,
+                                None if orders is None else list(orders))
+
+    def open_orders(self, account: int) -> list[dict[str, Any]]:
+        """The account's open orders, oldest first (decimals as ``Decimal``)."""
+        return [_decimals(o) for o in self._native.open_orders(account)]
+
+    def order(self, account: int, order: int | None = None, *,
+              client_id: str | None = None) -> dict[str, Any]:
+        """One open order by handle or by client id."""
+        return _decimals(self._native.order(account, order, client_id))
+
+    def order_history(self, account: int, order_id: int) -> dict[str, Any]:
+        """An order's record, open or done: status, filled, average price, fee, trades.
+        ``order_id`` is the order's number (``handle & (2**64 - 1)``)."""
+        return _decimals(self._native.order_history(account, order_id))
+
+    def submit_orders(
+        self,
+        time: Time | np.ndarray,
+        account: int | np.ndarray,
+        instrument: str | int | np.ndarray,
+        side: np.ndarray,
+        price: np.ndarray,
+        amount: np.ndarray,
+        time_in_force: str | np.ndarray = "GOOD_TILL_CANCELLED",
+    ) -> Columns:
+        """Limit orders in one call, in fixed point: ``side`` 0 buy / 1 sell, ``price`` in
+        ticks and ``amount`` in lots of the instrument (:meth:`tick`, :meth:`lot`), one row
+        each; scalars are repeated. The loop runs in Rust with the GIL released. Returns
+        columns ``status`` (0 accepted, else the error code), ``order_id`` and ``slot``;
+        ``handle`` of row i is ``slot[i] << 64 | order_id[i]``."""
+        side = np.ascontiguousarray(side, dtype=np.uint8)
+        n = len(side)
+
+        def col(value: Any, dtype: Any) -> np.ndarray:
+            if np.ndim(value) == 0:
+                return np.full(n, value, dtype=dtype)
+            return np.ascontiguousarray(value, dtype=dtype)
+
+        if isinstance(instrument, str):
+            instrument = self._instrument(instrument)["index"]
+        if isinstance(time_in_force, str):
+            if time_in_force not in _TIFS:
+                raise InvalidArgument(9003, "INVALID_ARGUMENT",
+                                      f"time in force {time_in_force!r}: one of {', '.join(_TIFS)}")
+            time_in_force = _TIFS[time_in_force]
+        times = time if isinstance(time, np.ndarray) else _ns(time)
+        answers = self._native.submit_orders(
+            col(times, np.int64), col(account, np.uint32), col(instrument, np.uint16), side,
+            col(price, np.int64), col(amount, np.int64), col(time_in_force, np.uint8))
+        return Columns(answers)
+
+    # Futures and time -----------------------------------------------------------------
+
+    def set_instrument_state(self, time: Time, instrument: str, state: str) -> None:
+        """ACTIVE, POST_ONLY, SUSPENDED or CLOSED (admin)."""
+        self._native.set_instrument_state(_ns(time), instrument, state)
+
+    def set_index_price(self, time: Time, instrument: str, price: Number) -> None:
+        """Sets a futures instrument's index price (admin)."""
+        self._native.set_index_price(_ns(time), instrument, _text(price))
+
+    def liquidate(self, time: Time, account: int) -> None:
+        """Closes an account's futures positions against the book (admin)."""
+        self._native.liquidate(_ns(time), account)
+
+    def advance_time(self, time: Time) -> None:
+        """Moves time forward: order expiries, funding samples and settlements."""
+        self._native.advance_time(_ns(time))
+
+    def positions(self, account: int) -> list[dict[str, Any]]:
+        """The account's futures positions (decimals as ``Decimal``; money in USD)."""
+        return [_decimals(p) for p in self._native.positions(account)]
+
+    def funding(self, instrument: str) -> dict[str, Any]:
+        """Mark and index price, current and last funding rate (1e-8 per period), next
+        settlement, open interest."""
+        return _decimals(self._native.funding(instrument))
+
+    @property
+    def now(self) -> int:
+        """Engine time: the latest time applied (ns)."""
+        return self._native.now()
+
+    def fees_collected(self) -> dict[str, Decimal]:
+        """Fees the exchange collected, by currency."""
+        return {code: Decimal(v) for code, v in self._native.fees_collected().items()}
+
+    def state_hash(self) -> int:
+        """A hash of the whole state: equal engines, equal hashes."""
+        return self._native.state_hash()
+
+    # Market data ----------------------------------------------------------------------
+
+    def book(self, instrument: str, depth: int = 10, level: int = 2) -> dict[str, Any]:
+        """Level 1/2: ``bids``/``asks`` as ``(price, amount, orders)``; level 3: as
+        ``(price, amount, order handle, account)``; best first."""
+        raw = self._native.book(instrument, depth, level)
+        side = lambda rows: [(Decimal(r[0]), Decimal(r[1]), *r[2:]) for r in rows]  # noqa: E731
+        return {"bids": side(raw["bids"]), "asks": side(raw["asks"]), "sequence": raw["sequence"]}
+
+    def candles(self, instrument: str, unit: str, period: int, start: Time, end: Time) -> Columns:
+        """Candles from ``start`` to ``end``, oldest first: ``start``, ``open``, ``high``,
+        ``low``, ``close`` (ticks) and ``volume`` (lots). Units: MINUTES (1, 5, 15, 30),
+        HOURS (1, 4), DAYS, WEEKS, MONTHS (1)."""
+        return Columns(self._native.candles(instrument, unit, period, _ns(start), _ns(end)))
+
+    def ticker(self, instrument: str) -> dict[str, Any]:
+        """The 24-hour ticker at engine time."""
+        return _decimals(self._native.ticker(instrument))
+
+    def trades(self, after: int = 0, instrument: str | None = None) -> Columns:
+        """Trades numbered after ``after`` as columns: ``id``, ``time``, ``instrument``,
+        ``price`` (ticks), ``amount`` (lots), ``taker_side`` (0 buy, 1 sell), accounts,
+        order numbers and fees (balance units of what each side received)."""
+        return Columns(self._native.trades(after, instrument))
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        """The events since the last call, oldest first (prices in ticks, amounts in lots)."""
+        return iter(self._native.poll_events())
+
+
+_DECIMAL_KEYS = {
+    "price", "trigger_price", "amount", "filled", "average_price", "open", "high", "low",
+    "last", "base_volume", "quote_volume", "bid", "ask", "size", "entry_price", "mark_price",
+    "unrealised", "realised", "initial_margin", "maintenance_margin", "index_price",
+}
+
+
+def _decimals(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: (_dec(v) if k in _DECIMAL_KEYS and isinstance(v, str) else v)
+            for k, v in record.items()}

@@ -1,0 +1,31 @@
+//! Errors into Python: every engine error and every bad argument becomes an instance of a
+//! class of `matchbook.errors`, picked there (once) from the stable numeric code.
+
+use matchbook::EngineError;
+use pyo3::prelude::*;
+
+/// Code of an argument the engine never saw (bad decimal, unknown code, bad enum text):
+/// the C ABI's `INVALID_ARGUMENT`.
+pub(crate) const INVALID_ARGUMENT: u16 = 9003;
+
+/// Builds `matchbook.errors.error_for(code, name, message)`.
+pub(crate) fn raise(py: Python<'_>, code: u16, name: &str, message: &str) -> PyErr {
+    let made = py
+        .import("matchbook.errors")
+        .and_then(|m| m.getattr("error_for"))
+        .and_then(|f| f.call1((code, name, message)));
+    match made {
+        Ok(exception) => PyErr::from_value(exception),
+        Err(e) => e,
+    }
+}
+
+/// An engine refusal.
+pub(crate) fn engine(py: Python<'_>, e: EngineError) -> PyErr {
+    raise(py, e.code(), e.as_str(), &e.to_string())
+}
+
+/// A bad argument.
+pub(crate) fn invalid(py: Python<'_>, message: impl AsRef<str>) -> PyErr {
+    raise(py, INVALID_ARGUMENT, "INVALID_ARGUMENT", message.as_ref())
+}

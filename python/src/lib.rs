@@ -1,0 +1,22 @@
+//! # matchbook-python
+//!
+//! The native half of the Python package `matchbook` (`matchbook._native`): one
+//! `NativeEngine` class holding an engine and its market data, driven with explicit times
+//! so a backtest replays bit for bit. Decimal values cross as strings (the pure-Python
+//! layer turns them into `decimal.Decimal`), bulk data as numpy columns, and engine errors
+//! as the exception classes of `matchbook.errors`, chosen there from the engine's code.
+
+use pyo3::prelude::*;
+
+mod batch;
+mod engine;
+mod errors;
+mod events;
+mod values;
+
+/// The native module.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<engine::NativeEngine>()?;
+    Ok(())
+}

@@ -1,0 +1,170 @@
+//! Text and numbers at the Python edge: wire spellings of enumerations, decimal strings
+//! at an instrument's or currency's scale, and the packed integer order handle.
+
+use matchbook::fixed::{format_scaled, parse_scaled};
+use matchbook::{
+    AccountKind, Engine, InstrumentId, InstrumentState, OrderRef, OrderType, Side, StpMode,
+    TimeInForce, Uuid,
+};
+use pyo3::prelude::*;
+
+use crate::errors::invalid;
+
+/// An order handle as one Python int: `slot << 64 | id` (the slot makes lookups O(1)).
+pub(crate) fn pack(order: OrderRef) -> u128 {
+    (u128::from(order.slot) << 64) | u128::from(order.id)
+}
+
+/// The order handle of a packed int.
+pub(crate) fn unpack(handle: u128) -> OrderRef {
+    OrderRef {
+        id: handle as u64,
+        slot: (handle >> 64) as u32,
+    }
+}
+
+/// Parses one of `values` by its wire spelling.
+fn spelled<T: Copy>(
+    py: Python<'_>,
+    text: &str,
+    what: &str,
+    values: &[T],
+    spell: fn(T) -> &'static str,
+) -> PyResult<T> {
+    values
+        .iter()
+        .copied()
+        .find(|v| spell(*v) == text)
+        .ok_or_else(|| {
+            let known: Vec<&str> = values.iter().map(|v| spell(*v)).collect();
+            invalid(py, format!("{what} {text:?}: one of {}", known.join(", ")))
+        })
+}
+
+pub(crate) fn side(py: Python<'_>, text: &str) -> PyResult<Side> {
+    spelled(py, text, "side", &[Side::Buy, Side::Sell], Side::as_str)
+}
+
+pub(crate) fn order_type(py: Python<'_>, text: &str) -> PyResult<OrderType> {
+    spelled(
+        py,
+        text,
+        "order type",
+        &[OrderType::Limit, OrderType::Market, OrderType::Stop],
+        OrderType::as_str,
+    )
+}
+
+pub(crate) fn time_in_force(py: Python<'_>, text: &str) -> PyResult<TimeInForce> {
+    spelled(
+        py,
+        text,
+        "time in force",
+        &[
+            TimeInForce::GoodTillCancelled,
+            TimeInForce::ImmediateOrCancelled,
+            TimeInForce::FillOrKill,
+            TimeInForce::PostOnly,
+            TimeInForce::GoodTillTime,
+        ],
+        TimeInForce::as_str,
+    )
+}
+
+fn stp_spelling(mode: StpMode) -> &'static str {
+    match mode {
+        StpMode::None => "NONE",
+        StpMode::CancelNewest => "CANCEL_NEWEST",
+        StpMode::CancelOldest => "CANCEL_OLDEST",
+        StpMode::CancelBoth => "CANCEL_BOTH",
+    }
+}
+
+pub(crate) fn stp(py: Python<'_>, text: &str) -> PyResult<StpMode> {
+    spelled(
+        py,
+        text,
+        "self-trade prevention",
+        &[
+            StpMode::None,
+            StpMode::CancelNewest,
+            StpMode::CancelOldest,
+            StpMode::CancelBoth,
+        ],
+        stp_spelling,
+    )
+}
+
+pub(crate) fn account_kind(py: Python<'_>, text: &str) -> PyResult<AccountKind> {
+    AccountKind::parse(text).ok_or_else(|| {
+        invalid(
+            py,
+            format!("account kind {text:?}: regular, instant-trade or blp"),
+        )
+    })
+}
+
+pub(crate) fn instrument_state(py: Python<'_>, text: &str) -> PyResult<InstrumentState> {
+    InstrumentState::parse(text).ok_or_else(|| {
+        invalid(
+            py,
+            format!("instrument state {text:?}: ACTIVE, POST_ONLY, SUSPENDED or CLOSED"),
+        )
+    })
+}
+
+/// A client order id: a UUID string.
+pub(crate) fn uuid(py: Python<'_>, text: &str) -> PyResult<Uuid> {
+    let hex: String = text.chars().filter(|c| *c != '-').collect();
+    if hex.len() != 32 {
+        return Err(invalid(py, format!("client id {text:?}: a UUID")));
+    }
+    u128::from_str_radix(&hex, 16)
+        .map(Uuid)
+        .map_err(|_| invalid(py, format!("client id {text:?}: a UUID")))
+}
+
+/// A UUID in its 8-4-4-4-12 form.
+pub(crate) fn uuid_text(id: Uuid) -> String {
+    let h = format!("{:032x}", id.0);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
+/// Scales of one instrument: (market precision, amount precision).
+pub(crate) fn scales(
+    py: Python<'_>,
+    engine: &Engine,
+    instrument: InstrumentId,
+) -> PyResult<(u8, u8)> {
+    let i = engine
+        .instrument(instrument)
+        .map_err(|e| crate::errors::engine(py, e))?;
+    Ok((i.spec.market_precision, i.spec.amount_precision))
+}
+
+/// A decimal string at `scale` decimals as fixed point.
+pub(crate) fn fixed(py: Python<'_>, text: &str, scale: u8, what: &str) -> PyResult<i64> {
+    parse_scaled(text, scale).map_err(|e| {
+        invalid(
+            py,
+            format!("{what} {text:?}: {e} (at most {scale} decimals)"),
+        )
+    })
+}
+
+/// Fixed point at `scale` decimals as a decimal string.
+pub(crate) fn text(value: i64, scale: u8) -> String {
+    format_scaled(i128::from(value), scale)
+}
+
+/// A wide fixed-point value as a decimal string.
+pub(crate) fn wide_text(value: i128, scale: u8) -> String {
+    format_scaled(value, scale)
+}
