@@ -19,7 +19,7 @@ import matchbook
 
 START = 1_767_225_600_000_000_000
 DEFINITION = {"holders": [
-    {"name": n, "accounts": [{"name": "main", "deposits": {"BTC": "1000000", "EUR": "100000000000"}}]}
+    {"name": n, "accounts": [{"name": "main", "deposits": {"BTC": "1000000", "EUR": "1000000000"}}]}
     for n in ("buyer", "seller")
 ]}
 TIFS = ["GOOD_TILL_CANCELLED", "IMMEDIATE_OR_CANCELLED", "FILL_OR_KILL", "POST_ONLY"]

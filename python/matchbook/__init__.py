@@ -79,6 +79,8 @@ class Balance(NamedTuple):
 
 
 def _ns(t: Time) -> int:
+    if type(t) is int:  # the common case first: this runs on every command
+        return t
     if isinstance(t, _dt.datetime):
         if t.tzinfo is None:
             raise InvalidArgument(9003, "INVALID_ARGUMENT", "datetime without a timezone")
@@ -90,8 +92,8 @@ def _ns(t: Time) -> int:
 
 
 def _text(value: Number | None) -> str | None:
-    if value is None:
-        return None
+    if value is None or type(value) is str:  # the common cases first
+        return value
     if isinstance(value, bool):
         raise InvalidArgument(9003, "INVALID_ARGUMENT", f"{value!r} is not a number")
     if isinstance(value, float):
@@ -258,7 +260,7 @@ class Engine:
         handle, which cancels and amends take."""
         return self._native.place_order(
             _ns(time), account, instrument, side, _text(amount), _text(price), type,
-            time_in_force, _text(trigger_price),
+            time_in_force, None if trigger_price is None else _text(trigger_price),
             None if expire_at is None else _ns(expire_at), client_id, stp, reduce_only)
 
     def amend_order(self, time: Time, account: int, order: int, *, amount: Number | None = None,
@@ -275,11 +277,13 @@ class Engine:
         self._native.cancel_by_client_id(_ns(time), account, client_id)
 
     def cancel_all(self, time: Time, account: int, *, instrument: str | None = None,
-                   orders: Sequence[int] | None = None) -> None:
+                   orders: Sequence[int] | None = None,
+                   client_ids: Sequence[str] | None = None) -> None:
         """Cancels every open order of the account, or those in ``instrument``, or the
-        listed ``orders``."""
+        listed ``orders``, or the newest open order for each of ``client_ids``."""
         self._native.cancel_all(_ns(time), account, instrument,
-                                None if orders is None else list(orders))
+                                None if orders is None else list(orders),
+                                None if client_ids is None else list(client_ids))
 
     def open_orders(self, account: int) -> list[dict[str, Any]]:
         """The account's open orders, oldest first (decimals as ``Decimal``)."""
@@ -379,6 +383,11 @@ class Engine:
         raw = self._native.book(instrument, depth, level)
         side = lambda rows: [(Decimal(r[0]), Decimal(r[1]), *r[2:]) for r in rows]  # noqa: E731
         return {"bids": side(raw["bids"]), "asks": side(raw["asks"]), "sequence": raw["sequence"]}
+
+    def book_columns(self, instrument: str, depth: int = 10) -> Columns:
+        """Price levels as columns: ``side`` (0 bid, 1 ask), ``price`` (ticks), ``amount``
+        (lots), ``orders``; bids best first, then asks best first."""
+        return Columns(self._native.book_columns(instrument, depth))
 
     def candles(self, instrument: str, unit: str, period: int, start: Time, end: Time) -> Columns:
         """Candles from ``start`` to ``end``, oldest first: ``start``, ``open``, ``high``,

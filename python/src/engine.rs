@@ -524,8 +524,9 @@ impl NativeEngine {
     }
 
     /// Cancels every open order of the account, or those in `instrument`, or the listed
-    /// handles.
-    #[pyo3(signature = (time_ns, account, instrument = None, orders = None))]
+    /// handles, or the newest open order for each listed client id.
+    #[pyo3(signature = (time_ns, account, instrument = None, orders = None, client_ids = None))]
+    #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
     fn cancel_all(
         &mut self,
         py: Python<'_>,
@@ -533,14 +534,20 @@ impl NativeEngine {
         account: u32,
         instrument: Option<&str>,
         orders: Option<Vec<u128>>,
+        client_ids: Option<Vec<String>>,
     ) -> PyResult<()> {
-        let scope = match (instrument, orders) {
-            (None, None) => CancelScope::All,
-            (Some(code), None) => {
+        let scope = match (instrument, orders, client_ids) {
+            (None, None, None) => CancelScope::All,
+            (Some(code), None, None) => {
                 CancelScope::Instrument(instrument_of(py, &self.core.engine, code)?)
             }
-            (None, Some(list)) => CancelScope::Orders(list.into_iter().map(unpack).collect()),
-            (Some(_), Some(_)) => return Err(invalid(py, "give instrument or orders, not both")),
+            (None, Some(list), None) => CancelScope::Orders(list.into_iter().map(unpack).collect()),
+            (None, None, Some(ids)) => CancelScope::ClientIds(
+                ids.iter()
+                    .map(|id| values::uuid(py, id))
+                    .collect::<PyResult<_>>()?,
+            ),
+            _ => return Err(invalid(py, "give one of instrument, orders or client_ids")),
         };
         self.run(
             py,
@@ -772,6 +779,39 @@ impl NativeEngine {
             }
             other => return Err(invalid(py, format!("level {other}: 1, 2 or 3"))),
         }
+        Ok(d)
+    }
+
+    /// Price levels as numpy columns, bids (best first) then asks (best first): `side`
+    /// (0 bid, 1 ask), `price` (ticks), `amount` (lots), `orders`.
+    #[pyo3(signature = (instrument, depth = 10))]
+    fn book_columns<'py>(
+        &self,
+        py: Python<'py>,
+        instrument: &str,
+        depth: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let id = instrument_of(py, &self.core.engine, instrument)?;
+        let view = self
+            .core
+            .engine
+            .book_levels(id, depth)
+            .map_err(|e| errors::engine(py, e))?;
+        let levels: Vec<(u8, &matchbook::LevelView)> = view
+            .bids
+            .iter()
+            .map(|l| (0, l))
+            .chain(view.asks.iter().map(|l| (1, l)))
+            .collect();
+        let d = PyDict::new(py);
+        let sides: Vec<u8> = levels.iter().map(|(s, _)| *s).collect();
+        let prices: Vec<i64> = levels.iter().map(|(_, l)| l.price.0).collect();
+        let amounts: Vec<i64> = levels.iter().map(|(_, l)| l.amount.0).collect();
+        let orders: Vec<u32> = levels.iter().map(|(_, l)| l.number_of_orders).collect();
+        d.set_item("side", PyArray1::from_vec(py, sides))?;
+        d.set_item("price", PyArray1::from_vec(py, prices))?;
+        d.set_item("amount", PyArray1::from_vec(py, amounts))?;
+        d.set_item("orders", PyArray1::from_vec(py, orders))?;
         Ok(d)
     }
 

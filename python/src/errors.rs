@@ -3,6 +3,11 @@
 
 use matchbook::EngineError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyAny;
+
+/// `matchbook.errors.error_for`, looked up once: refusals are frequent in a backtest.
+static ERROR_FOR: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// Code of an argument the engine never saw (bad decimal, unknown code, bad enum text):
 /// the C ABI's `INVALID_ARGUMENT`.
@@ -10,9 +15,8 @@ pub(crate) const INVALID_ARGUMENT: u16 = 9003;
 
 /// Builds `matchbook.errors.error_for(code, name, message)`.
 pub(crate) fn raise(py: Python<'_>, code: u16, name: &str, message: &str) -> PyErr {
-    let made = py
-        .import("matchbook.errors")
-        .and_then(|m| m.getattr("error_for"))
+    let made = ERROR_FOR
+        .import(py, "matchbook.errors", "error_for")
         .and_then(|f| f.call1((code, name, message)));
     match made {
         Ok(exception) => PyErr::from_value(exception),

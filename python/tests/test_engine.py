@@ -117,6 +117,13 @@ def test_orders_of_every_type_and_time_in_force(engine: matchbook.Engine, maker:
         engine.amend_order(t, maker, bid)
     with pytest.raises(matchbook.OrderNotFound):
         engine.order(taker, bid)
+    listed = engine.place_order(t, maker, "BTC_EUR", "BUY", "0.1", "58000",
+                                client_id="00000000-0000-0000-0000-0000000000aa")
+    engine.cancel_all(t, maker, client_ids=["00000000-0000-0000-0000-0000000000aa"])
+    with pytest.raises(matchbook.OrderNotFound):
+        engine.order(maker, listed)
+    with pytest.raises(matchbook.InvalidArgument):
+        engine.cancel_all(t, maker, client_ids=["nope"])
     engine.cancel_by_client_id(t, maker, "00000000-0000-0000-0000-000000000001")
     engine.cancel_all(t, maker, orders=[gtt])
     engine.cancel_all(t, maker, instrument="BTC_EUR")
@@ -172,6 +179,11 @@ def test_market_data_views(engine: matchbook.Engine, maker: int, taker: int) -> 
     assert all(row[3] == maker for row in l3["bids"])
     with pytest.raises(matchbook.InvalidArgument):
         engine.book("BTC_EUR", level=4)
+    columns = engine.book_columns("BTC_EUR", depth=5)
+    assert columns["side"].tolist() == [0, 1]
+    assert columns["price"].tolist() == [5_990_000, 6_010_000]
+    assert columns["amount"].tolist() == [30_000, 6_000]
+    assert columns["orders"].tolist() == [2, 1]
     ticker = engine.ticker("BTC_EUR")
     assert (ticker["last"], ticker["trades"], ticker["bid"]) == (Decimal("60100"), 1, Decimal("59900"))
     candles = engine.candles("BTC_EUR", "MINUTES", 1, t - 60_000_000_000, t + 60_000_000_000)
