@@ -16,6 +16,11 @@
 // The C boundary is raw pointers by nature; every unsafe block states its contract.
 #![allow(unsafe_code)]
 
+// Every export catches panics to return MB_STATUS_PANIC; with panic = "abort" a panic would
+// take the host process down instead, so such a build is refused.
+#[cfg(panic = "abort")]
+compile_error!("matchbook-ffi must be built with panic = \"unwind\" (the default profiles)");
+
 mod boundary;
 pub mod command;
 pub mod config;
