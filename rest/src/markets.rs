@@ -111,6 +111,12 @@ impl Markets {
             .and_then(|id| self.markets.get(usize::from(id.0)))
     }
 
+    /// An instrument by code, or the spec's 404 `INVALID_INSTRUMENT_CODE`.
+    pub fn require(&self, code: &str) -> Result<&Market, crate::error::ApiError> {
+        self.market(code)
+            .ok_or(crate::error::ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
+    }
+
     /// An instrument by id.
     pub fn market_of(&self, id: InstrumentId) -> Option<&Market> {
         self.markets.get(usize::from(id.0))

@@ -119,18 +119,27 @@ pub async fn deposit(
     _: Admin,
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(&bytes)?;
-    let account = account_field(&body, "account_id")?;
-    let (currency, amount) = currency_amount(&state, &body)?;
-    apply(
-        &state,
+    funds_command(&state, &bytes, |account, currency, amount| {
         Command::Deposit {
             account,
             currency,
             amount,
-        },
-    )
-    .await?;
+        }
+    })
+    .await
+}
+
+/// Applies an admin command on `{account_id, currency, amount}` (deposit, withdrawal, BLP
+/// threshold): one body parser for all three.
+async fn funds_command(
+    state: &Shared,
+    bytes: &Bytes,
+    command: impl FnOnce(AccountId, CurrencyId, i64) -> Command,
+) -> Result<Json<Value>, ApiError> {
+    let body = Body::parse(bytes)?;
+    let account = account_field(&body, "account_id")?;
+    let (currency, amount) = currency_amount(state, &body)?;
+    apply(state, command(account, currency, amount)).await?;
     Ok(Json(json!({"ok": true})))
 }
 
@@ -144,19 +153,14 @@ pub async fn withdraw(
     _: Admin,
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(&bytes)?;
-    let account = account_field(&body, "account_id")?;
-    let (currency, amount) = currency_amount(&state, &body)?;
-    apply(
-        &state,
+    funds_command(&state, &bytes, |account, currency, amount| {
         Command::Withdraw {
             account,
             currency,
             amount,
-        },
-    )
-    .await?;
-    Ok(Json(json!({"ok": true})))
+        }
+    })
+    .await
 }
 
 /// Sets de-risk: `{account_id, on}`.
@@ -190,19 +194,14 @@ pub async fn blp_threshold(
     _: Admin,
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(&bytes)?;
-    let account = account_field(&body, "account_id")?;
-    let (currency, amount) = currency_amount(&state, &body)?;
-    apply(
-        &state,
+    funds_command(&state, &bytes, |account, currency, amount| {
         Command::SetBlpThreshold {
             account,
             currency,
             amount,
-        },
-    )
-    .await?;
-    Ok(Json(json!({"ok": true})))
+        }
+    })
+    .await
 }
 
 /// Issues an API key: `{account_id, scopes: [..]}`; the key text is returned once.
@@ -253,11 +252,7 @@ pub async fn instrument_state(
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
     let body = Body::parse(&bytes)?;
-    let instrument = state
-        .markets
-        .market(&code)
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
-        .id;
+    let instrument = state.markets.require(&code)?.id;
     let new_state = body
         .text("state")
         .and_then(|s| InstrumentState::parse(&s))

@@ -11,7 +11,7 @@ use matchbook::market::query::{DAY, order_window};
 use matchbook::market::trades::TradeRecord;
 use matchbook::{
     AccountId, CancelScope, Command, EngineError, Event, NewOrder, OrderRef, OrderType, Side,
-    TimeInForce, Uuid,
+    TimeInForce, Timestamp, Uuid,
 };
 use serde_json::{Value, json};
 
@@ -82,10 +82,7 @@ fn parse_order(state: &Shared, account: AccountId, body: &Body) -> Result<NewOrd
     let code = body
         .text("instrument_code")
         .ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
-    let market = state
-        .markets
-        .market(&code)
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    let market = state.markets.require(&code)?;
     let order_type = match body.text("type").as_deref() {
         None => return Err(ApiError::bad("MISSING_ORDER_TYPE")),
         Some("LIMIT") => OrderType::Limit,
@@ -232,22 +229,10 @@ pub async fn by_id(
     caller.limit_holder(&state)?;
     let order = parse_order_id(&order_id)?;
     let account = caller.0.account;
-    let now = state.now();
-    let (record, trades) = state
-        .market(move |md| {
-            md.orders()
-                .by_id(account, order.id, now)
-                .map(|r| (r.clone(), trades_of(md, r)))
-        })
-        .await?
-        .map_err(|_| ApiError::NotFound("ORDER_NOT_FOUND"))?;
-    Ok(Json(order_with_trades(
-        &state,
-        account,
-        &record,
-        &trades,
-        OrderForm::Full,
-    )))
+    one_order(&state, account, move |md, now| {
+        md.orders().by_id(account, order.id, now).ok()
+    })
+    .await
 }
 
 /// The most recent order with a client id (created in the last 30 days).
@@ -265,17 +250,27 @@ pub async fn by_client_id(
         .parse::<Uuid>()
         .map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?;
     let account = caller.0.account;
+    one_order(&state, account, move |md, now| {
+        md.orders().by_client_id(account, client_id, now).ok()
+    })
+    .await
+}
+
+/// One order of `account` as `find` locates it in history (as of now), with its trades;
+/// 404 `ORDER_NOT_FOUND` when it does not.
+async fn one_order<F>(state: &Shared, account: AccountId, find: F) -> Result<Json<Value>, ApiError>
+where
+    F: for<'a> FnOnce(&'a matchbook::market::MarketData, Timestamp) -> Option<&'a OrderRecord>
+        + Send
+        + 'static,
+{
     let now = state.now();
     let (record, trades) = state
-        .market(move |md| {
-            md.orders()
-                .by_client_id(account, client_id, now)
-                .map(|r| (r.clone(), trades_of(md, r)))
-        })
+        .market(move |md| find(md, now).map(|r| (r.clone(), trades_of(md, r))))
         .await?
-        .map_err(|_| ApiError::NotFound("ORDER_NOT_FOUND"))?;
+        .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))?;
     Ok(Json(order_with_trades(
-        &state,
+        state,
         account,
         &record,
         &trades,
@@ -405,11 +400,7 @@ pub async fn cancel(
     let order = parse_order_id(&order_id)?;
     let account = caller.0.account;
     if let Some(code) = params.get("instrument_code") {
-        let market = state
-            .markets
-            .market(code)
-            .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
-            .id;
+        let market = state.markets.require(code)?.id;
         let matches = state
             .engine(move |e| {
                 e.order(order)
@@ -474,13 +465,7 @@ pub async fn cancel_all(
         return Err(ApiError::bad("INVALID_QUERY"));
     }
     let scope = if let Some(code) = params.get("instrument_code") {
-        CancelScope::Instrument(
-            state
-                .markets
-                .market(code)
-                .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
-                .id,
-        )
+        CancelScope::Instrument(state.markets.require(code)?.id)
     } else if let Some(ids) = params.get("ids") {
         CancelScope::Orders(
             uuid_list(ids, "INVALID_ORDER_ID")?

@@ -289,11 +289,7 @@ pub async fn ticker(
     State(state): State<Shared>,
     Path(code): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let market = state
-        .markets
-        .market(&code)
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
-        .clone();
+    let market = state.markets.require(&code)?.clone();
     let id = market.id;
     let (instrument_state, futures) = state
         .engine(move |e| e.instrument(id).map(|i| (i.state, e.funding_view(id).ok())))
@@ -338,11 +334,7 @@ pub async fn candlesticks(
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
-    let market = state
-        .markets
-        .market(&code)
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
-        .clone();
+    let market = state.markets.require(&code)?.clone();
     let g = granularity(&params)?;
     let now = state.now();
     let from = params.time("from", false)?;
@@ -410,11 +402,7 @@ pub async fn order_book(
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
-    let market = state
-        .markets
-        .market(&code)
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?
-        .clone();
+    let market = state.markets.require(&code)?.clone();
     let level = params
         .integer("level", "INVALID_ORDER_BOOK_LEVEL")?
         .unwrap_or(3);
