@@ -73,6 +73,8 @@ pub struct FuturesHistory {
     open: HashMap<(AccountId, InstrumentId), PositionRecord, IdBuildHasher>,
     closed: BTreeMap<AccountId, Vec<PositionRecord>>,
     trades: HashMap<u64, Vec<TradeId>, IdBuildHasher>,
+    /// Owner of every position number seen, for lookups by number alone.
+    owners: HashMap<u64, AccountId, IdBuildHasher>,
 }
 
 impl FuturesHistory {
@@ -109,6 +111,7 @@ impl FuturesHistory {
         if position_id == 0 {
             return;
         }
+        self.owners.entry(position_id).or_insert(account);
         let record = self.open.entry(key).or_insert(PositionRecord {
             position_id,
             account,
@@ -239,11 +242,7 @@ impl FuturesHistory {
 
     /// The owner of a position number (open or closed), if known.
     pub fn position_owner(&self, position_id: u64) -> Option<AccountId> {
-        self.open
-            .values()
-            .chain(self.closed.values().flatten())
-            .find(|p| p.position_id == position_id)
-            .map(|p| p.account)
+        self.owners.get(&position_id).copied()
     }
 
     /// Trades of a position, oldest first.
