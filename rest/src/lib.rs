@@ -25,6 +25,7 @@ pub mod config;
 pub mod cursor;
 pub mod error;
 pub mod format;
+pub mod history;
 pub mod keys;
 pub mod markets;
 pub mod openapi;

@@ -6,6 +6,8 @@ use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use matchbook::market::futures::{FundingPayment, PaymentFilter, PositionRecord};
 use matchbook::market::query::{DAY, trade_window};
+
+use crate::history::{HistoryQuery, Window};
 use matchbook::market::trades::TradeRecord;
 use matchbook::{FundingView, InstrumentId, PositionView, Uuid};
 use serde_json::{Value, json};
@@ -284,15 +286,17 @@ pub async fn positions_history(
     caller: Caller,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
-    let params = Params::parse(raw.as_deref())?;
     let account = caller.0.account;
-    let now = state.now();
-    let (from, to) = trade_window(params.time("from", false)?, params.time("to", true)?, now)?;
-    let only = futures_filter(&state, &params)?;
-    let limit = params.page_size("limit")?;
-    let before = state
-        .cursors
-        .param(&params, CursorKind::Positions, account.0)?;
+    let q = HistoryQuery::parse(
+        &state,
+        account,
+        raw.as_deref(),
+        Window::Trades,
+        "limit",
+        CursorKind::Positions,
+    )?;
+    let only = futures_filter(&state, &q.params)?;
+    let (from, to, limit, before) = (q.from, q.to, q.page_size, q.cursor);
     let (list, next) = state
         .market(move |md| {
             md.futures()
@@ -369,15 +373,17 @@ pub async fn funding_payments(
     caller: Caller,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
-    let params = Params::parse(raw.as_deref())?;
     let account = caller.0.account;
-    let now = state.now();
-    let (from, to) = trade_window(params.time("from", false)?, params.time("to", true)?, now)?;
-    let instrument = futures_filter(&state, &params)?;
-    let limit = params.page_size("max_page_size")?;
-    let before = state
-        .cursors
-        .param(&params, CursorKind::FundingPayments, account.0)?;
+    let q = HistoryQuery::parse(
+        &state,
+        account,
+        raw.as_deref(),
+        Window::Trades,
+        "max_page_size",
+        CursorKind::FundingPayments,
+    )?;
+    let instrument = futures_filter(&state, &q.params)?;
+    let (from, to, limit, before) = (q.from, q.to, q.page_size, q.cursor);
     let filter = PaymentFilter {
         instrument,
         position: None,

@@ -7,7 +7,6 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use matchbook::fixed::ParseDecimalError;
 use matchbook::market::orders::{OrderFilter, OrderRecord};
-use matchbook::market::query::{DAY, order_window};
 use matchbook::market::trades::TradeRecord;
 use matchbook::{
     AccountId, CancelScope, Command, EngineError, Event, NewOrder, OrderRef, OrderType, Side,
@@ -19,6 +18,7 @@ use crate::auth::Caller;
 use crate::body::Body;
 use crate::cursor::CursorKind;
 use crate::error::ApiError;
+use crate::history::{HistoryQuery, Window};
 use crate::keys::Scope;
 use crate::markets::Market;
 use crate::params::Params;
@@ -293,15 +293,16 @@ pub async fn list(
     caller: Caller,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
-    let params = Params::parse(raw.as_deref())?;
     let account = caller.0.account;
-    let now = state.now();
-    let (from, to) = order_window(
-        params.time("from", false)?,
-        params.time("to", true)?,
-        DAY,
-        now,
+    let q = HistoryQuery::parse(
+        &state,
+        account,
+        raw.as_deref(),
+        Window::Orders,
+        "max_page_size",
+        CursorKind::Orders,
     )?;
+    let (params, from, to, max, cursor) = (q.params, q.from, q.to, q.page_size, q.cursor);
     let instrument = params
         .get("instrument_code")
         .map(|code| {
@@ -312,10 +313,6 @@ pub async fn list(
                 .ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))
         })
         .transpose()?;
-    let max = params.page_size("max_page_size")?;
-    let cursor = state
-        .cursors
-        .param(&params, CursorKind::Orders, account.0)?;
     let filter = OrderFilter {
         from,
         to,

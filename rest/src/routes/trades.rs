@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::{Path, RawQuery, State};
-use matchbook::market::query::{DAY, trade_window};
+use matchbook::market::query::DAY;
 use matchbook::market::trades::{TradeFilter, TradeRecord};
 use matchbook::{InstrumentId, Uuid};
 use serde_json::{Value, json};
@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::auth::Caller;
 use crate::cursor::CursorKind;
 use crate::error::ApiError;
-use crate::params::Params;
+use crate::history::{HistoryQuery, Window};
 use crate::records::trade_json;
 use crate::state::Shared;
 
@@ -29,11 +29,18 @@ pub async fn list(
     caller: Caller,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<Value>, ApiError> {
-    let params = Params::parse(raw.as_deref())?;
     let account = caller.0.account;
-    let now = state.now();
-    let (from, to) = trade_window(params.time("from", false)?, params.time("to", true)?, now)?;
-    let instruments: Option<Vec<InstrumentId>> = params
+    let q = HistoryQuery::parse(
+        &state,
+        account,
+        raw.as_deref(),
+        Window::Trades,
+        "max_page_size",
+        CursorKind::Trades,
+    )?;
+    let (from, to, max, cursor) = (q.from, q.to, q.page_size, q.cursor);
+    let instruments: Option<Vec<InstrumentId>> = q
+        .params
         .get("instrument_code")
         .map(|list| {
             list.split(',')
@@ -47,10 +54,6 @@ pub async fn list(
                 .collect()
         })
         .transpose()?;
-    let max = params.page_size("max_page_size")?;
-    let cursor = state
-        .cursors
-        .param(&params, CursorKind::Trades, account.0)?;
     let (trades, next) = state
         .market(move |md| {
             let filter = TradeFilter {
