@@ -6,7 +6,12 @@ use matchbook::{
     AccountId, Command, InstrumentId, NewOrder, Price, Qty, Side, TimeInForce, Timestamp,
 };
 
-use crate::engine::Core;
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::engine::{Core, NativeEngine};
+use crate::errors::invalid;
 
 /// One column set of limit orders; every column has the same length (checked by the
 /// caller).
@@ -81,4 +86,65 @@ pub(crate) fn place(core: &mut Core, c: &OrderColumns<'_>) -> Answers {
         }
     }
     answers
+}
+
+fn column<'a, T: numpy::Element>(
+    py: Python<'_>,
+    array: &'a PyReadonlyArray1<'_, T>,
+    name: &str,
+) -> PyResult<&'a [T]> {
+    array
+        .as_slice()
+        .map_err(|_| invalid(py, format!("{name}: a contiguous 1-d array")))
+}
+
+#[pymethods]
+impl NativeEngine {
+    /// Limit orders as numpy columns (`side` 0 buy / 1 sell; `tif` 0 GTC, 1 IOC, 2 FOK,
+    /// 3 post-only; prices in ticks, amounts in lots), applied in order with the GIL
+    /// released. Returns columns `status` (0 or the error code), `order_id`, `slot`.
+    #[allow(clippy::too_many_arguments, reason = "one numpy column each")]
+    fn submit_orders<'py>(
+        &mut self,
+        py: Python<'py>,
+        time_ns: PyReadonlyArray1<'py, i64>,
+        account: PyReadonlyArray1<'py, u32>,
+        instrument: PyReadonlyArray1<'py, u16>,
+        side: PyReadonlyArray1<'py, u8>,
+        price: PyReadonlyArray1<'py, i64>,
+        amount: PyReadonlyArray1<'py, i64>,
+        tif: PyReadonlyArray1<'py, u8>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let columns = OrderColumns {
+            time: column(py, &time_ns, "time_ns")?,
+            account: column(py, &account, "account")?,
+            instrument: column(py, &instrument, "instrument")?,
+            side: column(py, &side, "side")?,
+            price: column(py, &price, "price")?,
+            amount: column(py, &amount, "amount")?,
+            tif: column(py, &tif, "tif")?,
+        };
+        let n = columns.time.len();
+        let lengths = [
+            columns.account.len(),
+            columns.instrument.len(),
+            columns.side.len(),
+            columns.price.len(),
+            columns.amount.len(),
+            columns.tif.len(),
+        ];
+        if lengths.iter().any(|&l| l != n) {
+            return Err(invalid(
+                py,
+                format!("columns of different lengths: {n} times, {lengths:?}"),
+            ));
+        }
+        let core = &mut self.core;
+        let answers = py.detach(|| place(core, &columns));
+        let d = PyDict::new(py);
+        d.set_item("status", PyArray1::from_vec(py, answers.status))?;
+        d.set_item("order_id", PyArray1::from_vec(py, answers.order_id))?;
+        d.set_item("slot", PyArray1::from_vec(py, answers.slot))?;
+        Ok(d)
+    }
 }

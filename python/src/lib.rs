@@ -12,6 +12,7 @@ mod batch;
 mod engine;
 mod errors;
 mod events;
+mod queries;
 mod values;
 
 /// The native module.
