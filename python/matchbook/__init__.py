@@ -126,7 +126,8 @@ class Engine:
         market_data: bool = True,
         keep_events: bool = True,
     ) -> None:
-        text = json.dumps(dict(config or {}))
+        # Decimals (and anything else with an exact text form) go in as their text.
+        text = json.dumps(dict(config or {}), default=str)
         self._native = NativeEngine(text, "json", _ns(start_time), market_data, keep_events)
         self._instruments = {i["code"]: i for i in self._native.instruments()}
         self._currencies = {c["code"]: c for c in self._native.currencies()}

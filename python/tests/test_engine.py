@@ -27,6 +27,9 @@ def test_construction_from_mapping_text_and_file(tmp_path) -> None:
     (tmp_path / "x.json").write_text('{"holders": []}')
     assert matchbook.Engine.from_file(tmp_path / "x.json").instruments
     assert "BTC_EUR" in matchbook.Engine().instruments
+    exact = matchbook.Engine({"holders": [{"name": "d", "accounts": [
+        {"name": "main", "deposits": {"EUR": Decimal("0.10")}}]}]})
+    assert exact.balances(exact.account("d"))["EUR"].available == Decimal("0.1")
     with pytest.raises(matchbook.InvalidArgument):
         matchbook.Engine({"holderz": []})
     with pytest.raises(matchbook.InvalidArgument):
