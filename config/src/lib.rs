@@ -25,7 +25,7 @@ pub use file::{
     AccountConfig, CurrencyConfig, FeeGroupConfig, FeeTierConfig, FuturesConfig, HolderConfig,
     InstrumentConfig,
 };
-pub use provision::{Directory, HolderEntry, ProvisionError, provision};
+pub use provision::{Directory, HolderEntry, ProvisionError, provision, provision_engine};
 
 use matchbook::EngineConfig;
 use serde::Deserialize;

@@ -4,7 +4,10 @@
 
 use std::collections::HashMap;
 
-use matchbook::{AccountId, AccountKind, Applied, Command, CurrencyId, HolderId};
+use matchbook::{
+    AccountId, AccountKind, Applied, Command, CurrencyId, Engine, EngineError, EventSink, HolderId,
+    Timestamp,
+};
 
 use crate::HolderConfig;
 
@@ -116,6 +119,29 @@ pub fn provision<E>(
     Ok(directory)
 }
 
+/// [`provision`] straight into an engine owned by the caller, every command at `time`,
+/// events into `sink`.
+pub fn provision_engine<S: EventSink>(
+    engine: &mut Engine,
+    holders: &[HolderConfig],
+    time: Timestamp,
+    sink: &mut S,
+) -> Result<Directory, ProvisionError<EngineError>> {
+    // Codes and scales are read up front: `apply` needs the engine mutably meanwhile.
+    let currencies: Vec<(String, CurrencyId, u8)> = (0..engine.currencies().len())
+        .filter_map(|i| {
+            let id = CurrencyId(u16::try_from(i).ok()?);
+            let scale = engine.balance_scale(id).ok()?;
+            Some((engine.currencies()[i].code.clone(), id, scale))
+        })
+        .collect();
+    provision(
+        holders,
+        |code| currencies.iter().find(|c| c.0 == code).map(|c| (c.1, c.2)),
+        |command| engine.apply(&command, time, sink),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,12 +196,15 @@ mod tests {
             "[[holders]]\nname = \"x\"\n[[holders.accounts]]\nname = \"main\"\ndeposits = { XYZ = \"1\" }",
         )
         .expect("parses");
-        let refused = provision(
-            &bad.holders,
-            |code| currencies.get(code).copied(),
-            |c| engine.apply(&c, matchbook::Timestamp(2), &mut sink),
-        );
+        let refused = provision_engine(&mut engine, &bad.holders, Timestamp(2), &mut sink);
         assert!(matches!(refused, Err(ProvisionError::Deposit { .. })));
+        let again = provision_engine(&mut engine, &exchange.holders, Timestamp(3), &mut sink)
+            .expect("provisioned directly");
+        assert_eq!(
+            again["alice"].holder,
+            HolderId(3),
+            "after alice, bob and the refused x"
+        );
     }
 
     #[test]

@@ -29,11 +29,11 @@ impl MbEngine {
     fn build(config: &MbConfig) -> Result<Self, MbStatus> {
         let mut engine = config.engine()?;
         let mut sink = Vec::new();
-        let plain = MbRefData::of(&engine, Default::default());
-        let directory = matchbook_config::provision(
+        let directory = matchbook_config::provision_engine(
+            &mut engine,
             &config.exchange.holders,
-            |code| plain.currency(code),
-            |command| engine.apply(&command, Timestamp(config.start_time_ns), &mut sink),
+            Timestamp(config.start_time_ns),
+            &mut sink,
         )
         .map_err(|e| fail(MbStatus::InvalidConfig, e.to_string()))?;
         let mut market = config

@@ -39,6 +39,11 @@ impl MbRefData {
         }
     }
 
+    /// The provisioned holders (reference data is read before they exist).
+    pub(crate) fn set_directory(&mut self, directory: Directory) {
+        self.directory = directory;
+    }
+
     /// A currency's code and balance scale, by code.
     pub(crate) fn currency(&self, code: &str) -> Option<(CurrencyId, u8)> {
         self.currencies

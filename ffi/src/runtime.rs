@@ -70,7 +70,7 @@ pub struct MbSession {
 impl MbRuntime {
     fn build(config: &MbConfig, options: MbRuntimeOptions) -> Result<Self, MbStatus> {
         let engine = config.engine()?;
-        let plain = MbRefData::of(&engine, Default::default());
+        let mut refdata = MbRefData::of(&engine, Default::default());
         let manual = (options.manual_clock != 0)
             .then(|| Arc::new(ManualClock::at(Timestamp(options.start_time_ns))));
         let clock: Arc<dyn Clock> = match &manual {
@@ -92,16 +92,14 @@ impl MbRuntime {
         let handle = runtime.handle();
         let directory = matchbook_config::provision(
             &config.exchange.holders,
-            |code| plain.currency(code),
+            |code| refdata.currency(code),
             |command| match handle.apply_blocking(command) {
                 Ok(outcome) => outcome.result.map_err(MbStatus::from),
                 Err(e) => Err(MbStatus::from(e)),
             },
         )
         .map_err(|e| fail(MbStatus::InvalidConfig, e.to_string()))?;
-        let refdata = handle
-            .engine_blocking(move |e: &Engine| MbRefData::of(e, directory))
-            .map_err(MbStatus::from)?;
+        refdata.set_directory(directory);
         Ok(Self {
             runtime,
             manual,

@@ -29,20 +29,11 @@ fn reference() -> Engine {
     let exchange =
         matchbook_config::Exchange::from_toml(DEFINITION.to_str().expect("UTF-8")).expect("valid");
     let mut engine = Engine::new(exchange.engine_config().expect("config")).expect("engine");
-    let scales: Vec<(String, CurrencyId, u8)> = engine
-        .currencies()
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let id = CurrencyId(i as u16);
-            (c.code.clone(), id, engine.balance_scale(id).expect("scale"))
-        })
-        .collect();
-    let mut sink = Vec::new();
-    matchbook_config::provision(
+    matchbook_config::provision_engine(
+        &mut engine,
         &exchange.holders,
-        |code| scales.iter().find(|s| s.0 == code).map(|s| (s.1, s.2)),
-        |c| engine.apply(&c, Timestamp(START), &mut sink),
+        Timestamp(START),
+        &mut Vec::new(),
     )
     .expect("provisioned");
     engine

@@ -71,6 +71,12 @@ pub(crate) fn currency_of(
 }
 
 impl NativeEngine {
+    /// A currency code and a decimal amount of it, in balance units.
+    fn funds(&self, py: Python<'_>, currency: &str, amount: &str) -> PyResult<(CurrencyId, i64)> {
+        let (id, scale) = currency_of(py, &self.core.engine, currency)?;
+        Ok((id, values::fixed(py, amount, scale, "amount")?))
+    }
+
     pub(crate) fn run(
         &mut self,
         py: Python<'_>,
@@ -115,27 +121,13 @@ impl NativeEngine {
             pending: Vec::new(),
             keep_events,
         };
-        let currencies: Vec<(String, CurrencyId, u8)> = core
-            .engine
-            .currencies()
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let id = CurrencyId(i as u16);
-                (
-                    c.code.clone(),
-                    id,
-                    core.engine.balance_scale(id).unwrap_or(0),
-                )
-            })
-            .collect();
-        let directory = matchbook_config::provision(
+        let directory = matchbook_config::provision_engine(
+            &mut core.engine,
             &exchange.holders,
-            |code| currencies.iter().find(|c| c.0 == code).map(|c| (c.1, c.2)),
-            |command| core.apply(&command, Timestamp(start_time_ns)),
+            Timestamp(start_time_ns),
+            &mut Vec::new(),
         )
         .map_err(|e| invalid(py, e.to_string()))?;
-        core.pending.clear();
         Ok(Self { core, directory })
     }
 
@@ -237,8 +229,7 @@ impl NativeEngine {
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let (id, scale) = currency_of(py, &self.core.engine, currency)?;
-        let amount = values::fixed(py, amount, scale, "amount")?;
+        let (id, amount) = self.funds(py, currency, amount)?;
         self.run(
             py,
             Command::Deposit {
@@ -260,8 +251,7 @@ impl NativeEngine {
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let (id, scale) = currency_of(py, &self.core.engine, currency)?;
-        let amount = values::fixed(py, amount, scale, "amount")?;
+        let (id, amount) = self.funds(py, currency, amount)?;
         self.run(
             py,
             Command::Withdraw {
@@ -286,8 +276,7 @@ impl NativeEngine {
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let (id, scale) = currency_of(py, &self.core.engine, currency)?;
-        let amount = values::fixed(py, amount, scale, "amount")?;
+        let (id, amount) = self.funds(py, currency, amount)?;
         let command = Command::Transfer {
             holder: HolderId(holder),
             source: AccountId(source),
@@ -320,8 +309,7 @@ impl NativeEngine {
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let (id, scale) = currency_of(py, &self.core.engine, currency)?;
-        let amount = values::fixed(py, amount, scale, "amount")?;
+        let (id, amount) = self.funds(py, currency, amount)?;
         self.run(
             py,
             Command::SetBlpThreshold {
