@@ -4,7 +4,19 @@
 use crate::ids::{AccountId, HolderId, Timestamp};
 
 /// What an account is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum AccountKind {
     /// Ordinary trading account.
     #[default]
@@ -33,7 +45,19 @@ impl AccountKind {
 }
 
 /// Whether an account is open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum AccountState {
     /// Trading, deposits and transfers allowed.
     #[default]
@@ -54,7 +78,9 @@ impl AccountState {
 
 /// One currency's balance of one account, in units of `10^-scale` of the currency
 /// (`Engine::balance_scale`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 pub struct Balance {
     /// Free to trade, withdraw or transfer.
     pub available: i64,

@@ -5,7 +5,9 @@
 use crate::ids::{AccountId, CurrencyId};
 
 /// Why the engine refused a command. A refused command changes no state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error, serde::Serialize, serde::Deserialize,
+)]
 pub enum EngineError {
     /// Amount is zero or negative.
     #[error("amount must be positive")]

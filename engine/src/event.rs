@@ -58,7 +58,7 @@ impl CancelReason {
 }
 
 /// Status of an order as the spec and its clients spell it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum OrderStatus {
     /// Live: resting on the book or waiting for its trigger.
     Open,
@@ -93,7 +93,7 @@ impl OrderStatus {
 }
 
 /// A newly accepted order, with every field a consumer needs to build its record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AcceptedOrder {
     /// Handle.
     pub order: OrderRef,
@@ -122,7 +122,7 @@ pub struct AcceptedOrder {
 }
 
 /// One execution between a resting (maker) and an incoming (taker) order, at the maker's price.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Trade {
     /// Trade number.
     pub id: TradeId,

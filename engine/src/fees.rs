@@ -12,7 +12,7 @@ use crate::refdata::ConfigError;
 /// One tier as configured: from `volume` (in the group's volume currency) upwards, these
 /// maker and taker fees apply. Fees are percent strings with up to 4 decimals (`"0.1000"`
 /// means 0.1 %).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FeeTierSpec {
     /// Lower bound of 30-day volume, a decimal string.
     pub volume: String,
@@ -23,7 +23,7 @@ pub struct FeeTierSpec {
 }
 
 /// A fee group as configured (spec 2.9).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FeeGroupSpec {
     /// `SPOT` or `FUTURES`.
     pub id: String,
@@ -79,7 +79,7 @@ pub fn default_fee_groups() -> Vec<FeeGroupSpec> {
 }
 
 /// A tier in fixed point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FeeTier {
     /// Lower bound in balance units of the volume currency.
     pub(crate) volume: i128,
@@ -90,7 +90,7 @@ pub(crate) struct FeeTier {
 }
 
 /// A fee group in fixed point.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FeeGroup {
     pub(crate) spec: FeeGroupSpec,
     pub(crate) volume_currency: crate::ids::CurrencyId,
@@ -161,7 +161,7 @@ const NANOS_PER_DAY: i64 = 86_400 * 1_000_000_000;
 
 /// Traded volume of one holder in one fee group over the last 30 UTC days (today included),
 /// in daily buckets, with the running sum and the active tier cached.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct VolumeWindow {
     buckets: [(i64, i128); VOLUME_WINDOW_DAYS],
     running: i128,

@@ -8,23 +8,83 @@ use std::fmt;
 use std::str::FromStr;
 
 /// An account (main account or subaccount).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct AccountId(pub u32);
 
 /// An account holder: owns a main account and its subaccounts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct HolderId(pub u32);
 
 /// An instrument, as its index in the engine's instrument table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct InstrumentId(pub u16);
 
 /// A currency, interned at start-up to its index in the currency table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct CurrencyId(pub u16);
 
 /// Nanoseconds since the Unix epoch. Time is an input to the engine, never read from a clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Timestamp(pub i64);
 
 impl Timestamp {
@@ -40,7 +100,19 @@ impl Timestamp {
 
 /// A live handle to an order: its engine-wide order number plus the slab slot it occupies.
 /// The number is unique over the engine's life; the slot is reused after the order ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct OrderRef {
     /// Order number, 1-based, assigned in acceptance order.
     pub id: u64,
@@ -49,7 +121,19 @@ pub struct OrderRef {
 }
 
 /// A trade number, 1-based, assigned in execution order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct TradeId(pub u64);
 
 const KIND_ORDER: u128 = 1;
@@ -59,7 +143,19 @@ const KIND_ACCOUNT: u128 = 4;
 const KIND_HOLDER: u128 = 5;
 
 /// A 128-bit UUID (RFC 9562 version 8 layout) printed in the usual 8-4-4-4-12 form.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Uuid(pub u128);
 
 /// Why a UUID string or value was refused.

@@ -49,6 +49,8 @@ pub mod market;
 mod order;
 mod refdata;
 pub mod runtime;
+pub mod snapshot;
+pub mod store;
 
 pub use account::{AccountKind, AccountState, AccountView, Balance};
 pub use book::view::{BookView, LevelView, OrderView};

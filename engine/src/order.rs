@@ -5,7 +5,9 @@ use crate::fixed::{Notional, Price, Qty};
 use crate::ids::{AccountId, InstrumentId, OrderRef, Timestamp, Uuid};
 
 /// Buy or sell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Side {
     /// Bid.
     Buy,
@@ -39,7 +41,9 @@ impl Side {
 }
 
 /// How an order enters the market.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum OrderType {
     /// Rests at its limit price (subject to its time in force).
     Limit,
@@ -61,7 +65,9 @@ impl OrderType {
 }
 
 /// Time in force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum TimeInForce {
     /// Rests until cancelled.
     GoodTillCancelled,
@@ -96,7 +102,19 @@ impl TimeInForce {
 }
 
 /// What happens when an order would trade against an order of the same account.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub enum StpMode {
     /// Self trades are allowed.
     #[default]
@@ -173,7 +191,9 @@ impl NewOrder {
 }
 
 /// Where a live order is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum LiveState {
     /// Being matched inside the command that created or moved it.
     Taking,
@@ -190,7 +210,7 @@ pub(crate) const NIL: u32 = u32::MAX;
 ///
 /// The layout is fixed (`repr(C)`, 64-byte aligned) so that everything matching, amending
 /// and unlinking touch sits in the first cache line; fields are read through accessors.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[repr(C, align(64))]
 pub struct Order {
     pub(crate) prev: u32,
@@ -323,6 +343,39 @@ impl Order {
             (0, Side::Buy) => Price(i64::MAX),
             (0, Side::Sell) => Price(i64::MIN),
             _ => self.price,
+        }
+    }
+}
+
+impl crate::snapshot::slab_image::Filler for Order {
+    fn filler() -> Self {
+        Self {
+            prev: NIL,
+            next: NIL,
+            level: NIL,
+            account: AccountId(0),
+            id: 0,
+            slot: NIL,
+            instrument: InstrumentId(0),
+            side: Side::Buy,
+            order_type: OrderType::Limit,
+            time_in_force: TimeInForce::GoodTillCancelled,
+            stp: StpMode::None,
+            state: LiveState::Resting,
+            reduce_only: false,
+            price: Price(0),
+            amount: Qty(0),
+            filled: Qty(0),
+            filled_notional: Notional(0),
+            trigger_price: Price(0),
+            reserved: 0,
+            created: Timestamp(0),
+            updated: Timestamp(0),
+            sequence: 0,
+            expire_at: None,
+            client_id: None,
+            client_older: NIL,
+            client_newer: NIL,
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::fixed::{self, Notional, ParseDecimalError, Price, Qty, Scaled};
 use crate::ids::CurrencyId;
 
 /// A currency as configured (spec 2.10).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Currency {
     /// Upper-case code such as `BTC`.
     pub code: String,
@@ -18,11 +18,14 @@ pub struct Currency {
     /// Display name.
     pub name: String,
     /// Share of the value counted as futures collateral, in percent.
+    #[serde(with = "crate::snapshot::decimal_bytes")]
     pub collateral_percentage: Decimal,
 }
 
 /// Market type (spec 2.11 `type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum InstrumentKind {
     /// Spot market: base against quote.
     Spot,
@@ -62,7 +65,9 @@ impl InstrumentKind {
 }
 
 /// Market state: which order entry an instrument accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum InstrumentState {
     /// Every order type is accepted.
     Active,
@@ -93,7 +98,7 @@ impl InstrumentState {
 }
 
 /// When funding settles (spec 2.11 `funding_schedule`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum FundingSchedule {
     /// Settles every `period_minutes`, aligned to midnight UTC.
     FixedInterval {
@@ -115,24 +120,30 @@ pub enum FundingSchedule {
 
 /// How a perpetual's funding rate is derived (the addendum's funding-rate settings), all in
 /// percent per funding period.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FundingSettings {
     /// Largest absolute rate per period.
+    #[serde(with = "crate::snapshot::decimal_bytes")]
     pub cap: Decimal,
     /// The interest component may move the premium by at most this much.
+    #[serde(with = "crate::snapshot::decimal_bytes")]
     pub clamp_threshold: Decimal,
     /// Yearly interest-rate differential, spread evenly over the periods of a year.
+    #[serde(with = "crate::snapshot::decimal_bytes")]
     pub annual_interest_rate: Decimal,
 }
 
 /// Fields that only futures instruments carry.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FuturesTerms {
     /// Mark price is clamped to this percentage around the index.
+    #[serde(with = "crate::snapshot::decimal_bytes")]
     pub price_collar_percentage: Decimal,
     /// Initial margin in percent of notional (reserved by orders, held by positions).
+    #[serde(with = "crate::snapshot::decimal_bytes")]
     pub initial_margin_percentage: Decimal,
     /// Maintenance margin in percent of notional: below it an account is in de-risk.
+    #[serde(with = "crate::snapshot::decimal_bytes")]
     pub maintenance_margin_percentage: Decimal,
     /// Funding settings; `None` for an instrument without funding (a dated future).
     pub funding: Option<FundingSettings>,
@@ -149,7 +160,7 @@ pub struct FuturesTerms {
 }
 
 /// An instrument as configured, with decimal strings (spec 2.11).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct InstrumentSpec {
     /// Instrument code such as `BTC_EUR`.
     pub code: String,
@@ -211,7 +222,7 @@ pub enum ConfigError {
 }
 
 /// An instrument inside the engine, with its limits in fixed point.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Instrument {
     /// The configuration it was built from (decimal strings kept for views).
     pub spec: InstrumentSpec,

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use matchbook::EngineConfig;
 use matchbook::journal::SyncPolicy;
 use matchbook::runtime::MarketDataPlacement;
+use matchbook::store::StoreOptions;
 pub use matchbook_config::{
     AccountConfig, CurrencyConfig, Exchange, FeeGroupConfig, HolderConfig, InstrumentConfig,
 };
@@ -71,6 +72,10 @@ pub struct ServerSection {
     pub market_data: Option<String>,
     /// `every-batch` (default: fsync before answering) or `never` (benchmarks only).
     pub journal_sync: Option<String>,
+    /// Snapshot after this many journalled commands (default 100000; 0: only at stop).
+    pub snapshot_every: Option<u64>,
+    /// Snapshots kept in the data directory (default 2, at least 1).
+    pub keep_snapshots: Option<usize>,
 }
 
 /// `[[keys]]`: a key given by its digest.
@@ -138,6 +143,12 @@ pub struct Settings {
     pub demo: bool,
     /// Where to write the demo keys as JSON when they are created.
     pub keys_out: Option<PathBuf>,
+    /// Snapshot after this many journalled commands (0: only at stop).
+    pub snapshot_every: u64,
+    /// Snapshots kept.
+    pub keep_snapshots: usize,
+    /// Text of the configuration file, copied into the data directory at first start.
+    pub source: Option<String>,
 }
 
 fn address(text: &str) -> Result<SocketAddr, ConfigFileError> {
@@ -210,6 +221,9 @@ impl Settings {
             keys: Vec::new(),
             demo: true,
             keys_out: None,
+            snapshot_every: StoreOptions::default().snapshot_every,
+            keep_snapshots: StoreOptions::default().keep_snapshots,
+            source: None,
         }
     }
 
@@ -224,7 +238,9 @@ impl Settings {
             path: path.to_owned(),
             source: Box::new(source),
         })?;
-        Self::from_config(file)
+        let mut settings = Self::from_config(file)?;
+        settings.source = Some(text);
+        Ok(settings)
     }
 
     /// Settings from a parsed file.
@@ -285,6 +301,13 @@ impl Settings {
             keys: file.keys,
             demo: false,
             keys_out: None,
+            snapshot_every: file.server.snapshot_every.unwrap_or(demo.snapshot_every),
+            keep_snapshots: file
+                .server
+                .keep_snapshots
+                .unwrap_or(demo.keep_snapshots)
+                .max(1),
+            source: None,
         })
     }
 }

@@ -8,7 +8,7 @@ use matchbook::runtime::MarketDataPlacement;
 use matchbook_rest::Server;
 use matchbook_rest::config::Settings;
 
-const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--market-data engine-thread|own-thread]";
+const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--market-data engine-thread|own-thread] [--snapshot-every COMMANDS]\n\nWithout --config, a data directory that holds a config.toml (copied there at its first\nstart) is started with that file; otherwise the embedded demo.";
 
 fn parse_args() -> Result<Settings, String> {
     let mut args = std::env::args().skip(1);
@@ -24,12 +24,23 @@ fn parse_args() -> Result<Settings, String> {
             .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
         match flag.as_str() {
             "--config" => config = Some(PathBuf::from(value)),
-            "--bind" | "--admin-bind" | "--data-dir" | "--keys-out" | "--market-data" => {
+            "--bind" | "--admin-bind" | "--data-dir" | "--keys-out" | "--market-data"
+            | "--snapshot-every" => {
                 overrides.push((flag, value));
             }
             _ => return Err(format!("unknown option {flag}\n{USAGE}")),
         }
     }
+    // A data directory remembers the configuration it was first started with.
+    let data_dir = overrides
+        .iter()
+        .rev()
+        .find(|(flag, _)| flag == "--data-dir")
+        .map_or_else(|| Settings::demo().data_dir, |(_, dir)| PathBuf::from(dir));
+    let config = config.or_else(|| {
+        let copy = data_dir.join(matchbook_rest::server::CONFIG_COPY);
+        copy.exists().then_some(copy)
+    });
     let mut settings = match config {
         Some(path) => Settings::from_file(&path).map_err(|e| e.to_string())?,
         None => Settings::demo(),
@@ -45,6 +56,11 @@ fn parse_args() -> Result<Settings, String> {
                     .map_err(|_| format!("bad --admin-bind {value}"))?;
             }
             "--data-dir" => settings.data_dir = PathBuf::from(value),
+            "--snapshot-every" => {
+                settings.snapshot_every = value
+                    .parse()
+                    .map_err(|_| format!("bad --snapshot-every {value}"))?;
+            }
             "--market-data" => {
                 settings.market_data = match value.as_str() {
                     "engine-thread" => MarketDataPlacement::EngineThread,

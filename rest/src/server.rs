@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use matchbook::Engine;
 use matchbook::market::{MarketData, MarketDataConfig};
-use matchbook::runtime::{Clock, OffsetClock, Runtime};
+use matchbook::runtime::{Clock, OffsetClock, Runtime, SnapshotPlan};
+use matchbook::store::{self, Recovery, SnapshotWriter, StoreOptions};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -41,9 +42,9 @@ pub enum ServerError {
     /// The engine runtime failed while stopping.
     #[error("engine runtime: {0}")]
     Runtime(#[from] matchbook::runtime::RuntimeError),
-    /// The journal could not be opened or recovered.
+    /// The journal or snapshots could not be opened or recovered.
     #[error(transparent)]
-    Journal(#[from] matchbook::journal::JournalError),
+    Store(#[from] matchbook::store::StoreError),
     /// The data directory was written with another engine configuration.
     #[error(
         "data directory {0} was written with another configuration of currencies, instruments or fees; start with that configuration or a new data directory"
@@ -53,6 +54,9 @@ pub enum ServerError {
 
 /// File in the data directory that pins the engine configuration its journal needs.
 const CONFIG_PIN: &str = "engine-config.sha256";
+/// Copy, in the data directory, of the configuration file the exchange was first started
+/// with (a restart without `--config` uses it).
+pub const CONFIG_COPY: &str = "config.toml";
 
 /// Refuses a data directory whose journal was written under another engine configuration
 /// (replaying it would give another state); records the configuration on first use.
@@ -68,7 +72,12 @@ fn pin_config(settings: &Settings) -> Result<(), ServerError> {
         Ok(_) => Err(ServerError::ConfigChanged(
             settings.data_dir.display().to_string(),
         )),
-        Err(_) => Ok(std::fs::write(path, digest)?),
+        Err(_) => {
+            if let Some(text) = &settings.source {
+                std::fs::write(settings.data_dir.join(CONFIG_COPY), text)?;
+            }
+            Ok(std::fs::write(path, digest)?)
+        }
     }
 }
 
@@ -85,6 +94,7 @@ pub struct Server {
     stop: watch::Sender<bool>,
     listeners: Vec<JoinHandle<std::io::Result<()>>>,
     runtime: Runtime,
+    snapshots: SnapshotWriter,
 }
 
 impl std::fmt::Debug for Server {
@@ -113,33 +123,56 @@ impl Server {
     pub async fn start(settings: Settings) -> Result<Self, ServerError> {
         std::fs::create_dir_all(&settings.data_dir)?;
         pin_config(&settings)?;
-        let mut engine = Engine::new(settings.engine.clone())?;
-        let markets = Markets::of(&engine);
-        let mut market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
-        let (journal, recovered) =
-            matchbook::journal::open_dir(&settings.data_dir, settings.journal_sync)?;
-        if recovered.truncated > 0 {
+        let fresh = Engine::new(settings.engine.clone())?;
+        let options = StoreOptions {
+            sync: settings.journal_sync,
+            snapshot_every: settings.snapshot_every,
+            keep_snapshots: settings.keep_snapshots,
+        };
+        let started = std::time::Instant::now();
+        let Recovery {
+            engine,
+            market,
+            journal,
+            report,
+        } = store::recover(&settings.data_dir, options, move || {
+            let instruments = fresh.instruments().len();
+            (
+                fresh,
+                MarketData::new(instruments, MarketDataConfig::default()),
+            )
+        })?;
+        for (path, reason) in &report.skipped_snapshots {
+            tracing::warn!(path = %path.display(), reason, "snapshot skipped");
+        }
+        if report.truncated > 0 {
             tracing::warn!(
-                bytes = recovered.truncated,
+                bytes = report.truncated,
                 "journal ended in a torn record; it was cut off"
             );
         }
-        let started = std::time::Instant::now();
-        matchbook::journal::replay(&mut engine, Some(&mut market), &recovered.entries);
-        let resumed = !recovered.entries.is_empty();
+        let resumed = report.resumed();
         if resumed {
             tracing::info!(
-                commands = recovered.entries.len(),
+                snapshot = report.snapshot_seq,
+                replayed = report.replayed,
                 millis = started.elapsed().as_millis() as u64,
-                "state recovered from the journal"
+                "state recovered from the data directory"
             );
         }
+        let markets = Markets::of(&engine);
         let clock = Arc::new(OffsetClock::default());
         // An operator's clock advance survives a restart: never run behind the journal.
         let behind = engine.now().0 - clock.now().0;
         if behind > 0 {
             clock.advance(behind);
         }
+        let snapshots = SnapshotWriter::start(settings.data_dir.clone(), settings.keep_snapshots)?;
+        let plan = SnapshotPlan {
+            every: settings.snapshot_every,
+            on_stop: true,
+            sink: snapshots.sink(),
+        };
         let runtime = Runtime::start_durable(
             engine,
             market,
@@ -147,6 +180,7 @@ impl Server {
             settings.queue_capacity,
             settings.market_data,
             Box::new(journal),
+            Some(plan),
         )?;
         let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join("keys.json")))?);
         let state: Shared = Arc::new(AppState {
@@ -197,6 +231,7 @@ impl Server {
             stop,
             listeners,
             runtime,
+            snapshots,
         })
     }
 
@@ -208,10 +243,18 @@ impl Server {
                 result?;
             }
         }
-        let runtime = self.runtime;
-        let state = tokio::task::spawn_blocking(move || runtime.shutdown())
-            .await
-            .map_err(|e| ServerError::Io(std::io::Error::other(e)))??;
+        let (runtime, snapshots) = (self.runtime, self.snapshots);
+        let state = tokio::task::spawn_blocking(move || {
+            let state = runtime.shutdown();
+            // The runtime handed its last snapshot over as it stopped: wait for the file.
+            let written = snapshots.finish();
+            if let Some(error) = written.last_error {
+                tracing::warn!(error, "a snapshot could not be written");
+            }
+            state
+        })
+        .await
+        .map_err(|e| ServerError::Io(std::io::Error::other(e)))??;
         tracing::info!("matchbook exchange stopped");
         Ok(state)
     }

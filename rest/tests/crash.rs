@@ -32,6 +32,7 @@ fn start(dir: &std::path::Path) -> Server {
             "--data-dir",
         ])
         .arg(dir)
+        .args(["--snapshot-every", "250"])
         .arg("--keys-out")
         .arg(dir.join("keys-out.json"))
         .stdout(Stdio::piped())
@@ -275,13 +276,29 @@ async fn crash_and_recover(seed: u64) {
     let (_, state) = get(&http, format!("{}/admin/state", server.admin), &root).await;
     server.child.kill().expect("stop");
     let _ = server.child.wait();
-    let (_, recovered) =
-        matchbook::journal::open_dir(&dir, matchbook::journal::SyncPolicy::Never).expect("journal");
-    let mut engine = matchbook::Engine::new(matchbook::demo::config()).expect("demo");
-    matchbook::journal::replay(&mut engine, None, &recovered.entries);
+    let snapshots = matchbook::store::list_snapshots(&dir).expect("list");
+    assert!(
+        snapshots.len() >= 2,
+        "seed {seed}: snapshots were taken under load and at the stop ({snapshots:?})"
+    );
+    let options = matchbook::store::StoreOptions {
+        sync: matchbook::journal::SyncPolicy::Never,
+        ..Default::default()
+    };
+    let recovered = matchbook::store::recover(&dir, options, || {
+        let engine = matchbook::Engine::new(matchbook::demo::config()).expect("demo");
+        let market =
+            matchbook::market::MarketData::new(engine.instruments().len(), Default::default());
+        (engine, market)
+    })
+    .expect("recover");
+    assert!(
+        recovered.report.snapshot_seq.is_some(),
+        "seed {seed}: resumed from a snapshot"
+    );
     assert_eq!(
         state["state_hash"],
-        format!("{:016x}", engine.state_hash()),
+        format!("{:016x}", recovered.engine.state_hash()),
         "seed {seed}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -49,7 +49,11 @@ fn main() {
         } else {
             SyncPolicy::Never
         };
-        let mut log = (mode != "off").then(|| journal::open_dir(&dir, policy).expect("journal").0);
+        let mut log = (mode != "off").then(|| {
+            journal::SegmentedJournal::open(&dir, policy, 0)
+                .expect("journal")
+                .0
+        });
         let mut events = Vec::with_capacity(1024);
         let started = Instant::now();
         for (b, chunk) in w.commands.chunks(batch).enumerate() {
@@ -73,9 +77,14 @@ fn main() {
         );
         results.push(rate);
         if mode == "fsync" {
-            let bytes = std::fs::metadata(dir.join(journal::JOURNAL_FILE)).map_or(0, |m| m.len());
+            let bytes: u64 = journal::list_segments(&dir)
+                .expect("segments")
+                .iter()
+                .map(|s| std::fs::metadata(&s.path).map_or(0, |m| m.len()))
+                .sum();
             let started = Instant::now();
-            let (_, recovered) = journal::open_dir(&dir, SyncPolicy::Never).expect("recover");
+            let (_, recovered) =
+                journal::SegmentedJournal::open(&dir, SyncPolicy::Never, 0).expect("recover");
             let read = started.elapsed().as_secs_f64();
             // The journal holds the measured stream; replay it onto the prepared set-up.
             let mut fresh = w.prepared_engine();
@@ -111,7 +120,8 @@ fn main() {
         let clock = std::sync::Arc::new(matchbook::runtime::ManualClock::at(w.time_of_command(0)));
         let placement = matchbook::runtime::MarketDataPlacement::OwnThread;
         let runtime = if durable {
-            let (log, _) = journal::open_dir(&dir, SyncPolicy::EveryBatch).expect("journal");
+            let (log, _) =
+                journal::SegmentedJournal::open(&dir, SyncPolicy::EveryBatch, 0).expect("journal");
             matchbook::runtime::Runtime::start_durable(
                 engine,
                 market,
@@ -119,6 +129,7 @@ fn main() {
                 65_536,
                 placement,
                 Box::new(log),
+                None,
             )
         } else {
             matchbook::runtime::Runtime::start_with(engine, market, clock, 65_536, placement)

@@ -17,16 +17,72 @@ pub(crate) const WINDOW: usize = 4096;
 const WORDS: usize = WINDOW / 64;
 
 /// Levels of one side, keyed by better-is-smaller price keys, valued by level index.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Ladder {
     base: i64,
+    #[serde(with = "window_slots")]
     slots: Box<[u32]>,
+    #[serde(with = "bitset_words")]
     words: [u64; WORDS],
     summary: u64,
     window_len: usize,
     outliers: BTreeMap<i64, u32>,
     scratch: Vec<(i64, u32)>,
     scratch_keys: Vec<i64>,
+}
+
+/// Serde for the window's level slots as (tick, slot) pairs of the occupied ticks: the
+/// window is mostly empty, and a full copy would be 16 KiB per side per book.
+mod window_slots {
+    use super::WINDOW;
+    use crate::order::NIL;
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        slots: &[u32],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let occupied: Vec<(u16, u32)> = slots
+            .iter()
+            .enumerate()
+            .filter(|(_, slot)| **slot != NIL)
+            .map(|(tick, slot)| (tick as u16, *slot))
+            .collect();
+        serde::Serialize::serialize(&occupied, serializer)
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Box<[u32]>, D::Error> {
+        let occupied: Vec<(u16, u32)> = serde::Deserialize::deserialize(deserializer)?;
+        let mut slots = vec![NIL; WINDOW].into_boxed_slice();
+        for (tick, slot) in occupied {
+            *slots
+                .get_mut(usize::from(tick))
+                .ok_or_else(|| serde::de::Error::custom("window tick out of range"))? = slot;
+        }
+        Ok(slots)
+    }
+}
+
+/// Serde for the fixed bitset (serde derives arrays only up to 32 elements).
+mod bitset_words {
+    use super::WORDS;
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        words: &[u64; WORDS],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(words.as_slice(), serializer)
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<[u64; WORDS], D::Error> {
+        let words: Vec<u64> = serde::Deserialize::deserialize(deserializer)?;
+        words
+            .try_into()
+            .map_err(|_| serde::de::Error::custom("bitset of the wrong length"))
+    }
 }
 
 impl Default for Ladder {

@@ -14,7 +14,7 @@ use crate::order::{NIL, Order, Side};
 use ladder::Ladder;
 
 /// One price level: a FIFO of orders and its total remaining amount.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Level {
     pub(crate) price: Price,
     pub(crate) total: Qty,
@@ -24,10 +24,11 @@ pub(crate) struct Level {
 }
 
 /// Book of one instrument.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Book {
     bids: Ladder,
     asks: Ladder,
+    #[serde(with = "crate::snapshot::slab_image")]
     pub(crate) levels: Slab<Level>,
     /// Buy stops by (trigger, order number): lowest trigger triggers first.
     pub(crate) buy_stops: BTreeMap<(i64, u64), u32>,
@@ -202,5 +203,17 @@ impl Book {
             }
         }
         false
+    }
+}
+
+impl crate::snapshot::slab_image::Filler for Level {
+    fn filler() -> Self {
+        Self {
+            price: Price(0),
+            total: Qty(0),
+            count: 0,
+            head: NIL,
+            tail: NIL,
+        }
     }
 }

@@ -71,21 +71,23 @@ pub struct Applied {
 }
 
 /// Best bid and ask of a book as last published, and whether the book changed since.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
 struct PublishedTop {
     top: (Option<Price>, Option<Price>),
     dirty: bool,
 }
 
 /// The matching engine. Single writer: `apply` takes `&mut self`.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Engine {
     currencies: Vec<Currency>,
     instruments: Vec<Instrument>,
     books: Vec<Book>,
+    #[serde(with = "crate::snapshot::slab_image")]
     orders: Slab<Order>,
     accounts: Accounts,
     /// (account, client id) -> newest live order carrying it; older ones chain behind it.
+    #[serde(with = "crate::snapshot::sorted_map")]
     client_index: HashMap<(AccountId, Uuid), u32, IdBuildHasher>,
     /// Good-till-time orders by (expiry, order number).
     expiries: BTreeMap<(Timestamp, u64), u32>,

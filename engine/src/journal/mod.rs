@@ -16,9 +16,11 @@
 
 pub mod codec;
 mod crc;
+mod segments;
 mod storage;
 
 pub use crc::crc32c;
+pub use segments::{SegmentFile, SegmentedJournal, list_segments, segment_path, sync_dir};
 pub use storage::{FileStorage, MemoryStorage, Storage};
 
 use std::path::PathBuf;
@@ -48,6 +50,12 @@ pub trait CommandLog: Send {
     /// must run in the order they were sealed. The default commits in place.
     fn seal(&mut self) -> std::io::Result<Option<CommitJob>> {
         self.commit().map(|()| None)
+    }
+    /// Starts a new segment after the commands appended so far. Called at a snapshot point,
+    /// so that the segments a snapshot covers can be deleted; a log without segments
+    /// ignores it.
+    fn rotate(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -119,64 +127,117 @@ pub struct Journal<S: Storage> {
 impl<S: Storage + 'static> Journal<S> {
     /// Opens a journal on `storage`: checks every record, truncates a torn tail, and
     /// returns the records for replay.
-    pub fn open(mut storage: S, policy: SyncPolicy) -> Result<(Self, Recovered), JournalError> {
+    pub fn open(storage: S, policy: SyncPolicy) -> Result<(Self, Recovered), JournalError> {
+        Self::open_from(storage, policy, 1)
+    }
+
+    /// As [`Journal::open`] for a segment whose first record is `first_seq` (records
+    /// before it live in older segments or in a snapshot).
+    pub fn open_from(
+        mut storage: S,
+        policy: SyncPolicy,
+        first_seq: u64,
+    ) -> Result<(Self, Recovered), JournalError> {
         let path = storage.name();
         let io = |source| JournalError::Io {
             path: path.clone(),
             source,
         };
         let bytes = storage.read_all().map_err(io)?;
-        let corrupt = |offset: usize, reason: String| JournalError::Corrupt {
-            path: path.clone(),
-            offset: offset as u64,
-            reason,
-        };
-        let mut entries = Vec::new();
         let mut truncated = 0;
-        if bytes.is_empty() {
+        let entries = if bytes.is_empty() {
             storage.append(MAGIC).map_err(io)?;
             storage.sync().map_err(io)?;
-        } else if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
-            return Err(corrupt(0, "not a matchbook journal (bad magic)".into()));
+            Vec::new()
         } else {
-            let mut at = MAGIC.len();
-            while at < bytes.len() {
-                match read_record(&bytes, at) {
-                    Ok((entry, next)) => {
-                        let expected = entries.last().map_or(1, |e: &JournalEntry| e.seq + 1);
-                        if entry.seq != expected {
-                            return Err(corrupt(
-                                at,
-                                format!("sequence gap: expected {expected}, found {}", entry.seq),
-                            ));
-                        }
-                        entries.push(entry);
-                        at = next;
-                    }
-                    Err(RecordError::Torn) => {
-                        truncated = (bytes.len() - at) as u64;
-                        storage.truncate(at as u64).map_err(io)?;
-                        storage.sync().map_err(io)?;
-                        break;
-                    }
-                    Err(RecordError::Bad(reason)) => return Err(corrupt(at, reason)),
-                }
+            let scan = scan(&bytes, &path, first_seq)?;
+            if let Some(torn_at) = scan.torn_at {
+                truncated = (bytes.len() - torn_at) as u64;
+                storage.truncate(torn_at as u64).map_err(io)?;
+                storage.sync().map_err(io)?;
             }
-        }
+            scan.entries
+        };
         let journal = Self {
             storage: std::sync::Arc::new(std::sync::Mutex::new(storage)),
             policy,
             pending: Vec::with_capacity(64 * 1024),
-            next_seq: entries.last().map_or(1, |e| e.seq + 1),
+            next_seq: entries.last().map_or(first_seq, |e| e.seq + 1),
             last_time: entries.last().map_or(Timestamp(i64::MIN), |e| e.time),
         };
         Ok((journal, Recovered { entries, truncated }))
+    }
+
+    /// Sequence number the next appended command gets.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Hands over everything appended so far as a job that writes it and syncs the file
+    /// whatever the group-commit flag says: the closing write of a segment that is being
+    /// replaced must be durable on its own, since later syncs go to another file.
+    pub(crate) fn seal_closing(&mut self) -> CommitJob {
+        let bytes = std::mem::take(&mut self.pending);
+        let (storage, policy) = (self.storage.clone(), self.policy);
+        Box::new(move |_| write_batch(&storage, &bytes, policy == SyncPolicy::EveryBatch))
     }
 
     /// Time of the last record (so a restarted runtime never stamps an earlier time).
     pub fn last_time(&self) -> Timestamp {
         self.last_time
     }
+}
+
+/// Records of one journal file, checked.
+pub(crate) struct Scan {
+    /// Every intact record, in order.
+    pub(crate) entries: Vec<JournalEntry>,
+    /// Offset of a torn last record, if the file ends in one.
+    pub(crate) torn_at: Option<usize>,
+}
+
+/// Checks and decodes every record of a journal file whose first record is `first_seq`.
+pub(crate) fn scan(
+    bytes: &[u8],
+    path: &std::path::Path,
+    first_seq: u64,
+) -> Result<Scan, JournalError> {
+    let corrupt = |offset: usize, reason: String| JournalError::Corrupt {
+        path: path.to_owned(),
+        offset: offset as u64,
+        reason,
+    };
+    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(corrupt(0, "not a matchbook journal (bad magic)".into()));
+    }
+    let mut entries: Vec<JournalEntry> = Vec::new();
+    let mut at = MAGIC.len();
+    while at < bytes.len() {
+        match read_record(bytes, at) {
+            Ok((entry, next)) => {
+                let expected = entries.last().map_or(first_seq, |e| e.seq + 1);
+                if entry.seq != expected {
+                    return Err(corrupt(
+                        at,
+                        format!("sequence gap: expected {expected}, found {}", entry.seq),
+                    ));
+                }
+                entries.push(entry);
+                at = next;
+            }
+            Err(RecordError::Torn) => {
+                return Ok(Scan {
+                    entries,
+                    torn_at: Some(at),
+                });
+            }
+            Err(RecordError::Bad(reason)) => return Err(corrupt(at, reason)),
+        }
+    }
+    Ok(Scan {
+        entries,
+        torn_at: None,
+    })
 }
 
 enum RecordError {
@@ -237,7 +298,9 @@ fn write_batch<S: Storage>(
     let mut storage = storage
         .lock()
         .map_err(|_| std::io::Error::other("journal storage poisoned"))?;
-    storage.append(bytes)?;
+    if !bytes.is_empty() {
+        storage.append(bytes)?;
+    }
     if sync {
         storage.sync()?;
     }
@@ -286,24 +349,6 @@ impl<S: Storage + 'static> CommandLog for Journal<S> {
             write_batch(&storage, &bytes, sync && policy == SyncPolicy::EveryBatch)
         })))
     }
-}
-
-/// File name of the journal inside a data directory.
-pub const JOURNAL_FILE: &str = "journal.log";
-
-/// Opens (or creates) the journal file of a data directory and recovers its records.
-pub fn open_dir(
-    dir: &std::path::Path,
-    policy: SyncPolicy,
-) -> Result<(Journal<FileStorage>, Recovered), JournalError> {
-    let path = dir.join(JOURNAL_FILE);
-    let io = |source| JournalError::Io {
-        path: path.clone(),
-        source,
-    };
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let storage = FileStorage::open(&path).map_err(io)?;
-    Journal::open(storage, policy)
 }
 
 /// Replays recovered records through `Engine::apply` (and into market data when given),

@@ -16,7 +16,7 @@ use super::period::Granularity;
 use crate::ids::Timestamp;
 
 /// One candle as returned by queries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Candle {
     /// Start of the period.
     pub start: Timestamp,
@@ -38,7 +38,7 @@ pub struct Candle {
     pub last_sequence: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Entry {
     candle: Candle,
     traded: bool,
@@ -47,7 +47,7 @@ struct Entry {
 }
 
 /// Candles of one instrument at one granularity.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CandleSeries {
     granularity: Granularity,
     entries: VecDeque<Entry>,

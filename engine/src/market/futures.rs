@@ -9,7 +9,7 @@ use crate::hashing::IdBuildHasher;
 use crate::ids::{AccountId, InstrumentId, Timestamp, TradeId};
 
 /// One funding payment (spec 2.14).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FundingPayment {
     /// Account.
     pub account: AccountId,
@@ -32,7 +32,7 @@ pub struct FundingPayment {
 }
 
 /// A settled funding rate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SettledRate {
     /// Rate in 1e-8 per period.
     pub rate: i64,
@@ -43,7 +43,7 @@ pub struct SettledRate {
 }
 
 /// A position from opening to now (open) or to its close (history).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PositionRecord {
     /// Position number.
     pub position_id: u64,
@@ -66,14 +66,17 @@ pub struct PositionRecord {
 }
 
 /// Funding payments, settled rates, closed positions and position trades.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct FuturesHistory {
     payments: BTreeMap<AccountId, Vec<FundingPayment>>,
     rates: BTreeMap<InstrumentId, Vec<SettledRate>>,
+    #[serde(with = "crate::snapshot::sorted_map")]
     open: HashMap<(AccountId, InstrumentId), PositionRecord, IdBuildHasher>,
     closed: BTreeMap<AccountId, Vec<PositionRecord>>,
+    #[serde(with = "crate::snapshot::sorted_map")]
     trades: HashMap<u64, Vec<TradeId>, IdBuildHasher>,
     /// Owner of every position number seen, for lookups by number alone.
+    #[serde(with = "crate::snapshot::sorted_map")]
     owners: HashMap<u64, AccountId, IdBuildHasher>,
 }
 

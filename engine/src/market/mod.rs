@@ -26,7 +26,7 @@ use trades::{TradeRecord, TradeStore};
 pub const MAX_CANDLES: usize = 5_000;
 
 /// What market data keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct MarketDataConfig {
     /// Stored periods per instrument and granularity.
     pub candle_retention: usize,
@@ -43,7 +43,7 @@ impl Default for MarketDataConfig {
     }
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct InstrumentData {
     candles: Vec<CandleSeries>,
     window: RollingWindow,
@@ -98,7 +98,7 @@ impl Ticker {
 }
 
 /// Trade and order history, candles and tickers of every instrument.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct MarketData {
     config: MarketDataConfig,
     instruments: Vec<InstrumentData>,

@@ -13,7 +13,7 @@ use crate::hashing::IdBuildHasher;
 use crate::ids::{AccountId, InstrumentId, Timestamp, TradeId, Uuid};
 
 /// An order as history keeps it (spec 2.6).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OrderRecord {
     /// The order as accepted (amends update `price` and `amount` here).
     pub accepted: AcceptedOrder,
@@ -92,9 +92,10 @@ pub struct OrderPage<'a> {
 /// less the first one (numbers are dense), whose slot stays empty while the order is open.
 /// Retention drops archived orders from the front once they ended before the horizon; an
 /// order still open at the front holds everything after it (a known limit).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct OrderStore {
     first: u64,
+    #[serde(with = "crate::snapshot::sorted_map")]
     open: HashMap<u64, OrderRecord, IdBuildHasher>,
     archive: VecDeque<Option<OrderRecord>>,
     by_account: Vec<Vec<u64>>,

@@ -8,7 +8,9 @@ const NANOS_PER_MINUTE: i64 = 60_000_000_000;
 const NANOS_PER_DAY: i64 = 1_440 * NANOS_PER_MINUTE;
 
 /// A candle unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Unit {
     /// Minutes (periods 1, 5, 15, 30).
     Minutes,
@@ -48,7 +50,9 @@ impl Unit {
 }
 
 /// A supported (unit, period) pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Granularity {
     /// Unit.
     pub unit: Unit,

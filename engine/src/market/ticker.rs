@@ -30,7 +30,7 @@ pub struct RollingStats {
     pub trades: usize,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct Fill {
     number: u64,
     time: Timestamp,
@@ -42,7 +42,7 @@ struct Fill {
 }
 
 /// Trades of the last 24 hours of one instrument.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RollingWindow {
     fills: VecDeque<Fill>,
     highs: VecDeque<(u64, i64)>,

@@ -12,7 +12,7 @@ use crate::ids::{AccountId, InstrumentId, OrderRef, Timestamp, TradeId};
 use crate::order::Side;
 
 /// A trade as history keeps it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TradeRecord {
     /// The trade event.
     pub trade: Trade,
@@ -99,7 +99,7 @@ pub struct TradeFilter<'q> {
 }
 
 /// Every trade retained, plus per-account and per-instrument indexes of trade numbers.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct TradeStore {
     /// Trade number of `records[0]`.
     first: u64,

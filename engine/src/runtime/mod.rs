@@ -30,6 +30,7 @@ use crate::event::EventRecord;
 use crate::ids::Timestamp;
 use crate::journal::{CommandLog, CommitJob};
 use crate::market::MarketData;
+use crate::snapshot::{Captured, SnapshotSink};
 
 /// Default number of requests the ingress queue holds.
 pub const DEFAULT_QUEUE_CAPACITY: usize = 65_536;
@@ -74,6 +75,7 @@ enum Request {
     },
     ReadEngine(EngineRead),
     ReadMarket(MarketRead),
+    Snapshot,
     Stop,
 }
 
@@ -85,7 +87,34 @@ enum MarketWork {
         reply: CommandReply,
     },
     Read(MarketRead),
+    /// The engine as of journal record `seq`; market data adds its own copy and hands both
+    /// to the sink.
+    Snapshot {
+        seq: u64,
+        engine: Box<Engine>,
+        sink: SnapshotSink,
+    },
     Stop,
+}
+
+/// When the runtime snapshots its state, and where the copies go.
+#[derive(Clone)]
+pub struct SnapshotPlan {
+    /// After this many journalled commands (0: only when asked and at the stop).
+    pub every: u64,
+    /// Also when the runtime stops (if anything was journalled since the last one).
+    pub on_stop: bool,
+    /// Receives the copied state (a [`crate::store::SnapshotWriter`]'s sink).
+    pub sink: SnapshotSink,
+}
+
+impl std::fmt::Debug for SnapshotPlan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SnapshotPlan")
+            .field("every", &self.every)
+            .field("on_stop", &self.on_stop)
+            .finish()
+    }
 }
 
 /// A cheap, cloneable way in: every caller thread holds one.
@@ -184,6 +213,12 @@ impl RuntimeHandle {
         rx.recv().map_err(|_| RuntimeError::Stopped)
     }
 
+    /// Asks for a snapshot after the commands queued so far (a durable runtime with a
+    /// snapshot plan only; otherwise nothing happens).
+    pub fn request_snapshot(&self) -> Result<(), RuntimeError> {
+        self.enqueue(Request::Snapshot)
+    }
+
     /// Requests queued and not yet taken by the engine thread.
     pub fn queued(&self) -> usize {
         self.requests.len()
@@ -248,7 +283,10 @@ impl Runtime {
 
     /// As [`Runtime::start_with`], every command appended to `log` and the batch
     /// committed before any of its results is answered (write-ahead, group commit). If the
-    /// log fails, the runtime stops: nothing unlogged is ever acknowledged.
+    /// log fails, the runtime stops: nothing unlogged is ever acknowledged. With a
+    /// `snapshots` plan, the state is copied at snapshot points (the engine on its thread,
+    /// market data on its own, both right after the same journal record) and the log
+    /// starts a new segment there.
     pub fn start_durable(
         engine: Engine,
         market: MarketData,
@@ -256,8 +294,16 @@ impl Runtime {
         capacity: usize,
         placement: MarketDataPlacement,
         log: Box<dyn CommandLog>,
+        snapshots: Option<SnapshotPlan>,
     ) -> std::io::Result<Self> {
-        Self::start_inner(engine, market, clock, capacity, placement, Some(log))
+        Self::start_inner(
+            engine,
+            market,
+            clock,
+            capacity,
+            placement,
+            Some((log, snapshots)),
+        )
     }
 
     fn start_inner(
@@ -266,7 +312,7 @@ impl Runtime {
         clock: Arc<dyn Clock>,
         capacity: usize,
         placement: MarketDataPlacement,
-        log: Option<Box<dyn CommandLog>>,
+        log: Option<(Box<dyn CommandLog>, Option<SnapshotPlan>)>,
     ) -> std::io::Result<Self> {
         let (requests, inbox) = crossbeam_channel::bounded(capacity.max(1));
         let (stage, market_thread) = match placement {
@@ -402,8 +448,18 @@ fn run_engine(
     clock: &dyn Clock,
     inbox: &Receiver<Request>,
     mut stage: MarketStage,
-    mut log: Option<Box<dyn CommandLog>>,
+    log: Option<(Box<dyn CommandLog>, Option<SnapshotPlan>)>,
 ) -> (Engine, Option<MarketData>) {
+    let (mut log, plan) = match log {
+        Some((log, plan)) => (Some(log), plan),
+        None => (None, None),
+    };
+    let mut snapshots = SnapshotState {
+        plan,
+        since: 0,
+        last_seq: 0,
+        requested: false,
+    };
     // A recovered engine's time is the last journalled time: never stamp before it.
     let mut last = engine.now();
     // With a log, sealed batches go to a journal thread (write + fsync) while the next
@@ -454,10 +510,11 @@ fn run_engine(
                     // Never backwards, so the journal's times replay in order.
                     let time = clock.now().max(last);
                     last = time;
-                    if let Some(log) = log.as_mut()
-                        && log.append(time, &command).is_err()
-                    {
-                        break 'serve;
+                    if let Some(log) = log.as_mut() {
+                        let Ok(seq) = log.append(time, &command) else {
+                            break 'serve;
+                        };
+                        snapshots.journalled(seq);
                     }
                     let mut events = Vec::with_capacity(8);
                     let result = engine.apply(&command, time, &mut events);
@@ -470,6 +527,7 @@ fn run_engine(
                 }
                 Request::ReadEngine(read) => batch.push(Deferred::Engine(read)),
                 Request::ReadMarket(read) => batch.push(Deferred::Market(MarketWork::Read(read))),
+                Request::Snapshot => snapshots.requested = true,
                 Request::Stop => {
                     stop = true;
                     break;
@@ -479,6 +537,11 @@ fn run_engine(
                 next = inbox.try_recv().ok();
             }
         }
+        // A snapshot point closes the batch: the copy is released with the batch, once its
+        // commands are durable, and the log starts a new segment after them.
+        let snapshot = snapshots.due(&engine);
+        let rotate = snapshot.is_some();
+        batch.extend(snapshot);
         let work = std::mem::replace(&mut batch, Vec::with_capacity(MAX_BATCH));
         match log.as_mut() {
             Some(log) if pipelined => {
@@ -492,9 +555,15 @@ fn run_engine(
                     break 'serve;
                 }
                 in_flight += 1;
+                if rotate && log.rotate().is_err() {
+                    break 'serve;
+                }
             }
             Some(log) => {
                 if log.commit().is_err() || !release(&engine, &mut stage, work) {
+                    break 'serve;
+                }
+                if rotate && log.rotate().is_err() {
                     break 'serve;
                 }
             }
@@ -515,6 +584,12 @@ fn run_engine(
                     break;
                 }
             }
+            if in_flight == 0 && snapshots.plan.as_ref().is_some_and(|p| p.on_stop) {
+                snapshots.requested = true;
+                if let Some(Deferred::Market(work)) = snapshots.due(&engine) {
+                    stage.take(work);
+                }
+            }
             break;
         }
     }
@@ -528,6 +603,39 @@ fn run_engine(
             let _ = to_market.send(MarketWork::Stop);
             (engine, None)
         }
+    }
+}
+
+/// Where the engine thread stands with snapshots.
+struct SnapshotState {
+    plan: Option<SnapshotPlan>,
+    /// Commands journalled since the last snapshot point.
+    since: u64,
+    last_seq: u64,
+    requested: bool,
+}
+
+impl SnapshotState {
+    fn journalled(&mut self, seq: u64) {
+        self.since += 1;
+        self.last_seq = seq;
+    }
+
+    /// The snapshot work for the end of this batch, when one is due (asked for, or the
+    /// plan's interval reached) and anything was journalled since the last one.
+    fn due(&mut self, engine: &Engine) -> Option<Deferred> {
+        let requested = std::mem::take(&mut self.requested);
+        let plan = self.plan.as_ref()?;
+        let interval = plan.every > 0 && self.since >= plan.every;
+        if self.since == 0 || !(requested || interval) {
+            return None;
+        }
+        self.since = 0;
+        Some(Deferred::Market(MarketWork::Snapshot {
+            seq: self.last_seq,
+            engine: Box::new(engine.clone()),
+            sink: plan.sink.clone(),
+        }))
     }
 }
 
@@ -551,6 +659,11 @@ fn handle_market(market: &mut MarketData, work: MarketWork) -> bool {
             );
         }
         MarketWork::Read(read) => read(market),
+        MarketWork::Snapshot { seq, engine, sink } => sink(Captured {
+            seq,
+            engine: *engine,
+            market: Some(market.clone()),
+        }),
         MarketWork::Stop => return false,
     }
     true

@@ -291,6 +291,7 @@ fn crash_while_busy(
         4096,
         MarketDataPlacement::EngineThread,
         Box::new(journal),
+        None,
     )
     .expect("threads");
     let acked: Arc<Mutex<Vec<(Command, Outcome)>>> = Arc::default();

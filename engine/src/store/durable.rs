@@ -1,0 +1,138 @@
+//! A durable engine for single-threaded owners (the C and Python bindings): every command
+//! is journalled and committed before `apply` returns, snapshots are taken every so many
+//! commands (synchronously: such an owner has no other thread to give the work to), and
+//! `open` recovers whatever the directory holds.
+
+use std::path::{Path, PathBuf};
+
+use super::{Recovery, RecoveryReport, StoreError, StoreOptions, io_error, prune, recover};
+use crate::command::Command;
+use crate::engine::{Applied, Engine};
+use crate::error::EngineError;
+use crate::event::EventRecord;
+use crate::ids::Timestamp;
+use crate::journal::{CommandLog, SegmentedJournal};
+use crate::market::MarketData;
+use crate::snapshot::Snapshot;
+
+/// Journal and snapshots of an engine owned by one thread.
+#[derive(Debug)]
+pub struct DurableEngine {
+    dir: PathBuf,
+    options: StoreOptions,
+    journal: SegmentedJournal,
+    since_snapshot: u64,
+}
+
+/// An engine's result, or the storage failure that stopped the command from being taken.
+pub type Journalled = Result<Result<Applied, EngineError>, StoreError>;
+
+impl DurableEngine {
+    /// Opens (or creates) the data directory and recovers its state; `fresh` builds the
+    /// state of an empty directory.
+    pub fn open(
+        dir: &Path,
+        options: StoreOptions,
+        fresh: impl FnOnce() -> (Engine, MarketData),
+    ) -> Result<(Self, Engine, MarketData, RecoveryReport), StoreError> {
+        let Recovery {
+            engine,
+            market,
+            journal,
+            report,
+        } = recover(dir, options, fresh)?;
+        let durable = Self {
+            dir: dir.to_owned(),
+            options,
+            journal,
+            since_snapshot: 0,
+        };
+        Ok((durable, engine, market, report))
+    }
+
+    /// Journals `command`, applies it (events appended to `events` and fed to `market`),
+    /// and commits the journal before returning: an `Ok` means the command is durable.
+    pub fn apply(
+        &mut self,
+        engine: &mut Engine,
+        mut market: Option<&mut MarketData>,
+        command: &Command,
+        time: Timestamp,
+        events: &mut Vec<EventRecord>,
+    ) -> Journalled {
+        let result =
+            self.apply_uncommitted(engine, market.as_deref_mut(), command, time, events)?;
+        self.commit(engine, market.as_deref())?;
+        Ok(result)
+    }
+
+    /// As [`DurableEngine::apply`] without the commit: for batches, which call
+    /// [`DurableEngine::commit`] once at the end (nothing is durable before that).
+    pub fn apply_uncommitted(
+        &mut self,
+        engine: &mut Engine,
+        market: Option<&mut MarketData>,
+        command: &Command,
+        time: Timestamp,
+        events: &mut Vec<EventRecord>,
+    ) -> Journalled {
+        let path = self.journal.dir().to_owned();
+        self.journal
+            .append(time, command)
+            .map_err(|source| StoreError::Io { path, source })?;
+        self.since_snapshot += 1;
+        let start = events.len();
+        let result = engine.apply(command, time, events);
+        if let Some(market) = market {
+            market.on_events(&events[start..]);
+        }
+        Ok(result)
+    }
+
+    /// Makes every applied command durable, and takes a snapshot when the policy says one
+    /// is due (`market` is what the snapshot keeps of market data).
+    pub fn commit(
+        &mut self,
+        engine: &Engine,
+        market: Option<&MarketData>,
+    ) -> Result<(), StoreError> {
+        self.journal.commit().map_err(io_error(&self.dir))?;
+        let every = self.options.snapshot_every;
+        if every > 0 && self.since_snapshot >= every {
+            self.snapshot(engine, market)?;
+        }
+        Ok(())
+    }
+
+    /// Commits, writes a snapshot of `engine` and `market` now, starts a new journal
+    /// segment and prunes what the snapshot makes unnecessary. Returns the snapshot file.
+    pub fn snapshot(
+        &mut self,
+        engine: &Engine,
+        market: Option<&MarketData>,
+    ) -> Result<PathBuf, StoreError> {
+        self.journal.commit().map_err(io_error(&self.dir))?;
+        let seq = self.journal.next_seq() - 1;
+        self.journal.rotate().map_err(io_error(&self.dir))?;
+        self.journal.commit().map_err(io_error(&self.dir))?;
+        let snapshot =
+            Snapshot::capture(seq, engine, market).map_err(|source| StoreError::Snapshot {
+                path: self.dir.clone(),
+                source,
+            })?;
+        let path = super::write_snapshot(&self.dir, &snapshot)?;
+        prune(&self.dir, self.options.keep_snapshots)?;
+        self.since_snapshot = 0;
+        Ok(path)
+    }
+
+    /// Sequence number of the last journalled command (0: none).
+    pub fn last_seq(&self) -> u64 {
+        self.journal.next_seq() - 1
+    }
+
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}

@@ -1,0 +1,170 @@
+//! A data directory: the segmented journal, snapshot files and the rule that prunes them,
+//! and recovery (the newest intact snapshot, then the journal records after it, through
+//! the same `Engine::apply`). Used by the runtime's owners (the REST server) and by
+//! [`DurableEngine`], the single-threaded durable engine of the C and Python bindings.
+//!
+//! Files: `journal-<first seq>.log` segments (see [`crate::journal`]) and
+//! `snapshot-<seq>.snap` files (see [`crate::snapshot`]), written to a temporary name,
+//! synced, then renamed, so a snapshot file is either complete or absent.
+
+mod durable;
+mod files;
+mod writer;
+
+pub use durable::{DurableEngine, Journalled};
+pub use files::{Pruned, SnapshotFile, list_snapshots, prune, snapshot_path, write_snapshot};
+pub use writer::{SnapshotWriter, WriterStatus};
+
+use std::path::{Path, PathBuf};
+
+use crate::engine::Engine;
+use crate::journal::{JournalError, SegmentedJournal, SyncPolicy, replay};
+use crate::market::MarketData;
+use crate::snapshot::{Snapshot, SnapshotError};
+
+/// How a data directory is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// When the journal fsyncs.
+    pub sync: SyncPolicy,
+    /// Take a snapshot after this many journalled commands (0: only when asked and at
+    /// shutdown).
+    pub snapshot_every: u64,
+    /// Snapshots kept (at least 1); journal segments older than the oldest kept snapshot
+    /// are deleted.
+    pub keep_snapshots: usize,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            sync: SyncPolicy::EveryBatch,
+            snapshot_every: 100_000,
+            keep_snapshots: 2,
+        }
+    }
+}
+
+/// Why a data directory could not be opened, recovered or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The journal is unreadable or damaged.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// A snapshot could not be used or written.
+    #[error("snapshot {path}: {source}")]
+    Snapshot {
+        /// File.
+        path: PathBuf,
+        /// Cause.
+        source: SnapshotError,
+    },
+    /// A file operation failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// File or directory.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+}
+
+/// What recovery did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecoveryReport {
+    /// Sequence number of the snapshot resumed from (`None`: replayed from empty).
+    pub snapshot_seq: Option<u64>,
+    /// Journal records replayed after it.
+    pub replayed: usize,
+    /// Bytes of a torn last record cut off the journal.
+    pub truncated: u64,
+    /// Snapshots that were skipped as unreadable, newest first, with the reason.
+    pub skipped_snapshots: Vec<(PathBuf, String)>,
+}
+
+impl RecoveryReport {
+    /// Whether there was any earlier state (a snapshot or journalled commands).
+    pub fn resumed(&self) -> bool {
+        self.snapshot_seq.is_some() || self.replayed > 0
+    }
+}
+
+/// State recovered from a data directory, and its journal ready for appends.
+#[derive(Debug)]
+pub struct Recovery {
+    /// The engine as the journalled commands left it.
+    pub engine: Engine,
+    /// Market data as those commands' events built it.
+    pub market: MarketData,
+    /// The journal, positioned after its last record.
+    pub journal: SegmentedJournal,
+    /// What happened.
+    pub report: RecoveryReport,
+}
+
+fn io_error(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// Recovers the state in `dir` (created when missing): the newest snapshot that reads back
+/// intact (damaged ones are skipped and reported), else `fresh()`; then every journal record
+/// after it replayed into the engine and market data. A damaged journal refuses recovery
+/// with the file and offset.
+pub fn recover(
+    dir: &Path,
+    options: StoreOptions,
+    fresh: impl FnOnce() -> (Engine, MarketData),
+) -> Result<Recovery, StoreError> {
+    std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+    let mut report = RecoveryReport::default();
+    let mut resumed = None;
+    for file in list_snapshots(dir)
+        .map_err(io_error(dir))?
+        .into_iter()
+        .rev()
+    {
+        match load_snapshot(&file.path) {
+            Ok(state) => {
+                resumed = Some((file.seq, state));
+                break;
+            }
+            Err(reason) => report.skipped_snapshots.push((file.path, reason)),
+        }
+    }
+    let (after, (mut engine, mut market)) = match resumed {
+        Some((seq, state)) => {
+            report.snapshot_seq = Some(seq);
+            (seq, state)
+        }
+        None => (0, fresh()),
+    };
+    let (journal, recovered) = SegmentedJournal::open(dir, options.sync, after)?;
+    report.truncated = recovered.truncated;
+    report.replayed = recovered.entries.len();
+    replay(&mut engine, Some(&mut market), &recovered.entries);
+    Ok(Recovery {
+        engine,
+        market,
+        journal,
+        report,
+    })
+}
+
+/// Reads one snapshot file into engine and market data (a snapshot without market data
+/// gets empty market data).
+fn load_snapshot(path: &Path) -> Result<(Engine, MarketData), String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let snapshot = Snapshot::from_bytes(&bytes).map_err(|e| e.to_string())?;
+    let engine = snapshot.engine().map_err(|e| e.to_string())?;
+    let market = snapshot
+        .market()
+        .map_err(|e| e.to_string())?
+        .unwrap_or_else(|| MarketData::new(engine.instruments().len(), Default::default()));
+    Ok((engine, market))
+}
+
+#[cfg(test)]
+mod tests;
