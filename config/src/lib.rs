@@ -77,4 +77,12 @@ impl Exchange {
     pub fn engine_config(&self) -> Result<EngineConfig, DefinitionError> {
         build::engine_config(self)
     }
+
+    /// Text that changes whenever the state a durable engine starts from would: the
+    /// definition, the time its holders are provisioned at, and whether market data is
+    /// kept. A data directory is pinned to it (`matchbook::store::pin_config`), so the C
+    /// and Python bindings open each other's directories and refuse another definition.
+    pub fn fingerprint(&self, start_time_ns: i64, market_data: bool) -> String {
+        format!("{self:?} start={start_time_ns} market_data={market_data}")
+    }
 }

@@ -129,6 +129,10 @@ typedef enum {
   MB_STATUS_MARKET_DATA_OFF = 9007,
   // A configuration that cannot build an engine (syntax, values, reference data).
   MB_STATUS_INVALID_CONFIG = 9008,
+  // The data directory of a durable engine: a journal or snapshot write failed, the
+  // journal is damaged, or the directory was written under another configuration. A
+  // command that failed this way was not applied.
+  MB_STATUS_STORAGE = 9009,
 } mb_status;
 
 // What an `mb_event` reports.
@@ -427,6 +431,17 @@ typedef struct {
   // Futures terms (NULL for spot).
   const mb_futures_spec *futures;
 } mb_instrument_spec;
+
+// How a durable engine keeps its data directory.
+typedef struct {
+  // Snapshot after this many journalled commands (0: only on `mb_engine_snapshot`).
+  uint64_t snapshot_every;
+  // Snapshots kept (at least 1); journal segments they make unnecessary are deleted.
+  uint32_t keep_snapshots;
+  // fsync the journal before each call returns (false: survives a crash of the process,
+  // not of the machine; for benchmarks).
+  bool fsync;
+} MbStoreOptions;
 
 // Ids a successful command produced (zero where none).
 typedef struct {
@@ -826,6 +841,31 @@ mb_status mb_debug_panic(void);
 // Test hook: the calling thread's next call of any export with a status panics inside
 // the export's boundary, to prove each one turns a panic into `MB_STATUS_PANIC`.
 void mb_debug_panic_next_call(void);
+
+// The defaults: a snapshot every 100,000 commands, two kept, fsync on.
+MbStoreOptions mb_store_options_default(void);
+
+// Opens a durable engine on the data directory `dir` (created if missing): a new
+// directory starts from `config` (holders provisioned at its start time); an existing one
+// is recovered (newest intact snapshot, then the journal after it) and must have been
+// written under the same `config`, else `MB_STATUS_STORAGE`. `options` NULL takes
+// `mb_store_options_default()`. Every accepted command is then journalled (and, with
+// fsync, on stable storage) before its call returns.
+//
+// # Safety
+// `config` from `mb_config_*`; `dir` a NUL-terminated UTF-8 path; `options` NULL or
+// valid; `out_engine` writable.
+mb_status mb_engine_open(const mb_config *config,
+                         const char *dir,
+                         const MbStoreOptions *options,
+                         mb_engine **out_engine);
+
+// Writes a snapshot of a durable engine now (and prunes what it makes unnecessary).
+// `MB_STATUS_INVALID_ARGUMENT` for an engine not opened on a directory.
+//
+// # Safety
+// `engine` live.
+mb_status mb_engine_snapshot(mb_engine *engine);
 
 // Creates a single-threaded engine from a definition (the definition stays the
 // caller's); its holders are provisioned at the definition's start time.

@@ -2,6 +2,7 @@
 //! caller's thread, no queue, no lock). Create, free, submit, poll events, and every query.
 
 use matchbook::market::{MarketData, MarketDataConfig};
+use matchbook::store::DurableEngine;
 use matchbook::{Engine, EventRecord, Timestamp};
 
 use crate::boundary::{arg, fail, fill, guard, out};
@@ -18,15 +19,17 @@ use crate::types::{MbOrderRef, MbUuid};
 /// An engine owned by one thread at a time, with its market data and the events not yet
 /// polled.
 pub struct MbEngine {
-    engine: Engine,
-    market: Option<MarketData>,
+    pub(crate) engine: Engine,
+    pub(crate) market: Option<MarketData>,
     pending: Vec<EventRecord>,
-    refdata: MbRefData,
+    pub(crate) refdata: MbRefData,
+    /// The journal and snapshots of an engine opened on a data directory.
+    pub(crate) durable: Option<DurableEngine>,
 }
 
 impl MbEngine {
     /// Builds the engine of `config` and provisions its holders at its start time.
-    fn build(config: &MbConfig) -> Result<Self, MbStatus> {
+    pub(crate) fn build(config: &MbConfig) -> Result<Self, MbStatus> {
         let mut engine = config.engine()?;
         let mut sink = Vec::new();
         let directory = matchbook_config::provision_engine(
@@ -48,6 +51,7 @@ impl MbEngine {
             market,
             pending: Vec::with_capacity(1024),
             refdata,
+            durable: None,
         })
     }
 
@@ -63,19 +67,33 @@ impl MbEngine {
         Ok(MbResult::of(applied, self.engine.now()))
     }
 
-    /// Applies an engine command: events kept for polling and fed to market data.
+    /// Applies an engine command: events kept for polling and fed to market data; on a
+    /// durable engine, journalled and committed first.
     fn apply(
         &mut self,
         command: &matchbook::Command,
         time_ns: i64,
     ) -> Result<matchbook::Applied, MbStatus> {
-        let start = self.pending.len();
-        let applied = self
-            .engine
-            .apply(command, Timestamp(time_ns), &mut self.pending);
-        if let Some(m) = self.market.as_mut() {
-            m.on_events(&self.pending[start..]);
-        }
+        let time = Timestamp(time_ns);
+        let applied = match self.durable.as_mut() {
+            Some(durable) => durable
+                .apply(
+                    &mut self.engine,
+                    self.market.as_mut(),
+                    command,
+                    time,
+                    &mut self.pending,
+                )
+                .map_err(|e| fail(MbStatus::Storage, e.to_string()))?,
+            None => {
+                let start = self.pending.len();
+                let applied = self.engine.apply(command, time, &mut self.pending);
+                if let Some(m) = self.market.as_mut() {
+                    m.on_events(&self.pending[start..]);
+                }
+                applied
+            }
+        };
         applied.map_err(|e| fail(MbStatus::from(e), e.to_string()))
     }
 }
@@ -102,7 +120,7 @@ impl Reader for MbEngine {
     }
 }
 
-fn engine_mut<'a>(engine: *mut MbEngine) -> Result<&'a mut MbEngine, MbStatus> {
+pub(crate) fn engine_mut<'a>(engine: *mut MbEngine) -> Result<&'a mut MbEngine, MbStatus> {
     out(engine, "engine")
 }
 
@@ -112,7 +130,7 @@ fn engine_ref<'a>(engine: *const MbEngine) -> Result<&'a MbEngine, MbStatus> {
 
 /// Builds an engine into the caller's out-parameter (checked first: nothing is built for
 /// nowhere).
-fn publish(
+pub(crate) fn publish(
     out_engine: *mut *mut MbEngine,
     build: impl FnOnce() -> Result<MbEngine, MbStatus>,
 ) -> Result<(), MbStatus> {

@@ -25,6 +25,7 @@ mod boundary;
 pub mod command;
 pub mod config;
 pub mod diagnostics;
+pub mod durable;
 pub mod engine;
 pub mod event;
 pub mod query;

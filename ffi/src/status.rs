@@ -94,6 +94,10 @@ pub enum MbStatus {
     MarketDataOff = 9007,
     /// A configuration that cannot build an engine (syntax, values, reference data).
     InvalidConfig = 9008,
+    /// The data directory of a durable engine: a journal or snapshot write failed, the
+    /// journal is damaged, or the directory was written under another configuration. A
+    /// command that failed this way was not applied.
+    Storage = 9009,
 }
 
 impl From<matchbook::runtime::RuntimeError> for MbStatus {
@@ -201,7 +205,7 @@ impl std::fmt::Display for MbStatus {
 }
 
 /// The ABI's own statuses (the rest are the engine's).
-const OWN: [MbStatus; 9] = [
+const OWN: [MbStatus; 10] = [
     MbStatus::Ok,
     MbStatus::NullArgument,
     MbStatus::BufferTooSmall,
@@ -211,6 +215,7 @@ const OWN: [MbStatus; 9] = [
     MbStatus::Stopped,
     MbStatus::MarketDataOff,
     MbStatus::InvalidConfig,
+    MbStatus::Storage,
 ];
 
 impl MbStatus {
@@ -236,6 +241,7 @@ impl MbStatus {
             Self::Stopped => Some(c"STOPPED"),
             Self::MarketDataOff => Some(c"MARKET_DATA_OFF"),
             Self::InvalidConfig => Some(c"INVALID_CONFIG"),
+            Self::Storage => Some(c"STORAGE"),
             _ => None,
         };
         if let Some(name) = own {

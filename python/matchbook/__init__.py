@@ -40,6 +40,7 @@ from .errors import (
     OrderNotFound,
     OrderRejected,
     PermissionDenied,
+    StorageError,
     UnknownReference,
 )
 
@@ -56,6 +57,7 @@ __all__ = [
     "OrderNotFound",
     "OrderRejected",
     "PermissionDenied",
+    "StorageError",
     "UnknownReference",
     "errors",
 ]
@@ -153,11 +155,54 @@ class Engine:
     @classmethod
     def _from_text(cls, text: str, kind: str, *, start_time: Time = 0, market_data: bool = True,
                    keep_events: bool = True) -> Engine:
+        return cls._wrap(NativeEngine(text, kind, _ns(start_time), market_data, keep_events))
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        config: Mapping[str, Any] | None = None,
+        *,
+        start_time: Time = 0,
+        market_data: bool = True,
+        keep_events: bool = True,
+        snapshot_every: int = 100_000,
+        keep_snapshots: int = 2,
+        fsync: bool = True,
+    ) -> Engine:
+        """A durable engine on the data directory ``path`` (created if missing).
+
+        A new directory starts from ``config`` as :class:`Engine` would; an existing one is
+        recovered (newest intact snapshot, then its journal) and must have been written
+        under the same ``config``, ``start_time`` and ``market_data``, else
+        :class:`StorageError`. Every command is then journalled, and with ``fsync`` on
+        stable storage, before its call returns (a :meth:`submit_orders` batch commits
+        once). A snapshot is written every ``snapshot_every`` commands and by
+        :meth:`snapshot`; ``keep_snapshots`` are kept and older journal segments deleted.
+        The C ABI's ``mb_engine_open`` reads and writes the same directories.
+        """
+        text = json.dumps(dict(config or {}), default=str)
+        return cls._wrap(NativeEngine.open(
+            os.fspath(path), text, "json", _ns(start_time), market_data, keep_events,
+            snapshot_every, keep_snapshots, fsync,
+        ))
+
+    @classmethod
+    def _wrap(cls, native: NativeEngine) -> Engine:
         engine = cls.__new__(cls)
-        engine._native = NativeEngine(text, kind, _ns(start_time), market_data, keep_events)
-        engine._instruments = {i["code"]: i for i in engine._native.instruments()}
-        engine._currencies = {c["code"]: c for c in engine._native.currencies()}
+        engine._native = native
+        engine._instruments = {i["code"]: i for i in native.instruments()}
+        engine._currencies = {c["code"]: c for c in native.currencies()}
         return engine
+
+    def snapshot(self) -> str:
+        """Writes a snapshot of a durable engine now; returns the file's path."""
+        return self._native.snapshot()
+
+    @property
+    def data_dir(self) -> str | None:
+        """The data directory of a durable engine (``None``: in memory only)."""
+        return self._native.data_dir()
 
     # Reference data -------------------------------------------------------------------
 

@@ -60,6 +60,13 @@ class AccountError(MatchbookError):
     """Any other account rule (closed account, names, instant-trade and BLP rules)."""
 
 
+class StorageError(MatchbookError, OSError):
+    """The data directory of a durable engine could not take a command or a snapshot (a
+    failed write, a damaged journal, another definition). A command that failed this way
+    was not acknowledged; after a failed journal write the engine takes nothing more until
+    it is opened again."""
+
+
 _BY_CODE: dict[int, type[MatchbookError]] = {
     1009: UnknownReference,
     1011: UnknownReference,
@@ -73,6 +80,7 @@ _BY_CODE: dict[int, type[MatchbookError]] = {
     4002: UnknownReference,
     4004: PermissionDenied,
     9003: InvalidArgument,
+    9009: StorageError,
 }
 
 _BY_GROUP: dict[int, type[MatchbookError]] = {

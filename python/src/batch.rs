@@ -10,7 +10,7 @@ use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::engine::{Core, NativeEngine};
+use crate::engine::{Core, NativeEngine, Refusal};
 use crate::errors::invalid;
 
 /// One column set of limit orders; every column has the same length (checked by the
@@ -42,8 +42,9 @@ const TIFS: [TimeInForce; 5] = [
     TimeInForce::GoodTillTime,
 ];
 
-/// Applies every order in column order.
-pub(crate) fn place(core: &mut Core, c: &OrderColumns<'_>) -> Answers {
+/// Applies every order in column order; a durable engine commits once at the end. Stops
+/// at a data-directory failure.
+pub(crate) fn place(core: &mut Core, c: &OrderColumns<'_>) -> Result<Answers, Refusal> {
     let n = c.time.len();
     let mut answers = Answers {
         status: Vec::with_capacity(n),
@@ -71,7 +72,7 @@ pub(crate) fn place(core: &mut Core, c: &OrderColumns<'_>) -> Answers {
             Qty(c.amount[i]),
         )
         .with_tif(tif);
-        match core.apply(&Command::PlaceOrder(order), Timestamp(c.time[i])) {
+        match core.apply_uncommitted(&Command::PlaceOrder(order), Timestamp(c.time[i]))? {
             Ok(applied) => {
                 let handle = applied.order.unwrap_or_default();
                 answers.status.push(0);
@@ -85,7 +86,8 @@ pub(crate) fn place(core: &mut Core, c: &OrderColumns<'_>) -> Answers {
             }
         }
     }
-    answers
+    core.commit().map_err(Refusal::Storage)?;
+    Ok(answers)
 }
 
 fn column<'a, T: numpy::Element>(
@@ -140,7 +142,9 @@ impl NativeEngine {
             ));
         }
         let core = &mut self.core;
-        let answers = py.detach(|| place(core, &columns));
+        let answers = py
+            .detach(|| place(core, &columns))
+            .map_err(|refusal| crate::errors::refusal(py, refusal))?;
         let d = PyDict::new(py);
         d.set_item("status", PyArray1::from_vec(py, answers.status))?;
         d.set_item("order_id", PyArray1::from_vec(py, answers.order_id))?;

@@ -5,6 +5,7 @@
 //! inputs.
 
 use matchbook::market::{MarketData, MarketDataConfig};
+use matchbook::store::{DurableEngine, StoreError};
 use matchbook::{
     AccountId, Applied, CancelScope, Command, CurrencyId, Engine, EngineError, EventRecord,
     HolderId, InstrumentId, NewOrder, Order, Price, Qty, Timestamp,
@@ -22,24 +23,66 @@ pub(crate) struct Core {
     pub(crate) market: Option<MarketData>,
     pub(crate) pending: Vec<EventRecord>,
     keep_events: bool,
+    /// Journal and snapshots, for an engine opened on a data directory.
+    pub(crate) durable: Option<DurableEngine>,
+}
+
+/// Why a command was not applied.
+pub(crate) enum Refusal {
+    /// The engine refused it.
+    Engine(EngineError),
+    /// The data directory could not take it (the command was not applied, or not
+    /// durably: the engine takes nothing more).
+    Storage(StoreError),
 }
 
 impl Core {
-    /// Applies a command: events fed to market data and kept for polling (or dropped).
-    pub(crate) fn apply(
+    /// Applies a command: journalled and committed first on a durable engine; events fed
+    /// to market data and kept for polling (or dropped).
+    pub(crate) fn apply(&mut self, command: &Command, time: Timestamp) -> Result<Applied, Refusal> {
+        let applied = self.apply_uncommitted(command, time)?;
+        self.commit().map_err(Refusal::Storage)?;
+        applied.map_err(Refusal::Engine)
+    }
+
+    /// As [`Core::apply`] without the commit (batches commit once at their end).
+    pub(crate) fn apply_uncommitted(
         &mut self,
         command: &Command,
         time: Timestamp,
-    ) -> Result<Applied, EngineError> {
-        let start = self.pending.len();
-        let applied = self.engine.apply(command, time, &mut self.pending);
-        if let Some(m) = self.market.as_mut() {
-            m.on_events(&self.pending[start..]);
-        }
+    ) -> Result<Result<Applied, EngineError>, Refusal> {
+        let applied = match self.durable.as_mut() {
+            Some(durable) => durable
+                .apply_uncommitted(
+                    &mut self.engine,
+                    self.market.as_mut(),
+                    command,
+                    time,
+                    &mut self.pending,
+                )
+                .map_err(Refusal::Storage)?,
+            None => {
+                let start = self.pending.len();
+                let applied = self.engine.apply(command, time, &mut self.pending);
+                if let Some(m) = self.market.as_mut() {
+                    m.on_events(&self.pending[start..]);
+                }
+                applied
+            }
+        };
         if !self.keep_events {
             self.pending.clear();
         }
-        applied
+        Ok(applied)
+    }
+
+    /// Makes every applied command durable (and snapshots when one is due); nothing to do
+    /// for an engine without a data directory.
+    pub(crate) fn commit(&mut self) -> Result<(), StoreError> {
+        match self.durable.as_mut() {
+            Some(durable) => durable.commit(&self.engine, self.market.as_ref()),
+            None => Ok(()),
+        }
     }
 }
 
@@ -47,7 +90,7 @@ impl Core {
 #[pyclass(module = "matchbook._native")]
 pub struct NativeEngine {
     pub(crate) core: Core,
-    directory: Directory,
+    pub(crate) directory: Directory,
 }
 
 pub(crate) fn instrument_of(py: Python<'_>, engine: &Engine, code: &str) -> PyResult<InstrumentId> {
@@ -71,38 +114,16 @@ pub(crate) fn currency_of(
 }
 
 impl NativeEngine {
-    /// A currency code and a decimal amount of it, in balance units.
-    fn funds(&self, py: Python<'_>, currency: &str, amount: &str) -> PyResult<(CurrencyId, i64)> {
-        let (id, scale) = currency_of(py, &self.core.engine, currency)?;
-        Ok((id, values::fixed(py, amount, scale, "amount")?))
-    }
-
-    pub(crate) fn run(
-        &mut self,
-        py: Python<'_>,
-        command: Command,
-        time_ns: i64,
-    ) -> PyResult<Applied> {
-        self.core
-            .apply(&command, Timestamp(time_ns))
-            .map_err(|e| errors::engine(py, e))
-    }
-}
-
-#[pymethods]
-impl NativeEngine {
-    /// An engine from an exchange definition (`format` "toml" or "json"; empty text: the
-    /// demo markets), its holders provisioned at `start_time_ns`.
-    #[new]
-    #[pyo3(signature = (definition, format = "toml", start_time_ns = 0, market_data = true, keep_events = true))]
-    fn new(
+    /// The engine of a definition, its holders provisioned at `start_time_ns`, and the
+    /// parsed definition.
+    pub(crate) fn build(
         py: Python<'_>,
         definition: &str,
         format: &str,
         start_time_ns: i64,
         market_data: bool,
         keep_events: bool,
-    ) -> PyResult<Self> {
+    ) -> PyResult<(Self, Exchange)> {
         let exchange = match format {
             "toml" => Exchange::from_toml(definition),
             "json" => Exchange::from_json(definition),
@@ -120,6 +141,7 @@ impl NativeEngine {
             market,
             pending: Vec::new(),
             keep_events,
+            durable: None,
         };
         let directory = matchbook_config::provision_engine(
             &mut core.engine,
@@ -128,7 +150,50 @@ impl NativeEngine {
             &mut Vec::new(),
         )
         .map_err(|e| invalid(py, e.to_string()))?;
-        Ok(Self { core, directory })
+        Ok((Self { core, directory }, exchange))
+    }
+
+    /// A currency code and a decimal amount of it, in balance units.
+    fn funds(&self, py: Python<'_>, currency: &str, amount: &str) -> PyResult<(CurrencyId, i64)> {
+        let (id, scale) = currency_of(py, &self.core.engine, currency)?;
+        Ok((id, values::fixed(py, amount, scale, "amount")?))
+    }
+
+    pub(crate) fn run(
+        &mut self,
+        py: Python<'_>,
+        command: Command,
+        time_ns: i64,
+    ) -> PyResult<Applied> {
+        self.core
+            .apply(&command, Timestamp(time_ns))
+            .map_err(|refusal| errors::refusal(py, refusal))
+    }
+}
+
+#[pymethods]
+impl NativeEngine {
+    /// An engine from an exchange definition (`format` "toml" or "json"; empty text: the
+    /// demo markets), its holders provisioned at `start_time_ns`.
+    #[new]
+    #[pyo3(signature = (definition, format = "toml", start_time_ns = 0, market_data = true, keep_events = true))]
+    fn new(
+        py: Python<'_>,
+        definition: &str,
+        format: &str,
+        start_time_ns: i64,
+        market_data: bool,
+        keep_events: bool,
+    ) -> PyResult<Self> {
+        Self::build(
+            py,
+            definition,
+            format,
+            start_time_ns,
+            market_data,
+            keep_events,
+        )
+        .map(|(engine, _)| engine)
     }
 
     /// Every instrument: code, index, base, quote, type, state and precisions.

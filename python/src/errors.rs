@@ -29,6 +29,22 @@ pub(crate) fn engine(py: Python<'_>, e: EngineError) -> PyErr {
     raise(py, e.code(), e.as_str(), &e.to_string())
 }
 
+/// Code of a data-directory failure: the C ABI's `STORAGE`.
+pub(crate) const STORAGE: u16 = 9009;
+
+/// A command the engine refused or the data directory could not take.
+pub(crate) fn refusal(py: Python<'_>, refusal: crate::engine::Refusal) -> PyErr {
+    match refusal {
+        crate::engine::Refusal::Engine(e) => engine(py, e),
+        crate::engine::Refusal::Storage(e) => storage(py, &e),
+    }
+}
+
+/// A data-directory failure.
+pub(crate) fn storage(py: Python<'_>, e: &matchbook::store::StoreError) -> PyErr {
+    raise(py, STORAGE, "STORAGE", &e.to_string())
+}
+
 /// A bad argument.
 pub(crate) fn invalid(py: Python<'_>, message: impl AsRef<str>) -> PyErr {
     raise(py, INVALID_ARGUMENT, "INVALID_ARGUMENT", message.as_ref())

@@ -45,40 +45,23 @@ pub enum ServerError {
     /// The journal or snapshots could not be opened or recovered.
     #[error(transparent)]
     Store(#[from] matchbook::store::StoreError),
-    /// The data directory was written with another engine configuration.
-    #[error(
-        "data directory {0} was written with another configuration of currencies, instruments or fees; start with that configuration or a new data directory"
-    )]
-    ConfigChanged(String),
 }
 
-/// File in the data directory that pins the engine configuration its journal needs.
-const CONFIG_PIN: &str = "engine-config.sha256";
 /// Copy, in the data directory, of the configuration file the exchange was first started
 /// with (a restart without `--config` uses it).
 pub const CONFIG_COPY: &str = "config.toml";
 
 /// Refuses a data directory whose journal was written under another engine configuration
-/// (replaying it would give another state); records the configuration on first use.
+/// (replaying it would give another state); records the configuration, and a copy of its
+/// file, on first use.
 fn pin_config(settings: &Settings) -> Result<(), ServerError> {
-    use sha2::Digest;
-    let digest: String = sha2::Sha256::digest(format!("{:?}", settings.engine).as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    let path = settings.data_dir.join(CONFIG_PIN);
-    match std::fs::read_to_string(&path) {
-        Ok(pinned) if pinned.trim() == digest => Ok(()),
-        Ok(_) => Err(ServerError::ConfigChanged(
-            settings.data_dir.display().to_string(),
-        )),
-        Err(_) => {
-            if let Some(text) = &settings.source {
-                std::fs::write(settings.data_dir.join(CONFIG_COPY), text)?;
-            }
-            Ok(std::fs::write(path, digest)?)
-        }
+    let dir = &settings.data_dir;
+    let first_use = !dir.join(store::CONFIG_PIN).exists();
+    store::pin_config(dir, &format!("{:?}", settings.engine))?;
+    if first_use && let Some(text) = &settings.source {
+        std::fs::write(dir.join(CONFIG_COPY), text)?;
     }
+    Ok(())
 }
 
 /// A running exchange.

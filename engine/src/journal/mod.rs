@@ -36,7 +36,7 @@ pub const RECORD_VERSION: u8 = 1;
 /// Work that writes a sealed batch, run on the journal thread; the argument says whether
 /// to make everything written so far durable (the journal thread writes every batch that
 /// queued up during the previous sync and syncs once for all of them: group commit).
-pub type CommitJob = Box<dyn FnOnce(bool) -> std::io::Result<()> + Send>;
+pub type CommitJob = Box<dyn FnOnce(bool) -> std::io::Result<()> + Send + Sync>;
 
 /// Where commands go before their results are acknowledged.
 pub trait CommandLog: Send {

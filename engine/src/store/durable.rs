@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Recovery, RecoveryReport, StoreError, StoreOptions, io_error, prune, recover};
+use super::{Recovery, RecoveryReport, StoreError, StoreOptions, prune, recover};
 use crate::command::Command;
 use crate::engine::{Applied, Engine};
 use crate::error::EngineError;
@@ -22,6 +22,9 @@ pub struct DurableEngine {
     options: StoreOptions,
     journal: SegmentedJournal,
     since_snapshot: u64,
+    /// A journal write failed: memory may hold commands the journal does not, so nothing
+    /// more is taken (reopen to continue from what is durable).
+    failed: bool,
 }
 
 /// An engine's result, or the storage failure that stopped the command from being taken.
@@ -46,6 +49,7 @@ impl DurableEngine {
             options,
             journal,
             since_snapshot: 0,
+            failed: false,
         };
         Ok((durable, engine, market, report))
     }
@@ -76,10 +80,9 @@ impl DurableEngine {
         time: Timestamp,
         events: &mut Vec<EventRecord>,
     ) -> Journalled {
-        let path = self.journal.dir().to_owned();
-        self.journal
-            .append(time, command)
-            .map_err(|source| StoreError::Io { path, source })?;
+        self.check()?;
+        let appended = self.journal.append(time, command);
+        self.guard(appended)?;
         self.since_snapshot += 1;
         let start = events.len();
         let result = engine.apply(command, time, events);
@@ -96,7 +99,9 @@ impl DurableEngine {
         engine: &Engine,
         market: Option<&MarketData>,
     ) -> Result<(), StoreError> {
-        self.journal.commit().map_err(io_error(&self.dir))?;
+        self.check()?;
+        let committed = self.journal.commit();
+        self.guard(committed)?;
         let every = self.options.snapshot_every;
         if every > 0 && self.since_snapshot >= every {
             self.snapshot(engine, market)?;
@@ -111,10 +116,12 @@ impl DurableEngine {
         engine: &Engine,
         market: Option<&MarketData>,
     ) -> Result<PathBuf, StoreError> {
-        self.journal.commit().map_err(io_error(&self.dir))?;
+        self.check()?;
+        let committed = self.journal.commit();
+        self.guard(committed)?;
         let seq = self.journal.next_seq() - 1;
-        self.journal.rotate().map_err(io_error(&self.dir))?;
-        self.journal.commit().map_err(io_error(&self.dir))?;
+        let rotated = self.journal.rotate().and_then(|()| self.journal.commit());
+        self.guard(rotated)?;
         let snapshot =
             Snapshot::capture(seq, engine, market).map_err(|source| StoreError::Snapshot {
                 path: self.dir.clone(),
@@ -124,6 +131,31 @@ impl DurableEngine {
         prune(&self.dir, self.options.keep_snapshots)?;
         self.since_snapshot = 0;
         Ok(path)
+    }
+
+    /// Refuses work after a failed journal write.
+    fn check(&self) -> Result<(), StoreError> {
+        if self.failed {
+            return Err(StoreError::Io {
+                path: self.dir.clone(),
+                source: std::io::Error::other(
+                    "an earlier journal write failed; reopen the directory to continue from \
+                     what is durable",
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Passes a journal result on, remembering a failure.
+    fn guard<T>(&mut self, result: std::io::Result<T>) -> Result<T, StoreError> {
+        result.map_err(|source| {
+            self.failed = true;
+            StoreError::Io {
+                path: self.dir.clone(),
+                source,
+            }
+        })
     }
 
     /// Sequence number of the last journalled command (0: none).

@@ -9,10 +9,12 @@
 
 mod durable;
 mod files;
+mod pin;
 mod writer;
 
 pub use durable::{DurableEngine, Journalled};
 pub use files::{Pruned, SnapshotFile, list_snapshots, prune, snapshot_path, write_snapshot};
+pub use pin::{CONFIG_PIN, pin_config};
 pub use writer::{SnapshotWriter, WriterStatus};
 
 use std::path::{Path, PathBuf};
@@ -59,6 +61,12 @@ pub enum StoreError {
         /// Cause.
         source: SnapshotError,
     },
+    /// The directory was written under another configuration.
+    #[error(
+        "data directory {0} was written with another configuration (currencies, instruments, \
+         fees or opening holders); start with that configuration or a new data directory"
+    )]
+    ConfigChanged(PathBuf),
     /// A file operation failed.
     #[error("{path}: {source}")]
     Io {

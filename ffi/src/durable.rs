@@ -1,0 +1,131 @@
+//! Durable single-threaded engines: `mb_engine_open` puts an engine on a data directory
+//! (journal segments and snapshots, recovered on open), after which every accepted call is
+//! journalled and committed before it returns.
+
+use std::ffi::c_char;
+use std::path::Path;
+
+use matchbook::journal::SyncPolicy;
+use matchbook::market::{MarketData, MarketDataConfig};
+use matchbook::store::{DurableEngine, StoreOptions, pin_config};
+
+use crate::boundary::{arg, fail, guard, text};
+use crate::config::MbConfig;
+use crate::engine::{MbEngine, engine_mut, publish};
+use crate::status::MbStatus;
+
+/// How a durable engine keeps its data directory.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MbStoreOptions {
+    /// Snapshot after this many journalled commands (0: only on `mb_engine_snapshot`).
+    pub snapshot_every: u64,
+    /// Snapshots kept (at least 1); journal segments they make unnecessary are deleted.
+    pub keep_snapshots: u32,
+    /// fsync the journal before each call returns (false: survives a crash of the process,
+    /// not of the machine; for benchmarks).
+    pub fsync: bool,
+}
+
+impl From<MbStoreOptions> for StoreOptions {
+    fn from(o: MbStoreOptions) -> Self {
+        Self {
+            sync: if o.fsync {
+                SyncPolicy::EveryBatch
+            } else {
+                SyncPolicy::Never
+            },
+            snapshot_every: o.snapshot_every,
+            keep_snapshots: o.keep_snapshots.max(1) as usize,
+        }
+    }
+}
+
+/// The defaults: a snapshot every 100,000 commands, two kept, fsync on.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_store_options_default() -> MbStoreOptions {
+    let defaults = StoreOptions::default();
+    MbStoreOptions {
+        snapshot_every: defaults.snapshot_every,
+        keep_snapshots: defaults.keep_snapshots as u32,
+        fsync: defaults.sync == SyncPolicy::EveryBatch,
+    }
+}
+
+fn storage(e: impl std::fmt::Display) -> MbStatus {
+    fail(MbStatus::Storage, e.to_string())
+}
+
+fn open(config: &MbConfig, dir: &Path, options: StoreOptions) -> Result<MbEngine, MbStatus> {
+    // The fresh state (engine and provisioned holders) is what the journal was written on;
+    // its fingerprint guards against replaying under another definition.
+    let fingerprint = config
+        .exchange
+        .fingerprint(config.start_time_ns, config.market_data);
+    pin_config(dir, &fingerprint).map_err(storage)?;
+    let mut fresh = MbEngine::build(config)?;
+    let (engine, market) = (fresh.engine.clone(), fresh.market.take());
+    let keep_market = market.is_some();
+    let (durable, engine, market, _) = DurableEngine::open(dir, options, move || {
+        let market = market.unwrap_or_else(|| {
+            MarketData::new(engine.instruments().len(), MarketDataConfig::default())
+        });
+        (engine, market)
+    })
+    .map_err(storage)?;
+    fresh.engine = engine;
+    fresh.market = keep_market.then_some(market);
+    fresh.durable = Some(durable);
+    Ok(fresh)
+}
+
+/// Opens a durable engine on the data directory `dir` (created if missing): a new
+/// directory starts from `config` (holders provisioned at its start time); an existing one
+/// is recovered (newest intact snapshot, then the journal after it) and must have been
+/// written under the same `config`, else `MB_STATUS_STORAGE`. `options` NULL takes
+/// `mb_store_options_default()`. Every accepted command is then journalled (and, with
+/// fsync, on stable storage) before its call returns.
+///
+/// # Safety
+/// `config` from `mb_config_*`; `dir` a NUL-terminated UTF-8 path; `options` NULL or
+/// valid; `out_engine` writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_open(
+    config: *const MbConfig,
+    dir: *const c_char,
+    options: *const MbStoreOptions,
+    out_engine: *mut *mut MbEngine,
+) -> MbStatus {
+    guard(|| {
+        let config = arg(config, "config")?;
+        // SAFETY: forwarded contract.
+        let dir = unsafe { text(dir, "dir") }?;
+        // SAFETY: NULL or valid per the contract.
+        let options = unsafe { options.as_ref() }
+            .copied()
+            .unwrap_or_else(|| mb_store_options_default());
+        publish(out_engine, || open(config, Path::new(dir), options.into()))
+    })
+}
+
+/// Writes a snapshot of a durable engine now (and prunes what it makes unnecessary).
+/// `MB_STATUS_INVALID_ARGUMENT` for an engine not opened on a directory.
+///
+/// # Safety
+/// `engine` live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_snapshot(engine: *mut MbEngine) -> MbStatus {
+    guard(|| {
+        let e = engine_mut(engine)?;
+        let durable = e.durable.as_mut().ok_or_else(|| {
+            fail(
+                MbStatus::InvalidArgument,
+                "engine has no data directory (use mb_engine_open)",
+            )
+        })?;
+        durable
+            .snapshot(&e.engine, e.market.as_ref())
+            .map(|_| ())
+            .map_err(storage)
+    })
+}

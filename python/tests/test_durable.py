@@ -1,0 +1,116 @@
+"""Durable engines: what was acknowledged before the engine went away is there after
+``Engine.open`` recovers the directory (with and without snapshots), the recovered engine
+goes on like one that never stopped, batches are journalled too, and a directory written
+under another definition is refused with StorageError."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import matchbook
+
+from conftest import DEFINITION, START
+
+
+def drive(engine: matchbook.Engine, start: int, stop: int) -> None:
+    """A deterministic flow: maker quotes, taker crosses, cancels and a transfer."""
+    maker, taker = engine.account("maker"), engine.account("taker")
+    for i in range(start, stop):
+        t = START + 1_000 + i * 1_000_000
+        price = 60_000 + (i % 9 - 4) * 10
+        try:
+            if i % 4 == 0:
+                engine.place_order(t, maker, "BTC_EUR", "BUY", "0.02", price)
+            elif i % 4 == 1:
+                engine.place_order(t, maker, "BTC_EUR", "SELL", "0.02", price + 50)
+            elif i % 4 == 2:
+                side = "BUY" if i // 4 % 2 else "SELL"
+                engine.place_order(t, taker, "BTC_EUR", side, "0.01", price,
+                                   time_in_force="IMMEDIATE_OR_CANCELLED")
+            elif i % 8 == 7:
+                engine.cancel_all(t, maker)
+            else:
+                engine.deposit(t, taker, "EUR", "1")
+        except matchbook.MatchbookError:
+            pass  # refusals are part of the flow; they are journalled like the rest
+
+
+def test_a_reopened_engine_has_every_call_and_goes_on_like_one_that_never_stopped(tmp_path) -> None:
+    reference = matchbook.Engine(DEFINITION, start_time=START)
+    drive(reference, 0, 160)
+    durable = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START, snapshot_every=30)
+    assert durable.data_dir == str(tmp_path)
+    drive(durable, 0, 100)
+    del durable  # no explicit snapshot or close: the journal holds everything
+    snapshots = sorted(f for f in os.listdir(tmp_path) if f.endswith(".snap"))
+    assert len(snapshots) == 2, snapshots
+    reopened = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START, snapshot_every=30)
+    partial = matchbook.Engine(DEFINITION, start_time=START)
+    drive(partial, 0, 100)
+    assert reopened.state_hash() == partial.state_hash()
+    assert reopened.trades().to_pandas().equals(partial.trades().to_pandas())
+    drive(reopened, 100, 160)
+    path = reopened.snapshot()
+    assert os.path.exists(path)
+    del reopened
+    again = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
+    assert again.state_hash() == reference.state_hash()
+    assert again.ticker("BTC_EUR") == reference.ticker("BTC_EUR")
+
+
+def test_batches_are_journalled(tmp_path) -> None:
+    def batch(engine: matchbook.Engine) -> None:
+        n = 500
+        rng = np.random.default_rng(3)
+        maker, taker = engine.account("maker"), engine.account("taker")
+        answers = engine.submit_orders(
+            time=START + np.arange(n, dtype=np.int64) * 1_000,
+            account=np.where(rng.integers(0, 2, n) == 0, maker, taker),
+            instrument="BTC_EUR",
+            side=rng.integers(0, 2, n),
+            price=5_990_000 + rng.integers(0, 20_000, n),
+            amount=np.full(n, 1_000),
+        )
+        assert (answers["status"] == 0).sum() > n // 2
+
+    durable = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
+    batch(durable)
+    live = durable.state_hash()
+    del durable
+    reference = matchbook.Engine(DEFINITION, start_time=START)
+    batch(reference)
+    assert live == reference.state_hash()
+    assert matchbook.Engine.open(tmp_path, DEFINITION, start_time=START).state_hash() == live
+
+
+def test_another_definition_or_start_is_refused(tmp_path) -> None:
+    engine = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
+    drive(engine, 0, 10)
+    del engine
+    with pytest.raises(matchbook.StorageError) as raised:
+        matchbook.Engine.open(tmp_path, DEFINITION, start_time=START + 1)
+    assert raised.value.code == 9009
+    assert "another configuration" in str(raised.value)
+    with pytest.raises(matchbook.StorageError):
+        matchbook.Engine.open(tmp_path, {"holders": []}, start_time=START)
+    with pytest.raises(matchbook.InvalidArgument):
+        matchbook.Engine.open(tmp_path / "other", DEFINITION, keep_snapshots=0)
+    with pytest.raises(matchbook.InvalidArgument):
+        matchbook.Engine(DEFINITION).snapshot()
+    assert matchbook.Engine(DEFINITION).data_dir is None
+
+
+def test_a_damaged_journal_is_refused_with_its_file(tmp_path) -> None:
+    engine = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START, snapshot_every=0)
+    drive(engine, 0, 40)
+    del engine
+    (segment,) = [f for f in os.listdir(tmp_path) if f.startswith("journal-")]
+    data = bytearray((tmp_path / segment).read_bytes())
+    data[40] ^= 0xFF  # inside the first record, with more records after it
+    (tmp_path / segment).write_bytes(bytes(data))
+    with pytest.raises(matchbook.StorageError) as raised:
+        matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
+    assert segment in str(raised.value)
