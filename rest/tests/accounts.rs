@@ -447,6 +447,29 @@ async fn a_config_file_sets_holders_keys_and_limits() {
         "the demo markets when the file names none"
     );
     server.stop().await.expect("stop");
+    // The data directory keeps a copy of the file it was first started with, and a
+    // shutdown snapshot; the copy starts it again, another configuration is refused.
+    let copy = dir.join(matchbook_rest::server::CONFIG_COPY);
+    assert_eq!(
+        std::fs::read_to_string(&copy).expect("copied"),
+        std::fs::read_to_string(&path).expect("original")
+    );
+    assert_eq!(
+        matchbook::store::list_snapshots(&dir).expect("list").len(),
+        1,
+        "snapshot at the stop"
+    );
+    let settings = matchbook_rest::config::Settings::from_file(&copy).expect("valid copy");
+    let server = matchbook_rest::Server::start(settings)
+        .await
+        .expect("restarts from its copy");
+    server.stop().await.expect("stop");
+    let mut other = matchbook_rest::config::Settings::from_file(&path).expect("valid");
+    other.engine.max_open_orders += 1;
+    match matchbook_rest::Server::start(other).await {
+        Err(e) => assert!(e.to_string().contains("another configuration"), "{e}"),
+        Ok(_) => panic!("a changed configuration must be refused"),
+    }
     let _ = std::fs::remove_file(path);
     let _ = std::fs::remove_dir_all(dir);
 }

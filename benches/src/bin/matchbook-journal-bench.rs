@@ -9,7 +9,11 @@
 
 use std::time::Instant;
 
-use matchbook::journal::{self, CommandLog, SyncPolicy};
+use matchbook::journal::{self, CommandLog, JournalEntry, SyncPolicy};
+use matchbook::market::MarketData;
+use matchbook::runtime::SnapshotPlan;
+use matchbook::snapshot::Snapshot;
+use matchbook::store::SnapshotWriter;
 use matchbook_bench::workload::{self, EXCHANGE_CORE};
 
 fn arg(name: &str, default: f64) -> f64 {
@@ -102,6 +106,7 @@ fn main() {
                 engine.state_hash(),
                 "replay reproduces the run"
             );
+            snapshots(&w, &dir, &recovered.entries);
         }
     }
     println!(
@@ -113,7 +118,13 @@ fn main() {
     // with the journal, batches are written and synced on the journal thread while the
     // engine applies the next, and answers wait for their batch.
     let mut through_runtime = Vec::new();
-    for durable in [false, true] {
+    let modes = [
+        ("off", false, 0),
+        ("fsync", true, 0),
+        ("fsync+snapshots", true, 100_000),
+    ];
+    let mut writer_status = None;
+    for (mode, durable, snapshot_every) in modes {
         let _ = std::fs::remove_dir_all(&dir);
         let engine = w.prepared_engine();
         let market = matchbook::market::MarketData::new(1, Default::default());
@@ -122,6 +133,13 @@ fn main() {
         let runtime = if durable {
             let (log, _) =
                 journal::SegmentedJournal::open(&dir, SyncPolicy::EveryBatch, 0).expect("journal");
+            let writer = SnapshotWriter::start(dir.clone(), 2).expect("writer");
+            let plan = (snapshot_every > 0).then(|| SnapshotPlan {
+                every: snapshot_every,
+                on_stop: false,
+                sink: writer.sink(),
+            });
+            writer_status = Some(writer);
             matchbook::runtime::Runtime::start_durable(
                 engine,
                 market,
@@ -129,7 +147,7 @@ fn main() {
                 65_536,
                 placement,
                 Box::new(log),
-                None,
+                plan,
             )
         } else {
             matchbook::runtime::Runtime::start_with(engine, market, clock, 65_536, placement)
@@ -155,15 +173,111 @@ fn main() {
         let seconds = started.elapsed().as_secs_f64();
         let rate = answered.load(std::sync::atomic::Ordering::Relaxed) as f64 / seconds;
         println!(
-            "runtime, journal {:<5} {:>6.2} M commands/s answered ({seconds:.3} s)",
-            if durable { "fsync" } else { "off" },
+            "runtime, journal {mode:<15} {:>6.2} M commands/s answered ({seconds:.3} s)",
             rate / 1e6
         );
+        if let Some(writer) = writer_status.take()
+            && snapshot_every > 0
+        {
+            let status = writer.finish();
+            println!(
+                "  snapshots written {}, last {:.1} MB in {:.1} ms (encode + write + fsync, on the writer thread), {} segments pruned",
+                status.written,
+                status.last_bytes as f64 / 1e6,
+                status.last_duration.as_secs_f64() * 1e3,
+                status.segments_pruned
+            );
+        }
         through_runtime.push(rate);
     }
     println!(
-        "runtime slowdown with the journal (fsync per batch, pipelined): {:.2}x",
-        through_runtime[0] / through_runtime[1]
+        "runtime slowdown with the journal (fsync per batch, pipelined): {:.2}x; with snapshots every 100k as well: {:.2}x",
+        through_runtime[0] / through_runtime[1],
+        through_runtime[0] / through_runtime[2]
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What a snapshot of the state after `entries` costs: the copies the engine and
+/// market-data threads make (the only stall they see), encoding and writing the file, and
+/// recovery from it (read, check, decode, replay a tail) against replay from empty.
+fn snapshots(w: &workload::Workload, dir: &std::path::Path, entries: &[JournalEntry]) {
+    let tail = entries.len() / 10;
+    let head = &entries[..entries.len() - tail];
+    let mut engine = w.prepared_engine();
+    let mut market = MarketData::new(engine.instruments().len(), Default::default());
+    let started = Instant::now();
+    journal::replay(&mut engine, Some(&mut market), entries);
+    let from_empty = started.elapsed().as_secs_f64();
+    let mut engine = w.prepared_engine();
+    let mut market = MarketData::new(engine.instruments().len(), Default::default());
+    journal::replay(&mut engine, Some(&mut market), head);
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let clone_engine = median(
+        (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(engine.clone());
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    );
+    let clone_market = median(
+        (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(market.clone());
+                t.elapsed().as_secs_f64()
+            })
+            .collect(),
+    );
+    let t = Instant::now();
+    let snapshot = Snapshot::capture(head.len() as u64, &engine, Some(&market)).expect("encode");
+    let encode = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let path = matchbook::store::write_snapshot(dir, &snapshot).expect("write");
+    let write = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let bytes = std::fs::read(&path).expect("read");
+    let read = Snapshot::from_bytes(&bytes).expect("intact");
+    let mut restored = read.engine().expect("engine");
+    let mut restored_market = read.market().expect("market").expect("kept");
+    let decode = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    journal::replay(
+        &mut restored,
+        Some(&mut restored_market),
+        &entries[head.len()..],
+    );
+    let replay_tail = t.elapsed().as_secs_f64();
+    journal::replay(&mut engine, Some(&mut market), &entries[head.len()..]);
+    assert_eq!(
+        restored.state_hash(),
+        engine.state_hash(),
+        "snapshot + tail = run"
+    );
+    println!(
+        "snapshot after {} commands: engine {} orders open; copy engine {:.2} ms, copy market data {:.2} ms; encode {:.1} ms, write+fsync {:.1} ms, {:.1} MB (engine {:.1} MB, market data {:.1} MB)",
+        head.len(),
+        engine.live_order_count(),
+        clone_engine * 1e3,
+        clone_market * 1e3,
+        encode * 1e3,
+        write * 1e3,
+        bytes.len() as f64 / 1e6,
+        snapshot.engine.len() as f64 / 1e6,
+        snapshot.market.len() as f64 / 1e6,
+    );
+    println!(
+        "recovery with market data: from empty {:.3} s ({:.2} s per million); from the snapshot: read+check+decode {:.3} s, replay {} tail commands {:.3} s, total {:.3} s",
+        from_empty,
+        from_empty / entries.len() as f64 * 1e6,
+        decode,
+        tail,
+        replay_tail,
+        decode + replay_tail
+    );
 }

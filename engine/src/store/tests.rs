@@ -255,6 +255,39 @@ fn damage_that_no_snapshot_covers_refuses_recovery_naming_the_file() {
 }
 
 #[test]
+fn a_flipped_bit_in_any_record_but_the_last_refuses_recovery_at_its_offset() {
+    let scratch = Scratch::new("bitflip");
+    run(&scratch.0, options(0, 1), &commands(120));
+    let segment = crate::journal::segment_path(&scratch.0, 1);
+    let original = std::fs::read(&segment).expect("read");
+    // Every bit of a stretch of records in the middle of the file.
+    let middle = original.len() / 2;
+    for at in middle..middle + 64 {
+        for bit in 0..8 {
+            let mut damaged = original.clone();
+            damaged[at] ^= 1 << bit;
+            std::fs::write(&segment, &damaged).expect("damage");
+            match recover(&scratch.0, options(0, 1), fresh) {
+                Err(StoreError::Journal(crate::journal::JournalError::Corrupt {
+                    path,
+                    offset,
+                    ..
+                })) => {
+                    assert_eq!(path, segment);
+                    assert!(
+                        offset <= at as u64,
+                        "offset {offset} after the damage at {at}"
+                    );
+                }
+                other => panic!("byte {at} bit {bit}: {:?}", other.map(|r| r.report)),
+            }
+        }
+    }
+    std::fs::write(&segment, &original).expect("restore");
+    assert!(recover(&scratch.0, options(0, 1), fresh).is_ok());
+}
+
+#[test]
 fn a_torn_tail_of_the_newest_segment_is_cut_off_and_reported() {
     let scratch = Scratch::new("torn-tail");
     let commands = commands(300);
