@@ -85,14 +85,13 @@ impl MbEngine {
                     &mut self.pending,
                 )
                 .map_err(|e| fail(MbStatus::Storage, e.to_string()))?,
-            None => {
-                let start = self.pending.len();
-                let applied = self.engine.apply(command, time, &mut self.pending);
-                if let Some(m) = self.market.as_mut() {
-                    m.on_events(&self.pending[start..]);
-                }
-                applied
-            }
+            None => matchbook::market::apply_and_record(
+                &mut self.engine,
+                self.market.as_mut(),
+                command,
+                time,
+                &mut self.pending,
+            ),
         };
         applied.map_err(|e| fail(MbStatus::from(e), e.to_string()))
     }

@@ -61,14 +61,13 @@ impl Core {
                     &mut self.pending,
                 )
                 .map_err(Refusal::Storage)?,
-            None => {
-                let start = self.pending.len();
-                let applied = self.engine.apply(command, time, &mut self.pending);
-                if let Some(m) = self.market.as_mut() {
-                    m.on_events(&self.pending[start..]);
-                }
-                applied
-            }
+            None => matchbook::market::apply_and_record(
+                &mut self.engine,
+                self.market.as_mut(),
+                command,
+                time,
+                &mut self.pending,
+            ),
         };
         if !self.keep_events {
             self.pending.clear();

@@ -22,6 +22,24 @@ use query::{DAY, QueryError};
 use ticker::{RollingStats, RollingWindow};
 use trades::{TradeRecord, TradeStore};
 
+/// Applies `command` to `engine`, appends its events to `events` and feeds them to
+/// `market`: what every single-threaded owner of an engine with market data does per
+/// command.
+pub fn apply_and_record(
+    engine: &mut crate::Engine,
+    market: Option<&mut MarketData>,
+    command: &crate::Command,
+    time: Timestamp,
+    events: &mut Vec<EventRecord>,
+) -> Result<crate::Applied, crate::EngineError> {
+    let start = events.len();
+    let applied = engine.apply(command, time, events);
+    if let Some(market) = market {
+        market.on_events(&events[start..]);
+    }
+    applied
+}
+
 /// Largest number of candles one request returns (spec section 8).
 pub const MAX_CANDLES: usize = 5_000;
 

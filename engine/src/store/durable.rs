@@ -84,12 +84,9 @@ impl DurableEngine {
         let appended = self.journal.append(time, command);
         self.guard(appended)?;
         self.since_snapshot += 1;
-        let start = events.len();
-        let result = engine.apply(command, time, events);
-        if let Some(market) = market {
-            market.on_events(&events[start..]);
-        }
-        Ok(result)
+        Ok(crate::market::apply_and_record(
+            engine, market, command, time, events,
+        ))
     }
 
     /// Makes every applied command durable, and takes a snapshot when the policy says one
