@@ -5,18 +5,22 @@
 #   make rest-bench - REST order entry and cancel over loopback (figures for BENCHMARKS.md)
 #   make ffi-bench  - C ABI call overhead and thread-safe handle throughput (BENCHMARKS.md)
 #   make python-bench - Python order entry per call and in batches (BENCHMARKS.md)
+#   make fuzz   - every cargo-fuzz target for FUZZ_SECONDS each (default 600; SECURITY.md)
 
 CARGO ?= cargo
 BENCH_N ?= 2000000
 
-.PHONY: all run test fmt-check lint unit ccxt python python-bench soak bench latency rest-bench ffi-bench clean
+.PHONY: all run test fmt-check lint unit ccxt python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
 
 all: test
 
 run:
 	$(CARGO) run --release -p matchbook-rest
 
-test: fmt-check lint unit ccxt python
+# The lint build is CPU-bound and the venv's downloads are not: they overlap.
+test: fmt-check
+	$(MAKE) -j2 lint $(VENV)/ready
+	$(MAKE) unit ccxt python fuzz-smoke
 
 fmt-check:
 	$(CARGO) fmt --all --check
@@ -75,3 +79,34 @@ ffi-bench:
 
 clean:
 	$(CARGO) clean
+
+# Fuzzing with cargo-fuzz (installed here, under target/tools, on first use) on the stable
+# toolchain: RUSTC_BOOTSTRAP=1 lets it pass its nightly-only flags. No sanitizer: the code
+# is safe Rust; the fuzzer looks for panics, overflows (debug assertions on) and the broken
+# promises each harness asserts (tests/src/fuzz). New inputs go to target/fuzz-corpus, the
+# committed seeds in fuzz/corpus are only read; a crash is left in fuzz/artifacts.
+FUZZ_TARGETS := engine_commands parse_inputs journal_decode snapshot_decode rest_request
+FUZZ_SECONDS ?= 600
+# Release with debug assertions for real runs; the smoke run builds faster unoptimised.
+FUZZ_BUILD ?= -a
+CARGO_FUZZ := target/tools/bin/cargo-fuzz
+FUZZ_ENV := RUSTC_BOOTSTRAP=1 PATH=$(abspath target/tools/bin):$$PATH
+
+$(CARGO_FUZZ):
+	$(CARGO) install --quiet --locked --root target/tools cargo-fuzz
+
+fuzz: $(CARGO_FUZZ)
+	$(FUZZ_ENV) $(CARGO) fuzz build -s none $(FUZZ_BUILD)
+	$(MAKE) -j2 $(addprefix fuzz-run-,$(FUZZ_TARGETS))
+
+# One target (libFuzzer is single-threaded: two run side by side on two cores).
+fuzz-run-%:
+	mkdir -p target/fuzz-corpus/$*
+	$(FUZZ_ENV) $(CARGO) fuzz run -s none $(FUZZ_BUILD) $* target/fuzz-corpus/$* fuzz/corpus/$* -- \
+		-max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 > target/fuzz-$*.log 2>&1 \
+		|| { tail -40 target/fuzz-$*.log; exit 1; }
+	@grep -E '^Done [0-9]+ runs' target/fuzz-$*.log | sed 's/^/$*: /'
+
+# Part of `make test`: every target for about 20 seconds.
+fuzz-smoke:
+	$(MAKE) fuzz FUZZ_SECONDS=20 FUZZ_BUILD=--dev

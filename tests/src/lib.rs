@@ -1,6 +1,8 @@
 //! Test support shared by matchbook's cross-crate tests: a naive reference engine written for
-//! clarity, against which the real engine is compared event by event.
+//! clarity, against which the real engine is compared event by event, and the fuzz
+//! harnesses that the cargo-fuzz targets in `fuzz/` run.
 #![deny(missing_docs)]
 
+pub mod fuzz;
 pub mod normalize;
 pub mod reference;

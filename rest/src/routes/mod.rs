@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::StatusCode;
-use axum::http::header::CONTENT_LENGTH;
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -50,7 +50,7 @@ async fn guard(request: Request, next: Next) -> Response {
     let uri = request.uri().clone();
     let started = Instant::now();
     let response = match tokio::time::timeout(HANDLER_TIMEOUT, next.run(request)).await {
-        Ok(response) => response,
+        Ok(response) => json_error(response),
         Err(_) => ApiError::Timeout.into_response(),
     };
     let status = response.status().as_u16();
@@ -62,6 +62,31 @@ async fn guard(request: Request, next: Next) -> Response {
         tracing::debug!(%method, path = uri.path(), status, micros, "request");
     }
     response
+}
+
+/// Every error answer in the spec's `{"error": CODE}` form: the framework's own refusals
+/// (a path segment that is not UTF-8, a query string it cannot split) come as plain text,
+/// and are given a code from their status.
+fn json_error(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let code = match status {
+        StatusCode::BAD_REQUEST => "BAD_REQUEST",
+        StatusCode::NOT_FOUND => "NOT_FOUND",
+        StatusCode::METHOD_NOT_ALLOWED => "METHOD_NOT_ALLOWED",
+        StatusCode::PAYLOAD_TOO_LARGE => "PAYLOAD_TOO_LARGE",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => "UNSUPPORTED_MEDIA_TYPE",
+        StatusCode::UNPROCESSABLE_ENTITY => "INVALID_REQUEST",
+        _ if status.is_server_error() => "INTERNAL_ERROR",
+        _ => "REQUEST_REFUSED",
+    };
+    (status, axum::Json(ErrorBody { error: code.into() })).into_response()
 }
 
 async fn not_found() -> ApiError {

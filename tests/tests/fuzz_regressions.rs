@@ -1,0 +1,135 @@
+//! The fuzz corpus as tests: every committed seed (`fuzz/corpus/<target>/`) and every input
+//! that once crashed a target (`fuzz/regressions/<target>/`) runs through its harness here,
+//! so `cargo test` keeps each fixed crash fixed without a fuzzer installed.
+
+use std::path::{Path, PathBuf};
+
+use matchbook_tests::fuzz::TARGETS;
+
+fn fuzz_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
+}
+
+fn inputs(kind: &str, target: &str) -> Vec<PathBuf> {
+    let dir = fuzz_dir().join(kind).join(target);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+#[test]
+fn every_seed_and_every_past_crash_passes_its_harness() {
+    let mut ran = 0;
+    for (target, harness) in TARGETS {
+        let seeds = inputs("corpus", target);
+        assert!(!seeds.is_empty(), "{target} has a committed seed corpus");
+        for path in seeds.iter().chain(&inputs("regressions", target)) {
+            let data = std::fs::read(path).expect("read input");
+            harness(&data);
+            ran += 1;
+        }
+    }
+    assert!(ran >= TARGETS.len());
+}
+
+/// Writes the seed corpus (run once with `--ignored` after changing an encoding):
+/// encodings the harnesses cannot guess, such as intact journal and snapshot files.
+#[test]
+#[ignore = "writes files into fuzz/corpus"]
+fn write_seed_corpus() {
+    use matchbook::journal::{CommandLog, Journal, MemoryStorage, SyncPolicy};
+    let write = |target: &str, name: &str, bytes: &[u8]| {
+        let dir = fuzz_dir().join("corpus").join(target);
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(dir.join(format!("seed-{name}")), bytes).expect("write");
+    };
+    // Commands: bytes from a fixed generator.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for (i, len) in [64usize, 512, 2048].into_iter().enumerate() {
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect();
+        write("engine_commands", &format!("random-{i}"), &bytes);
+    }
+    for (i, text) in [
+        "0.01",
+        "60000.00",
+        "1e5",
+        "-1",
+        "0.000000000000000000001",
+        "99999999999999999999",
+        "1,000.50",
+        "2026-01-01T00:00:00Z",
+        "1767225600000",
+        "MINUTES",
+        "{\"amount\":\"1\"}",
+    ]
+    .iter()
+    .enumerate()
+    {
+        write("parse_inputs", &format!("text-{i}"), text.as_bytes());
+    }
+    // A journal of real commands, without the magic (the harness adds it).
+    let w =
+        matchbook_bench::workload::generate_funded(matchbook_bench::workload::EXCHANGE_CORE, 3, 40);
+    let storage = MemoryStorage::default();
+    let (mut journal, _) = Journal::open(storage.clone(), SyncPolicy::Never).expect("journal");
+    for (i, command) in w.setup.iter().take(4).chain(&w.commands).enumerate() {
+        journal
+            .append(matchbook_bench::workload::time_of(i), command)
+            .expect("append");
+    }
+    journal.commit().expect("commit");
+    let file = storage.durable();
+    write(
+        "journal_decode",
+        "journal",
+        &file[matchbook::journal::MAGIC.len()..],
+    );
+    // A snapshot of a small engine, as a file and as the harness's split form.
+    let mut engine = w.prepared_engine();
+    let mut events = Vec::new();
+    for (i, command) in w.commands.iter().enumerate() {
+        let _ = engine.apply(command, w.time_of_command(i), &mut events);
+    }
+    let snapshot = matchbook::snapshot::Snapshot::capture(40, &engine, None).expect("capture");
+    write("snapshot_decode", "file", &snapshot.to_bytes());
+    let mut split = (snapshot.engine.len() as u16).to_le_bytes().to_vec();
+    split.extend_from_slice(&snapshot.engine);
+    write("snapshot_decode", "split", &split);
+    // REST requests: flags (1 admin, 2 JSON), method, key, path NUL body.
+    let requests: [(&[u8], &str, &str); 6] = [
+        (&[0, 0, 9], "/v1/instruments", ""),
+        (&[0, 0, 0], "/v1/account/balances", ""),
+        (
+            &[2, 1, 0],
+            "/v1/account/orders",
+            r#"{"instrument_code":"BTC_EUR","type":"LIMIT","side":"BUY","amount":"0.01","price":"59000.00"}"#,
+        ),
+        (
+            &[0, 0, 1],
+            "/v1/account/trades?from=2026-01-01T00:00:00Z&max_page_size=5",
+            "",
+        ),
+        (
+            &[0, 0, 0],
+            "/v1/candlesticks/BTC_EUR?unit=MINUTES&period=1&from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z",
+            "",
+        ),
+        (&[1, 0, 3], "/admin/state", ""),
+    ];
+    for (i, (head, path, body)) in requests.iter().enumerate() {
+        let mut bytes = head.to_vec();
+        bytes.extend_from_slice(path.as_bytes());
+        bytes.push(0);
+        bytes.extend_from_slice(body.as_bytes());
+        write("rest_request", &format!("request-{i}"), &bytes);
+    }
+}
