@@ -10,7 +10,7 @@
 CARGO ?= cargo
 BENCH_N ?= 2000000
 
-.PHONY: all run test fmt-check lint unit ccxt python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
+.PHONY: all run test fmt-check lint unit ccxt conformance python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
 
 all: test
 
@@ -20,7 +20,7 @@ run:
 # The lint build is CPU-bound and the venv's downloads are not: they overlap.
 test: fmt-check
 	$(MAKE) -j2 lint $(VENV)/ready
-	$(MAKE) unit ccxt python fuzz-smoke
+	$(MAKE) unit ccxt conformance python fuzz-smoke
 
 fmt-check:
 	$(CARGO) fmt --all --check
@@ -33,15 +33,22 @@ unit:
 
 # One Python venv made here for the ccxt client tests and the Python package.
 VENV ?= .venv
-$(VENV)/ready: rest/tests/ccxt/requirements.txt python/requirements-dev.txt
+$(VENV)/ready: rest/tests/ccxt/requirements.txt rest/tests/conformance/requirements.txt python/requirements-dev.txt
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check \
-		-r rest/tests/ccxt/requirements.txt -r python/requirements-dev.txt
+		-r rest/tests/ccxt/requirements.txt -r rest/tests/conformance/requirements.txt \
+		-r python/requirements-dev.txt
 	touch $@
 
 ccxt: $(VENV)/ready
 	$(CARGO) build --profile test -p matchbook-rest
 	MATCHBOOK_REST_BIN=target/debug/matchbook-rest $(VENV)/bin/python -m pytest -q -p no:cacheprovider rest/tests/ccxt
+
+# schemathesis against /openapi.json of both listeners (rest/tests/conformance/run.sh).
+conformance: $(VENV)/ready
+	$(CARGO) build --profile test -p matchbook-rest
+	MATCHBOOK_REST_BIN=target/debug/matchbook-rest SCHEMATHESIS=$(VENV)/bin/schemathesis \
+		rest/tests/conformance/run.sh
 
 # The Python package: built by maturin into the venv (profile `python`: optimised, a
 # library), then its tests, the stub check, the docstring examples and the backtest example.

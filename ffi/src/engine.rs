@@ -97,6 +97,18 @@ impl MbEngine {
     }
 }
 
+impl Drop for MbEngine {
+    /// A durable engine snapshots what was journalled since its last snapshot, so the next
+    /// open replays nothing (best effort: the journal holds everything either way).
+    fn drop(&mut self) {
+        if let Some(durable) = self.durable.as_mut()
+            && durable.commands_since_snapshot() > 0
+        {
+            let _ = durable.snapshot(&self.engine, self.market.as_ref());
+        }
+    }
+}
+
 impl Reader for MbEngine {
     fn engine<R: Send + 'static>(
         &self,

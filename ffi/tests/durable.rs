@@ -171,6 +171,17 @@ fn a_reopened_engine_has_every_call_and_goes_on_like_one_that_never_stopped() {
     unsafe { mb_engine_free(engine) };
     let snapshots = matchbook::store::list_snapshots(&dir.0).expect("list");
     assert_eq!(snapshots.len(), 2, "interval snapshots, older ones pruned");
+    // Freeing took a last snapshot: nothing is left to replay.
+    let (_, journal) = matchbook::journal::SegmentedJournal::open(
+        &dir.0,
+        matchbook::journal::SyncPolicy::Never,
+        snapshots[1].seq,
+    )
+    .expect("journal");
+    assert!(
+        journal.entries.is_empty(),
+        "the last snapshot covers every call"
+    );
 
     let engine = open(config, &dir, &options);
     let reopened = plain(config);

@@ -13,6 +13,20 @@ use pyo3::prelude::*;
 use crate::engine::NativeEngine;
 use crate::errors::{invalid, storage};
 
+impl Drop for NativeEngine {
+    /// A durable engine snapshots what was journalled since its last snapshot when it is
+    /// collected, so the next open replays nothing (best effort: the journal holds
+    /// everything either way).
+    fn drop(&mut self) {
+        let core = &mut self.core;
+        if let Some(durable) = core.durable.as_mut()
+            && durable.commands_since_snapshot() > 0
+        {
+            let _ = durable.snapshot(&core.engine, core.market.as_ref());
+        }
+    }
+}
+
 #[pymethods]
 impl NativeEngine {
     /// An engine on the data directory `path`: a new directory starts from the definition

@@ -6,6 +6,7 @@ under another definition is refused with StorageError."""
 from __future__ import annotations
 
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -104,13 +105,17 @@ def test_another_definition_or_start_is_refused(tmp_path) -> None:
 
 
 def test_a_damaged_journal_is_refused_with_its_file(tmp_path) -> None:
-    engine = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START, snapshot_every=0)
+    live, crashed = tmp_path / "live", tmp_path / "crashed"
+    engine = matchbook.Engine.open(live, DEFINITION, start_time=START, snapshot_every=0)
     drive(engine, 0, 40)
+    # A copy taken while the engine runs is what a crash leaves: the journal, no snapshot
+    # (a closing engine would snapshot and drop the covered journal).
+    shutil.copytree(live, crashed)
     del engine
-    (segment,) = [f for f in os.listdir(tmp_path) if f.startswith("journal-")]
-    data = bytearray((tmp_path / segment).read_bytes())
+    (segment,) = [f for f in os.listdir(crashed) if f.startswith("journal-")]
+    data = bytearray((crashed / segment).read_bytes())
     data[40] ^= 0xFF  # inside the first record, with more records after it
-    (tmp_path / segment).write_bytes(bytes(data))
+    (crashed / segment).write_bytes(bytes(data))
     with pytest.raises(matchbook.StorageError) as raised:
-        matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
+        matchbook.Engine.open(crashed, DEFINITION, start_time=START)
     assert segment in str(raised.value)

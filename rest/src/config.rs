@@ -76,6 +76,10 @@ pub struct ServerSection {
     pub snapshot_every: Option<u64>,
     /// Snapshots kept in the data directory (default 2, at least 1).
     pub keep_snapshots: Option<usize>,
+    /// Most connections open at once per listener (default 1024).
+    pub max_connections: Option<usize>,
+    /// Seconds a connection may send nothing before it is closed (default 60).
+    pub idle_timeout_seconds: Option<u64>,
 }
 
 /// `[[keys]]`: a key given by its digest.
@@ -149,6 +153,10 @@ pub struct Settings {
     pub keep_snapshots: usize,
     /// Text of the configuration file, copied into the data directory at first start.
     pub source: Option<String>,
+    /// Most connections open at once, per listener.
+    pub max_connections: usize,
+    /// A connection that sends nothing this long is closed.
+    pub idle_timeout: std::time::Duration,
 }
 
 fn address(text: &str) -> Result<SocketAddr, ConfigFileError> {
@@ -224,6 +232,8 @@ impl Settings {
             snapshot_every: StoreOptions::default().snapshot_every,
             keep_snapshots: StoreOptions::default().keep_snapshots,
             source: None,
+            max_connections: crate::listener::DEFAULT_MAX_CONNECTIONS,
+            idle_timeout: crate::listener::DEFAULT_IDLE_TIMEOUT,
         }
     }
 
@@ -308,6 +318,15 @@ impl Settings {
                 .unwrap_or(demo.keep_snapshots)
                 .max(1),
             source: None,
+            max_connections: file
+                .server
+                .max_connections
+                .unwrap_or(demo.max_connections)
+                .max(1),
+            idle_timeout: file
+                .server
+                .idle_timeout_seconds
+                .map_or(demo.idle_timeout, std::time::Duration::from_secs),
         })
     }
 }
@@ -315,6 +334,15 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_listeners_default_to_loopback() {
+        let demo = Settings::demo();
+        assert!(demo.bind.ip().is_loopback(), "{}", demo.bind);
+        assert!(demo.admin_bind.ip().is_loopback(), "{}", demo.admin_bind);
+        let file = Settings::from_config(FileConfig::default()).expect("empty file");
+        assert!(file.bind.ip().is_loopback() && file.admin_bind.ip().is_loopback());
+    }
 
     #[test]
     fn a_small_file_replaces_the_defaults_it_names() {

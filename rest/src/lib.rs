@@ -27,6 +27,7 @@ pub mod error;
 pub mod format;
 pub mod history;
 pub mod keys;
+pub mod listener;
 pub mod markets;
 pub mod openapi;
 pub mod params;

@@ -4,6 +4,7 @@
 use std::sync::OnceLock;
 
 use axum::Json;
+use serde_json::{Value, json};
 use utoipa::Modify;
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
@@ -60,13 +61,85 @@ pub struct ApiDoc;
 pub struct AdminDoc;
 
 /// Serves the admin description.
-pub async fn serve_admin() -> Json<utoipa::openapi::OpenApi> {
-    static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
-    Json(DOC.get_or_init(AdminDoc::openapi).clone())
+pub async fn serve_admin() -> Json<Value> {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    Json(DOC.get_or_init(|| completed(&AdminDoc::openapi())).clone())
 }
 
 /// Serves the description.
-pub async fn serve() -> Json<utoipa::openapi::OpenApi> {
-    static DOC: OnceLock<utoipa::openapi::OpenApi> = OnceLock::new();
-    Json(DOC.get_or_init(ApiDoc::openapi).clone())
+pub async fn serve() -> Json<Value> {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    Json(DOC.get_or_init(|| completed(&ApiDoc::openapi())).clone())
+}
+
+/// Statuses every operation may answer, with the spec's error body: a malformed request
+/// (400), an unknown instrument, order or route (404), an engine queue that is full (503)
+/// or slow to answer (504).
+const ALWAYS: [&str; 4] = ["400", "404", "503", "504"];
+/// And every operation behind a key: no or a bad key (401), a scope it lacks (403), the
+/// rate limit (429).
+const WITH_KEY: [&str; 3] = ["401", "403", "429"];
+
+/// The generated description, completed where the annotations leave it loose, so that a
+/// client (or schemathesis) can hold the server to it: every status the request guard,
+/// the authenticator or the runtime can answer is listed, request bodies are JSON objects,
+/// ids are UUIDs and bounded parameters carry their bounds.
+fn completed(doc: &utoipa::openapi::OpenApi) -> Value {
+    let mut doc = serde_json::to_value(doc).unwrap_or(Value::Null);
+    let error = json!({"description": "`{\"error\": CODE}`", "content": {"application/json":
+        {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}});
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return doc;
+    };
+    for item in paths.values_mut().filter_map(Value::as_object_mut) {
+        for operation in item.values_mut().filter_map(Value::as_object_mut) {
+            let keyed = operation.contains_key("security");
+            if let Some(responses) = operation
+                .get_mut("responses")
+                .and_then(Value::as_object_mut)
+            {
+                let statuses = ALWAYS.iter().chain(if keyed { &WITH_KEY[..] } else { &[] });
+                for status in statuses {
+                    responses
+                        .entry(status.to_string())
+                        .or_insert_with(|| error.clone());
+                }
+            }
+            if let Some(body) = operation
+                .get_mut("requestBody")
+                .and_then(Value::as_object_mut)
+            {
+                // A body described only in prose comes out with no media type at all.
+                let typed = body
+                    .get("content")
+                    .and_then(Value::as_object)
+                    .is_some_and(|c| !c.is_empty() && !c.contains_key(""));
+                if !typed {
+                    body.insert(
+                        "content".into(),
+                        json!({"application/json": {"schema": {"type": "object"}}}),
+                    );
+                }
+            }
+            let parameters = operation
+                .get_mut("parameters")
+                .and_then(Value::as_array_mut);
+            for parameter in parameters.into_iter().flatten() {
+                let name = parameter.get("name").and_then(Value::as_str).unwrap_or("");
+                let schema = match name {
+                    "order_id" | "client_id" | "trade_id" | "account_id" => {
+                        json!({"type": "string", "format": "uuid"})
+                    }
+                    // The one numeric id of the spec (section 1).
+                    "position_id" => json!({"type": "string", "pattern": "^[0-9]+$"}),
+                    "level" => json!({"type": "integer", "minimum": 1, "maximum": 3}),
+                    "depth" => json!({"type": "integer", "minimum": 1}),
+                    "max_page_size" => json!({"type": "integer", "minimum": 0, "maximum": 100}),
+                    _ => continue,
+                };
+                parameter["schema"] = schema;
+            }
+        }
+    }
+    doc
 }

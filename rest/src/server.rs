@@ -16,10 +16,12 @@ use tokio::task::JoinHandle;
 use crate::config::Settings;
 use crate::cursor::CursorSigner;
 use crate::keys::KeyStore;
+use crate::listener::LimitedListener;
 use crate::markets::Markets;
 use crate::routes::{admin_router, public_router};
 use crate::setup::{self, IssuedKey, SetupError};
 use crate::state::{AppState, Shared};
+use axum::serve::Listener as _;
 
 /// Why the server could not start or stop cleanly.
 #[derive(Debug, thiserror::Error)]
@@ -90,7 +92,7 @@ impl std::fmt::Debug for Server {
 }
 
 async fn serve(
-    listener: TcpListener,
+    listener: LimitedListener,
     router: axum::Router,
     mut stop: watch::Receiver<bool>,
 ) -> std::io::Result<()> {
@@ -197,8 +199,11 @@ impl Server {
                 .map_err(|e| ServerError::Io(std::io::Error::other(e)))?;
             std::fs::write(path, text)?;
         }
-        let public = TcpListener::bind(settings.bind).await?;
-        let admin = TcpListener::bind(settings.admin_bind).await?;
+        let limited = |listener| {
+            LimitedListener::new(listener, settings.max_connections, settings.idle_timeout)
+        };
+        let public = limited(TcpListener::bind(settings.bind).await?);
+        let admin = limited(TcpListener::bind(settings.admin_bind).await?);
         let (addr, admin_addr) = (public.local_addr()?, admin.local_addr()?);
         let (stop, stopped) = watch::channel(false);
         let listeners = vec![

@@ -155,6 +155,12 @@ impl DurableEngine {
         })
     }
 
+    /// Commands journalled since the last snapshot (an owner closing the engine snapshots
+    /// when this is not zero, so the next open replays nothing).
+    pub fn commands_since_snapshot(&self) -> u64 {
+        self.since_snapshot
+    }
+
     /// Sequence number of the last journalled command (0: none).
     pub fn last_seq(&self) -> u64 {
         self.journal.next_seq() - 1

@@ -1,0 +1,196 @@
+//! Overload: load well above the rate limit, and well above what the engine's queue holds,
+//! is answered with 429 or 503 and the spec's JSON error (never another 5xx or a dropped
+//! connection); every order acknowledged meanwhile is there, also after a restart; and the
+//! exchange answers promptly again once the load stops.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{Exchange, code, data_dir, settings};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn above_the_rate_limit_every_answer_is_200_or_429() {
+    let mut s = settings(data_dir());
+    s.rate_limit_per_minute = 20;
+    let x = Exchange::with(s).await;
+    let mut requests = tokio::task::JoinSet::new();
+    // Balances are a rate-limited endpoint (spec section 8).
+    for _ in 0..120 {
+        let (http, url, key) = (
+            x.http.clone(),
+            format!("{}/v1/account/balances", x.base),
+            x.trader.key.clone(),
+        );
+        requests.spawn(async move {
+            let r = http
+                .get(url)
+                .bearer_auth(key)
+                .send()
+                .await
+                .expect("answered");
+            let status = r.status();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        });
+    }
+    let mut limited = 0;
+    while let Some(done) = requests.join_next().await {
+        let (status, body) = done.expect("task");
+        match status {
+            StatusCode::OK => {}
+            StatusCode::TOO_MANY_REQUESTS => {
+                limited += 1;
+                assert!(body["error"].is_string(), "{body}");
+            }
+            other => panic!("{other}: {body}"),
+        }
+    }
+    assert!(
+        limited >= 100,
+        "20 a minute allowed, {limited} of 120 refused"
+    );
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn above_the_queue_capacity_acknowledged_orders_survive_and_latency_recovers() {
+    let dir = data_dir();
+    let mut s = settings(dir.clone());
+    s.rate_limit_per_minute = 1_000_000;
+    s.queue_capacity = 1;
+    let x = Exchange::with(s.clone()).await;
+    let mut keys = Vec::new();
+    for _ in 0..8 {
+        keys.push(x.new_holder(&["TRADE"]).await.0);
+    }
+    let mut requests = tokio::task::JoinSet::new();
+    for (k, key) in keys.iter().enumerate() {
+        for i in 0..60 {
+            let (http, url, key) = (
+                x.http.clone(),
+                format!("{}/v1/account/orders", x.base),
+                key.clone(),
+            );
+            let side = if (i + k) % 2 == 0 { "BUY" } else { "SELL" };
+            requests.spawn(async move {
+                let body = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": side,
+                    "price": format!("{}.00", 60_000 + (i % 7) * 10 - 30), "amount": "0.001"});
+                let r = http
+                    .post(url)
+                    .bearer_auth(&key)
+                    .json(&body)
+                    .send()
+                    .await
+                    .expect("answered");
+                let status = r.status();
+                (key, status, r.json::<Value>().await.unwrap_or(Value::Null))
+            });
+        }
+    }
+    let (mut acked, mut busy) = (Vec::new(), 0);
+    while let Some(done) = requests.join_next().await {
+        let (key, status, body) = done.expect("task");
+        match status {
+            StatusCode::OK => acked.push((key, body["order_id"].as_str().expect("id").to_owned())),
+            StatusCode::SERVICE_UNAVAILABLE => {
+                busy += 1;
+                assert!(body["error"].is_string(), "{body}");
+            }
+            StatusCode::UNPROCESSABLE_ENTITY => {} // an engine refusal (funds, limits)
+            other => panic!("{other}: {body}"),
+        }
+    }
+    assert!(
+        busy > 0,
+        "the queue of one overflowed under 480 concurrent orders"
+    );
+    assert!(!acked.is_empty(), "some orders got through");
+    // Prompt again once the load stopped.
+    for _ in 0..10 {
+        let started = Instant::now();
+        let (status, body) = x.get("/v1/account/balances", Some(&keys[0])).await;
+        assert_eq!(status, StatusCode::OK, "{}", code(&body));
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "answered promptly"
+        );
+    }
+    // Every acknowledged order is there, also after a restart.
+    x.server.stop().await.expect("stop");
+    let mut again = s;
+    again.demo = false;
+    let server = matchbook_rest::Server::start(again).await.expect("restart");
+    let http = reqwest::Client::new();
+    for (key, id) in &acked {
+        let r = http
+            .get(format!("http://{}/v1/account/orders/{id}", server.addr))
+            .bearer_auth(key)
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(r.status(), StatusCode::OK, "acknowledged order {id}");
+    }
+    server.stop().await.expect("stop");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_connections_are_closed_and_open_connections_are_bounded() {
+    let mut s = settings(data_dir());
+    s.max_connections = 2;
+    s.idle_timeout = Duration::from_millis(600);
+    let x = Exchange::with(s).await;
+    let addr = x.server.addr;
+    // Two clients connect and send nothing (or half a request line): they hold both places.
+    let (idle, half) = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let idle = std::net::TcpStream::connect(addr).expect("connect");
+        let mut half = std::net::TcpStream::connect(addr).expect("connect");
+        half.write_all(b"GET /v1/time HTT").expect("write");
+        (idle, half)
+    })
+    .await
+    .expect("thread");
+    std::thread::sleep(Duration::from_millis(100));
+    // A third waits for a place, which the idle timeout frees.
+    let started = Instant::now();
+    let (status, _) = x.get("/v1/time", None).await;
+    let waited = started.elapsed();
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        waited >= Duration::from_millis(300),
+        "the third connection waited for a place ({waited:?})"
+    );
+    // Both silent connections were closed by the server.
+    let closed = tokio::task::spawn_blocking(move || {
+        use std::io::Read;
+        // Closed: end of stream or a reset. Still open: the read times out.
+        let is_closed = |result: std::io::Result<usize>| match result {
+            Ok(0) => true,
+            Ok(_) => false,
+            Err(e) => !matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ),
+        };
+        [idle, half].map(|mut c| {
+            c.set_read_timeout(Some(Duration::from_secs(5)))
+                .expect("timeout");
+            let mut buf = [0u8; 256];
+            // An error answer may come before the close; then the close must follow.
+            let first = c.read(&mut buf);
+            let answered = matches!(first, Ok(n) if n > 0);
+            if answered {
+                is_closed(c.read(&mut buf))
+            } else {
+                is_closed(first)
+            }
+        })
+    })
+    .await
+    .expect("thread");
+    assert_eq!(closed, [true, true], "silent connections are closed");
+    x.stop().await;
+}
