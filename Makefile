@@ -31,6 +31,11 @@ lint:
 unit:
 	$(CARGO) test --workspace
 
+# The binary the HTTP tests run is the one `cargo test --workspace` builds (after `unit`
+# this is a no-op): building the one package alone would resolve other features and
+# compile its dependencies again.
+REST_BIN_BUILD := $(CARGO) test --workspace --no-run --quiet
+
 # One Python venv made here for the ccxt client tests and the Python package.
 VENV ?= .venv
 $(VENV)/ready: rest/tests/ccxt/requirements.txt rest/tests/conformance/requirements.txt python/requirements-dev.txt
@@ -41,12 +46,12 @@ $(VENV)/ready: rest/tests/ccxt/requirements.txt rest/tests/conformance/requireme
 	touch $@
 
 ccxt: $(VENV)/ready
-	$(CARGO) build --profile test -p matchbook-rest
+	$(REST_BIN_BUILD)
 	MATCHBOOK_REST_BIN=target/debug/matchbook-rest $(VENV)/bin/python -m pytest -q -p no:cacheprovider rest/tests/ccxt
 
 # schemathesis against /openapi.json of both listeners (rest/tests/conformance/run.sh).
 conformance: $(VENV)/ready
-	$(CARGO) build --profile test -p matchbook-rest
+	$(REST_BIN_BUILD)
 	MATCHBOOK_REST_BIN=target/debug/matchbook-rest SCHEMATHESIS=$(VENV)/bin/schemathesis \
 		rest/tests/conformance/run.sh
 
