@@ -223,6 +223,17 @@ impl VolumeWindow {
         }
     }
 
+    /// Checks a decoded window against its group: a tier the group has, no negative volume.
+    pub(crate) fn check(&self, group: &FeeGroup) -> Result<(), String> {
+        if self.tier >= group.tiers.len().max(1)
+            || self.running < 0
+            || self.buckets.iter().any(|(_, volume)| *volume < 0)
+        {
+            return Err("a traded-volume window is out of range".into());
+        }
+        Ok(())
+    }
+
     /// Hash input: the buckets inside the window and the tier.
     pub(crate) fn digest(&self, h: &mut crate::hashing::StateHasher) {
         for (day, volume) in &self.buckets {

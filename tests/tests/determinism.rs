@@ -237,8 +237,12 @@ fn replay_from_empty_and_from_every_snapshot_agree() {
         for file in snapshots {
             let bytes = std::fs::read(&file.path).expect("read");
             let snapshot = Snapshot::from_bytes(&bytes).expect("intact");
-            let mut engine = snapshot.engine().expect("engine");
-            let mut market = snapshot.market().expect("market").expect("kept");
+            let reference = Engine::new(w.config.clone()).expect("config");
+            let mut engine = snapshot.engine(&reference).expect("engine");
+            let mut market = snapshot
+                .market(engine.instruments().len())
+                .expect("market")
+                .expect("kept");
             assert_eq!(
                 engine.state_hash(),
                 hashes_at[&file.seq],

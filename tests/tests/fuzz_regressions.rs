@@ -45,18 +45,24 @@ fn write_seed_corpus() {
         std::fs::create_dir_all(&dir).expect("dir");
         std::fs::write(dir.join(format!("seed-{name}")), bytes).expect("write");
     };
-    // Commands: bytes from a fixed generator.
+    // Commands: bytes from a fixed generator (xorshift).
     let mut state = 0x2545_f491_4f6c_dd1du64;
-    for (i, len) in [64usize, 512, 2048].into_iter().enumerate() {
-        let bytes: Vec<u8> = (0..len)
+    let mut random_bytes = |len: usize| -> Vec<u8> {
+        (0..len)
             .map(|_| {
                 state ^= state << 13;
                 state ^= state >> 7;
                 state ^= state << 17;
                 state as u8
             })
-            .collect();
-        write("engine_commands", &format!("random-{i}"), &bytes);
+            .collect()
+    };
+    for (i, len) in [64usize, 512, 2048].into_iter().enumerate() {
+        write(
+            "engine_commands",
+            &format!("random-{i}"),
+            &random_bytes(len),
+        );
     }
     for (i, text) in [
         "0.01",
@@ -93,16 +99,17 @@ fn write_seed_corpus() {
         "journal",
         &file[matchbook::journal::MAGIC.len()..],
     );
-    // A snapshot of a small engine, as a file and as the harness's split form.
-    let mut engine = w.prepared_engine();
-    let mut events = Vec::new();
-    for (i, command) in w.commands.iter().enumerate() {
-        let _ = engine.apply(command, w.time_of_command(i), &mut events);
-    }
-    let snapshot = matchbook::snapshot::Snapshot::capture(40, &engine, None).expect("capture");
+    // A snapshot of the demo engine after a run of commands, as a file and as the
+    // harness's split form (engine bytes, then the commands to run on it).
+    let commands = random_bytes(2048);
+    let (engine, market) = matchbook_tests::fuzz::demo_state_after(&commands);
+    let snapshot =
+        matchbook::snapshot::Snapshot::capture(40, &engine, Some(&market)).expect("capture");
     write("snapshot_decode", "file", &snapshot.to_bytes());
-    let mut split = (snapshot.engine.len() as u16).to_le_bytes().to_vec();
+    let length = u16::try_from(snapshot.engine.len()).expect("the seed engine fits the split");
+    let mut split = length.to_le_bytes().to_vec();
     split.extend_from_slice(&snapshot.engine);
+    split.extend_from_slice(&commands[..512]);
     write("snapshot_decode", "split", &split);
     // REST requests: flags (1 admin, 2 JSON), method, key, path NUL body.
     let requests: [(&[u8], &str, &str); 6] = [
@@ -132,4 +139,30 @@ fn write_seed_corpus() {
         bytes.extend_from_slice(body.as_bytes());
         write("rest_request", &format!("request-{i}"), &bytes);
     }
+}
+
+/// The committed snapshot seed passes the load check, so the fuzzer starts from engines
+/// that reach the command runs and not only the refusals.
+#[test]
+fn the_snapshot_seed_is_accepted_by_the_load_check() {
+    let bytes = std::fs::read(fuzz_dir().join("corpus/snapshot_decode/seed-file")).expect("seed");
+    let snapshot = matchbook::snapshot::Snapshot::from_bytes(&bytes).expect("intact");
+    let reference = matchbook::Engine::new(matchbook::demo::config()).expect("demo");
+    let engine = snapshot.engine(&reference).expect("consistent");
+    assert!(engine.holder_count() == 3 && engine.state_hash() != reference.state_hash());
+    let market = snapshot.market(engine.instruments().len());
+    let market = market.expect("consistent").expect("kept");
+    let day = matchbook::market::period::GRANULARITIES[6];
+    let candles = (0..7u16).map(|i| {
+        let instrument = matchbook::InstrumentId(i);
+        let to = engine.now();
+        market
+            .candles(instrument, day, to, to, Some(1000))
+            .map_or(0, |c| c.len())
+    });
+    let candles: Vec<usize> = candles.collect();
+    assert!(
+        candles.iter().sum::<usize>() > 0,
+        "the seed has market data to check"
+    );
 }

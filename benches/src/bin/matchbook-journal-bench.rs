@@ -9,6 +9,7 @@
 
 use std::time::Instant;
 
+use matchbook::Engine;
 use matchbook::journal::{self, CommandLog, JournalEntry, SyncPolicy};
 use matchbook::market::MarketData;
 use matchbook::runtime::SnapshotPlan;
@@ -240,11 +241,15 @@ fn snapshots(w: &workload::Workload, dir: &std::path::Path, entries: &[JournalEn
     let t = Instant::now();
     let path = matchbook::store::write_snapshot(dir, &snapshot).expect("write");
     let write = t.elapsed().as_secs_f64();
+    let reference = Engine::new(w.config.clone()).expect("bench config is valid");
     let t = Instant::now();
     let bytes = std::fs::read(&path).expect("read");
     let read = Snapshot::from_bytes(&bytes).expect("intact");
-    let mut restored = read.engine().expect("engine");
-    let mut restored_market = read.market().expect("market").expect("kept");
+    let mut restored = read.engine(&reference).expect("engine");
+    let mut restored_market = read
+        .market(restored.instruments().len())
+        .expect("market")
+        .expect("kept");
     let decode = t.elapsed().as_secs_f64();
     let t = Instant::now();
     journal::replay(

@@ -250,6 +250,49 @@ impl Ladder {
         Some(w2 * 64 + self.words[w2].trailing_zeros() as usize)
     }
 
+    /// Every (key, level) the ladder holds, best first, after checking that the window's
+    /// slots, bitset, summary word and count agree and that every outlier lies above the
+    /// window: the shape the O(1) lookups rely on, which a decoded snapshot must have.
+    pub(crate) fn checked_entries(&self) -> Result<Vec<(i64, u32)>, String> {
+        if self.slots.len() != WINDOW || self.base > i64::MAX - WINDOW as i64 {
+            return Err("ladder window out of shape".into());
+        }
+        let mut entries = Vec::with_capacity(self.len());
+        for (w, &word) in self.words.iter().enumerate() {
+            if (word != 0) != ((self.summary >> w) & 1 == 1) {
+                return Err("ladder summary disagrees with its bitset".into());
+            }
+            for bit in 0..64 {
+                let i = w * 64 + bit;
+                let occupied = self.slots[i] != NIL;
+                if occupied != ((word >> bit) & 1 == 1) {
+                    return Err("ladder bitset disagrees with its slots".into());
+                }
+                if occupied {
+                    entries.push((self.base + i as i64, self.slots[i]));
+                }
+            }
+        }
+        if entries.len() != self.window_len {
+            return Err("ladder level count disagrees with its window".into());
+        }
+        let end = self.base + WINDOW as i64;
+        for (&key, &level) in &self.outliers {
+            if key < end || level == NIL {
+                return Err("ladder outlier inside or below the window".into());
+            }
+            entries.push((key, level));
+        }
+        Ok(entries)
+    }
+
+    /// Clears the bitset without touching the slots (integrity tests corrupt it).
+    #[cfg(test)]
+    pub(crate) fn clear_bits_for_test(&mut self) {
+        self.words = [0; WORDS];
+        self.summary = 0;
+    }
+
     /// Moves the window to start at `new_base`, re-homing every level.
     fn rebase(&mut self, new_base: i64) {
         let mut moved = std::mem::take(&mut self.scratch);

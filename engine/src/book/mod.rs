@@ -2,6 +2,7 @@
 //! of orders (prev/next slots into the engine's order slab), the pending stop orders, and the
 //! last trade price. Cancel by slot is O(1); best bid and ask are O(1).
 
+mod check;
 mod ladder;
 pub mod view;
 

@@ -45,6 +45,19 @@ pub(crate) struct Settlement {
     pub(crate) futures: Option<u16>,
 }
 
+impl Settlement {
+    /// Currency an open order on `side` holds reserved: the quote for a buy and for any
+    /// futures order (its margin), the base for a spot sell.
+    #[inline]
+    pub(crate) fn reserve_currency(&self, side: Side) -> CurrencyId {
+        if side == Side::Buy || self.futures.is_some() {
+            self.quote
+        } else {
+            self.base
+        }
+    }
+}
+
 /// Decimal places a transfer keeps for a currency (spec 2.5).
 pub fn transfer_decimals(code: &str) -> u8 {
     if matches!(code, "SHIB" | "PEPE" | "BTT") {
@@ -265,11 +278,7 @@ impl Engine {
         }
         o.reserved = 0;
         let s = self.settlements[usize::from(instrument.0)];
-        let currency = if side == Side::Buy || s.futures.is_some() {
-            s.quote
-        } else {
-            s.base
-        };
+        let currency = s.reserve_currency(side);
         if s.futures.is_some() {
             self.futures.account_mut(account).order_margin -= reserved;
         }

@@ -6,6 +6,7 @@ mod admin;
 mod amend;
 mod cancel;
 mod futures;
+mod integrity;
 mod ledger;
 mod matching;
 mod place;
@@ -16,6 +17,7 @@ mod views;
 pub use accounts::MAIN_ACCOUNT_NAME;
 pub use admin::MAX_ACCOUNT_NAME;
 pub use futures::{FundingView, FuturesSummary, MarginState, PositionView, RATE_SCALE};
+pub use integrity::IntegrityError;
 pub use ledger::transfer_decimals;
 pub use views::{AccountFees, ActiveTier, MarginTotals, RunningVolume};
 

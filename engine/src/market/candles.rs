@@ -64,6 +64,30 @@ impl CandleSeries {
         }
     }
 
+    /// Checks a decoded series: the expected granularity, at most `retention` entries, each
+    /// starting on a period boundary after the one before, inside the representable time.
+    pub(crate) fn check(&self, granularity: Granularity) -> Result<(), String> {
+        if self.granularity != granularity
+            || self.retention == 0
+            || self.entries.len() > self.retention
+        {
+            return Err("a candle series is not the one expected".into());
+        }
+        let mut previous = None;
+        for e in &self.entries {
+            let start = e.candle.start;
+            if !(0..=super::LATEST_TIME.0).contains(&start.0)
+                || granularity.start_of(start) != start
+                || previous.is_some_and(|p| p >= start)
+                || e.candle.end != granularity.next(start)
+            {
+                return Err("candle periods out of order".into());
+            }
+            previous = Some(start);
+        }
+        Ok(())
+    }
+
     fn current(&mut self, start: Timestamp) -> Option<&mut Entry> {
         self.entries.back_mut().filter(|e| e.candle.start == start)
     }
@@ -189,6 +213,29 @@ mod tests {
     use super::*;
     use crate::market::period::GRANULARITIES;
     use proptest::prelude::*;
+
+    /// A series built by trades passes the load check; entries out of order, a foreign
+    /// granularity or more entries than the retention do not.
+    #[test]
+    fn the_load_check_accepts_built_series_and_refuses_tampered_ones() {
+        let g = GRANULARITIES[0];
+        let mut series = CandleSeries::new(g, 10);
+        for i in 0..5i64 {
+            let time = Timestamp(1_767_225_600_000_000_000 + i * 90_000_000_000);
+            series.on_trade(time, i as u64 + 1, 100 + i, 1, 100);
+        }
+        assert_eq!(series.check(g), Ok(()));
+        assert!(series.check(GRANULARITIES[1]).is_err());
+        let mut swapped = series.clone();
+        swapped.entries.swap(0, 1);
+        assert!(swapped.check(g).is_err());
+        let mut shifted = series.clone();
+        shifted.entries[2].candle.start.0 += 1;
+        assert!(shifted.check(g).is_err());
+        let mut over = series;
+        over.retention = 2;
+        assert!(over.check(g).is_err());
+    }
 
     #[derive(Debug, Clone, Copy)]
     enum Step {

@@ -22,6 +22,10 @@ use query::{DAY, QueryError};
 use ticker::{RollingStats, RollingWindow};
 use trades::{TradeRecord, TradeStore};
 
+/// Latest time restored market data may hold (about the year 2116): far enough from the
+/// end of the clock that period arithmetic on it cannot overflow.
+pub(crate) const LATEST_TIME: Timestamp = Timestamp(i64::MAX / 2);
+
 /// Applies `command` to `engine`, appends its events to `events` and feeds them to
 /// `market`: what every single-threaded owner of an engine with market data does per
 /// command.
@@ -309,6 +313,25 @@ impl MarketData {
             Some(n) => series.query(Timestamp(i64::MIN / 2), to, n.min(MAX_CANDLES)),
             None => series.query(from, to, MAX_CANDLES),
         })
+    }
+
+    /// Checks decoded market data before it is used: one entry per instrument of the
+    /// engine (`instruments`), every candle series, 24-hour window and the trade history
+    /// consistent (see the `check` of each).
+    pub fn check_restored(&self, instruments: usize) -> Result<(), String> {
+        if self.instruments.len() != instruments || self.config.candle_retention == 0 {
+            return Err("market data is not for these instruments".into());
+        }
+        for data in &self.instruments {
+            if data.candles.len() != GRANULARITIES.len() {
+                return Err("candle series missing".into());
+            }
+            for (series, &granularity) in data.candles.iter().zip(GRANULARITIES.iter()) {
+                series.check(granularity)?;
+            }
+            data.window.check()?;
+        }
+        self.trades.check()
     }
 
     /// The ticker of one instrument at `now`.

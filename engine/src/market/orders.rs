@@ -90,15 +90,30 @@ pub struct OrderPage<'a> {
 /// hash map, because the stream amends and fills them all the time and the map stays in
 /// cache; an order that ends moves once into the archive, a deque indexed by order number
 /// less the first one (numbers are dense), whose slot stays empty while the order is open.
-/// Retention drops archived orders from the front once they ended before the horizon; an
-/// order still open at the front holds everything after it (a known limit).
+/// Retention drops archived orders from the front once they ended before the horizon, and
+/// the empty slots of orders at the front open since before it, so one long-open order does
+/// not hold back everything after it: when such an order ends, its record goes to `late`, kept
+/// in the order orders ended and forgotten the same way.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct OrderStore {
     first: u64,
     #[serde(with = "crate::snapshot::sorted_map")]
     open: HashMap<u64, OrderRecord, IdBuildHasher>,
     archive: VecDeque<Option<OrderRecord>>,
-    by_account: Vec<Vec<u64>>,
+    /// Orders that ended after retention had passed their number.
+    #[serde(with = "crate::snapshot::sorted_map")]
+    late: HashMap<u64, OrderRecord, IdBuildHasher>,
+    /// `late` by the time each ended (times never decrease).
+    late_by_time: VecDeque<(Timestamp, u64)>,
+    by_account: Vec<AccountOrders>,
+}
+
+/// One account's order numbers, ascending.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+struct AccountOrders {
+    ids: Vec<u64>,
+    /// Numbers below the store's `first` that were still retained at the last pruning.
+    kept_below_first: usize,
 }
 
 impl OrderStore {
@@ -107,15 +122,28 @@ impl OrderStore {
         let id = accepted.order.id;
         let account = accepted.account.0 as usize;
         if self.by_account.len() <= account {
-            self.by_account.resize_with(account + 1, Vec::new);
+            self.by_account
+                .resize_with(account + 1, AccountOrders::default);
         }
-        // Numbers below `first` were forgotten; drop them from this account's list as it grows.
+        // Numbers below `first` are forgotten unless open or late; drop the forgotten ones
+        // from this account's list as it grows, once they outnumber the retained ones (so
+        // an account's long-open orders are not re-examined on every order).
         let list = &mut self.by_account[account];
-        if list.first().is_some_and(|&oldest| oldest < self.first) {
-            let stale = list.partition_point(|&id| id < self.first);
-            list.drain(..stale);
+        let below = list.ids.partition_point(|&id| id < self.first);
+        if below > 2 * list.kept_below_first {
+            let (open, late) = (&self.open, &self.late);
+            let mut kept = 0;
+            for i in 0..below {
+                let id = list.ids[i];
+                if open.contains_key(&id) || late.contains_key(&id) {
+                    list.ids[kept] = id;
+                    kept += 1;
+                }
+            }
+            list.ids.drain(kept..below);
+            list.kept_below_first = kept;
         }
-        list.push(id);
+        list.ids.push(id);
         if self.archive.is_empty() {
             self.first = id;
         }
@@ -145,32 +173,54 @@ impl OrderStore {
         if let Some(r) = self.open.get(&id) {
             return Some(r);
         }
-        let index = usize::try_from(id.checked_sub(self.first)?).ok()?;
-        self.archive.get(index)?.as_ref()
+        let archived = id
+            .checked_sub(self.first)
+            .and_then(|index| self.archive.get(usize::try_from(index).ok()?)?.as_ref());
+        archived.or_else(|| self.late.get(&id))
     }
 
-    /// Drops archived orders that ended before `horizon`, oldest numbers first, stopping at
-    /// the first order still open or still recent (so lookups by number stay exact).
+    /// Forgets orders that ended before `horizon`: archived ones from the front (passing
+    /// over the empty slots of orders open since before the horizon) and late ones.
     pub fn forget_before(&mut self, horizon: Timestamp) {
-        while let Some(Some(front)) = self.archive.front() {
-            if front.updated >= horizon {
-                break;
+        loop {
+            match self.archive.front() {
+                Some(Some(front)) if front.updated < horizon => {}
+                // Open since before the horizon: its record stays in `open`, and goes to
+                // `late` when it ends.
+                Some(None)
+                    if self
+                        .open
+                        .get(&self.first)
+                        .is_none_or(|r| r.created < horizon) => {}
+                _ => break,
             }
             self.archive.pop_front();
             self.first += 1;
         }
+        while let Some(&(ended, id)) = self.late_by_time.front() {
+            if ended >= horizon {
+                break;
+            }
+            self.late_by_time.pop_front();
+            self.late.remove(&id);
+        }
     }
 
-    /// Moves an order that ended into the archive.
+    /// Moves an order that ended into the archive (or, when retention has passed its
+    /// number, into `late`).
     fn close(&mut self, id: u64) {
         let Some(record) = self.open.remove(&id) else {
             return;
         };
-        if let Some(slot) = id
+        match id
             .checked_sub(self.first)
-            .and_then(|i| self.archive.get_mut(i as usize))
+            .and_then(|i| self.archive.get_mut(usize::try_from(i).ok()?))
         {
-            *slot = Some(record);
+            Some(slot) => *slot = Some(record),
+            None => {
+                self.late_by_time.push_back((record.updated, id));
+                self.late.insert(id, record);
+            }
         }
     }
 
@@ -253,10 +303,11 @@ impl OrderStore {
         client_id: Uuid,
         now: Timestamp,
     ) -> Result<&OrderRecord, QueryError> {
-        let ids = self
+        let ids = &self
             .by_account
             .get(account.0 as usize)
-            .ok_or(QueryError::NotFound)?;
+            .ok_or(QueryError::NotFound)?
+            .ids;
         ids.iter()
             .rev()
             .filter_map(|&id| self.record(id))
@@ -275,7 +326,7 @@ impl OrderStore {
         let ids = self
             .by_account
             .get(account.0 as usize)
-            .map_or(&[][..], |v| v);
+            .map_or(&[][..], |v| &v.ids);
         let end = match filter.cursor {
             Some(c) => ids.partition_point(|&id| id < c),
             None => ids.len(),
@@ -315,14 +366,14 @@ impl OrderStore {
         Ok(OrderPage { orders, cursor })
     }
 
-    /// Orders retained.
+    /// Orders retained (counts the archive: for reports and tests, not the hot path).
     pub fn len(&self) -> usize {
-        self.archive.len()
+        self.open.len() + self.late.len() + self.archive.iter().flatten().count()
     }
 
     /// Whether none is retained.
     pub fn is_empty(&self) -> bool {
-        self.archive.is_empty()
+        self.len() == 0
     }
 }
 
@@ -331,6 +382,7 @@ mod tests {
     use super::*;
     use crate::ids::OrderRef;
     use crate::order::{OrderType, Side, StpMode, TimeInForce};
+    use proptest::prelude::*;
 
     fn accepted(id: u64, account: u32) -> AcceptedOrder {
         AcceptedOrder {
@@ -350,7 +402,7 @@ mod tests {
     }
 
     #[test]
-    fn retention_forgets_ended_orders_from_the_front_only() {
+    fn retention_passes_over_open_orders_and_keeps_them_until_they_end() {
         let mut store = OrderStore::default();
         for id in 1..=4 {
             store.accept(accepted(id, 1), Timestamp(id as i64), id);
@@ -360,17 +412,27 @@ mod tests {
         store.forget_before(Timestamp(20));
         assert!(
             store.get(AccountId(1), 1).is_none(),
-            "ended before the horizon: forgotten"
+            "ended before the horizon"
         );
         assert!(store.get(AccountId(1), 2).is_some(), "open: kept");
         assert!(
-            store.get(AccountId(1), 3).is_some(),
-            "behind an open order: kept for now"
+            store.get(AccountId(1), 3).is_none(),
+            "behind an open order, ended before the horizon: forgotten all the same"
         );
-        assert_eq!(store.len(), 3);
+        assert_eq!(store.len(), 2);
+        // Order 2 ends after retention passed its number: kept as late, then forgotten.
         store.cancel(2, CancelReason::Requested, Timestamp(30), 30);
+        assert_eq!(
+            store.get(AccountId(1), 2).map(|r| r.status),
+            Some(OrderStatus::Cancelled)
+        );
+        store.forget_before(Timestamp(30));
+        assert!(
+            store.get(AccountId(1), 2).is_some(),
+            "ended at the horizon: kept"
+        );
         store.forget_before(Timestamp(31));
-        assert!(store.get(AccountId(1), 3).is_none());
+        assert!(store.get(AccountId(1), 2).is_none());
         assert!(store.get(AccountId(1), 4).is_some());
         // Lookups by client id skip forgotten numbers and find the open order.
         let found = store
@@ -379,10 +441,98 @@ mod tests {
         assert_eq!(found, Ok(4));
         store.accept(accepted(5, 1), Timestamp(41), 41);
         assert_eq!(
-            store.by_account[1].first(),
-            Some(&4),
-            "the account's list dropped forgotten numbers"
+            store.by_account[1].ids,
+            vec![4, 5],
+            "the account's list dropped forgotten numbers and kept the open one"
         );
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Accept { account: u32 },
+        End { pick: usize },
+        Forget { back: i64 },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            3 => (0u32..3).prop_map(|account| Op::Accept { account }),
+            3 => any::<usize>().prop_map(|pick| Op::End { pick }),
+            1 => (0i64..40).prop_map(|back| Op::Forget { back }),
+        ]
+    }
+
+    proptest! {
+        /// Against a plain list of every order: an open order, and one that ended at or
+        /// after the latest horizon, is always found (by number and in its account's page,
+        /// with its status); anything missing ended before the horizon; pages hold exactly
+        /// the retained orders of the account.
+        #[test]
+        fn retention_never_loses_an_order_it_must_keep(ops in prop::collection::vec(op(), 1..200)) {
+            let mut store = OrderStore::default();
+            // Per order number: account and the time it ended.
+            let mut model: Vec<(u32, Option<i64>)> = Vec::new();
+            let mut horizon = i64::MIN;
+            for (step, op) in ops.into_iter().enumerate() {
+                let now = step as i64;
+                match op {
+                    Op::Accept { account } => {
+                        model.push((account, None));
+                        let id = model.len() as u64;
+                        store.accept(accepted(id, account), Timestamp(now), now as u64);
+                    }
+                    Op::End { pick } => {
+                        let open: Vec<usize> = (0..model.len()).filter(|&i| model[i].1.is_none()).collect();
+                        if open.is_empty() {
+                            continue;
+                        }
+                        let i = open[pick % open.len()];
+                        model[i].1 = Some(now);
+                        let id = i as u64 + 1;
+                        store.cancel(id, CancelReason::Requested, Timestamp(now), now as u64);
+                    }
+                    Op::Forget { back } => {
+                        horizon = horizon.max(now - back);
+                        store.forget_before(Timestamp(horizon));
+                    }
+                }
+                for (i, &(account, ended)) in model.iter().enumerate() {
+                    let id = i as u64 + 1;
+                    let must_keep = ended.is_none_or(|t| t >= horizon);
+                    let found = store.get(AccountId(account), id);
+                    if must_keep {
+                        prop_assert!(found.is_some(), "order {} lost", id);
+                    }
+                    if let Some(r) = found {
+                        prop_assert_eq!(r.status == OrderStatus::Open, ended.is_none());
+                    }
+                }
+                for account in 0..3u32 {
+                    let filter = OrderFilter {
+                        from: Timestamp(i64::MIN),
+                        to: Timestamp(i64::MAX),
+                        instrument: None,
+                        with_cancelled_and_rejected: true,
+                        with_just_filled_inactive: true,
+                        max_page_size: usize::MAX,
+                        cursor: None,
+                    };
+                    let page: Vec<u64> = store
+                        .page(AccountId(account), &filter)
+                        .expect("page")
+                        .orders
+                        .iter()
+                        .map(|r| r.accepted.order.id)
+                        .collect();
+                    let retained: Vec<u64> = (1..=model.len() as u64)
+                        .rev()
+                        .filter(|&id| model[id as usize - 1].0 == account)
+                        .filter(|&id| store.get(AccountId(account), id).is_some())
+                        .collect();
+                    prop_assert_eq!(page, retained);
+                }
+            }
+        }
     }
 
     #[test]

@@ -93,6 +93,51 @@ impl RollingWindow {
         }
     }
 
+    /// Checks a decoded window: fills numbered consecutively up to `next_number` in time
+    /// order, running sums that chain from fill to fill, and high/low queues naming
+    /// retained fills in order.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let bad = || Err("a 24-hour window is inconsistent".to_owned());
+        let first = self.next_number.checked_sub(self.fills.len() as u64);
+        let Some(first) = first else { return bad() };
+        let (mut base, mut quote) = match self.fills.front() {
+            Some(f) => (f.base_before, f.quote_before),
+            None => (self.base_sum, self.quote_sum),
+        };
+        let mut time = i64::MIN;
+        for (i, f) in self.fills.iter().enumerate() {
+            if f.number != first + i as u64
+                || f.time.0 < time
+                || f.time.0 > super::LATEST_TIME.0
+                || f.amount < 0
+                || f.notional < 0
+                || f.base_before != base
+                || f.quote_before != quote
+            {
+                return bad();
+            }
+            time = f.time.0;
+            let (Some(b), Some(q)) = (base.checked_add(f.amount), quote.checked_add(f.notional))
+            else {
+                return bad();
+            };
+            (base, quote) = (b, q);
+        }
+        if base != self.base_sum || quote != self.quote_sum || base < 0 || quote < 0 {
+            return bad();
+        }
+        for queue in [&self.highs, &self.lows] {
+            let mut last = None;
+            for &(n, _) in queue {
+                if n < first || n >= self.next_number || last.is_some_and(|l| l >= n) {
+                    return bad();
+                }
+                last = Some(n);
+            }
+        }
+        Ok(())
+    }
+
     /// Statistics of the 24 hours ending at `now`.
     pub fn stats(&self, now: Timestamp) -> RollingStats {
         let begin = self.fills.partition_point(|f| f.time.0 <= now.0 - WINDOW);
@@ -128,6 +173,26 @@ impl RollingWindow {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A window built by trades passes the load check; a broken running sum, a skipped
+    /// number or a high naming a forgotten fill does not.
+    #[test]
+    fn the_load_check_accepts_built_windows_and_refuses_tampered_ones() {
+        let mut w = RollingWindow::default();
+        for i in 0..30i64 {
+            w.on_trade(Timestamp(i * 3_600_000_000_000), 100 + i % 7, 2, 200);
+        }
+        assert_eq!(w.check(), Ok(()));
+        let mut sum = w.clone();
+        sum.base_sum += 1;
+        assert!(sum.check().is_err());
+        let mut numbers = w.clone();
+        numbers.fills[3].number += 1;
+        assert!(numbers.check().is_err());
+        let mut high = w;
+        high.highs.push_front((0, 1_000));
+        assert!(high.check().is_err());
+    }
 
     proptest! {
         /// Against a brute-force scan of every trade, at the latest time and at earlier ones,

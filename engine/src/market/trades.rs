@@ -145,6 +145,40 @@ impl TradeStore {
         }
     }
 
+    /// Checks a decoded store: records numbered consecutively from `first`, index lists in
+    /// ascending order naming retained trades of their account or instrument.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let bad = || Err("the trade history is inconsistent".to_owned());
+        for (i, r) in self.records.iter().enumerate() {
+            if Some(r.trade.id.0) != self.first.checked_add(i as u64) {
+                return bad();
+            }
+        }
+        let belongs =
+            |id: u64, test: &dyn Fn(&TradeRecord) -> bool| self.get(TradeId(id)).is_none_or(test);
+        for (&account, list) in &self.by_account {
+            if !list.is_sorted_by(|a, b| a < b)
+                || !list.iter().all(|&id| {
+                    belongs(id, &|r| {
+                        r.trade.taker_account == account || r.trade.maker_account == account
+                    })
+                })
+            {
+                return bad();
+            }
+        }
+        for (&instrument, list) in &self.by_instrument {
+            if !list.is_sorted_by(|a, b| a < b)
+                || !list
+                    .iter()
+                    .all(|&id| belongs(id, &|r| r.trade.instrument == instrument))
+            {
+                return bad();
+            }
+        }
+        Ok(())
+    }
+
     /// Notes the position a futures fill moved, on the side `account` took in `trade`.
     pub fn attach_position(
         &mut self,

@@ -21,7 +21,7 @@ use crate::market::MarketData;
 /// File magic of a snapshot.
 pub const MAGIC: &[u8; 8] = b"MBSNAP01";
 /// Snapshot format version (bumped whenever a serialized state type changes shape).
-pub const VERSION: u8 = 1;
+pub const VERSION: u8 = 2;
 
 /// Why a snapshot could not be made or read.
 #[derive(Debug, thiserror::Error)]
@@ -154,19 +154,30 @@ impl Snapshot {
         })
     }
 
-    /// Rebuilds the engine.
-    pub fn engine(&self) -> Result<Engine, SnapshotError> {
-        postcard::from_bytes(&self.engine).map_err(|e| SnapshotError::Damaged(e.to_string()))
+    /// Rebuilds the engine and checks it against `reference`, a fresh engine of the
+    /// configuration it is to run with (see [`Engine::check_restored`]): a file that
+    /// decodes but is not a state this engine could have reached is refused as damaged.
+    pub fn engine(&self, reference: &Engine) -> Result<Engine, SnapshotError> {
+        let engine: Engine = postcard::from_bytes(&self.engine)
+            .map_err(|e| SnapshotError::Damaged(e.to_string()))?;
+        engine
+            .check_restored(reference)
+            .map_err(|e| SnapshotError::Damaged(e.to_string()))?;
+        Ok(engine)
     }
 
-    /// Rebuilds market data (`None` when the snapshot holds none).
-    pub fn market(&self) -> Result<Option<MarketData>, SnapshotError> {
+    /// Rebuilds market data (`None` when the snapshot holds none), checked to belong to
+    /// an engine of `instruments` instruments (see [`MarketData::check_restored`]).
+    pub fn market(&self, instruments: usize) -> Result<Option<MarketData>, SnapshotError> {
         if self.market.is_empty() {
             return Ok(None);
         }
-        postcard::from_bytes(&self.market)
-            .map(Some)
-            .map_err(|e| SnapshotError::Damaged(e.to_string()))
+        let market: MarketData = postcard::from_bytes(&self.market)
+            .map_err(|e| SnapshotError::Damaged(e.to_string()))?;
+        market
+            .check_restored(instruments)
+            .map_err(|e| SnapshotError::Damaged(format!("inconsistent market data: {e}")))?;
+        Ok(Some(market))
     }
 }
 

@@ -49,9 +49,13 @@ fn engine_and_market_data_round_trip_exactly() {
     assert_eq!(back, snapshot);
     assert_eq!(back.seq, 46);
     assert_eq!(back.time, engine.now());
-    let restored = back.engine().expect("engine");
+    let reference = Engine::new(crate::demo::config()).expect("demo");
+    let restored = back.engine(&reference).expect("engine");
     assert_eq!(restored.state_hash(), engine.state_hash());
-    let restored_market = back.market().expect("market").expect("kept");
+    let restored_market = back
+        .market(engine.instruments().len())
+        .expect("market")
+        .expect("kept");
     assert!(encode_market(&restored_market).expect("encode") == snapshot.market);
     // Without market data the part is empty and comes back as none.
     let bare = Snapshot::capture(46, &engine, None).expect("capture");
@@ -59,7 +63,7 @@ fn engine_and_market_data_round_trip_exactly() {
     assert!(
         Snapshot::from_bytes(&bare.to_bytes())
             .expect("read")
-            .market()
+            .market(engine.instruments().len())
             .expect("market")
             .is_none()
     );
@@ -115,6 +119,7 @@ fn an_intact_file_with_a_bad_state_encoding_is_refused_not_panicked_on() {
         market: vec![1, 2, 3],
     };
     let back = Snapshot::from_bytes(&snapshot.to_bytes()).expect("the frame is intact");
-    assert!(back.engine().is_err());
-    assert!(back.market().is_err());
+    let reference = Engine::new(crate::demo::config()).expect("demo");
+    assert!(back.engine(&reference).is_err());
+    assert!(back.market(reference.instruments().len()).is_err());
 }

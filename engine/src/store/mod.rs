@@ -118,7 +118,8 @@ fn io_error(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
 }
 
 /// Recovers the state in `dir` (created when missing): the newest snapshot that reads back
-/// intact (damaged ones are skipped and reported), else `fresh()`; then every journal record
+/// intact and consistent with the engine `fresh()` builds (damaged ones are skipped and
+/// reported), else that fresh state; then every journal record
 /// after it replayed into the engine and market data. A damaged journal refuses recovery
 /// with the file and offset.
 pub fn recover(
@@ -128,13 +129,14 @@ pub fn recover(
 ) -> Result<Recovery, StoreError> {
     std::fs::create_dir_all(dir).map_err(io_error(dir))?;
     let mut report = RecoveryReport::default();
+    let (fresh_engine, fresh_market) = fresh();
     let mut resumed = None;
     for file in list_snapshots(dir)
         .map_err(io_error(dir))?
         .into_iter()
         .rev()
     {
-        match load_snapshot(&file.path) {
+        match load_snapshot(&file.path, &fresh_engine) {
             Ok(state) => {
                 resumed = Some((file.seq, state));
                 break;
@@ -147,7 +149,7 @@ pub fn recover(
             report.snapshot_seq = Some(seq);
             (seq, state)
         }
-        None => (0, fresh()),
+        None => (0, (fresh_engine, fresh_market)),
     };
     let (journal, recovered) = SegmentedJournal::open(dir, options.sync, after)?;
     report.truncated = recovered.truncated;
@@ -162,13 +164,14 @@ pub fn recover(
 }
 
 /// Reads one snapshot file into engine and market data (a snapshot without market data
-/// gets empty market data).
-fn load_snapshot(path: &Path) -> Result<(Engine, MarketData), String> {
+/// gets empty market data), checked against `reference`, the engine the configuration
+/// builds.
+fn load_snapshot(path: &Path, reference: &Engine) -> Result<(Engine, MarketData), String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
     let snapshot = Snapshot::from_bytes(&bytes).map_err(|e| e.to_string())?;
-    let engine = snapshot.engine().map_err(|e| e.to_string())?;
+    let engine = snapshot.engine(reference).map_err(|e| e.to_string())?;
     let market = snapshot
-        .market()
+        .market(engine.instruments().len())
         .map_err(|e| e.to_string())?
         .unwrap_or_else(|| MarketData::new(engine.instruments().len(), Default::default()));
     Ok((engine, market))

@@ -48,34 +48,14 @@ struct World {
     usd: CurrencyId,
     time: i64,
     events: Vec<EventRecord>,
+    /// Market data fed with every event, when a caller wants it.
+    market: Option<matchbook::market::MarketData>,
 }
 
 impl World {
+    /// The demo exchange with three funded holders.
     fn new() -> Self {
-        let engine = Engine::new(matchbook::demo::config()).expect("demo config");
-        let markets = engine
-            .instruments()
-            .iter()
-            .zip(MARKETS)
-            .map(|(i, (price, size))| {
-                let price = i.parse_price(price).map_or(1, |p| p.0);
-                let lots = i.parse_qty(size).map_or(1, |q| q.0);
-                (price.max(1), lots.max(1))
-            })
-            .collect();
-        let usd = engine.currency_by_code("USD").expect("USD");
-        let currencies = engine.currencies().len();
-        let mut world = Self {
-            engine,
-            accounts: Vec::new(),
-            holders: Vec::new(),
-            markets,
-            orders: Vec::new(),
-            net_in: vec![0; currencies],
-            usd,
-            time: T0,
-            events: Vec::new(),
-        };
+        let mut world = Self::around(Engine::new(matchbook::demo::config()).expect("demo config"));
         for _ in 0..3 {
             if let Ok(applied) = world.apply(Command::CreateHolder) {
                 world.holders.extend(applied.holder);
@@ -101,11 +81,63 @@ impl World {
         world
     }
 
+    /// A restored demo engine as it is: its holders, accounts and open orders become the
+    /// world's, and what it holds now counts as deposited.
+    fn resume(engine: Engine) -> Self {
+        let mut world = Self::around(engine);
+        world.time = world.time.max(world.engine.now().0);
+        for h in 0..world.engine.holder_count() as u32 {
+            world.holders.push(HolderId(h));
+            for view in world
+                .engine
+                .holder_accounts(HolderId(h))
+                .unwrap_or_default()
+            {
+                world.accounts.push(view.id);
+                let orders = world.engine.open_orders(view.id);
+                world.orders.extend(orders.iter().map(|o| o.handle()));
+            }
+        }
+        world.net_in = world.holdings(&Command::AdvanceTime);
+        world
+    }
+
+    /// A world around `engine`, with nothing recorded yet.
+    fn around(engine: Engine) -> Self {
+        let markets = engine
+            .instruments()
+            .iter()
+            .zip(MARKETS)
+            .map(|(i, (price, size))| {
+                let price = i.parse_price(price).map_or(1, |p| p.0);
+                let lots = i.parse_qty(size).map_or(1, |q| q.0);
+                (price.max(1), lots.max(1))
+            })
+            .collect();
+        let usd = engine.currency_by_code("USD").expect("USD");
+        let currencies = engine.currencies().len();
+        Self {
+            engine,
+            accounts: Vec::new(),
+            holders: Vec::new(),
+            markets,
+            orders: Vec::new(),
+            net_in: vec![0; currencies],
+            usd,
+            time: T0,
+            events: Vec::new(),
+            market: None,
+        }
+    }
+
     fn apply(&mut self, command: Command) -> Result<matchbook::Applied, matchbook::EngineError> {
         self.events.clear();
         let applied = self
             .engine
             .apply(&command, Timestamp(self.time), &mut self.events);
+        if let Some(market) = &mut self.market {
+            market.on_events(&self.events);
+        }
         if applied.is_ok() {
             match command {
                 Command::Deposit {
@@ -283,6 +315,23 @@ impl World {
 
     /// The engine's promises, checked from its public views.
     fn audit(&self, after: &Command) {
+        assert_eq!(
+            self.holdings(after),
+            self.net_in,
+            "money conserved after {after:?}"
+        );
+        let e = &self.engine;
+        for i in 0..e.instruments().len() {
+            if let Ok((Some(bid), Some(ask))) = e.best_bid_ask(InstrumentId(i as u16)) {
+                assert!(bid < ask, "book {i} crossed after {after:?}");
+            }
+        }
+    }
+
+    /// What every account and the fee account hold per currency (USD with the unrealised
+    /// PnL of positions), after checking that no balance is negative, every lock is backed
+    /// by open orders and open interest is balanced.
+    fn holdings(&self, after: &Command) -> Vec<i128> {
         let e = &self.engine;
         let usd = usize::from(self.usd.0);
         let mut held = vec![0i128; self.net_in.len()];
@@ -334,31 +383,72 @@ impl World {
         for (c, fee) in e.fees_collected().iter().enumerate() {
             held[c] += i128::from(*fee);
         }
-        assert_eq!(held, self.net_in, "money conserved after {after:?}");
         assert!(
             open_interest.iter().all(|&n| n == 0),
             "open interest {open_interest:?} after {after:?}"
         );
-        for i in 0..e.instruments().len() {
-            if let Ok((Some(bid), Some(ask))) = e.best_bid_ask(InstrumentId(i as u16)) {
-                assert!(bid < ask, "book {i} crossed after {after:?}");
-            }
-        }
+        held
     }
 }
 
 /// Applies the commands an input describes, auditing the engine after each.
 pub fn engine_commands(data: &[u8]) {
-    let mut input = Input::new(data);
     let mut world = World::new();
     world.audit(&Command::AdvanceTime);
-    for _ in 0..MAX_COMMANDS {
-        if input.is_empty() {
-            break;
+    world.run(&mut Input::new(data));
+}
+
+/// Runs the commands an input describes on a restored demo engine, auditing after each:
+/// an engine that passed the load check must behave like one that was never saved.
+pub fn run_restored(engine: Engine, data: &[u8]) {
+    let mut world = World::resume(engine);
+    world.audit(&Command::AdvanceTime);
+    world.run(&mut Input::new(data));
+}
+
+/// The demo engine and its market data after the commands an input describes (snapshot
+/// seeds start here).
+pub fn demo_state_after(data: &[u8]) -> (Engine, matchbook::market::MarketData) {
+    let mut world = World::new();
+    let instruments = world.engine.instruments().len();
+    world.market = Some(matchbook::market::MarketData::new(
+        instruments,
+        Default::default(),
+    ));
+    world.run(&mut Input::new(data));
+    // End with a trade on the first market, so the history has one whatever the input did.
+    let (price, lots) = world.markets[0];
+    let _ = world.apply(Command::SetInstrumentState {
+        instrument: InstrumentId(0),
+        state: InstrumentState::Active,
+    });
+    for (account, side) in [(0, Side::Sell), (1, Side::Buy)] {
+        let _ = world.apply(Command::PlaceOrder(NewOrder::limit(
+            AccountId(account),
+            InstrumentId(0),
+            side,
+            Price(price),
+            Qty(lots),
+        )));
+    }
+    let market = world
+        .market
+        .take()
+        .unwrap_or_else(|| matchbook::market::MarketData::new(instruments, Default::default()));
+    (world.engine, market)
+}
+
+impl World {
+    /// Applies the commands of `input` one by one, auditing after each.
+    fn run(&mut self, input: &mut Input<'_>) {
+        for _ in 0..MAX_COMMANDS {
+            if input.is_empty() {
+                break;
+            }
+            self.time += i64::from(input.u8()) * 1_000_000;
+            let command = self.command(input);
+            let _ = self.apply(command.clone());
+            self.audit(&command);
         }
-        world.time += i64::from(input.u8()) * 1_000_000;
-        let command = world.command(&mut input);
-        let _ = world.apply(command.clone());
-        world.audit(&command);
     }
 }

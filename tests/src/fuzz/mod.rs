@@ -8,7 +8,7 @@ mod decode;
 mod parse;
 mod rest;
 
-pub use commands::engine_commands;
+pub use commands::{demo_state_after, engine_commands};
 pub use decode::{journal_decode, snapshot_decode};
 pub use parse::parse_inputs;
 pub use rest::rest_request;

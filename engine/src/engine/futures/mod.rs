@@ -58,6 +58,26 @@ pub(crate) struct FuturesMarket {
     pub(crate) open_interest: i64,
 }
 
+impl FuturesMarket {
+    /// The market's settings with its live state (index price, funding samples and
+    /// schedule, open interest) left out: what the configuration alone determines.
+    pub(crate) fn settings(&self) -> Self {
+        Self {
+            index: None,
+            open_interest: 0,
+            funding: self.funding.as_ref().map(|f| Funding {
+                premium_sum: 0,
+                samples: 0,
+                last_rate: 0,
+                next_sample: Timestamp(0),
+                next_settlement: Timestamp(0),
+                ..f.clone()
+            }),
+            ..self.clone()
+        }
+    }
+}
+
 /// A net position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Position {
@@ -328,5 +348,50 @@ mod tests {
     fn margin_rounds_up() {
         assert_eq!(ppm_of(1_000_001, 100_000), 100_001);
         assert_eq!(ppm_of(0, 100_000), 0);
+    }
+
+    /// An index price must lie in the market's price range: a huge one would overflow the
+    /// collar around it. A refusal changes nothing.
+    #[test]
+    fn index_prices_outside_the_price_range_are_refused() {
+        let mut engine = crate::Engine::new(crate::demo::config()).expect("demo");
+        let perp = engine
+            .instruments()
+            .iter()
+            .position(|i| i.spec.futures.is_some())
+            .map(|i| InstrumentId(i as u16))
+            .expect("the demo has a future");
+        let (min, max) = {
+            let i = &engine.instruments()[usize::from(perp.0)];
+            (i.min_price, i.max_price)
+        };
+        let mut events = Vec::new();
+        // The first command initialises the funding schedule; compare from after it.
+        let advance = crate::command::Command::AdvanceTime;
+        assert!(engine.apply(&advance, Timestamp(0), &mut events).is_ok());
+        let before = engine.content_hash();
+        for price in [
+            Price(0),
+            Price(min.0 - 1),
+            Price(max.0 + 1),
+            Price(i64::MAX),
+        ] {
+            let command = crate::command::Command::SetIndexPrice {
+                instrument: perp,
+                price,
+            };
+            let result = engine.apply(&command, Timestamp(0), &mut events);
+            assert_eq!(
+                result,
+                Err(crate::error::EngineError::InvalidPrice),
+                "{price:?}"
+            );
+        }
+        assert_eq!(engine.content_hash(), before);
+        let command = crate::command::Command::SetIndexPrice {
+            instrument: perp,
+            price: max,
+        };
+        assert!(engine.apply(&command, Timestamp(0), &mut events).is_ok());
     }
 }

@@ -271,7 +271,10 @@ impl Engine {
             .futures
             .market_of(instrument)
             .ok_or(EngineError::NotFutures)?;
-        if price.0 <= 0 {
+        let inst = &self.instruments[usize::from(instrument.0)];
+        // The market's own price range bounds the index too, so the collar and margin
+        // arithmetic around it stays far from overflow.
+        if price.0 <= 0 || price < inst.min_price || price > inst.max_price {
             return Err(EngineError::InvalidPrice);
         }
         self.futures.markets[m].index = Some(price);

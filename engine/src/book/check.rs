@@ -1,0 +1,109 @@
+//! Structural check of a decoded book against the order slab: ladders, levels, FIFO links
+//! and stop queues must describe each other exactly, because matching follows them without
+//! bounds checks of its own.
+
+use std::collections::BTreeSet;
+
+use slab::Slab;
+
+use super::{Book, key};
+use crate::fixed::Price;
+use crate::ids::InstrumentId;
+use crate::order::{LiveState, NIL, Order, Side};
+
+/// How many orders a checked book holds.
+pub(crate) struct BookCounts {
+    /// Orders resting in the levels.
+    pub(crate) resting: usize,
+    /// Stop orders waiting for their trigger.
+    pub(crate) stops: usize,
+}
+
+impl Book {
+    /// Checks that every ladder entry names a distinct level of this book at its price,
+    /// that every level is on a ladder, that each level's FIFO links run head to tail
+    /// through resting orders of this instrument, side and price with the level's count and
+    /// total, and that each stop entry names a waiting stop order with its trigger and
+    /// number. Prices must lie in `price_range`.
+    pub(crate) fn check(
+        &self,
+        orders: &Slab<Order>,
+        instrument: InstrumentId,
+        price_range: (Price, Price),
+    ) -> Result<BookCounts, String> {
+        let mut listed = BTreeSet::new();
+        let mut resting = 0usize;
+        for side in [Side::Buy, Side::Sell] {
+            for (k, level_index) in self.ladder(side).checked_entries()? {
+                let level = self
+                    .levels
+                    .get(level_index as usize)
+                    .ok_or("a ladder names a missing level")?;
+                if !listed.insert(level_index) {
+                    return Err("a level is on the ladders twice".into());
+                }
+                if key(side, level.price) != k
+                    || level.price < price_range.0
+                    || level.price > price_range.1
+                {
+                    return Err("a level's price disagrees with its ladder key".into());
+                }
+                let (mut slot, mut prev, mut count, mut total) = (level.head, NIL, 0u32, 0i64);
+                while slot != NIL {
+                    let order = orders
+                        .get(slot as usize)
+                        .ok_or("a level links to a missing order")?;
+                    if order.state != LiveState::Resting
+                        || order.instrument != instrument
+                        || order.side != side
+                        || order.level != level_index
+                        || order.prev != prev
+                        || order.price != level.price
+                    {
+                        return Err("a level links to an order that is not resting in it".into());
+                    }
+                    count += 1;
+                    total = total
+                        .checked_add(order.remaining().0)
+                        .ok_or("a level's total overflows")?;
+                    (prev, slot) = (slot, order.next);
+                }
+                if count == 0
+                    || level.count != count
+                    || level.tail != prev
+                    || level.total.0 != total
+                {
+                    return Err("a level's count, tail or total disagrees with its orders".into());
+                }
+                resting += count as usize;
+            }
+        }
+        if listed.len() != self.levels.len() {
+            return Err("a level is on no ladder".into());
+        }
+        let mut stops = 0usize;
+        for (queue, side) in [(&self.buy_stops, Side::Buy), (&self.sell_stops, Side::Sell)] {
+            for (&(trigger_key, id), &slot) in queue {
+                let order = orders
+                    .get(slot as usize)
+                    .ok_or("a stop entry names a missing order")?;
+                if order.state != LiveState::PendingTrigger
+                    || order.instrument != instrument
+                    || order.side != side
+                    || order.id != id
+                    || key(side.opposite(), order.trigger_price) != trigger_key
+                {
+                    return Err("a stop entry disagrees with its order".into());
+                }
+                stops += 1;
+            }
+        }
+        Ok(BookCounts { resting, stops })
+    }
+
+    /// Clears the bid ladder's bitset (integrity tests corrupt it).
+    #[cfg(test)]
+    pub(crate) fn clear_bid_bits_for_test(&mut self) {
+        self.bids.clear_bits_for_test();
+    }
+}
