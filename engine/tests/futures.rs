@@ -303,6 +303,57 @@ fn mark_price_is_the_mid_clamped_to_the_collar_around_the_index() {
     );
 }
 
+/// A book left far from a fallen index: fills must stay within what the taker's margin
+/// covers (a fuzz finding: a market buy margined at the collared mark of 0.10 USD filled
+/// at 53,040 and its fee took its cash below zero).
+#[test]
+fn takers_on_a_book_far_from_the_index_never_overdraw_their_cash() {
+    let mut w = World::new();
+    let (maker, taker) = (w.trader(100_000), w.trader(2));
+    let ask = w.order(maker, Side::Sell, px(53_040), milli(10));
+    w.place(ask).expect("ask");
+    let bid = w.order(maker, Side::Buy, px(53_000), milli(10));
+    w.place(bid).expect("bid");
+    w.run(Command::SetIndexPrice {
+        instrument: PERP,
+        price: Price(1),
+    })
+    .expect("index at the bottom of the range");
+
+    // A market buy matches only up to the collar above the mark: nothing here.
+    let buy = NewOrder {
+        order_type: matchbook::OrderType::Market,
+        price: None,
+        time_in_force: TimeInForce::ImmediateOrCancelled,
+        ..w.order(taker, Side::Buy, px(1), milli(1))
+    };
+    w.place(buy)
+        .expect("a market buy within its margin is accepted");
+    assert!(
+        !w.events.iter().any(|e| matches!(e.event, Event::Trade(_))),
+        "no fill beyond the collar: {:?}",
+        w.events
+    );
+    assert_eq!(
+        w.cash(taker),
+        (2 * USD, 0),
+        "nothing charged, nothing left locked"
+    );
+
+    // A sell priced at the bottom would fill at the best bid: it is margined there.
+    let sell = w.order(taker, Side::Sell, Price(1), milli(100_000));
+    let now = w.now;
+    refuse(
+        &mut w.engine,
+        &mut w.events,
+        now,
+        Command::PlaceOrder(sell),
+        EngineError::InsufficientFunds,
+    );
+    assert_eq!(w.cash(taker), (2 * USD, 0));
+    assert_eq!(w.size(taker), 0);
+}
+
 fn funding_payments(events: &[EventRecord]) -> Vec<(AccountId, i64)> {
     events
         .iter()

@@ -131,6 +131,13 @@ impl Engine {
         );
         let taker_reduce_only = taker.reduce_only;
         let b = usize::from(instrument.0);
+        // A futures market buy matches up to the price it was margined at.
+        let limit = match self.settlements[b].futures {
+            Some(m) if side == Side::Buy && limit.0 == i64::MAX => self
+                .market_order_bound(usize::from(m), side)
+                .unwrap_or(limit),
+            _ => limit,
+        };
         loop {
             let remaining = self.orders[taker_slot as usize].remaining();
             if remaining.0 == 0 {

@@ -124,6 +124,21 @@ impl Engine {
             || self.accounts.account(account).is_ok_and(|a| a.derisk)
     }
 
+    /// The price a futures market order (one without a limit) is margined at and matches
+    /// up to: the mark, or the touch it meets first when there is no mark, plus the collar.
+    /// A buy stops there, so a stale book far from the index cannot fill it beyond what its
+    /// margin covers.
+    pub(crate) fn market_order_bound(&self, m: usize, side: Side) -> Option<Price> {
+        let market = &self.futures.markets[m];
+        let mark = self.mark_price(m).or_else(|| {
+            self.books[usize::from(market.instrument.0)]
+                .best(side.opposite())
+                .map(|(p, _)| p)
+        })?;
+        let band = i128::from(mark.0) * i128::from(market.collar_ppm) / 1_000_000;
+        Some(Price(mark.0 + band as i64))
+    }
+
     /// Entry checks of a futures order and the margin it reserves (USD units).
     pub(crate) fn futures_entry(&self, o: &NewOrder, m: usize) -> Result<i128, EngineError> {
         let size = self.futures.position(o.account, m).map_or(0, |p| p.size);
@@ -144,22 +159,21 @@ impl Engine {
             return Ok(0);
         }
         let market = &self.futures.markets[m];
-        let basis = match o.price {
+        let limit = match o.price {
             Some(p) => p,
-            None => {
-                // A market order is margined at the mark plus the collar: the worst price
-                // its fills may reach before risk controls would stop them.
-                let mark = self
-                    .mark_price(m)
-                    .or_else(|| {
-                        self.books[usize::from(market.instrument.0)]
-                            .best(o.side.opposite())
-                            .map(|(p, _)| p)
-                    })
-                    .ok_or(EngineError::InsufficientLiquidity)?;
-                let band = i128::from(mark.0) * i128::from(market.collar_ppm) / 1_000_000;
-                Price(mark.0 + band as i64)
-            }
+            None => self
+                .market_order_bound(m, o.side)
+                .ok_or(EngineError::InsufficientLiquidity)?,
+        };
+        // Margin at the worst price a fill may reach, so the fee and the position a fill
+        // opens are covered: a buy fills at its limit or below; a sell walks the bids down
+        // from the best one, which may stand above its limit (or the mark) while the index
+        // has moved.
+        let basis = match o.side {
+            Side::Buy => limit,
+            Side::Sell => self.books[usize::from(market.instrument.0)]
+                .best(Side::Buy)
+                .map_or(limit, |(bid, _)| bid.max(limit)),
         };
         let need = self.initial_margin(m, o.amount, basis);
         let available = self
