@@ -366,6 +366,40 @@ fn funding_payments(events: &[EventRecord]) -> Vec<(AccountId, i64)> {
         .collect()
 }
 
+/// A long that cannot pay its funding pays what it has, never more (a fuzz finding: one
+/// `AdvanceTime` over five weeks settled 219 periods at the cap and drove its cash below
+/// zero); the short receives exactly what was paid.
+#[test]
+fn funding_never_takes_cash_below_zero_and_still_sums_to_zero() {
+    let mut w = World::new();
+    let (s, l) = (w.trader(100_000), w.trader(700));
+    w.trade(s, l, Side::Buy, px(60_000), milli(100));
+    let bid = w.order(s, Side::Buy, px(60_990), milli(10));
+    w.place(bid).expect("bid");
+    let ask = w.order(s, Side::Sell, px(61_010), milli(10));
+    w.place(ask).expect("ask");
+    w.run(Command::SetIndexPrice {
+        instrument: PERP,
+        price: px(60_000),
+    })
+    .expect("index");
+    let total = |w: &World| w.cash(s).0 + w.cash(s).1 + w.cash(l).0 + w.cash(l).1;
+    let before = total(&w);
+    // 0.75 % of about 6,100 USD is about 46 USD per period: 700 USD lasts about 15.
+    w.now = T0 + 40 * 240 * MINUTE;
+    w.run(Command::AdvanceTime).expect("time");
+    let paid = funding_payments(&w.events);
+    assert!(paid.len() >= 60, "40 periods settled: {}", paid.len());
+    assert_eq!(paid.iter().map(|p| p.1).sum::<i64>(), 0, "zero sum");
+    let (available, locked) = w.cash(l);
+    assert!(
+        available >= 0 && locked >= 0,
+        "long's cash {available} {locked}"
+    );
+    assert_eq!(available, 0, "the long paid all it had");
+    assert_eq!(total(&w), before, "cash conserved between the two");
+}
+
 #[test]
 fn funding_settles_on_schedule_longs_pay_when_positive_and_sums_to_zero() {
     let mut w = World::new();

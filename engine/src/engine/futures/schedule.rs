@@ -116,8 +116,10 @@ impl Engine {
     }
 
     /// Settles a funding period: each position pays or receives
-    /// `-(size) x mark x rate`; payers are rounded up and the receivers share exactly what
-    /// was paid (largest shares first for the rounding remainder), so the payments of a
+    /// `-(size) x mark x rate`; payers are rounded up and pay at most the cash they have
+    /// available (a payer in de-risk whose positions are not closed would otherwise be
+    /// drained below zero, period after period), and the receivers share exactly what was
+    /// paid (largest shares first for the rounding remainder), so the payments of a
     /// settlement sum to zero.
     fn settle_funding<S: EventSink>(&mut self, m: usize, sink: &mut S) {
         let rate = self.funding_estimate(m);
@@ -153,17 +155,25 @@ impl Engine {
             }
         }
         let scale = i128::from(RATE_SCALE);
+        let collateral = self.futures.markets[m].collateral;
+        // What each payer pays: its exact share rounded up, capped by its available cash.
+        let due = |engine: &Self, account: AccountId, o: i128| -> i128 {
+            let available = engine.accounts.account(account).map_or(0, |a| {
+                a.balances[usize::from(collateral.0)].available.max(0)
+            });
+            ((o + scale - 1) / scale).min(i128::from(available))
+        };
         let paid: i128 = owed
             .iter()
             .filter(|(_, o)| *o > 0)
-            .map(|(_, o)| (o + scale - 1) / scale)
+            .map(|&(account, o)| due(self, account, o))
             .sum();
         let receivable: i128 = owed.iter().filter(|(_, o)| *o < 0).map(|(_, o)| -o).sum();
         // (account, payment, remainder of the exact share) in account order.
         let mut payments: Vec<(AccountId, i128, i128)> = owed
             .iter()
             .map(|&(account, o)| match o {
-                o if o > 0 => (account, -((o + scale - 1) / scale), 0),
+                o if o > 0 => (account, -due(self, account, o), 0),
                 o if receivable > 0 => (account, paid * -o / receivable, paid * -o % receivable),
                 _ => (account, 0, 0),
             })
@@ -181,7 +191,6 @@ impl Engine {
                 payments[i].1 += 1;
             }
         }
-        let collateral = self.futures.markets[m].collateral;
         let now = self.now;
         for (account, payment, _) in payments {
             let payment = payment as i64;
