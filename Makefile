@@ -10,7 +10,7 @@
 CARGO ?= cargo
 BENCH_N ?= 2000000
 
-.PHONY: all run test fmt-check lint unit ccxt conformance python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
+.PHONY: compare all run test fmt-check lint unit ccxt conformance python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
 
 all: test
 
@@ -68,8 +68,22 @@ python-bench: $(VENV)/ready
 		maturin develop --quiet --release
 	$(VENV)/bin/python python/bench/throughput.py 200000
 
-bench: latency
+bench: latency compare
 	$(CARGO) bench -p matchbook-bench --bench engine
+
+# Matchbook against the peer order books on every workload profile (benches/README.md):
+# each file is generated once (seeded), then replayed through every engine, alternating.
+BENCH_PROFILES := exchange-core deep-book cancel-heavy price-jumps many-markets
+COMPARE_N ?= 1000000
+compare:
+	$(CARGO) build --release -p matchbook-bench
+	mkdir -p target/workloads
+	for profile in $(BENCH_PROFILES); do \
+		./target/release/matchbook-bench generate --profile $$profile --seed 1 --n $(COMPARE_N) \
+			--out target/workloads/$$profile.txt || exit 1; \
+		./target/release/matchbook-bench run --input target/workloads/$$profile.txt --engine all \
+			--runs 3 --json target/workloads/$$profile.json || exit 1; \
+	done
 
 latency:
 	$(CARGO) build --release -p matchbook-bench

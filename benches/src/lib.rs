@@ -3,6 +3,13 @@
 //! keep-alive HTTP/1.1 client for the REST load generator.
 #![deny(missing_docs)]
 
+pub mod cli;
+pub mod harness;
 pub mod http;
+pub mod plot;
+pub mod profiles;
+pub mod report;
 pub mod rng;
+pub mod script;
+pub mod venues;
 pub mod workload;

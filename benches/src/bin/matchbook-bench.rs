@@ -1,3 +1,8 @@
+//! `matchbook-bench generate --profile P --seed S --n N --out FILE` writes a workload file;
+//! `matchbook-bench run --input FILE [--engine matchbook|...|all] [--runs R] [--json FILE]`
+//! replays it through matchbook and the peer order books side by side (`crate::harness`),
+//! reading allocations from the counting allocator below.
+//!
 //! `matchbook-bench latency`: replays a seeded workload through the engine and reports
 //! throughput (one timer around the whole run) and per-command latency percentiles (a timer
 //! around each command, with the timer's own cost measured and reported beside them).
@@ -15,14 +20,16 @@
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 struct CountingBytes;
 static LIVE_BYTES: AtomicI64 = AtomicI64::new(0);
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 
 // SAFETY: every call is forwarded unchanged to `System`, which upholds the contract.
 unsafe impl GlobalAlloc for CountingBytes {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         LIVE_BYTES.fetch_add(layout.size() as i64, Ordering::Relaxed);
         unsafe { System.alloc(layout) }
     }
@@ -31,6 +38,7 @@ unsafe impl GlobalAlloc for CountingBytes {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
         LIVE_BYTES.fetch_add(new_size as i64 - layout.size() as i64, Ordering::Relaxed);
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -68,7 +76,11 @@ fn parse_args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
     match args.next().as_deref() {
         Some("latency") => {}
-        other => return Err(format!("unknown command {other:?}; try `latency`")),
+        other => {
+            return Err(format!(
+                "unknown command {other:?}; try `generate`, `run` or `latency`"
+            ));
+        }
     }
     let mut parsed = Args {
         profile: EXCHANGE_CORE,
@@ -227,6 +239,21 @@ fn timer_overhead() -> u64 {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let done = match args.first().map(String::as_str) {
+        Some("generate") => Some(matchbook_bench::cli::generate(&args[1..])),
+        Some("run") => Some(matchbook_bench::cli::run(&args[1..], &|| {
+            ALLOCATIONS.load(Ordering::Relaxed)
+        })),
+        _ => None,
+    };
+    if let Some(result) = done {
+        if let Err(e) = result {
+            eprintln!("matchbook-bench: {e}");
+            std::process::exit(2);
+        }
+        return;
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

@@ -1,0 +1,139 @@
+//! `matchbook-bench generate` and `matchbook-bench run`: argument parsing and files; the
+//! work is in [`crate::profiles`], [`crate::harness`] and [`crate::report`].
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use crate::harness::{self, Options};
+use crate::script::Script;
+use crate::{profiles, report, venues};
+
+/// Engines `--engine all` runs (the reference is too slow for large books; it checks the
+/// engines in the tests).
+pub const ALL: [&str; 5] = [
+    "matchbook",
+    "matchbook-balances",
+    "rust-order-book",
+    "lobster",
+    "matchcore",
+];
+
+/// Pairs of `--flag value` after the subcommand.
+fn flags(args: &[String]) -> Result<Vec<(&str, &str)>, String> {
+    args.chunks(2)
+        .map(|pair| match pair {
+            [flag, value] if flag.starts_with("--") => Ok((flag.as_str(), value.as_str())),
+            [flag, _] => Err(format!("expected a --flag, found {flag}")),
+            [flag] => Err(format!("{flag} needs a value")),
+            _ => Err("empty flag".into()),
+        })
+        .collect()
+}
+
+fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
+    value
+        .parse()
+        .map_err(|_| format!("{flag} takes a number, not {value}"))
+}
+
+/// `generate --profile P [--seed S] [--n N] --out FILE`.
+pub fn generate(args: &[String]) -> Result<(), String> {
+    let (mut profile, mut seed, mut n, mut out) = (None, 1u64, 1_000_000usize, None);
+    for (flag, value) in flags(args)? {
+        match flag {
+            "--profile" => {
+                profile = Some(profiles::by_name(value).ok_or_else(|| {
+                    let names: Vec<&str> = profiles::PROFILES.iter().map(|p| p.name).collect();
+                    format!("unknown profile {value}; one of {}", names.join(", "))
+                })?);
+            }
+            "--seed" => seed = number(flag, value)?,
+            "--n" => n = number(flag, value)?,
+            "--out" => out = Some(PathBuf::from(value)),
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    let profile = profile.ok_or("--profile is required")?;
+    let out = out.ok_or("--out is required")?;
+    let script = profiles::generate(profile, seed, n);
+    std::fs::write(&out, script.to_text())
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    eprintln!(
+        "{}: {} set-up and {} measured commands ({} seed {seed})",
+        out.display(),
+        script.setup.len(),
+        script.measured.len(),
+        profile.name
+    );
+    Ok(())
+}
+
+/// `run --input FILE [--engine NAME|all] [--runs R] [--json FILE] [--plot FILE.png]`; the
+/// plot defaults to the input's name with `.png`.
+pub fn run(args: &[String], allocations: &dyn Fn() -> u64) -> Result<(), String> {
+    let (mut input, mut engines, mut runs, mut json) = (None, ALL.to_vec(), 3usize, None);
+    let mut plot: Option<PathBuf> = None;
+    for (flag, value) in flags(args)? {
+        match flag {
+            "--input" => input = Some(PathBuf::from(value)),
+            "--engine" => {
+                engines = if value == "all" {
+                    ALL.to_vec()
+                } else {
+                    value
+                        .split(',')
+                        .map(|name| {
+                            venues::NAMES
+                                .iter()
+                                .copied()
+                                .find(|n| *n == name)
+                                .ok_or_else(|| {
+                                    format!(
+                                        "unknown engine {name}; one of {} or all",
+                                        venues::NAMES.join(", ")
+                                    )
+                                })
+                        })
+                        .collect::<Result<_, _>>()?
+                };
+            }
+            "--runs" => runs = number(flag, value)?,
+            "--json" => json = Some(PathBuf::from(value)),
+            "--plot" => plot = Some(PathBuf::from(value)),
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    let input: PathBuf = input.ok_or("--input is required")?;
+    let plot = plot.unwrap_or_else(|| input.with_extension("png"));
+    let text = std::fs::read_to_string(&input)
+        .map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    let script = Script::parse(&text).map_err(|e| format!("{}: {e}", input.display()))?;
+    let bar = indicatif::ProgressBar::new(0);
+    if !std::io::stderr().is_terminal() {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let reports = harness::compare(
+        &script,
+        &Options {
+            engines,
+            runs: runs.max(1),
+            allocations,
+            progress: &progress,
+        },
+    );
+    bar.finish_and_clear();
+    let timer = harness::timer_cost();
+    print!("{}", report::table(&script.name, timer, &reports));
+    std::fs::write(&plot, crate::plot::latency_png(&script.name, &reports))
+        .map_err(|e| format!("cannot write {}: {e}", plot.display()))?;
+    eprintln!("latency plot: {}", plot.display());
+    if let Some(path) = json {
+        let body = report::json(&script.name, script.measured.len(), timer, &reports);
+        std::fs::write(&path, body).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}

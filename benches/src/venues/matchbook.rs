@@ -1,0 +1,259 @@
+//! Matchbook behind the harness: the same `Engine::apply` path every adapter of the project
+//! uses. Book only (balances and fees off) or with balances and fees on (every account
+//! funded by the file's deposit lines).
+
+use matchbook::{
+    AccountId, Command, Currency, CurrencyId, Engine, EngineConfig, Event, EventRecord,
+    InstrumentId, InstrumentKind, InstrumentSpec, InstrumentState, NewOrder, OrderRef, OrderType,
+    Price, Qty, TimeInForce, Timestamp, Uuid,
+};
+
+use super::{Fill, Level, OrderIds, Outcome, Venue};
+use crate::script::{Line, Op, Script, Side, Target, Tif};
+
+/// Code of the quote currency every bench instrument shares.
+const QUOTE: &str = "QQQ";
+
+/// Code of the base currency of instrument `i`: `B` and letters (`BAA`, `BAB`, ...).
+fn base_code(i: u16) -> String {
+    let (hi, lo) = (i / 26, i % 26);
+    let letter = |n: u16| char::from(b'A' + (n % 26) as u8);
+    format!("B{}{}{}", letter(hi / 26), letter(hi), letter(lo))
+}
+
+/// Engine configuration for a script: one quote currency and one base currency per instrument
+/// (beside the demo currencies),
+/// everything in whole units (1 lot = 1 base unit, 1 tick x 1 lot = 1 quote unit), prices
+/// 1..=10^9, the default fee schedule.
+pub fn script_config(script: &Script, balances: bool) -> EngineConfig {
+    let mut config = matchbook::demo::config();
+    config.enforce_balances = balances;
+    let currency = |code: String| Currency {
+        name: code.clone(),
+        code,
+        precision: 0,
+        unified_cryptoasset_id: 0,
+        collateral_percentage: rust_decimal::Decimal::ZERO,
+    };
+    // The demo currencies stay: the default fee groups name some of them.
+    config.currencies.extend(
+        std::iter::once(currency(QUOTE.into()))
+            .chain((0..script.instruments).map(|i| currency(base_code(i)))),
+    );
+    config.instruments = (0..script.instruments)
+        .map(|i| InstrumentSpec {
+            code: format!("{}_{QUOTE}", base_code(i)),
+            base: base_code(i),
+            quote: QUOTE.into(),
+            amount_precision: 0,
+            market_precision: 0,
+            min_size: "1".into(),
+            min_price: "1".into(),
+            max_price: "1000000000".into(),
+            kind: InstrumentKind::Spot,
+            state: InstrumentState::Active,
+            futures: None,
+        })
+        .collect();
+    config
+}
+
+/// Matchbook driven by a script.
+pub struct Matchbook {
+    engine: Engine,
+    balances: bool,
+    /// Currency ids by script currency index, with the balance units of one whole unit
+    /// (the file counts whole lots and tick x lots).
+    currencies: Vec<(CurrencyId, i64)>,
+    orders: OrderIds<OrderRef>,
+    /// File order number by engine order id (kept only while recording fills).
+    numbers: Vec<u32>,
+    next_order: u32,
+    events: Vec<EventRecord>,
+}
+
+impl Matchbook {
+    /// A fresh engine with one holder per account of `script`.
+    pub fn new(script: &Script, balances: bool) -> Self {
+        let engine = Engine::new(script_config(script, balances)).expect("bench config is valid");
+        let currencies = std::iter::once(QUOTE.to_owned())
+            .chain((0..script.instruments).map(base_code))
+            .map(|code| {
+                let id = engine.currency_by_code(&code).expect("configured");
+                let scale = engine.balance_scale(id).expect("configured");
+                (id, 10i64.pow(u32::from(scale)))
+            })
+            .collect();
+        let mut venue = Self {
+            engine,
+            balances,
+            currencies,
+            orders: OrderIds::default(),
+            numbers: Vec::new(),
+            next_order: 0,
+            events: Vec::with_capacity(64),
+        };
+        venue
+            .orders
+            .reserve(script.setup.len() + script.measured.len());
+        let start = script.lines().next().map_or(0, |l| l.time);
+        for _ in 0..script.accounts {
+            let _ = venue
+                .engine
+                .apply(&Command::CreateHolder, Timestamp(start), &mut venue.events);
+            venue.events.clear();
+        }
+        venue
+    }
+
+    /// The engine, for checks.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    fn command(&mut self, op: &Op) -> Option<Command> {
+        Some(match *op {
+            Op::Deposit {
+                account,
+                currency,
+                amount,
+            } => {
+                let (currency, unit) = *self.currencies.get(usize::from(currency))?;
+                Command::Deposit {
+                    account: AccountId(account),
+                    currency,
+                    amount: amount.checked_mul(unit)?,
+                }
+            }
+            Op::Place {
+                account,
+                instrument,
+                side,
+                price,
+                amount,
+                tif,
+                client,
+            } => {
+                let mut order = NewOrder::limit(
+                    AccountId(account),
+                    InstrumentId(instrument),
+                    side_of(side),
+                    Price(price.unwrap_or_default()),
+                    Qty(amount),
+                )
+                .with_tif(match tif {
+                    Tif::Gtc => TimeInForce::GoodTillCancelled,
+                    Tif::Ioc => TimeInForce::ImmediateOrCancelled,
+                    Tif::Fok => TimeInForce::FillOrKill,
+                    Tif::PostOnly => TimeInForce::PostOnly,
+                });
+                if price.is_none() {
+                    order.order_type = OrderType::Market;
+                    order.price = None;
+                }
+                order.client_id = client.map(|c| Uuid(u128::from(c)));
+                Command::PlaceOrder(order)
+            }
+            Op::Cancel {
+                account,
+                target: Target::Order(k),
+            } => Command::CancelOrder {
+                account: AccountId(account),
+                order: self.orders.get(k)?,
+            },
+            Op::Cancel {
+                account,
+                target: Target::Client(c),
+            } => Command::CancelByClientId {
+                account: AccountId(account),
+                client_id: Uuid(u128::from(c)),
+            },
+            Op::Move {
+                account,
+                order,
+                price,
+            } => Command::AmendOrder {
+                account: AccountId(account),
+                order: self.orders.get(order)?,
+                amount: None,
+                price: Some(Price(price)),
+            },
+        })
+    }
+
+    fn number_of(&self, order: OrderRef) -> u32 {
+        self.numbers
+            .get(order.id as usize)
+            .copied()
+            .unwrap_or(u32::MAX)
+    }
+}
+
+fn side_of(side: Side) -> matchbook::Side {
+    match side {
+        Side::Buy => matchbook::Side::Buy,
+        Side::Sell => matchbook::Side::Sell,
+    }
+}
+
+impl Venue for Matchbook {
+    fn name(&self) -> &'static str {
+        if self.balances {
+            "matchbook-balances"
+        } else {
+            "matchbook"
+        }
+    }
+
+    fn apply(&mut self, line: &Line, out: &mut Outcome, record: bool) {
+        let placing = matches!(line.op, Op::Place { .. });
+        let number = self.next_order;
+        self.next_order += u32::from(placing);
+        let Some(command) = self.command(&line.op) else {
+            if placing {
+                self.orders.set(number, None);
+            }
+            return;
+        };
+        self.events.clear();
+        let applied = self
+            .engine
+            .apply(&command, Timestamp(line.time), &mut self.events);
+        out.applied = applied.is_ok();
+        if placing {
+            let handle = applied.ok().and_then(|a| a.order);
+            self.orders.set(number, handle);
+            if record && let Some(h) = handle {
+                let id = h.id as usize;
+                if self.numbers.len() <= id {
+                    self.numbers.resize(id + 1, u32::MAX);
+                }
+                self.numbers[id] = number;
+            }
+        }
+        if record {
+            for record in &self.events {
+                if let Event::Trade(t) = record.event {
+                    let fill = Fill {
+                        instrument: t.instrument.0,
+                        taker: self.number_of(t.taker),
+                        maker: self.number_of(t.maker),
+                        price: t.price.0,
+                        amount: t.amount.0,
+                    };
+                    out.taken += fill.amount;
+                    out.fills.push(fill);
+                }
+            }
+        }
+    }
+
+    fn top(&self, instrument: u16) -> (Level, Level) {
+        let first =
+            |levels: &[matchbook::LevelView]| levels.first().map(|l| (l.price.0, l.amount.0));
+        match self.engine.book_levels(InstrumentId(instrument), 1) {
+            Ok(view) => (first(&view.bids), first(&view.asks)),
+            Err(_) => (None, None),
+        }
+    }
+}
