@@ -211,6 +211,14 @@ impl Venue for Lobster {
         }
     }
 
+    fn best(&self, instrument: u16) -> (Option<i64>, Option<i64>) {
+        let book = &self.books[usize::from(instrument)];
+        (
+            book.max_bid().map(|p| p as i64),
+            book.min_ask().map(|p| p as i64),
+        )
+    }
+
     fn top(&self, instrument: u16) -> (Level, Level) {
         let depth = self.books[usize::from(instrument)].depth(1);
         // Lobster lists every level, lowest price first on both sides.

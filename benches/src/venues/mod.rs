@@ -72,8 +72,16 @@ pub trait Venue {
     /// fills in everything [`Outcome`] holds, otherwise only `applied` (timed runs).
     fn apply(&mut self, line: &Line, out: &mut Outcome, record: bool);
 
-    /// Best bid and best ask of an instrument, as (price, lots at that price).
+    /// Best bid and best ask of an instrument, as (price, lots at that price). May cost a
+    /// walk of the book for engines without a per-level total.
     fn top(&self, instrument: u16) -> (Level, Level);
+
+    /// Best bid and best ask prices only (cheap on every engine); by default from
+    /// [`Venue::top`].
+    fn best(&self, instrument: u16) -> (Option<i64>, Option<i64>) {
+        let (bid, ask) = self.top(instrument);
+        (bid.map(|l| l.0), ask.map(|l| l.0))
+    }
 
     /// Whether [`Outcome::fills`] lists fills one by one.
     fn reports_fills(&self) -> bool {

@@ -138,6 +138,14 @@ impl Venue for RustOrderBook {
         }
     }
 
+    fn best(&self, instrument: u16) -> (Option<i64>, Option<i64>) {
+        let book = &self.books[usize::from(instrument)];
+        (
+            book.best_bid().map(|p| p.value() as i64),
+            book.best_ask().map(|p| p.value() as i64),
+        )
+    }
+
     fn top(&self, instrument: u16) -> (Level, Level) {
         let depth = self.books[usize::from(instrument)].depth(Some(1));
         let first = |levels: &[(Price, Quantity)]| {
