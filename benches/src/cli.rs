@@ -9,13 +9,15 @@ use crate::script::Script;
 use crate::{profiles, report, venues};
 
 /// Engines `--engine all` runs (the reference is too slow for large books; it checks the
-/// engines in the tests).
-pub const ALL: [&str; 5] = [
+/// engines in the tests), ending with `null`, the harness's own cost.
+pub const ALL: [&str; 7] = [
     "matchbook",
     "matchbook-balances",
     "rust-order-book",
     "lobster",
+    "orderbook-rs",
     "matchcore",
+    "null",
 ];
 
 /// Pairs of `--flag value` after the subcommand.

@@ -48,8 +48,10 @@ pub fn table(workload: &str, timer_ns: f64, reports: &[EngineReport]) -> String 
         for (q, _) in PERCENTILES {
             let _ = write!(out, " {:>8}", ns(r.percentile(q)));
         }
+        // The null engine is the harness's floor, not a peer.
+        let peer = r.name != "null";
         let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
-            (Some(a), Some(b)) if b > 0.0 => format!("{:.2}x", a / b),
+            (Some(a), Some(b)) if b > 0.0 && peer => format!("{:.2}x", a / b),
             _ => "-".into(),
         };
         let _ = writeln!(

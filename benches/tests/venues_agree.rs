@@ -149,7 +149,7 @@ fn peers_agree_with_the_reference_where_features_overlap() {
     };
     for seed in 0..30 {
         let script = workload(seed, 400, common);
-        for name in ["rust-order-book", "lobster"] {
+        for name in ["rust-order-book", "lobster", "orderbook-rs"] {
             agrees_with_reference(name, &script);
         }
     }
@@ -162,6 +162,7 @@ fn peers_agree_with_the_reference_where_features_overlap() {
     for seed in 100..130 {
         let script = workload(seed, 400, with_fok_and_market);
         agrees_with_reference("rust-order-book", &script);
+        agrees_with_reference("orderbook-rs", &script);
     }
 }
 

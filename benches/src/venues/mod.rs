@@ -8,6 +8,8 @@ pub mod check;
 pub mod lobster;
 pub mod matchbook;
 pub mod matchcore;
+pub mod null;
+pub mod orderbook_rs;
 pub mod reference;
 pub mod rust_order_book;
 
@@ -95,13 +97,15 @@ pub trait Venue {
 }
 
 /// Names accepted by `--engine`, in report order.
-pub const NAMES: [&str; 6] = [
+pub const NAMES: [&str; 8] = [
     "matchbook",
     "matchbook-balances",
     "reference",
     "rust-order-book",
     "lobster",
+    "orderbook-rs",
     "matchcore",
+    "null",
 ];
 
 /// A fresh engine of the given name, prepared for `script` (accounts created, nothing
@@ -114,6 +118,8 @@ pub fn open(name: &str, script: &Script) -> Option<Box<dyn Venue>> {
         "rust-order-book" => Box::new(rust_order_book::RustOrderBook::new(script)),
         "lobster" => Box::new(lobster::Lobster::new(script)),
         "matchcore" => Box::new(matchcore::Matchcore::new(script)),
+        "null" => Box::new(null::Null::default()),
+        "orderbook-rs" => Box::new(orderbook_rs::OrderbookRs::new(script)),
         _ => return None,
     })
 }
