@@ -88,8 +88,12 @@ impl CandleSeries {
         Ok(())
     }
 
-    fn current(&mut self, start: Timestamp) -> Option<&mut Entry> {
-        self.entries.back_mut().filter(|e| e.candle.start == start)
+    /// The stored entry of the period containing `time`, if it is the newest: a comparison
+    /// with its bounds, so calendar arithmetic runs only when a period begins.
+    fn current(&mut self, time: Timestamp) -> Option<&mut Entry> {
+        self.entries
+            .back_mut()
+            .filter(|e| e.candle.start <= time && time < e.candle.end)
     }
 
     fn push(&mut self, entry: Entry) {
@@ -108,8 +112,7 @@ impl CandleSeries {
         amount: i64,
         notional: i128,
     ) {
-        let start = self.granularity.start_of(time);
-        if let Some(e) = self.current(start) {
+        if let Some(e) = self.current(time) {
             let c = &mut e.candle;
             if e.traded {
                 c.high = c.high.max(price);
@@ -126,6 +129,7 @@ impl CandleSeries {
             e.closing_reference = price;
             return;
         }
+        let start = self.granularity.start_of(time);
         let candle = Candle {
             volume: notional,
             total_amount: amount,
@@ -155,8 +159,7 @@ impl CandleSeries {
 
     /// Records the instrument's reference price after a command that touched it.
     pub fn on_reference(&mut self, time: Timestamp, sequence: u64, reference: i64) {
-        let start = self.granularity.start_of(time);
-        if let Some(e) = self.current(start) {
+        if let Some(e) = self.current(time) {
             e.closing_reference = reference;
             if !e.traded {
                 let c = &mut e.candle;
@@ -165,6 +168,7 @@ impl CandleSeries {
             }
             return;
         }
+        let start = self.granularity.start_of(time);
         let candle = self.flat(start, reference, sequence);
         self.push(Entry {
             candle,

@@ -4,6 +4,7 @@
 //! from the matching path, fed by whatever carries the events there.
 
 pub mod candles;
+pub mod chunked;
 pub mod futures;
 pub mod orders;
 pub mod period;

@@ -5,6 +5,9 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use smallvec::SmallVec;
+
+use super::chunked::ChunkedDeque;
 use super::query::{DAY, QueryError};
 use super::trades::TradeRecord;
 use crate::event::{AcceptedOrder, CancelReason, OrderStatus};
@@ -34,7 +37,10 @@ pub struct OrderRecord {
     /// Status.
     pub status: OrderStatus,
     /// Its trades, oldest first.
-    pub trades: Vec<TradeId>,
+    pub trades: SmallVec<[TradeId; 2]>,
+    /// The number of the same account's order before it, so an account's orders are listed
+    /// by walking back from its newest without a per-account index to keep up to date.
+    pub previous_of_account: Option<u64>,
 }
 
 impl OrderRecord {
@@ -86,141 +92,113 @@ pub struct OrderPage<'a> {
     pub cursor: Option<u64>,
 }
 
-/// Every accepted order plus per-account lists of numbers. Open orders live in a small
-/// hash map, because the stream amends and fills them all the time and the map stays in
-/// cache; an order that ends moves once into the archive, a deque indexed by order number
-/// less the first one (numbers are dense), whose slot stays empty while the order is open.
-/// Retention drops archived orders from the front once they ended before the horizon, and
-/// the empty slots of orders at the front open since before it, so one long-open order does
-/// not hold back everything after it: when such an order ends, its record goes to `late`, kept
-/// in the order orders ended and forgotten the same way.
+/// Every accepted order plus per-account lists of numbers. Records sit in one chunked
+/// deque indexed by order number less the first one (numbers are dense), open and ended
+/// alike, so an amend, a fill or a cancel is an index and a write in place: nothing moves when
+/// an order ends. Retention drops records from the front once they ended before the horizon;
+/// an order at the front still open since before it is moved to `kept`, so one long-open order
+/// does not hold back everything after it, and is forgotten from there once it has ended
+/// before the horizon too (`kept_ended` lists those in the order they ended).
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct OrderStore {
     first: u64,
+    records: ChunkedDeque<Option<OrderRecord>>,
+    /// Orders retention passed while they were open.
     #[serde(with = "crate::snapshot::sorted_map")]
-    open: HashMap<u64, OrderRecord, IdBuildHasher>,
-    archive: VecDeque<Option<OrderRecord>>,
-    /// Orders that ended after retention had passed their number.
-    #[serde(with = "crate::snapshot::sorted_map")]
-    late: HashMap<u64, OrderRecord, IdBuildHasher>,
-    /// `late` by the time each ended (times never decrease).
-    late_by_time: VecDeque<(Timestamp, u64)>,
-    by_account: Vec<AccountOrders>,
-}
-
-/// One account's order numbers, ascending.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
-struct AccountOrders {
-    ids: Vec<u64>,
-    /// Numbers below the store's `first` that were still retained at the last pruning.
-    kept_below_first: usize,
+    kept: HashMap<u64, OrderRecord, IdBuildHasher>,
+    /// Ended orders of `kept` by the time each ended (times never decrease).
+    kept_ended: VecDeque<(Timestamp, u64)>,
+    /// Each account's newest order number; older ones chain through
+    /// `OrderRecord::previous_of_account`.
+    newest_of_account: Vec<Option<u64>>,
 }
 
 impl OrderStore {
     /// Records a newly accepted order.
     pub fn accept(&mut self, accepted: AcceptedOrder, time: Timestamp, sequence: u64) {
         let id = accepted.order.id;
-        let account = accepted.account.0 as usize;
-        if self.by_account.len() <= account {
-            self.by_account
-                .resize_with(account + 1, AccountOrders::default);
-        }
-        // Numbers below `first` are forgotten unless open or late; drop the forgotten ones
-        // from this account's list as it grows, once they outnumber the retained ones (so
-        // an account's long-open orders are not re-examined on every order).
-        let list = &mut self.by_account[account];
-        let below = list.ids.partition_point(|&id| id < self.first);
-        if below > 2 * list.kept_below_first {
-            let (open, late) = (&self.open, &self.late);
-            let mut kept = 0;
-            for i in 0..below {
-                let id = list.ids[i];
-                if open.contains_key(&id) || late.contains_key(&id) {
-                    list.ids[kept] = id;
-                    kept += 1;
-                }
-            }
-            list.ids.drain(kept..below);
-            list.kept_below_first = kept;
-        }
-        list.ids.push(id);
-        if self.archive.is_empty() {
+        if self.records.is_empty() {
             self.first = id;
         }
-        self.archive.push_back(None);
-        self.open.insert(
-            id,
-            OrderRecord {
-                accepted,
-                created: time,
-                sequence,
-                updated: time,
-                last_sequence: sequence,
-                filled: Qty(0),
-                filled_notional: Notional(0),
-                total_fee: 0,
-                status: OrderStatus::Open,
-                trades: Vec::new(),
-            },
-        );
+        let Some(index) = id.checked_sub(self.first) else {
+            return;
+        };
+        // Numbers arrive in order; a gap (numbers the engine never accepted) is padded so
+        // indexes stay numbers less `first`, and a number already seen is ignored.
+        while (self.records.len() as u64) < index {
+            self.records.push_back(None);
+        }
+        if self.records.len() as u64 != index {
+            return;
+        }
+        let account = accepted.account.0 as usize;
+        if self.newest_of_account.len() <= account {
+            self.newest_of_account.resize(account + 1, None);
+        }
+        let previous_of_account = self.newest_of_account[account].replace(id);
+        self.records.push_back(Some(OrderRecord {
+            accepted,
+            created: time,
+            sequence,
+            updated: time,
+            last_sequence: sequence,
+            filled: Qty(0),
+            filled_notional: Notional(0),
+            total_fee: 0,
+            status: OrderStatus::Open,
+            trades: SmallVec::new(),
+            previous_of_account,
+        }));
     }
 
     fn record_mut(&mut self, id: u64) -> Option<&mut OrderRecord> {
-        self.open.get_mut(&id)
+        match id.checked_sub(self.first) {
+            Some(index) => self.records.get_mut(usize::try_from(index).ok()?)?.as_mut(),
+            None => self.kept.get_mut(&id),
+        }
     }
 
     fn record(&self, id: u64) -> Option<&OrderRecord> {
-        if let Some(r) = self.open.get(&id) {
-            return Some(r);
+        match id.checked_sub(self.first) {
+            Some(index) => self.records.get(usize::try_from(index).ok()?)?.as_ref(),
+            None => self.kept.get(&id),
         }
-        let archived = id
-            .checked_sub(self.first)
-            .and_then(|index| self.archive.get(usize::try_from(index).ok()?)?.as_ref());
-        archived.or_else(|| self.late.get(&id))
     }
 
-    /// Forgets orders that ended before `horizon`: archived ones from the front (passing
-    /// over the empty slots of orders open since before the horizon) and late ones.
+    /// Forgets orders that ended before `horizon`: from the front of the records (moving
+    /// those open since before the horizon to `kept`) and from `kept`.
     pub fn forget_before(&mut self, horizon: Timestamp) {
         loop {
-            match self.archive.front() {
-                Some(Some(front)) if front.updated < horizon => {}
-                // Open since before the horizon: its record stays in `open`, and goes to
-                // `late` when it ends.
-                Some(None)
-                    if self
-                        .open
-                        .get(&self.first)
-                        .is_none_or(|r| r.created < horizon) => {}
-                _ => break,
+            match self.records.front() {
+                Some(Some(front)) if front.status == OrderStatus::Open => {
+                    if front.created >= horizon {
+                        break;
+                    }
+                }
+                Some(Some(front)) if front.updated >= horizon => break,
+                Some(_) => {}
+                None => break,
             }
-            self.archive.pop_front();
+            if let Some(Some(record)) = self.records.pop_front()
+                && record.status == OrderStatus::Open
+            {
+                self.kept.insert(self.first, record);
+            }
             self.first += 1;
         }
-        while let Some(&(ended, id)) = self.late_by_time.front() {
+        while let Some(&(ended, id)) = self.kept_ended.front() {
             if ended >= horizon {
                 break;
             }
-            self.late_by_time.pop_front();
-            self.late.remove(&id);
+            self.kept_ended.pop_front();
+            self.kept.remove(&id);
         }
     }
 
-    /// Moves an order that ended into the archive (or, when retention has passed its
-    /// number, into `late`).
-    fn close(&mut self, id: u64) {
-        let Some(record) = self.open.remove(&id) else {
-            return;
-        };
-        match id
-            .checked_sub(self.first)
-            .and_then(|i| self.archive.get_mut(usize::try_from(i).ok()?))
-        {
-            Some(slot) => *slot = Some(record),
-            None => {
-                self.late_by_time.push_back((record.updated, id));
-                self.late.insert(id, record);
-            }
+    /// Notes that an order ended: one in `kept` is then forgotten by its end time.
+    fn ended(&mut self, id: u64, time: Timestamp) {
+        if id < self.first && self.kept.contains_key(&id) {
+            self.kept_ended.push_back((time, id));
         }
     }
 
@@ -231,31 +209,34 @@ impl OrderStore {
             (t.maker.id, t.maker_fee, t.maker_remaining),
             (t.taker.id, t.taker_fee, t.taker_remaining),
         ] {
-            if let Some(r) = self.record_mut(id) {
-                r.filled.0 += t.amount.0;
-                r.filled_notional.0 += t.price.notional(t.amount).0;
-                r.total_fee += fee;
-                r.trades.push(t.id);
-                r.updated = record.time;
-                r.last_sequence = record.sequence;
-                if remaining.0 == 0 {
-                    r.status = OrderStatus::FilledFully;
-                }
-            }
-            if remaining.0 == 0 {
-                self.close(id);
+            let Some(r) = self.record_mut(id) else {
+                continue;
+            };
+            r.filled.0 += t.amount.0;
+            r.filled_notional.0 += t.price.notional(t.amount).0;
+            r.total_fee += fee;
+            r.trades.push(t.id);
+            r.updated = record.time;
+            r.last_sequence = record.sequence;
+            if remaining.0 == 0 && r.status == OrderStatus::Open {
+                r.status = OrderStatus::FilledFully;
+                self.ended(id, record.time);
             }
         }
     }
 
     /// Marks an order ended without filling completely.
     pub fn cancel(&mut self, id: u64, reason: CancelReason, time: Timestamp, sequence: u64) {
-        if let Some(r) = self.record_mut(id) {
-            r.status = reason.status();
-            r.updated = time;
-            r.last_sequence = sequence;
+        let Some(r) = self.record_mut(id) else {
+            return;
+        };
+        let was_open = r.status == OrderStatus::Open;
+        r.status = reason.status();
+        r.updated = time;
+        r.last_sequence = sequence;
+        if was_open {
+            self.ended(id, time);
         }
-        self.close(id);
     }
 
     /// Applies an amend or a trigger (anything that only touches price, amount and time).
@@ -303,17 +284,57 @@ impl OrderStore {
         client_id: Uuid,
         now: Timestamp,
     ) -> Result<&OrderRecord, QueryError> {
-        let ids = &self
-            .by_account
-            .get(account.0 as usize)
-            .ok_or(QueryError::NotFound)?
-            .ids;
-        ids.iter()
-            .rev()
-            .filter_map(|&id| self.record(id))
+        self.newest_first(account, None)
             .take_while(|r| now.0 - r.created.0 <= 30 * DAY)
             .find(|r| r.accepted.client_id == Some(client_id))
             .ok_or(QueryError::NotFound)
+    }
+
+    /// An account's retained orders numbered below `below` (all without it), newest first:
+    /// along the account's chain while it stays in `records`, then the account's orders in
+    /// `kept` (the chain can pass through forgotten numbers there). A chain link that does
+    /// not lead to a smaller number of the same account ends the walk, so a damaged store
+    /// cannot loop or list another account's orders.
+    fn newest_first(
+        &self,
+        account: AccountId,
+        below: Option<u64>,
+    ) -> impl Iterator<Item = &OrderRecord> + '_ {
+        let newest = self
+            .newest_of_account
+            .get(account.0 as usize)
+            .copied()
+            .flatten();
+        // Start at the cursor's own link when its record is still at hand, else at the
+        // newest and skip down to the cursor.
+        let start = match below {
+            Some(b) => match self.record(b) {
+                Some(r) if r.accepted.account == account => r.previous_of_account,
+                _ => newest,
+            },
+            None => newest,
+        };
+        let below = below.unwrap_or(u64::MAX);
+        let first = self.first;
+        let mut next = start;
+        let chain = std::iter::from_fn(move || {
+            loop {
+                let id = next.filter(|&id| id >= first)?;
+                let record = self.record(id).filter(|r| r.accepted.account == account)?;
+                next = record.previous_of_account.filter(|&p| p < id);
+                if id < below {
+                    return Some(record);
+                }
+            }
+        });
+        let mut kept: Vec<&OrderRecord> = self
+            .kept
+            .iter()
+            .filter(|(id, r)| **id < below.min(first) && r.accepted.account == account)
+            .map(|(_, r)| r)
+            .collect();
+        kept.sort_unstable_by_key(|r| std::cmp::Reverse(r.accepted.order.id));
+        chain.chain(kept)
     }
 
     /// A page of an account's orders, newest first: open ones always, inactive ones of the
@@ -323,20 +344,9 @@ impl OrderStore {
         account: AccountId,
         filter: &OrderFilter,
     ) -> Result<OrderPage<'_>, QueryError> {
-        let ids = self
-            .by_account
-            .get(account.0 as usize)
-            .map_or(&[][..], |v| &v.ids);
-        let end = match filter.cursor {
-            Some(c) => ids.partition_point(|&id| id < c),
-            None => ids.len(),
-        };
         let mut orders = Vec::new();
         let mut cursor = None;
-        for id in ids[..end].iter().rev() {
-            let Some(r) = self.record(*id) else {
-                continue;
-            };
+        for r in self.newest_first(account, filter.cursor) {
             if filter
                 .instrument
                 .is_some_and(|i| i != r.accepted.instrument)
@@ -366,9 +376,9 @@ impl OrderStore {
         Ok(OrderPage { orders, cursor })
     }
 
-    /// Orders retained (counts the archive: for reports and tests, not the hot path).
+    /// Orders retained (counts the records: for reports and tests, not the hot path).
     pub fn len(&self) -> usize {
-        self.open.len() + self.late.len() + self.archive.iter().flatten().count()
+        self.kept.len() + self.records.iter().flatten().count()
     }
 
     /// Whether none is retained.
@@ -439,12 +449,16 @@ mod tests {
             .by_client_id(AccountId(1), Uuid(7), Timestamp(40))
             .map(|r| r.accepted.order.id);
         assert_eq!(found, Ok(4));
+        // The account's listing passes over forgotten numbers to the order kept open.
         store.accept(accepted(5, 1), Timestamp(41), 41);
-        assert_eq!(
-            store.by_account[1].ids,
-            vec![4, 5],
-            "the account's list dropped forgotten numbers and kept the open one"
-        );
+        store.accept(accepted(6, 2), Timestamp(41), 41);
+        store.cancel(5, CancelReason::Requested, Timestamp(41), 41);
+        store.forget_before(Timestamp(42));
+        let listed: Vec<u64> = store
+            .newest_first(AccountId(1), None)
+            .map(|r| r.accepted.order.id)
+            .collect();
+        assert_eq!(listed, vec![4]);
     }
 
     #[derive(Debug, Clone)]

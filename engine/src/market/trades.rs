@@ -3,8 +3,7 @@
 //! ended even while new trades arrive (it names the last trade returned, and newer trades
 //! all have larger numbers).
 
-use std::collections::BTreeMap;
-
+use super::chunked::ChunkedDeque;
 use super::query::{MAX_WINDOW, QueryError};
 use crate::event::Trade;
 use crate::fixed::{Price, Qty};
@@ -103,9 +102,19 @@ pub struct TradeFilter<'q> {
 pub struct TradeStore {
     /// Trade number of `records[0]`.
     first: u64,
-    records: std::collections::VecDeque<TradeRecord>,
-    by_account: BTreeMap<AccountId, Vec<u64>>,
-    by_instrument: BTreeMap<InstrumentId, Vec<u64>>,
+    records: ChunkedDeque<TradeRecord>,
+    /// Trade numbers by account number (account numbers are dense).
+    by_account: Vec<Vec<u64>>,
+    /// Trade numbers by instrument number.
+    by_instrument: Vec<Vec<u64>>,
+}
+
+/// The list at `index` of `lists`, grown to hold it.
+fn list_at(lists: &mut Vec<Vec<u64>>, index: usize) -> &mut Vec<u64> {
+    if lists.len() <= index {
+        lists.resize_with(index + 1, Vec::new);
+    }
+    &mut lists[index]
 }
 
 impl TradeStore {
@@ -116,11 +125,11 @@ impl TradeStore {
             self.first = id;
         }
         let t = &record.trade;
-        self.by_account.entry(t.taker_account).or_default().push(id);
+        list_at(&mut self.by_account, t.taker_account.0 as usize).push(id);
         if t.maker_account != t.taker_account {
-            self.by_account.entry(t.maker_account).or_default().push(id);
+            list_at(&mut self.by_account, t.maker_account.0 as usize).push(id);
         }
-        self.by_instrument.entry(t.instrument).or_default().push(id);
+        list_at(&mut self.by_instrument, usize::from(t.instrument.0)).push(id);
         self.records.push_back(record);
     }
 
@@ -135,11 +144,7 @@ impl TradeStore {
             self.first += 1;
         }
         let first = self.first;
-        for list in self
-            .by_account
-            .values_mut()
-            .chain(self.by_instrument.values_mut())
-        {
+        for list in self.by_account.iter_mut().chain(&mut self.by_instrument) {
             let stale = list.partition_point(|&id| id < first);
             list.drain(..stale);
         }
@@ -156,7 +161,8 @@ impl TradeStore {
         }
         let belongs =
             |id: u64, test: &dyn Fn(&TradeRecord) -> bool| self.get(TradeId(id)).is_none_or(test);
-        for (&account, list) in &self.by_account {
+        for (account, list) in self.by_account.iter().enumerate() {
+            let account = AccountId(u32::try_from(account).map_err(|_| "too many accounts")?);
             if !list.is_sorted_by(|a, b| a < b)
                 || !list.iter().all(|&id| {
                     belongs(id, &|r| {
@@ -167,7 +173,9 @@ impl TradeStore {
                 return bad();
             }
         }
-        for (&instrument, list) in &self.by_instrument {
+        for (instrument, list) in self.by_instrument.iter().enumerate() {
+            let instrument =
+                InstrumentId(u16::try_from(instrument).map_err(|_| "too many instruments")?);
             if !list.is_sorted_by(|a, b| a < b)
                 || !list
                     .iter()
@@ -211,8 +219,7 @@ impl TradeStore {
     pub fn since(&self, after: u64) -> impl Iterator<Item = &TradeRecord> + '_ {
         let skip = after.saturating_add(1).saturating_sub(self.first);
         self.records
-            .iter()
-            .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+            .iter_from(usize::try_from(skip).unwrap_or(usize::MAX))
     }
 
     /// Trades retained.
@@ -231,7 +238,12 @@ impl TradeStore {
         account: AccountId,
         filter: &TradeFilter<'_>,
     ) -> Result<TradePage<'_>, QueryError> {
-        self.page(self.by_account.get(&account).map_or(&[][..], |v| v), filter)
+        self.page(
+            self.by_account
+                .get(account.0 as usize)
+                .map_or(&[][..], |v| v),
+            filter,
+        )
     }
 
     /// A page of an instrument's public tape.
@@ -241,7 +253,9 @@ impl TradeStore {
         filter: &TradeFilter<'_>,
     ) -> Result<TradePage<'_>, QueryError> {
         self.page(
-            self.by_instrument.get(&instrument).map_or(&[][..], |v| v),
+            self.by_instrument
+                .get(usize::from(instrument.0))
+                .map_or(&[][..], |v| v),
             filter,
         )
     }

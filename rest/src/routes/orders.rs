@@ -178,7 +178,8 @@ pub async fn create(
         filled_notional: matchbook::Notional(0),
         total_fee: 0,
         status: matchbook::OrderStatus::Open,
-        trades: Vec::new(),
+        trades: Default::default(),
+        previous_of_account: None,
     };
     order_ack(&state.markets, &record, "OPEN", true)
         .map(|ack| Json(ack).into_response())
