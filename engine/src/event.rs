@@ -31,9 +31,9 @@ pub enum CancelReason {
     SelfTrade,
     /// Good-till-time expiry.
     Expired,
-    /// A triggered fill-or-kill stop that could not fill completely.
+    /// A fill-or-kill order (new or a triggered stop) that could not fill completely.
     FillOrKillUnfilled,
-    /// A triggered post-only stop that would have taken.
+    /// A post-only order (new or a triggered stop) that would have taken.
     PostOnlyWouldTake,
     /// Its account was closed.
     AccountClosed,
@@ -42,6 +42,16 @@ pub enum CancelReason {
 }
 
 impl CancelReason {
+    /// The refusal an order ended this way at entry reports to its caller: its time in
+    /// force forbade what the book offered.
+    pub const fn refusal(self) -> Option<EngineError> {
+        match self {
+            Self::FillOrKillUnfilled => Some(EngineError::InsufficientLiquidity),
+            Self::PostOnlyWouldTake => Some(EngineError::PostOnlyWouldTake),
+            _ => None,
+        }
+    }
+
     /// The final status of an order that ended this way.
     pub const fn status(self) -> OrderStatus {
         match self {

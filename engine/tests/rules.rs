@@ -76,6 +76,11 @@ impl Bench {
         common::refuse(&mut self.engine, &mut self.events, self.now, command, error);
     }
 
+    /// Asserts the order `command` places is accepted and ended at once with `error`.
+    fn reject_at_entry(&mut self, command: Command, error: EngineError) {
+        common::reject_at_entry(&mut self.engine, &mut self.events, self.now, command, error);
+    }
+
     fn trades(&self) -> Vec<(Price, Qty, u64, u64)> {
         self.events
             .iter()
@@ -195,8 +200,8 @@ fn fill_or_kill_is_all_or_nothing_before_any_fill() {
                 .with_tif(TimeInForce::FillOrKill),
         )
     };
-    b.refuse(fok("2.1", "101.00"), EngineError::InsufficientLiquidity);
-    b.refuse(fok("1.5", "100.50"), EngineError::InsufficientLiquidity);
+    b.reject_at_entry(fok("2.1", "101.00"), EngineError::InsufficientLiquidity);
+    b.reject_at_entry(fok("1.5", "100.50"), EngineError::InsufficientLiquidity);
     let c = fok("2", "101.00");
     b.run(c).expect("fills");
     assert_eq!(b.trades().len(), 2);
@@ -211,7 +216,7 @@ fn post_only_refuses_to_take() {
         b.order(b.bob, Side::Buy, "100.00", "1")
             .with_tif(TimeInForce::PostOnly),
     );
-    b.refuse(crossing, EngineError::PostOnlyWouldTake);
+    b.reject_at_entry(crossing, EngineError::PostOnlyWouldTake);
     b.place(
         b.order(b.bob, Side::Buy, "99.99", "1")
             .with_tif(TimeInForce::PostOnly),

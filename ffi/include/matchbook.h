@@ -895,7 +895,10 @@ const mb_refdata *mb_engine_refdata(const mb_engine *engine);
 
 // Applies `command` at `time_ns` (nanoseconds since the epoch; callers keep it from
 // going backwards) and writes what it produced into `*result` (may be NULL). A refusal
-// returns its status and also leaves a `REJECTED` event to poll.
+// returns its status and also leaves a `REJECTED` event to poll. A fill-or-kill order
+// that cannot fill, or a post-only order that would take, is accepted and ended at once:
+// the call returns `MB_STATUS_INSUFFICIENT_LIQUIDITY` or `MB_STATUS_POST_ONLY_WOULD_TAKE`
+// and `*result` still names the order (its history record holds the rejection).
 //
 // # Safety
 // `engine` live; `command` valid; `result` NULL or writable.
@@ -906,7 +909,8 @@ mb_status mb_engine_submit(mb_engine *engine,
 
 // The fast path for the hottest command: a limit order straight from its fields (no
 // `mb_command` to build and read), `side` an `mb_side`, `tif` an `mb_time_in_force`.
-// Writes the order's handle.
+// Writes the order's handle, also when it returns `MB_STATUS_INSUFFICIENT_LIQUIDITY` or
+// `MB_STATUS_POST_ONLY_WOULD_TAKE` (the order was accepted and ended at once).
 //
 // # Safety
 // `engine` live; `order_out` NULL or writable.
@@ -1186,7 +1190,9 @@ mb_status mb_session_new(const mb_runtime *runtime, uint8_t keep_events, mb_sess
 void mb_session_free(mb_session *session);
 
 // Queues `command`, waits until the engine applied it (at the runtime's clock) and
-// writes what it produced (`result` may be NULL).
+// writes what it produced (`result` may be NULL). Statuses as `mb_engine_submit`: an order
+// accepted and ended at once by its time in force reports its refusal with `*result`
+// naming it.
 //
 // # Safety
 // `session` live and used by this thread only; `command` valid; `result` NULL or

@@ -188,6 +188,19 @@ pub struct MbResult {
     pub time_ns: i64,
 }
 
+/// The status an applied command reports: OK, or, for an order accepted and ended at once
+/// because its time in force forbade what the book offered, that refusal (the result still
+/// names the order, whose history record says `FILLED_REJECTED` or the reason).
+pub(crate) fn status_of(applied: &matchbook::Applied) -> Result<(), MbStatus> {
+    match applied.rejected {
+        Some(e) => Err(crate::boundary::fail(
+            MbStatus::from(e),
+            format!("{e} (the order was accepted and ended at once)"),
+        )),
+        None => Ok(()),
+    }
+}
+
 impl MbResult {
     pub(crate) fn of(applied: matchbook::Applied, time: Timestamp) -> Self {
         Self {

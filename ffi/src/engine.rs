@@ -6,7 +6,7 @@ use matchbook::store::DurableEngine;
 use matchbook::{Engine, EventRecord, Timestamp};
 
 use crate::boundary::{arg, fail, fill, guard, out};
-use crate::command::{MbCommand, MbResult, to_command};
+use crate::command::{MbCommand, MbResult, status_of, to_command};
 use crate::config::MbConfig;
 use crate::event::MbEvent;
 use crate::query::{
@@ -55,16 +55,20 @@ impl MbEngine {
         })
     }
 
-    /// Applies one command at `time_ns`, keeping its events for polling and market data.
+    /// Applies one command at `time_ns`, keeping its events for polling and market data;
+    /// returns its result and the status to report (see [`status_of`]).
     pub(crate) fn submit(
         &mut self,
         command: &MbCommand,
         time_ns: i64,
-    ) -> Result<MbResult, MbStatus> {
+    ) -> Result<(MbResult, Result<(), MbStatus>), MbStatus> {
         let command = to_command(command)?;
         let applied = self.apply(&command, time_ns)?;
         // The engine never goes back in time: an earlier time is applied as its own now.
-        Ok(MbResult::of(applied, self.engine.now()))
+        Ok((
+            MbResult::of(applied, self.engine.now()),
+            status_of(&applied),
+        ))
     }
 
     /// Applies an engine command: events kept for polling and fed to market data; on a
@@ -201,7 +205,10 @@ pub unsafe extern "C" fn mb_engine_refdata(engine: *const MbEngine) -> *const Mb
 
 /// Applies `command` at `time_ns` (nanoseconds since the epoch; callers keep it from
 /// going backwards) and writes what it produced into `*result` (may be NULL). A refusal
-/// returns its status and also leaves a `REJECTED` event to poll.
+/// returns its status and also leaves a `REJECTED` event to poll. A fill-or-kill order
+/// that cannot fill, or a post-only order that would take, is accepted and ended at once:
+/// the call returns `MB_STATUS_INSUFFICIENT_LIQUIDITY` or `MB_STATUS_POST_ONLY_WOULD_TAKE`
+/// and `*result` still names the order (its history record holds the rejection).
 ///
 /// # Safety
 /// `engine` live; `command` valid; `result` NULL or writable.
@@ -215,18 +222,19 @@ pub unsafe extern "C" fn mb_engine_submit(
     guard(|| {
         let e = engine_mut(engine)?;
         let command = arg(command, "command")?;
-        let outcome = e.submit(command, time_ns)?;
+        let (outcome, status) = e.submit(command, time_ns)?;
         // SAFETY: NULL or writable per the contract.
         if let Some(slot) = unsafe { result.as_mut() } {
             *slot = outcome;
         }
-        Ok(())
+        status
     })
 }
 
 /// The fast path for the hottest command: a limit order straight from its fields (no
 /// `mb_command` to build and read), `side` an `mb_side`, `tif` an `mb_time_in_force`.
-/// Writes the order's handle.
+/// Writes the order's handle, also when it returns `MB_STATUS_INSUFFICIENT_LIQUIDITY` or
+/// `MB_STATUS_POST_ONLY_WOULD_TAKE` (the order was accepted and ended at once).
 ///
 /// # Safety
 /// `engine` live; `order_out` NULL or writable.
@@ -262,7 +270,7 @@ pub unsafe extern "C" fn mb_engine_place_limit(
         if let Some(slot) = unsafe { order_out.as_mut() } {
             *slot = applied.order.map(MbOrderRef::from).unwrap_or_default();
         }
-        Ok(())
+        status_of(&applied)
     })
 }
 

@@ -14,7 +14,7 @@ use matchbook::runtime::{
 use matchbook::{Engine, EventRecord, Timestamp};
 
 use crate::boundary::{arg, fail, fill, guard, out};
-use crate::command::{MbCommand, MbResult, to_command};
+use crate::command::{MbCommand, MbResult, status_of, to_command};
 use crate::config::MbConfig;
 use crate::event::MbEvent;
 use crate::query::{
@@ -110,7 +110,10 @@ impl MbRuntime {
 }
 
 impl MbSession {
-    fn submit(&mut self, command: &MbCommand) -> Result<MbResult, MbStatus> {
+    fn submit(
+        &mut self,
+        command: &MbCommand,
+    ) -> Result<(MbResult, Result<(), MbStatus>), MbStatus> {
         let command = to_command(command)?;
         let reply = match self.sender.take() {
             Some(sender) => sender,
@@ -137,7 +140,7 @@ impl MbSession {
         }
         outcome
             .result
-            .map(|a| MbResult::of(a, outcome.time))
+            .map(|a| (MbResult::of(a, outcome.time), status_of(&a)))
             .map_err(|e| fail(MbStatus::from(e), e.to_string()))
     }
 }
@@ -309,7 +312,9 @@ pub unsafe extern "C" fn mb_session_free(session: *mut MbSession) {
 }
 
 /// Queues `command`, waits until the engine applied it (at the runtime's clock) and
-/// writes what it produced (`result` may be NULL).
+/// writes what it produced (`result` may be NULL). Statuses as `mb_engine_submit`: an order
+/// accepted and ended at once by its time in force reports its refusal with `*result`
+/// naming it.
 ///
 /// # Safety
 /// `session` live and used by this thread only; `command` valid; `result` NULL or
@@ -322,12 +327,12 @@ pub unsafe extern "C" fn mb_session_submit(
 ) -> MbStatus {
     guard(|| {
         let s = session_mut(session)?;
-        let outcome = s.submit(arg(command, "command")?)?;
+        let (outcome, status) = s.submit(arg(command, "command")?)?;
         // SAFETY: NULL or writable per the contract.
         if let Some(slot) = unsafe { result.as_mut() } {
             *slot = outcome;
         }
-        Ok(())
+        status
     })
 }
 

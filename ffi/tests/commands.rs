@@ -125,6 +125,18 @@ fn script(maker: u32, taker: u32, btc_eur: u16, perp: u16, eur: u16) -> Vec<Step
                 ..bid
             }),
         },
+        // Nothing to sell to it: accepted and ended at once, reported as the refusal.
+        Step {
+            c: mb_cmd_place_limit(
+                taker,
+                btc_eur,
+                0,
+                5_900_000,
+                1_000,
+                MbTimeInForce::FillOrKill as u32,
+            ),
+            rust: Command::PlaceOrder(bid.with_tif(TimeInForce::FillOrKill)),
+        },
         Step {
             c: MbCommand {
                 expire_at_ns: START + 60_000_000_000,
@@ -327,9 +339,11 @@ fn mb_cmd_advance_time_as(kind: MbCommandKind) -> MbCommand {
     }
 }
 
+/// The status the C ABI reports for an engine result: an order accepted and ended at once
+/// by its time in force reports its refusal.
 fn status_of(result: &Result<matchbook::Applied, matchbook::EngineError>) -> MbStatus {
     match result {
-        Ok(_) => MbStatus::Ok,
+        Ok(applied) => applied.rejected.map_or(MbStatus::Ok, MbStatus::from),
         Err(e) => MbStatus::from(*e),
     }
 }
@@ -372,6 +386,7 @@ fn every_command_kind_means_what_the_engine_means() {
         let mut steps = script(0, 1, btc_eur, perp, eur);
         let mut kinds = std::collections::BTreeSet::new();
         let mut placed = Vec::new();
+        let mut statuses = std::collections::BTreeSet::new();
         for (i, step) in steps.iter_mut().enumerate() {
             let time = START + 1_000 * (i as i64 + 1);
             let mut via_c = MbResult::default();
@@ -382,6 +397,7 @@ fn every_command_kind_means_what_the_engine_means() {
             let expected = direct.apply(&step.rust, Timestamp(time), &mut sink);
             assert_eq!(status, status_of(&expected), "step {i}: {:?}", step.rust);
             assert_eq!(session_status, status, "step {i}: the session agrees");
+            statuses.insert(status as u32);
             if let Ok(applied) = expected {
                 assert_eq!(
                     via_c.order.id,
@@ -406,6 +422,10 @@ fn every_command_kind_means_what_the_engine_means() {
             );
             kinds.insert(step.c.kind);
         }
+        assert!(
+            statuses.contains(&(MbStatus::InsufficientLiquidity as u32)),
+            "the fill-or-kill step was reported as its refusal: {statuses:?}"
+        );
         // Amend and cancel the last order placed, through both paths.
         let last = *placed.last().expect("orders were placed");
         let handle = MbOrderRef {

@@ -303,7 +303,9 @@ class Engine:
     ) -> int:
         """Places an order (LIMIT, MARKET or STOP; GOOD_TILL_CANCELLED,
         IMMEDIATE_OR_CANCELLED, FILL_OR_KILL, POST_ONLY or GOOD_TILL_TIME); returns its
-        handle, which cancels and amends take."""
+        handle, which cancels and amends take. A FILL_OR_KILL order that cannot fill, or a
+        POST_ONLY order that would take, is accepted and ended at once: OrderRejected is
+        raised with the order's handle as ``order`` (its history record keeps the status)."""
         return self._native.place_order(
             _ns(time), account, instrument, side, _text(amount), _text(price), type,
             time_in_force, None if trigger_price is None else _text(trigger_price),
@@ -358,7 +360,9 @@ class Engine:
         """Limit orders in one call, in fixed point: ``side`` 0 buy / 1 sell, ``price`` in
         ticks and ``amount`` in lots of the instrument (:meth:`tick`, :meth:`lot`), one row
         each; scalars are repeated. The loop runs in Rust with the GIL released. Returns
-        columns ``status`` (0 accepted, else the error code), ``order_id`` and ``slot``;
+        columns ``status`` (0 accepted, else the error code; a fill-or-kill or post-only
+        order the book refused has its code and still its ``order_id``), ``order_id`` and
+        ``slot``;
         ``handle`` of row i is ``slot[i] << 64 | order_id[i]``."""
         side = np.ascontiguousarray(side, dtype=np.uint8)
         n = len(side)

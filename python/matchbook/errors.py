@@ -45,7 +45,10 @@ class AccountInDerisk(MatchbookError):
 
 
 class OrderRejected(MatchbookError):
-    """The market refused the order as placed (liquidity, post-only, trading state, limits)."""
+    """The market refused the order as placed (liquidity, post-only, trading state, limits).
+
+    A fill-or-kill or post-only order refused by the book was accepted and ended at once:
+    ``order`` then holds its handle, to read its history record."""
 
 
 class OrderNotFound(MatchbookError, LookupError):

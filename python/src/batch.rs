@@ -26,7 +26,8 @@ pub(crate) struct OrderColumns<'a> {
 }
 
 /// What each order got: status code (0 accepted, else the engine's error code or 9003
-/// for a bad side or time-in-force code), order number and slot (0 when refused).
+/// for a bad side or time-in-force code), order number and slot (0 when refused, set for a
+/// fill-or-kill or post-only order accepted and ended at once).
 #[derive(Default)]
 pub(crate) struct Answers {
     pub status: Vec<u16>,
@@ -74,8 +75,12 @@ pub(crate) fn place(core: &mut Core, c: &OrderColumns<'_>) -> Result<Answers, Re
         .with_tif(tif);
         match core.apply_uncommitted(&Command::PlaceOrder(order), Timestamp(c.time[i]))? {
             Ok(applied) => {
+                // A fill-or-kill or post-only order the book refused was accepted and ended
+                // at once: its refusal's code, with the order's handle.
                 let handle = applied.order.unwrap_or_default();
-                answers.status.push(0);
+                answers
+                    .status
+                    .push(applied.rejected.map_or(0, |e| e.code()));
                 answers.order_id.push(handle.id);
                 answers.slot.push(handle.slot);
             }

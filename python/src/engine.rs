@@ -427,7 +427,8 @@ impl NativeEngine {
         .map(drop)
     }
 
-    /// Places an order; its handle (an int).
+    /// Places an order; its handle (an int). A fill-or-kill that cannot fill, or a post-only
+    /// order that would take, raises its refusal with the handle as the exception's `order`.
     #[pyo3(signature = (time_ns, account, instrument, side, amount, price = None, order_type = "LIMIT", time_in_force = "GOOD_TILL_CANCELLED", trigger_price = None, expire_at_ns = None, client_id = None, stp = None, reduce_only = false))]
     #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
     fn place_order(
@@ -468,7 +469,15 @@ impl NativeEngine {
             reduce_only,
         };
         let applied = self.run(py, Command::PlaceOrder(order), time_ns)?;
-        Ok(applied.order.map_or(0, pack))
+        let handle = applied.order.map_or(0, pack);
+        if let Some(refusal) = applied.rejected {
+            // Accepted and ended at once by its time in force: raised as that refusal, with
+            // the order's handle on the exception (its history record keeps the rejection).
+            let error = errors::engine(py, refusal);
+            error.value(py).setattr("order", handle)?;
+            return Err(error);
+        }
+        Ok(handle)
     }
 
     /// Amends an open order's amount and/or price (None: unchanged).

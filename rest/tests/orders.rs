@@ -162,6 +162,32 @@ async fn create_refuses_bad_input_with_the_addendum_codes() {
         let (s, reply) = x.post("/v1/account/orders", k, body.clone()).await;
         assert_eq!((s, code(&reply)), (status, want), "{body}");
     }
+    // The fill-or-kill and the post-only order the book refused were accepted and ended at
+    // once: history lists them with their rejection, open orders do not.
+    let statuses = |page: &Value| -> Vec<String> {
+        page["order_history"]
+            .as_array()
+            .map(|l| {
+                l.iter()
+                    .filter_map(|e| e["order"]["status"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (_, rejected) = x
+        .get(
+            "/v1/account/orders?with_cancelled_and_rejected=true",
+            Some(k),
+        )
+        .await;
+    let rejected = statuses(&rejected);
+    assert_eq!(
+        rejected,
+        vec!["POST_ONLY_WOULD_TAKE", "FILLED_REJECTED", "OPEN"],
+        "newest first, the open post-only order last"
+    );
+    let (_, open) = x.get("/v1/account/orders", Some(k)).await;
+    assert_eq!(statuses(&open), vec!["OPEN"]);
     let (s, reply) = x
         .call(
             reqwest::Method::POST,

@@ -755,7 +755,6 @@ fn generator_reaches_every_outcome() {
         "Rejected InvalidTimeInForce",
         "Rejected UnknownInstrument",
         "Rejected EmptyAmend",
-        "Rejected InsufficientLiquidity",
         "Rejected PostOnlyWouldTake",
         "Rejected InstrumentNotTrading",
         "Rejected OnlyPostOnlyAllowed",

@@ -219,7 +219,9 @@ impl Venue for Matchbook {
         let applied = self
             .engine
             .apply(&command, Timestamp(line.time), &mut self.events);
-        out.applied = applied.is_ok();
+        // A fill-or-kill or post-only order the book refuses is accepted and ended at once:
+        // refused, as the other books count it.
+        out.applied = applied.is_ok_and(|a| a.rejected.is_none());
         if placing {
             let handle = applied.ok().and_then(|a| a.order);
             self.orders.set(number, handle);

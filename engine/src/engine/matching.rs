@@ -83,7 +83,12 @@ impl Engine {
     }
 
     /// Cancels a taker (not on the book) and drops it.
-    fn end_taker<S: EventSink>(&mut self, slot: u32, reason: CancelReason, sink: &mut S) {
+    pub(super) fn end_taker<S: EventSink>(
+        &mut self,
+        slot: u32,
+        reason: CancelReason,
+        sink: &mut S,
+    ) {
         let o = &self.orders[slot as usize];
         let event = Event::OrderCancelled {
             order: o.handle(),

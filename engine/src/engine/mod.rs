@@ -70,6 +70,12 @@ pub struct Applied {
     pub account: Option<AccountId>,
     /// The holder created.
     pub holder: Option<HolderId>,
+    /// Set when the order placed was accepted (it has a number and a history record) but
+    /// ended at once without trading, because its time in force forbade what the book
+    /// offered: `InsufficientLiquidity` for a fill-or-kill that could not fill completely,
+    /// `PostOnlyWouldTake` for a post-only order that would have taken. Adapters report it
+    /// to the caller as that error.
+    pub rejected: Option<EngineError>,
 }
 
 /// Best bid and ask of a book as last published, and whether the book changed since.

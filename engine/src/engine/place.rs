@@ -3,7 +3,7 @@
 
 use super::{Applied, Engine};
 use crate::error::EngineError;
-use crate::event::{AcceptedOrder, EventSink};
+use crate::event::{AcceptedOrder, CancelReason, EventSink};
 use crate::fixed::{Notional, Price, Qty};
 use crate::ids::{OrderRef, Timestamp, Uuid};
 use crate::order::{LiveState, NIL, NewOrder, Order, OrderType, Side, StpMode, TimeInForce};
@@ -99,20 +99,25 @@ impl Engine {
         if counted && self.accounts.holder(holder)?.open_orders >= self.max_open_orders {
             return Err(EngineError::MaxOpenOrdersExceeded);
         }
-        if o.order_type != OrderType::Stop {
+        // An order its time in force forbids to enter as the book stands is still accepted
+        // (funds permitting) and ended at once, so it has a number and a history record with
+        // its rejection, as a triggered stop refused the same way has.
+        let refused_at_entry = if o.order_type == OrderType::Stop {
+            None
+        } else {
             let limit = match_limit(o);
             match o.time_in_force {
                 TimeInForce::FillOrKill
                     if !self.can_fill(o.instrument, o.side, limit, o.amount, o.account, stp) =>
                 {
-                    return Err(EngineError::InsufficientLiquidity);
+                    Some(CancelReason::FillOrKillUnfilled)
                 }
                 TimeInForce::PostOnly if book.would_take(o.side, limit) => {
-                    return Err(EngineError::PostOnlyWouldTake);
+                    Some(CancelReason::PostOnlyWouldTake)
                 }
-                _ => {}
+                _ => None,
             }
-        }
+        };
         let futures = self.settlements[usize::from(o.instrument.0)].futures;
         if o.reduce_only && futures.is_none() {
             return Err(EngineError::ReduceOnlyWouldIncrease);
@@ -154,6 +159,14 @@ impl Engine {
                 self.futures.account_mut(o.account).order_margin += need;
             }
             self.lock(o.account, currency, need, sink);
+        }
+        if let Some(reason) = refused_at_entry {
+            self.end_taker(slot, reason, sink);
+            return Ok(Applied {
+                order: Some(handle),
+                rejected: reason.refusal(),
+                ..Applied::default()
+            });
         }
         if o.order_type == OrderType::Stop {
             self.hold_stop(slot);

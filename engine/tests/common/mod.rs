@@ -58,3 +58,50 @@ pub fn refuse(
         "state changed by refused {command:?}"
     );
 }
+
+/// Asserts the order `command` places is accepted and ended at once, refused by its time in
+/// force with `error`: it gets a number, its `OrderAccepted` is followed by its
+/// `OrderCancelled` with the matching reason, nothing trades, the books and every account's
+/// available balances are as they were, and the next order still gets the next number.
+pub fn reject_at_entry(
+    engine: &mut Engine,
+    events: &mut Vec<EventRecord>,
+    now: i64,
+    command: Command,
+    error: EngineError,
+) {
+    let balances = |e: &Engine| -> Vec<i64> {
+        (0u32..)
+            .map_while(|a| e.account(matchbook::AccountId(a)).ok())
+            .flat_map(|view| view.balances.iter().map(|b| b.available))
+            .collect()
+    };
+    let books = |e: &Engine| -> Vec<String> {
+        (0..e.instruments().len())
+            .map(|i| {
+                format!(
+                    "{:?}",
+                    e.book_levels(matchbook::InstrumentId(i as u16), 1000)
+                )
+            })
+            .collect()
+    };
+    let (balances_before, books_before) = (balances(engine), books(engine));
+    let applied = run(engine, events, now, &command).expect("accepted, then ended");
+    assert_eq!(applied.rejected, Some(error), "{command:?}");
+    let order = applied.order.expect("the rejected order has a number");
+    let accepted = events
+        .iter()
+        .position(|r| matches!(r.event, Event::OrderAccepted(a) if a.order == order));
+    let ended = events.iter().position(|r| {
+        matches!(r.event, Event::OrderCancelled { order: o, reason, .. }
+            if o == order && reason.refusal() == Some(error))
+    });
+    assert!(
+        matches!((accepted, ended), (Some(a), Some(c)) if a < c),
+        "{events:?}"
+    );
+    assert!(!events.iter().any(|r| matches!(r.event, Event::Trade(_))));
+    assert_eq!(balances(engine), balances_before, "reservation released");
+    assert_eq!(books(engine), books_before, "book untouched");
+}

@@ -159,6 +159,11 @@ pub async fn create(
     let order = parse_order(&state, caller.0.account, &body)?;
     let outcome = state.submit(Command::PlaceOrder(order)).await?;
     let applied = outcome.result?;
+    // Accepted and ended at once by its time in force: answered as that refusal; the
+    // order's history record keeps it (FILLED_REJECTED or the reason).
+    if let Some(refusal) = applied.rejected {
+        return Err(refusal.into());
+    }
     let handle = applied.order.ok_or(ApiError::Timeout)?;
     let accepted = outcome
         .events

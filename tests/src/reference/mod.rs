@@ -527,26 +527,26 @@ impl RefEngine {
             stamp: 0,
             reserved: 0,
         };
-        if o.order_type != OrderType::Stop {
-            match o.time_in_force {
-                TimeInForce::FillOrKill
-                    if !self.can_fill(
-                        o.instrument,
-                        o.side,
-                        order.limit(),
-                        o.amount.0,
-                        o.account,
-                        stp,
-                    ) =>
-                {
-                    return Err(EngineError::InsufficientLiquidity);
-                }
-                TimeInForce::PostOnly if self.would_take(o.instrument, o.side, order.limit()) => {
-                    return Err(EngineError::PostOnlyWouldTake);
-                }
-                _ => {}
+        // Refused by its time in force: still accepted (funds permitting), then ended.
+        let refused = match o.time_in_force {
+            _ if o.order_type == OrderType::Stop => None,
+            TimeInForce::FillOrKill
+                if !self.can_fill(
+                    o.instrument,
+                    o.side,
+                    order.limit(),
+                    o.amount.0,
+                    o.account,
+                    stp,
+                ) =>
+            {
+                Some(CancelReason::FillOrKillUnfilled)
             }
-        }
+            TimeInForce::PostOnly if self.would_take(o.instrument, o.side, order.limit()) => {
+                Some(CancelReason::PostOnlyWouldTake)
+            }
+            _ => None,
+        };
         let reservation = if self.funds.enforce {
             let (currency, need) = match o.side {
                 Side::Buy => {
@@ -591,6 +591,11 @@ impl RefEngine {
         if let Some((currency, need)) = reservation.filter(|r| r.1 > 0) {
             order.reserved = need;
             self.lock(o.account.0 as usize, currency, need);
+        }
+        if let Some(reason) = refused {
+            self.orders.push(order);
+            self.cancel(self.orders.len() - 1, reason);
+            return Ok(());
         }
         if o.order_type == OrderType::Stop {
             order.place = Where::Pending;
