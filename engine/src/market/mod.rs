@@ -174,12 +174,7 @@ impl MarketData {
                 Event::Trade(t) => {
                     traded_at = Some(time);
                     last_trade = Some(t.id);
-                    let trade = TradeRecord {
-                        trade: t,
-                        time,
-                        sequence: seq,
-                        positions: [None; 2],
-                    };
+                    let trade = TradeRecord::new(t, time, seq);
                     self.orders.fill(&trade);
                     self.trades.push(trade);
                     let notional = t.price.notional(t.amount).0;

@@ -108,6 +108,10 @@ pub struct OrderStore {
     kept: HashMap<u64, OrderRecord, IdBuildHasher>,
     /// Ended orders of `kept` by the time each ended (times never decrease).
     kept_ended: VecDeque<(Timestamp, u64)>,
+    /// No record at the front can be forgotten before this horizon (a lower bound on the
+    /// front record's deciding time), so most calls read no record; `None`: not known.
+    #[serde(skip)]
+    front_horizon: Option<Timestamp>,
     /// Each account's newest order number; older ones chain through
     /// `OrderRecord::previous_of_account`.
     newest_of_account: Vec<Option<u64>>,
@@ -168,6 +172,19 @@ impl OrderStore {
     /// Forgets orders that ended before `horizon`: from the front of the records (moving
     /// those open since before the horizon to `kept`) and from `kept`.
     pub fn forget_before(&mut self, horizon: Timestamp) {
+        if self.front_horizon.is_none_or(|t| horizon > t) {
+            self.forget_records_before(horizon);
+        }
+        while let Some(&(ended, id)) = self.kept_ended.front() {
+            if ended >= horizon {
+                break;
+            }
+            self.kept_ended.pop_front();
+            self.kept.remove(&id);
+        }
+    }
+
+    fn forget_records_before(&mut self, horizon: Timestamp) {
         loop {
             match self.records.front() {
                 Some(Some(front)) if front.status == OrderStatus::Open => {
@@ -186,13 +203,12 @@ impl OrderStore {
             }
             self.first += 1;
         }
-        while let Some(&(ended, id)) = self.kept_ended.front() {
-            if ended >= horizon {
-                break;
-            }
-            self.kept_ended.pop_front();
-            self.kept.remove(&id);
-        }
+        // An open front decides by its creation, an ended one by its end; either only grows.
+        self.front_horizon = match self.records.front() {
+            Some(Some(r)) if r.status == OrderStatus::Open => Some(r.created),
+            Some(Some(r)) => Some(r.updated),
+            _ => None,
+        };
     }
 
     /// Notes that an order ended: one in `kept` is then forgotten by its end time.

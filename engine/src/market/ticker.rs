@@ -50,18 +50,28 @@ pub struct RollingWindow {
     next_number: u64,
     base_sum: i64,
     quote_sum: i128,
+    /// Time of the oldest fill, cached so a trade that expires nothing reads no old fill
+    /// (`None`: not known, read it; so it need not be stored).
+    #[serde(skip)]
+    oldest_time: Option<Timestamp>,
 }
 
 impl RollingWindow {
     /// Adds a trade (times never decrease) and forgets trades no window ending at or after
     /// `time` can contain.
     pub fn on_trade(&mut self, time: Timestamp, price: i64, amount: i64, notional: i128) {
-        while self
-            .fills
-            .front()
-            .is_some_and(|f| f.time.0 <= time.0 - WINDOW)
-        {
-            self.fills.pop_front();
+        let oldest_time = self
+            .oldest_time
+            .or_else(|| self.fills.front().map(|f| f.time));
+        if oldest_time.is_some_and(|t| t.0 <= time.0 - WINDOW) {
+            while self
+                .fills
+                .front()
+                .is_some_and(|f| f.time.0 <= time.0 - WINDOW)
+            {
+                self.fills.pop_front();
+            }
+            self.oldest_time = None;
         }
         let number = self.next_number;
         self.next_number += 1;
@@ -84,7 +94,11 @@ impl RollingWindow {
             self.lows.pop_back();
         }
         self.lows.push_back((number, price));
-        let oldest = self.fills.front().map_or(number, |f| f.number);
+        // Fills are numbered consecutively, so the oldest number needs no read.
+        let oldest = self.next_number - self.fills.len() as u64;
+        if self.oldest_time.is_none() {
+            self.oldest_time = self.fills.front().map(|f| f.time);
+        }
         while self.highs.front().is_some_and(|&(n, _)| n < oldest) {
             self.highs.pop_front();
         }

@@ -1,7 +1,9 @@
-//! Trade history: every trade once, in execution order, indexed per account and per
-//! instrument; pages newest first with a cursor that resumes exactly where the previous page
-//! ended even while new trades arrive (it names the last trade returned, and newer trades
-//! all have larger numbers).
+//! Trade history: every trade once, in execution order, in a chunked deque indexed by trade
+//! number; each record links to the previous trade of its taker's account, its maker's
+//! account and its instrument, so an account's or instrument's trades are a walk back from
+//! its newest, with no per-account list to append to or prune. Pages are newest first with a
+//! cursor that resumes exactly where the previous page ended even while new trades arrive
+//! (it names the last trade returned, and newer trades all have larger numbers).
 
 use super::chunked::ChunkedDeque;
 use super::query::{MAX_WINDOW, QueryError};
@@ -22,6 +24,17 @@ pub struct TradeRecord {
     /// Futures: the (position number, open amount after the fill) of the taker's and the
     /// maker's side, in that order.
     pub positions: [Option<(u64, i64)>; 2],
+    /// Links to earlier trades, set when the store takes the record.
+    previous: Links,
+}
+
+/// The numbers of the previous trade of the taker's account, of the maker's account and of
+/// the instrument.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Links {
+    taker_account: Option<u64>,
+    maker_account: Option<u64>,
+    instrument: Option<u64>,
 }
 
 /// One side of a trade, as an account sees it (spec 2.7).
@@ -40,6 +53,27 @@ pub struct TradeSide {
 }
 
 impl TradeRecord {
+    /// A trade as it happened, before any position is attached.
+    pub fn new(trade: Trade, time: Timestamp, sequence: u64) -> Self {
+        Self {
+            trade,
+            time,
+            sequence,
+            positions: [None; 2],
+            previous: Links::default(),
+        }
+    }
+
+    /// The previous trade of `account`, which took a side in this one (the taker's link when
+    /// an account traded with itself: both sides share it).
+    fn previous_of(&self, account: AccountId) -> Option<u64> {
+        if self.trade.taker_account == account {
+            self.previous.taker_account
+        } else {
+            self.previous.maker_account
+        }
+    }
+
     /// The side `account` took in this trade (the taker's when an account traded with itself).
     pub fn side_of(&self, account: AccountId) -> Option<TradeSide> {
         let t = &self.trade;
@@ -97,94 +131,172 @@ pub struct TradeFilter<'q> {
     pub cursor: Option<u64>,
 }
 
-/// Every trade retained, plus per-account and per-instrument indexes of trade numbers.
+/// Every trade retained, plus the newest trade number of each account and instrument.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct TradeStore {
     /// Trade number of `records[0]`.
     first: u64,
     records: ChunkedDeque<TradeRecord>,
-    /// Trade numbers by account number (account numbers are dense).
-    by_account: Vec<Vec<u64>>,
-    /// Trade numbers by instrument number.
-    by_instrument: Vec<Vec<u64>>,
+    /// Time of `records[0]`, so the check for expired trades reads no record.
+    first_time: Option<Timestamp>,
+    /// Newest trade number by account number (account numbers are dense).
+    newest_of_account: Vec<Option<u64>>,
+    /// Newest trade number by instrument number.
+    newest_of_instrument: Vec<Option<u64>>,
 }
 
-/// The list at `index` of `lists`, grown to hold it.
-fn list_at(lists: &mut Vec<Vec<u64>>, index: usize) -> &mut Vec<u64> {
-    if lists.len() <= index {
-        lists.resize_with(index + 1, Vec::new);
+/// Replaces the entry at `index` of `newest` (grown to hold it) with `id`; the entry before.
+fn replace_newest(newest: &mut Vec<Option<u64>>, index: usize, id: u64) -> Option<u64> {
+    if newest.len() <= index {
+        newest.resize(index + 1, None);
     }
-    &mut lists[index]
+    newest[index].replace(id)
+}
+
+/// Which chain a walk follows.
+#[derive(Debug, Clone, Copy)]
+enum Chain {
+    Account(AccountId),
+    Instrument(InstrumentId),
 }
 
 impl TradeStore {
-    /// Appends a trade (numbers arrive in order).
-    pub fn push(&mut self, record: TradeRecord) {
+    /// Appends a trade (numbers arrive in order) and links it to its chains.
+    pub fn push(&mut self, mut record: TradeRecord) {
         let id = record.trade.id.0;
         if self.records.is_empty() {
             self.first = id;
+            self.first_time = Some(record.time);
         }
         let t = &record.trade;
-        list_at(&mut self.by_account, t.taker_account.0 as usize).push(id);
-        if t.maker_account != t.taker_account {
-            list_at(&mut self.by_account, t.maker_account.0 as usize).push(id);
-        }
-        list_at(&mut self.by_instrument, usize::from(t.instrument.0)).push(id);
+        let taker = replace_newest(&mut self.newest_of_account, t.taker_account.0 as usize, id);
+        let maker = if t.maker_account == t.taker_account {
+            taker
+        } else {
+            replace_newest(&mut self.newest_of_account, t.maker_account.0 as usize, id)
+        };
+        let instrument = replace_newest(
+            &mut self.newest_of_instrument,
+            usize::from(t.instrument.0),
+            id,
+        );
+        record.previous = Links {
+            taker_account: taker,
+            maker_account: maker,
+            instrument,
+        };
         self.records.push_back(record);
     }
 
-    /// Drops trades older than `horizon`. Cheap when there is nothing to drop; the indexes
-    /// are pruned only when trades were dropped.
+    /// Drops trades older than `horizon`; reads no record when there is nothing to drop.
     pub fn forget_before(&mut self, horizon: Timestamp) {
-        if self.records.front().is_none_or(|r| r.time >= horizon) {
+        if self.first_time.is_none_or(|t| t >= horizon) {
             return;
         }
         while self.records.front().is_some_and(|r| r.time < horizon) {
             self.records.pop_front();
             self.first += 1;
         }
-        let first = self.first;
-        for list in self.by_account.iter_mut().chain(&mut self.by_instrument) {
-            let stale = list.partition_point(|&id| id < first);
-            list.drain(..stale);
-        }
+        self.first_time = self.records.front().map(|r| r.time);
     }
 
-    /// Checks a decoded store: records numbered consecutively from `first`, index lists in
-    /// ascending order naming retained trades of their account or instrument.
+    /// Checks a decoded store: records numbered consecutively from `first`, the cached time
+    /// of the first one, and every chain link pointing back to a trade of the same account or
+    /// instrument (walks also stop at a link that does not).
     pub(crate) fn check(&self) -> Result<(), String> {
         let bad = || Err("the trade history is inconsistent".to_owned());
+        if self.first_time != self.records.front().map(|r| r.time) {
+            return bad();
+        }
         for (i, r) in self.records.iter().enumerate() {
             if Some(r.trade.id.0) != self.first.checked_add(i as u64) {
                 return bad();
             }
         }
-        let belongs =
-            |id: u64, test: &dyn Fn(&TradeRecord) -> bool| self.get(TradeId(id)).is_none_or(test);
-        for (account, list) in self.by_account.iter().enumerate() {
-            let account = AccountId(u32::try_from(account).map_err(|_| "too many accounts")?);
-            if !list.is_sorted_by(|a, b| a < b)
-                || !list.iter().all(|&id| {
-                    belongs(id, &|r| {
-                        r.trade.taker_account == account || r.trade.maker_account == account
-                    })
-                })
+        let linked = |chain: Chain, id: u64, previous: Option<u64>| {
+            previous.is_none_or(|p| {
+                p < id
+                    && self
+                        .get(TradeId(p))
+                        .is_none_or(|r| Self::on_chain(r, chain))
+            })
+        };
+        for r in self.records.iter() {
+            let (t, id) = (&r.trade, r.trade.id.0);
+            if !linked(
+                Chain::Account(t.taker_account),
+                id,
+                r.previous.taker_account,
+            ) || !linked(
+                Chain::Account(t.maker_account),
+                id,
+                r.previous.maker_account,
+            ) || !linked(Chain::Instrument(t.instrument), id, r.previous.instrument)
             {
                 return bad();
             }
         }
-        for (instrument, list) in self.by_instrument.iter().enumerate() {
-            let instrument =
-                InstrumentId(u16::try_from(instrument).map_err(|_| "too many instruments")?);
-            if !list.is_sorted_by(|a, b| a < b)
-                || !list
-                    .iter()
-                    .all(|&id| belongs(id, &|r| r.trade.instrument == instrument))
-            {
-                return bad();
-            }
+        let newest_ok = |newest: &[Option<u64>], chain: &dyn Fn(usize) -> Chain| {
+            newest.iter().enumerate().all(|(i, n)| {
+                n.is_none_or(|id| {
+                    self.get(TradeId(id))
+                        .is_none_or(|r| Self::on_chain(r, chain(i)))
+                })
+            })
+        };
+        let account = |i: usize| Chain::Account(AccountId(u32::try_from(i).unwrap_or(u32::MAX)));
+        let instrument =
+            |i: usize| Chain::Instrument(InstrumentId(u16::try_from(i).unwrap_or(u16::MAX)));
+        if !newest_ok(&self.newest_of_account, &account)
+            || !newest_ok(&self.newest_of_instrument, &instrument)
+        {
+            return bad();
         }
         Ok(())
+    }
+
+    fn on_chain(r: &TradeRecord, chain: Chain) -> bool {
+        match chain {
+            Chain::Account(a) => r.trade.taker_account == a || r.trade.maker_account == a,
+            Chain::Instrument(i) => r.trade.instrument == i,
+        }
+    }
+
+    /// The link back from `r` along `chain`.
+    fn previous_on(r: &TradeRecord, chain: Chain) -> Option<u64> {
+        match chain {
+            Chain::Account(a) => r.previous_of(a),
+            Chain::Instrument(_) => r.previous.instrument,
+        }
+    }
+
+    /// Retained trades of `chain` numbered below `below` (all without it), newest first.
+    /// Starts at the cursor's own link when the cursor's trade is retained and on the chain,
+    /// else at the newest; a link that does not lead to a smaller number on the same chain
+    /// ends the walk.
+    fn walk(&self, chain: Chain, below: Option<u64>) -> impl Iterator<Item = &TradeRecord> + '_ {
+        let newest = match chain {
+            Chain::Account(a) => self.newest_of_account.get(a.0 as usize),
+            Chain::Instrument(i) => self.newest_of_instrument.get(usize::from(i.0)),
+        }
+        .copied()
+        .flatten();
+        let start = match below.and_then(|b| self.get(TradeId(b))) {
+            Some(r) if Self::on_chain(r, chain) => Self::previous_on(r, chain),
+            _ => newest,
+        };
+        let below = below.unwrap_or(u64::MAX);
+        let mut next = start;
+        std::iter::from_fn(move || {
+            loop {
+                let id = next?;
+                let r = self.get(TradeId(id)).filter(|r| Self::on_chain(r, chain))?;
+                next = Self::previous_on(r, chain).filter(|&p| p < id);
+                if id < below {
+                    return Some(r);
+                }
+            }
+        })
     }
 
     /// Notes the position a futures fill moved, on the side `account` took in `trade`.
@@ -238,12 +350,7 @@ impl TradeStore {
         account: AccountId,
         filter: &TradeFilter<'_>,
     ) -> Result<TradePage<'_>, QueryError> {
-        self.page(
-            self.by_account
-                .get(account.0 as usize)
-                .map_or(&[][..], |v| v),
-            filter,
-        )
+        self.page(Chain::Account(account), filter)
     }
 
     /// A page of an instrument's public tape.
@@ -252,35 +359,26 @@ impl TradeStore {
         instrument: InstrumentId,
         filter: &TradeFilter<'_>,
     ) -> Result<TradePage<'_>, QueryError> {
-        self.page(
-            self.by_instrument
-                .get(usize::from(instrument.0))
-                .map_or(&[][..], |v| v),
-            filter,
-        )
+        self.page(Chain::Instrument(instrument), filter)
     }
 
     fn page<'a>(
         &'a self,
-        ids: &[u64],
+        chain: Chain,
         filter: &TradeFilter<'_>,
     ) -> Result<TradePage<'a>, QueryError> {
         if filter.to.0 - filter.from.0 > MAX_WINDOW {
             return Err(QueryError::TimeRangeTooBig);
         }
-        let end = match filter.cursor {
-            Some(c) if c >= self.first.saturating_add(self.records.len() as u64) => {
-                return Err(QueryError::InvalidCursor);
-            }
-            Some(c) => ids.partition_point(|&id| id < c),
-            None => ids.len(),
-        };
-        let mut trades = Vec::with_capacity(filter.max_page_size.min(end));
+        if filter
+            .cursor
+            .is_some_and(|c| c >= self.first.saturating_add(self.records.len() as u64))
+        {
+            return Err(QueryError::InvalidCursor);
+        }
+        let mut trades = Vec::with_capacity(filter.max_page_size.min(100));
         let mut cursor = None;
-        for &id in ids[..end].iter().rev() {
-            let Some(r) = self.get(TradeId(id)) else {
-                break;
-            };
+        for r in self.walk(chain, filter.cursor) {
             if r.time > filter.to {
                 continue;
             }
@@ -300,5 +398,96 @@ impl TradeStore {
             trades.push(r);
         }
         Ok(TradePage { trades, cursor })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn trade(id: u64, instrument: u16, taker: u32, maker: u32) -> Trade {
+        Trade {
+            id: TradeId(id),
+            instrument: InstrumentId(instrument),
+            price: Price(100),
+            amount: Qty(1),
+            taker_side: Side::Buy,
+            maker: OrderRef {
+                id: 2 * id,
+                slot: 0,
+            },
+            maker_account: AccountId(maker),
+            maker_remaining: Qty(0),
+            taker: OrderRef {
+                id: 2 * id + 1,
+                slot: 0,
+            },
+            taker_account: AccountId(taker),
+            taker_remaining: Qty(0),
+            maker_fee: 0,
+            taker_fee: 0,
+        }
+    }
+
+    /// Every page of `chain`, following cursors, concatenated.
+    fn all_pages(store: &TradeStore, chain: Chain, size: usize) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut cursor = None;
+        loop {
+            let filter = TradeFilter {
+                from: Timestamp(0),
+                to: Timestamp(MAX_WINDOW),
+                instruments: None,
+                max_page_size: size,
+                cursor,
+            };
+            let page = store.page(chain, &filter).expect("page");
+            out.extend(page.trades.iter().map(|t| t.trade.id.0));
+            match page.cursor {
+                Some(c) => cursor = Some(c),
+                None => return out,
+            }
+        }
+    }
+
+    proptest! {
+        /// Against the plain list of trades: after any mix of trades (self-trades included)
+        /// and retention horizons, each account's and instrument's pages, followed by
+        /// cursor, list exactly its retained trades, newest first, each once.
+        #[test]
+        fn chains_list_exactly_the_retained_trades(
+            trades in prop::collection::vec((0u16..2, 0u32..3, 0u32..3, 1i64..5), 1..150),
+            horizons in prop::collection::vec(0usize..150, 0..4),
+            size in 1usize..7,
+        ) {
+            let mut store = TradeStore::default();
+            let mut time = 0;
+            let mut model = Vec::new();
+            for (i, &(instrument, taker, maker, step)) in trades.iter().enumerate() {
+                time += step;
+                let id = i as u64 + 1;
+                store.push(TradeRecord::new(trade(id, instrument, taker, maker), Timestamp(time), id));
+                model.push((id, time, instrument, taker, maker));
+                if horizons.contains(&i) {
+                    store.forget_before(Timestamp(time - 6));
+                }
+            }
+            prop_assert!(store.check().is_ok());
+            let first_kept = store.first;
+            let kept = |id: u64| id >= first_kept;
+            for account in 0..3u32 {
+                let want: Vec<u64> = model.iter().rev()
+                    .filter(|t| kept(t.0) && (t.3 == account || t.4 == account))
+                    .map(|t| t.0).collect();
+                prop_assert_eq!(all_pages(&store, Chain::Account(AccountId(account)), size), want);
+            }
+            for instrument in 0..2u16 {
+                let want: Vec<u64> = model.iter().rev()
+                    .filter(|t| kept(t.0) && t.2 == instrument)
+                    .map(|t| t.0).collect();
+                prop_assert_eq!(all_pages(&store, Chain::Instrument(InstrumentId(instrument)), size), want);
+            }
+        }
     }
 }
