@@ -45,6 +45,20 @@ impl World {
         w
     }
 
+    /// Quotes around 61,000 (`bidder` bids 60,990, `asker` asks 61,010) against an index
+    /// of 60,000: the mark stands above the index, so the funding premium is positive.
+    fn quote_above_index(&mut self, bidder: AccountId, asker: AccountId) {
+        let bid = self.order(bidder, Side::Buy, px(60_990), milli(10));
+        self.place(bid).expect("bid");
+        let ask = self.order(asker, Side::Sell, px(61_010), milli(10));
+        self.place(ask).expect("ask");
+        self.run(Command::SetIndexPrice {
+            instrument: PERP,
+            price: px(60_000),
+        })
+        .expect("index");
+    }
+
     fn run(&mut self, command: Command) -> Result<matchbook::Applied, EngineError> {
         self.events.clear();
         self.engine
@@ -374,15 +388,7 @@ fn funding_never_takes_cash_below_zero_and_still_sums_to_zero() {
     let mut w = World::new();
     let (s, l) = (w.trader(100_000), w.trader(700));
     w.trade(s, l, Side::Buy, px(60_000), milli(100));
-    let bid = w.order(s, Side::Buy, px(60_990), milli(10));
-    w.place(bid).expect("bid");
-    let ask = w.order(s, Side::Sell, px(61_010), milli(10));
-    w.place(ask).expect("ask");
-    w.run(Command::SetIndexPrice {
-        instrument: PERP,
-        price: px(60_000),
-    })
-    .expect("index");
+    w.quote_above_index(s, s);
     let total = |w: &World| w.cash(s).0 + w.cash(s).1 + w.cash(l).0 + w.cash(l).1;
     let before = total(&w);
     // 0.75 % of about 6,100 USD is about 46 USD per period: 700 USD lasts about 15.
@@ -406,16 +412,7 @@ fn funding_settles_on_schedule_longs_pay_when_positive_and_sums_to_zero() {
     let (s, l1, l2) = (w.trader(100_000), w.trader(100_000), w.trader(100_000));
     w.trade(s, l1, Side::Buy, px(60_000), milli(70));
     w.trade(s, l2, Side::Buy, px(60_000), milli(30));
-    // Quotes around 61,000 against an index of 60,000: mark above index, positive premium.
-    let bid = w.order(l1, Side::Buy, px(60_990), milli(10));
-    w.place(bid).expect("bid");
-    let ask = w.order(s, Side::Sell, px(61_010), milli(10));
-    w.place(ask).expect("ask");
-    w.run(Command::SetIndexPrice {
-        instrument: PERP,
-        price: px(60_000),
-    })
-    .expect("index");
+    w.quote_above_index(l1, s);
     let view = w.engine.funding_view(PERP).expect("perp");
     let next = view.next_settlement.expect("perp has funding");
     assert_eq!(

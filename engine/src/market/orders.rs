@@ -496,9 +496,12 @@ mod tests {
         /// Against a plain list of every order: an open order, and one that ended at or
         /// after the latest horizon, is always found (by number and in its account's page,
         /// with its status); anything missing ended before the horizon; pages hold exactly
-        /// the retained orders of the account.
+        /// the retained orders of the account, also when read in small pages by cursor.
         #[test]
-        fn retention_never_loses_an_order_it_must_keep(ops in prop::collection::vec(op(), 1..200)) {
+        fn retention_never_loses_an_order_it_must_keep(
+            ops in prop::collection::vec(op(), 1..200),
+            page_size in 1usize..5,
+        ) {
             let mut store = OrderStore::default();
             // Per order number: account and the time it ended.
             let mut model: Vec<(u32, Option<i64>)> = Vec::new();
@@ -559,7 +562,20 @@ mod tests {
                         .filter(|&id| model[id as usize - 1].0 == account)
                         .filter(|&id| store.get(AccountId(account), id).is_some())
                         .collect();
-                    prop_assert_eq!(page, retained);
+                    prop_assert_eq!(&page, &retained);
+                    // The same pages in small pieces, each resuming at the previous cursor.
+                    let mut pieces = Vec::new();
+                    let mut cursor = None;
+                    loop {
+                        let filter = OrderFilter { max_page_size: page_size, cursor, ..filter };
+                        let piece = store.page(AccountId(account), &filter).expect("page");
+                        pieces.extend(piece.orders.iter().map(|r| r.accepted.order.id));
+                        match piece.cursor {
+                            Some(c) => cursor = Some(c),
+                            None => break,
+                        }
+                    }
+                    prop_assert_eq!(pieces, retained);
                 }
             }
         }

@@ -59,6 +59,11 @@ pub(crate) struct FuturesMarket {
 }
 
 impl FuturesMarket {
+    /// The price collar's half-width around `price` (ticks, rounded towards zero).
+    pub(crate) fn collar_band(&self, price: Price) -> i64 {
+        (i128::from(price.0) * i128::from(self.collar_ppm) / 1_000_000) as i64
+    }
+
     /// The market's settings with its live state (index price, funding samples and
     /// schedule, open interest) left out: what the configuration alone determines.
     pub(crate) fn settings(&self) -> Self {

@@ -59,7 +59,7 @@ impl Engine {
         .or(market.index.map(|p| p.0))?;
         Some(Price(match market.index {
             Some(index) => {
-                let band = (i128::from(index.0) * i128::from(market.collar_ppm) / 1_000_000) as i64;
+                let band = market.collar_band(index);
                 raw.clamp(index.0 - band, index.0 + band)
             }
             None => raw,
@@ -135,8 +135,7 @@ impl Engine {
                 .best(side.opposite())
                 .map(|(p, _)| p)
         })?;
-        let band = i128::from(mark.0) * i128::from(market.collar_ppm) / 1_000_000;
-        Some(Price(mark.0 + band as i64))
+        Some(Price(mark.0 + market.collar_band(mark)))
     }
 
     /// Entry checks of a futures order and the margin it reserves (USD units).
