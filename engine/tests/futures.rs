@@ -48,13 +48,18 @@ impl World {
     /// Quotes around 61,000 (`bidder` bids 60,990, `asker` asks 61,010) against an index
     /// of 60,000: the mark stands above the index, so the funding premium is positive.
     fn quote_above_index(&mut self, bidder: AccountId, asker: AccountId) {
-        let bid = self.order(bidder, Side::Buy, px(60_990), milli(10));
+        self.quote(bidder, px(60_990), asker, px(61_010), px(60_000));
+    }
+
+    /// A bid and an ask of 0.01 each, then the index price.
+    fn quote(&mut self, bidder: AccountId, bid: Price, asker: AccountId, ask: Price, index: Price) {
+        let bid = self.order(bidder, Side::Buy, bid, milli(10));
         self.place(bid).expect("bid");
-        let ask = self.order(asker, Side::Sell, px(61_010), milli(10));
+        let ask = self.order(asker, Side::Sell, ask, milli(10));
         self.place(ask).expect("ask");
         self.run(Command::SetIndexPrice {
             instrument: PERP,
-            price: px(60_000),
+            price: index,
         })
         .expect("index");
     }
@@ -324,15 +329,8 @@ fn mark_price_is_the_mid_clamped_to_the_collar_around_the_index() {
 fn takers_on_a_book_far_from_the_index_never_overdraw_their_cash() {
     let mut w = World::new();
     let (maker, taker) = (w.trader(100_000), w.trader(2));
-    let ask = w.order(maker, Side::Sell, px(53_040), milli(10));
-    w.place(ask).expect("ask");
-    let bid = w.order(maker, Side::Buy, px(53_000), milli(10));
-    w.place(bid).expect("bid");
-    w.run(Command::SetIndexPrice {
-        instrument: PERP,
-        price: Price(1),
-    })
-    .expect("index at the bottom of the range");
+    // The index at the bottom of its range.
+    w.quote(maker, px(53_000), maker, px(53_040), Price(1));
 
     // A market buy matches only up to the collar above the mark: nothing here.
     let buy = NewOrder {

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Exchange, code};
+use common::{Exchange, code, order_fields};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -164,16 +164,7 @@ async fn create_refuses_bad_input_with_the_addendum_codes() {
     }
     // The fill-or-kill and the post-only order the book refused were accepted and ended at
     // once: history lists them with their rejection, open orders do not.
-    let statuses = |page: &Value| -> Vec<String> {
-        page["order_history"]
-            .as_array()
-            .map(|l| {
-                l.iter()
-                    .filter_map(|e| e["order"]["status"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let statuses = |page: &Value| order_fields(page, "status");
     let (_, rejected) = x
         .get(
             "/v1/account/orders?with_cancelled_and_rejected=true",
@@ -387,16 +378,7 @@ async fn order_history_pages_and_windows() {
     let (_, taker) = x.order(k, "BUY", "60200.00", "0.02", json!({})).await;
 
     let (_, open) = x.get("/v1/account/orders", Some(k)).await;
-    let ids = |page: &Value| -> Vec<String> {
-        page["order_history"]
-            .as_array()
-            .map(|l| {
-                l.iter()
-                    .filter_map(|e| e["order"]["order_id"].as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let ids = |page: &Value| order_fields(page, "order_id");
     let open_ids = ids(&open);
     assert_eq!(open_ids.len(), 4, "open orders only by default");
     assert_eq!(open_ids[0], placed[4], "newest first");

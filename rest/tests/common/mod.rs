@@ -176,6 +176,18 @@ impl Exchange {
     }
 }
 
+/// One string field of every order in an order-history page, in page order.
+pub fn order_fields(page: &Value, field: &str) -> Vec<String> {
+    page["order_history"]
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .filter_map(|e| e["order"][field].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The `error` code of a body.
 pub fn code(body: &Value) -> &str {
     body["error"].as_str().unwrap_or("<no error field>")
