@@ -729,3 +729,38 @@ fn de_risk_lifts_when_the_price_recovers() {
     .expect("index");
     assert!(w.engine.futures_summary(long).expect("a").derisk);
 }
+
+/// A long closed far past its bankruptcy price (the operator's liquidation into a book
+/// that collapsed; a fuzz finding: the cash went below zero) costs the account all its cash
+/// and no more; the exchange's USD fee pot absorbs the rest, so money is still conserved.
+#[test]
+fn a_loss_beyond_the_cash_empties_it_and_the_fee_pot_absorbs_the_rest() {
+    let mut w = World::new();
+    let (s, l, b) = (w.trader(100_000), w.trader(700), w.trader(100_000));
+    w.trade(s, l, Side::Buy, px(60_000), milli(100));
+    let bid = w.order(b, Side::Buy, px(30_000), milli(100));
+    w.place(bid).expect("a bid far below");
+    let usd = usize::from(w.engine.currency_by_code("USD").expect("USD").0);
+    let pot = |w: &World| w.engine.fees_collected()[usd];
+    let (cash_before, pot_before) = (w.cash(l).0 + w.cash(l).1, pot(&w));
+    w.run(Command::Liquidate { account: l }).expect("liquidate");
+    let trade = w
+        .events
+        .iter()
+        .find_map(|e| match e.event {
+            Event::Trade(t) => Some(t),
+            _ => None,
+        })
+        .expect("the long was sold");
+    assert_eq!((trade.price, trade.amount), (px(30_000), milli(100)));
+    assert_eq!(w.size(l), 0);
+    assert_eq!(w.cash(l), (0, 0), "all its cash, no more");
+    // 0.1 BTC from 60,000 to 30,000: a 3,000 USD loss (plus the taker fee) against 700.
+    let loss = 3_000 * USD;
+    assert!(loss > cash_before);
+    assert_eq!(
+        pot(&w),
+        pot_before + trade.maker_fee - (loss - cash_before),
+        "the pot keeps the maker's fee and pays what the cash could not"
+    );
+}

@@ -251,9 +251,8 @@ impl Engine {
             let (pnl, _) = position.apply(-p.size, price);
             let realised = (pnl * quote_unit) as i64;
             position.realised += realised;
-            let b = self.balance_mut(account, collateral);
-            b.available += realised;
-            b.updated = now;
+            self.balance_mut(account, collateral).updated = now;
+            self.credit_pnl(account, collateral, realised);
             self.emit_balance(sink, account, collateral);
             self.emit_position(m, account, realised, sink);
             self.check_margin(account, sink);

@@ -7,7 +7,7 @@ use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::event::{Event, EventSink};
 use crate::fixed::{Price, Qty};
-use crate::ids::{AccountId, InstrumentId};
+use crate::ids::{AccountId, CurrencyId, InstrumentId};
 use crate::order::{NewOrder, OrderType, Side};
 
 /// Money of one account across its futures positions, in USD balance units.
@@ -262,10 +262,23 @@ impl Engine {
         let collateral = market.collateral;
         let b = self.balance_mut(account, collateral);
         b.locked -= consumed;
-        b.available += consumed + realised;
         b.updated = now;
         self.fees_collected[usize::from(collateral.0)] += fee as i64;
+        self.credit_pnl(account, collateral, consumed + realised);
         (fee, SideResult { realised })
+    }
+
+    /// Adds `amount` (realised PnL, possibly negative) to an account's available cash. A
+    /// loss larger than the cash (a position left open past its bankruptcy price: closing
+    /// it is the operator's `liquidate`) takes the cash to zero and the exchange absorbs the
+    /// rest from the fees it collected in that currency, so no balance goes negative and
+    /// money is still conserved; that pot may go below zero, which is the exchange's loss.
+    pub(crate) fn credit_pnl(&mut self, account: AccountId, collateral: CurrencyId, amount: i64) {
+        let b = self.balance_mut(account, collateral);
+        b.available += amount;
+        let shortfall = (-b.available).max(0);
+        b.available += shortfall;
+        self.fees_collected[usize::from(collateral.0)] -= shortfall;
     }
 
     /// Emits a futures fill's balances and positions: taker USD and position, then maker's.
