@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use hdrhistogram::Histogram;
 
-use crate::script::{Line, Script};
+use crate::script::{Line, OrderCounter, Script};
 use crate::venues::{self, Gap, Outcome, check};
 
 /// Commands replayed between two progress updates (no per-command cost).
@@ -144,15 +144,16 @@ pub fn compare(script: &Script, options: &Options<'_>) -> Vec<EngineReport> {
     reports
 }
 
-/// A fresh engine with the set-up applied.
-fn prepared(name: &str, script: &Script) -> Box<dyn venues::Venue> {
+/// A fresh engine with the set-up applied, and the order counter where the set-up left it.
+fn prepared(name: &str, script: &Script) -> (Box<dyn venues::Venue>, OrderCounter) {
     let mut venue = venues::open(name, script).expect("known engine");
     let mut out = Outcome::default();
+    let mut numbers = OrderCounter::default();
     for line in &script.setup {
         out.clear();
-        venue.apply(line, &mut out, false);
+        venue.apply(line, numbers.number(line), &mut out, false);
     }
-    venue
+    (venue, numbers)
 }
 
 /// One throughput pass and one latency pass, each on a fresh engine.
@@ -166,14 +167,15 @@ fn measure(
     let n = lines.len().max(1);
     let mut out = Outcome::default();
 
-    let mut venue = prepared(name, script);
+    let (mut venue, mut numbers) = prepared(name, script);
     let mut elapsed = 0.0;
     let allocations_before = (options.allocations)();
     for chunk in lines.chunks(CHUNK) {
         let start = Instant::now();
         for line in chunk {
             out.clear();
-            venue.apply(std::hint::black_box(line), &mut out, false);
+            let number = numbers.number(line);
+            venue.apply(std::hint::black_box(line), number, &mut out, false);
         }
         elapsed += start.elapsed().as_secs_f64();
         progress(chunk.len());
@@ -182,13 +184,14 @@ fn measure(
     std::hint::black_box(&out);
     drop(venue);
 
-    let mut venue = prepared(name, script);
+    let (mut venue, mut numbers) = prepared(name, script);
     let mut latency = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
     for chunk in lines.chunks(CHUNK) {
         for line in chunk {
             out.clear();
+            let number = numbers.number(line);
             let start = Instant::now();
-            venue.apply(std::hint::black_box(line), &mut out, false);
+            venue.apply(std::hint::black_box(line), number, &mut out, false);
             let ns = start.elapsed().as_nanos() as u64;
             latency.saturating_record(ns.max(1));
         }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::rng::SplitMix64;
-use crate::script::{Line, Op, Script, Side, Target, Tif};
+use crate::script::{Line, Op, OrderCounter, Script, Side, Target, Tif};
 use crate::venues::matchbook::Matchbook;
 use crate::venues::{Outcome, Venue};
 
@@ -143,7 +143,7 @@ struct Generator {
     markets: Vec<Market>,
     /// Instrument of each live order, by number.
     instrument_of: BTreeMap<u32, u16>,
-    next_order: u32,
+    numbers: OrderCounter,
     time: i64,
     out: Outcome,
 }
@@ -287,7 +287,8 @@ impl Generator {
             op,
         };
         self.out.clear();
-        self.engine.apply(&line, &mut self.out, true);
+        let number = self.numbers.number(&line);
+        self.engine.apply(&line, number, &mut self.out, true);
         for fill in &self.out.fills {
             let m = &mut self.markets[usize::from(fill.instrument)];
             m.last = fill.price;
@@ -310,7 +311,6 @@ impl Generator {
                 tif: Tif::Gtc | Tif::PostOnly,
                 ..
             } => {
-                let number = self.next_order;
                 let left = amount - self.out.taken;
                 if self.out.applied && left > 0 {
                     self.markets[usize::from(instrument)].live.insert(
@@ -351,9 +351,6 @@ impl Generator {
             }
             _ => {}
         }
-        if matches!(op, Op::Place { .. }) {
-            self.next_order += 1;
-        }
         line
     }
 }
@@ -379,7 +376,7 @@ pub fn generate(profile: Profile, seed: u64, n: usize) -> Script {
             })
             .collect(),
         instrument_of: BTreeMap::new(),
-        next_order: 0,
+        numbers: OrderCounter::default(),
         time: START,
         out: Outcome::default(),
     };

@@ -110,6 +110,23 @@ pub struct Line {
     pub op: Op,
 }
 
+/// Hands out order numbers as lines are applied in file order: a placing line's order is
+/// numbered by the placing lines before it (what `#k` names), so engines need not count.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OrderCounter {
+    next: u32,
+}
+
+impl OrderCounter {
+    /// The number `line`'s order takes if it places one (the next number either way), and
+    /// counts it.
+    pub fn number(&mut self, line: &Line) -> u32 {
+        let number = self.next;
+        self.next += u32::from(matches!(line.op, Op::Place { .. }));
+        number
+    }
+}
+
 /// A whole workload file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Script {

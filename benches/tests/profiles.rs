@@ -3,7 +3,7 @@
 //! as the published benchmark does.
 
 use matchbook_bench::profiles::{self, PROFILES};
-use matchbook_bench::script::{Op, Script, Tif};
+use matchbook_bench::script::{Op, OrderCounter, Script, Tif};
 use matchbook_bench::venues::{self, Outcome};
 
 #[test]
@@ -56,15 +56,14 @@ fn exchange_core_trades_on_about_six_percent_of_commands() {
     let script = profiles::generate(profiles::EXCHANGE_CORE, 5, 100_000);
     let mut engine = venues::open("matchbook", &script).expect("matchbook");
     let mut out = Outcome::default();
-    for line in &script.setup {
-        out.clear();
-        engine.apply(line, &mut out, true);
-    }
+    let mut numbers = OrderCounter::default();
     let mut trading = 0usize;
-    for line in &script.measured {
+    for (i, line) in script.lines().enumerate() {
         out.clear();
-        engine.apply(line, &mut out, true);
-        trading += usize::from(!out.fills.is_empty());
+        engine.apply(line, numbers.number(line), &mut out, true);
+        if i >= script.setup.len() {
+            trading += usize::from(!out.fills.is_empty());
+        }
     }
     let share = trading as f64 / script.measured.len() as f64;
     assert!((0.03..0.10).contains(&share), "trading share {share}");
@@ -88,14 +87,14 @@ fn cancel_heavy_cancels_most_of_the_orders_it_places() {
     let script = profiles::generate(profiles::CANCEL_HEAVY, 11, 100_000);
     let mut engine = venues::open("matchbook", &script).expect("matchbook");
     let mut out = Outcome::default();
-    for line in &script.setup {
-        out.clear();
-        engine.apply(line, &mut out, false);
-    }
+    let mut numbers = OrderCounter::default();
     let (mut placed, mut cancelled) = (0usize, 0usize);
-    for line in &script.measured {
+    for (i, line) in script.lines().enumerate() {
         out.clear();
-        engine.apply(line, &mut out, false);
+        engine.apply(line, numbers.number(line), &mut out, false);
+        if i < script.setup.len() {
+            continue;
+        }
         match line.op {
             Op::Place { tif: Tif::Gtc, .. } => placed += 1,
             Op::Cancel { .. } => cancelled += usize::from(out.applied),

@@ -5,7 +5,7 @@
 //! A divergence is shrunk to a small workload file that still shows it.
 
 use super::{Fill, Outcome, Venue, open};
-use crate::script::{Line, Op, Script, Side, Target};
+use crate::script::{Line, Op, OrderCounter, Script, Side, Target};
 
 /// Where an engine first left the reference.
 #[derive(Debug, Clone)]
@@ -49,11 +49,13 @@ pub fn against(name: &str, baseline: &str, script: &Script) -> Result<(), Box<Di
     let mut venue = open(name, &small).ok_or_else(|| unknown(name))?;
     let mut reference = open(baseline, &small).ok_or_else(|| unknown(baseline))?;
     let (mut got, mut want) = (Outcome::default(), Outcome::default());
+    let mut numbers = OrderCounter::default();
     for line in &lines {
         got.clear();
         want.clear();
-        venue.apply(line, &mut got, true);
-        reference.apply(line, &mut want, true);
+        let number = numbers.number(line);
+        venue.apply(line, number, &mut got, true);
+        reference.apply(line, number, &mut want, true);
     }
     let tops = |v: &dyn Venue| (0..small.instruments).map(|k| v.top(k)).collect::<Vec<_>>();
     let through_limit = match lines.get(last).map(|l| l.op) {
@@ -93,11 +95,13 @@ fn first_divergence(name: &str, baseline: &str, script: &Script) -> Option<usize
     let mut reference = open(baseline, script)?;
     let (mut got, mut want) = (Outcome::default(), Outcome::default());
     let total = script.setup.len() + script.measured.len();
+    let mut numbers = OrderCounter::default();
     for (i, line) in script.lines().enumerate() {
         got.clear();
         want.clear();
-        venue.apply(line, &mut got, true);
-        reference.apply(line, &mut want, true);
+        let number = numbers.number(line);
+        venue.apply(line, number, &mut got, true);
+        reference.apply(line, number, &mut want, true);
         let fills_differ = venue.reports_fills() && got.fills != want.fills;
         // Sizes at the touch cost some engines a walk of the whole book: on large scripts
         // they are compared every 4,096 commands and at the end, prices after every one.

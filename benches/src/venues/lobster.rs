@@ -38,7 +38,6 @@ pub struct Lobster {
     /// no lookup by id, so the adapter follows fills itself).
     resting: OrderIds<(u16, Side, i64)>,
     clients: ClientOrders,
-    next_order: u32,
 }
 
 impl Lobster {
@@ -50,7 +49,6 @@ impl Lobster {
                 .collect(),
             resting: OrderIds::default(),
             clients: ClientOrders::default(),
-            next_order: 0,
         }
     }
 
@@ -140,7 +138,7 @@ impl Venue for Lobster {
         GAPS
     }
 
-    fn apply(&mut self, line: &Line, out: &mut Outcome, record: bool) {
+    fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, record: bool) {
         match line.op {
             Op::Deposit { .. } => out.applied = true,
             Op::Place {
@@ -152,8 +150,6 @@ impl Venue for Lobster {
                 tif,
                 client,
             } => {
-                let number = self.next_order;
-                self.next_order += 1;
                 let Some(price) = price else {
                     if tif == Tif::Fok {
                         return;

@@ -68,7 +68,6 @@ pub struct Matchbook {
     orders: OrderIds<OrderRef>,
     /// File order number by engine order id (kept only while recording fills).
     numbers: Vec<u32>,
-    next_order: u32,
     events: Vec<EventRecord>,
 }
 
@@ -90,7 +89,6 @@ impl Matchbook {
             currencies,
             orders: OrderIds::default(),
             numbers: Vec::new(),
-            next_order: 0,
             events: Vec::with_capacity(64),
         };
         venue
@@ -205,10 +203,8 @@ impl Venue for Matchbook {
         }
     }
 
-    fn apply(&mut self, line: &Line, out: &mut Outcome, record: bool) {
+    fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, record: bool) {
         let placing = matches!(line.op, Op::Place { .. });
-        let number = self.next_order;
-        self.next_order += u32::from(placing);
         let Some(command) = self.command(&line.op) else {
             if placing {
                 self.orders.set(number, None);

@@ -29,7 +29,6 @@ pub struct Matchcore {
     /// File number by (instrument, matchcore id), kept only while recording fills.
     numbers: HashMap<(u16, u64), u32>,
     clients: ClientOrders,
-    next_order: u32,
 }
 
 impl Matchcore {
@@ -43,7 +42,6 @@ impl Matchcore {
             ids: OrderIds::default(),
             numbers: HashMap::new(),
             clients: ClientOrders::default(),
-            next_order: 0,
         }
     }
 
@@ -100,7 +98,7 @@ impl Venue for Matchcore {
         GAPS
     }
 
-    fn apply(&mut self, line: &Line, out: &mut Outcome, record: bool) {
+    fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, record: bool) {
         match line.op {
             Op::Deposit { .. } => out.applied = true,
             Op::Place {
@@ -112,8 +110,6 @@ impl Venue for Matchcore {
                 tif,
                 client,
             } => {
-                let number = self.next_order;
-                self.next_order += 1;
                 let order = match price {
                     // A market order that does not fill completely is cancelled (no
                     // market-to-limit); fill-or-kill has no market form here.

@@ -70,9 +70,11 @@ pub trait Venue {
     /// Name used on the command line and in reports.
     fn name(&self) -> &'static str;
 
-    /// Applies one command. `out` is cleared by the caller; with `record` on, the adapter
-    /// fills in everything [`Outcome`] holds, otherwise only `applied` (timed runs).
-    fn apply(&mut self, line: &Line, out: &mut Outcome, record: bool);
+    /// Applies one command. `number` is the order number a placing line's order takes
+    /// (what `#k` names; [`OrderCounter`](crate::script::OrderCounter) hands it out). `out`
+    /// is cleared by the caller; with `record` on, the adapter fills in everything
+    /// [`Outcome`] holds, otherwise only `applied` (timed runs).
+    fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, record: bool);
 
     /// Best bid and best ask of an instrument, as (price, lots at that price). May cost a
     /// walk of the book for engines without a per-level total.

@@ -15,7 +15,7 @@ impl Venue for Null {
         "null"
     }
 
-    fn apply(&mut self, line: &Line, out: &mut Outcome, _record: bool) {
+    fn apply(&mut self, line: &Line, _number: u32, out: &mut Outcome, _record: bool) {
         self.commands += 1;
         out.applied = !matches!(line.op, Op::Deposit { amount: 0, .. });
     }

@@ -35,7 +35,6 @@ pub struct OrderbookRs {
     clients: ClientOrders,
     recording: Arc<AtomicBool>,
     seen: Seen,
-    next_order: u32,
 }
 
 fn sequential(id: Id) -> u64 {
@@ -77,7 +76,6 @@ impl OrderbookRs {
             clients: ClientOrders::default(),
             recording,
             seen,
-            next_order: 0,
         }
     }
 
@@ -115,7 +113,7 @@ impl Venue for OrderbookRs {
         GAPS
     }
 
-    fn apply(&mut self, line: &Line, out: &mut Outcome, record: bool) {
+    fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, record: bool) {
         self.recording.store(record, Ordering::Relaxed);
         let instrument = match line.op {
             Op::Deposit { .. } => {
@@ -131,8 +129,6 @@ impl Venue for OrderbookRs {
                 tif,
                 client,
             } => {
-                let number = self.next_order;
-                self.next_order += 1;
                 let id = Id::sequential(u64::from(number));
                 let book = &self.books[usize::from(instrument)];
                 let (side, qty) = (oside(side), amount as u64);

@@ -29,7 +29,6 @@ pub struct ReferenceBook {
     /// Instrument of each resting order, by number.
     placed: HashMap<u32, u16>,
     clients: ClientOrders,
-    next_order: u32,
     clock: u64,
 }
 
@@ -40,7 +39,6 @@ impl ReferenceBook {
             books: vec![Vec::new(); usize::from(script.instruments)],
             placed: HashMap::new(),
             clients: ClientOrders::default(),
-            next_order: 0,
             clock: 0,
         }
     }
@@ -134,7 +132,7 @@ impl Venue for ReferenceBook {
         "reference"
     }
 
-    fn apply(&mut self, line: &Line, out: &mut Outcome, _record: bool) {
+    fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, _record: bool) {
         match line.op {
             Op::Deposit { .. } => out.applied = true,
             Op::Place {
@@ -146,8 +144,6 @@ impl Venue for ReferenceBook {
                 tif,
                 client,
             } => {
-                let number = self.next_order;
-                self.next_order += 1;
                 self.clock += 1;
                 let book = &self.books[usize::from(instrument)];
                 let opposite = side.opposite();

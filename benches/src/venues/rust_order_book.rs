@@ -33,7 +33,6 @@ pub struct RustOrderBook {
     /// Instrument and the book's own id of each open order, by number.
     ids: OrderIds<(u16, OrderId)>,
     clients: ClientOrders,
-    next_order: u32,
 }
 
 impl RustOrderBook {
@@ -45,7 +44,6 @@ impl RustOrderBook {
                 .collect(),
             ids: OrderIds::default(),
             clients: ClientOrders::default(),
-            next_order: 0,
         }
     }
 }
@@ -70,7 +68,7 @@ impl Venue for RustOrderBook {
         GAPS
     }
 
-    fn apply(&mut self, line: &Line, out: &mut Outcome, _record: bool) {
+    fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, _record: bool) {
         match line.op {
             Op::Deposit { .. } => out.applied = true,
             Op::Place {
@@ -82,8 +80,6 @@ impl Venue for RustOrderBook {
                 tif,
                 client,
             } => {
-                let number = self.next_order;
-                self.next_order += 1;
                 let book = &mut self.books[usize::from(instrument)];
                 let report = match price {
                     None if tif == Tif::Fok => return,
