@@ -137,7 +137,9 @@ pub struct TradeStore {
     /// Trade number of `records[0]`.
     first: u64,
     records: ChunkedDeque<TradeRecord>,
-    /// Time of `records[0]`, so the check for expired trades reads no record.
+    /// Time of `records[0]`, cached so the check for expired trades reads no record
+    /// (`None`: not known, read it; so it need not be stored).
+    #[serde(skip)]
     first_time: Option<Timestamp>,
     /// Newest trade number by account number (account numbers are dense).
     newest_of_account: Vec<Option<u64>>,
@@ -190,7 +192,11 @@ impl TradeStore {
 
     /// Drops trades older than `horizon`; reads no record when there is nothing to drop.
     pub fn forget_before(&mut self, horizon: Timestamp) {
-        if self.first_time.is_none_or(|t| t >= horizon) {
+        let first_time = self
+            .first_time
+            .or_else(|| self.records.front().map(|r| r.time));
+        self.first_time = first_time;
+        if first_time.is_none_or(|t| t >= horizon) {
             return;
         }
         while self.records.front().is_some_and(|r| r.time < horizon) {
@@ -200,14 +206,11 @@ impl TradeStore {
         self.first_time = self.records.front().map(|r| r.time);
     }
 
-    /// Checks a decoded store: records numbered consecutively from `first`, the cached time
-    /// of the first one, and every chain link pointing back to a trade of the same account or
+    /// Checks a decoded store: records numbered consecutively from `first`, and every chain
+    /// link pointing back to a trade of the same account or
     /// instrument (walks also stop at a link that does not).
     pub(crate) fn check(&self) -> Result<(), String> {
         let bad = || Err("the trade history is inconsistent".to_owned());
-        if self.first_time != self.records.front().map(|r| r.time) {
-            return bad();
-        }
         for (i, r) in self.records.iter().enumerate() {
             if Some(r.trade.id.0) != self.first.checked_add(i as u64) {
                 return bad();
