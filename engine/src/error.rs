@@ -121,6 +121,16 @@ pub enum EngineError {
     /// A futures command on an instrument that is not a future.
     #[error("not a futures instrument")]
     NotFutures,
+    /// A command time past [`crate::limits::TIME_HORIZON`].
+    #[error("time is past the engine's horizon (2100-01-01T00:00:00Z)")]
+    TimeOutOfRange,
+    /// An order amount above [`crate::limits::MAX_ORDER_LOTS`].
+    #[error("amount above the largest order the engine accepts")]
+    AmountTooLarge,
+    /// A deposit or transfer that would take a balance past
+    /// [`crate::limits::MAX_BALANCE`].
+    #[error("the balance would pass the largest one an account may hold")]
+    BalanceLimitExceeded,
 }
 
 impl EngineError {
@@ -161,6 +171,9 @@ impl EngineError {
             Self::NotBlpAccount => 4009,
             Self::ReduceOnlyWouldIncrease => 2005,
             Self::NotFutures => 1013,
+            Self::TimeOutOfRange => 1014,
+            Self::AmountTooLarge => 1015,
+            Self::BalanceLimitExceeded => 2006,
         }
     }
 
@@ -201,6 +214,9 @@ impl EngineError {
             Self::NotBlpAccount => "NOT_BLP_ACCOUNT",
             Self::ReduceOnlyWouldIncrease => "REDUCE_ONLY_WOULD_INCREASE",
             Self::NotFutures => "INVALID_INSTRUMENT_CODE",
+            Self::TimeOutOfRange => "TIME_OUT_OF_RANGE",
+            Self::AmountTooLarge => "INVALID_AMOUNT",
+            Self::BalanceLimitExceeded => "BALANCE_LIMIT_EXCEEDED",
         }
     }
 }

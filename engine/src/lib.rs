@@ -45,6 +45,7 @@ pub mod fixed;
 mod hashing;
 mod ids;
 pub mod journal;
+pub mod limits;
 pub mod market;
 mod order;
 mod refdata;

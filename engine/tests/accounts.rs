@@ -210,7 +210,7 @@ fn deposits_and_withdrawals() {
             currency: eur,
             amount: i64::MAX,
         },
-        EngineError::InvalidAmount,
+        EngineError::BalanceLimitExceeded,
     );
     w.ok(Command::Withdraw {
         account: a,

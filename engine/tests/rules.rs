@@ -902,6 +902,11 @@ fn every_error_has_a_distinct_code_in_its_subsystem_range() {
         EngineError::CannotCloseMain,
         EngineError::AccountNameTaken,
         EngineError::NotBlpAccount,
+        EngineError::ReduceOnlyWouldIncrease,
+        EngineError::NotFutures,
+        EngineError::TimeOutOfRange,
+        EngineError::AmountTooLarge,
+        EngineError::BalanceLimitExceeded,
     ];
     let codes: BTreeSet<u16> = all.iter().map(|e| e.code()).collect();
     assert_eq!(codes.len(), all.len());

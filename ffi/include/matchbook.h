@@ -25,8 +25,10 @@
  *
  * Errors: every function returns an mb_status; mb_last_error copies the message of the
  * calling thread's last failed call (like errno, successful calls leave it). A Rust panic
- * never crosses the boundary: it returns MB_STATUS_PANIC and the handle must then be freed
- * and not used again.
+ * never crosses the boundary and is never printed: the call returns MB_STATUS_PANIC, its
+ * message goes to mb_last_error, and the handle it was using is poisoned: every later
+ * call on it returns MB_STATUS_PANIC, so free it. The mb_debug_panic* test hooks exist
+ * only in builds with the debug-panic feature (MB_DEBUG_PANIC), never in a release.
  */
 
 #ifndef MATCHBOOK_H
@@ -71,6 +73,10 @@ typedef enum {
   MB_STATUS_INVALID_ACCOUNT_NAME = 1012,
   // Not a futures instrument.
   MB_STATUS_NOT_FUTURES = 1013,
+  // A time past the engine's horizon (2100-01-01).
+  MB_STATUS_TIME_OUT_OF_RANGE = 1014,
+  // An order amount above the engine's largest.
+  MB_STATUS_AMOUNT_TOO_LARGE = 1015,
   // Not enough available balance or margin.
   MB_STATUS_INSUFFICIENT_FUNDS = 2001,
   // A transfer larger than the source balance.
@@ -81,6 +87,8 @@ typedef enum {
   MB_STATUS_ACCOUNT_IN_DERISK = 2004,
   // A reduce-only order that would increase the position.
   MB_STATUS_REDUCE_ONLY_WOULD_INCREASE = 2005,
+  // A deposit or transfer past the balance cap of one account in one currency.
+  MB_STATUS_BALANCE_LIMIT_EXCEEDED = 2006,
   // Fill-or-kill that cannot fill completely.
   MB_STATUS_INSUFFICIENT_LIQUIDITY = 3001,
   // Post-only order that would take.
@@ -119,7 +127,8 @@ typedef enum {
   MB_STATUS_BUFFER_TOO_SMALL = 9002,
   // A string argument is not UTF-8, not a known code, or not a valid decimal.
   MB_STATUS_INVALID_ARGUMENT = 9003,
-  // The library panicked; the engine handle must be freed and not used again.
+  // The library panicked; the handle the call used is poisoned (every later call on it
+  // answers this status): free it.
   MB_STATUS_PANIC = 9004,
   // The thread-safe handle's queue is full; try again.
   MB_STATUS_BUSY = 9005,
@@ -835,12 +844,24 @@ const char *mb_status_str(int32_t status);
 // `buf` NULL or `capacity` writable bytes; `len_out` NULL or writable.
 mb_status mb_last_error(char *buf, size_t capacity, size_t *len_out);
 
-// Test hook: panics inside the boundary, to prove a panic becomes `MB_STATUS_PANIC`.
+#if defined(MB_DEBUG_PANIC)
+// Test hook: panics inside the boundary, to prove a panic becomes `MB_STATUS_PANIC`
+// (built only with the `debug-panic` feature, which release builds leave off).
 mb_status mb_debug_panic(void);
+#endif
 
+#if defined(MB_DEBUG_PANIC)
 // Test hook: the calling thread's next call of any export with a status panics inside
-// the export's boundary, to prove each one turns a panic into `MB_STATUS_PANIC`.
+// the export's boundary, to prove each one turns a panic into `MB_STATUS_PANIC`
+// (`debug-panic` feature only).
 void mb_debug_panic_next_call(void);
+#endif
+
+#if defined(MB_DEBUG_PANIC)
+// Test hook: the calling thread's next use of a handle panics just after the call
+// entered it, to prove the handle is poisoned (`debug-panic` feature only).
+void mb_debug_panic_next_use(void);
+#endif
 
 // The defaults: a snapshot every 100,000 commands, two kept, fsync on.
 MbStoreOptions mb_store_options_default(void);

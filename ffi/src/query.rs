@@ -147,10 +147,7 @@ pub(crate) fn order(
         let owned = |o: &&Order| o.account() == AccountId(account);
         match client_id {
             Some(id) => e
-                .open_orders(AccountId(account))
-                .into_iter()
-                .filter(|o| o.client_id() == Some(id))
-                .max_by_key(|o| o.sequence())
+                .order_by_client_id(AccountId(account), id)
                 .map(MbOrder::from),
             None => e
                 .order(OrderRef::from(handle))

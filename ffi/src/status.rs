@@ -36,6 +36,10 @@ pub enum MbStatus {
     InvalidAccountName = 1012,
     /// Not a futures instrument.
     NotFutures = 1013,
+    /// A time past the engine's horizon (2100-01-01).
+    TimeOutOfRange = 1014,
+    /// An order amount above the engine's largest.
+    AmountTooLarge = 1015,
     /// Not enough available balance or margin.
     InsufficientFunds = 2001,
     /// A transfer larger than the source balance.
@@ -46,6 +50,8 @@ pub enum MbStatus {
     AccountInDerisk = 2004,
     /// A reduce-only order that would increase the position.
     ReduceOnlyWouldIncrease = 2005,
+    /// A deposit or transfer past the balance cap of one account in one currency.
+    BalanceLimitExceeded = 2006,
     /// Fill-or-kill that cannot fill completely.
     InsufficientLiquidity = 3001,
     /// Post-only order that would take.
@@ -84,7 +90,8 @@ pub enum MbStatus {
     BufferTooSmall = 9002,
     /// A string argument is not UTF-8, not a known code, or not a valid decimal.
     InvalidArgument = 9003,
-    /// The library panicked; the engine handle must be freed and not used again.
+    /// The library panicked; the handle the call used is poisoned (every later call on it
+    /// answers this status): free it.
     Panic = 9004,
     /// The thread-safe handle's queue is full; try again.
     Busy = 9005,
@@ -127,6 +134,9 @@ impl From<EngineError> for MbStatus {
             E::UnknownCurrency => Self::UnknownCurrency,
             E::InvalidAccountName => Self::InvalidAccountName,
             E::NotFutures => Self::NotFutures,
+            E::TimeOutOfRange => Self::TimeOutOfRange,
+            E::AmountTooLarge => Self::AmountTooLarge,
+            E::BalanceLimitExceeded => Self::BalanceLimitExceeded,
             E::InsufficientFunds => Self::InsufficientFunds,
             E::InsufficientBalance { .. } => Self::InsufficientBalance,
             E::BelowBlpThreshold => Self::BelowBlpThreshold,
@@ -153,7 +163,7 @@ impl From<EngineError> for MbStatus {
 }
 
 /// Every engine error, for the name table (field values do not matter for names).
-const ENGINE_ERRORS: [EngineError; 34] = {
+const ENGINE_ERRORS: [EngineError; 37] = {
     use EngineError as E;
     [
         E::InvalidAmount,
@@ -169,6 +179,9 @@ const ENGINE_ERRORS: [EngineError; 34] = {
         E::UnknownCurrency,
         E::InvalidAccountName,
         E::NotFutures,
+        E::TimeOutOfRange,
+        E::AmountTooLarge,
+        E::BalanceLimitExceeded,
         E::InsufficientFunds,
         E::InsufficientBalance {
             account: matchbook::AccountId(0),

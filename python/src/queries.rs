@@ -127,11 +127,7 @@ impl NativeEngine {
                 .filter(|o| o.account() == AccountId(account)),
             (None, Some(c)) => {
                 let id = values::uuid(py, c)?;
-                engine
-                    .open_orders(AccountId(account))
-                    .into_iter()
-                    .filter(|o| o.client_id() == Some(id))
-                    .max_by_key(|o| o.sequence())
+                engine.order_by_client_id(AccountId(account), id)
             }
             _ => return Err(invalid(py, "give order or client_id")),
         };

@@ -99,7 +99,8 @@ pub fn engine_status(error: EngineError) -> StatusCode {
         | E::MaxOpenOrdersExceeded
         | E::AccountInDerisk
         | E::AccountClosed
-        | E::ReduceOnlyWouldIncrease => StatusCode::UNPROCESSABLE_ENTITY,
+        | E::ReduceOnlyWouldIncrease
+        | E::BalanceLimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
         E::InvalidAmount
         | E::InvalidPrice
         | E::MissingPrice
@@ -118,7 +119,9 @@ pub fn engine_status(error: EngineError) -> StatusCode {
         | E::InstantTradeAccount
         | E::CannotCloseMain
         | E::AccountNameTaken
-        | E::NotBlpAccount => StatusCode::BAD_REQUEST,
+        | E::NotBlpAccount
+        | E::TimeOutOfRange
+        | E::AmountTooLarge => StatusCode::BAD_REQUEST,
     }
 }
 

@@ -72,13 +72,8 @@ impl Engine {
         }
         let mut targets = std::mem::take(&mut self.scratch_slots);
         targets.clear();
-        targets.extend(
-            self.orders
-                .iter()
-                .filter(|(_, o)| o.account == account)
-                .map(|(slot, _)| slot as u32),
-        );
-        targets.sort_by_key(|&slot| self.orders[slot as usize].id);
+        targets.extend(self.account_slots(account));
+        targets.reverse();
         for &slot in &targets {
             self.cancel_live(slot, CancelReason::AccountClosed, sink);
         }
@@ -97,12 +92,10 @@ impl Engine {
     ) -> Result<Applied, EngineError> {
         self.check_movement(currency, amount)?;
         self.accounts.active(account)?;
+        self.check_room(account, currency, amount)?;
         let now = self.now;
         let b = self.balance_mut(account, currency);
-        b.available = b
-            .available
-            .checked_add(amount)
-            .ok_or(EngineError::InvalidAmount)?;
+        b.available += amount;
         b.updated = now;
         self.emit_balance(sink, account, currency);
         Ok(Applied::default())

@@ -2,7 +2,7 @@
 //! same price keeps queue priority; a price change or a size-up loses it and may trade. Every
 //! check runs before anything changes, so a refused amend leaves the order as it was.
 
-use super::place::{check_min_size, check_price};
+use super::place::{check_amount, check_min_size, check_price};
 use super::{Applied, Engine};
 use crate::error::EngineError;
 use crate::event::{Event, EventSink};
@@ -34,9 +34,7 @@ impl Engine {
         }
         let new_amount = amount.unwrap_or(o.amount);
         let new_price = price.unwrap_or(o.price);
-        if new_amount.0 <= 0 {
-            return Err(EngineError::InvalidAmount);
-        }
+        check_amount(new_amount)?;
         if new_amount <= o.filled {
             return Err(EngineError::AmendBelowFilled);
         }

@@ -6,8 +6,16 @@ use crate::command::CancelScope;
 use crate::error::EngineError;
 use crate::event::{CancelReason, EventSink};
 use crate::ids::{AccountId, OrderRef, Uuid};
+use crate::order::Order;
 
 impl Engine {
+    /// The account's newest live order carrying `client_id` (the engine's client-id index:
+    /// the order a cancel by that client id would end).
+    pub fn order_by_client_id(&self, account: AccountId, client_id: Uuid) -> Option<&Order> {
+        let slot = *self.client_index.get(&(account, client_id))?;
+        self.orders.get(slot as usize)
+    }
+
     /// Slot of a live order owned by `account`; someone else's order is "not found".
     pub(super) fn owned_slot(
         &self,
@@ -70,15 +78,13 @@ impl Engine {
                     }
                     _ => None,
                 };
-                targets.extend(
-                    self.orders
-                        .iter()
-                        .filter(|(_, o)| {
-                            o.account == account && only.is_none_or(|i| i == o.instrument)
-                        })
-                        .map(|(slot, _)| slot as u32),
-                );
-                targets.sort_by_key(|&slot| self.orders[slot as usize].id);
+                let orders = &self.orders;
+                targets
+                    .extend(self.account_slots(account).filter(|&slot| {
+                        only.is_none_or(|i| i == orders[slot as usize].instrument)
+                    }));
+                // The chain is newest first: cancel oldest first, as before.
+                targets.reverse();
             }
             CancelScope::Orders(_) | CancelScope::ClientIds(_) => {}
         }

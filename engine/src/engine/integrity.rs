@@ -205,7 +205,40 @@ impl Engine {
         if self.chained_client_ids()? != with_client_id {
             return fail("an order with a client id is not in its chain");
         }
+        if self.chained_account_orders()? != self.orders.len() {
+            return fail("a live order is not in its account's chain");
+        }
         Ok(())
+    }
+
+    /// Walks every account's chain of live orders from its newest; returns how many orders
+    /// they hold (each chain lists only its account's orders, newest first, without loops).
+    fn chained_account_orders(&self) -> Result<usize, IntegrityError> {
+        if self.account_orders.len() > self.accounts.core.len() {
+            return fail("order chains for accounts that do not exist");
+        }
+        let mut chained = 0usize;
+        for (account, &newest) in self.account_orders.iter().enumerate() {
+            let (mut slot, mut newer) = (newest, NIL);
+            while slot != NIL {
+                let Some(o) = self.orders.get(slot as usize) else {
+                    return fail("an account's order chain names a missing order");
+                };
+                let older_id = self.orders.get(o.account_older as usize).map(|x| x.id);
+                if o.account.0 as usize != account
+                    || o.account_newer != newer
+                    || older_id.is_some_and(|id| id >= o.id)
+                {
+                    return fail("an account's order chain links another account's order");
+                }
+                chained += 1;
+                if chained > self.orders.len() {
+                    return fail("an account's order chain loops");
+                }
+                (newer, slot) = (slot, o.account_older);
+            }
+        }
+        Ok(chained)
     }
 
     /// Walks every client-id chain from its newest order; returns how many orders they hold.

@@ -8,6 +8,7 @@
 
 use super::Engine;
 use crate::account::Balance;
+use crate::error::EngineError;
 use crate::event::{Event, EventSink};
 use crate::fees::{self, FeeGroup};
 use crate::fixed::{Price, Qty};
@@ -227,6 +228,48 @@ impl Engine {
         &mut self.accounts.accounts[account.0 as usize].balances[usize::from(currency.0)]
     }
 
+    /// Refuses a credit of `amount` that would take the balance (available and locked) past
+    /// [`crate::limits::MAX_BALANCE`].
+    pub(super) fn check_room(
+        &self,
+        account: AccountId,
+        currency: CurrencyId,
+        amount: i64,
+    ) -> Result<(), EngineError> {
+        let b = self.accounts.accounts[account.0 as usize].balances[usize::from(currency.0)];
+        let after = i128::from(b.available) + i128::from(b.locked) + i128::from(amount);
+        if after > i128::from(crate::limits::MAX_BALANCE) {
+            return Err(EngineError::BalanceLimitExceeded);
+        }
+        Ok(())
+    }
+
+    /// Credits `amount` (at most the cap's worth) to available, keeping available and
+    /// locked together at or below [`crate::limits::MAX_BALANCE`]; returns what did not
+    /// fit, for the caller to give to the fee account (a credit cannot be refused halfway
+    /// through a match).
+    #[inline]
+    pub(super) fn credit_capped(
+        &mut self,
+        account: AccountId,
+        currency: CurrencyId,
+        amount: i64,
+    ) -> i128 {
+        let b = self.balance_mut(account, currency);
+        let room =
+            i128::from(crate::limits::MAX_BALANCE) - i128::from(b.available) - i128::from(b.locked);
+        let credited = i128::from(amount).min(room);
+        b.available = (i128::from(b.available) + credited) as i64;
+        i128::from(amount) - credited
+    }
+
+    /// Adds to the exchange's fee account in `currency`, kept inside the balance range.
+    #[inline]
+    pub(super) fn add_to_fee_pot(&mut self, currency: CurrencyId, amount: i128) {
+        let pot = &mut self.fees_collected[usize::from(currency.0)];
+        *pot = crate::limits::clamp_units(i128::from(*pot) + amount);
+    }
+
     /// Emits the current value of a balance.
     #[inline]
     pub(super) fn emit_balance<S: EventSink>(
@@ -337,17 +380,15 @@ impl Engine {
         q.locked -= consumed;
         q.available += consumed - quote_units;
         q.updated = now;
-        let b = self.balance_mut(buyer, s.base);
-        b.available += base_units - buyer_fee;
-        b.updated = now;
+        let spill_base = self.credit_capped(buyer, s.base, base_units - buyer_fee);
+        self.balance_mut(buyer, s.base).updated = now;
         let b = self.balance_mut(seller, s.base);
         b.locked -= base_units;
         b.updated = now;
-        let q = self.balance_mut(seller, s.quote);
-        q.available += quote_units - seller_fee;
-        q.updated = now;
-        self.fees_collected[usize::from(s.base.0)] += buyer_fee;
-        self.fees_collected[usize::from(s.quote.0)] += seller_fee;
+        let spill_quote = self.credit_capped(seller, s.quote, quote_units - seller_fee);
+        self.balance_mut(seller, s.quote).updated = now;
+        self.add_to_fee_pot(s.base, i128::from(buyer_fee) + spill_base);
+        self.add_to_fee_pot(s.quote, i128::from(seller_fee) + spill_quote);
         if let Some(g) = s.fee_group {
             let volume = self.volume_value(s.conversion, i128::from(quote_units));
             self.add_volume(g, [taker_holder, maker_holder], volume);

@@ -33,7 +33,7 @@ use crate::error::EngineError;
 use crate::event::{Event, EventRecord, EventSink};
 use crate::fees::{FeeGroup, FeeGroupSpec, VolumeWindow};
 use crate::fixed::Price;
-use crate::hashing::IdBuildHasher;
+use crate::hashing::ClientKeyBuildHasher;
 use crate::ids::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
 use crate::order::{Order, StpMode};
 use crate::refdata::{ConfigError, Currency, Instrument, InstrumentSpec, InstrumentState};
@@ -96,7 +96,9 @@ pub struct Engine {
     accounts: Accounts,
     /// (account, client id) -> newest live order carrying it; older ones chain behind it.
     #[serde(with = "crate::snapshot::sorted_map")]
-    client_index: HashMap<(AccountId, Uuid), u32, IdBuildHasher>,
+    client_index: HashMap<(AccountId, Uuid), u32, ClientKeyBuildHasher>,
+    /// Per account: its newest live order (`NIL`: none); older ones chain behind it.
+    account_orders: Vec<u32>,
     /// Good-till-time orders by (expiry, order number).
     expiries: BTreeMap<(Timestamp, u64), u32>,
     max_open_orders: u32,
@@ -205,6 +207,7 @@ impl Engine {
             next_order: 1,
             next_trade: 1,
             scratch_slots: Vec::new(),
+            account_orders: Vec::new(),
             futures,
         })
     }
@@ -218,6 +221,9 @@ impl Engine {
         time: Timestamp,
         sink: &mut S,
     ) -> Result<Applied, EngineError> {
+        if time > crate::limits::TIME_HORIZON {
+            return Err(EngineError::TimeOutOfRange);
+        }
         if time > self.now {
             self.now = time;
         }
@@ -430,6 +436,12 @@ impl Engine {
         self.now
     }
 
+    /// The hasher of the client-id index (tests check it is keyed).
+    #[cfg(test)]
+    pub(crate) fn client_index_hasher(&self) -> &ClientKeyBuildHasher {
+        self.client_index.hasher()
+    }
+
     /// A live order (open, or a stop waiting for its trigger).
     pub fn order(&self, handle: OrderRef) -> Option<&Order> {
         self.orders
@@ -437,15 +449,13 @@ impl Engine {
             .filter(|o| o.id == handle.id)
     }
 
-    /// Live orders of an account, oldest first.
+    /// Live orders of an account, oldest first (a walk of the account's own chain).
     pub fn open_orders(&self, account: AccountId) -> Vec<&Order> {
         let mut list: Vec<&Order> = self
-            .orders
-            .iter()
-            .map(|(_, o)| o)
-            .filter(|o| o.account == account)
+            .account_slots(account)
+            .map(|slot| &self.orders[slot as usize])
             .collect();
-        list.sort_by_key(|o| o.id);
+        list.reverse();
         list
     }
 

@@ -5,15 +5,13 @@ use super::{Applied, Engine};
 use crate::error::EngineError;
 use crate::event::{AcceptedOrder, CancelReason, EventSink};
 use crate::fixed::{Notional, Price, Qty};
-use crate::ids::{OrderRef, Timestamp, Uuid};
+use crate::ids::{AccountId, OrderRef, Timestamp, Uuid};
 use crate::order::{LiveState, NIL, NewOrder, Order, OrderType, Side, StpMode, TimeInForce};
 use crate::refdata::{Instrument, InstrumentState};
 
 /// Checks that need only the request, the instrument and the time.
 pub(super) fn validate(inst: &Instrument, o: &NewOrder, now: Timestamp) -> Result<(), EngineError> {
-    if o.amount.0 <= 0 {
-        return Err(EngineError::InvalidAmount);
-    }
+    check_amount(o.amount)?;
     match o.order_type {
         OrderType::Limit | OrderType::Stop if o.price.is_none() => {
             return Err(EngineError::MissingPrice);
@@ -43,6 +41,17 @@ pub(super) fn validate(inst: &Instrument, o: &NewOrder, now: Timestamp) -> Resul
         (TimeInForce::GoodTillTime, _) | (_, Some(_)) => Err(EngineError::InvalidExpiry),
         _ => Ok(()),
     }
+}
+
+/// Positive and at most [`crate::limits::MAX_ORDER_LOTS`].
+pub(super) fn check_amount(amount: Qty) -> Result<(), EngineError> {
+    if amount.0 <= 0 {
+        return Err(EngineError::InvalidAmount);
+    }
+    if amount.0 > crate::limits::MAX_ORDER_LOTS {
+        return Err(EngineError::AmountTooLarge);
+    }
+    Ok(())
 }
 
 /// Positive and inside the instrument's price range.
@@ -220,6 +229,8 @@ impl Engine {
             level: NIL,
             client_older: NIL,
             client_newer: NIL,
+            account_older: NIL,
+            account_newer: NIL,
         });
         let seq = self.emit(
             sink,
@@ -242,6 +253,7 @@ impl Engine {
         if counted {
             let holder = self.accounts.holder_of(o.account);
             self.accounts.holder_mut(holder).open_orders += 1;
+            self.link_account_order(slot);
             if let Some(client_id) = o.client_id {
                 self.link_client_id(slot, client_id);
             }
@@ -278,12 +290,54 @@ impl Engine {
         }
     }
 
+    /// Makes `slot` the newest live order of its account.
+    fn link_account_order(&mut self, slot: u32) {
+        let account = self.orders[slot as usize].account.0 as usize;
+        if self.account_orders.len() <= account {
+            // Once per account, at its first order that can rest.
+            self.account_orders.resize(account + 1, NIL);
+        }
+        let newest = std::mem::replace(&mut self.account_orders[account], slot);
+        if newest != NIL {
+            self.orders[newest as usize].account_newer = slot;
+        }
+        self.orders[slot as usize].account_older = newest;
+    }
+
+    /// Removes `slot` from its account's chain.
+    fn unlink_account_order(&mut self, slot: u32) {
+        let o = &self.orders[slot as usize];
+        let (account, older, newer) = (o.account.0 as usize, o.account_older, o.account_newer);
+        if older != NIL {
+            self.orders[older as usize].account_newer = newer;
+        }
+        if newer != NIL {
+            self.orders[newer as usize].account_older = older;
+        } else {
+            self.account_orders[account] = older;
+        }
+    }
+
+    /// Slots of an account's live orders, newest first.
+    pub(super) fn account_slots(&self, account: AccountId) -> impl Iterator<Item = u32> + '_ {
+        let newest = self
+            .account_orders
+            .get(account.0 as usize)
+            .copied()
+            .unwrap_or(NIL);
+        std::iter::successors((newest != NIL).then_some(newest), |&slot| {
+            let older = self.orders[slot as usize].account_older;
+            (older != NIL).then_some(older)
+        })
+    }
+
     /// Drops a live order that has ended: indexes, open-order count, then the slot.
     pub(super) fn finish(&mut self, slot: u32) {
         let o = &self.orders[slot as usize];
         if counts_as_open(o.order_type, o.time_in_force) {
             let (account, expiry) = (o.account, o.expire_at.map(|at| (at, o.id)));
             self.unlink_client_id(slot);
+            self.unlink_account_order(slot);
             if let Some(key) = expiry {
                 self.expiries.remove(&key);
             }

@@ -100,11 +100,8 @@ impl Engine {
         if self.accounts.core(account)?.state == AccountState::Closed {
             return Err(EngineError::AccountClosed);
         }
-        let b = self.balance_mut(account, currency);
-        b.available = b
-            .available
-            .checked_add(amount)
-            .ok_or(EngineError::InvalidAmount)?;
+        self.check_room(account, currency, amount)?;
+        self.balance_mut(account, currency).available += amount;
         Ok(())
     }
 }

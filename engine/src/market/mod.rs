@@ -26,6 +26,8 @@ use trades::{TradeRecord, TradeStore};
 /// Latest time restored market data may hold (about the year 2116): far enough from the
 /// end of the clock that period arithmetic on it cannot overflow.
 pub(crate) const LATEST_TIME: Timestamp = Timestamp(i64::MAX / 2);
+// Every time the engine accepts can be restored.
+const _: () = assert!(crate::limits::TIME_HORIZON.0 <= LATEST_TIME.0);
 
 /// Applies `command` to `engine`, appends its events to `events` and feeds them to
 /// `market`: what every single-threaded owner of an engine with market data does per

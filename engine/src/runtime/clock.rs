@@ -20,9 +20,18 @@ pub struct OffsetClock {
 
 impl OffsetClock {
     /// Moves the clock forward by `nanos` (negative values are ignored) and returns the
-    /// total offset.
-    pub fn advance(&self, nanos: i64) -> i64 {
-        self.offset_nanos.fetch_add(nanos.max(0), Ordering::Relaxed) + nanos.max(0)
+    /// total offset, or `None` (and leaves the clock) when that would take it past
+    /// [`crate::limits::TIME_HORIZON`], where the engine refuses every command.
+    pub fn advance(&self, nanos: i64) -> Option<i64> {
+        let step = nanos.max(0);
+        let wall = wall_nanos();
+        self.offset_nanos
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |offset| {
+                let offset = offset.checked_add(step)?;
+                (wall.checked_add(offset)? <= crate::limits::TIME_HORIZON.0).then_some(offset)
+            })
+            .ok()
+            .map(|before| before + step)
     }
 
     /// The current offset.
@@ -33,11 +42,14 @@ impl OffsetClock {
 
 impl Clock for OffsetClock {
     fn now(&self) -> Timestamp {
-        let wall = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
-        Timestamp(wall.saturating_add(self.offset()))
+        Timestamp(wall_nanos().saturating_add(self.offset()))
     }
+}
+
+fn wall_nanos() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
 /// A clock that moves only when told to.
@@ -63,5 +75,27 @@ impl ManualClock {
 impl Clock for ManualClock {
     fn now(&self) -> Timestamp {
         Timestamp(self.nanos.load(Ordering::Relaxed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_exchange_clock_never_moves_past_the_horizon() {
+        let clock = OffsetClock::default();
+        let day = 86_400 * 1_000_000_000;
+        assert_eq!(clock.advance(day), Some(day));
+        // The largest advance the admin route takes (u32 seconds, 136 years) would pass
+        // 2100, and two of them the end of i64 nanoseconds: refused, leaving the clock
+        // where it was; a large one that stays inside is taken.
+        let most = i64::from(u32::MAX) * 1_000_000_000;
+        assert_eq!(clock.advance(most), None);
+        assert_eq!(clock.advance(i64::MAX), None);
+        assert_eq!(clock.offset(), day);
+        let decade = 10 * 365 * day;
+        assert_eq!(clock.advance(decade), Some(day + decade));
+        assert!(clock.now() <= crate::limits::TIME_HORIZON);
     }
 }

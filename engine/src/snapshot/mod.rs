@@ -21,7 +21,7 @@ use crate::market::MarketData;
 /// File magic of a snapshot.
 pub const MAGIC: &[u8; 8] = b"MBSNAP01";
 /// Snapshot format version (bumped whenever a serialized state type changes shape).
-pub const VERSION: u8 = 5;
+pub const VERSION: u8 = 6;
 
 /// Why a snapshot could not be made or read.
 #[derive(Debug, thiserror::Error)]

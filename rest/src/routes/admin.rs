@@ -285,7 +285,10 @@ pub async fn advance_time(
         .text("seconds")
         .and_then(|s| s.parse::<u32>().ok())
         .ok_or(ApiError::bad("INVALID_SECONDS"))?;
-    let offset = state.clock.advance(i64::from(seconds) * 1_000_000_000);
+    let offset = state
+        .clock
+        .advance(i64::from(seconds) * 1_000_000_000)
+        .ok_or(ApiError::bad("TIME_OUT_OF_RANGE"))?;
     let outcome = state.submit(Command::AdvanceTime).await?;
     Ok(Json(json!({
         "time": iso_ms(outcome.time),

@@ -189,7 +189,11 @@ impl World {
                 };
                 let step = (reference / 500).max(1);
                 let price = Price((reference + i64::from(input.i8()) * step).max(1));
-                let amount = Qty(lots * i64::from(input.u8() % 16 + 1));
+                let mut amount = Qty(lots * i64::from(input.u8() % 16 + 1));
+                if input.u8() == 0 {
+                    // At the largest order amount, and one past it.
+                    amount = Qty(matchbook::limits::MAX_ORDER_LOTS + i64::from(input.u8() % 2));
+                }
                 let shape = input.u8();
                 let mut order = NewOrder::limit(account, instrument, side, price, amount).with_tif(
                     match shape % 5 {
@@ -241,7 +245,12 @@ impl World {
             10 => {
                 let account = self.account(input);
                 let currency = CurrencyId(u16::from(input.u8() % 6));
-                let amount = i64::from(input.u16()) * 1_000;
+                let amount = match input.u8() % 32 {
+                    // Up to the balance cap, and past it, as an operator's mistake would.
+                    0 => matchbook::limits::MAX_BALANCE - i64::from(input.u16()),
+                    1 => i64::MAX - i64::from(input.u16()),
+                    _ => i64::from(input.u16()) * 1_000,
+                };
                 if input.u8().is_multiple_of(2) {
                     Command::Deposit {
                         account,
@@ -285,7 +294,15 @@ impl World {
                 }
             }
             13 => {
-                self.time += i64::from(input.u16()) * 60_000_000_000;
+                if input.u8() == 0 {
+                    // Decades at once, up to the horizon: funding settles in bounded work.
+                    let horizon = matchbook::limits::TIME_HORIZON.0;
+                    self.time = self
+                        .time
+                        .max(horizon - i64::from(input.u16()) * 3_600_000_000_000);
+                } else {
+                    self.time += i64::from(input.u16()) * 60_000_000_000;
+                }
                 Command::AdvanceTime
             }
             14 => Command::SetInstrumentState {

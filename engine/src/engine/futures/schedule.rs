@@ -49,12 +49,17 @@ impl Engine {
                 self.expire_market(m, sink);
                 continue;
             }
+            let mut settlements = 0;
             while let Some(f) = &self.futures.markets[m].funding {
                 let (sample, settle) = (f.next_sample, f.next_settlement);
                 if sample <= now && sample < settle {
                     self.sample_premium(m, sample);
+                } else if settle <= now && settlements == crate::limits::MAX_SETTLEMENTS_PER_COMMAND
+                {
+                    self.skip_unfunded_periods(m);
                 } else if settle <= now {
                     self.settle_funding(m, sink);
+                    settlements += 1;
                 } else {
                     break;
                 }
@@ -83,6 +88,20 @@ impl Engine {
                 (i128::from(mark.0 - index.0) * i128::from(RATE_SCALE) / i128::from(index.0)) as i64
             }
             _ => 0,
+        }
+    }
+
+    /// Moves a market's funding clock past every whole period that ended by now, paying
+    /// none of them (the bound on settlements per command was reached): the open period
+    /// starts afresh at the boundary at or before now.
+    fn skip_unfunded_periods(&mut self, m: usize) {
+        let now = self.now;
+        if let Some(f) = &mut self.futures.markets[m].funding {
+            f.next_settlement = next_boundary(now, f.period);
+            f.next_sample =
+                next_boundary(now, MINUTE).max(Timestamp(f.next_settlement.0 - f.period));
+            f.premium_sum = 0;
+            f.samples = 0;
         }
     }
 
@@ -194,8 +213,9 @@ impl Engine {
         let now = self.now;
         for (account, payment, _) in payments {
             let payment = payment as i64;
+            let spill = self.credit_capped(account, collateral, payment);
+            self.add_to_fee_pot(collateral, spill);
             let b = self.balance_mut(account, collateral);
-            b.available += payment;
             b.updated = now;
             let cash_balance = b.available + b.locked;
             let position = self.futures.position_mut(account, m);
@@ -249,8 +269,8 @@ impl Engine {
             let price = mark.unwrap_or_else(|| p.entry_price());
             let position = self.futures.position_mut(account, m);
             let (pnl, _) = position.apply(-p.size, price);
-            let realised = (pnl * quote_unit) as i64;
-            position.realised += realised;
+            let realised = crate::limits::clamp_units(pnl * quote_unit);
+            position.realised = position.realised.saturating_add(realised);
             self.balance_mut(account, collateral).updated = now;
             self.credit_pnl(account, collateral, realised);
             self.emit_balance(sink, account, collateral);

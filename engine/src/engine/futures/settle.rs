@@ -251,8 +251,8 @@ impl Engine {
             position.opened = now;
             position.realised = 0;
         }
-        let realised = (pnl * quote_unit - fee) as i64;
-        position.realised += realised;
+        let realised = crate::limits::clamp_units(pnl * quote_unit - fee);
+        position.realised = position.realised.saturating_add(realised);
         let after = position.size;
         if new_id {
             self.futures.next_position += 1;
@@ -274,11 +274,18 @@ impl Engine {
     /// rest from the fees it collected in that currency, so no balance goes negative and
     /// money is still conserved; that pot may go below zero, which is the exchange's loss.
     pub(crate) fn credit_pnl(&mut self, account: AccountId, collateral: CurrencyId, amount: i64) {
+        let amount = i128::from(amount);
+        // In i128: a loss beyond the cash takes the account to zero and the fee account
+        // pays the rest; a gain past the balance cap goes to the fee account too. Units
+        // are conserved and no balance can leave its integer type.
         let b = self.balance_mut(account, collateral);
-        b.available += amount;
-        let shortfall = (-b.available).max(0);
-        b.available += shortfall;
-        self.fees_collected[usize::from(collateral.0)] -= shortfall;
+        let shortfall = (-(i128::from(b.available) + amount)).max(0);
+        let spill = self.credit_capped(
+            account,
+            collateral,
+            crate::limits::clamp_units(amount + shortfall),
+        );
+        self.add_to_fee_pot(collateral, spill - shortfall);
     }
 
     /// Emits a futures fill's balances and positions: taker USD and position, then maker's.
