@@ -211,6 +211,42 @@ fn a_reopened_engine_has_every_call_and_goes_on_like_one_that_never_stopped() {
 }
 
 #[test]
+fn a_directory_a_live_engine_holds_is_refused_to_a_second_opener() {
+    let dir = Scratch::new("lock");
+    let config = config(START);
+    let defaults = mb_store_options_default();
+    let engine = open(config, &dir, &defaults);
+    drive(engine, 0, 3);
+    let mut second = null_mut();
+    let path = dir.c_path();
+    // SAFETY: valid pointers.
+    let status = unsafe { mb_engine_open(config, path.as_ptr(), null(), &mut second) };
+    assert_eq!(status, MbStatus::Storage);
+    assert!(second.is_null());
+    let message = last_error();
+    assert!(message.contains("in use by another engine"), "{message}");
+    assert!(
+        message.contains(dir.0.to_str().expect("UTF-8")),
+        "{message}"
+    );
+    assert!(
+        message.contains(&format!("process {}", std::process::id())),
+        "{message}"
+    );
+    let before = state_hash(engine);
+    // SAFETY: live handles, freed once.
+    unsafe { mb_engine_free(engine) };
+    // Once the first lets go, the directory opens, with every call it acknowledged.
+    let reopened = open(config, &dir, &defaults);
+    assert_eq!(state_hash(reopened), before);
+    // SAFETY: live handles, freed once.
+    unsafe {
+        mb_engine_free(reopened);
+        mb_config_free(config);
+    }
+}
+
+#[test]
 fn a_directory_written_under_another_definition_is_refused() {
     let dir = Scratch::new("pin");
     let first = config(START);

@@ -104,6 +104,20 @@ def test_another_definition_or_start_is_refused(tmp_path) -> None:
     assert matchbook.Engine(DEFINITION).data_dir is None
 
 
+def test_a_directory_a_live_engine_holds_is_refused_to_a_second_opener(tmp_path) -> None:
+    first = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
+    drive(first, 0, 3)
+    with pytest.raises(matchbook.StorageError) as raised:
+        matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
+    message = str(raised.value)
+    assert "in use by another engine" in message
+    assert str(tmp_path) in message and f"process {os.getpid()}" in message
+    before = first.state_hash()
+    del first
+    reopened = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
+    assert reopened.state_hash() == before
+
+
 def test_a_damaged_journal_is_refused_with_its_file(tmp_path) -> None:
     live, crashed = tmp_path / "live", tmp_path / "crashed"
     engine = matchbook.Engine.open(live, DEFINITION, start_time=START, snapshot_every=0)

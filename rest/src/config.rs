@@ -80,6 +80,11 @@ pub struct ServerSection {
     pub max_connections: Option<usize>,
     /// Seconds a connection may send nothing before it is closed (default 60).
     pub idle_timeout_seconds: Option<u64>,
+    /// Most connections open at once from one client address (default 256).
+    pub max_connections_per_address: Option<usize>,
+    /// Seconds a request's headers may take once begun, and its body after them (default
+    /// 10).
+    pub header_timeout_seconds: Option<u64>,
 }
 
 /// `[[keys]]`: a key given by its digest.
@@ -157,6 +162,11 @@ pub struct Settings {
     pub max_connections: usize,
     /// A connection that sends nothing this long is closed.
     pub idle_timeout: std::time::Duration,
+    /// Most connections open at once from one client address, per listener.
+    pub max_connections_per_address: usize,
+    /// A request whose headers take longer than this once begun, or whose body takes
+    /// longer than this after its headers, is refused (408).
+    pub header_timeout: std::time::Duration,
 }
 
 fn address(text: &str) -> Result<SocketAddr, ConfigFileError> {
@@ -234,6 +244,8 @@ impl Settings {
             source: None,
             max_connections: crate::listener::DEFAULT_MAX_CONNECTIONS,
             idle_timeout: crate::listener::DEFAULT_IDLE_TIMEOUT,
+            max_connections_per_address: crate::listener::DEFAULT_MAX_PER_ADDRESS,
+            header_timeout: crate::listener::DEFAULT_HEAD_TIMEOUT,
         }
     }
 
@@ -327,6 +339,15 @@ impl Settings {
                 .server
                 .idle_timeout_seconds
                 .map_or(demo.idle_timeout, std::time::Duration::from_secs),
+            max_connections_per_address: file
+                .server
+                .max_connections_per_address
+                .unwrap_or(demo.max_connections_per_address)
+                .max(1),
+            header_timeout: file
+                .server
+                .header_timeout_seconds
+                .map_or(demo.header_timeout, std::time::Duration::from_secs),
         })
     }
 }

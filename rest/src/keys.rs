@@ -77,7 +77,11 @@ pub enum KeyFileError {
         source: std::io::Error,
     },
     /// The file is not a list of key records.
-    #[error("key file {path}: {source}")]
+    #[error(
+        "key file {path} is damaged ({source}); the server will not start without its keys: \
+         restore the file from a backup, or move it away to start with no API keys and issue \
+         new ones through the admin listener"
+    )]
     Format {
         /// File.
         path: PathBuf,
@@ -233,17 +237,30 @@ impl KeyStore {
 }
 
 fn write_atomically(path: &Path, records: &[KeyRecord]) -> Result<(), KeyFileError> {
-    let io = |source| KeyFileError::Io {
-        path: path.to_owned(),
-        source,
-    };
     let text = serde_json::to_string_pretty(records).map_err(|source| KeyFileError::Format {
         path: path.to_owned(),
         source,
     })?;
+    write_file_atomically(path, text.as_bytes()).map_err(|source| KeyFileError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Replaces `path` with `bytes` so that a crash leaves the old file or the new one, never a
+/// mix: a temporary file beside it, fsync, rename, fsync of the directory.
+pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    let mut file = std::fs::File::create(&tmp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)?;
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(dir)?.sync_all()
 }
 
 #[cfg(test)]

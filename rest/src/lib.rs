@@ -22,6 +22,7 @@
 pub mod auth;
 pub mod body;
 pub mod config;
+pub mod connection;
 pub mod cursor;
 pub mod error;
 pub mod format;

@@ -1,44 +1,115 @@
 //! The listening socket with the connection-level limits axum's `serve` leaves out: at most
 //! a set number of connections at a time (further clients wait in the kernel's backlog
-//! until one closes), and a connection that sends nothing for a set time is closed, so a
-//! slow or silent client (half-sent headers, an idle keep-alive) cannot hold one for ever.
+//! until one closes), at most a share of them from one client address (more are refused
+//! with a JSON 429 and closed), and the per-connection deadlines of [`LimitedStream`]: a
+//! silent connection or one trickling its headers cannot hold a place for long.
 
 use std::io;
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::serve::Listener;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
-use tokio::time::{Instant, Sleep};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+pub use crate::connection::LimitedStream;
+use crate::connection::{Counters, PerAddress, json_response};
 
 /// Most connections open at once on each listener, by default.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// How long a connection may send nothing before it is closed, by default (longer than
 /// the handler timeout, so a request waiting for its answer is never cut).
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// Connections one client address may hold open at once, by default.
+pub const DEFAULT_MAX_PER_ADDRESS: usize = 256;
+/// How long a request's headers may take once their first byte arrived, by default.
+pub const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// A TCP listener that bounds its open connections and their idle time.
+/// A TCP listener that bounds its open connections (in all and per client address) and
+/// their idle and header time.
 #[derive(Debug)]
 pub struct LimitedListener {
     inner: TcpListener,
+    limits: ConnectionLimits,
+    stats: ListenerStats,
+    per_address: Arc<PerAddress>,
+}
+
+/// The limits of one listener's connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Open at once, in all.
+    pub max_connections: usize,
+    /// Open at once from one client address.
+    pub max_per_address: usize,
+    /// Closed after this long without a byte.
+    pub idle: Duration,
+    /// A request's headers, once begun, must be complete within this.
+    pub head: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_per_address: DEFAULT_MAX_PER_ADDRESS,
+            idle: DEFAULT_IDLE_TIMEOUT,
+            head: DEFAULT_HEAD_TIMEOUT,
+        }
+    }
+}
+
+/// What a listener's limits are doing, for operators and tests (cheap to clone: shared).
+#[derive(Debug, Clone)]
+pub struct ListenerStats {
     permits: Arc<Semaphore>,
-    idle: Duration,
+    max_connections: usize,
+    counters: Arc<Counters>,
+}
+
+impl ListenerStats {
+    /// Connections open now.
+    pub fn open_connections(&self) -> usize {
+        self.max_connections - self.permits.available_permits()
+    }
+
+    /// Connections closed so far because they sent nothing for the idle time.
+    pub fn closed_idle(&self) -> u64 {
+        self.counters.closed_idle.load(Ordering::Relaxed)
+    }
+
+    /// Connections closed so far because a request's headers took too long.
+    pub fn closed_slow_head(&self) -> u64 {
+        self.counters.closed_slow_head.load(Ordering::Relaxed)
+    }
+
+    /// Connections refused so far because their address held its share.
+    pub fn refused_per_address(&self) -> u64 {
+        self.counters.refused_per_address.load(Ordering::Relaxed)
+    }
 }
 
 impl LimitedListener {
-    /// Wraps `inner`: at most `max_connections` open, each closed after `idle` without
-    /// receiving a byte.
-    pub fn new(inner: TcpListener, max_connections: usize, idle: Duration) -> Self {
+    /// Wraps `inner` with `limits`.
+    pub fn new(inner: TcpListener, limits: ConnectionLimits) -> Self {
+        let max_connections = limits.max_connections.max(1);
         Self {
             inner,
-            permits: Arc::new(Semaphore::new(max_connections.max(1))),
-            idle,
+            limits,
+            stats: ListenerStats {
+                permits: Arc::new(Semaphore::new(max_connections)),
+                max_connections,
+                counters: Arc::default(),
+            },
+            per_address: Arc::default(),
         }
+    }
+
+    /// Its statistics.
+    pub fn stats(&self) -> ListenerStats {
+        self.stats.clone()
     }
 }
 
@@ -47,87 +118,33 @@ impl Listener for LimitedListener {
     type Addr = SocketAddr;
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        // The semaphore is never closed, so acquiring only waits.
-        let permit = loop {
-            if let Ok(permit) = self.permits.clone().acquire_owned().await {
-                break permit;
-            }
-        };
-        let (stream, addr) = Listener::accept(&mut self.inner).await;
-        let stream = LimitedStream {
-            stream,
-            _permit: permit,
-            idle: self.idle,
-            deadline: Box::pin(tokio::time::sleep(self.idle)),
-        };
-        (stream, addr)
+        loop {
+            // The semaphore is never closed, so acquiring only waits.
+            let Ok(permit) = self.stats.permits.clone().acquire_owned().await else {
+                continue;
+            };
+            let (stream, addr) = Listener::accept(&mut self.inner).await;
+            let cap = self.limits.max_per_address.max(1);
+            let Some(slot) = self.per_address.take(addr.ip(), cap) else {
+                // One address may not take every place: refused, in the API's words.
+                let counters = &self.stats.counters;
+                counters.refused_per_address.fetch_add(1, Ordering::Relaxed);
+                let _ = stream.try_write(&json_response(429, "TOO_MANY_CONNECTIONS"));
+                continue;
+            };
+            let limits = self.limits;
+            let stream = LimitedStream::new(
+                stream,
+                (permit, slot),
+                limits.idle,
+                limits.head,
+                self.stats.counters.clone(),
+            );
+            return (stream, addr);
+        }
     }
 
     fn local_addr(&self) -> io::Result<Self::Addr> {
         self.inner.local_addr()
-    }
-}
-
-/// An accepted connection: holds its place among the open ones until dropped, and fails
-/// its read once nothing has arrived for the idle time.
-#[derive(Debug)]
-pub struct LimitedStream {
-    stream: TcpStream,
-    _permit: OwnedSemaphorePermit,
-    idle: Duration,
-    deadline: Pin<Box<Sleep>>,
-}
-
-impl AsyncRead for LimitedStream {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = &mut *self;
-        match Pin::new(&mut this.stream).poll_read(cx, buf) {
-            Poll::Ready(result) => {
-                let next = Instant::now() + this.idle;
-                this.deadline.as_mut().reset(next);
-                Poll::Ready(result)
-            }
-            Poll::Pending => match this.deadline.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::TimedOut,
-                    "connection idle too long",
-                ))),
-                Poll::Pending => Poll::Pending,
-            },
-        }
-    }
-}
-
-impl AsyncWrite for LimitedStream {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
     }
 }

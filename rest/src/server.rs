@@ -3,12 +3,13 @@
 //! hand the state back).
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 
 use matchbook::Engine;
 use matchbook::market::{MarketData, MarketDataConfig};
 use matchbook::runtime::{Clock, OffsetClock, Runtime, SnapshotPlan};
-use matchbook::store::{self, Recovery, SnapshotWriter, StoreOptions};
+use matchbook::store::{self, DirLock, Recovery, SnapshotWriter, StoreOptions};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -16,7 +17,7 @@ use tokio::task::JoinHandle;
 use crate::config::Settings;
 use crate::cursor::CursorSigner;
 use crate::keys::KeyStore;
-use crate::listener::LimitedListener;
+use crate::listener::{ConnectionLimits, LimitedListener, ListenerStats};
 use crate::markets::Markets;
 use crate::routes::{admin_router, public_router};
 use crate::setup::{self, IssuedKey, SetupError};
@@ -35,6 +36,12 @@ pub enum ServerError {
     /// Keys.
     #[error(transparent)]
     Keys(#[from] crate::keys::KeyFileError),
+    /// `--keys-out` names a file the data directory itself uses.
+    #[error(
+        "--keys-out {0} is a file of the data directory (keys, journal, snapshots, \
+         configuration or lock); write the issued keys somewhere else"
+    )]
+    KeysOutReserved(std::path::PathBuf),
     /// Provisioning.
     #[error(transparent)]
     Setup(#[from] SetupError),
@@ -66,6 +73,35 @@ fn pin_config(settings: &Settings) -> Result<(), ServerError> {
     Ok(())
 }
 
+/// Name of the key store inside a data directory.
+pub const KEY_STORE: &str = "keys.json";
+
+/// Refuses a `--keys-out` that is one of the data directory's own files (the key store,
+/// whose digests plaintext keys would replace, the journal, snapshots, configuration copy
+/// and pin, the lock, or a temporary file of theirs).
+fn refuse_reserved_keys_out(data_dir: &Path, out: &Path) -> Result<(), ServerError> {
+    let in_data_dir = match (out.parent(), std::fs::canonicalize(data_dir)) {
+        (Some(parent), Ok(dir)) => {
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            std::fs::canonicalize(parent).is_ok_and(|p| p == dir)
+        }
+        _ => false,
+    };
+    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let reserved = [KEY_STORE, CONFIG_COPY, store::CONFIG_PIN, store::LOCK_FILE].contains(&name)
+        || ["journal-", "snapshot-", "keys.", "config."]
+            .iter()
+            .any(|prefix| name.starts_with(prefix));
+    if in_data_dir && reserved {
+        return Err(ServerError::KeysOutReserved(out.to_owned()));
+    }
+    Ok(())
+}
+
 /// A running exchange.
 pub struct Server {
     /// Public address (the actual port when 0 was asked for).
@@ -80,6 +116,10 @@ pub struct Server {
     listeners: Vec<JoinHandle<std::io::Result<()>>>,
     runtime: Runtime,
     snapshots: SnapshotWriter,
+    /// The data directory's writer lock, released when the server has stopped.
+    _lock: DirLock,
+    /// The public listener's connection limits at work.
+    pub public_connections: ListenerStats,
 }
 
 impl std::fmt::Debug for Server {
@@ -107,6 +147,9 @@ impl Server {
     /// Builds the engine, provisions holders and keys, and starts both listeners.
     pub async fn start(settings: Settings) -> Result<Self, ServerError> {
         std::fs::create_dir_all(&settings.data_dir)?;
+        if let Some(out) = &settings.keys_out {
+            refuse_reserved_keys_out(&settings.data_dir, out)?;
+        }
         pin_config(&settings)?;
         let fresh = Engine::new(settings.engine.clone())?;
         let options = StoreOptions {
@@ -120,6 +163,8 @@ impl Server {
             market,
             journal,
             report,
+            lock,
+            check,
         } = store::recover(&settings.data_dir, options, move || {
             let instruments = fresh.instruments().len();
             (
@@ -150,9 +195,11 @@ impl Server {
         // An operator's clock advance survives a restart: never run behind the journal.
         let behind = engine.now().0 - clock.now().0;
         if behind > 0 {
-            clock.advance(behind);
+            // The journal's times are inside the horizon, so this advance is too.
+            let _ = clock.advance(behind);
         }
-        let snapshots = SnapshotWriter::start(settings.data_dir.clone(), settings.keep_snapshots)?;
+        let snapshots =
+            SnapshotWriter::start(settings.data_dir.clone(), settings.keep_snapshots, check)?;
         let plan = SnapshotPlan {
             every: settings.snapshot_every,
             on_stop: true,
@@ -167,7 +214,7 @@ impl Server {
             Box::new(journal),
             Some(plan),
         )?;
-        let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join("keys.json")))?);
+        let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join(KEY_STORE)))?);
         let state: Shared = Arc::new(AppState {
             runtime: runtime.handle(),
             markets,
@@ -176,6 +223,7 @@ impl Server {
             cursors: CursorSigner::random().map_err(|e| ServerError::Random(e.to_string()))?,
             rate_limit: settings.rate_limit_per_minute,
             data_dir: settings.data_dir.clone(),
+            body_timeout: settings.header_timeout,
         });
         // Holders and opening balances are commands like any other: on a restart they
         // come back from the journal, so they are provisioned only into an empty one.
@@ -197,14 +245,23 @@ impl Server {
         {
             let text = serde_json::to_string_pretty(&issued_keys)
                 .map_err(|e| ServerError::Io(std::io::Error::other(e)))?;
-            std::fs::write(path, text)?;
+            crate::keys::write_file_atomically(path, text.as_bytes())?;
         }
         let limited = |listener| {
-            LimitedListener::new(listener, settings.max_connections, settings.idle_timeout)
+            LimitedListener::new(
+                listener,
+                ConnectionLimits {
+                    max_connections: settings.max_connections,
+                    max_per_address: settings.max_connections_per_address,
+                    idle: settings.idle_timeout,
+                    head: settings.header_timeout,
+                },
+            )
         };
         let public = limited(TcpListener::bind(settings.bind).await?);
         let admin = limited(TcpListener::bind(settings.admin_bind).await?);
         let (addr, admin_addr) = (public.local_addr()?, admin.local_addr()?);
+        let public_connections = public.stats();
         let (stop, stopped) = watch::channel(false);
         let listeners = vec![
             tokio::spawn(serve(public, public_router(state.clone()), stopped.clone())),
@@ -220,6 +277,8 @@ impl Server {
             listeners,
             runtime,
             snapshots,
+            _lock: lock,
+            public_connections,
         })
     }
 

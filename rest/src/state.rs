@@ -36,6 +36,8 @@ pub struct AppState {
     pub rate_limit: u32,
     /// Where keys (and, with the journal, state) are kept.
     pub data_dir: std::path::PathBuf,
+    /// How long a request body may take to arrive once its headers are in.
+    pub body_timeout: std::time::Duration,
 }
 
 /// The state as handlers receive it.

@@ -1,6 +1,7 @@
 //! Crash recovery of the real binary: `matchbook-rest` runs as a child process on loopback,
 //! two clients place, cancel and transfer and record every acknowledgement, the server is
-//! killed with SIGKILL at a seeded moment, restarted on the same data directory, and then:
+//! killed with SIGKILL once a seeded number of orders was acknowledged, restarted on the
+//! same data directory, and then:
 //! every acknowledged order is there (cancelled if its cancel was acknowledged), every
 //! acknowledged transfer is in the balance and none is applied twice, locked funds equal
 //! the open orders' reservations, and the state hash equals an offline recovery of the
@@ -13,7 +14,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rust_decimal::Decimal;
 use serde_json::{Value, json};
+use tokio::sync::Notify;
 
 struct Server {
     child: Child,
@@ -78,6 +81,7 @@ async fn client(
     sub: String,
     main: String,
     acked: Arc<Mutex<Acked>>,
+    progress: Arc<Notify>,
     seed: u64,
 ) {
     let http = reqwest::Client::new();
@@ -110,6 +114,7 @@ async fn client(
                     .expect("lock")
                     .orders
                     .push((id.to_owned(), price));
+                progress.notify_one();
                 mine.push(id.to_owned());
             }
         }
@@ -153,13 +158,22 @@ async fn get(http: &reqwest::Client, url: String, key: &str) -> (u16, Value) {
     (status, r.json().await.unwrap_or(Value::Null))
 }
 
-fn eur(balances: &Value, field: &str) -> f64 {
+/// A EUR balance field, exactly.
+fn eur(balances: &Value, field: &str) -> Decimal {
     balances["balances"]
         .as_array()
         .and_then(|l| l.iter().find(|b| b["currency_code"] == "EUR"))
         .and_then(|b| b[field].as_str())
         .and_then(|s| s.parse().ok())
-        .unwrap_or(-1.0)
+        .expect("a EUR balance")
+}
+
+/// A decimal field of an order, exactly.
+fn decimal(order: &Value, field: &str) -> Decimal {
+    order[field]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .expect(field)
 }
 
 async fn crash_and_recover(seed: u64) {
@@ -174,6 +188,7 @@ async fn crash_and_recover(seed: u64) {
     let main = keys[0]["account_id"].as_str().expect("id").to_owned();
     let sub = keys[2]["account_id"].as_str().expect("id").to_owned();
     let acked = Arc::new(Mutex::new(Acked::default()));
+    let progress = Arc::new(Notify::new());
     let clients: Vec<_> = (0..2)
         .map(|c| {
             tokio::spawn(client(
@@ -182,11 +197,23 @@ async fn crash_and_recover(seed: u64) {
                 sub.clone(),
                 main.clone(),
                 acked.clone(),
+                progress.clone(),
                 seed * 7 + c,
             ))
         })
         .collect();
-    tokio::time::sleep(Duration::from_millis(300 + (seed * 137) % 500)).await;
+    // The kill lands after a seeded number of acknowledgements (so at a seeded point of
+    // the flow, whatever the machine's speed), while both clients are still sending, and
+    // past the first snapshot (every 250 commands; an order comes with about 0.7 others).
+    let target = 200 + (seed as usize * 37) % 200;
+    let reached = async {
+        while acked.lock().expect("lock").orders.len() < target {
+            progress.notified().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(120), reached)
+        .await
+        .expect("the clients are acknowledged");
     server.child.kill().expect("SIGKILL");
     let _ = server.child.wait();
     for c in clients {
@@ -203,7 +230,7 @@ async fn crash_and_recover(seed: u64) {
     let http = reqwest::Client::new();
     // Every order of the account (open, cancelled, filled), by pages.
     let mut statuses = std::collections::HashMap::new();
-    let mut reserved = 0.0;
+    let mut reserved = Decimal::ZERO;
     let base_query =
         "with_cancelled_and_rejected=true&with_just_filled_inactive=true&max_page_size=100";
     let mut query = base_query.to_owned();
@@ -219,15 +246,7 @@ async fn crash_and_recover(seed: u64) {
             let o = &entry["order"];
             let id = o["order_id"].as_str().expect("id").to_owned();
             if o["status"] == "OPEN" {
-                let p: f64 = o["price"]
-                    .as_str()
-                    .and_then(|s| s.parse().ok())
-                    .expect("price");
-                let a: f64 = o["amount"]
-                    .as_str()
-                    .and_then(|s| s.parse().ok())
-                    .expect("amount");
-                reserved += p * a;
+                reserved += decimal(o, "price") * decimal(o, "amount");
             }
             statuses.insert(id, o["status"].as_str().unwrap_or("").to_owned());
         }
@@ -257,9 +276,10 @@ async fn crash_and_recover(seed: u64) {
         &sub_key,
     )
     .await;
-    let received = eur(&sub_balances, "available") - 100_000.0;
+    let received = eur(&sub_balances, "available") - Decimal::from(100_000);
     assert!(
-        received >= f64::from(acked.transfers) && received <= f64::from(acked.transfers_sent),
+        received >= Decimal::from(acked.transfers)
+            && received <= Decimal::from(acked.transfers_sent),
         "transfers: {received} received, {} acknowledged, {} sent",
         acked.transfers,
         acked.transfers_sent
@@ -271,9 +291,10 @@ async fn crash_and_recover(seed: u64) {
         &trader,
     )
     .await;
-    assert!(
-        (eur(&main_balances, "locked") - reserved).abs() < 1e-6,
-        "locks match open orders"
+    assert_eq!(
+        eur(&main_balances, "locked"),
+        reserved,
+        "locks match open orders exactly"
     );
     // The running state is exactly a fresh replay of the journal.
     let (_, state) = get(&http, format!("{}/admin/state", server.admin), &root).await;

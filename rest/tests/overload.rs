@@ -5,7 +5,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use common::{Exchange, code, data_dir, settings};
 use reqwest::StatusCode;
@@ -15,6 +15,8 @@ use serde_json::{Value, json};
 async fn above_the_rate_limit_every_answer_is_200_or_429() {
     let mut s = settings(data_dir());
     s.rate_limit_per_minute = 20;
+    // Every client here is 127.0.0.1: the per-address share would refuse them first.
+    s.max_connections_per_address = s.max_connections;
     let x = Exchange::with(s).await;
     let mut requests = tokio::task::JoinSet::new();
     // Balances are a rate-limited endpoint (spec section 8).
@@ -59,6 +61,7 @@ async fn above_the_queue_capacity_acknowledged_orders_survive_and_latency_recove
     let dir = data_dir();
     let mut s = settings(dir.clone());
     s.rate_limit_per_minute = 1_000_000;
+    s.max_connections_per_address = s.max_connections;
     s.queue_capacity = 1;
     let x = Exchange::with(s.clone()).await;
     let mut keys = Vec::new();
@@ -107,15 +110,11 @@ async fn above_the_queue_capacity_acknowledged_orders_survive_and_latency_recove
         "the queue of one overflowed under 480 concurrent orders"
     );
     assert!(!acked.is_empty(), "some orders got through");
-    // Prompt again once the load stopped.
+    // Served again once the load stopped: the queue drained (a request still stuck behind
+    // it would be 503 or, past the handler's deadline, 500).
     for _ in 0..10 {
-        let started = Instant::now();
         let (status, body) = x.get("/v1/account/balances", Some(&keys[0])).await;
         assert_eq!(status, StatusCode::OK, "{}", code(&body));
-        assert!(
-            started.elapsed() < Duration::from_secs(2),
-            "answered promptly"
-        );
     }
     // Every acknowledged order is there, also after a restart.
     x.server.stop().await.expect("stop");
@@ -153,15 +152,18 @@ async fn silent_connections_are_closed_and_open_connections_are_bounded() {
     })
     .await
     .expect("thread");
-    std::thread::sleep(Duration::from_millis(100));
-    // A third waits for a place, which the idle timeout frees.
-    let started = Instant::now();
+    let stats = x.server.public_connections.clone();
+    while stats.open_connections() < 2 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(stats.closed_idle(), 0);
+    // A third waits for a place, which only the idle timeout frees: by the time it is
+    // answered, a silent connection was closed for idleness.
     let (status, _) = x.get("/v1/time", None).await;
-    let waited = started.elapsed();
     assert_eq!(status, StatusCode::OK);
     assert!(
-        waited >= Duration::from_millis(300),
-        "the third connection waited for a place ({waited:?})"
+        stats.closed_idle() >= 1,
+        "the third connection was served only once a silent one was closed"
     );
     // Both silent connections were closed by the server.
     let closed = tokio::task::spawn_blocking(move || {

@@ -134,7 +134,8 @@ fn main() {
         let runtime = if durable {
             let (log, _) =
                 journal::SegmentedJournal::open(&dir, SyncPolicy::EveryBatch, 0).expect("journal");
-            let writer = SnapshotWriter::start(dir.clone(), 2).expect("writer");
+            let check = matchbook::store::SnapshotCheck::new(engine.clone());
+            let writer = SnapshotWriter::start(dir.clone(), 2, check).expect("writer");
             let plan = (snapshot_every > 0).then(|| SnapshotPlan {
                 every: snapshot_every,
                 on_stop: false,

@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Recovery, RecoveryReport, StoreError, StoreOptions, prune, recover};
+use super::{
+    DirLock, Recovery, RecoveryReport, SnapshotCheck, StoreError, StoreOptions, prune, recover,
+};
 use crate::command::Command;
 use crate::engine::{Applied, Engine};
 use crate::error::EngineError;
@@ -25,6 +27,10 @@ pub struct DurableEngine {
     /// A journal write failed: memory may hold commands the journal does not, so nothing
     /// more is taken (reopen to continue from what is durable).
     failed: bool,
+    /// Held for the engine's life: no second opener can write to the directory.
+    _lock: DirLock,
+    /// What pruning checks snapshots with.
+    check: SnapshotCheck,
 }
 
 /// An engine's result, or the storage failure that stopped the command from being taken.
@@ -43,6 +49,8 @@ impl DurableEngine {
             market,
             journal,
             report,
+            lock,
+            check,
         } = recover(dir, options, fresh)?;
         let durable = Self {
             dir: dir.to_owned(),
@@ -50,6 +58,8 @@ impl DurableEngine {
             journal,
             since_snapshot: 0,
             failed: false,
+            _lock: lock,
+            check,
         };
         Ok((durable, engine, market, report))
     }
@@ -125,7 +135,7 @@ impl DurableEngine {
                 source,
             })?;
         let path = super::write_snapshot(&self.dir, &snapshot)?;
-        prune(&self.dir, self.options.keep_snapshots)?;
+        prune(&self.dir, self.options.keep_snapshots, &mut self.check)?;
         self.since_snapshot = 0;
         Ok(path)
     }

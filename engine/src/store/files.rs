@@ -1,10 +1,13 @@
-//! Snapshot files of a data directory: naming, atomic writes, and pruning of snapshots and
-//! journal segments that newer snapshots make unnecessary.
+//! Snapshot files of a data directory: naming, atomic writes, the check that a file loads,
+//! and pruning of snapshots and journal segments that newer snapshots, checked to load,
+//! make unnecessary.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{StoreError, io_error};
+use crate::engine::Engine;
 use crate::journal::{list_segments, sync_dir};
 use crate::snapshot::Snapshot;
 
@@ -71,20 +74,34 @@ pub struct Pruned {
     pub segments: Vec<PathBuf>,
 }
 
-/// Keeps the newest `keep` snapshots (at least one) and deletes older ones, then every
-/// journal segment whose records all lie at or before the oldest kept snapshot. The newest
-/// segment is never deleted. Does nothing when there is no snapshot.
-pub fn prune(dir: &Path, keep: usize) -> Result<Pruned, StoreError> {
+/// Keeps the newest `keep` snapshots that load and check (at least one), deleting the
+/// snapshots older than those and every journal segment whose records all lie at or before
+/// the oldest of them. A snapshot that does not load is never counted: while fewer than
+/// `keep` load, nothing is deleted, so recovery can always fall back to an older snapshot
+/// (or to the start of the journal) and replay what came after. Newer snapshots that do not
+/// load are left for the operator to look at. The newest segment is never deleted.
+pub fn prune(dir: &Path, keep: usize, check: &mut SnapshotCheck) -> Result<Pruned, StoreError> {
     let mut pruned = Pruned::default();
     let snapshots = list_snapshots(dir).map_err(io_error(dir))?;
     let keep = keep.max(1);
-    if snapshots.is_empty() {
-        return Ok(pruned);
+    let mut loading = 0;
+    let mut cut = None;
+    for (i, file) in snapshots.iter().enumerate().rev() {
+        if check.loads(file) {
+            loading += 1;
+            if loading == keep {
+                cut = Some(i);
+                break;
+            }
+        }
     }
-    let cut = snapshots.len().saturating_sub(keep);
+    let Some(cut) = cut else {
+        return Ok(pruned);
+    };
     let oldest_kept = snapshots[cut].seq;
     for old in &snapshots[..cut] {
         std::fs::remove_file(&old.path).map_err(io_error(&old.path))?;
+        check.forget(old.seq);
         pruned.snapshots.push(old.path.clone());
     }
     let segments = list_segments(dir).map_err(io_error(dir))?;
@@ -100,4 +117,50 @@ pub fn prune(dir: &Path, keep: usize) -> Result<Pruned, StoreError> {
         sync_dir(dir).map_err(io_error(dir))?;
     }
     Ok(pruned)
+}
+
+/// Whether snapshot files load and pass the checks recovery applies, against the engine a
+/// configuration builds; a file found good is remembered by its sequence number, so a
+/// prune reads only the snapshots it has not checked before.
+#[derive(Debug, Clone)]
+pub struct SnapshotCheck {
+    reference: Engine,
+    good: BTreeSet<u64>,
+}
+
+impl SnapshotCheck {
+    /// Checks against `reference`, a fresh engine of the configuration in force.
+    pub fn new(reference: Engine) -> Self {
+        Self {
+            reference,
+            good: BTreeSet::new(),
+        }
+    }
+
+    /// Whether `file` loads and checks (read from disk the first time).
+    pub fn loads(&mut self, file: &SnapshotFile) -> bool {
+        if self.good.contains(&file.seq) {
+            return true;
+        }
+        let good = super::load_snapshot(&file.path, &self.reference).is_ok();
+        if good {
+            self.good.insert(file.seq);
+        }
+        good
+    }
+
+    /// Records a file found good elsewhere (recovery loaded it).
+    pub(super) fn mark_good(&mut self, seq: u64) {
+        self.good.insert(seq);
+    }
+
+    /// Drops what is remembered of a deleted file.
+    fn forget(&mut self, seq: u64) {
+        self.good.remove(&seq);
+    }
+
+    /// The reference engine.
+    pub fn reference(&self) -> &Engine {
+        &self.reference
+    }
 }

@@ -9,11 +9,15 @@
 
 mod durable;
 mod files;
+mod lock;
 mod pin;
 mod writer;
 
 pub use durable::{DurableEngine, Journalled};
-pub use files::{Pruned, SnapshotFile, list_snapshots, prune, snapshot_path, write_snapshot};
+pub use files::{
+    Pruned, SnapshotCheck, SnapshotFile, list_snapshots, prune, snapshot_path, write_snapshot,
+};
+pub use lock::{DirLock, LOCK_FILE};
 pub use pin::{CONFIG_PIN, pin_config};
 pub use writer::{SnapshotWriter, WriterStatus};
 
@@ -32,8 +36,8 @@ pub struct StoreOptions {
     /// Take a snapshot after this many journalled commands (0: only when asked and at
     /// shutdown).
     pub snapshot_every: u64,
-    /// Snapshots kept (at least 1); journal segments older than the oldest kept snapshot
-    /// are deleted.
+    /// Snapshots kept (at least 1), counting only snapshots that load and check; journal
+    /// segments older than the oldest kept snapshot are deleted.
     pub keep_snapshots: usize,
 }
 
@@ -67,6 +71,18 @@ pub enum StoreError {
          fees or opening holders); start with that configuration or a new data directory"
     )]
     ConfigChanged(PathBuf),
+    /// Another live engine holds the directory (its journal would interleave with ours).
+    #[error(
+        "data directory {dir} is in use by another engine{}; stop it first or use another \
+         directory",
+        holder.map_or(String::new(), |pid| format!(" (process {pid})"))
+    )]
+    Locked {
+        /// The directory.
+        dir: PathBuf,
+        /// Process id of the holder, when it could be read.
+        holder: Option<u32>,
+    },
     /// A file operation failed.
     #[error("{path}: {source}")]
     Io {
@@ -108,6 +124,10 @@ pub struct Recovery {
     pub journal: SegmentedJournal,
     /// What happened.
     pub report: RecoveryReport,
+    /// The directory's writer lock: keep it for as long as the engine runs.
+    pub lock: DirLock,
+    /// Checks snapshot files against the configuration's fresh engine (for pruning).
+    pub check: SnapshotCheck,
 }
 
 fn io_error(path: &Path) -> impl Fn(std::io::Error) -> StoreError + '_ {
@@ -128,8 +148,10 @@ pub fn recover(
     fresh: impl FnOnce() -> (Engine, MarketData),
 ) -> Result<Recovery, StoreError> {
     std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+    let lock = DirLock::acquire(dir)?;
     let mut report = RecoveryReport::default();
     let (fresh_engine, fresh_market) = fresh();
+    let mut check = SnapshotCheck::new(fresh_engine.clone());
     let mut resumed = None;
     for file in list_snapshots(dir)
         .map_err(io_error(dir))?
@@ -138,6 +160,7 @@ pub fn recover(
     {
         match load_snapshot(&file.path, &fresh_engine) {
             Ok(state) => {
+                check.mark_good(file.seq);
                 resumed = Some((file.seq, state));
                 break;
             }
@@ -160,6 +183,8 @@ pub fn recover(
         market,
         journal,
         report,
+        lock,
+        check,
     })
 }
 

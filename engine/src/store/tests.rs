@@ -203,6 +203,54 @@ fn a_damaged_newest_snapshot_falls_back_to_the_one_before() {
     assert_same(&recovered, &engine, &market);
 }
 
+/// Flips a byte in the middle of a file.
+fn damage(path: &Path) {
+    let mut bytes = std::fs::read(path).expect("read");
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x10;
+    std::fs::write(path, bytes).expect("write");
+}
+
+#[test]
+fn pruning_counts_only_snapshots_that_load_so_a_restart_always_has_one() {
+    let scratch = Scratch::new("prune-checked");
+    let commands = commands(650);
+    run(&scratch.0, options(200, 2), &commands[..450]);
+    assert_eq!(snapshot_seqs(&scratch.0), vec![200, 400]);
+    // The newest snapshot goes bad; the engine reopens from the older one and goes on to
+    // write another. Pruning to two must keep the older good one and its journal, not the
+    // bad one (which pruning by count alone kept, deleting the good one).
+    damage(&snapshot_path(&scratch.0, 400));
+    let (mut durable, mut engine, mut market, report) =
+        DurableEngine::open(&scratch.0, options(200, 2), fresh).expect("reopen");
+    assert_eq!(report.snapshot_seq, Some(200));
+    let mut events = Vec::new();
+    for (i, command) in commands.iter().enumerate().skip(450) {
+        let applied = durable.apply(
+            &mut engine,
+            Some(&mut market),
+            command,
+            time(i),
+            &mut events,
+        );
+        assert!(applied.is_ok());
+    }
+    drop(durable);
+    assert_eq!(snapshot_seqs(&scratch.0), vec![200, 400, 650]);
+    assert_eq!(
+        first_seqs(&scratch.0)[0],
+        201,
+        "the journal after the good snapshot"
+    );
+    // Now the newest goes bad too: recovery falls back to the good one and the journal.
+    damage(&snapshot_path(&scratch.0, 650));
+    let recovered = recover(&scratch.0, options(200, 2), fresh).expect("recover");
+    assert_eq!(recovered.report.snapshot_seq, Some(200));
+    assert_eq!(recovered.report.skipped_snapshots.len(), 2);
+    assert_eq!(recovered.report.replayed, 450);
+    assert_same(&recovered, &engine, &market);
+}
+
 #[test]
 fn damage_that_no_snapshot_covers_refuses_recovery_naming_the_file() {
     // Every snapshot unreadable while the journal's start was pruned: records are missing.
@@ -309,7 +357,7 @@ fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
     let scratch = Scratch::new("runtime");
     let commands = commands(700);
     let recovery = recover(&scratch.0, options(250, 3), fresh).expect("open");
-    let writer = SnapshotWriter::start(scratch.0.clone(), 3).expect("writer");
+    let writer = SnapshotWriter::start(scratch.0.clone(), 3, recovery.check).expect("writer");
     let runtime = Runtime::start_durable(
         recovery.engine,
         recovery.market,
@@ -335,6 +383,7 @@ fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
     // command per batch here), and one at the stop.
     assert_eq!(snapshot_seqs(&scratch.0), vec![250, 500, 700]);
     assert_eq!(status.written, 3);
+    drop(recovery.lock);
     let recovered = recover(&scratch.0, options(250, 3), fresh).expect("recover");
     assert_eq!(recovered.report.snapshot_seq, Some(700));
     assert_eq!(recovered.report.replayed, 0);

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::Sender;
 
-use super::{StoreError, prune, write_snapshot};
+use super::{SnapshotCheck, StoreError, prune, write_snapshot};
 use crate::snapshot::{Captured, SnapshotSink};
 
 /// What the writer has done so far.
@@ -38,8 +38,9 @@ pub struct SnapshotWriter {
 }
 
 impl SnapshotWriter {
-    /// Starts the writer thread for `dir`, keeping `keep` snapshots.
-    pub fn start(dir: PathBuf, keep: usize) -> std::io::Result<Self> {
+    /// Starts the writer thread for `dir`, keeping `keep` snapshots that pass `check`
+    /// (the one recovery returned).
+    pub fn start(dir: PathBuf, keep: usize, mut check: SnapshotCheck) -> std::io::Result<Self> {
         let (sender, inbox) = crossbeam_channel::unbounded::<Captured>();
         let status = Arc::new(Mutex::new(WriterStatus::default()));
         let shared = status.clone();
@@ -48,7 +49,7 @@ impl SnapshotWriter {
             .spawn(move || {
                 for captured in inbox {
                     let started = Instant::now();
-                    let outcome = write_and_prune(&dir, keep, &captured);
+                    let outcome = write_and_prune(&dir, keep, &mut check, &captured);
                     let Ok(mut status) = shared.lock() else {
                         return;
                     };
@@ -110,6 +111,7 @@ impl Drop for SnapshotWriter {
 fn write_and_prune(
     dir: &std::path::Path,
     keep: usize,
+    check: &mut SnapshotCheck,
     captured: &Captured,
 ) -> Result<(u64, u64), StoreError> {
     let path = dir.join("<snapshot>");
@@ -118,6 +120,6 @@ fn write_and_prune(
         .map_err(|source| StoreError::Snapshot { path, source })?;
     let written = write_snapshot(dir, &snapshot)?;
     let bytes = std::fs::metadata(&written).map_or(0, |m| m.len());
-    let pruned = prune(dir, keep)?;
+    let pruned = prune(dir, keep, check)?;
     Ok((bytes, pruned.segments.len() as u64))
 }

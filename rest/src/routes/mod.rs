@@ -1,6 +1,6 @@
 //! The two routers: the public listener (spec section 4, the addendum's endpoints and
 //! `/openapi.json`) and the admin listener; and the layers every request passes: body size
-//! limit, handler timeout, JSON 404/405, and a log line without credentials.
+//! limit, body deadline, handler timeout, JSON 404/405, and a log line without credentials.
 
 pub mod account;
 pub mod admin;
@@ -12,7 +12,7 @@ pub mod trades;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request};
+use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::StatusCode;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::middleware::{self, Next};
@@ -26,8 +26,23 @@ use crate::state::Shared;
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Longest a handler may take.
 pub const HANDLER_TIMEOUT: Duration = Duration::from_secs(10);
+fn refusal(status: StatusCode, code: &str) -> Response {
+    (status, axum::Json(ErrorBody { error: code.into() })).into_response()
+}
 
-async fn guard(request: Request, next: Next) -> Response {
+/// Reads the whole body (at most [`MAX_BODY_BYTES`]) within `deadline` of its headers, so
+/// the handler gets it in memory: 408 when it is too slow (a client trickling bytes cannot
+/// hold a handler), 413 when too large.
+async fn buffered(request: Request, deadline: Duration) -> Result<Request, Response> {
+    let (parts, body) = request.into_parts();
+    match tokio::time::timeout(deadline, axum::body::to_bytes(body, MAX_BODY_BYTES)).await {
+        Ok(Ok(bytes)) => Ok(Request::from_parts(parts, axum::body::Body::from(bytes))),
+        Ok(Err(_)) => Err(refusal(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE")),
+        Err(_) => Err(refusal(StatusCode::REQUEST_TIMEOUT, "REQUEST_TIMEOUT")),
+    }
+}
+
+async fn guard(State(state): State<Shared>, request: Request, next: Next) -> Response {
     let too_large = request
         .headers()
         .get(CONTENT_LENGTH)
@@ -35,14 +50,12 @@ async fn guard(request: Request, next: Next) -> Response {
         .and_then(|v| v.parse::<usize>().ok())
         .is_some_and(|n| n > MAX_BODY_BYTES);
     if too_large {
-        return (
-            StatusCode::PAYLOAD_TOO_LARGE,
-            axum::Json(ErrorBody {
-                error: "PAYLOAD_TOO_LARGE".into(),
-            }),
-        )
-            .into_response();
+        return refusal(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
     }
+    let request = match buffered(request, state.body_timeout).await {
+        Ok(request) => request,
+        Err(refused) => return refused,
+    };
     // The line is built only when it will be written: a request at info level (the default)
     // costs no allocation here. Method, path and status only: keys travel in headers and are
     // never logged.
@@ -81,6 +94,7 @@ fn json_error(response: Response) -> Response {
         StatusCode::NOT_FOUND => "NOT_FOUND",
         StatusCode::METHOD_NOT_ALLOWED => "METHOD_NOT_ALLOWED",
         StatusCode::PAYLOAD_TOO_LARGE => "PAYLOAD_TOO_LARGE",
+        StatusCode::REQUEST_TIMEOUT => "REQUEST_TIMEOUT",
         StatusCode::UNSUPPORTED_MEDIA_TYPE => "UNSUPPORTED_MEDIA_TYPE",
         StatusCode::UNPROCESSABLE_ENTITY => "INVALID_REQUEST",
         _ if status.is_server_error() => "INTERNAL_ERROR",
@@ -108,7 +122,7 @@ fn finish(router: Router<Shared>, state: Shared) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(middleware::from_fn(guard))
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
 

@@ -53,7 +53,7 @@ fn price_field(market: &Market, text: &str) -> Result<matchbook::Price, ApiError
 }
 
 fn time_in_force(body: &Body) -> Result<TimeInForce, ApiError> {
-    let post_only = body.text("is_post_only").as_deref() == Some("true");
+    let post_only = body.flag("is_post_only")?;
     let tif = match body.text("time_in_force").as_deref() {
         None | Some("GOOD_TILL_CANCELLED") => TimeInForce::GoodTillCancelled,
         Some("IMMEDIATE_OR_CANCELLED") => TimeInForce::ImmediateOrCancelled,
@@ -138,7 +138,7 @@ fn parse_order(state: &Shared, account: AccountId, body: &Body) -> Result<NewOrd
         expire_at,
         client_id: Some(client_id),
         stp: None,
-        reduce_only: body.text("reduce_only").as_deref() == Some("true"),
+        reduce_only: body.flag("reduce_only")?,
     })
 }
 

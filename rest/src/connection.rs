@@ -1,0 +1,318 @@
+//! One accepted connection with the limits that sit below HTTP: it holds its place among
+//! the listener's open connections (and its address's) until dropped; it is closed when
+//! nothing arrives for the idle time, or when a request's headers, once begun, are not
+//! complete within the head deadline (a client trickling header bytes, "slowloris", can
+//! hold a connection no longer than that); and the bare refusals the HTTP parser writes
+//! itself (414 for a long request line, 431 for too many or too large headers, 400 for an
+//! unparseable head) go out with the `{"error": CODE}` body every other answer carries.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Mutex;
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::{Instant, Sleep};
+
+/// Open connections per client address.
+#[derive(Debug, Default)]
+pub struct PerAddress(Mutex<HashMap<IpAddr, usize>>);
+
+impl PerAddress {
+    /// Takes a place for `ip` if it holds fewer than `cap` connections.
+    pub fn take(self: &Arc<Self>, ip: IpAddr, cap: usize) -> Option<AddressSlot> {
+        let mut open = self.0.lock().ok()?;
+        let n = open.entry(ip).or_insert(0);
+        if *n >= cap {
+            return None;
+        }
+        *n += 1;
+        Some(AddressSlot {
+            table: self.clone(),
+            ip,
+        })
+    }
+}
+
+/// One connection's place among its address's; given back when dropped.
+#[derive(Debug)]
+pub struct AddressSlot {
+    table: Arc<PerAddress>,
+    ip: IpAddr,
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        if let Ok(mut open) = self.table.0.lock()
+            && let Some(n) = open.get_mut(&self.ip)
+        {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Counters shared by a listener's connections.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Closed for sending nothing for the idle time.
+    pub closed_idle: AtomicU64,
+    /// Closed for not completing a request's headers in time.
+    pub closed_slow_head: AtomicU64,
+    /// Refused because their address held its share of the connections.
+    pub refused_per_address: AtomicU64,
+}
+
+/// The end of a request head.
+const HEAD_END: &[u8; 4] = b"\r\n\r\n";
+
+/// Where the connection is in the request it is reading.
+#[derive(Debug)]
+struct Head {
+    /// A new request's head may start with the next byte.
+    awaiting: bool,
+    /// When the head being read must be complete.
+    until: Option<Instant>,
+    /// How much of `HEAD_END` the bytes read so far end with.
+    matched: usize,
+}
+
+/// An accepted connection (see the module doc).
+#[derive(Debug)]
+pub struct LimitedStream {
+    pub(crate) stream: TcpStream,
+    pub(crate) _permits: (OwnedSemaphorePermit, AddressSlot),
+    pub(crate) idle: Duration,
+    pub(crate) head_timeout: Duration,
+    pub(crate) counters: Arc<Counters>,
+    pub(crate) deadline: Pin<Box<Sleep>>,
+    head: Head,
+    /// A rewritten refusal still to be sent (the parser was told it went out).
+    pending: Vec<u8>,
+}
+
+impl LimitedStream {
+    /// Wraps an accepted stream holding its permits.
+    pub(crate) fn new(
+        stream: TcpStream,
+        permits: (OwnedSemaphorePermit, AddressSlot),
+        idle: Duration,
+        head_timeout: Duration,
+        counters: Arc<Counters>,
+    ) -> Self {
+        Self {
+            stream,
+            _permits: permits,
+            idle,
+            head_timeout,
+            counters,
+            deadline: Box::pin(tokio::time::sleep(idle)),
+            head: Head {
+                awaiting: true,
+                until: None,
+                matched: 0,
+            },
+            pending: Vec::new(),
+        }
+    }
+
+    /// Follows the request head through newly read bytes.
+    fn track_head(&mut self, bytes: &[u8]) {
+        if !self.head.awaiting || bytes.is_empty() {
+            return;
+        }
+        if self.head.until.is_none() {
+            self.head.until = Some(Instant::now() + self.head_timeout);
+        }
+        for &b in bytes {
+            self.head.matched = match (self.head.matched, b) {
+                (m, _) if b == HEAD_END[m] => m + 1,
+                (_, b'\r') => 1,
+                _ => 0,
+            };
+            if self.head.matched == HEAD_END.len() {
+                self.head = Head {
+                    awaiting: false,
+                    until: None,
+                    matched: 0,
+                };
+                return;
+            }
+        }
+    }
+
+    /// The time the connection must hear from the client by: the idle limit, or the head
+    /// deadline while a head is being read.
+    fn next_deadline(&self) -> Instant {
+        let idle = Instant::now() + self.idle;
+        self.head.until.map_or(idle, |until| until.min(idle))
+    }
+
+    /// Closes for a head not complete in time, with a best-effort 408 first.
+    fn refuse_slow_head(&mut self) -> io::Error {
+        self.counters
+            .closed_slow_head
+            .fetch_add(1, Ordering::Relaxed);
+        let _ = self
+            .stream
+            .try_write(&json_response(408, "REQUEST_TIMEOUT"));
+        io::Error::new(io::ErrorKind::TimedOut, "request headers too slow")
+    }
+
+    /// Writes what is left of a rewritten refusal.
+    fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while !self.pending.is_empty() {
+            let written =
+                std::task::ready!(Pin::new(&mut self.stream).poll_write(cx, &self.pending))?;
+            if written == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            self.pending.drain(..written);
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// A complete `{"error": code}` response that closes the connection.
+pub(crate) fn json_response(status: u16, code: &str) -> Vec<u8> {
+    let reason = match status {
+        400 => "Bad Request",
+        408 => "Request Timeout",
+        429 => "Too Many Requests",
+        414 => "URI Too Long",
+        431 => "Request Header Fields Too Large",
+        _ => "Error",
+    };
+    let body = format!("{{\"error\":\"{code}\"}}");
+    format!(
+        "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\
+         connection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// The JSON version of a bare refusal the HTTP parser wrote itself (a head with no body:
+/// every answer of the routers has one), or `None` for anything else.
+fn rewritten_refusal(bytes: &[u8]) -> Option<Vec<u8>> {
+    let status = bytes.strip_prefix(b"HTTP/1.1 ")?.get(..3)?;
+    let head_end = bytes.windows(4).position(|w| w == HEAD_END)?;
+    if head_end + HEAD_END.len() != bytes.len() {
+        return None;
+    }
+    let announces_body = bytes[..head_end].split(|&b| b == b'\n').any(|line| {
+        let line = line.to_ascii_lowercase();
+        line.starts_with(b"transfer-encoding:")
+            || line
+                .strip_prefix(b"content-length:")
+                .is_some_and(|v| v.trim_ascii() != b"0")
+    });
+    if announces_body {
+        return None;
+    }
+    let (status, code) = match status {
+        b"400" => (400, "BAD_REQUEST"),
+        b"414" => (414, "URI_TOO_LONG"),
+        b"431" => (431, "REQUEST_HEADER_FIELDS_TOO_LARGE"),
+        _ => return None,
+    };
+    Some(json_response(status, code))
+}
+
+impl AsyncRead for LimitedStream {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        let before = buf.filled().len();
+        match Pin::new(&mut this.stream).poll_read(cx, buf) {
+            Poll::Ready(result) => {
+                this.track_head(&buf.filled()[before..]);
+                let next = this.next_deadline();
+                this.deadline.as_mut().reset(next);
+                Poll::Ready(result)
+            }
+            Poll::Pending => match this.deadline.as_mut().poll(cx) {
+                Poll::Ready(()) if this.head.until.is_some_and(|u| u <= Instant::now()) => {
+                    Poll::Ready(Err(this.refuse_slow_head()))
+                }
+                Poll::Ready(()) => {
+                    this.counters.closed_idle.fetch_add(1, Ordering::Relaxed);
+                    Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "connection idle too long",
+                    )))
+                }
+                Poll::Pending => Poll::Pending,
+            },
+        }
+    }
+}
+
+impl AsyncWrite for LimitedStream {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        std::task::ready!(this.poll_pending(cx))?;
+        // A response going out: the next bytes read start a new request head.
+        this.head.awaiting = true;
+        if let Some(json) = rewritten_refusal(buf) {
+            // Taken whole: what the socket does not take now goes out on the next flush.
+            this.pending = json;
+            if let Poll::Ready(Err(e)) = this.poll_pending(cx) {
+                return Poll::Ready(Err(e));
+            }
+            return Poll::Ready(Ok(buf.len()));
+        }
+        Pin::new(&mut this.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(self.poll_pending(cx))?;
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(self.poll_pending(cx))?;
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_bare_parser_refusals_are_rewritten() {
+        let bare = b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\n\r\n";
+        let json = rewritten_refusal(bare).expect("rewritten");
+        let text = String::from_utf8(json).expect("text");
+        assert!(text.starts_with("HTTP/1.1 431 "), "{text}");
+        assert!(
+            text.ends_with("{\"error\":\"REQUEST_HEADER_FIELDS_TOO_LARGE\"}"),
+            "{text}"
+        );
+        assert!(rewritten_refusal(b"HTTP/1.1 414 URI Too Long\r\n\r\n").is_some());
+        // Answers of the routers carry a body, or are not refusals of the parser.
+        let with_body = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 12\r\n\r\n{\"error\":1}";
+        assert!(rewritten_refusal(with_body).is_none());
+        let announced = b"HTTP/1.1 400 Bad Request\r\ncontent-length: 12\r\n\r\n";
+        assert!(rewritten_refusal(announced).is_none());
+        assert!(rewritten_refusal(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n").is_none());
+    }
+}

@@ -1,0 +1,300 @@
+//! Operator mistakes and hostile inputs over real HTTP (issue 19): a second server on a
+//! live data directory, key files, bodies of the wrong type, refusals from every layer
+//! answered as JSON, and slow clients.
+
+mod common;
+
+use common::{Exchange, code, settings};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_server_on_a_live_data_directory_is_refused_naming_it() {
+    let exchange = Exchange::start().await;
+    let dir = exchange.server.state.data_dir.clone();
+    let refused = matchbook_rest::Server::start(settings(dir.clone())).await;
+    let message = match refused {
+        Ok(_) => panic!("a second server started on a live data directory"),
+        Err(e) => e.to_string(),
+    };
+    assert!(message.contains("in use by another engine"), "{message}");
+    assert!(message.contains(dir.to_str().expect("UTF-8")), "{message}");
+    assert!(
+        message.contains(&format!("process {}", std::process::id())),
+        "{message}"
+    );
+    exchange.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_out_into_the_key_store_is_refused_and_a_damaged_store_says_how_to_recover() {
+    let dir = common::data_dir();
+    let first = matchbook_rest::Server::start(settings(dir.clone()))
+        .await
+        .expect("first start");
+    first.stop().await.expect("stop");
+    let store = dir.join("keys.json");
+    let digests = std::fs::read(&store).expect("key store");
+    for reserved in [
+        "keys.json",
+        "config.toml",
+        "lock",
+        "journal-00000000000000000001.log",
+    ] {
+        let mut s = settings(dir.clone());
+        s.keys_out = Some(dir.join(reserved));
+        let message = match matchbook_rest::Server::start(s).await {
+            Ok(_) => panic!("--keys-out {reserved} accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(message.contains("--keys-out"), "{message}");
+    }
+    assert_eq!(
+        std::fs::read(&store).expect("key store"),
+        digests,
+        "untouched"
+    );
+    // A key store that does not parse stops the server with the way out in the message.
+    std::fs::write(&store, b"[{\"digest\": \"mb_").expect("damage");
+    let message = match matchbook_rest::Server::start(settings(dir.clone())).await {
+        Ok(_) => panic!("a damaged key store was accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(message.contains("keys.json is damaged"), "{message}");
+    assert!(
+        message.contains("restore the file from a backup"),
+        "{message}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fields_of_the_wrong_type_are_refused_never_dropped() {
+    let exchange = Exchange::start().await;
+    let key = exchange.trader.key.clone();
+    let cases = [
+        (
+            json!({"time_in_force": ["FILL_OR_KILL"]}),
+            "INVALID_TIME_IN_FORCE",
+        ),
+        (
+            json!({"time_in_force": {"value": "FILL_OR_KILL"}}),
+            "INVALID_TIME_IN_FORCE",
+        ),
+        (
+            json!({"client_id": ["8b5d7f3a-5f04-4a4e-9c2b-1d3f1b7f0a11"]}),
+            "INVALID_CLIENT_UUID",
+        ),
+        (json!({"client_id": {}}), "INVALID_CLIENT_UUID"),
+        (json!({"is_post_only": "yes"}), "INVALID_TIME_IN_FORCE"),
+        (json!({"reduce_only": 1}), "INVALID_REQUEST_BODY"),
+        (
+            json!({"time_in_force": "FILL_OR_KILL_PLEASE"}),
+            "INVALID_TIME_IN_FORCE",
+        ),
+    ];
+    for (extra, expected) in cases {
+        let (status, body) = exchange
+            .order(&key, "BUY", "100.00", "0.01", extra.clone())
+            .await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{extra}: {body}");
+        assert_eq!(code(&body), expected, "{extra}");
+    }
+    // A key given twice: the body is refused whole, whichever value would have won.
+    let raw = r#"{"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
+        "price": "100.00", "amount": "0.01", "time_in_force": "FILL_OR_KILL",
+        "time_in_force": "GOOD_TILL_CANCELLED"}"#;
+    let response = exchange
+        .http
+        .post(format!("{}/v1/account/orders", exchange.base))
+        .bearer_auth(&key)
+        .header("content-type", "application/json")
+        .body(raw)
+        .send()
+        .await
+        .expect("sent");
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let body: Value = response.json().await.expect("JSON");
+    assert_eq!(code(&body), "INVALID_REQUEST_BODY");
+    // None of them rested.
+    let (status, open) = exchange.get("/v1/account/orders", Some(&key)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        open["order_history"].as_array().map(Vec::len),
+        Some(0),
+        "{open}"
+    );
+    exchange.stop().await;
+}
+
+/// Sends `request` raw and reads until the server closes or `limit` bytes arrived.
+fn raw(addr: std::net::SocketAddr, request: &[u8]) -> String {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(addr).expect("connect");
+    c.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .expect("timeout");
+    // The server may answer and close before it read everything: a failed write is fine.
+    let _ = c.write_all(request);
+    let mut answer = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = c.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        answer.extend_from_slice(&buf[..n]);
+        if answer.windows(4).any(|w| w == b"\r\n\r\n") && answer.ends_with(b"}") {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// The status and `error` code of a raw answer.
+fn status_and_code(answer: &str) -> (u16, String) {
+    let status = answer
+        .get(9..12)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {answer:?}"));
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("content-type: application/json"),
+        "{answer}"
+    );
+    let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+    let value: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("JSON: {answer}"));
+    (status, code(&value).to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_of_the_http_parser_carry_a_json_error() {
+    let exchange = Exchange::start().await;
+    let addr = exchange.server.addr;
+    let answers = tokio::task::spawn_blocking(move || {
+        let long_uri = format!("GET /v1/{} HTTP/1.1\r\nhost: x\r\n\r\n", "a".repeat(70_000));
+        let many: String = (0..200).map(|i| format!("x-h{i}: v\r\n")).collect();
+        let many_headers = format!("GET /v1/time HTTP/1.1\r\nhost: x\r\n{many}\r\n");
+        let huge_header = format!(
+            "GET /v1/time HTTP/1.1\r\nhost: x\r\nx-big: {}\r\n\r\n",
+            "b".repeat(600_000)
+        );
+        [long_uri, many_headers, huge_header].map(|r| raw(addr, r.as_bytes()))
+    })
+    .await
+    .expect("thread");
+    let [long_uri, many_headers, huge_header] = answers.map(|a| status_and_code(&a));
+    assert_eq!(long_uri, (414, "URI_TOO_LONG".to_owned()));
+    assert_eq!(
+        many_headers,
+        (431, "REQUEST_HEADER_FIELDS_TOO_LARGE".to_owned())
+    );
+    assert_eq!(
+        huge_header,
+        (431, "REQUEST_HEADER_FIELDS_TOO_LARGE".to_owned())
+    );
+    // The exchange goes on answering.
+    let (status, _) = exchange.get("/v1/time", None).await;
+    assert_eq!(status, StatusCode::OK);
+    exchange.stop().await;
+}
+
+/// Writes `head` then `trickle` one byte at a time, `gap` apart, and reads the answer.
+fn trickled(
+    addr: std::net::SocketAddr,
+    head: &str,
+    trickle: &[u8],
+    gap: std::time::Duration,
+) -> String {
+    use std::io::{Read, Write};
+    let mut c = std::net::TcpStream::connect(addr).expect("connect");
+    c.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .expect("timeout");
+    c.write_all(head.as_bytes()).expect("head");
+    for &b in trickle {
+        std::thread::sleep(gap);
+        if c.write_all(&[b]).is_err() {
+            break;
+        }
+    }
+    let mut answer = String::new();
+    let _ = c.read_to_string(&mut answer);
+    answer
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trickled_body_is_408_and_trickled_headers_are_cut_off() {
+    let mut s = settings(common::data_dir());
+    s.header_timeout = std::time::Duration::from_millis(800);
+    let exchange = Exchange::with(s).await;
+    let addr = exchange.server.addr;
+    let key = exchange.trader.key.clone();
+    let stats = exchange.server.public_connections.clone();
+    let gap = std::time::Duration::from_millis(200);
+    let (body, head) = tokio::task::spawn_blocking(move || {
+        let body = trickled(
+            addr,
+            &format!(
+                "POST /v1/account/orders HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {key}\r\n\
+                 content-type: application/json\r\ncontent-length: 40\r\n\r\n"
+            ),
+            &[b' '; 40],
+            gap,
+        );
+        // Slowloris: a header line that never ends, one byte at a time.
+        let head = trickled(addr, "GET /v1/time HTTP/1.1\r\nx-slow: ", &[b'a'; 40], gap);
+        (body, head)
+    })
+    .await
+    .expect("thread");
+    assert_eq!(status_and_code(&body), (408, "REQUEST_TIMEOUT".to_owned()));
+    assert_eq!(status_and_code(&head), (408, "REQUEST_TIMEOUT".to_owned()));
+    assert_eq!(stats.closed_slow_head(), 1, "the trickled head was cut off");
+    exchange.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_cannot_take_every_connection() {
+    let mut s = settings(common::data_dir());
+    s.max_connections_per_address = 2;
+    let exchange = Exchange::with(s).await;
+    let addr = exchange.server.addr;
+    let stats = exchange.server.public_connections.clone();
+    // Two silent connections from 127.0.0.1 hold that address's share.
+    let held: Vec<_> = (0..2)
+        .map(|_| std::net::TcpStream::connect(addr).expect("connect"))
+        .collect();
+    while stats.open_connections() < 2 {
+        tokio::task::yield_now().await;
+    }
+    let third =
+        tokio::task::spawn_blocking(move || raw(addr, b"GET /v1/time HTTP/1.1\r\nhost: x\r\n\r\n"))
+            .await
+            .expect("thread");
+    assert_eq!(
+        status_and_code(&third),
+        (429, "TOO_MANY_CONNECTIONS".to_owned())
+    );
+    assert_eq!(stats.refused_per_address(), 1);
+    // Another address is served meanwhile.
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .bind("127.0.0.2:0".parse().expect("address"))
+        .expect("bind 127.0.0.2");
+    let other = socket.connect(addr).await.expect("connect");
+    let mut other = other.into_std().expect("std stream");
+    other.set_nonblocking(false).expect("blocking");
+    let answer = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        other
+            .write_all(b"GET /v1/time HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            .expect("write");
+        let mut answer = String::new();
+        other.read_to_string(&mut answer).expect("read");
+        answer
+    })
+    .await
+    .expect("thread");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    drop(held);
+    exchange.stop().await;
+}
