@@ -1,23 +1,96 @@
 //! What every export does at the boundary: catch panics (a Rust panic must never unwind
 //! into C), keep the calling thread's last error message, check pointers, read C strings
 //! and fill caller buffers.
+//!
+//! A panic leaves the handle the call was using half-updated, so the handle is poisoned:
+//! every later call on it answers `MB_STATUS_PANIC` until it is freed. Each handle carries
+//! a [`Poison`] flag that its accessor enters; the guard poisons the one entered when the
+//! call panics. The panic's message is kept for `mb_last_error`, never printed: a panic
+//! hook (installed once, chained to the host's) stays silent for panics inside a guard.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{CStr, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::status::MbStatus;
 
 thread_local! {
     static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
-    static PANIC_NEXT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    #[cfg(feature = "debug-panic")]
+    static PANIC_NEXT: Cell<bool> = const { Cell::new(false) };
+    #[cfg(feature = "debug-panic")]
+    static PANIC_NEXT_USE: Cell<bool> = const { Cell::new(false) };
     /// Set when `fail` recorded a message during the current call.
-    static FRESH: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    static FRESH: Cell<bool> = const { Cell::new(false) };
+    /// The poison flag of the handle the current call entered (null: none yet).
+    static IN_USE: Cell<*const Poison> = const { Cell::new(std::ptr::null()) };
+    /// Whether this thread is inside a guard (its panics are not printed).
+    static GUARDED: Cell<bool> = const { Cell::new(false) };
+    /// The message of the last panic caught on this thread.
+    static PANIC_MESSAGE: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
-/// Makes the calling thread's next guarded call panic inside its guard (test hook).
+/// Makes the calling thread's next guarded call panic inside its guard, before it uses
+/// any handle (test hook).
+#[cfg(feature = "debug-panic")]
 pub(crate) fn panic_next_call() {
     PANIC_NEXT.with(|p| p.set(true));
+}
+
+/// Makes the calling thread's next use of a handle panic right after entering it, as a
+/// panic inside the library would (test hook).
+#[cfg(feature = "debug-panic")]
+pub(crate) fn panic_next_use() {
+    PANIC_NEXT_USE.with(|p| p.set(true));
+}
+
+/// A handle's poison flag: set when a call using the handle panicked.
+#[derive(Debug, Default)]
+pub(crate) struct Poison(AtomicBool);
+
+impl Poison {
+    /// Refuses a poisoned handle; otherwise marks it as the handle this call uses.
+    pub(crate) fn enter(&self, what: &str) -> Result<(), MbStatus> {
+        if self.0.load(Ordering::Acquire) {
+            return Err(fail(
+                MbStatus::Panic,
+                format!("{what} is unusable: an earlier call panicked while using it; free it"),
+            ));
+        }
+        IN_USE.with(|h| h.set(std::ptr::from_ref(self)));
+        #[cfg(feature = "debug-panic")]
+        if PANIC_NEXT_USE.with(|p| p.replace(false)) {
+            panic!("forced by mb_debug_panic_next_use");
+        }
+        Ok(())
+    }
+}
+
+/// Installs, once per process, the hook that keeps guarded panics off stderr and records
+/// their message; panics elsewhere go to the hook that was there before.
+fn install_quiet_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if GUARDED.with(Cell::get) {
+                let payload = info
+                    .payload()
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                let at = info
+                    .location()
+                    .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                    .unwrap_or_default();
+                PANIC_MESSAGE.with(|m| *m.borrow_mut() = format!("{payload}{at}"));
+            } else {
+                previous(info);
+            }
+        }));
+    });
 }
 
 /// Records `message` as the calling thread's last error and returns `status`.
@@ -28,17 +101,22 @@ pub(crate) fn fail(status: MbStatus, message: impl Into<String>) -> MbStatus {
     status
 }
 
-/// Runs an export's body: a panic becomes `MB_STATUS_PANIC`, an error its status (with
-/// its message kept for `mb_last_error`). Like `errno`, the last error is only written by
-/// a failing call: a successful one touches no message (one thread-local flag), which
-/// keeps the boundary cheap on the hot path.
+/// Runs an export's body: a panic becomes `MB_STATUS_PANIC` (and poisons the handle the
+/// body entered), an error its status (with its message kept for `mb_last_error`). Like
+/// `errno`, the last error is only written by a failing call: a successful one touches no
+/// message (a few thread-local flags), which keeps the boundary cheap on the hot path.
 pub(crate) fn guard(body: impl FnOnce() -> Result<(), MbStatus>) -> MbStatus {
+    install_quiet_hook();
+    IN_USE.with(|h| h.set(std::ptr::null()));
+    let outer = GUARDED.with(|g| g.replace(true));
     let outcome = catch_unwind(AssertUnwindSafe(|| {
+        #[cfg(feature = "debug-panic")]
         if PANIC_NEXT.with(|p| p.replace(false)) {
             panic!("forced by mb_debug_panic_next_call");
         }
         body()
     }));
+    GUARDED.with(|g| g.set(outer));
     let fresh = FRESH.with(|f| f.replace(false));
     match outcome {
         Ok(Ok(())) => MbStatus::Ok,
@@ -50,7 +128,17 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<(), MbStatus>) -> MbStatus {
             status
         }
         Err(_) => {
-            fail(MbStatus::Panic, "panic inside matchbook");
+            let handle = IN_USE.with(|h| h.replace(std::ptr::null()));
+            // SAFETY: the pointer was set by `Poison::enter` during this call, on a handle
+            // the caller keeps alive for the call's duration.
+            if let Some(poison) = unsafe { handle.as_ref() } {
+                poison.0.store(true, Ordering::Release);
+            }
+            let message = PANIC_MESSAGE.with(|m| std::mem::take(&mut *m.borrow_mut()));
+            fail(
+                MbStatus::Panic,
+                format!("panic inside matchbook: {message}"),
+            );
             FRESH.with(|f| f.set(false));
             MbStatus::Panic
         }

@@ -2,6 +2,7 @@
 
 use std::ffi::c_char;
 
+#[cfg(feature = "debug-panic")]
 use crate::boundary::guard;
 use crate::status::MbStatus;
 
@@ -27,15 +28,27 @@ pub unsafe extern "C" fn mb_last_error(
     unsafe { crate::boundary::copy_last_error(buf, capacity, len_out) }
 }
 
-/// Test hook: panics inside the boundary, to prove a panic becomes `MB_STATUS_PANIC`.
+/// Test hook: panics inside the boundary, to prove a panic becomes `MB_STATUS_PANIC`
+/// (built only with the `debug-panic` feature, which release builds leave off).
+#[cfg(feature = "debug-panic")]
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_debug_panic() -> MbStatus {
     guard(|| panic!("forced by mb_debug_panic"))
 }
 
 /// Test hook: the calling thread's next call of any export with a status panics inside
-/// the export's boundary, to prove each one turns a panic into `MB_STATUS_PANIC`.
+/// the export's boundary, to prove each one turns a panic into `MB_STATUS_PANIC`
+/// (`debug-panic` feature only).
+#[cfg(feature = "debug-panic")]
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_debug_panic_next_call() {
     crate::boundary::panic_next_call();
+}
+
+/// Test hook: the calling thread's next use of a handle panics just after the call
+/// entered it, to prove the handle is poisoned (`debug-panic` feature only).
+#[cfg(feature = "debug-panic")]
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_debug_panic_next_use() {
+    crate::boundary::panic_next_use();
 }

@@ -5,7 +5,7 @@ use matchbook::market::{MarketData, MarketDataConfig};
 use matchbook::store::DurableEngine;
 use matchbook::{Engine, EventRecord, Timestamp};
 
-use crate::boundary::{arg, fail, fill, guard, out};
+use crate::boundary::{Poison, arg, fail, fill, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, to_command};
 use crate::config::MbConfig;
 use crate::event::MbEvent;
@@ -25,6 +25,8 @@ pub struct MbEngine {
     pub(crate) refdata: MbRefData,
     /// The journal and snapshots of an engine opened on a data directory.
     pub(crate) durable: Option<DurableEngine>,
+    /// Set when a call panicked while using the engine.
+    poison: Poison,
 }
 
 impl MbEngine {
@@ -52,6 +54,7 @@ impl MbEngine {
             pending: Vec::with_capacity(1024),
             refdata,
             durable: None,
+            poison: Poison::default(),
         })
     }
 
@@ -136,11 +139,15 @@ impl Reader for MbEngine {
 }
 
 pub(crate) fn engine_mut<'a>(engine: *mut MbEngine) -> Result<&'a mut MbEngine, MbStatus> {
-    out(engine, "engine")
+    let e = out(engine, "engine")?;
+    e.poison.enter("engine")?;
+    Ok(e)
 }
 
 fn engine_ref<'a>(engine: *const MbEngine) -> Result<&'a MbEngine, MbStatus> {
-    arg(engine, "engine")
+    let e = arg(engine, "engine")?;
+    e.poison.enter("engine")?;
+    Ok(e)
 }
 
 /// Builds an engine into the caller's out-parameter (checked first: nothing is built for

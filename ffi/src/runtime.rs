@@ -13,7 +13,7 @@ use matchbook::runtime::{
 };
 use matchbook::{Engine, EventRecord, Timestamp};
 
-use crate::boundary::{arg, fail, fill, guard, out};
+use crate::boundary::{Poison, arg, fail, fill, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, to_command};
 use crate::config::MbConfig;
 use crate::event::MbEvent;
@@ -47,6 +47,8 @@ pub struct MbRuntime {
     manual: Option<Arc<ManualClock>>,
     clock: Arc<dyn Clock>,
     refdata: MbRefData,
+    /// Set when a call panicked while using the runtime.
+    poison: Poison,
 }
 
 /// An outcome, and the sender to use for the next command. The session keeps no sender of
@@ -65,6 +67,8 @@ pub struct MbSession {
     receiver: Receiver<Reply>,
     keep_events: bool,
     pending: Vec<EventRecord>,
+    /// Set when a call panicked while using the session.
+    poison: Poison,
 }
 
 impl MbRuntime {
@@ -105,6 +109,7 @@ impl MbRuntime {
             manual,
             clock,
             refdata,
+            poison: Poison::default(),
         })
     }
 }
@@ -192,11 +197,21 @@ impl Reader for MbSession {
 }
 
 fn session_mut<'a>(session: *mut MbSession) -> Result<&'a mut MbSession, MbStatus> {
-    out(session, "session")
+    let s = out(session, "session")?;
+    s.poison.enter("session")?;
+    Ok(s)
 }
 
 fn session_ref<'a>(session: *const MbSession) -> Result<&'a MbSession, MbStatus> {
-    arg(session, "session")
+    let s = arg(session, "session")?;
+    s.poison.enter("session")?;
+    Ok(s)
+}
+
+fn runtime_ref<'a>(runtime: *const MbRuntime) -> Result<&'a MbRuntime, MbStatus> {
+    let r = arg(runtime, "runtime")?;
+    r.poison.enter("runtime")?;
+    Ok(r)
 }
 
 /// Starts a thread-safe engine from a definition (`options` NULL: system clock, default
@@ -260,7 +275,7 @@ pub unsafe extern "C" fn mb_runtime_refdata(runtime: *const MbRuntime) -> *const
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_runtime_set_time(runtime: *const MbRuntime, time_ns: i64) -> MbStatus {
     guard(|| {
-        let r = arg(runtime, "runtime")?;
+        let r = runtime_ref(runtime)?;
         let manual = r.manual.as_ref().ok_or_else(|| {
             fail(
                 MbStatus::InvalidArgument,
@@ -287,7 +302,7 @@ pub unsafe extern "C" fn mb_session_new(
     out_session: *mut *mut MbSession,
 ) -> MbStatus {
     guard(|| {
-        let r = arg(runtime, "runtime")?;
+        let r = runtime_ref(runtime)?;
         let slot = out(out_session, "out_session")?;
         *slot = Box::into_raw(Box::new(MbSession {
             handle: r.runtime.handle(),
@@ -296,6 +311,7 @@ pub unsafe extern "C" fn mb_session_new(
             receiver: crossbeam_channel::never(),
             keep_events: keep_events != 0,
             pending: Vec::new(),
+            poison: Poison::default(),
         }));
         Ok(())
     })
