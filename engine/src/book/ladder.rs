@@ -254,10 +254,14 @@ impl Ladder {
     /// slots, bitset, summary word and count agree and that every outlier lies above the
     /// window: the shape the O(1) lookups rely on, which a decoded snapshot must have.
     pub(crate) fn checked_entries(&self) -> Result<Vec<(i64, u32)>, String> {
-        if self.slots.len() != WINDOW || self.base > i64::MAX - WINDOW as i64 {
+        if self.slots.len() != WINDOW
+            || self.base > i64::MAX - WINDOW as i64
+            || self.window_len > WINDOW
+        {
             return Err("ladder window out of shape".into());
         }
-        let mut entries = Vec::with_capacity(self.len());
+        // Sized from what is there, never from a decoded count.
+        let mut entries = Vec::with_capacity(self.window_len + self.outliers.len());
         for (w, &word) in self.words.iter().enumerate() {
             if (word != 0) != ((self.summary >> w) & 1 == 1) {
                 return Err("ladder summary disagrees with its bitset".into());
