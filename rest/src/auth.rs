@@ -1,9 +1,11 @@
 //! Authentication and authorisation: the `Authorization: Bearer <key>` extractor, scope
-//! checks, and the per-key and per-holder rate limits.
+//! checks, and the per-key and per-holder rate limits (requests without a valid key are
+//! limited per address in the request guard).
 
 use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
+use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 
@@ -20,8 +22,17 @@ pub struct Caller(pub Arc<ApiKey>);
 pub struct Admin(pub Arc<ApiKey>);
 
 fn bearer(parts: &Parts, state: &Shared) -> Result<Arc<ApiKey>, ApiError> {
-    let header = parts
-        .headers
+    key_of(&parts.headers, state)
+}
+
+/// Whether the request carries a key the server accepts (requests without one are limited
+/// per client address).
+pub fn carries_valid_key(headers: &HeaderMap, state: &Shared) -> bool {
+    key_of(headers, state).is_ok()
+}
+
+fn key_of(headers: &HeaderMap, state: &Shared) -> Result<Arc<ApiKey>, ApiError> {
+    let header = headers
         .get(AUTHORIZATION)
         .ok_or(ApiError::Unauthorized("MISSING_CREDENTIALS"))?;
     let text = header

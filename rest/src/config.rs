@@ -24,6 +24,9 @@ pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 pub const DEFAULT_ADMIN_BIND: &str = "127.0.0.1:8081";
 /// Default rate limit per key (or holder) and minute.
 pub const DEFAULT_RATE_LIMIT: u32 = 240;
+/// Requests per minute one address may send without a valid key, by default (100 a
+/// second: far above any polling client, far below what would crowd out the others).
+pub const DEFAULT_PUBLIC_RATE_LIMIT: u32 = 6_000;
 /// Market data on the engine thread: measured faster over HTTP on two cores, where one
 /// thread hand-off fewer per request outweighs the matching time it costs (BENCHMARKS.md).
 pub const DEFAULT_MARKET_DATA: MarketDataPlacement = MarketDataPlacement::EngineThread;
@@ -82,6 +85,8 @@ pub struct ServerSection {
     pub idle_timeout_seconds: Option<u64>,
     /// Most connections open at once from one client address (default 256).
     pub max_connections_per_address: Option<usize>,
+    /// Requests per minute one address may send without a valid key (default 6000).
+    pub public_rate_limit_per_minute: Option<u32>,
     /// Seconds a request's headers may take once begun, and its body after them (default
     /// 10).
     pub header_timeout_seconds: Option<u64>,
@@ -164,6 +169,9 @@ pub struct Settings {
     pub idle_timeout: std::time::Duration,
     /// Most connections open at once from one client address, per listener.
     pub max_connections_per_address: usize,
+    /// Requests per minute one address may send to the public listener without a valid
+    /// key (the public market-data routes); more are 429.
+    pub public_rate_limit_per_minute: u32,
     /// A request whose headers take longer than this once begun, or whose body takes
     /// longer than this after its headers, is refused (408).
     pub header_timeout: std::time::Duration,
@@ -245,6 +253,7 @@ impl Settings {
             max_connections: crate::listener::DEFAULT_MAX_CONNECTIONS,
             idle_timeout: crate::listener::DEFAULT_IDLE_TIMEOUT,
             max_connections_per_address: crate::listener::DEFAULT_MAX_PER_ADDRESS,
+            public_rate_limit_per_minute: DEFAULT_PUBLIC_RATE_LIMIT,
             header_timeout: crate::listener::DEFAULT_HEAD_TIMEOUT,
         }
     }
@@ -344,6 +353,10 @@ impl Settings {
                 .max_connections_per_address
                 .unwrap_or(demo.max_connections_per_address)
                 .max(1),
+            public_rate_limit_per_minute: file
+                .server
+                .public_rate_limit_per_minute
+                .unwrap_or(demo.public_rate_limit_per_minute),
             header_timeout: file
                 .server
                 .header_timeout_seconds

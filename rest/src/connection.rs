@@ -73,7 +73,7 @@ pub struct Counters {
     pub refused_per_address: AtomicU64,
 }
 
-/// The end of a request head.
+/// The end of a request head as written back to clients.
 const HEAD_END: &[u8; 4] = b"\r\n\r\n";
 
 /// Where the connection is in the request it is reading.
@@ -83,8 +83,28 @@ struct Head {
     awaiting: bool,
     /// When the head being read must be complete.
     until: Option<Instant>,
-    /// How much of `HEAD_END` the bytes read so far end with.
-    matched: usize,
+    /// Line feeds at the end of what was read, carriage returns aside.
+    newlines: u8,
+}
+
+impl Head {
+    /// Waiting for a request head to begin.
+    fn awaiting() -> Self {
+        Self {
+            awaiting: true,
+            until: None,
+            newlines: 0,
+        }
+    }
+
+    /// A head is complete: what follows is its body, until the answer goes out.
+    fn done() -> Self {
+        Self {
+            awaiting: false,
+            until: None,
+            newlines: 0,
+        }
+    }
 }
 
 /// An accepted connection (see the module doc).
@@ -117,16 +137,13 @@ impl LimitedStream {
             head_timeout,
             counters,
             deadline: Box::pin(tokio::time::sleep(idle)),
-            head: Head {
-                awaiting: true,
-                until: None,
-                matched: 0,
-            },
+            head: Head::awaiting(),
             pending: Vec::new(),
         }
     }
 
-    /// Follows the request head through newly read bytes.
+    /// Follows the request head through newly read bytes: it ends at an empty line (two
+    /// line feeds with nothing but carriage returns between them, as the parser accepts).
     fn track_head(&mut self, bytes: &[u8]) {
         if !self.head.awaiting || bytes.is_empty() {
             return;
@@ -135,17 +152,13 @@ impl LimitedStream {
             self.head.until = Some(Instant::now() + self.head_timeout);
         }
         for &b in bytes {
-            self.head.matched = match (self.head.matched, b) {
-                (m, _) if b == HEAD_END[m] => m + 1,
-                (_, b'\r') => 1,
-                _ => 0,
-            };
-            if self.head.matched == HEAD_END.len() {
-                self.head = Head {
-                    awaiting: false,
-                    until: None,
-                    matched: 0,
-                };
+            match b {
+                b'\n' => self.head.newlines += 1,
+                b'\r' => {}
+                _ => self.head.newlines = 0,
+            }
+            if self.head.newlines == 2 {
+                self.head = Head::done();
                 return;
             }
         }
@@ -270,7 +283,9 @@ impl AsyncWrite for LimitedStream {
         let this = &mut *self;
         std::task::ready!(this.poll_pending(cx))?;
         // A response going out: the next bytes read start a new request head.
-        this.head.awaiting = true;
+        if !this.head.awaiting {
+            this.head = Head::awaiting();
+        }
         if let Some(json) = rewritten_refusal(buf) {
             // Taken whole: what the socket does not take now goes out on the next flush.
             this.pending = json;

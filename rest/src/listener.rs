@@ -148,3 +148,15 @@ impl Listener for LimitedListener {
         self.inner.local_addr()
     }
 }
+
+/// The client address of a connection, as handlers and the request guard see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer(pub SocketAddr);
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, LimitedListener>>
+    for Peer
+{
+    fn connect_info(stream: axum::serve::IncomingStream<'_, LimitedListener>) -> Self {
+        Self(*stream.remote_addr())
+    }
+}

@@ -74,13 +74,14 @@ pub async fn serve() -> Json<Value> {
 
 /// Statuses every operation may answer, with the spec's error body: a malformed request
 /// (400), an unknown instrument, order or route (404), a body too slow (408) or too large
-/// (413), a request line or headers too large (414, 431, answered below the router), an
-/// engine that did not answer in time (500, the spec's server error) and an engine queue
-/// that is full (503).
-const ALWAYS: [&str; 8] = ["400", "404", "408", "413", "414", "431", "500", "503"];
-/// And every operation behind a key: no or a bad key (401), a scope it lacks (403), the
-/// rate limit (429).
-const WITH_KEY: [&str; 3] = ["401", "403", "429"];
+/// (413), a request line or headers too large (414, 431, answered below the router), a
+/// rate limit (429: per key, or per address without one), an engine that did not answer in
+/// time (500, the spec's server error) and an engine queue that is full (503).
+const ALWAYS: [&str; 9] = [
+    "400", "404", "408", "413", "414", "429", "431", "500", "503",
+];
+/// And every operation behind a key: no or a bad key (401), a scope it lacks (403).
+const WITH_KEY: [&str; 2] = ["401", "403"];
 
 /// The generated description, completed where the annotations leave it loose, so that a
 /// client (or schemathesis) can hold the server to it: every status the request guard,

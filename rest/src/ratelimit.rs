@@ -1,8 +1,12 @@
-//! Per-key and per-holder request limits: a fixed one-minute window counted in a single
-//! atomic word (window number in the high bits, count in the low 24), so checking a limit
-//! takes no lock. A fixed window admits up to twice the limit across a window boundary; the
-//! public exchange's figure (about 240 a minute) is approximate in the same way.
+//! Per-key, per-holder and per-address request limits: a fixed one-minute window counted in
+//! a single atomic word (window number in the high bits, count in the low 24), so checking
+//! a limit takes no lock. A fixed window admits up to twice the limit across a window
+//! boundary; the public exchange's figure (about 240 a minute) is approximate in the same
+//! way. Requests without a valid key are limited per client address ([`AddressWindows`]).
 
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 const COUNT_BITS: u32 = 24;
@@ -38,9 +42,43 @@ impl RateWindow {
     }
 }
 
+/// Most addresses tracked before windows of past minutes are dropped.
+const MAX_TRACKED: usize = 65_536;
+
+/// One window per client address, for requests that carry no valid key.
+#[derive(Debug, Default)]
+pub struct AddressWindows(Mutex<HashMap<IpAddr, RateWindow>>);
+
+impl AddressWindows {
+    /// Counts one request from `ip` in minute `minute`; false when `limit` is reached.
+    pub fn admit(&self, ip: IpAddr, minute: u64, limit: u32) -> bool {
+        let Ok(mut windows) = self.0.lock() else {
+            return true;
+        };
+        if windows.len() >= MAX_TRACKED && !windows.contains_key(&ip) {
+            // Only the current minute's counts matter: forget the rest (a flood of new
+            // addresses cannot grow the table without bound).
+            windows.retain(|_, w| w.state.load(Ordering::Relaxed) >> COUNT_BITS == minute);
+        }
+        windows.entry(ip).or_default().admit(minute, limit)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_address_has_its_own_window() {
+        let windows = AddressWindows::default();
+        let (a, b): (IpAddr, IpAddr) = (
+            "127.0.0.1".parse().unwrap_or(IpAddr::from([0; 4])),
+            IpAddr::from([127, 0, 0, 2]),
+        );
+        assert_eq!((0..10).filter(|_| windows.admit(a, 3, 4)).count(), 4);
+        assert!(windows.admit(b, 3, 4), "another address is not held back");
+        assert!(windows.admit(a, 4, 4), "a new minute starts a new count");
+    }
 
     #[test]
     fn admits_the_limit_then_refuses_until_the_next_minute() {

@@ -17,7 +17,7 @@ use tokio::task::JoinHandle;
 use crate::config::Settings;
 use crate::cursor::CursorSigner;
 use crate::keys::KeyStore;
-use crate::listener::{ConnectionLimits, LimitedListener, ListenerStats};
+use crate::listener::{ConnectionLimits, LimitedListener, ListenerStats, Peer};
 use crate::markets::Markets;
 use crate::routes::{admin_router, public_router};
 use crate::setup::{self, IssuedKey, SetupError};
@@ -136,11 +136,14 @@ async fn serve(
     router: axum::Router,
     mut stop: watch::Receiver<bool>,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            let _ = stop.wait_for(|s| *s).await;
-        })
-        .await
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<Peer>(),
+    )
+    .with_graceful_shutdown(async move {
+        let _ = stop.wait_for(|s| *s).await;
+    })
+    .await
 }
 
 impl Server {
@@ -224,6 +227,8 @@ impl Server {
             rate_limit: settings.rate_limit_per_minute,
             data_dir: settings.data_dir.clone(),
             body_timeout: settings.header_timeout,
+            public_rate_limit: settings.public_rate_limit_per_minute,
+            address_windows: Default::default(),
         });
         // Holders and opening balances are commands like any other: on a restart they
         // come back from the journal, so they are provisioned only into an empty one.

@@ -38,6 +38,10 @@ pub struct AppState {
     pub data_dir: std::path::PathBuf,
     /// How long a request body may take to arrive once its headers are in.
     pub body_timeout: std::time::Duration,
+    /// Requests per minute from one address that carry no valid key (public routes).
+    pub public_rate_limit: u32,
+    /// Their windows.
+    pub address_windows: crate::ratelimit::AddressWindows,
 }
 
 /// The state as handlers receive it.

@@ -249,6 +249,18 @@ async fn a_trickled_body_is_408_and_trickled_headers_are_cut_off() {
     assert_eq!(status_and_code(&body), (408, "REQUEST_TIMEOUT".to_owned()));
     assert_eq!(status_and_code(&head), (408, "REQUEST_TIMEOUT".to_owned()));
     assert_eq!(stats.closed_slow_head(), 1, "the trickled head was cut off");
+    // The deadline is per request head: a kept-alive connection that waits between its
+    // requests longer than it is not cut.
+    let (status, _) = exchange.get("/v1/time", None).await;
+    assert_eq!(status, StatusCode::OK);
+    tokio::time::sleep(std::time::Duration::from_millis(1_200)).await;
+    let (status, _) = exchange.get("/v1/time", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        stats.closed_slow_head(),
+        1,
+        "no connection cut between requests"
+    );
     exchange.stop().await;
 }
 
@@ -296,5 +308,41 @@ async fn one_address_cannot_take_every_connection() {
     .expect("thread");
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     drop(held);
+    exchange.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keyless_requests_are_limited_per_address() {
+    let mut s = settings(common::data_dir());
+    s.public_rate_limit_per_minute = 3;
+    let exchange = Exchange::with(s).await;
+    let mut refused = 0;
+    for _ in 0..20 {
+        let (status, body) = exchange.get("/v1/order-book/BTC_EUR", None).await;
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            assert_eq!(code(&body), "RATELIMIT");
+            refused += 1;
+        } else {
+            assert_eq!(status, StatusCode::OK, "{body}");
+        }
+    }
+    // At most two windows' worth (a minute may turn during the loop) got through.
+    assert!(refused >= 14, "{refused} of 20 refused");
+    // A request with a valid key is limited per key, not per address.
+    let (status, _) = exchange
+        .get("/v1/order-book/BTC_EUR", Some(&exchange.reader.key))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    // Another address has its own window.
+    let other = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .build()
+        .expect("client");
+    let r = other
+        .get(format!("{}/v1/order-book/BTC_EUR", exchange.base))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(r.status(), StatusCode::OK);
     exchange.stop().await;
 }

@@ -12,7 +12,7 @@ pub mod trades;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
 use axum::http::StatusCode;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::middleware::{self, Next};
@@ -20,6 +20,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
 use crate::error::{ApiError, ErrorBody};
+use crate::listener::Peer;
 use crate::state::Shared;
 
 /// Largest request body accepted.
@@ -28,6 +29,18 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub const HANDLER_TIMEOUT: Duration = Duration::from_secs(10);
 fn refusal(status: StatusCode, code: &str) -> Response {
     (status, axum::Json(ErrorBody { error: code.into() })).into_response()
+}
+
+/// Counts a request that carries no valid key against its address's window (an in-process
+/// call, with no address, is not limited).
+fn admitted_by_address(request: &Request, state: &Shared) -> bool {
+    let Some(ConnectInfo(Peer(peer))) = request.extensions().get::<ConnectInfo<Peer>>() else {
+        return true;
+    };
+    crate::auth::carries_valid_key(request.headers(), state)
+        || state
+            .address_windows
+            .admit(peer.ip(), state.minute(), state.public_rate_limit)
 }
 
 /// Reads the whole body (at most [`MAX_BODY_BYTES`]) within `deadline` of its headers, so
@@ -51,6 +64,9 @@ async fn guard(State(state): State<Shared>, request: Request, next: Next) -> Res
         .is_some_and(|n| n > MAX_BODY_BYTES);
     if too_large {
         return refusal(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
+    }
+    if !admitted_by_address(&request, &state) {
+        return ApiError::RateLimited.into_response();
     }
     let request = match buffered(request, state.body_timeout).await {
         Ok(request) => request,

@@ -188,7 +188,13 @@ impl World {
                     Side::Sell
                 };
                 let step = (reference / 500).max(1);
-                let price = Price((reference + i64::from(input.i8()) * step).max(1));
+                let mut price = Price((reference + i64::from(input.i8()) * step).max(1));
+                if input.u8() == 0
+                    && let Ok(inst) = self.engine.instrument(instrument)
+                {
+                    // At the instrument's largest price, and one tick past it.
+                    price = Price(inst.max_price.0 + i64::from(input.u8() % 2));
+                }
                 let mut amount = Qty(lots * i64::from(input.u8() % 16 + 1));
                 if input.u8() == 0 {
                     // At the largest order amount, and one past it.
