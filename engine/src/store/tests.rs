@@ -171,17 +171,7 @@ fn a_reopened_durable_engine_continues_where_it_stopped() {
         DurableEngine::open(&split.0, options(150, 2), fresh).expect("reopen");
     assert_eq!(report.snapshot_seq, Some(300));
     assert_eq!(durable.last_seq(), 300);
-    let mut events = Vec::new();
-    for (i, command) in commands.iter().enumerate().skip(300) {
-        let result = durable.apply(
-            &mut engine2,
-            Some(&mut market2),
-            command,
-            time(i),
-            &mut events,
-        );
-        assert!(result.is_ok());
-    }
+    go_on(&mut durable, &mut engine2, &mut market2, &commands, 300);
     assert_eq!(engine2.state_hash(), engine.state_hash());
 }
 
@@ -191,16 +181,28 @@ fn a_damaged_newest_snapshot_falls_back_to_the_one_before() {
     let commands = commands(450);
     let (engine, market) = run(&scratch.0, options(200, 2), &commands);
     let newest = snapshot_path(&scratch.0, 400);
-    let mut bytes = std::fs::read(&newest).expect("read");
-    let middle = bytes.len() / 2;
-    bytes[middle] ^= 0x10;
-    std::fs::write(&newest, bytes).expect("write");
+    damage(&newest);
     let recovered = recover(&scratch.0, options(200, 2), fresh).expect("recover");
     assert_eq!(recovered.report.snapshot_seq, Some(200));
     assert_eq!(recovered.report.skipped_snapshots.len(), 1);
     assert_eq!(recovered.report.skipped_snapshots[0].0, newest);
     assert_eq!(recovered.report.replayed, 250);
     assert_same(&recovered, &engine, &market);
+}
+
+/// Applies `commands` from index `from` on, each durable before the next.
+fn go_on(
+    durable: &mut DurableEngine,
+    engine: &mut Engine,
+    market: &mut MarketData,
+    commands: &[Command],
+    from: usize,
+) {
+    let mut events = Vec::new();
+    for (i, command) in commands.iter().enumerate().skip(from) {
+        let applied = durable.apply(engine, Some(&mut *market), command, time(i), &mut events);
+        assert!(applied.is_ok(), "journal write");
+    }
 }
 
 /// Flips a byte in the middle of a file.
@@ -224,17 +226,7 @@ fn pruning_counts_only_snapshots_that_load_so_a_restart_always_has_one() {
     let (mut durable, mut engine, mut market, report) =
         DurableEngine::open(&scratch.0, options(200, 2), fresh).expect("reopen");
     assert_eq!(report.snapshot_seq, Some(200));
-    let mut events = Vec::new();
-    for (i, command) in commands.iter().enumerate().skip(450) {
-        let applied = durable.apply(
-            &mut engine,
-            Some(&mut market),
-            command,
-            time(i),
-            &mut events,
-        );
-        assert!(applied.is_ok());
-    }
+    go_on(&mut durable, &mut engine, &mut market, &commands, 450);
     drop(durable);
     assert_eq!(snapshot_seqs(&scratch.0), vec![200, 400, 650]);
     assert_eq!(
