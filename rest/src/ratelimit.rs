@@ -71,10 +71,7 @@ mod tests {
     #[test]
     fn each_address_has_its_own_window() {
         let windows = AddressWindows::default();
-        let (a, b): (IpAddr, IpAddr) = (
-            "127.0.0.1".parse().unwrap_or(IpAddr::from([0; 4])),
-            IpAddr::from([127, 0, 0, 2]),
-        );
+        let (a, b) = (IpAddr::from([127, 0, 0, 1]), IpAddr::from([127, 0, 0, 2]));
         assert_eq!((0..10).filter(|_| windows.admit(a, 3, 4)).count(), 4);
         assert!(windows.admit(b, 3, 4), "another address is not held back");
         assert!(windows.admit(a, 4, 4), "a new minute starts a new count");
