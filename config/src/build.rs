@@ -1,8 +1,8 @@
 //! From the file shape to the engine's reference data: decimals parsed, kinds and states
 //! checked, demo defaults for the sections left out.
 
-use matchbook::fees::{FeeGroupSpec, FeeTierSpec};
-use matchbook::{
+use matchbook_core::fees::{FeeGroupSpec, FeeTierSpec};
+use matchbook_core::{
     Currency, EngineConfig, FundingSchedule, FundingSettings, FuturesTerms, InstrumentKind,
     InstrumentSpec, InstrumentState,
 };
@@ -16,7 +16,7 @@ fn decimal(text: &str, what: &str) -> Result<Decimal, DefinitionError> {
 }
 
 pub(crate) fn engine_config(exchange: &Exchange) -> Result<EngineConfig, DefinitionError> {
-    let mut engine = matchbook::demo::config();
+    let mut engine = crate::demo::config();
     if !exchange.currencies.is_empty() {
         engine.currencies = exchange
             .currencies

@@ -18,6 +18,7 @@
 //! ```
 
 mod build;
+pub mod demo;
 pub mod file;
 mod provision;
 
@@ -27,7 +28,7 @@ pub use file::{
 };
 pub use provision::{Directory, HolderEntry, ProvisionError, provision, provision_engine};
 
-use matchbook::EngineConfig;
+use matchbook_core::EngineConfig;
 use serde::Deserialize;
 
 /// Why a definition was refused.
@@ -80,7 +81,7 @@ impl Exchange {
 
     /// Text that changes whenever the state a durable engine starts from would: the
     /// definition, the time its holders are provisioned at, and whether market data is
-    /// kept. A data directory is pinned to it (`matchbook::store::pin_config`), so the C
+    /// kept. A data directory is pinned to it (`matchbook_core::store::pin_config`), so the C
     /// and Python bindings open each other's directories and refuse another definition.
     pub fn fingerprint(&self, start_time_ns: i64, market_data: bool) -> String {
         format!("{self:?} start={start_time_ns} market_data={market_data}")

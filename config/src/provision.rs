@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use matchbook::{
+use matchbook_core::{
     AccountId, AccountKind, Applied, Command, CurrencyId, Engine, EngineError, EventSink, HolderId,
     Timestamp,
 };
@@ -105,7 +105,8 @@ pub fn provision<E>(
                     amount: amount.clone(),
                 };
                 let (currency, scale) = currency(code).ok_or_else(bad)?;
-                let amount = matchbook::fixed::parse_scaled(amount, scale).map_err(|_| bad())?;
+                let amount =
+                    matchbook_core::fixed::parse_scaled(amount, scale).map_err(|_| bad())?;
                 let command = Command::Deposit {
                     account,
                     currency,
@@ -166,7 +167,7 @@ mod tests {
         )
         .expect("valid");
         let mut engine =
-            matchbook::Engine::new(exchange.engine_config().expect("config")).expect("engine");
+            matchbook_core::Engine::new(exchange.engine_config().expect("config")).expect("engine");
         let lookup = |code: &str| {
             let id = engine.currency_by_code(code)?;
             Some((id, engine.balance_scale(id).ok()?))
@@ -179,7 +180,7 @@ mod tests {
         let directory = provision(
             &exchange.holders,
             |code| currencies.get(code).copied(),
-            |c| engine.apply(&c, matchbook::Timestamp(1), &mut sink),
+            |c| engine.apply(&c, matchbook_core::Timestamp(1), &mut sink),
         )
         .expect("provisioned");
         let alice = &directory["alice"];

@@ -1,5 +1,10 @@
 //! # matchbook
 //!
+//! The one import of matchbook's adapters: it re-exports the stages, each a crate of its
+//! own: the deterministic core ([`matchbook_core`], at this crate's root), market data
+//! ([`market`]), the journal, snapshots and recovery ([`store`], [`journal`], [`snapshot`])
+//! and the threaded pipeline ([`runtime`]); [`demo`] is the embedded reference data.
+//!
 //! A deterministic, single-writer exchange engine: order books with price-time priority,
 //! matching for limit, market and stop orders under every time in force, self-trade
 //! prevention, amends and cancels; holders, accounts and subaccounts with per-currency
@@ -33,47 +38,9 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod account;
-mod book;
-mod command;
-pub mod demo;
-mod engine;
-mod error;
-mod event;
-pub mod fees;
-pub mod fixed;
-mod hashing;
-mod ids;
-pub mod journal;
-pub mod limits;
-pub mod market;
-mod order;
-mod refdata;
-pub mod runtime;
-pub mod snapshot;
-pub mod store;
-
-pub use account::{AccountKind, AccountState, AccountView, Balance};
-pub use book::view::{BookView, LevelView, OrderView};
-pub use command::{CancelScope, Command};
-pub use engine::{
-    AccountFees, ActiveTier, Applied, DEFAULT_MAX_OPEN_ORDERS, Engine, EngineConfig, FundingView,
-    FuturesSummary, IntegrityError, MAIN_ACCOUNT_NAME, MAX_ACCOUNT_NAME, MarginState, MarginTotals,
-    PositionView, RATE_SCALE, RunningVolume, transfer_decimals,
-};
-pub use error::EngineError;
-pub use event::{
-    AcceptedOrder, CancelReason, CountingSink, Event, EventRecord, EventSink, OrderStatus, Trade,
-};
-pub use fixed::{
-    Notional, ParseDecimalError, Price, Qty, TransferAmountError, parse_transfer_amount,
-};
-pub use hashing::StateHasher;
-pub use ids::{
-    AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, TradeId, Uuid, UuidError,
-};
-pub use order::{LiveState, NewOrder, Order, OrderType, Side, StpMode, TimeInForce};
-pub use refdata::{
-    ConfigError, Currency, FundingSchedule, FundingSettings, FuturesTerms, Instrument,
-    InstrumentKind, InstrumentSpec, InstrumentState,
-};
+pub use matchbook_config::demo;
+pub use matchbook_core::*;
+pub use matchbook_market as market;
+pub use matchbook_runtime as runtime;
+pub use matchbook_store as store;
+pub use matchbook_store::{journal, snapshot};

@@ -1,0 +1,220 @@
+//! The order book of one instrument: two price ladders whose levels are intrusive FIFO queues
+//! of orders (prev/next slots into the engine's order slab), the pending stop orders, and the
+//! last trade price. Cancel by slot is O(1); best bid and ask are O(1).
+
+mod check;
+mod ladder;
+pub mod view;
+
+use std::collections::BTreeMap;
+
+use slab::Slab;
+
+use crate::fixed::{Price, Qty};
+use crate::order::{NIL, Order, Side};
+use ladder::Ladder;
+
+/// One price level: a FIFO of orders and its total remaining amount.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Level {
+    pub(crate) price: Price,
+    pub(crate) total: Qty,
+    pub(crate) count: u32,
+    pub(crate) head: u32,
+    pub(crate) tail: u32,
+}
+
+/// Book of one instrument.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Book {
+    bids: Ladder,
+    asks: Ladder,
+    #[serde(with = "crate::persist::slab_image")]
+    pub(crate) levels: Slab<Level>,
+    /// Buy stops by (trigger, order number): lowest trigger triggers first.
+    pub(crate) buy_stops: BTreeMap<(i64, u64), u32>,
+    /// Sell stops by (-trigger, order number): highest trigger triggers first.
+    pub(crate) sell_stops: BTreeMap<(i64, u64), u32>,
+    /// Price of the last trade.
+    pub(crate) last_price: Option<Price>,
+    /// Sequence number of the last event that changed this book.
+    pub(crate) sequence: u64,
+}
+
+/// Ladder key of a price: smaller is better on either side.
+#[inline]
+pub(crate) fn key(side: Side, price: Price) -> i64 {
+    match side {
+        Side::Sell => price.0,
+        Side::Buy => -price.0,
+    }
+}
+
+impl Book {
+    #[inline]
+    fn ladder(&self, side: Side) -> &Ladder {
+        match side {
+            Side::Buy => &self.bids,
+            Side::Sell => &self.asks,
+        }
+    }
+
+    #[inline]
+    fn ladder_mut(&mut self, side: Side) -> &mut Ladder {
+        match side {
+            Side::Buy => &mut self.bids,
+            Side::Sell => &mut self.asks,
+        }
+    }
+
+    /// Best level of `side`: its price and level index.
+    #[inline]
+    pub(crate) fn best(&self, side: Side) -> Option<(Price, u32)> {
+        self.ladder(side)
+            .first()
+            .map(|(_, level)| (self.levels[level as usize].price, level))
+    }
+
+    /// Best price of `side`, from the ladder alone.
+    #[inline]
+    pub(crate) fn best_price(&self, side: Side) -> Option<Price> {
+        self.ladder(side).first_key().map(|k| match side {
+            Side::Sell => Price(k),
+            Side::Buy => Price(-k),
+        })
+    }
+
+    /// Best bid and best ask.
+    #[inline]
+    pub(crate) fn top(&self) -> (Option<Price>, Option<Price>) {
+        (self.best_price(Side::Buy), self.best_price(Side::Sell))
+    }
+
+    /// Levels of `side`, best first.
+    pub(crate) fn levels_of(&self, side: Side) -> impl Iterator<Item = &Level> + '_ {
+        self.ladder(side)
+            .iter()
+            .map(move |(_, level)| &self.levels[level as usize])
+    }
+
+    /// Number of price levels on `side`.
+    pub(crate) fn depth(&self, side: Side) -> usize {
+        self.ladder(side).len()
+    }
+
+    /// True when an order on `side` limited at `limit` would take liquidity.
+    #[inline]
+    pub(crate) fn would_take(&self, side: Side, limit: Price) -> bool {
+        self.best(side.opposite())
+            .is_some_and(|(price, _)| side.crosses(limit, price))
+    }
+
+    /// Appends a resting order to the back of its price level.
+    #[inline]
+    pub(crate) fn push_back(&mut self, orders: &mut Slab<Order>, slot: u32) {
+        let order = &orders[slot as usize];
+        let (side, remaining) = (order.side, order.remaining());
+        let price = order.price;
+        let k = key(side, price);
+        let level_idx = match self.ladder(side).get(k) {
+            Some(level) => level,
+            None => {
+                let level = self.levels.insert(Level {
+                    price,
+                    total: Qty(0),
+                    count: 0,
+                    head: NIL,
+                    tail: NIL,
+                }) as u32;
+                self.ladder_mut(side).insert(k, level);
+                level
+            }
+        };
+        let level = &mut self.levels[level_idx as usize];
+        let old_tail = level.tail;
+        level.tail = slot;
+        if old_tail == NIL {
+            level.head = slot;
+        }
+        level.total.0 += remaining.0;
+        level.count += 1;
+        if old_tail != NIL {
+            orders[old_tail as usize].next = slot;
+        }
+        let order = &mut orders[slot as usize];
+        order.prev = old_tail;
+        order.next = NIL;
+        order.level = level_idx;
+    }
+
+    /// Takes a resting order out of its level; removes the level when it empties.
+    #[inline]
+    pub(crate) fn unlink(&mut self, orders: &mut Slab<Order>, slot: u32) {
+        let order = &orders[slot as usize];
+        let (prev, next, level_idx, side, remaining) = (
+            order.prev,
+            order.next,
+            order.level,
+            order.side,
+            order.remaining(),
+        );
+        if prev != NIL {
+            orders[prev as usize].next = next;
+        }
+        if next != NIL {
+            orders[next as usize].prev = prev;
+        }
+        let level = &mut self.levels[level_idx as usize];
+        if prev == NIL {
+            level.head = next;
+        }
+        if next == NIL {
+            level.tail = prev;
+        }
+        level.total.0 -= remaining.0;
+        level.count -= 1;
+        if level.count == 0 {
+            let price = level.price;
+            self.levels.remove(level_idx as usize);
+            self.ladder_mut(side).remove(key(side, price));
+        }
+        let order = &mut orders[slot as usize];
+        order.prev = NIL;
+        order.next = NIL;
+        order.level = NIL;
+    }
+
+    /// Lowers a level's total after a resting order shrank by `qty` (a fill or a size-down).
+    #[inline]
+    pub(crate) fn reduce(&mut self, level: u32, qty: Qty) {
+        self.levels[level as usize].total.0 -= qty.0;
+    }
+
+    /// Whether `amount` can be filled against the opposite side within `limit`, counting
+    /// whole levels (no self-trade rules).
+    pub(crate) fn can_fill(&self, side: Side, limit: Price, amount: Qty) -> bool {
+        let mut need = amount.0;
+        for level in self.levels_of(side.opposite()) {
+            if !side.crosses(limit, level.price) {
+                return false;
+            }
+            need -= level.total.0;
+            if need <= 0 {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+impl crate::persist::slab_image::Filler for Level {
+    fn filler() -> Self {
+        Self {
+            price: Price(0),
+            total: Qty(0),
+            count: 0,
+            head: NIL,
+            tail: NIL,
+        }
+    }
+}

@@ -1,0 +1,516 @@
+//! Integrity of a restored engine. A snapshot's checksum proves it was written whole, not
+//! that its contents describe a state this engine can reach; matching trusts its indexes
+//! (slots, links, ladder bits) without checking them, so a decoded engine is checked here,
+//! once, before anything runs on it: its reference data must be the configuration's, and
+//! every index must agree with the records it points at.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::Engine;
+use super::place::counts_as_open;
+use crate::ids::AccountId;
+use crate::order::{LiveState, NIL, OrderType};
+
+/// Why a decoded engine cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("inconsistent engine state: {0}")]
+pub struct IntegrityError(pub String);
+
+fn fail<T>(what: &str) -> Result<T, IntegrityError> {
+    Err(IntegrityError(what.to_owned()))
+}
+
+fn encoded<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    postcard::to_stdvec(value).unwrap_or_default()
+}
+
+impl Engine {
+    /// Checks a decoded engine against `reference`, a fresh engine built from the
+    /// configuration it is meant to run: the same reference data, and every order, level,
+    /// index, lock and counter consistent with the rest.
+    pub fn check_restored(&self, reference: &Engine) -> Result<(), IntegrityError> {
+        self.check_reference_data(reference)?;
+        self.check_accounts()?;
+        self.check_orders()?;
+        self.check_futures()?;
+        self.check_money()
+    }
+
+    /// The configuration-derived parts equal the reference's (instrument states and the
+    /// live state of futures markets aside).
+    fn check_reference_data(&self, reference: &Engine) -> Result<(), IntegrityError> {
+        let settings = |e: &Engine| {
+            let instruments: Vec<_> = e
+                .instruments
+                .iter()
+                .map(|i| {
+                    (
+                        &i.spec,
+                        i.base,
+                        i.quote,
+                        i.min_size,
+                        i.min_price,
+                        i.max_price,
+                    )
+                })
+                .collect();
+            let markets: Vec<_> = e.futures.markets.iter().map(|m| m.settings()).collect();
+            encoded(&(
+                (&e.currencies, instruments, &e.scales, &e.settlements),
+                (&e.fee_groups, markets, &e.futures.by_instrument),
+                (e.max_open_orders, e.enforce_balances, e.publish_top_of_book),
+            ))
+        };
+        if settings(self) != settings(reference) {
+            return fail("made with another configuration");
+        }
+        let n = self.instruments.len();
+        if self.books.len() != n || self.tops.len() != n {
+            return fail("books do not match the instruments");
+        }
+        if !self.dirty_books.is_empty() || self.tops.iter().any(|t| t.dirty) {
+            return fail("captured in the middle of a command");
+        }
+        if self.fees_collected.len() != self.currencies.len() {
+            return fail("fee accounts do not match the currencies");
+        }
+        Ok(())
+    }
+
+    /// Holders own their accounts exactly once; per-account arrays have one entry per
+    /// currency; each holder has a volume window per fee group.
+    fn check_accounts(&self) -> Result<(), IntegrityError> {
+        let a = &self.accounts;
+        let currencies = self.currencies.len();
+        if a.currencies != currencies || a.core.len() != a.accounts.len() {
+            return fail("account tables disagree");
+        }
+        if a.accounts.len() > u32::MAX as usize || a.holders.len() > u32::MAX as usize {
+            return fail("too many accounts");
+        }
+        if a.accounts
+            .iter()
+            .any(|r| r.balances.len() != currencies || r.blp_threshold.len() != currencies)
+        {
+            return fail("an account's balances do not match the currencies");
+        }
+        let mut owned = vec![false; a.core.len()];
+        for (h, holder) in a.holders.iter().enumerate() {
+            if holder.accounts.is_empty() {
+                return fail("a holder without a main account");
+            }
+            for &account in &holder.accounts {
+                let i = account.0 as usize;
+                match a.core.get(i) {
+                    Some(core) if core.holder.0 as usize == h && !owned[i] => owned[i] = true,
+                    _ => return fail("a holder lists an account it does not own"),
+                }
+            }
+        }
+        if owned.iter().any(|o| !o) {
+            return fail("an account without a holder");
+        }
+        if self.volumes.len() != a.holders.len() {
+            return fail("traded volumes do not match the holders");
+        }
+        for windows in &self.volumes {
+            if windows.len() != self.fee_groups.len() {
+                return fail("traded volumes do not match the fee groups");
+            }
+            for (window, group) in windows.iter().zip(&self.fee_groups) {
+                window.check(group).map_err(IntegrityError)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every live order is well formed, counted once by its holder, and reachable from
+    /// exactly the indexes it belongs in: its book level or stop queue, the expiry queue and
+    /// the client-id chains.
+    fn check_orders(&self) -> Result<(), IntegrityError> {
+        let mut ids = HashSet::with_capacity(self.orders.len());
+        let mut open_per_holder = vec![0u32; self.accounts.holders.len()];
+        let (mut resting, mut stops, mut with_expiry, mut with_client_id) = (0, 0, 0, 0);
+        for (slot, o) in &self.orders {
+            let Some(instrument) = self.instruments.get(usize::from(o.instrument.0)) else {
+                return fail("an order on an unknown instrument");
+            };
+            let Some(core) = self.accounts.core.get(o.account.0 as usize) else {
+                return fail("an order of an unknown account");
+            };
+            if o.slot as usize != slot
+                || o.id == 0
+                || o.id >= self.next_order
+                || !ids.insert(o.id)
+                || o.amount.0 <= 0
+                || o.filled.0 < 0
+                || o.filled.0 >= o.amount.0
+                || o.reserved < 0
+                || (!self.enforce_balances && o.reserved != 0)
+                || !counts_as_open(o.order_type, o.time_in_force)
+            {
+                return fail("an order's identity, amounts or type are out of range");
+            }
+            match o.state {
+                LiveState::Resting => resting += 1,
+                LiveState::PendingTrigger if o.order_type == OrderType::Stop => stops += 1,
+                _ => return fail("an order is neither resting nor waiting for its trigger"),
+            }
+            if o.order_type == OrderType::Stop
+                && (o.trigger_price < instrument.min_price
+                    || o.trigger_price > instrument.max_price)
+            {
+                return fail("a stop order's trigger is out of range");
+            }
+            open_per_holder[core.holder.0 as usize] += 1;
+            if let Some(at) = o.expire_at {
+                with_expiry += 1;
+                if self.expiries.get(&(at, o.id)) != Some(&(slot as u32)) {
+                    return fail("an order with an expiry is not in the expiry queue");
+                }
+            }
+            with_client_id += usize::from(o.client_id.is_some());
+        }
+        if self.expiries.len() != with_expiry {
+            return fail("the expiry queue names orders that do not expire then");
+        }
+        if open_per_holder
+            .iter()
+            .zip(&self.accounts.holders)
+            .any(|(&n, holder)| n != holder.open_orders)
+        {
+            return fail("a holder's open-order count disagrees with its orders");
+        }
+        let (mut in_books, mut in_stop_queues) = (0, 0);
+        for (i, (book, instrument)) in self.books.iter().zip(&self.instruments).enumerate() {
+            let counts = book
+                .check(
+                    &self.orders,
+                    crate::ids::InstrumentId(i as u16),
+                    (instrument.min_price, instrument.max_price),
+                )
+                .map_err(IntegrityError)?;
+            in_books += counts.resting;
+            in_stop_queues += counts.stops;
+        }
+        if self.books.iter().zip(&self.instruments).any(|(book, i)| {
+            book.last_price
+                .is_some_and(|p| p < i.min_price || p > i.max_price)
+        }) {
+            return fail("a last trade price is out of range");
+        }
+        if in_books != resting || in_stop_queues != stops {
+            return fail("an order is in no book level or stop queue");
+        }
+        if self.chained_client_ids()? != with_client_id {
+            return fail("an order with a client id is not in its chain");
+        }
+        if self.chained_account_orders()? != self.orders.len() {
+            return fail("a live order is not in its account's chain");
+        }
+        Ok(())
+    }
+
+    /// Walks every account's chain of live orders from its newest; returns how many orders
+    /// they hold (each chain lists only its account's orders, newest first, without loops).
+    fn chained_account_orders(&self) -> Result<usize, IntegrityError> {
+        if self.account_orders.len() > self.accounts.core.len() {
+            return fail("order chains for accounts that do not exist");
+        }
+        let mut chained = 0usize;
+        for (account, &newest) in self.account_orders.iter().enumerate() {
+            let (mut slot, mut newer) = (newest, NIL);
+            while slot != NIL {
+                let Some(o) = self.orders.get(slot as usize) else {
+                    return fail("an account's order chain names a missing order");
+                };
+                let older_id = self.orders.get(o.account_older as usize).map(|x| x.id);
+                if o.account.0 as usize != account
+                    || o.account_newer != newer
+                    || older_id.is_some_and(|id| id >= o.id)
+                {
+                    return fail("an account's order chain links another account's order");
+                }
+                chained += 1;
+                if chained > self.orders.len() {
+                    return fail("an account's order chain loops");
+                }
+                (newer, slot) = (slot, o.account_older);
+            }
+        }
+        Ok(chained)
+    }
+
+    /// Walks every client-id chain from its newest order; returns how many orders they hold.
+    fn chained_client_ids(&self) -> Result<usize, IntegrityError> {
+        let mut chained = 0usize;
+        for (&(account, client_id), &newest) in &self.client_index {
+            let (mut slot, mut newer) = (newest, NIL);
+            while slot != NIL {
+                let Some(o) = self.orders.get(slot as usize) else {
+                    return fail("a client-id chain names a missing order");
+                };
+                if o.account != account || o.client_id != Some(client_id) || o.client_newer != newer
+                {
+                    return fail("a client-id chain links an order of another key");
+                }
+                chained += 1;
+                if chained > self.orders.len() {
+                    return fail("a client-id chain loops");
+                }
+                (newer, slot) = (slot, o.client_older);
+            }
+        }
+        Ok(chained)
+    }
+
+    /// Positions fit the account table, sum to zero per market, and match the market's
+    /// open interest; position numbers were handed out.
+    fn check_futures(&self) -> Result<(), IntegrityError> {
+        let f = &self.futures;
+        let markets = f.markets.len();
+        let accounts = self.accounts.core.len();
+        let fits = if markets == 0 {
+            f.positions.is_empty()
+        } else {
+            f.positions.len().is_multiple_of(markets) && f.positions.len() / markets <= accounts
+        };
+        if !fits || f.accounts.len() > accounts {
+            return fail("futures tables do not match the accounts");
+        }
+        for (m, market) in f.markets.iter().enumerate() {
+            let instrument = &self.instruments[usize::from(market.instrument.0)];
+            if market
+                .index
+                .is_some_and(|p| p < instrument.min_price || p > instrument.max_price)
+            {
+                return fail("an index price is out of range");
+            }
+            let (mut net, mut long) = (0i128, 0i128);
+            for p in f.positions.iter().skip(m).step_by(markets) {
+                if p.id >= f.next_position || (p.size != 0 && p.id == 0) {
+                    return fail("a position number was never handed out");
+                }
+                net += i128::from(p.size);
+                long += i128::from(p.size.max(0));
+            }
+            if net != 0 || long != i128::from(market.open_interest) {
+                return fail("positions do not balance to the open interest");
+            }
+        }
+        Ok(())
+    }
+
+    /// No balance is negative or larger than a balance can hold once unlocked, every lock
+    /// is exactly what open orders reserve, and futures order margin is what futures orders
+    /// reserve.
+    fn check_money(&self) -> Result<(), IntegrityError> {
+        let mut reserved: BTreeMap<(AccountId, usize), i128> = BTreeMap::new();
+        let mut margin: BTreeMap<AccountId, i128> = BTreeMap::new();
+        for (_, o) in &self.orders {
+            let s = &self.settlements[usize::from(o.instrument.0)];
+            let currency = s.reserve_currency(o.side);
+            *reserved
+                .entry((o.account, usize::from(currency.0)))
+                .or_default() += i128::from(o.reserved);
+            if s.futures.is_some() {
+                *margin.entry(o.account).or_default() += i128::from(o.reserved);
+            }
+        }
+        // Only a futures collateral's fee pot can go below zero: it absorbs the losses of
+        // positions closed past their bankruptcy price.
+        let collateral = |c: usize| {
+            self.futures
+                .markets
+                .iter()
+                .any(|m| usize::from(m.collateral.0) == c)
+        };
+        if (self.fees_collected.iter().enumerate()).any(|(c, &fee)| fee < 0 && !collateral(c)) {
+            return fail("a negative fee account");
+        }
+        for (a, record) in self.accounts.accounts.iter().enumerate() {
+            let account = AccountId(a as u32);
+            for (c, b) in record.balances.iter().enumerate() {
+                let locked = reserved.get(&(account, c)).copied().unwrap_or(0);
+                if b.available < 0
+                    || b.locked < 0
+                    || b.available.checked_add(b.locked).is_none()
+                    || i128::from(b.locked) != locked
+                {
+                    return fail(
+                        "a balance is out of range or its lock is not what orders reserve",
+                    );
+                }
+            }
+            let order_margin = i128::from(self.futures.account(account).order_margin);
+            if order_margin != margin.get(&account).copied().unwrap_or(0) {
+                return fail("futures order margin is not what futures orders reserve");
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::command::Command;
+    use crate::ids::{InstrumentId, Timestamp, Uuid};
+    use crate::order::{NewOrder, OrderType, Side, TimeInForce};
+
+    const T0: i64 = 1_767_225_600_000_000_000;
+
+    /// The demo engine with resting spot orders (one with a client id, one expiring), a
+    /// waiting stop, an open futures position pair and a resting futures order.
+    fn busy() -> Engine {
+        let mut engine = Engine::new(crate::demo::config()).expect("demo");
+        let mut events = Vec::new();
+        let mut run = |engine: &mut Engine, command: Command| {
+            engine
+                .apply(&command, Timestamp(T0), &mut events)
+                .expect("accepted");
+        };
+        run(&mut engine, Command::CreateHolder);
+        run(&mut engine, Command::CreateHolder);
+        for account in [AccountId(0), AccountId(1)] {
+            for code in ["BTC", "EUR", "USD"] {
+                let currency = engine.currency_by_code(code).expect("demo currency");
+                run(
+                    &mut engine,
+                    Command::Deposit {
+                        account,
+                        currency,
+                        amount: 1_000_000_000_000,
+                    },
+                );
+            }
+        }
+        let price = |engine: &Engine, i: u16, text: &str| {
+            engine.instruments()[usize::from(i)]
+                .parse_price(text)
+                .expect("price")
+        };
+        let qty = |engine: &Engine, i: u16, text: &str| {
+            engine.instruments()[usize::from(i)]
+                .parse_qty(text)
+                .expect("qty")
+        };
+        let limit = |engine: &Engine, account: u32, i: u16, side: Side, p: &str| {
+            NewOrder::limit(
+                AccountId(account),
+                InstrumentId(i),
+                side,
+                price(engine, i, p),
+                qty(engine, i, "0.01"),
+            )
+        };
+        let mut with_client = limit(&engine, 0, 0, Side::Buy, "59000");
+        with_client.client_id = Some(Uuid(7));
+        run(&mut engine, Command::PlaceOrder(with_client));
+        let mut expiring = limit(&engine, 0, 0, Side::Buy, "58000");
+        expiring.time_in_force = TimeInForce::GoodTillTime;
+        expiring.expire_at = Some(Timestamp(T0 + 3_600_000_000_000));
+        run(&mut engine, Command::PlaceOrder(expiring));
+        let order = limit(&engine, 1, 0, Side::Sell, "61000");
+        run(&mut engine, Command::PlaceOrder(order));
+        let mut stop = limit(&engine, 1, 0, Side::Sell, "50000");
+        stop.order_type = OrderType::Stop;
+        stop.trigger_price = Some(price(&engine, 0, "51000"));
+        run(&mut engine, Command::PlaceOrder(stop));
+        let order = limit(&engine, 0, 5, Side::Buy, "60000");
+        run(&mut engine, Command::PlaceOrder(order));
+        let order = limit(&engine, 1, 5, Side::Sell, "60000");
+        run(&mut engine, Command::PlaceOrder(order));
+        let order = limit(&engine, 1, 5, Side::Sell, "62000");
+        run(&mut engine, Command::PlaceOrder(order));
+        engine
+    }
+
+    fn reference() -> Engine {
+        Engine::new(crate::demo::config()).expect("demo")
+    }
+
+    fn slot_where(engine: &Engine, what: impl Fn(&crate::order::Order) -> bool) -> usize {
+        engine
+            .orders
+            .iter()
+            .find(|(_, o)| what(o))
+            .map(|(slot, _)| slot)
+            .expect("the busy engine has such an order")
+    }
+
+    #[test]
+    fn a_reachable_state_passes_and_round_trips() {
+        let engine = busy();
+        assert_eq!(engine.check_restored(&reference()), Ok(()));
+        assert!(engine.futures.markets.iter().any(|m| m.open_interest > 0));
+        let bytes = postcard::to_stdvec(&engine).expect("encode");
+        let back: Engine = postcard::from_bytes(&bytes).expect("decode");
+        assert_eq!(back.check_restored(&reference()), Ok(()));
+    }
+
+    /// Each corruption alone is refused: the check reads every index it claims to.
+    #[test]
+    fn every_kind_of_inconsistency_is_refused() {
+        type Corruption = fn(&mut Engine);
+        let corruptions: [(&str, Corruption); 14] = [
+            ("another configuration", |e| {
+                e.instruments[0].max_price.0 += 1
+            }),
+            ("level count", |e| {
+                let level = e.books[0].levels.iter_mut().next().expect("a level").1;
+                level.count += 1;
+            }),
+            ("level total", |e| {
+                let level = e.books[0].levels.iter_mut().next().expect("a level").1;
+                level.total.0 -= 1;
+            }),
+            ("order linking to itself", |e| {
+                let slot = slot_where(e, |o| o.state == LiveState::Resting);
+                e.orders[slot].next = slot as u32;
+            }),
+            ("order on the wrong side", |e| {
+                let slot = slot_where(e, |o| o.state == LiveState::Resting);
+                e.orders[slot].side = e.orders[slot].side.opposite();
+            }),
+            ("ladder bits cleared", |e| {
+                e.books[0].clear_bid_bits_for_test()
+            }),
+            ("stop trigger moved", |e| {
+                let slot = slot_where(e, |o| o.state == LiveState::PendingTrigger);
+                e.orders[slot].trigger_price.0 += 1;
+            }),
+            ("open-order count", |e| {
+                e.accounts.holders[0].open_orders += 1
+            }),
+            ("lock without an order", |e| {
+                e.accounts.accounts[0].balances[0].locked += 1;
+            }),
+            ("client index to another order", |e| {
+                let other = slot_where(e, |o| o.client_id.is_none()) as u32;
+                *e.client_index.values_mut().next().expect("indexed") = other;
+            }),
+            ("expiry forgotten", |e| e.expiries.clear()),
+            ("order slot", |e| {
+                let slot = slot_where(e, |_| true);
+                e.orders[slot].slot += 1;
+            }),
+            ("unbalanced position", |e| {
+                let p = e.futures.positions.iter_mut().find(|p| p.size > 0);
+                p.expect("a long position").size += 1;
+            }),
+            ("account of a missing holder", |e| {
+                e.accounts.core[1].holder.0 = 0
+            }),
+        ];
+        let reference = reference();
+        for (name, corrupt) in corruptions {
+            let mut engine = busy();
+            corrupt(&mut engine);
+            assert!(
+                engine.check_restored(&reference).is_err(),
+                "{name} was not refused"
+            );
+        }
+    }
+}

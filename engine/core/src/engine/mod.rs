@@ -1,0 +1,597 @@
+//! The engine: owns every book, order, account and counter, and applies one command at a
+//! time (`Engine::apply`). It never reads a clock: each command brings its time.
+
+mod accounts;
+mod admin;
+mod amend;
+mod cancel;
+mod futures;
+mod integrity;
+mod ledger;
+mod matching;
+mod place;
+mod state_hash;
+mod transfer;
+mod views;
+
+pub use accounts::MAIN_ACCOUNT_NAME;
+pub use admin::MAX_ACCOUNT_NAME;
+pub use futures::{FundingView, FuturesSummary, MarginState, PositionView, RATE_SCALE};
+pub use integrity::IntegrityError;
+pub use ledger::transfer_decimals;
+pub use views::{AccountFees, ActiveTier, MarginTotals, RunningVolume};
+
+use std::collections::{BTreeMap, HashMap};
+
+use slab::Slab;
+
+use crate::account::AccountView;
+use crate::book::Book;
+use crate::book::view::{BookView, LevelView, OrderView};
+use crate::command::Command;
+use crate::error::EngineError;
+use crate::event::{Event, EventRecord, EventSink};
+use crate::fees::{FeeGroup, FeeGroupSpec, VolumeWindow};
+use crate::fixed::Price;
+use crate::hashing::ClientKeyBuildHasher;
+use crate::ids::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
+use crate::order::{Order, StpMode};
+use crate::refdata::{ConfigError, Currency, Instrument, InstrumentSpec, InstrumentState};
+use accounts::Accounts;
+
+/// Default limit of open orders per holder across all markets (spec section 8).
+pub const DEFAULT_MAX_OPEN_ORDERS: u32 = 200;
+
+/// What an engine is built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// Currencies, interned in this order.
+    pub currencies: Vec<Currency>,
+    /// Instruments, indexed in this order.
+    pub instruments: Vec<InstrumentSpec>,
+    /// Open orders allowed per holder.
+    pub max_open_orders: u32,
+    /// Fee groups (SPOT for spot markets, FUTURES for futures).
+    pub fee_groups: Vec<FeeGroupSpec>,
+    /// When false the engine matches without reserving or settling funds and charges no
+    /// fees: the book-only mode of the benchmarks.
+    pub enforce_balances: bool,
+    /// Emit `TopOfBook` events when a book's best bid or ask changes (market data needs
+    /// them; a bare matching benchmark can do without).
+    pub publish_top_of_book: bool,
+}
+
+/// Ids a successful command produced, for callers that do not want to scan the events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Applied {
+    /// The order placed.
+    pub order: Option<OrderRef>,
+    /// The account created.
+    pub account: Option<AccountId>,
+    /// The holder created.
+    pub holder: Option<HolderId>,
+    /// Set when the order placed was accepted (it has a number and a history record) but
+    /// ended at once without trading, because its time in force forbade what the book
+    /// offered: `InsufficientLiquidity` for a fill-or-kill that could not fill completely,
+    /// `PostOnlyWouldTake` for a post-only order that would have taken. Adapters report it
+    /// to the caller as that error.
+    pub rejected: Option<EngineError>,
+}
+
+/// Best bid and ask of a book as last published, and whether the book changed since.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+struct PublishedTop {
+    top: (Option<Price>, Option<Price>),
+    dirty: bool,
+}
+
+/// The matching engine. Single writer: `apply` takes `&mut self`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Engine {
+    currencies: Vec<Currency>,
+    instruments: Vec<Instrument>,
+    books: Vec<Book>,
+    #[serde(with = "crate::persist::slab_image")]
+    orders: Slab<Order>,
+    accounts: Accounts,
+    /// (account, client id) -> newest live order carrying it; older ones chain behind it.
+    #[serde(with = "crate::persist::sorted_map")]
+    client_index: HashMap<(AccountId, Uuid), u32, ClientKeyBuildHasher>,
+    /// Per account: its newest live order (`NIL`: none); older ones chain behind it.
+    account_orders: Vec<u32>,
+    /// Good-till-time orders by (expiry, order number).
+    expiries: BTreeMap<(Timestamp, u64), u32>,
+    max_open_orders: u32,
+    enforce_balances: bool,
+    publish_top_of_book: bool,
+    /// Books changed by the current command, to check their top afterwards.
+    dirty_books: Vec<u16>,
+    /// Per book: best bid and ask as last published, and whether it changed since. Kept
+    /// apart from the books so the check touches one small array, not each book's tail.
+    tops: Vec<PublishedTop>,
+    /// Balance scale (decimal places) of each currency.
+    scales: Vec<u8>,
+    settlements: Vec<ledger::Settlement>,
+    fee_groups: Vec<FeeGroup>,
+    /// Running volume per holder, per fee group.
+    volumes: Vec<Vec<VolumeWindow>>,
+    /// The exchange's fee account, per currency.
+    fees_collected: Vec<i64>,
+    next_transfer: u64,
+    seq: u64,
+    now: Timestamp,
+    next_order: u64,
+    next_trade: u64,
+    scratch_slots: Vec<u32>,
+    futures: futures::Futures,
+}
+
+impl Engine {
+    /// Builds an engine with empty books from validated reference data.
+    pub fn new(config: EngineConfig) -> Result<Self, ConfigError> {
+        let mut seen = std::collections::BTreeSet::new();
+        for code in config.currencies.iter().map(|c| &c.code) {
+            if !seen.insert(code.clone()) {
+                return Err(ConfigError::DuplicateCode(code.clone()));
+            }
+        }
+        if config.currencies.len() > usize::from(u16::MAX)
+            || config.instruments.len() > usize::from(u16::MAX)
+        {
+            return Err(ConfigError::TooMany);
+        }
+        let config_instruments = config.instruments.len();
+        let mut instruments = Vec::with_capacity(config_instruments);
+        for spec in config.instruments {
+            if !seen.insert(spec.code.clone()) {
+                return Err(ConfigError::DuplicateCode(spec.code));
+            }
+            instruments.push(Instrument::build(spec, &config.currencies)?);
+        }
+        let futures = futures::Futures::build(&instruments)?;
+        let scales = ledger::balance_scales(&config.currencies, &instruments);
+        if scales.iter().any(|&s| s > 18) {
+            return Err(ConfigError::TooMany);
+        }
+        let mut fee_groups: Vec<FeeGroup> = Vec::with_capacity(config.fee_groups.len());
+        for spec in config.fee_groups {
+            let currency = config
+                .currencies
+                .iter()
+                .position(|c| c.code == spec.volume_currency)
+                .ok_or_else(|| ConfigError::UnknownCurrency {
+                    instrument: spec.id.clone(),
+                    currency: spec.volume_currency.clone(),
+                })?;
+            if fee_groups.iter().any(|g| g.spec.id == spec.id) {
+                return Err(ConfigError::DuplicateCode(spec.id));
+            }
+            fee_groups.push(FeeGroup::build(
+                spec,
+                CurrencyId(currency as u16),
+                scales[currency],
+            )?);
+        }
+        // Spot first, futures second, as the account-fees view lists them.
+        fee_groups.sort_by_key(|g| {
+            (
+                g.spec.id != crate::fees::SPOT_GROUP,
+                g.spec.id != crate::fees::FUTURES_GROUP,
+            )
+        });
+        Ok(Self {
+            books: instruments.iter().map(|_| Book::default()).collect(),
+            settlements: ledger::settlements(&instruments, &scales, &fee_groups)
+                .into_iter()
+                .zip(&futures.by_instrument)
+                .map(|(s, &futures)| ledger::Settlement { futures, ..s })
+                .collect(),
+            fees_collected: vec![0; config.currencies.len()],
+            accounts: Accounts::new(config.currencies.len()),
+            currencies: config.currencies,
+            instruments,
+            orders: Slab::with_capacity(1024),
+            client_index: HashMap::default(),
+            expiries: BTreeMap::new(),
+            max_open_orders: config.max_open_orders,
+            enforce_balances: config.enforce_balances,
+            publish_top_of_book: config.publish_top_of_book,
+            dirty_books: Vec::with_capacity(8),
+            tops: vec![PublishedTop::default(); config_instruments],
+            scales,
+            fee_groups,
+            volumes: Vec::new(),
+            next_transfer: 1,
+            seq: 0,
+            now: Timestamp(0),
+            next_order: 1,
+            next_trade: 1,
+            scratch_slots: Vec::new(),
+            account_orders: Vec::new(),
+            futures,
+        })
+    }
+
+    /// Applies one command at `time`, writing its events to `sink`. A refused command
+    /// emits one `Rejected` event, returns the error and changes nothing else. Time never
+    /// goes backwards: an earlier `time` is treated as the engine's current time.
+    pub fn apply<S: EventSink>(
+        &mut self,
+        command: &Command,
+        time: Timestamp,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        if time > crate::limits::TIME_HORIZON {
+            return Err(EngineError::TimeOutOfRange);
+        }
+        if time > self.now {
+            self.now = time;
+        }
+        self.run_futures_schedule(sink);
+        self.expire_due(sink);
+        self.publish_tops(sink);
+        let result = match command {
+            Command::CreateHolder => {
+                let (holder, main_account) = self.accounts.create_holder();
+                self.volumes
+                    .push(vec![VolumeWindow::default(); self.fee_groups.len()]);
+                self.emit(
+                    sink,
+                    Event::HolderCreated {
+                        holder,
+                        main_account,
+                    },
+                );
+                Ok(Applied {
+                    holder: Some(holder),
+                    account: Some(main_account),
+                    ..Applied::default()
+                })
+            }
+            Command::CreateSubaccount { holder, name, kind } => {
+                self.create_subaccount(*holder, name, *kind, sink)
+            }
+            Command::CloseSubaccount { account } => self.close_subaccount(*account, sink),
+            Command::Deposit {
+                account,
+                currency,
+                amount,
+            } => self.deposit(*account, *currency, *amount, sink),
+            Command::Withdraw {
+                account,
+                currency,
+                amount,
+            } => self.withdraw(*account, *currency, *amount, sink),
+            Command::SetDerisk { account, on } => self.set_derisk(*account, *on, sink),
+            Command::SetBlpThreshold {
+                account,
+                currency,
+                amount,
+            } => self.set_blp_threshold(*account, *currency, *amount, sink),
+            Command::Transfer {
+                holder,
+                source,
+                destination,
+                currency,
+                amount,
+            } => self.transfer(*holder, *source, *destination, *currency, *amount, sink),
+            Command::SetStpMode { account, mode } => self.set_stp(*account, *mode, sink),
+            Command::SetInstrumentState { instrument, state } => {
+                self.set_instrument_state(*instrument, *state, sink)
+            }
+            Command::PlaceOrder(order) => self.place(order, sink),
+            Command::AmendOrder {
+                account,
+                order,
+                amount,
+                price,
+            } => self.amend(*account, *order, *amount, *price, sink),
+            Command::CancelOrder { account, order } => self.cancel_one(*account, *order, sink),
+            Command::CancelByClientId { account, client_id } => {
+                self.cancel_by_client_id(*account, *client_id, sink)
+            }
+            Command::CancelAll { account, scope } => self.cancel_all(*account, scope, sink),
+            Command::SetIndexPrice { instrument, price } => {
+                self.set_index_price(*instrument, *price, sink)
+            }
+            Command::Liquidate { account } => self.liquidate(*account, sink),
+            Command::AdvanceTime => {
+                self.check_all_margins(sink);
+                Ok(Applied::default())
+            }
+        };
+        self.publish_tops(sink);
+        if let Err(error) = result {
+            let (account, client_id) = (command.account(), command.client_id());
+            self.emit(
+                sink,
+                Event::Rejected {
+                    account,
+                    client_id,
+                    error,
+                },
+            );
+        }
+        result
+    }
+
+    fn set_stp<S: EventSink>(
+        &mut self,
+        account: AccountId,
+        mode: StpMode,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        self.accounts.core_mut(account)?.stp = mode;
+        self.emit(sink, Event::StpModeSet { account, mode });
+        Ok(Applied::default())
+    }
+
+    fn set_instrument_state<S: EventSink>(
+        &mut self,
+        instrument: InstrumentId,
+        state: InstrumentState,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
+        self.instrument_mut(instrument)?.state = state;
+        self.emit(sink, Event::InstrumentStateChanged { instrument, state });
+        Ok(Applied::default())
+    }
+
+    /// Records that book `b` changed at event `seq`.
+    #[inline]
+    pub(crate) fn book_changed(&mut self, b: usize, seq: u64) {
+        self.books[b].sequence = seq;
+        if self.publish_top_of_book && !self.tops[b].dirty {
+            self.tops[b].dirty = true;
+            self.dirty_books.push(b as u16);
+        }
+    }
+
+    /// Emits `TopOfBook` for every changed book whose best bid or ask moved, by index.
+    #[inline]
+    fn publish_tops<S: EventSink>(&mut self, sink: &mut S) {
+        if !self.dirty_books.is_empty() {
+            self.publish_changed_tops(sink);
+        }
+    }
+
+    #[inline(never)]
+    fn publish_changed_tops<S: EventSink>(&mut self, sink: &mut S) {
+        if self.dirty_books.len() > 1 {
+            self.dirty_books.sort_unstable();
+        }
+        for i in 0..self.dirty_books.len() {
+            let b = self.dirty_books[i];
+            let book = &self.books[usize::from(b)];
+            let top = book.top();
+            let published = &mut self.tops[usize::from(b)];
+            published.dirty = false;
+            if top != published.top {
+                published.top = top;
+                self.emit(
+                    sink,
+                    Event::TopOfBook {
+                        instrument: InstrumentId(b),
+                        bid: top.0,
+                        ask: top.1,
+                    },
+                );
+            }
+        }
+        self.dirty_books.clear();
+    }
+
+    /// Stamps and writes one event; returns its sequence number.
+    #[inline]
+    pub(crate) fn emit<S: EventSink>(&mut self, sink: &mut S, event: Event) -> u64 {
+        self.seq += 1;
+        sink.push(EventRecord {
+            seq: self.seq,
+            time: self.now,
+            event,
+        });
+        self.seq
+    }
+
+    fn instrument_mut(&mut self, id: InstrumentId) -> Result<&mut Instrument, EngineError> {
+        self.instruments
+            .get_mut(usize::from(id.0))
+            .ok_or(EngineError::UnknownInstrument)
+    }
+
+    // ---- read side -------------------------------------------------------------------
+
+    /// Currencies in interned order.
+    pub fn currencies(&self) -> &[Currency] {
+        &self.currencies
+    }
+
+    /// Instruments in index order.
+    pub fn instruments(&self) -> &[Instrument] {
+        &self.instruments
+    }
+
+    /// One instrument.
+    pub fn instrument(&self, id: InstrumentId) -> Result<&Instrument, EngineError> {
+        self.instruments
+            .get(usize::from(id.0))
+            .ok_or(EngineError::UnknownInstrument)
+    }
+
+    /// Looks an instrument up by code.
+    pub fn instrument_by_code(&self, code: &str) -> Option<InstrumentId> {
+        self.instruments
+            .iter()
+            .position(|i| i.code() == code)
+            .map(|i| InstrumentId(i as u16))
+    }
+
+    /// Sequence number of the last event emitted.
+    pub fn sequence(&self) -> u64 {
+        self.seq
+    }
+
+    /// Engine time (the latest command time seen).
+    pub fn now(&self) -> Timestamp {
+        self.now
+    }
+
+    /// The hasher of the client-id index (tests check it is keyed).
+    #[cfg(test)]
+    pub(crate) fn client_index_hasher(&self) -> &ClientKeyBuildHasher {
+        self.client_index.hasher()
+    }
+
+    /// A live order (open, or a stop waiting for its trigger).
+    pub fn order(&self, handle: OrderRef) -> Option<&Order> {
+        self.orders
+            .get(handle.slot as usize)
+            .filter(|o| o.id == handle.id)
+    }
+
+    /// Live orders of an account, oldest first (a walk of the account's own chain).
+    pub fn open_orders(&self, account: AccountId) -> Vec<&Order> {
+        let mut list: Vec<&Order> = self
+            .account_slots(account)
+            .map(|slot| &self.orders[slot as usize])
+            .collect();
+        list.reverse();
+        list
+    }
+
+    /// Number of live orders of every account.
+    pub fn live_order_count(&self) -> usize {
+        self.orders.len()
+    }
+
+    /// The holder owning `account`.
+    pub fn holder_of(&self, account: AccountId) -> Result<HolderId, EngineError> {
+        self.accounts.core(account).map(|a| a.holder)
+    }
+
+    /// Open orders counted against a holder's limit.
+    pub fn open_order_count(&self, holder: HolderId) -> Result<u32, EngineError> {
+        self.accounts.holder(holder).map(|h| h.open_orders)
+    }
+
+    /// An account with its balances.
+    pub fn account(&self, account: AccountId) -> Result<AccountView<'_>, EngineError> {
+        self.accounts.view(account)
+    }
+
+    /// Every account of a holder: the main account first, then subaccounts in creation order
+    /// (closed ones included).
+    pub fn holder_accounts(&self, holder: HolderId) -> Result<Vec<AccountView<'_>>, EngineError> {
+        self.accounts
+            .holder(holder)?
+            .accounts
+            .iter()
+            .map(|&a| self.accounts.view(a))
+            .collect()
+    }
+
+    /// Number of holders.
+    pub fn holder_count(&self) -> usize {
+        self.accounts.holders.len()
+    }
+
+    /// Looks a currency up by code.
+    pub fn currency_by_code(&self, code: &str) -> Option<CurrencyId> {
+        self.currencies
+            .iter()
+            .position(|c| c.code == code)
+            .map(|i| CurrencyId(i as u16))
+    }
+
+    /// Decimal places of a currency's balances (see the ledger module).
+    pub fn balance_scale(&self, currency: CurrencyId) -> Result<u8, EngineError> {
+        self.scales
+            .get(usize::from(currency.0))
+            .copied()
+            .ok_or(EngineError::UnknownCurrency)
+    }
+
+    /// The exchange's fee account: fees collected per currency, in balance units.
+    pub fn fees_collected(&self) -> &[i64] {
+        &self.fees_collected
+    }
+
+    /// Whether orders reserve and settle funds.
+    pub fn enforces_balances(&self) -> bool {
+        self.enforce_balances
+    }
+
+    /// Price of the last trade in an instrument.
+    pub fn last_price(&self, instrument: InstrumentId) -> Result<Option<Price>, EngineError> {
+        self.book(instrument).map(|b| b.last_price)
+    }
+
+    fn book(&self, instrument: InstrumentId) -> Result<&Book, EngineError> {
+        self.books
+            .get(usize::from(instrument.0))
+            .ok_or(EngineError::UnknownInstrument)
+    }
+
+    /// Best bid and best ask, without building a view.
+    pub fn best_bid_ask(
+        &self,
+        instrument: InstrumentId,
+    ) -> Result<(Option<Price>, Option<Price>), EngineError> {
+        self.book(instrument).map(Book::top)
+    }
+
+    /// L2 view: up to `depth` aggregated levels per side (L1 is `depth = 1`).
+    pub fn book_levels(
+        &self,
+        instrument: InstrumentId,
+        depth: usize,
+    ) -> Result<BookView<LevelView>, EngineError> {
+        let book = self.book(instrument)?;
+        let side = |side| {
+            book.levels_of(side)
+                .take(depth)
+                .map(|l| LevelView {
+                    price: l.price,
+                    amount: l.total,
+                    number_of_orders: l.count,
+                })
+                .collect()
+        };
+        Ok(BookView {
+            bids: side(crate::order::Side::Buy),
+            asks: side(crate::order::Side::Sell),
+            sequence: book.sequence,
+        })
+    }
+
+    /// L3 view: every resting order of up to `depth` price levels per side, in queue order.
+    pub fn book_orders(
+        &self,
+        instrument: InstrumentId,
+        depth: usize,
+    ) -> Result<BookView<OrderView>, EngineError> {
+        let book = self.book(instrument)?;
+        let side = |side| {
+            let mut out = Vec::new();
+            for level in book.levels_of(side).take(depth) {
+                let mut slot = level.head;
+                while slot != crate::order::NIL {
+                    let o = &self.orders[slot as usize];
+                    out.push(OrderView {
+                        price: level.price,
+                        amount: o.remaining(),
+                        order: o.handle(),
+                        account: o.account,
+                    });
+                    slot = o.next;
+                }
+            }
+            out
+        };
+        Ok(BookView {
+            bids: side(crate::order::Side::Buy),
+            asks: side(crate::order::Side::Sell),
+            sequence: book.sequence,
+        })
+    }
+}

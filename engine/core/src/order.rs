@@ -1,0 +1,387 @@
+//! Orders: the vocabulary (side, type, time in force, self-trade prevention), the order-entry
+//! request, and the live order record the engine keeps while an order is open.
+
+use crate::fixed::{Notional, Price, Qty};
+use crate::ids::{AccountId, InstrumentId, OrderRef, Timestamp, Uuid};
+
+/// Buy or sell.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum Side {
+    /// Bid.
+    Buy,
+    /// Ask.
+    Sell,
+}
+
+impl Side {
+    /// The other side.
+    pub const fn opposite(self) -> Self {
+        match self {
+            Self::Buy => Self::Sell,
+            Self::Sell => Self::Buy,
+        }
+    }
+    /// Wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Buy => "BUY",
+            Self::Sell => "SELL",
+        }
+    }
+    /// True when an order on this side with `limit` would trade against a resting `price`.
+    #[inline]
+    pub fn crosses(self, limit: Price, resting: Price) -> bool {
+        match self {
+            Self::Buy => resting <= limit,
+            Self::Sell => resting >= limit,
+        }
+    }
+}
+
+/// How an order enters the market.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum OrderType {
+    /// Rests at its limit price (subject to its time in force).
+    Limit,
+    /// Takes what the book offers, up to an optional protection price; never rests.
+    Market,
+    /// A stop-limit: held off the book until the last trade reaches `trigger_price`.
+    Stop,
+}
+
+impl OrderType {
+    /// Wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Limit => "LIMIT",
+            Self::Market => "MARKET",
+            Self::Stop => "STOP",
+        }
+    }
+}
+
+/// Time in force.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum TimeInForce {
+    /// Rests until cancelled.
+    GoodTillCancelled,
+    /// Fills what it can at once, cancels the rest.
+    ImmediateOrCancelled,
+    /// Fills completely at once or not at all.
+    FillOrKill,
+    /// Rests only; refused if any part would take.
+    PostOnly,
+    /// Rests until its `expire_at` time.
+    GoodTillTime,
+}
+
+impl TimeInForce {
+    /// Wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::GoodTillCancelled => "GOOD_TILL_CANCELLED",
+            Self::ImmediateOrCancelled => "IMMEDIATE_OR_CANCELLED",
+            Self::FillOrKill => "FILL_OR_KILL",
+            Self::PostOnly => "POST_ONLY",
+            Self::GoodTillTime => "GOOD_TILL_TIME",
+        }
+    }
+    /// True when a remainder of such an order stays on the book.
+    pub const fn rests(self) -> bool {
+        matches!(
+            self,
+            Self::GoodTillCancelled | Self::PostOnly | Self::GoodTillTime
+        )
+    }
+}
+
+/// What happens when an order would trade against an order of the same account.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+pub enum StpMode {
+    /// Self trades are allowed.
+    #[default]
+    None,
+    /// The incoming order's remainder is cancelled.
+    CancelNewest,
+    /// The resting order is cancelled and matching goes on.
+    CancelOldest,
+    /// Both are cancelled.
+    CancelBoth,
+}
+
+/// An order-entry request, in fixed-point units of its instrument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewOrder {
+    /// Account placing the order.
+    pub account: AccountId,
+    /// Market.
+    pub instrument: InstrumentId,
+    /// Buy or sell.
+    pub side: Side,
+    /// Limit, market or stop.
+    pub order_type: OrderType,
+    /// Time in force (market orders behave as immediate-or-cancel whatever is given).
+    pub time_in_force: TimeInForce,
+    /// Limit price; protection price for a market order (optional there).
+    pub price: Option<Price>,
+    /// Trigger price of a stop order.
+    pub trigger_price: Option<Price>,
+    /// Amount in lots.
+    pub amount: Qty,
+    /// Expiry of a good-till-time order.
+    pub expire_at: Option<Timestamp>,
+    /// Caller's tracking id.
+    pub client_id: Option<Uuid>,
+    /// Overrides the account's self-trade prevention mode.
+    pub stp: Option<StpMode>,
+    /// Futures only: may only reduce the position (never opens, adds or flips). It must
+    /// oppose the position and not exceed it when placed; while it rests, each fill is
+    /// capped at what is left of the position, and it is cancelled once nothing is.
+    /// Reserves no margin.
+    pub reduce_only: bool,
+}
+
+impl NewOrder {
+    /// A good-till-cancelled limit order.
+    pub fn limit(
+        account: AccountId,
+        instrument: InstrumentId,
+        side: Side,
+        price: Price,
+        amount: Qty,
+    ) -> Self {
+        Self {
+            account,
+            instrument,
+            side,
+            order_type: OrderType::Limit,
+            time_in_force: TimeInForce::GoodTillCancelled,
+            price: Some(price),
+            trigger_price: None,
+            amount,
+            expire_at: None,
+            client_id: None,
+            stp: None,
+            reduce_only: false,
+        }
+    }
+    /// The same order with another time in force.
+    pub fn with_tif(mut self, tif: TimeInForce) -> Self {
+        self.time_in_force = tif;
+        self
+    }
+}
+
+/// Where a live order is.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum LiveState {
+    /// Being matched inside the command that created or moved it.
+    Taking,
+    /// On the book.
+    Resting,
+    /// A stop order waiting for its trigger.
+    PendingTrigger,
+}
+
+/// Sentinel for "no slot" in the intrusive links.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// A live order as the engine keeps it.
+///
+/// The layout is fixed (`repr(C)`, 64-byte aligned) so that everything matching, amending
+/// and unlinking touch sits in the first cache line; fields are read through accessors.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[repr(C, align(64))]
+pub struct Order {
+    pub(crate) prev: u32,
+    pub(crate) next: u32,
+    pub(crate) level: u32,
+    pub(crate) account: AccountId,
+    pub(crate) id: u64,
+    pub(crate) slot: u32,
+    pub(crate) instrument: InstrumentId,
+    pub(crate) side: Side,
+    pub(crate) order_type: OrderType,
+    pub(crate) time_in_force: TimeInForce,
+    pub(crate) stp: StpMode,
+    pub(crate) state: LiveState,
+    /// Futures: fills never take the position past flat (capped at match time).
+    pub(crate) reduce_only: bool,
+    /// Limit price; `Price(0)` for a market order without a protection price.
+    pub(crate) price: Price,
+    pub(crate) amount: Qty,
+    pub(crate) filled: Qty,
+    // Second cache line: read on fills and by views.
+    pub(crate) filled_notional: Notional,
+    /// Stop trigger; `Price(0)` when none.
+    pub(crate) trigger_price: Price,
+    /// Balance units still reserved (quote for a buy, base for a sell); 0 with balances off.
+    pub(crate) reserved: i64,
+    pub(crate) created: Timestamp,
+    pub(crate) updated: Timestamp,
+    pub(crate) sequence: u64,
+    pub(crate) expire_at: Option<Timestamp>,
+    pub(crate) client_id: Option<Uuid>,
+    pub(crate) client_older: u32,
+    pub(crate) client_newer: u32,
+    /// The account's chain of live orders (newest first from `Engine::account_orders`):
+    /// mass cancels and account reads walk an account's own orders, not the exchange's.
+    pub(crate) account_older: u32,
+    pub(crate) account_newer: u32,
+}
+
+fn non_zero(price: Price) -> Option<Price> {
+    (price.0 != 0).then_some(price)
+}
+
+impl Order {
+    /// Handle (order number and slot).
+    #[inline]
+    pub fn handle(&self) -> OrderRef {
+        OrderRef {
+            id: self.id,
+            slot: self.slot,
+        }
+    }
+    /// Owner.
+    pub fn account(&self) -> AccountId {
+        self.account
+    }
+    /// Market.
+    pub fn instrument(&self) -> InstrumentId {
+        self.instrument
+    }
+    /// Side.
+    pub fn side(&self) -> Side {
+        self.side
+    }
+    /// Type.
+    pub fn order_type(&self) -> OrderType {
+        self.order_type
+    }
+    /// Time in force.
+    pub fn time_in_force(&self) -> TimeInForce {
+        self.time_in_force
+    }
+    /// Effective self-trade prevention mode.
+    pub fn stp(&self) -> StpMode {
+        self.stp
+    }
+    /// Where it is.
+    pub fn state(&self) -> LiveState {
+        self.state
+    }
+    /// Limit price (protection price of a market order, if any).
+    pub fn price(&self) -> Option<Price> {
+        non_zero(self.price)
+    }
+    /// Stop trigger price.
+    pub fn trigger_price(&self) -> Option<Price> {
+        non_zero(self.trigger_price)
+    }
+    /// Total amount (an amend may change it).
+    pub fn amount(&self) -> Qty {
+        self.amount
+    }
+    /// Amount filled so far.
+    pub fn filled(&self) -> Qty {
+        self.filled
+    }
+    /// Sum of price x amount over fills (average price = this / filled).
+    pub fn filled_notional(&self) -> Notional {
+        self.filled_notional
+    }
+    /// Caller's tracking id.
+    pub fn client_id(&self) -> Option<Uuid> {
+        self.client_id
+    }
+    /// Expiry of a good-till-time order.
+    pub fn expire_at(&self) -> Option<Timestamp> {
+        self.expire_at
+    }
+    /// Time of acceptance.
+    pub fn created(&self) -> Timestamp {
+        self.created
+    }
+    /// Time of the last change.
+    pub fn updated(&self) -> Timestamp {
+        self.updated
+    }
+    /// Sequence number of its acceptance event.
+    pub fn sequence(&self) -> u64 {
+        self.sequence
+    }
+    /// Balance units this order still holds locked.
+    pub fn reserved(&self) -> i64 {
+        self.reserved
+    }
+    /// Amount still to fill.
+    #[inline]
+    pub fn remaining(&self) -> Qty {
+        Qty(self.amount.0 - self.filled.0)
+    }
+    /// The price bound used while matching: the limit, or no bound for a bare market order.
+    #[inline]
+    pub(crate) fn match_limit(&self) -> Price {
+        match (self.price.0, self.side) {
+            (0, Side::Buy) => Price(i64::MAX),
+            (0, Side::Sell) => Price(i64::MIN),
+            _ => self.price,
+        }
+    }
+}
+
+impl crate::persist::slab_image::Filler for Order {
+    fn filler() -> Self {
+        Self {
+            prev: NIL,
+            next: NIL,
+            level: NIL,
+            account: AccountId(0),
+            id: 0,
+            slot: NIL,
+            instrument: InstrumentId(0),
+            side: Side::Buy,
+            order_type: OrderType::Limit,
+            time_in_force: TimeInForce::GoodTillCancelled,
+            stp: StpMode::None,
+            state: LiveState::Resting,
+            reduce_only: false,
+            price: Price(0),
+            amount: Qty(0),
+            filled: Qty(0),
+            filled_notional: Notional(0),
+            trigger_price: Price(0),
+            reserved: 0,
+            created: Timestamp(0),
+            updated: Timestamp(0),
+            sequence: 0,
+            expire_at: None,
+            client_id: None,
+            client_older: NIL,
+            client_newer: NIL,
+            account_older: NIL,
+            account_newer: NIL,
+        }
+    }
+}

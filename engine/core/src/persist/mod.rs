@@ -1,0 +1,7 @@
+//! Serde helpers for the state a snapshot saves: slabs restored slot for slot, hash maps
+//! written in key order, decimals as their exact 16 bytes. Shared by the core and market data
+//! so both encode deterministically.
+
+pub mod decimal_bytes;
+pub mod slab_image;
+pub mod sorted_map;

@@ -1,0 +1,142 @@
+//! Serde for a `Slab` that restores it exactly: the same keys occupied and the same order
+//! of vacant keys, so a restored engine hands out the same slots (and therefore the same
+//! order handles) as the one that was saved. `slab`'s own serde rebuilds the free list in
+//! key order, which would make a replay from a snapshot diverge from a replay from empty.
+//!
+//! The free list is read by inserting fillers into a copy until its capacity is used up:
+//! the keys come out in exactly the order the original would hand them out. Keys beyond the
+//! original's last entry come out ascending, which is what the original would do too, so
+//! the restored slab behaves identically even if it ends up with more (vacant) entries.
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use slab::Slab;
+
+/// A value that can stand in a slot while the free list is read or rebuilt.
+pub trait Filler {
+    /// Any value; it is always replaced or removed before the slab is used.
+    fn filler() -> Self;
+}
+
+#[derive(Serialize)]
+struct ImageRef<'a, T> {
+    occupied: Vec<(u32, &'a T)>,
+    vacant_in_order: Vec<u32>,
+}
+
+#[derive(Deserialize)]
+struct Image<T> {
+    occupied: Vec<(u32, T)>,
+    vacant_in_order: Vec<u32>,
+}
+
+/// Writes the occupied entries and the vacant keys in hand-out order.
+pub fn serialize<T, S>(slab: &Slab<T>, serializer: S) -> Result<S::Ok, S::Error>
+where
+    T: Serialize + Clone + Filler,
+    S: Serializer,
+{
+    let mut probe = slab.clone();
+    let mut vacant_in_order = Vec::new();
+    while probe.len() < probe.capacity() {
+        vacant_in_order.push(key_u32::<S::Error>(probe.insert(T::filler()))?);
+    }
+    let occupied = slab
+        .iter()
+        .map(|(key, value)| Ok((key_u32::<S::Error>(key)?, value)))
+        .collect::<Result<_, _>>()?;
+    ImageRef {
+        occupied,
+        vacant_in_order,
+    }
+    .serialize(serializer)
+}
+
+fn key_u32<E: serde::ser::Error>(key: usize) -> Result<u32, E> {
+    u32::try_from(key).map_err(|_| E::custom("slab key beyond u32"))
+}
+
+/// Rebuilds the slab; refuses images whose keys overlap or leave holes.
+pub fn deserialize<'de, T, D>(deserializer: D) -> Result<Slab<T>, D::Error>
+where
+    T: Deserialize<'de> + Filler,
+    D: Deserializer<'de>,
+{
+    let image = Image::<T>::deserialize(deserializer)?;
+    let total = image.occupied.len() + image.vacant_in_order.len();
+    let mut seen = vec![false; total];
+    let keys = image
+        .occupied
+        .iter()
+        .map(|(key, _)| *key)
+        .chain(image.vacant_in_order.iter().copied());
+    for key in keys {
+        match seen.get_mut(key as usize) {
+            Some(slot) if !*slot => *slot = true,
+            _ => return Err(D::Error::custom("slab image keys overlap or leave a hole")),
+        }
+    }
+    let mut slab = Slab::with_capacity(total);
+    for _ in 0..total {
+        slab.insert(T::filler());
+    }
+    for (key, value) in image.occupied {
+        slab[key as usize] = value;
+    }
+    // Removing in reverse hand-out order leaves the first to hand out on top of the list.
+    for &key in image.vacant_in_order.iter().rev() {
+        slab.remove(key as usize);
+    }
+    Ok(slab)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    impl Filler for u64 {
+        fn filler() -> Self {
+            u64::MAX
+        }
+    }
+
+    #[derive(Serialize, Deserialize)]
+    struct Holder(#[serde(with = "super")] Slab<u64>);
+
+    /// Keys the next `n` inserts would get.
+    fn next_keys(slab: &mut Slab<u64>, n: usize) -> Vec<usize> {
+        (0..n).map(|_| slab.insert(0)).collect()
+    }
+
+    proptest! {
+        #[test]
+        fn a_restored_slab_hands_out_the_same_keys(
+            ops in proptest::collection::vec((any::<bool>(), 0usize..64), 0..300),
+        ) {
+            let mut slab = Slab::new();
+            for (i, (insert, pick)) in ops.into_iter().enumerate() {
+                let keys: Vec<usize> = slab.iter().map(|(k, _)| k).collect();
+                if insert || keys.is_empty() {
+                    slab.insert(i as u64);
+                } else {
+                    slab.remove(keys[pick % keys.len()]);
+                }
+            }
+            let bytes = postcard::to_stdvec(&Holder(slab.clone())).expect("encode");
+            let Holder(mut restored) = postcard::from_bytes(&bytes).expect("decode");
+            let original: Vec<_> = slab.iter().map(|(k, v)| (k, *v)).collect();
+            let copy: Vec<_> = restored.iter().map(|(k, v)| (k, *v)).collect();
+            prop_assert_eq!(original, copy);
+            let n = slab.capacity() + 8;
+            prop_assert_eq!(next_keys(&mut slab, n), next_keys(&mut restored, n));
+        }
+    }
+
+    #[test]
+    fn overlapping_keys_are_refused() {
+        let image = (vec![(0u32, 5u64)], vec![0u32]);
+        let bytes = postcard::to_stdvec(&image).expect("encode");
+        assert!(postcard::from_bytes::<Holder>(&bytes).is_err());
+    }
+}

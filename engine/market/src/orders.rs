@@ -1,0 +1,406 @@
+//! Order history: one record per accepted order, kept current from the event stream (fills,
+//! fees, amends, cancels, triggers), with the queries of spec 4.2: open orders, inactive ones
+//! by kind and time window, by id within 24 hours of last activity, by client id within 30
+//! days; pages newest first with a cursor.
+
+use std::collections::{HashMap, VecDeque};
+
+use smallvec::SmallVec;
+
+use super::chunked::ChunkedDeque;
+use super::query::{DAY, QueryError};
+use super::trades::TradeRecord;
+use matchbook_core::hashing::IdBuildHasher;
+use matchbook_core::{AcceptedOrder, AccountId, CancelReason, InstrumentId, Notional, OrderStatus};
+use matchbook_core::{Price, Qty, Timestamp, TradeId, Uuid};
+
+/// An order as history keeps it (spec 2.6).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct OrderRecord {
+    /// The order as accepted (amends update `price` and `amount` here).
+    pub accepted: AcceptedOrder,
+    /// Acceptance time.
+    pub created: Timestamp,
+    /// Sequence of the acceptance event.
+    pub sequence: u64,
+    /// Time of the last change.
+    pub updated: Timestamp,
+    /// Sequence of the last event that changed it.
+    pub last_sequence: u64,
+    /// Filled so far.
+    pub filled: Qty,
+    /// Sum of price x amount of the fills.
+    pub filled_notional: Notional,
+    /// Fees charged so far (balance units of the currency it receives).
+    pub total_fee: i64,
+    /// Status.
+    pub status: OrderStatus,
+    /// Its trades, oldest first.
+    pub trades: SmallVec<[TradeId; 2]>,
+    /// The number of the same account's order before it, so an account's orders are listed
+    /// by walking back from its newest without a per-account index to keep up to date.
+    pub previous_of_account: Option<u64>,
+}
+
+impl OrderRecord {
+    /// Average fill price in ticks (rounded down), if anything filled.
+    pub fn average_price(&self) -> Option<Price> {
+        (self.filled.0 > 0)
+            .then(|| Price((self.filled_notional.0 / i128::from(self.filled.0)) as i64))
+    }
+    fn inactive_kind(&self) -> Option<Inactive> {
+        match self.status {
+            OrderStatus::Open => None,
+            OrderStatus::FilledFully => Some(Inactive::Filled),
+            _ => Some(Inactive::CancelledOrRejected),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Inactive {
+    Filled,
+    CancelledOrRejected,
+}
+
+/// Which orders an order-history query returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderFilter {
+    /// Window on the last activity time (used for inactive orders).
+    pub from: Timestamp,
+    /// Window end.
+    pub to: Timestamp,
+    /// Only this instrument.
+    pub instrument: Option<InstrumentId>,
+    /// Include cancelled and rejected orders.
+    pub with_cancelled_and_rejected: bool,
+    /// Include fully filled orders.
+    pub with_just_filled_inactive: bool,
+    /// Page size.
+    pub max_page_size: usize,
+    /// Resume below this order number.
+    pub cursor: Option<u64>,
+}
+
+/// A page of orders, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderPage<'a> {
+    /// Orders.
+    pub orders: Vec<&'a OrderRecord>,
+    /// Number of the last order returned when more may follow.
+    pub cursor: Option<u64>,
+}
+
+/// Every accepted order plus per-account lists of numbers. Records sit in one chunked
+/// deque indexed by order number less the first one (numbers are dense), open and ended
+/// alike, so an amend, a fill or a cancel is an index and a write in place: nothing moves when
+/// an order ends. Retention drops records from the front once they ended before the horizon;
+/// an order at the front still open since before it is moved to `kept`, so one long-open order
+/// does not hold back everything after it, and is forgotten from there once it has ended
+/// before the horizon too (`kept_ended` lists those in the order they ended).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct OrderStore {
+    first: u64,
+    records: ChunkedDeque<Option<OrderRecord>>,
+    /// Orders retention passed while they were open.
+    #[serde(with = "matchbook_core::persist::sorted_map")]
+    kept: HashMap<u64, OrderRecord, IdBuildHasher>,
+    /// Ended orders of `kept` by the time each ended (times never decrease).
+    kept_ended: VecDeque<(Timestamp, u64)>,
+    /// No record at the front can be forgotten before this horizon (a lower bound on the
+    /// front record's deciding time), so most calls read no record; `None`: not known.
+    #[serde(skip)]
+    front_horizon: Option<Timestamp>,
+    /// Each account's newest order number; older ones chain through
+    /// `OrderRecord::previous_of_account`.
+    newest_of_account: Vec<Option<u64>>,
+}
+
+impl OrderStore {
+    /// Records a newly accepted order.
+    pub fn accept(&mut self, accepted: AcceptedOrder, time: Timestamp, sequence: u64) {
+        let id = accepted.order.id;
+        if self.records.is_empty() {
+            self.first = id;
+        }
+        let Some(index) = id.checked_sub(self.first) else {
+            return;
+        };
+        // Numbers arrive in order; a gap (numbers the engine never accepted) is padded so
+        // indexes stay numbers less `first`, and a number already seen is ignored.
+        while (self.records.len() as u64) < index {
+            self.records.push_back(None);
+        }
+        if self.records.len() as u64 != index {
+            return;
+        }
+        let account = accepted.account.0 as usize;
+        if self.newest_of_account.len() <= account {
+            self.newest_of_account.resize(account + 1, None);
+        }
+        let previous_of_account = self.newest_of_account[account].replace(id);
+        self.records.push_back(Some(OrderRecord {
+            accepted,
+            created: time,
+            sequence,
+            updated: time,
+            last_sequence: sequence,
+            filled: Qty(0),
+            filled_notional: Notional(0),
+            total_fee: 0,
+            status: OrderStatus::Open,
+            trades: SmallVec::new(),
+            previous_of_account,
+        }));
+    }
+
+    fn record_mut(&mut self, id: u64) -> Option<&mut OrderRecord> {
+        match id.checked_sub(self.first) {
+            Some(index) => self.records.get_mut(usize::try_from(index).ok()?)?.as_mut(),
+            None => self.kept.get_mut(&id),
+        }
+    }
+
+    fn record(&self, id: u64) -> Option<&OrderRecord> {
+        match id.checked_sub(self.first) {
+            Some(index) => self.records.get(usize::try_from(index).ok()?)?.as_ref(),
+            None => self.kept.get(&id),
+        }
+    }
+
+    /// Forgets orders that ended before `horizon`: from the front of the records (moving
+    /// those open since before the horizon to `kept`) and from `kept`.
+    pub fn forget_before(&mut self, horizon: Timestamp) {
+        if self.front_horizon.is_none_or(|t| horizon > t) {
+            self.forget_records_before(horizon);
+        }
+        while let Some(&(ended, id)) = self.kept_ended.front() {
+            if ended >= horizon {
+                break;
+            }
+            self.kept_ended.pop_front();
+            self.kept.remove(&id);
+        }
+    }
+
+    fn forget_records_before(&mut self, horizon: Timestamp) {
+        loop {
+            match self.records.front() {
+                Some(Some(front)) if front.status == OrderStatus::Open => {
+                    if front.created >= horizon {
+                        break;
+                    }
+                }
+                Some(Some(front)) if front.updated >= horizon => break,
+                Some(_) => {}
+                None => break,
+            }
+            if let Some(Some(record)) = self.records.pop_front()
+                && record.status == OrderStatus::Open
+            {
+                self.kept.insert(self.first, record);
+            }
+            self.first += 1;
+        }
+        // An open front decides by its creation, an ended one by its end; either only grows.
+        self.front_horizon = match self.records.front() {
+            Some(Some(r)) if r.status == OrderStatus::Open => Some(r.created),
+            Some(Some(r)) => Some(r.updated),
+            _ => None,
+        };
+    }
+
+    /// Notes that an order ended: one in `kept` is then forgotten by its end time.
+    fn ended(&mut self, id: u64, time: Timestamp) {
+        if id < self.first && self.kept.contains_key(&id) {
+            self.kept_ended.push_back((time, id));
+        }
+    }
+
+    /// Applies a trade to both its orders.
+    pub fn fill(&mut self, record: &TradeRecord) {
+        let t = &record.trade;
+        for (id, fee, remaining) in [
+            (t.maker.id, t.maker_fee, t.maker_remaining),
+            (t.taker.id, t.taker_fee, t.taker_remaining),
+        ] {
+            let Some(r) = self.record_mut(id) else {
+                continue;
+            };
+            r.filled.0 += t.amount.0;
+            r.filled_notional.0 += t.price.notional(t.amount).0;
+            r.total_fee += fee;
+            r.trades.push(t.id);
+            r.updated = record.time;
+            r.last_sequence = record.sequence;
+            if remaining.0 == 0 && r.status == OrderStatus::Open {
+                r.status = OrderStatus::FilledFully;
+                self.ended(id, record.time);
+            }
+        }
+    }
+
+    /// Marks an order ended without filling completely.
+    pub fn cancel(&mut self, id: u64, reason: CancelReason, time: Timestamp, sequence: u64) {
+        let Some(r) = self.record_mut(id) else {
+            return;
+        };
+        let was_open = r.status == OrderStatus::Open;
+        r.status = reason.status();
+        r.updated = time;
+        r.last_sequence = sequence;
+        if was_open {
+            self.ended(id, time);
+        }
+    }
+
+    /// Applies an amend or a trigger (anything that only touches price, amount and time).
+    pub fn touch(
+        &mut self,
+        id: u64,
+        price: Option<Option<Price>>,
+        amount: Option<Qty>,
+        time: Timestamp,
+        sequence: u64,
+    ) {
+        if let Some(r) = self.record_mut(id) {
+            if let Some(price) = price {
+                r.accepted.price = price;
+            }
+            if let Some(amount) = amount {
+                r.accepted.amount = amount;
+            }
+            r.updated = time;
+            r.last_sequence = sequence;
+        }
+    }
+
+    /// An order by number, if it belongs to `account`.
+    pub fn get(&self, account: AccountId, id: u64) -> Option<&OrderRecord> {
+        self.record(id).filter(|r| r.accepted.account == account)
+    }
+
+    /// An account's order by number, within 24 hours of its last activity.
+    pub fn by_id(
+        &self,
+        account: AccountId,
+        id: u64,
+        now: Timestamp,
+    ) -> Result<&OrderRecord, QueryError> {
+        self.get(account, id)
+            .filter(|r| r.status == OrderStatus::Open || now.0 - r.updated.0 <= DAY)
+            .ok_or(QueryError::NotFound)
+    }
+
+    /// The account's most recent order with `client_id`, within 30 days of its creation.
+    pub fn by_client_id(
+        &self,
+        account: AccountId,
+        client_id: Uuid,
+        now: Timestamp,
+    ) -> Result<&OrderRecord, QueryError> {
+        self.newest_first(account, None)
+            .take_while(|r| now.0 - r.created.0 <= 30 * DAY)
+            .find(|r| r.accepted.client_id == Some(client_id))
+            .ok_or(QueryError::NotFound)
+    }
+
+    /// An account's retained orders numbered below `below` (all without it), newest first:
+    /// along the account's chain while it stays in `records`, then the account's orders in
+    /// `kept` (the chain can pass through forgotten numbers there). A chain link that does
+    /// not lead to a smaller number of the same account ends the walk, so a damaged store
+    /// cannot loop or list another account's orders.
+    fn newest_first(
+        &self,
+        account: AccountId,
+        below: Option<u64>,
+    ) -> impl Iterator<Item = &OrderRecord> + '_ {
+        let newest = self
+            .newest_of_account
+            .get(account.0 as usize)
+            .copied()
+            .flatten();
+        // Start at the cursor's own link when its record is still at hand, else at the
+        // newest and skip down to the cursor.
+        let start = match below {
+            Some(b) => match self.record(b) {
+                Some(r) if r.accepted.account == account => r.previous_of_account,
+                _ => newest,
+            },
+            None => newest,
+        };
+        let below = below.unwrap_or(u64::MAX);
+        let first = self.first;
+        let mut next = start;
+        let chain = std::iter::from_fn(move || {
+            loop {
+                let id = next.filter(|&id| id >= first)?;
+                let record = self.record(id).filter(|r| r.accepted.account == account)?;
+                next = record.previous_of_account.filter(|&p| p < id);
+                if id < below {
+                    return Some(record);
+                }
+            }
+        });
+        let mut kept: Vec<&OrderRecord> = self
+            .kept
+            .iter()
+            .filter(|(id, r)| **id < below.min(first) && r.accepted.account == account)
+            .map(|(_, r)| r)
+            .collect();
+        kept.sort_unstable_by_key(|r| std::cmp::Reverse(r.accepted.order.id));
+        chain.chain(kept)
+    }
+
+    /// A page of an account's orders, newest first: open ones always, inactive ones of the
+    /// requested kinds whose last activity lies in the window.
+    pub fn page(
+        &self,
+        account: AccountId,
+        filter: &OrderFilter,
+    ) -> Result<OrderPage<'_>, QueryError> {
+        let mut orders = Vec::new();
+        let mut cursor = None;
+        for r in self.newest_first(account, filter.cursor) {
+            if filter
+                .instrument
+                .is_some_and(|i| i != r.accepted.instrument)
+            {
+                continue;
+            }
+            let wanted = match r.inactive_kind() {
+                None => true,
+                Some(kind) => {
+                    let in_window = r.updated >= filter.from && r.updated <= filter.to;
+                    in_window
+                        && match kind {
+                            Inactive::Filled => filter.with_just_filled_inactive,
+                            Inactive::CancelledOrRejected => filter.with_cancelled_and_rejected,
+                        }
+                }
+            };
+            if !wanted {
+                continue;
+            }
+            if orders.len() == filter.max_page_size {
+                cursor = orders.last().map(|o: &&OrderRecord| o.accepted.order.id);
+                break;
+            }
+            orders.push(r);
+        }
+        Ok(OrderPage { orders, cursor })
+    }
+
+    /// Orders retained (counts the records: for reports and tests, not the hot path).
+    pub fn len(&self) -> usize {
+        self.kept.len() + self.records.iter().flatten().count()
+    }
+
+    /// Whether none is retained.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,197 @@
+//! Order history kept from events, checked against a plain model of each order.
+use super::*;
+use matchbook_core::OrderRef;
+use matchbook_core::{OrderType, Side, StpMode, TimeInForce};
+use proptest::prelude::*;
+
+fn accepted(id: u64, account: u32) -> AcceptedOrder {
+    AcceptedOrder {
+        order: OrderRef { id, slot: 0 },
+        account: AccountId(account),
+        instrument: InstrumentId(0),
+        side: Side::Buy,
+        order_type: OrderType::Limit,
+        time_in_force: TimeInForce::GoodTillCancelled,
+        stp: StpMode::None,
+        price: Some(Price(100)),
+        trigger_price: None,
+        amount: Qty(5),
+        client_id: Some(Uuid(7)),
+        expire_at: None,
+    }
+}
+
+#[test]
+fn retention_passes_over_open_orders_and_keeps_them_until_they_end() {
+    let mut store = OrderStore::default();
+    for id in 1..=4 {
+        store.accept(accepted(id, 1), Timestamp(id as i64), id);
+    }
+    store.cancel(1, CancelReason::Requested, Timestamp(10), 10);
+    store.cancel(3, CancelReason::Requested, Timestamp(11), 11);
+    store.forget_before(Timestamp(20));
+    assert!(
+        store.get(AccountId(1), 1).is_none(),
+        "ended before the horizon"
+    );
+    assert!(store.get(AccountId(1), 2).is_some(), "open: kept");
+    assert!(
+        store.get(AccountId(1), 3).is_none(),
+        "behind an open order, ended before the horizon: forgotten all the same"
+    );
+    assert_eq!(store.len(), 2);
+    // Order 2 ends after retention passed its number: kept as late, then forgotten.
+    store.cancel(2, CancelReason::Requested, Timestamp(30), 30);
+    assert_eq!(
+        store.get(AccountId(1), 2).map(|r| r.status),
+        Some(OrderStatus::Cancelled)
+    );
+    store.forget_before(Timestamp(30));
+    assert!(
+        store.get(AccountId(1), 2).is_some(),
+        "ended at the horizon: kept"
+    );
+    store.forget_before(Timestamp(31));
+    assert!(store.get(AccountId(1), 2).is_none());
+    assert!(store.get(AccountId(1), 4).is_some());
+    // Lookups by client id skip forgotten numbers and find the open order.
+    let found = store
+        .by_client_id(AccountId(1), Uuid(7), Timestamp(40))
+        .map(|r| r.accepted.order.id);
+    assert_eq!(found, Ok(4));
+    // The account's listing passes over forgotten numbers to the order kept open.
+    store.accept(accepted(5, 1), Timestamp(41), 41);
+    store.accept(accepted(6, 2), Timestamp(41), 41);
+    store.cancel(5, CancelReason::Requested, Timestamp(41), 41);
+    store.forget_before(Timestamp(42));
+    let listed: Vec<u64> = store
+        .newest_first(AccountId(1), None)
+        .map(|r| r.accepted.order.id)
+        .collect();
+    assert_eq!(listed, vec![4]);
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Accept { account: u32 },
+    End { pick: usize },
+    Forget { back: i64 },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => (0u32..3).prop_map(|account| Op::Accept { account }),
+        3 => any::<usize>().prop_map(|pick| Op::End { pick }),
+        1 => (0i64..40).prop_map(|back| Op::Forget { back }),
+    ]
+}
+
+proptest! {
+    /// Against a plain list of every order: an open order, and one that ended at or
+    /// after the latest horizon, is always found (by number and in its account's page,
+    /// with its status); anything missing ended before the horizon; pages hold exactly
+    /// the retained orders of the account, also when read in small pages by cursor.
+    #[test]
+    fn retention_never_loses_an_order_it_must_keep(
+        ops in prop::collection::vec(op(), 1..200),
+        page_size in 1usize..5,
+    ) {
+        let mut store = OrderStore::default();
+        // Per order number: account and the time it ended.
+        let mut model: Vec<(u32, Option<i64>)> = Vec::new();
+        let mut horizon = i64::MIN;
+        for (step, op) in ops.into_iter().enumerate() {
+            let now = step as i64;
+            match op {
+                Op::Accept { account } => {
+                    model.push((account, None));
+                    let id = model.len() as u64;
+                    store.accept(accepted(id, account), Timestamp(now), now as u64);
+                }
+                Op::End { pick } => {
+                    let open: Vec<usize> = (0..model.len()).filter(|&i| model[i].1.is_none()).collect();
+                    if open.is_empty() {
+                        continue;
+                    }
+                    let i = open[pick % open.len()];
+                    model[i].1 = Some(now);
+                    let id = i as u64 + 1;
+                    store.cancel(id, CancelReason::Requested, Timestamp(now), now as u64);
+                }
+                Op::Forget { back } => {
+                    horizon = horizon.max(now - back);
+                    store.forget_before(Timestamp(horizon));
+                }
+            }
+            for (i, &(account, ended)) in model.iter().enumerate() {
+                let id = i as u64 + 1;
+                let must_keep = ended.is_none_or(|t| t >= horizon);
+                let found = store.get(AccountId(account), id);
+                if must_keep {
+                    prop_assert!(found.is_some(), "order {} lost", id);
+                }
+                if let Some(r) = found {
+                    prop_assert_eq!(r.status == OrderStatus::Open, ended.is_none());
+                }
+            }
+            for account in 0..3u32 {
+                let filter = OrderFilter {
+                    from: Timestamp(i64::MIN),
+                    to: Timestamp(i64::MAX),
+                    instrument: None,
+                    with_cancelled_and_rejected: true,
+                    with_just_filled_inactive: true,
+                    max_page_size: usize::MAX,
+                    cursor: None,
+                };
+                let page: Vec<u64> = store
+                    .page(AccountId(account), &filter)
+                    .expect("page")
+                    .orders
+                    .iter()
+                    .map(|r| r.accepted.order.id)
+                    .collect();
+                let retained: Vec<u64> = (1..=model.len() as u64)
+                    .rev()
+                    .filter(|&id| model[id as usize - 1].0 == account)
+                    .filter(|&id| store.get(AccountId(account), id).is_some())
+                    .collect();
+                prop_assert_eq!(&page, &retained);
+                // The same pages in small pieces, each resuming at the previous cursor.
+                let mut pieces = Vec::new();
+                let mut cursor = None;
+                loop {
+                    let filter = OrderFilter { max_page_size: page_size, cursor, ..filter };
+                    let piece = store.page(AccountId(account), &filter).expect("page");
+                    pieces.extend(piece.orders.iter().map(|r| r.accepted.order.id));
+                    match piece.cursor {
+                        Some(c) => cursor = Some(c),
+                        None => break,
+                    }
+                }
+                prop_assert_eq!(pieces, retained);
+            }
+        }
+    }
+}
+
+#[test]
+fn lookups_respect_their_windows_and_owners() {
+    let mut store = OrderStore::default();
+    store.accept(accepted(1, 1), Timestamp(0), 1);
+    store.cancel(1, CancelReason::Requested, Timestamp(5), 2);
+    assert!(store.by_id(AccountId(1), 1, Timestamp(5 + DAY)).is_ok());
+    assert_eq!(
+        store.by_id(AccountId(1), 1, Timestamp(6 + DAY)).err(),
+        Some(QueryError::NotFound)
+    );
+    assert_eq!(
+        store.by_id(AccountId(2), 1, Timestamp(6)).err(),
+        Some(QueryError::NotFound),
+        "not the owner"
+    );
+    assert_eq!(
+        store.get(AccountId(1), 1).map(|r| r.status),
+        Some(OrderStatus::Cancelled)
+    );
+}

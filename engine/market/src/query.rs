@@ -1,0 +1,191 @@
+//! History query rules of spec 4.2, 4.3 and 8: time windows with their defaults, the 30-day
+//! limit, page sizes and cursors; and the errors they raise.
+
+use matchbook_core::Timestamp;
+
+/// Nanoseconds in a day.
+pub const DAY: i64 = 86_400_000_000_000;
+/// Longest window a history query may cover.
+pub const MAX_WINDOW: i64 = 30 * DAY;
+/// Largest and default page size.
+pub const MAX_PAGE_SIZE: usize = 100;
+
+/// Why a history or market-data query was refused. Codes 5xxx (market data).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum QueryError {
+    /// A time in the future where the past is required.
+    #[error("invalid time")]
+    InvalidTime,
+    /// `to` before `from`.
+    #[error("invalid time range")]
+    InvalidTimeRange,
+    /// Window longer than 30 days.
+    #[error("time range too big")]
+    TimeRangeTooBig,
+    /// A cursor that does not belong to this query.
+    #[error("invalid cursor")]
+    InvalidCursor,
+    /// Page size outside 0..=100.
+    #[error("page size out of range")]
+    InvalidPageSize,
+    /// No such record within the lookup window.
+    #[error("not found")]
+    NotFound,
+    /// No such instrument.
+    #[error("invalid instrument code")]
+    UnknownInstrument,
+}
+
+impl QueryError {
+    /// Stable numeric code.
+    pub const fn code(self) -> u16 {
+        match self {
+            Self::InvalidTime => 5001,
+            Self::InvalidTimeRange => 5002,
+            Self::TimeRangeTooBig => 5003,
+            Self::InvalidCursor => 5004,
+            Self::InvalidPageSize => 5005,
+            Self::NotFound => 5006,
+            Self::UnknownInstrument => 5007,
+        }
+    }
+    /// Wire code (the addendum's names).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidTime => "INVALID_TIME",
+            Self::InvalidTimeRange => "INVALID_TIME_RANGE",
+            Self::TimeRangeTooBig => "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
+            Self::InvalidCursor => "INVALID_CURSOR",
+            Self::InvalidPageSize => "INVALID_QUERY",
+            Self::NotFound => "NOT_FOUND",
+            Self::UnknownInstrument => "INVALID_INSTRUMENT_CODE",
+        }
+    }
+}
+
+/// Midnight UTC at the start of the day containing `t`.
+pub fn midnight(t: Timestamp) -> Timestamp {
+    Timestamp(t.0.div_euclid(DAY) * DAY)
+}
+
+/// The window of a trade-history query (spec 4.3): neither bound: from 7 days ago at
+/// midnight UTC to now; only `to`: the 7 days before it; only `from`: the smaller of 7 days
+/// after it and now. `from` may not be in the future, `to` may not precede `from`, and the
+/// window is at most 30 days.
+pub fn trade_window(
+    from: Option<Timestamp>,
+    to: Option<Timestamp>,
+    now: Timestamp,
+) -> Result<(Timestamp, Timestamp), QueryError> {
+    let (from, to) = match (from, to) {
+        (None, None) => (midnight(Timestamp(now.0 - 7 * DAY)), now),
+        (None, Some(to)) => (Timestamp(to.0 - 7 * DAY), to),
+        (Some(from), None) => (from, Timestamp((from.0 + 7 * DAY).min(now.0))),
+        (Some(from), Some(to)) => (from, to),
+    };
+    check_window(from, to, now)
+}
+
+/// The window of an order-history query (spec 4.2): explicit bounds as given; a missing
+/// `from` looks back `default_lookback` from `to` (or now).
+pub fn order_window(
+    from: Option<Timestamp>,
+    to: Option<Timestamp>,
+    default_lookback: i64,
+    now: Timestamp,
+) -> Result<(Timestamp, Timestamp), QueryError> {
+    let to_or_now = to.unwrap_or(now);
+    let from = from.unwrap_or(Timestamp(to_or_now.0 - default_lookback));
+    check_window(from, to_or_now, now)
+}
+
+fn check_window(
+    from: Timestamp,
+    to: Timestamp,
+    now: Timestamp,
+) -> Result<(Timestamp, Timestamp), QueryError> {
+    if from > now {
+        return Err(QueryError::InvalidTime);
+    }
+    if to < from {
+        return Err(QueryError::InvalidTimeRange);
+    }
+    if to.0 - from.0 > MAX_WINDOW {
+        return Err(QueryError::TimeRangeTooBig);
+    }
+    Ok((from, to))
+}
+
+/// Checks a page size (0..=100; `None` means 100).
+pub fn page_size(requested: Option<usize>) -> Result<usize, QueryError> {
+    match requested {
+        None => Ok(MAX_PAGE_SIZE),
+        Some(n) if n <= MAX_PAGE_SIZE => Ok(n),
+        Some(_) => Err(QueryError::InvalidPageSize),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: Timestamp = Timestamp(1_767_225_600_000_000_000 + 15 * 3_600_000_000_000);
+
+    #[test]
+    fn trade_window_defaults_follow_the_spec_table() {
+        let (from, to) = trade_window(None, None, NOW).expect("default");
+        assert_eq!((from, to), (Timestamp(midnight(NOW).0 - 7 * DAY), NOW));
+        let t = Timestamp(NOW.0 - 2 * DAY);
+        assert_eq!(
+            trade_window(None, Some(t), NOW),
+            Ok((Timestamp(t.0 - 7 * DAY), t))
+        );
+        let f = Timestamp(NOW.0 - 10 * DAY);
+        assert_eq!(
+            trade_window(Some(f), None, NOW),
+            Ok((f, Timestamp(f.0 + 7 * DAY)))
+        );
+        let f = Timestamp(NOW.0 - DAY);
+        assert_eq!(
+            trade_window(Some(f), None, NOW),
+            Ok((f, NOW)),
+            "capped at now"
+        );
+    }
+
+    #[test]
+    fn trade_window_errors() {
+        assert_eq!(
+            trade_window(Some(Timestamp(NOW.0 + 1)), None, NOW),
+            Err(QueryError::InvalidTime)
+        );
+        assert_eq!(
+            trade_window(Some(NOW), Some(Timestamp(NOW.0 - 1)), NOW),
+            Err(QueryError::InvalidTimeRange)
+        );
+        let f = Timestamp(NOW.0 - 31 * DAY);
+        assert_eq!(
+            trade_window(Some(f), Some(NOW), NOW),
+            Err(QueryError::TimeRangeTooBig)
+        );
+        assert!(
+            trade_window(Some(Timestamp(NOW.0 - 30 * DAY)), Some(NOW), NOW).is_ok(),
+            "30 days exactly is allowed"
+        );
+        assert_eq!(page_size(Some(101)), Err(QueryError::InvalidPageSize));
+        assert_eq!(page_size(Some(0)), Ok(0));
+        assert_eq!(page_size(None), Ok(100));
+    }
+
+    #[test]
+    fn order_window_uses_the_lookback() {
+        assert_eq!(
+            order_window(None, None, DAY, NOW),
+            Ok((Timestamp(NOW.0 - DAY), NOW))
+        );
+        assert_eq!(
+            order_window(Some(Timestamp(NOW.0 - 40 * DAY)), None, DAY, NOW),
+            Err(QueryError::TimeRangeTooBig)
+        );
+    }
+}

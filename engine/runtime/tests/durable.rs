@@ -1,0 +1,121 @@
+//! The durable runtime on real files: snapshots at the plan's interval and at the stop, and
+//! a recovery from the last one that needs no replay and gives the same state.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use matchbook_config::demo;
+use matchbook_core::{AccountId, CancelScope, Command, CurrencyId, Engine, InstrumentId};
+use matchbook_core::{NewOrder, Price, Qty, Side, Timestamp};
+use matchbook_market::MarketData;
+use matchbook_runtime::{ManualClock, MarketDataPlacement, Runtime, SnapshotPlan};
+use matchbook_store::journal::SyncPolicy;
+use matchbook_store::snapshot::encode_market;
+use matchbook_store::{SnapshotWriter, StoreOptions, list_snapshots, recover};
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("mb-runtime-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Self(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn fresh() -> (Engine, MarketData) {
+    let engine = Engine::new(demo::config()).expect("demo config");
+    let market = MarketData::new(engine.instruments().len(), Default::default());
+    (engine, market)
+}
+
+/// Two funded traders quoting BTC_EUR, with cancels: `n` commands in all.
+fn commands(n: usize) -> Vec<Command> {
+    let mut out = vec![Command::CreateHolder, Command::CreateHolder];
+    for account in [AccountId(0), AccountId(1)] {
+        for (currency, amount) in [(0, 100_000_000_000), (2, 10_000_000_000)] {
+            let currency = CurrencyId(currency);
+            out.push(Command::Deposit {
+                account,
+                currency,
+                amount,
+            });
+        }
+    }
+    for i in 0.. {
+        if out.len() >= n {
+            break;
+        }
+        let account = AccountId(i as u32 % 2);
+        let side = if i % 2 == 0 { Side::Buy } else { Side::Sell };
+        let price = Price(5_000_000 + (i * 37 % 11 - 5) * 100);
+        let order = NewOrder::limit(account, InstrumentId(0), side, price, Qty(10_000));
+        out.push(Command::PlaceOrder(order));
+        if i % 5 == 4 {
+            let scope = CancelScope::All;
+            out.push(Command::CancelAll { account, scope });
+        }
+    }
+    out.truncate(n);
+    out
+}
+
+fn options() -> StoreOptions {
+    StoreOptions {
+        sync: SyncPolicy::EveryBatch,
+        snapshot_every: 250,
+        keep_snapshots: 3,
+    }
+}
+
+#[test]
+fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
+    let scratch = Scratch::new("snapshots");
+    let recovery = recover(&scratch.0, options(), fresh).expect("open");
+    let writer = SnapshotWriter::start(scratch.0.clone(), 3, recovery.check).expect("writer");
+    let clock = Arc::new(ManualClock::at(Timestamp(1_767_225_600_000_000_000)));
+    let plan = SnapshotPlan {
+        every: 250,
+        on_stop: true,
+        sink: writer.sink(),
+    };
+    let runtime = Runtime::start_durable(
+        recovery.engine,
+        recovery.market,
+        clock,
+        1024,
+        MarketDataPlacement::OwnThread,
+        Box::new(recovery.journal),
+        Some(plan),
+    )
+    .expect("runtime");
+    let handle = runtime.handle();
+    for command in commands(700) {
+        handle.apply_blocking(command).expect("applied");
+    }
+    let (engine, market) = runtime.shutdown().expect("stopped");
+    let status = writer.finish();
+    assert_eq!(status.last_error, None);
+    // Interval snapshots at the end of the batches holding commands 250 and 500 (one
+    // command per batch here), and one at the stop.
+    let seqs: Vec<u64> = list_snapshots(&scratch.0)
+        .expect("snapshots")
+        .iter()
+        .map(|s| s.seq)
+        .collect();
+    assert_eq!(seqs, vec![250, 500, 700]);
+    assert_eq!(status.written, 3);
+    drop(recovery.lock);
+    let recovered = recover(&scratch.0, options(), fresh).expect("recover");
+    assert_eq!(recovered.report.snapshot_seq, Some(700));
+    assert_eq!(recovered.report.replayed, 0);
+    assert_eq!(recovered.engine.state_hash(), engine.state_hash());
+    let encoded = |m: &MarketData| encode_market(m).expect("encode");
+    assert!(encoded(&recovered.market) == encoded(&market));
+}

@@ -1,0 +1,125 @@
+//! Snapshot file tests: the state round-trips exactly, and every truncation, every flipped
+//! bit and a foreign version are refused instead of loading a wrong state.
+
+use super::*;
+use matchbook_core::Command;
+use matchbook_core::fixed::{Price, Qty};
+use matchbook_core::{AccountId, CurrencyId, InstrumentId};
+use matchbook_core::{NewOrder, Side};
+
+fn busy_engine() -> (Engine, MarketData) {
+    let mut engine = Engine::new(matchbook_config::demo::config()).expect("demo");
+    let mut market = MarketData::new(engine.instruments().len(), Default::default());
+    let mut commands = vec![Command::CreateHolder, Command::CreateHolder];
+    for account in [AccountId(0), AccountId(1)] {
+        for currency in [CurrencyId(0), CurrencyId(2)] {
+            commands.push(Command::Deposit {
+                account,
+                currency,
+                amount: 1_000_000_000_000,
+            });
+        }
+    }
+    for i in 0..40i64 {
+        let side = if i % 3 == 0 { Side::Sell } else { Side::Buy };
+        commands.push(Command::PlaceOrder(NewOrder::limit(
+            AccountId((i % 2) as u32),
+            InstrumentId(0),
+            side,
+            Price(5_000_000 + (i % 5) * 100),
+            Qty(20_000),
+        )));
+    }
+    let mut events = Vec::new();
+    for (i, command) in commands.iter().enumerate() {
+        events.clear();
+        let time = Timestamp(1_767_225_600_000_000_000 + i as i64 * 1_000);
+        let _ = engine.apply(command, time, &mut events);
+        market.on_events(&events);
+    }
+    (engine, market)
+}
+
+#[test]
+fn engine_and_market_data_round_trip_exactly() {
+    let (engine, market) = busy_engine();
+    assert!(!market.trades().is_empty(), "the workload traded");
+    let snapshot = Snapshot::capture(46, &engine, Some(&market)).expect("capture");
+    let back = Snapshot::from_bytes(&snapshot.to_bytes()).expect("read");
+    assert_eq!(back, snapshot);
+    assert_eq!(back.seq, 46);
+    assert_eq!(back.time, engine.now());
+    let reference = Engine::new(matchbook_config::demo::config()).expect("demo");
+    let restored = back.engine(&reference).expect("engine");
+    assert_eq!(restored.state_hash(), engine.state_hash());
+    let restored_market = back
+        .market(engine.instruments().len())
+        .expect("market")
+        .expect("kept");
+    assert!(encode_market(&restored_market).expect("encode") == snapshot.market);
+    // Without market data the part is empty and comes back as none.
+    let bare = Snapshot::capture(46, &engine, None).expect("capture");
+    assert!(bare.market.is_empty());
+    assert!(
+        Snapshot::from_bytes(&bare.to_bytes())
+            .expect("read")
+            .market(engine.instruments().len())
+            .expect("market")
+            .is_none()
+    );
+}
+
+#[test]
+fn truncations_and_flipped_bits_are_refused() {
+    let (engine, market) = busy_engine();
+    let bytes = Snapshot::capture(46, &engine, Some(&market))
+        .expect("capture")
+        .to_bytes();
+    // Every bit of the header and a spread of the body (each check reads the whole file).
+    let stride = (bytes.len() / 1_500).max(1);
+    let positions = (0..64.min(bytes.len())).chain((64..bytes.len()).step_by(stride));
+    for at in positions {
+        assert!(
+            Snapshot::from_bytes(&bytes[..at]).is_err(),
+            "truncated to {at} bytes"
+        );
+        for bit in 0..8 {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 1 << bit;
+            assert!(
+                Snapshot::from_bytes(&damaged).is_err(),
+                "byte {at} bit {bit}"
+            );
+        }
+    }
+}
+
+#[test]
+fn another_format_version_is_refused_by_name() {
+    let (engine, _) = busy_engine();
+    let mut bytes = Snapshot::capture(1, &engine, None)
+        .expect("capture")
+        .to_bytes();
+    bytes[MAGIC.len()] = VERSION + 1;
+    let end = bytes.len() - 4;
+    let crc = crc32c(&bytes[MAGIC.len()..end]);
+    bytes[end..].copy_from_slice(&crc.to_le_bytes());
+    match Snapshot::from_bytes(&bytes) {
+        Err(SnapshotError::Damaged(reason)) => assert!(reason.contains("version"), "{reason}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn an_intact_file_with_a_bad_state_encoding_is_refused_not_panicked_on() {
+    let snapshot = Snapshot {
+        seq: 1,
+        time: Timestamp(0),
+        engine: vec![0xff; 64],
+        market: vec![1, 2, 3],
+    };
+    let back = Snapshot::from_bytes(&snapshot.to_bytes()).expect("the frame is intact");
+    let reference = Engine::new(matchbook_config::demo::config()).expect("demo");
+    assert!(back.engine(&reference).is_err());
+    assert!(back.market(reference.instruments().len()).is_err());
+}
