@@ -8,8 +8,7 @@ use std::sync::Arc;
 use crossbeam_channel::{Receiver, Sender};
 use matchbook::market::{MarketData, MarketDataConfig};
 use matchbook::runtime::{
-    Clock, DEFAULT_QUEUE_CAPACITY, ManualClock, MarketDataPlacement, OffsetClock, Outcome, Runtime,
-    RuntimeHandle,
+    Clock, DEFAULT_QUEUE_CAPACITY, ManualClock, OffsetClock, Outcome, Runtime, RuntimeHandle,
 };
 use matchbook::{Engine, EventRecord, Timestamp};
 
@@ -36,8 +35,8 @@ pub struct MbRuntimeOptions {
     pub manual_clock: u8,
     /// Start time of a manual clock.
     pub start_time_ns: i64,
-    /// Nonzero: market data on a thread of its own (frees the engine thread when cores
-    /// are spare); zero: on the engine thread.
+    /// Ignored (kept for ABI compatibility): market data and every read now always run on
+    /// a stage of their own, never on the matching thread.
     pub market_data_thread: u8,
 }
 
@@ -86,12 +85,7 @@ impl MbRuntime {
             0 => DEFAULT_QUEUE_CAPACITY,
             n => n,
         };
-        let placement = if options.market_data_thread != 0 {
-            MarketDataPlacement::OwnThread
-        } else {
-            MarketDataPlacement::EngineThread
-        };
-        let runtime = Runtime::start_with(engine, market, clock.clone(), capacity, placement)
+        let runtime = Runtime::start(engine, market, clock.clone(), capacity)
             .map_err(|e| fail(MbStatus::Stopped, format!("engine thread: {e}")))?;
         let handle = runtime.handle();
         let directory = matchbook_config::provision(
@@ -215,7 +209,7 @@ fn runtime_ref<'a>(runtime: *const MbRuntime) -> Result<&'a MbRuntime, MbStatus>
 }
 
 /// Starts a thread-safe engine from a definition (`options` NULL: system clock, default
-/// queue, market data on the engine thread); its holders are provisioned before this
+/// queue); its holders are provisioned before this
 /// returns.
 ///
 /// # Safety
@@ -370,7 +364,7 @@ pub unsafe extern "C" fn mb_session_poll_events(
     })
 }
 
-/// As `mb_engine_balances`, through the engine thread.
+/// As `mb_engine_balances`, through the runtime (answered by its market stage, never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_balances`, with a live session.
@@ -392,7 +386,7 @@ pub unsafe extern "C" fn mb_session_balances(
     })
 }
 
-/// As `mb_engine_open_orders`, through the engine thread.
+/// As `mb_engine_open_orders`, through the runtime (answered by its market stage, never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_open_orders`, with a live session.
@@ -414,7 +408,7 @@ pub unsafe extern "C" fn mb_session_open_orders(
     })
 }
 
-/// As `mb_engine_order`, through the engine thread.
+/// As `mb_engine_order`, through the runtime (answered by its market stage, never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_order`, with a live session.
@@ -432,7 +426,7 @@ pub unsafe extern "C" fn mb_session_order(
     })
 }
 
-/// As `mb_engine_order_by_client_id`, through the engine thread.
+/// As `mb_engine_order_by_client_id`, through the runtime (answered by its market stage, never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_order_by_client_id`, with a live session.
@@ -458,7 +452,7 @@ pub unsafe extern "C" fn mb_session_order_by_client_id(
     })
 }
 
-/// As `mb_engine_book_top`, through the engine thread.
+/// As `mb_engine_book_top`, through the runtime (answered by its market stage, never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_book_top`, with a live session.
@@ -475,7 +469,7 @@ pub unsafe extern "C" fn mb_session_book_top(
     })
 }
 
-/// As `mb_engine_book_levels`, through the engine thread.
+/// As `mb_engine_book_levels`, through the runtime (answered by its market stage, never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_book_levels`, with a live session.
@@ -499,7 +493,7 @@ pub unsafe extern "C" fn mb_session_book_levels(
     })
 }
 
-/// As `mb_engine_book_orders`, through the engine thread.
+/// As `mb_engine_book_orders`, through the runtime (answered by its market stage, never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_book_orders`, with a live session.
@@ -570,7 +564,7 @@ pub unsafe extern "C" fn mb_session_ticker(
     })
 }
 
-/// As `mb_engine_positions`, through the engine thread.
+/// As `mb_engine_positions`, through the runtime (answered by its market stage, never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_positions`, with a live session.
@@ -592,7 +586,7 @@ pub unsafe extern "C" fn mb_session_positions(
     })
 }
 
-/// As `mb_engine_state_hash`, through the engine thread.
+/// As `mb_engine_state_hash`, through the runtime (answered by its market stage, never the matching thread).
 ///
 /// # Safety
 /// `session` live; `hash_out` writable.

@@ -9,7 +9,6 @@ use std::path::PathBuf;
 
 use matchbook::EngineConfig;
 use matchbook::journal::SyncPolicy;
-use matchbook::runtime::MarketDataPlacement;
 use matchbook::store::StoreOptions;
 pub use matchbook_config::{
     AccountConfig, CurrencyConfig, Exchange, FeeGroupConfig, HolderConfig, InstrumentConfig,
@@ -27,9 +26,9 @@ pub const DEFAULT_RATE_LIMIT: u32 = 240;
 /// Requests per minute one address may send without a valid key, by default (100 a
 /// second: far above any polling client, far below what would crowd out the others).
 pub const DEFAULT_PUBLIC_RATE_LIMIT: u32 = 6_000;
-/// Market data on the engine thread: measured faster over HTTP on two cores, where one
-/// thread hand-off fewer per request outweighs the matching time it costs (BENCHMARKS.md).
-pub const DEFAULT_MARKET_DATA: MarketDataPlacement = MarketDataPlacement::EngineThread;
+/// Price levels per side the public order book answers with at most (and by default): a
+/// book read walks every order of the levels it shows, so its cost is bounded here.
+pub const DEFAULT_MAX_BOOK_DEPTH: usize = 1_000;
 
 /// Why a configuration was refused.
 #[derive(Debug, thiserror::Error)]
@@ -71,8 +70,6 @@ pub struct ServerSection {
     pub queue_capacity: Option<usize>,
     /// Open orders per holder.
     pub max_open_orders: Option<u32>,
-    /// `engine-thread` (default) or `own-thread`: where market data is kept up to date.
-    pub market_data: Option<String>,
     /// `every-batch` (default: fsync before answering) or `never` (benchmarks only).
     pub journal_sync: Option<String>,
     /// Snapshot after this many journalled commands (default 100000; 0: only at stop).
@@ -90,6 +87,8 @@ pub struct ServerSection {
     /// Seconds a request's headers may take once begun, and its body after them (default
     /// 10).
     pub header_timeout_seconds: Option<u64>,
+    /// Price levels per side of the order book at most (default 1000).
+    pub max_order_book_depth: Option<usize>,
 }
 
 /// `[[keys]]`: a key given by its digest.
@@ -143,8 +142,6 @@ pub struct Settings {
     pub rate_limit_per_minute: u32,
     /// Ingress queue capacity.
     pub queue_capacity: usize,
-    /// Where market data runs.
-    pub market_data: MarketDataPlacement,
     /// When the journal fsyncs.
     pub journal_sync: SyncPolicy,
     /// Engine reference data and limits.
@@ -175,6 +172,8 @@ pub struct Settings {
     /// A request whose headers take longer than this once begun, or whose body takes
     /// longer than this after its headers, is refused (408).
     pub header_timeout: std::time::Duration,
+    /// Price levels per side the order book answers with at most, and by default.
+    pub max_book_depth: usize,
 }
 
 fn address(text: &str) -> Result<SocketAddr, ConfigFileError> {
@@ -209,7 +208,6 @@ impl Settings {
             data_dir: PathBuf::from("data"),
             rate_limit_per_minute: DEFAULT_RATE_LIMIT,
             queue_capacity: matchbook::runtime::DEFAULT_QUEUE_CAPACITY,
-            market_data: DEFAULT_MARKET_DATA,
             journal_sync: SyncPolicy::EveryBatch,
             engine: matchbook::demo::config(),
             holders: vec![
@@ -255,6 +253,7 @@ impl Settings {
             max_connections_per_address: crate::listener::DEFAULT_MAX_PER_ADDRESS,
             public_rate_limit_per_minute: DEFAULT_PUBLIC_RATE_LIMIT,
             header_timeout: crate::listener::DEFAULT_HEAD_TIMEOUT,
+            max_book_depth: DEFAULT_MAX_BOOK_DEPTH,
         }
     }
 
@@ -317,16 +316,6 @@ impl Settings {
                     )));
                 }
             },
-            market_data: match file.server.market_data.as_deref() {
-                None => DEFAULT_MARKET_DATA,
-                Some("engine-thread") => MarketDataPlacement::EngineThread,
-                Some("own-thread") => MarketDataPlacement::OwnThread,
-                Some(other) => {
-                    return Err(ConfigFileError::Invalid(format!(
-                        "market_data {other:?}: engine-thread or own-thread"
-                    )));
-                }
-            },
             engine,
             holders: exchange.holders,
             keys: file.keys,
@@ -361,6 +350,11 @@ impl Settings {
                 .server
                 .header_timeout_seconds
                 .map_or(demo.header_timeout, std::time::Duration::from_secs),
+            max_book_depth: file
+                .server
+                .max_order_book_depth
+                .unwrap_or(demo.max_book_depth)
+                .max(1),
         })
     }
 }

@@ -4,11 +4,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use matchbook::runtime::MarketDataPlacement;
 use matchbook_rest::Server;
 use matchbook_rest::config::Settings;
 
-const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--market-data engine-thread|own-thread] [--snapshot-every COMMANDS]\n\nWithout --config, a data directory that holds a config.toml (copied there at its first\nstart) is started with that file; otherwise the embedded demo.";
+const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--snapshot-every COMMANDS]\n\nWithout --config, a data directory that holds a config.toml (copied there at its first\nstart) is started with that file; otherwise the embedded demo.";
 
 fn parse_args() -> Result<Settings, String> {
     let mut args = std::env::args().skip(1);
@@ -24,8 +23,7 @@ fn parse_args() -> Result<Settings, String> {
             .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
         match flag.as_str() {
             "--config" => config = Some(PathBuf::from(value)),
-            "--bind" | "--admin-bind" | "--data-dir" | "--keys-out" | "--market-data"
-            | "--snapshot-every" => {
+            "--bind" | "--admin-bind" | "--data-dir" | "--keys-out" | "--snapshot-every" => {
                 overrides.push((flag, value));
             }
             _ => return Err(format!("unknown option {flag}\n{USAGE}")),
@@ -60,13 +58,6 @@ fn parse_args() -> Result<Settings, String> {
                 settings.snapshot_every = value
                     .parse()
                     .map_err(|_| format!("bad --snapshot-every {value}"))?;
-            }
-            "--market-data" => {
-                settings.market_data = match value.as_str() {
-                    "engine-thread" => MarketDataPlacement::EngineThread,
-                    "own-thread" => MarketDataPlacement::OwnThread,
-                    _ => return Err(format!("bad --market-data {value}\n{USAGE}")),
-                };
             }
             _ => settings.keys_out = Some(PathBuf::from(value)),
         }

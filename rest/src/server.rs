@@ -213,7 +213,6 @@ impl Server {
             market,
             clock.clone(),
             settings.queue_capacity,
-            settings.market_data,
             Box::new(journal),
             Some(plan),
         )?;
@@ -229,6 +228,7 @@ impl Server {
             body_timeout: settings.header_timeout,
             public_rate_limit: settings.public_rate_limit_per_minute,
             address_windows: Default::default(),
+            max_book_depth: settings.max_book_depth,
         });
         // Holders and opening balances are commands like any other: on a restart they
         // come back from the journal, so they are provisioned only into an empty one.

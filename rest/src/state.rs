@@ -1,7 +1,8 @@
 //! What every handler shares: the runtime handle, reference data, keys, clock, cursor
-//! signer and limits; and the three ways a handler reaches the engine (submit a command,
-//! read engine state, read market data), each awaiting its answer without blocking a
-//! worker thread.
+//! signer and limits; and the ways a handler reaches the engine (submit a command; read the
+//! engine replica or market data, both on the runtime's market stage, never the matching
+//! thread, and including every command acknowledged before the read), each awaiting its
+//! answer without blocking a worker thread.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,6 +43,8 @@ pub struct AppState {
     pub public_rate_limit: u32,
     /// Their windows.
     pub address_windows: crate::ratelimit::AddressWindows,
+    /// Price levels per side the order book answers with at most.
+    pub max_book_depth: usize,
 }
 
 /// The state as handlers receive it.
@@ -100,7 +103,7 @@ impl AppState {
             .map_err(stopped)
     }
 
-    /// Reads engine state on the engine thread.
+    /// Reads the engine replica on the market stage.
     pub async fn engine<R: Send + 'static>(
         &self,
         read: impl FnOnce(&Engine) -> R + Send + 'static,
@@ -112,7 +115,7 @@ impl AppState {
         rx.await.map_err(stopped)
     }
 
-    /// Reads market data on the market-data thread.
+    /// Reads market data on the market stage.
     pub async fn market<R: Send + 'static>(
         &self,
         read: impl FnOnce(&MarketData) -> R + Send + 'static,

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Exchange, code};
+use common::{Exchange, code, data_dir, settings};
 use reqwest::StatusCode;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -302,6 +302,27 @@ async fn openapi_describes_every_public_route_and_unknown_routes_are_json_404() 
     assert_eq!(
         (status, code(&body)),
         (StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED")
+    );
+    x.stop().await;
+}
+
+/// The order book never answers with more levels than the server's cap, asked or not: a
+/// public read's cost is bounded (the demo book has 10 bid levels).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn order_book_depth_is_capped_by_configuration() {
+    let mut capped = settings(data_dir());
+    capped.max_book_depth = 4;
+    let x = Exchange::with(capped).await;
+    for query in ["", "?depth=100", "?level=2", "?level=2&depth=100"] {
+        let (status, book) = x.get(&format!("/v1/order-book/BTC_EUR{query}"), None).await;
+        assert_eq!(status, StatusCode::OK, "{query}");
+        assert_eq!(book["bids"].as_array().map(Vec::len), Some(4), "{query}");
+    }
+    let (_, two) = x.get("/v1/order-book/BTC_EUR?level=2&depth=2", None).await;
+    assert_eq!(
+        two["bids"].as_array().map(Vec::len),
+        Some(2),
+        "below the cap"
     );
     x.stop().await;
 }

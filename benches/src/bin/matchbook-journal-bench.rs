@@ -130,7 +130,6 @@ fn main() {
         let engine = w.prepared_engine();
         let market = matchbook::market::MarketData::new(1, Default::default());
         let clock = std::sync::Arc::new(matchbook::runtime::ManualClock::at(w.time_of_command(0)));
-        let placement = matchbook::runtime::MarketDataPlacement::OwnThread;
         let runtime = if durable {
             let (log, _) =
                 journal::SegmentedJournal::open(&dir, SyncPolicy::EveryBatch, 0).expect("journal");
@@ -147,12 +146,11 @@ fn main() {
                 market,
                 clock,
                 65_536,
-                placement,
                 Box::new(log),
                 plan,
             )
         } else {
-            matchbook::runtime::Runtime::start_with(engine, market, clock, 65_536, placement)
+            matchbook::runtime::Runtime::start(engine, market, clock, 65_536)
         }
         .expect("runtime");
         let handle = runtime.handle();

@@ -1,74 +1,201 @@
-//! The market-data side of the runtime: on a thread of its own or inline on the engine
-//! thread, it takes in each command's events, answers the command's caller and runs reads.
+//! The market stage (thread `matchbook-market`): keeps everything built from the
+//! published batches and serves every read, so no read ever runs on the matching thread.
+//! It holds a replica of the engine, brought to the matching engine's exact state by applying
+//! the same commands at the same times (the engine is deterministic; each command's events
+//! are compared with matching's and a difference is counted as a divergence), and market
+//! data (history, candles, tickers, funding) fed with the published events. Book views,
+//! balances, open orders, orders by id and positions are answered from this state, tagged
+//! with the sequence numbers it reflects; a read that must see a later command waits, parked,
+//! until the stage has applied it. Snapshots are copied here too, from the replica, so the
+//! matching thread never stalls for one.
+//!
+//! It may block on nothing but its two queues and the reads it runs. Published batches are
+//! always taken before reads; if reads keep it busy it falls behind, which is counted, and
+//! ingress refuses commands (back-pressure at ingress only) until it catches up.
 
-use crossbeam_channel::{Receiver, Sender, TryRecvError};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::Ordering;
+
+use crossbeam_channel::{Receiver, TryRecvError};
+use matchbook_core::{Engine, EventRecord};
 use matchbook_market::MarketData;
-use matchbook_store::snapshot::Captured;
+use matchbook_store::snapshot::{Captured, SnapshotSink};
 
-use super::{MarketWork, Outcome};
+use crate::acks::outcome_of;
+use crate::handle::{MarketReply, ReadRequest, ReadView};
+use crate::matching::MarketWork;
+use crate::output::Published;
+use crate::stats::RuntimeStats;
 
-/// Where the engine thread sends what market data needs.
-pub(crate) enum MarketStage {
-    Inline(Box<MarketData>),
-    Thread(Sender<MarketWork>),
+/// A read waiting for a later command, ordered by the command it waits for, then arrival.
+struct Parked {
+    min_seq: u64,
+    arrival: u64,
+    request: ReadRequest,
 }
 
-impl MarketStage {
-    /// Hands work on; false when the market-data thread is gone.
-    pub(crate) fn take(&mut self, work: MarketWork) -> bool {
-        match self {
-            Self::Inline(market) => {
-                handle_market(market, work);
-                true
+impl PartialEq for Parked {
+    fn eq(&self, other: &Self) -> bool {
+        (self.min_seq, self.arrival) == (other.min_seq, other.arrival)
+    }
+}
+
+impl Eq for Parked {}
+
+impl PartialOrd for Parked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Parked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.min_seq, self.arrival).cmp(&(other.min_seq, other.arrival))
+    }
+}
+
+pub(crate) struct MarketStage<'a> {
+    replica: Engine,
+    market: MarketData,
+    /// Sequence number of the last command applied.
+    seq: u64,
+    parked: BinaryHeap<Reverse<Parked>>,
+    arrivals: u64,
+    scratch: Vec<EventRecord>,
+    sink: Option<SnapshotSink>,
+    stats: &'a RuntimeStats,
+}
+
+impl<'a> MarketStage<'a> {
+    pub(crate) fn new(
+        replica: Engine,
+        market: MarketData,
+        sink: Option<SnapshotSink>,
+        stats: &'a RuntimeStats,
+    ) -> Self {
+        Self {
+            replica,
+            market,
+            seq: 0,
+            parked: BinaryHeap::new(),
+            arrivals: 0,
+            scratch: Vec::new(),
+            sink,
+            stats,
+        }
+    }
+
+    /// Runs until matching stops; returns market data. Reads still parked then wait for
+    /// commands that will never come: they are dropped, and their callers see the stop.
+    pub(crate) fn run(
+        mut self,
+        batches: &Receiver<MarketWork>,
+        reads: &Receiver<ReadRequest>,
+    ) -> MarketData {
+        let mut reads = reads.clone();
+        loop {
+            // Published batches first: reads never hold history back.
+            loop {
+                match batches.try_recv() {
+                    Ok(MarketWork::Batch {
+                        published,
+                        replies,
+                        snapshot,
+                    }) => self.apply(&published, replies, snapshot),
+                    Ok(MarketWork::Stop) | Err(TryRecvError::Disconnected) => {
+                        return self.market;
+                    }
+                    Err(TryRecvError::Empty) => break,
+                }
             }
-            Self::Thread(to_market) => to_market.send(work).is_ok(),
-        }
-    }
-}
-
-/// Applies one piece of market-data work; false on `Stop`.
-fn handle_market(market: &mut MarketData, work: MarketWork) -> bool {
-    match work {
-        MarketWork::Events {
-            result,
-            events,
-            time,
-            reply,
-        } => {
-            market.on_events(&events);
-            reply(
-                Outcome {
-                    result,
-                    events,
-                    time,
+            crossbeam_channel::select! {
+                recv(batches) -> work => match work {
+                    Ok(MarketWork::Batch { published, replies, snapshot }) => {
+                        self.apply(&published, replies, snapshot);
+                    }
+                    Ok(MarketWork::Stop) | Err(_) => return self.market,
                 },
-                market,
-            );
+                recv(reads) -> read => match read {
+                    Ok(read) => self.serve(read),
+                    // Every handle is gone: only batches can come now.
+                    Err(_) => reads = crossbeam_channel::never(),
+                },
+            }
         }
-        MarketWork::Read(read) => read(market),
-        MarketWork::Snapshot { seq, engine, sink } => sink(Captured {
-            seq,
-            engine: *engine,
-            market: Some(market.clone()),
-        }),
-        MarketWork::Stop => return false,
     }
-    true
-}
 
-pub(crate) fn run_market(mut market: MarketData, inbox: &Receiver<MarketWork>) -> MarketData {
-    loop {
-        let work = match inbox.try_recv() {
-            Ok(work) => work,
-            Err(TryRecvError::Empty) => match inbox.recv() {
-                Ok(work) => work,
-                Err(_) => break,
-            },
-            Err(TryRecvError::Disconnected) => break,
-        };
-        if !handle_market(&mut market, work) {
-            break;
+    fn apply(&mut self, published: &Published, replies: Vec<(usize, MarketReply)>, copy: bool) {
+        for (index, command) in published.commands.iter().enumerate() {
+            self.scratch.clear();
+            let result = self
+                .replica
+                .apply(&command.command, command.time, &mut self.scratch);
+            if result != command.result || self.scratch != published.events_of(index) {
+                self.stats.divergences.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        self.market.on_events(&published.events);
+        if let Some(seq) = published.last_seq() {
+            self.seq = seq;
+            self.stats.market.store(seq, Ordering::Release);
+        }
+        let count = published.commands.len() as u64;
+        self.stats.market_count.fetch_add(count, Ordering::AcqRel);
+        for (index, reply) in replies {
+            if let Some(outcome) = outcome_of(published, index) {
+                reply(outcome, &self.market);
+            }
+        }
+        if copy {
+            self.snapshot();
+        }
+        self.release_parked();
+    }
+
+    fn snapshot(&self) {
+        if let Some(sink) = &self.sink {
+            sink(Captured {
+                seq: self.seq,
+                engine: self.replica.clone(),
+                market: Some(self.market.clone()),
+            });
         }
     }
-    market
+
+    fn serve(&mut self, request: ReadRequest) {
+        if request.min_seq <= self.seq {
+            self.run_read(request);
+            return;
+        }
+        self.arrivals += 1;
+        self.parked.push(Reverse(Parked {
+            min_seq: request.min_seq,
+            arrival: self.arrivals,
+            request,
+        }));
+    }
+
+    fn release_parked(&mut self) {
+        while self
+            .parked
+            .peek()
+            .is_some_and(|Reverse(p)| p.min_seq <= self.seq)
+        {
+            if let Some(Reverse(parked)) = self.parked.pop() {
+                self.run_read(parked.request);
+            }
+        }
+    }
+
+    fn run_read(&self, request: ReadRequest) {
+        let view = ReadView {
+            engine: &self.replica,
+            market: &self.market,
+            seq: self.seq,
+            event_seq: self.replica.sequence(),
+        };
+        (request.read)(&view);
+        self.stats.reads.fetch_add(1, Ordering::Relaxed);
+    }
 }

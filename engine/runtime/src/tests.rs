@@ -1,10 +1,12 @@
 //! Runtime tests: concurrent callers, replay of what the runtime applied, read-your-writes
-//! through market data, draining on shutdown, back-pressure and a clock that goes back.
+//! through the read replica and market data, draining on shutdown, back-pressure at ingress
+//! while the market stage is held, a clock that goes back, and durability of what is
+//! acknowledged.
 
 use std::sync::Arc;
 
 use super::*;
-use matchbook_core::Event;
+use matchbook_core::{Command, Event, Timestamp};
 use matchbook_core::{CurrencyId, InstrumentId, Price, Qty};
 use matchbook_core::{NewOrder, Side};
 use matchbook_market::MarketDataConfig;
@@ -12,13 +14,9 @@ use matchbook_market::MarketDataConfig;
 const T0: Timestamp = Timestamp(1_767_225_600_000_000_000);
 
 fn start(clock: Arc<dyn Clock>, capacity: usize) -> Runtime {
-    start_at(clock, capacity, MarketDataPlacement::OwnThread)
-}
-
-fn start_at(clock: Arc<dyn Clock>, capacity: usize, placement: MarketDataPlacement) -> Runtime {
     let engine = Engine::new(matchbook_config::demo::config()).expect("demo config");
     let market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
-    Runtime::start_with(engine, market, clock, capacity, placement).expect("threads")
+    Runtime::start(engine, market, clock, capacity).expect("threads")
 }
 
 fn fund(handle: &RuntimeHandle, account: matchbook_core::AccountId) {
@@ -36,17 +34,8 @@ fn fund(handle: &RuntimeHandle, account: matchbook_core::AccountId) {
 
 #[test]
 fn concurrent_callers_are_sequenced_and_replay_bit_for_bit() {
-    for placement in [
-        MarketDataPlacement::OwnThread,
-        MarketDataPlacement::EngineThread,
-    ] {
-        sequenced_and_replayed(placement);
-    }
-}
-
-fn sequenced_and_replayed(placement: MarketDataPlacement) {
     let clock = Arc::new(ManualClock::at(T0));
-    let runtime = start_at(clock.clone(), 1024, placement);
+    let runtime = start(clock.clone(), 1024);
     let handle = runtime.handle();
     let accounts: Vec<_> = (0..4)
         .map(|_| {
@@ -100,7 +89,14 @@ fn sequenced_and_replayed(placement: MarketDataPlacement) {
             .any(|(_, o)| o.events.iter().any(|e| matches!(e.event, Event::Trade(_)))),
         "the flow trades"
     );
+    let replica = handle.engine_blocking(|e| e.state_hash()).expect("running");
+    assert_eq!(handle.stats().divergences, 0);
     let (engine, market) = runtime.shutdown().expect("clean stop");
+    assert_eq!(
+        replica,
+        engine.state_hash(),
+        "the read replica is the engine"
+    );
     let traded: usize = log
         .iter()
         .map(|(_, o)| {
@@ -113,7 +109,7 @@ fn sequenced_and_replayed(placement: MarketDataPlacement) {
     assert_eq!(market.trades().len(), traded, "market data saw every trade");
 
     // Replay the setup and the logged commands in the order the runtime applied them.
-    log.sort_by_key(|(_, o)| o.events.first().map(|e| e.seq));
+    log.sort_by_key(|(_, o)| o.seq);
     let mut replay = Engine::new(matchbook_config::demo::config()).expect("demo config");
     let mut sink = Vec::new();
     for _ in 0..4 {
@@ -141,17 +137,8 @@ fn sequenced_and_replayed(placement: MarketDataPlacement) {
 }
 
 #[test]
-fn a_reply_means_market_data_has_the_command() {
-    for placement in [
-        MarketDataPlacement::OwnThread,
-        MarketDataPlacement::EngineThread,
-    ] {
-        reply_after_market_data(placement);
-    }
-}
-
-fn reply_after_market_data(placement: MarketDataPlacement) {
-    let runtime = start_at(Arc::new(ManualClock::at(T0)), 64, placement);
+fn a_read_after_a_reply_sees_the_command() {
+    let runtime = start(Arc::new(ManualClock::at(T0)), 64);
     let handle = runtime.handle();
     let account = handle
         .apply_blocking(Command::CreateHolder)
@@ -226,10 +213,8 @@ fn shutdown_answers_everything_queued_before_it() {
     );
 }
 
-#[test]
-fn a_full_queue_is_refused_not_blocked() {
-    let runtime = start(Arc::new(ManualClock::at(T0)), 2);
-    let handle = runtime.handle();
+/// Holds the market stage inside a read until the returned sender is used or dropped.
+fn hold_market_stage(handle: &RuntimeHandle) -> crossbeam_channel::Sender<()> {
     let (release_tx, release_rx) = crossbeam_channel::bounded::<()>(0);
     let (started_tx, started_rx) = crossbeam_channel::bounded::<()>(1);
     handle
@@ -238,16 +223,40 @@ fn a_full_queue_is_refused_not_blocked() {
             let _ = release_rx.recv();
         })
         .expect("queued");
-    started_rx.recv().expect("engine thread is held");
-    handle.submit(Command::CreateHolder, |_| {}).expect("one");
-    handle.submit(Command::CreateHolder, |_| {}).expect("two");
+    started_rx.recv().expect("the market stage is held");
+    release_tx
+}
+
+#[test]
+fn a_full_pipeline_is_refused_not_blocked() {
+    let runtime = start(Arc::new(ManualClock::at(T0)), 2);
+    let handle = runtime.handle();
+    let release = hold_market_stage(&handle);
+    let (acked_tx, acked_rx) = crossbeam_channel::unbounded();
+    // Each is answered although the market stage has not seen it, up to twice the
+    // capacity behind it...
+    for expected in 1..=4 {
+        let acked_tx = acked_tx.clone();
+        let reply = move |o: Outcome| {
+            let _ = acked_tx.send(o.seq);
+        };
+        handle
+            .submit(Command::CreateHolder, reply)
+            .expect("admitted");
+        assert_eq!(acked_rx.recv().expect("answered"), expected);
+    }
+    // ...and they stay in flight until it has: the next is refused, not queued.
+    assert_eq!(handle.stats().in_flight, 4);
     assert_eq!(
         handle.submit(Command::CreateHolder, |_| {}).err(),
         Some(RuntimeError::Busy)
     );
-    release_tx.send(()).expect("release");
+    assert_eq!(handle.stats().refused, 1);
+    release.send(()).expect("release");
+    let count = handle.engine_blocking(|e| e.holder_count()).expect("read");
+    assert_eq!(count, 4);
     let (engine, _) = runtime.shutdown().expect("clean stop");
-    assert_eq!(engine.holder_count(), 2);
+    assert_eq!(engine.holder_count(), 4);
 }
 
 #[test]
@@ -292,7 +301,6 @@ fn crash_while_busy(
         market,
         Arc::new(ManualClock::at(T0)),
         4096,
-        MarketDataPlacement::EngineThread,
         Box::new(journal),
         None,
     )

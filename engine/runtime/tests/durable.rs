@@ -8,7 +8,7 @@ use matchbook_config::demo;
 use matchbook_core::{AccountId, CancelScope, Command, CurrencyId, Engine, InstrumentId};
 use matchbook_core::{NewOrder, Price, Qty, Side, Timestamp};
 use matchbook_market::MarketData;
-use matchbook_runtime::{ManualClock, MarketDataPlacement, Runtime, SnapshotPlan};
+use matchbook_runtime::{ManualClock, Runtime, SnapshotPlan};
 use matchbook_store::journal::SyncPolicy;
 use matchbook_store::snapshot::encode_market;
 use matchbook_store::{SnapshotWriter, StoreOptions, list_snapshots, recover};
@@ -90,7 +90,6 @@ fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
         recovery.market,
         clock,
         1024,
-        MarketDataPlacement::OwnThread,
         Box::new(recovery.journal),
         Some(plan),
     )

@@ -392,7 +392,7 @@ pub async fn candlesticks(
 #[utoipa::path(get, path = "/v1/order-book/{instrument_code}", tag = "public",
     params(("instrument_code" = String, Path),
         ("level" = Option<u8>, Query, description = "1, 2 or 3 (default)"),
-        ("depth" = Option<u32>, Query, description = "Price levels per side")),
+        ("depth" = Option<u32>, Query, description = "Price levels per side (default and most: the server's `max_order_book_depth`, 1000 unless configured)")),
     responses((status = 200, description = "`{instrument_code, time, sequence, bids, asks}`"),
         (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody)))]
@@ -409,12 +409,14 @@ pub async fn order_book(
     if !(1..=3).contains(&level) {
         return Err(ApiError::bad("INVALID_ORDER_BOOK_LEVEL"));
     }
+    // Bounded whatever is asked: the read walks every order of the levels it shows.
     let depth = match params.integer("depth", "INVALID_ORDER_BOOK_DEPTH")? {
         Some(0) => return Err(ApiError::bad("INVALID_ORDER_BOOK_DEPTH")),
         Some(d) => usize::try_from(d).unwrap_or(usize::MAX),
         None if level == 1 => 1,
-        None => usize::MAX,
-    };
+        None => state.max_book_depth,
+    }
+    .min(state.max_book_depth);
     let depth = if level == 1 { 1 } else { depth };
     let id = market.id;
     let (bids, asks, sequence) = if level == 3 {

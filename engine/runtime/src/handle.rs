@@ -1,0 +1,254 @@
+//! The way in: a [`RuntimeHandle`] per caller thread. Commands enter the ingress queue
+//! (bounded, lock-free) after admission control; reads go straight to the market stage's
+//! read queue. Nothing here ever blocks except the `*_blocking` helpers, which wait for
+//! their own answer.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crossbeam_channel::{Sender, TrySendError};
+use matchbook_core::{Applied, Command, Engine, EngineError, EventRecord, Timestamp};
+use matchbook_market::MarketData;
+
+use crate::output::{SubscribeRequest, Subscription};
+use crate::stats::{RuntimeStats, StatsSnapshot};
+
+/// What a command produced: the engine's answer and every event it emitted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The engine's result.
+    pub result: Result<Applied, EngineError>,
+    /// Events of this command (including expiries that ran before it), in order.
+    pub events: Vec<EventRecord>,
+    /// The time the command was applied at.
+    pub time: Timestamp,
+    /// The command's sequence number: a read issued after this outcome was received
+    /// reflects at least this command.
+    pub seq: u64,
+}
+
+/// Why the runtime could not take or answer a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum RuntimeError {
+    /// Too many commands in flight, or the read queue is full; try again later.
+    #[error("engine queue is full")]
+    Busy,
+    /// The runtime stopped (or is stopping) and takes no more requests.
+    #[error("engine is stopped")]
+    Stopped,
+    /// A stage thread panicked.
+    #[error("engine thread failed")]
+    Failed,
+}
+
+/// State as the market stage holds it when a read runs: the replica of the engine,
+/// market data, and how far both have got.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadView<'a> {
+    /// The engine replica: the matching engine's exact state after command `seq`.
+    pub engine: &'a Engine,
+    /// History, candles, tickers and funding history as of the same command.
+    pub market: &'a MarketData,
+    /// Sequence number of the last command applied.
+    pub seq: u64,
+    /// Sequence number of the last event of that command (the engine's event counter).
+    pub event_seq: u64,
+}
+
+/// Called with a command's outcome by the acknowledgement stage.
+pub type AckReply = Box<dyn FnOnce(Outcome) + Send>;
+/// Called with a command's outcome by the market stage, with market data holding it.
+pub type MarketReply = Box<dyn FnOnce(Outcome, &MarketData) + Send>;
+/// A read run by the market stage.
+pub type Read = Box<dyn FnOnce(&ReadView<'_>) + Send>;
+
+/// Who answers a command.
+pub(crate) enum Reply {
+    Ack(AckReply),
+    Market(MarketReply),
+}
+
+pub(crate) enum Request {
+    Apply { command: Command, reply: Reply },
+    Subscribe(SubscribeRequest),
+    Snapshot,
+    Stop,
+}
+
+/// A read waiting for the market stage to reach `min_seq`.
+pub(crate) struct ReadRequest {
+    pub(crate) min_seq: u64,
+    pub(crate) read: Read,
+}
+
+/// A cheap, cloneable way in: every caller thread holds one.
+#[derive(Clone)]
+pub struct RuntimeHandle {
+    pub(crate) requests: Sender<Request>,
+    pub(crate) reads: Sender<ReadRequest>,
+    pub(crate) stats: Arc<RuntimeStats>,
+    pub(crate) limit: u64,
+}
+
+impl std::fmt::Debug for RuntimeHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RuntimeHandle")
+            .field("queued", &self.requests.len())
+            .field("limit", &self.limit)
+            .finish()
+    }
+}
+
+fn refused<T>(e: TrySendError<T>) -> RuntimeError {
+    match e {
+        TrySendError::Full(_) => RuntimeError::Busy,
+        TrySendError::Disconnected(_) => RuntimeError::Stopped,
+    }
+}
+
+impl RuntimeHandle {
+    fn enqueue(&self, command: Command, reply: Reply) -> Result<(), RuntimeError> {
+        if !self.stats.admit(self.limit) {
+            return Err(RuntimeError::Busy);
+        }
+        self.requests
+            .try_send(Request::Apply { command, reply })
+            .map_err(|e| {
+                self.stats.unadmit();
+                refused(e)
+            })
+    }
+
+    /// Queues a command; `reply` is called by the acknowledgement stage once the command is
+    /// durable and applied. Never blocks: too many commands in flight is
+    /// [`RuntimeError::Busy`]. If the runtime stops first, `reply` is dropped uncalled.
+    pub fn submit(
+        &self,
+        command: Command,
+        reply: impl FnOnce(Outcome) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        self.enqueue(command, Reply::Ack(Box::new(reply)))
+    }
+
+    /// As [`RuntimeHandle::submit`], `reply` called by the market stage with market data
+    /// as it stands right after the command (one hop where a submit plus a read would take
+    /// two). Its answer waits behind the market stage's work; [`RuntimeHandle::submit`]'s
+    /// never does.
+    pub fn submit_with_market(
+        &self,
+        command: Command,
+        reply: impl FnOnce(Outcome, &MarketData) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        self.enqueue(command, Reply::Market(Box::new(reply)))
+    }
+
+    /// Runs `read` on the market stage, on state that includes every command acknowledged
+    /// before this call (read-your-writes), never on the matching thread.
+    pub fn read(
+        &self,
+        read: impl FnOnce(&ReadView<'_>) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        let min_seq = self.stats.acked.load(Ordering::Acquire);
+        self.read_at(min_seq, read)
+    }
+
+    /// Runs `read` once the market stage has applied command `min_seq` (or every command
+    /// sequenced so far, if `min_seq` is beyond them: a read never waits for a command
+    /// that may never come).
+    pub fn read_at(
+        &self,
+        min_seq: u64,
+        read: impl FnOnce(&ReadView<'_>) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        let min_seq = min_seq.min(self.stats.sequenced.load(Ordering::Acquire));
+        let read = Box::new(read);
+        self.reads
+            .try_send(ReadRequest { min_seq, read })
+            .map_err(refused)
+    }
+
+    /// Reads the engine replica (see [`RuntimeHandle::read`]).
+    pub fn read_engine(
+        &self,
+        read: impl FnOnce(&Engine) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        self.read(move |view| read(view.engine))
+    }
+
+    /// Reads market data (see [`RuntimeHandle::read`]).
+    pub fn read_market(
+        &self,
+        read: impl FnOnce(&MarketData) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        self.read(move |view| read(view.market))
+    }
+
+    /// Submits a command and waits for its outcome (for threads that may block).
+    pub fn apply_blocking(&self, command: Command) -> Result<Outcome, RuntimeError> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.submit(command, move |outcome| {
+            let _ = tx.send(outcome);
+        })?;
+        rx.recv().map_err(|_| RuntimeError::Stopped)
+    }
+
+    /// Reads and waits for the answer.
+    pub fn read_blocking<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&ReadView<'_>) -> R + Send + 'static,
+    ) -> Result<R, RuntimeError> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.read(move |view| {
+            let _ = tx.send(read(view));
+        })?;
+        rx.recv().map_err(|_| RuntimeError::Stopped)
+    }
+
+    /// Reads the engine replica and waits for the answer.
+    pub fn engine_blocking<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&Engine) -> R + Send + 'static,
+    ) -> Result<R, RuntimeError> {
+        self.read_blocking(move |view| read(view.engine))
+    }
+
+    /// Reads market data and waits for the answer.
+    pub fn market_blocking<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&MarketData) -> R + Send + 'static,
+    ) -> Result<R, RuntimeError> {
+        self.read_blocking(move |view| read(view.market))
+    }
+
+    /// Subscribes to every batch published from now on, through a queue of `capacity`
+    /// batches; waits until the matching thread has opened it.
+    pub fn subscribe(&self, capacity: usize) -> Result<Subscription, RuntimeError> {
+        let (answer, opened) = crossbeam_channel::bounded(1);
+        let request = SubscribeRequest { capacity, answer };
+        self.requests
+            .try_send(Request::Subscribe(request))
+            .map_err(refused)?;
+        opened.recv().map_err(|_| RuntimeError::Stopped)
+    }
+
+    /// Asks for a snapshot after the commands queued so far (a durable runtime with a
+    /// snapshot plan only; otherwise nothing happens).
+    pub fn request_snapshot(&self) -> Result<(), RuntimeError> {
+        self.requests.try_send(Request::Snapshot).map_err(refused)
+    }
+
+    /// Requests in the ingress queue, not yet taken by the sequencer.
+    pub fn queued(&self) -> usize {
+        self.requests.len()
+    }
+
+    /// The stages' counters now.
+    pub fn stats(&self) -> StatsSnapshot {
+        self.stats.snapshot()
+    }
+
+    /// The stages' live counters (the matching time histogram among them).
+    pub fn live_stats(&self) -> &RuntimeStats {
+        &self.stats
+    }
+}

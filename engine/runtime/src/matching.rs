@@ -1,0 +1,133 @@
+//! The matching stage (thread `matchbook-matching`): applies each durable batch to the
+//! engine with `Engine::apply` and nothing else (no read, no I/O, no history), then
+//! publishes the batch once, shared, to the acknowledgement stage, the market stage and the
+//! subscribers. It blocks only while waiting for the next batch: the queues to the two
+//! stages are unbounded (their depth is bounded by admission at ingress, which counts
+//! commands until both stages have finished them) and a subscriber that is full is dropped.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use crossbeam_channel::{Receiver, Sender};
+use matchbook_core::Engine;
+
+use crate::handle::{AckReply, MarketReply, Reply};
+use crate::output::{MatchedCommand, Published, Subscriber, offer};
+use crate::sequencer::Sequenced;
+use crate::stats::RuntimeStats;
+
+/// Work for the acknowledgement stage.
+pub(crate) enum AckWork {
+    Batch {
+        published: Arc<Published>,
+        replies: Vec<(usize, AckReply)>,
+    },
+    Stop,
+}
+
+/// Work for the market stage.
+pub(crate) enum MarketWork {
+    Batch {
+        published: Arc<Published>,
+        replies: Vec<(usize, MarketReply)>,
+        /// Copy the state after this batch.
+        snapshot: bool,
+    },
+    Stop,
+}
+
+/// Where matching publishes.
+pub(crate) struct Outputs {
+    pub(crate) acks: Sender<AckWork>,
+    pub(crate) market: Sender<MarketWork>,
+    pub(crate) subscribers: Vec<Subscriber>,
+}
+
+/// Runs until the last batch; returns the engine.
+pub(crate) fn run_matching(
+    mut engine: Engine,
+    inbox: &Receiver<Sequenced>,
+    mut outputs: Outputs,
+    stats: &RuntimeStats,
+) -> Engine {
+    while let Ok(batch) = inbox.recv() {
+        let stop = batch.stop;
+        if !publish(&mut engine, batch, &mut outputs, stats) || stop {
+            break;
+        }
+    }
+    let _ = outputs.acks.send(AckWork::Stop);
+    let _ = outputs.market.send(MarketWork::Stop);
+    engine
+}
+
+/// Applies one batch and hands it on; false when a stage has gone.
+fn publish(
+    engine: &mut Engine,
+    batch: Sequenced,
+    outputs: &mut Outputs,
+    stats: &RuntimeStats,
+) -> bool {
+    let started = Instant::now();
+    let start_seq = stats.matched.load(Ordering::Relaxed);
+    for request in batch.subscribers {
+        outputs.subscribers.extend(request.open(start_seq));
+    }
+    let count = batch.commands.len();
+    let mut published = Published {
+        commands: Vec::with_capacity(count),
+        events: Vec::with_capacity(count * 8),
+    };
+    let mut acks = Vec::with_capacity(count);
+    let mut market = Vec::new();
+    for (index, stamped) in batch.commands.into_iter().enumerate() {
+        let first = published.events.len();
+        let result = engine.apply(&stamped.command, stamped.time, &mut published.events);
+        published.commands.push(MatchedCommand {
+            seq: stamped.seq,
+            time: stamped.time,
+            command: stamped.command,
+            result,
+            events: first..published.events.len(),
+        });
+        match stamped.reply {
+            Reply::Ack(reply) => acks.push((index, reply)),
+            Reply::Market(reply) => market.push((index, reply)),
+        }
+    }
+    if let Some(seq) = published.last_seq() {
+        stats.matched.store(seq, Ordering::Release);
+    }
+    let published = Arc::new(published);
+    if count > 0 {
+        let work = AckWork::Batch {
+            published: published.clone(),
+            replies: acks,
+        };
+        if outputs.acks.send(work).is_err() {
+            return false;
+        }
+        let lagged = offer(&mut outputs.subscribers, &published);
+        stats
+            .dropped_subscribers
+            .fetch_add(lagged, Ordering::Relaxed);
+    }
+    let sent = if count == 0 && !batch.snapshot {
+        true
+    } else {
+        let work = MarketWork::Batch {
+            published,
+            replies: market,
+            snapshot: batch.snapshot,
+        };
+        outputs.market.send(work).is_ok()
+    };
+    if count > 0 {
+        // Everything the thread did for the batch, not only `apply`: were any other work
+        // (a read, a copy) to run here, it would show.
+        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        stats.busy_time.record(nanos / count as u64, count as u64);
+    }
+    sent
+}

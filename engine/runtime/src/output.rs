@@ -1,0 +1,155 @@
+//! What the matching thread publishes: one [`Published`] batch per sequenced batch (the
+//! commands in order, each with its result and its events), shared by reference between the
+//! acknowledgement stage, the market stage and every subscriber, so it is built and
+//! allocated once whatever the number of consumers.
+//!
+//! Subscribers get the batches through a bounded queue of their own. The matching thread
+//! never waits for one: a subscriber whose queue is full is dropped at once, and learns why
+//! ([`DropReason::Lagged`]) when it has read what was queued before.
+
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+use matchbook_core::{Applied, Command, EngineError, EventRecord, Timestamp};
+
+/// One command as matching applied it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchedCommand {
+    /// Its sequence number (the journal's, or the runtime's count without a journal).
+    pub seq: u64,
+    /// The time it was stamped with.
+    pub time: Timestamp,
+    /// The command.
+    pub command: Command,
+    /// The engine's answer.
+    pub result: Result<Applied, EngineError>,
+    /// Its events within [`Published::events`].
+    pub events: Range<usize>,
+}
+
+/// A batch of commands as matching applied them, in sequence order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Published {
+    /// The commands.
+    pub commands: Vec<MatchedCommand>,
+    /// Every event of the batch, in order.
+    pub events: Vec<EventRecord>,
+}
+
+impl Published {
+    /// The events of command `index` of the batch.
+    pub fn events_of(&self, index: usize) -> &[EventRecord] {
+        self.commands
+            .get(index)
+            .and_then(|c| self.events.get(c.events.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Sequence number of the batch's last command, if it has any.
+    pub fn last_seq(&self) -> Option<u64> {
+        self.commands.last().map(|c| c.seq)
+    }
+}
+
+/// Why a subscription ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum DropReason {
+    /// Its queue was full when a batch was published: it read slower than commands came.
+    #[error("subscriber fell more than {capacity} batches behind")]
+    Lagged {
+        /// The queue's capacity, in batches.
+        capacity: usize,
+    },
+    /// The runtime stopped.
+    #[error("runtime stopped")]
+    Stopped,
+}
+
+/// A live feed of every batch published after it started.
+#[derive(Debug)]
+pub struct Subscription {
+    /// Sequence number of the last command matched before the first batch it receives.
+    pub start_seq: u64,
+    batches: Receiver<Arc<Published>>,
+    reason: Arc<OnceLock<DropReason>>,
+}
+
+impl Subscription {
+    /// The next batch, waiting for it; after the last one, why the feed ended.
+    pub fn recv(&self) -> Result<Arc<Published>, DropReason> {
+        self.batches.recv().map_err(|_| self.reason())
+    }
+
+    /// The next batch if one is queued; `Ok(None)` when none is yet.
+    pub fn try_recv(&self) -> Result<Option<Arc<Published>>, DropReason> {
+        match self.batches.try_recv() {
+            Ok(batch) => Ok(Some(batch)),
+            Err(crossbeam_channel::TryRecvError::Empty) => Ok(None),
+            Err(crossbeam_channel::TryRecvError::Disconnected) => Err(self.reason()),
+        }
+    }
+
+    /// The queue itself, to wait on it together with other channels.
+    pub fn receiver(&self) -> &Receiver<Arc<Published>> {
+        &self.batches
+    }
+
+    /// Why the feed ended (`Stopped` while it has not).
+    pub fn reason(&self) -> DropReason {
+        self.reason.get().copied().unwrap_or(DropReason::Stopped)
+    }
+}
+
+/// The matching thread's end of one subscription.
+pub(crate) struct Subscriber {
+    batches: Sender<Arc<Published>>,
+    reason: Arc<OnceLock<DropReason>>,
+    capacity: usize,
+}
+
+/// A subscription being set up: the matching thread keeps the sender half and hands the
+/// receiver to the caller once it knows where the feed starts.
+pub(crate) struct SubscribeRequest {
+    pub(crate) capacity: usize,
+    pub(crate) answer: Sender<Subscription>,
+}
+
+impl SubscribeRequest {
+    /// Opens the feed starting after `start_seq`; `None` if the caller stopped waiting.
+    pub(crate) fn open(self, start_seq: u64) -> Option<Subscriber> {
+        let capacity = self.capacity.max(1);
+        let (batches, receiver) = crossbeam_channel::bounded(capacity);
+        let reason = Arc::new(OnceLock::new());
+        let subscription = Subscription {
+            start_seq,
+            batches: receiver,
+            reason: reason.clone(),
+        };
+        self.answer.send(subscription).ok()?;
+        Some(Subscriber {
+            batches,
+            reason,
+            capacity,
+        })
+    }
+}
+
+/// Offers `batch` to every subscriber; drops (and counts) those that are full or gone.
+pub(crate) fn offer(subscribers: &mut Vec<Subscriber>, batch: &Arc<Published>) -> u64 {
+    let before = subscribers.len();
+    let mut lagged = 0;
+    subscribers.retain(|s| match s.batches.try_send(batch.clone()) {
+        Ok(()) => true,
+        Err(TrySendError::Full(_)) => {
+            let _ = s.reason.set(DropReason::Lagged {
+                capacity: s.capacity,
+            });
+            lagged += 1;
+            false
+        }
+        Err(TrySendError::Disconnected(_)) => false,
+    });
+    debug_assert!(subscribers.len() + lagged as usize <= before);
+    lagged
+}

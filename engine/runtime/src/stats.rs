@@ -1,0 +1,243 @@
+//! What the stages publish about themselves: how far each has got (in command sequence
+//! numbers), how many commands are in flight, refusals, dropped subscribers, and the
+//! matching thread's busy time per command as a histogram. Every counter has one writer (the
+//! stage it describes) and is read with relaxed loads by anyone: no lock, no wait.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Sub-buckets per power of two: a bucket is 1/32 of an octave wide (about 2.2 %).
+const SUB_BITS: u32 = 5;
+const SUB: u64 = 1 << SUB_BITS;
+/// Buckets covering every u64.
+const BUCKETS: usize = ((64 - SUB_BITS + 1) as usize) * SUB as usize;
+
+/// A log-linear histogram of nanosecond durations, written by one thread, read by any.
+pub struct Histogram {
+    counts: Box<[AtomicU64]>,
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Self {
+            counts: (0..BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Histogram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Histogram")
+            .field("samples", &self.samples())
+            .finish()
+    }
+}
+
+fn bucket_of(nanos: u64) -> usize {
+    if nanos < SUB {
+        return nanos as usize;
+    }
+    let octave = 63 - nanos.leading_zeros();
+    let shift = octave - SUB_BITS;
+    let mantissa = (nanos >> shift) & (SUB - 1);
+    ((u64::from(shift) + 1) * SUB + mantissa) as usize
+}
+
+fn lower_bound(bucket: usize) -> u64 {
+    let bucket = bucket as u64;
+    if bucket < SUB {
+        return bucket;
+    }
+    let shift = bucket / SUB - 1;
+    (SUB + bucket % SUB) << shift
+}
+
+impl Histogram {
+    /// Counts `weight` samples of `nanos` each.
+    pub fn record(&self, nanos: u64, weight: u64) {
+        // One writer: a load and a store are enough, and cheaper than a locked add.
+        let cell = &self.counts[bucket_of(nanos)];
+        cell.store(
+            cell.load(Ordering::Relaxed).wrapping_add(weight),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Samples recorded.
+    pub fn samples(&self) -> u64 {
+        self.counts.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+    }
+
+    /// A copy of the counts, to compare two moments.
+    pub fn counts(&self) -> Vec<u64> {
+        self.counts
+            .iter()
+            .map(|c| c.load(Ordering::Relaxed))
+            .collect()
+    }
+
+    /// The lower bound of the bucket holding quantile `q` (0..=1) of `counts` (a copy
+    /// taken by [`Histogram::counts`], or a difference of two); `None` when empty.
+    pub fn quantile_of(counts: &[u64], q: f64) -> Option<u64> {
+        let total: u64 = counts.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let rank = ((total as f64 * q.clamp(0.0, 1.0)).ceil() as u64).max(1);
+        let mut seen = 0;
+        counts.iter().enumerate().find_map(|(bucket, &n)| {
+            seen += n;
+            (seen >= rank).then(|| lower_bound(bucket))
+        })
+    }
+}
+
+/// The runtime's counters, shared by its stages and every handle.
+#[derive(Debug, Default)]
+pub struct RuntimeStats {
+    /// Commands taken in at ingress.
+    pub(crate) admitted: AtomicU64,
+    /// Commands refused because too many were in flight.
+    pub(crate) refused: AtomicU64,
+    /// Commands the acknowledgement stage has finished.
+    pub(crate) acked_count: AtomicU64,
+    /// Commands the market stage has applied.
+    pub(crate) market_count: AtomicU64,
+    /// Sequence number of the last command made durable and sent to matching.
+    pub(crate) sequenced: AtomicU64,
+    /// Sequence number of the last command matched.
+    pub(crate) matched: AtomicU64,
+    /// Sequence number of the last command acknowledged (stored before its reply is sent,
+    /// so a reader who saw the reply waits for at least this).
+    pub(crate) acked: AtomicU64,
+    /// Sequence number of the last command the market stage applied.
+    pub(crate) market: AtomicU64,
+    /// Reads answered by the market stage.
+    pub(crate) reads: AtomicU64,
+    /// Subscribers dropped because they fell behind.
+    pub(crate) dropped_subscribers: AtomicU64,
+    /// Commands whose replica events differed from matching's (a determinism bug).
+    pub(crate) divergences: AtomicU64,
+    /// The matching thread's busy time per command, nanoseconds: from taking a batch to
+    /// having published it, divided among its commands (each counted once).
+    pub(crate) busy_time: Histogram,
+}
+
+/// A plain copy of the counters at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StatsSnapshot {
+    /// Commands taken in at ingress.
+    pub admitted: u64,
+    /// Commands refused with [`crate::RuntimeError::Busy`] because too many were in flight.
+    pub refused: u64,
+    /// Sequence number of the last command made durable (or numbered, without a log).
+    pub sequenced: u64,
+    /// Sequence number of the last command matched.
+    pub matched: u64,
+    /// Sequence number of the last command acknowledged.
+    pub acked: u64,
+    /// Sequence number of the last command the market stage (history, replicas) applied.
+    pub market: u64,
+    /// Commands admitted and not yet finished by both the acknowledgement and market stages.
+    pub in_flight: u64,
+    /// Reads answered.
+    pub reads: u64,
+    /// Subscribers dropped because they fell behind.
+    pub dropped_subscribers: u64,
+    /// Commands whose replica events differed from matching's (always 0 unless there is a
+    /// determinism bug).
+    pub divergences: u64,
+}
+
+impl RuntimeStats {
+    /// Commands admitted and not yet finished by the slower of the two stages that must see
+    /// every command.
+    pub(crate) fn in_flight(&self) -> u64 {
+        let done = self
+            .acked_count
+            .load(Ordering::Acquire)
+            .min(self.market_count.load(Ordering::Acquire));
+        self.admitted.load(Ordering::Acquire).saturating_sub(done)
+    }
+
+    /// Takes one command in unless `limit` are admitted and unanswered, or the market
+    /// stage is `2 * limit` behind: a caller waiting for each answer is never refused,
+    /// and the market stage has room to catch up on its own.
+    pub(crate) fn admit(&self, limit: u64) -> bool {
+        let admitted = self.admitted.load(Ordering::Acquire);
+        let unanswered = admitted.saturating_sub(self.acked_count.load(Ordering::Acquire));
+        let behind = admitted.saturating_sub(self.market_count.load(Ordering::Acquire));
+        if unanswered >= limit || behind >= limit.saturating_mul(2) {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        self.admitted.fetch_add(1, Ordering::AcqRel);
+        true
+    }
+
+    /// Gives back an admission whose command never entered the pipeline.
+    pub(crate) fn unadmit(&self) {
+        self.admitted.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// The counters now.
+    pub fn snapshot(&self) -> StatsSnapshot {
+        let load = |c: &AtomicU64| c.load(Ordering::Acquire);
+        StatsSnapshot {
+            admitted: load(&self.admitted),
+            refused: load(&self.refused),
+            sequenced: load(&self.sequenced),
+            matched: load(&self.matched),
+            acked: load(&self.acked),
+            market: load(&self.market),
+            in_flight: self.in_flight(),
+            reads: load(&self.reads),
+            dropped_subscribers: load(&self.dropped_subscribers),
+            divergences: load(&self.divergences),
+        }
+    }
+
+    /// The matching thread's busy time per command, nanoseconds.
+    pub fn matching_time(&self) -> &Histogram {
+        &self.busy_time
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A value falls in the bucket whose bounds hold it, and buckets are 1/32 octave.
+        #[test]
+        fn buckets_hold_their_values(nanos in any::<u64>()) {
+            let bucket = bucket_of(nanos);
+            prop_assert!(bucket < BUCKETS);
+            prop_assert!(lower_bound(bucket) <= nanos);
+            if bucket + 1 < BUCKETS {
+                prop_assert!(nanos < lower_bound(bucket + 1));
+                let width = lower_bound(bucket + 1) - lower_bound(bucket);
+                prop_assert!(width <= lower_bound(bucket) / 32 + 1);
+            }
+        }
+    }
+
+    #[test]
+    fn quantiles_follow_the_weights() {
+        let h = Histogram::default();
+        h.record(100, 50);
+        h.record(1_000, 49);
+        h.record(1_000_000, 1);
+        let counts = h.counts();
+        assert_eq!(Histogram::quantile_of(&counts, 0.5), Some(100));
+        assert_eq!(
+            Histogram::quantile_of(&counts, 0.99),
+            Some(lower_bound(bucket_of(1_000)))
+        );
+        assert_eq!(
+            Histogram::quantile_of(&counts, 1.0),
+            Some(lower_bound(bucket_of(1_000_000)))
+        );
+        assert_eq!(Histogram::quantile_of(&[0; 4], 0.5), None);
+    }
+}
