@@ -364,7 +364,7 @@ pub unsafe extern "C" fn mb_session_poll_events(
     })
 }
 
-/// As `mb_engine_balances`, through the runtime (answered by its market stage, never the matching thread).
+/// As `mb_engine_balances`, through the runtime's market stage (never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_balances`, with a live session.
@@ -386,7 +386,7 @@ pub unsafe extern "C" fn mb_session_balances(
     })
 }
 
-/// As `mb_engine_open_orders`, through the runtime (answered by its market stage, never the matching thread).
+/// As `mb_engine_open_orders`, through the runtime's market stage (never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_open_orders`, with a live session.
@@ -408,7 +408,7 @@ pub unsafe extern "C" fn mb_session_open_orders(
     })
 }
 
-/// As `mb_engine_order`, through the runtime (answered by its market stage, never the matching thread).
+/// As `mb_engine_order`, through the runtime's market stage (never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_order`, with a live session.
@@ -426,7 +426,7 @@ pub unsafe extern "C" fn mb_session_order(
     })
 }
 
-/// As `mb_engine_order_by_client_id`, through the runtime (answered by its market stage, never the matching thread).
+/// As `mb_engine_order_by_client_id`, through the runtime's market stage (never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_order_by_client_id`, with a live session.
@@ -452,7 +452,7 @@ pub unsafe extern "C" fn mb_session_order_by_client_id(
     })
 }
 
-/// As `mb_engine_book_top`, through the runtime (answered by its market stage, never the matching thread).
+/// As `mb_engine_book_top`, through the runtime's market stage (never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_book_top`, with a live session.
@@ -469,7 +469,7 @@ pub unsafe extern "C" fn mb_session_book_top(
     })
 }
 
-/// As `mb_engine_book_levels`, through the runtime (answered by its market stage, never the matching thread).
+/// As `mb_engine_book_levels`, through the runtime's market stage (never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_book_levels`, with a live session.
@@ -493,7 +493,7 @@ pub unsafe extern "C" fn mb_session_book_levels(
     })
 }
 
-/// As `mb_engine_book_orders`, through the runtime (answered by its market stage, never the matching thread).
+/// As `mb_engine_book_orders`, through the runtime's market stage (never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_book_orders`, with a live session.
@@ -564,7 +564,7 @@ pub unsafe extern "C" fn mb_session_ticker(
     })
 }
 
-/// As `mb_engine_positions`, through the runtime (answered by its market stage, never the matching thread).
+/// As `mb_engine_positions`, through the runtime's market stage (never the matching thread).
 ///
 /// # Safety
 /// As `mb_engine_positions`, with a live session.
@@ -586,7 +586,7 @@ pub unsafe extern "C" fn mb_session_positions(
     })
 }
 
-/// As `mb_engine_state_hash`, through the runtime (answered by its market stage, never the matching thread).
+/// As `mb_engine_state_hash`, through the runtime's market stage (never the matching thread).
 ///
 /// # Safety
 /// `session` live; `hash_out` writable.

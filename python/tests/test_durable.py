@@ -6,6 +6,7 @@ under another definition is refused with StorageError."""
 from __future__ import annotations
 
 import os
+from decimal import Decimal
 import shutil
 
 import numpy as np
@@ -133,3 +134,29 @@ def test_a_damaged_journal_is_refused_with_its_file(tmp_path) -> None:
     with pytest.raises(matchbook.StorageError) as raised:
         matchbook.Engine.open(crashed, DEFINITION, start_time=START)
     assert segment in str(raised.value)
+
+
+def test_a_durable_engine_reads_its_own_calls_at_once(tmp_path) -> None:
+    """Read-your-writes: a query right after a call sees it (by id, among open orders, in
+    the locked balance and in history), because a call returns only once its command is
+    journalled and applied; and a reopened engine still sees them all."""
+    engine = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
+    maker = engine.account("maker")
+    kept = []
+    for i in range(40):
+        t = START + 1_000 + i
+        order = engine.place_order(t, maker, "BTC_EUR", "BUY", "0.01", str(50_000 + i))
+        assert engine.order(maker, order)["amount"] == Decimal("0.01")
+        ids = {o["handle"]: o["id"] for o in engine.open_orders(maker)}
+        assert order in ids
+        assert engine.balances(maker)["EUR"].locked > 0
+        if i % 2:
+            engine.cancel_order(t, maker, order)
+            with pytest.raises(matchbook.MatchbookError):
+                engine.order(maker, order)
+            assert engine.order_history(maker, ids[order])["status"] == "CANCELLED"
+        else:
+            kept.append(order)
+    del engine
+    reopened = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
+    assert sorted(o["handle"] for o in reopened.open_orders(maker)) == sorted(kept)

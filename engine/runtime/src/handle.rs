@@ -252,3 +252,41 @@ impl RuntimeHandle {
         &self.stats
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A handle whose read queue the test holds, with the stages' counters set by hand.
+    fn handle(
+        acked: u64,
+        sequenced: u64,
+    ) -> (RuntimeHandle, crossbeam_channel::Receiver<ReadRequest>) {
+        let (requests, _) = crossbeam_channel::bounded(1);
+        let (reads, queued) = crossbeam_channel::bounded(4);
+        let stats = Arc::new(RuntimeStats::default());
+        stats.acked.store(acked, Ordering::Release);
+        stats.sequenced.store(sequenced, Ordering::Release);
+        let handle = RuntimeHandle {
+            requests,
+            reads,
+            stats,
+            limit: 4,
+        };
+        (handle, queued)
+    }
+
+    #[test]
+    fn a_read_waits_for_every_command_acknowledged_before_it() {
+        let (handle, queued) = handle(7, 9);
+        handle.read(|_| {}).expect("queued");
+        assert_eq!(queued.try_recv().map(|r| r.min_seq).ok(), Some(7));
+    }
+
+    #[test]
+    fn a_read_never_waits_for_a_command_not_yet_sequenced() {
+        let (handle, queued) = handle(7, 9);
+        handle.read_at(100, |_| {}).expect("queued");
+        assert_eq!(queued.try_recv().map(|r| r.min_seq).ok(), Some(9));
+    }
+}

@@ -199,3 +199,65 @@ impl<'a> MarketStage<'a> {
         self.stats.reads.fetch_add(1, Ordering::Relaxed);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::MatchedCommand;
+    use matchbook_core::{Command, Timestamp};
+
+    /// Command `seq` (a new holder) as matching would publish it.
+    fn published(matching: &mut Engine, seq: u64) -> Published {
+        let mut events = Vec::new();
+        let (command, time) = (Command::CreateHolder, Timestamp(1));
+        let result = matching.apply(&command, time, &mut events);
+        let events_range = 0..events.len();
+        Published {
+            commands: vec![MatchedCommand {
+                seq,
+                time,
+                command,
+                result,
+                events: events_range,
+            }],
+            events,
+        }
+    }
+
+    #[test]
+    fn a_read_for_a_later_command_is_parked_until_it_is_applied() {
+        let engine = Engine::new(matchbook_config::demo::config()).expect("demo");
+        let mut matching = engine.clone();
+        let market = MarketData::new(engine.instruments().len(), Default::default());
+        let stats = RuntimeStats::default();
+        let mut stage = MarketStage::new(engine, market, None, &stats);
+        let (answer, answers) = crossbeam_channel::unbounded();
+        let read = move |view: &ReadView<'_>| {
+            let _ = answer.send((view.seq, view.engine.holder_count()));
+        };
+        stage.serve(ReadRequest {
+            min_seq: 1,
+            read: Box::new(read),
+        });
+        assert!(
+            answers.try_recv().is_err(),
+            "parked: command 1 is not applied"
+        );
+        stage.apply(&published(&mut matching, 1), Vec::new(), false);
+        assert_eq!(answers.try_recv().ok(), Some((1, 1)), "answered once it is");
+        assert_eq!(stats.divergences.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn a_replica_that_differs_from_matching_is_counted() {
+        let engine = Engine::new(matchbook_config::demo::config()).expect("demo");
+        let mut matching = engine.clone();
+        let _ = published(&mut matching, 1);
+        let market = MarketData::new(engine.instruments().len(), Default::default());
+        let stats = RuntimeStats::default();
+        let mut stage = MarketStage::new(engine, market, None, &stats);
+        // Matching's second holder, applied to a replica that has none yet.
+        stage.apply(&published(&mut matching, 2), Vec::new(), false);
+        assert_eq!(stats.divergences.load(Ordering::Relaxed), 1);
+    }
+}
