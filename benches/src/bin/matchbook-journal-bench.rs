@@ -169,6 +169,7 @@ fn main() {
                 }
             }
         }
+        let stats = handle.stats();
         runtime.shutdown().expect("stop");
         let seconds = started.elapsed().as_secs_f64();
         let rate = answered.load(std::sync::atomic::Ordering::Relaxed) as f64 / seconds;
@@ -188,6 +189,12 @@ fn main() {
                 status.segments_pruned
             );
         }
+        println!(
+            "  matching thread: longest batch {:.2} ms; snapshot copies {} (on the market stage), longest {:.2} ms",
+            stats.longest_batch_nanos as f64 / 1e6,
+            stats.snapshots,
+            stats.longest_snapshot_copy_nanos as f64 / 1e6
+        );
         through_runtime.push(rate);
     }
     println!(

@@ -16,6 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use crossbeam_channel::{Receiver, TryRecvError};
 use matchbook_core::{Engine, EventRecord};
@@ -26,7 +27,7 @@ use crate::acks::outcome_of;
 use crate::handle::{MarketReply, ReadRequest, ReadView};
 use crate::matching::MarketWork;
 use crate::output::Published;
-use crate::stats::RuntimeStats;
+use crate::stats::{RuntimeStats, raise};
 
 /// A read waiting for a later command, ordered by the command it waits for, then arrival.
 struct Parked {
@@ -154,13 +155,19 @@ impl<'a> MarketStage<'a> {
     }
 
     fn snapshot(&self) {
-        if let Some(sink) = &self.sink {
-            sink(Captured {
-                seq: self.seq,
-                engine: self.replica.clone(),
-                market: Some(self.market.clone()),
-            });
-        }
+        let Some(sink) = &self.sink else {
+            return;
+        };
+        let started = Instant::now();
+        let captured = Captured {
+            seq: self.seq,
+            engine: self.replica.clone(),
+            market: Some(self.market.clone()),
+        };
+        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        raise(&self.stats.longest_snapshot_copy, nanos);
+        self.stats.snapshots.fetch_add(1, Ordering::Relaxed);
+        sink(captured);
     }
 
     fn serve(&mut self, request: ReadRequest) {

@@ -15,7 +15,7 @@ use matchbook_core::Engine;
 use crate::handle::{AckReply, MarketReply, Reply};
 use crate::output::{MatchedCommand, Published, Subscriber, offer};
 use crate::sequencer::Sequenced;
-use crate::stats::RuntimeStats;
+use crate::stats::{RuntimeStats, raise};
 
 /// Work for the acknowledgement stage.
 pub(crate) enum AckWork {
@@ -128,6 +128,7 @@ fn publish(
         // (a read, a copy) to run here, it would show.
         let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         stats.busy_time.record(nanos / count as u64, count as u64);
+        raise(&stats.longest_batch, nanos);
     }
     sent
 }

@@ -120,6 +120,19 @@ pub struct RuntimeStats {
     /// The matching thread's busy time per command, nanoseconds: from taking a batch to
     /// having published it, divided among its commands (each counted once).
     pub(crate) busy_time: Histogram,
+    /// The longest the matching thread spent on one batch, nanoseconds.
+    pub(crate) longest_batch: AtomicU64,
+    /// Snapshots copied by the market stage.
+    pub(crate) snapshots: AtomicU64,
+    /// The longest a snapshot copy held the market stage, nanoseconds.
+    pub(crate) longest_snapshot_copy: AtomicU64,
+}
+
+/// Raises a single-writer maximum.
+pub(crate) fn raise(max: &AtomicU64, value: u64) {
+    if value > max.load(Ordering::Relaxed) {
+        max.store(value, Ordering::Relaxed);
+    }
 }
 
 /// A plain copy of the counters at one moment.
@@ -146,6 +159,13 @@ pub struct StatsSnapshot {
     /// Commands whose replica events differed from matching's (always 0 unless there is a
     /// determinism bug).
     pub divergences: u64,
+    /// The longest the matching thread spent on one batch, nanoseconds.
+    pub longest_batch_nanos: u64,
+    /// Snapshots copied (by the market stage, from its replica).
+    pub snapshots: u64,
+    /// The longest a snapshot copy held the market stage, nanoseconds (the matching thread
+    /// never copies).
+    pub longest_snapshot_copy_nanos: u64,
 }
 
 impl RuntimeStats {
@@ -193,6 +213,9 @@ impl RuntimeStats {
             reads: load(&self.reads),
             dropped_subscribers: load(&self.dropped_subscribers),
             divergences: load(&self.divergences),
+            longest_batch_nanos: load(&self.longest_batch),
+            snapshots: load(&self.snapshots),
+            longest_snapshot_copy_nanos: load(&self.longest_snapshot_copy),
         }
     }
 

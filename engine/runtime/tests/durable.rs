@@ -98,6 +98,11 @@ fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
     for command in commands(700) {
         handle.apply_blocking(command).expect("applied");
     }
+    // Once a read has seen the last command, both interval copies were made, by the market
+    // stage from its replica: the matching thread never copies.
+    let seen = handle.read_blocking(|view| view.seq).expect("read");
+    assert_eq!(seen, 700);
+    assert_eq!(handle.stats().snapshots, 2);
     let (engine, market) = runtime.shutdown().expect("stopped");
     let status = writer.finish();
     assert_eq!(status.last_error, None);
