@@ -50,6 +50,10 @@ pub enum ApiError {
     /// The engine did not confirm in time.
     #[error("timed out waiting for the engine")]
     Timeout,
+    /// Something that cannot happen did (an answer missing what its command promised, a
+    /// failed key write, no randomness): a bug or the host, not the caller.
+    #[error("internal error: {0}")]
+    Internal(&'static str),
 }
 
 impl ApiError {
@@ -68,7 +72,7 @@ impl ApiError {
                 "SERVICE_UNAVAILABLE".into(),
             ),
             // The spec's own text for 500 wins over the addendum's INTERNAL_SERVER_ERROR.
-            Self::Runtime(RuntimeError::Failed) | Self::Timeout => {
+            Self::Runtime(RuntimeError::Failed) | Self::Timeout | Self::Internal(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, SERVER_ERROR.into())
             }
             Self::BadRequest(code) => (StatusCode::BAD_REQUEST, code.clone()),
@@ -178,6 +182,11 @@ mod tests {
         assert_eq!(
             ApiError::Timeout.parts(),
             (StatusCode::INTERNAL_SERVER_ERROR, "Server error.".into())
+        );
+        assert_eq!(
+            ApiError::Internal("no order in the answer").parts(),
+            ApiError::Timeout.parts(),
+            "the spec has one 500 body; the variant says which failure it was"
         );
         assert_eq!(
             ApiError::from(RuntimeError::Busy).parts().0,

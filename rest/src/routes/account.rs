@@ -302,6 +302,6 @@ pub async fn transfer(
             })),
             _ => None,
         })
-        .ok_or(ApiError::Timeout)?;
+        .ok_or(ApiError::Internal("a transfer without its event"))?;
     Ok(Json(json!({ "transfer": record })))
 }

@@ -48,7 +48,7 @@ pub async fn create_holder(State(state): State<Shared>, _: Admin) -> Result<Json
     let (holder, account) = applied
         .holder
         .zip(applied.account)
-        .ok_or(ApiError::Timeout)?;
+        .ok_or(ApiError::Internal("a new holder without its ids"))?;
     Ok(Json(json!({
         "holder_id": Uuid::of_holder(holder).to_string(),
         "account_id": Uuid::of_account(account).to_string(),
@@ -76,7 +76,9 @@ pub async fn create_subaccount(
         .text("name")
         .ok_or(ApiError::bad("INVALID_ACCOUNT_NAME"))?;
     let applied = apply(&state, Command::CreateSubaccount { holder, name, kind }).await?;
-    let account = applied.account.ok_or(ApiError::Timeout)?;
+    let account = applied
+        .account
+        .ok_or(ApiError::Internal("a new account without its id"))?;
     Ok(Json(
         json!({"account_id": Uuid::of_account(account).to_string()}),
     ))
@@ -229,8 +231,8 @@ pub async fn create_key(
     let issued = scopes.clone();
     let key = tokio::task::spawn_blocking(move || keys.create(holder, account, issued))
         .await
-        .map_err(|_| ApiError::Timeout)?
-        .map_err(|_| ApiError::Timeout)?;
+        .map_err(|_| ApiError::Internal("the key writer task failed"))?
+        .map_err(|_| ApiError::Internal("the key store could not be written"))?;
     Ok(Json(json!({
         "key": key,
         "holder_id": Uuid::of_holder(holder).to_string(),

@@ -70,7 +70,7 @@ fn time_in_force(body: &Body) -> Result<TimeInForce, ApiError> {
 
 fn new_client_id() -> Result<Uuid, ApiError> {
     let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|_| ApiError::Timeout)?;
+    getrandom::fill(&mut bytes).map_err(|_| ApiError::Internal("no randomness for a client id"))?;
     // RFC 9562 version 4, variant 0b10.
     let v = u128::from_be_bytes(bytes);
     let v = (v & !(0xf << 76) & !(0b11 << 62)) | (4 << 76) | (0b10 << 62);
@@ -164,7 +164,9 @@ pub async fn create(
     if let Some(refusal) = applied.rejected {
         return Err(refusal.into());
     }
-    let handle = applied.order.ok_or(ApiError::Timeout)?;
+    let handle = applied
+        .order
+        .ok_or(ApiError::Internal("a placed order without its handle"))?;
     let accepted = outcome
         .events
         .iter()
@@ -172,7 +174,7 @@ pub async fn create(
             Event::OrderAccepted(a) if a.order == handle => Some(a),
             _ => None,
         })
-        .ok_or(ApiError::Timeout)?;
+        .ok_or(ApiError::Internal("a placed order without its acceptance"))?;
     let record = OrderRecord {
         accepted,
         created: outcome.time,
