@@ -208,7 +208,16 @@ pub(crate) fn scan(
         reason,
     };
     if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
-        return Err(corrupt(0, "not a matchbook journal (bad magic)".into()));
+        let family = &MAGIC[..MAGIC.len() - 2];
+        let reason = match bytes.get(..MAGIC.len()) {
+            Some(other) if other.starts_with(family) => format!(
+                "journal file format {}: this build reads {}",
+                String::from_utf8_lossy(other),
+                String::from_utf8_lossy(MAGIC)
+            ),
+            _ => "not a matchbook journal (bad magic)".into(),
+        };
+        return Err(corrupt(0, reason));
     }
     let mut entries: Vec<JournalEntry> = Vec::new();
     let mut at = MAGIC.len();
@@ -273,7 +282,7 @@ fn read_record(bytes: &[u8], at: usize) -> Result<(JournalEntry, usize), RecordE
     }
     if body[0] != RECORD_VERSION {
         return Err(RecordError::Bad(format!(
-            "unknown record version {}",
+            "record version {}: this build reads version {RECORD_VERSION}",
             body[0]
         )));
     }

@@ -260,3 +260,71 @@ fn a_crash_loses_exactly_what_was_not_committed() {
     let (_, recovered) = Journal::open(storage, SyncPolicy::Never).expect("reopen");
     assert!(recovered.entries.is_empty());
 }
+
+/// The committed journal of format version 1: every command kind, one record each.
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/journal-v1.log");
+
+/// Today's encoding of `every_command` at fixed times, as one committed batch.
+fn golden_bytes() -> Vec<u8> {
+    let storage = MemoryStorage::default();
+    let (mut journal, _) = Journal::open(storage.clone(), SyncPolicy::EveryBatch).expect("open");
+    for (i, command) in every_command().iter().enumerate() {
+        journal
+            .append(Timestamp(1_767_225_600_000_000_000 + i as i64), command)
+            .expect("append");
+    }
+    journal.commit().expect("commit");
+    storage.durable()
+}
+
+/// A format change is a deliberate act: the committed file still decodes to the same
+/// commands, and today's encoder reproduces it byte for byte. After a deliberate change,
+/// `MATCHBOOK_BLESS=1` writes a new file (and the version must have been bumped).
+#[test]
+fn the_committed_journal_decodes_and_is_reproduced_byte_for_byte() {
+    let encoded = golden_bytes();
+    if std::env::var_os("MATCHBOOK_BLESS").is_some() {
+        std::fs::write(GOLDEN, &encoded).expect("bless");
+    }
+    let golden = std::fs::read(GOLDEN).expect("the committed journal");
+    let storage = MemoryStorage::default();
+    storage.set_durable(golden.clone());
+    let (_, recovered) = Journal::open(storage, SyncPolicy::EveryBatch).expect("decodes");
+    let commands: Vec<Command> = recovered.entries.into_iter().map(|e| e.command).collect();
+    assert_eq!(commands, every_command());
+    assert!(encoded == golden, "the encoder no longer writes format 1");
+}
+
+fn refusal(bytes: Vec<u8>) -> String {
+    let storage = MemoryStorage::default();
+    storage.set_durable(bytes);
+    match Journal::open(storage, SyncPolicy::EveryBatch) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a journal of another format was read"),
+    }
+}
+
+#[test]
+fn another_format_version_is_refused_naming_both_versions() {
+    // A record of version 2, intact: its checksum recomputed over the new version byte.
+    let mut bytes = golden_bytes();
+    let record = MAGIC.len();
+    let len = u32::from_le_bytes(bytes[record..record + 4].try_into().expect("word")) as usize;
+    let body = record + 8..record + 8 + len - 4;
+    bytes[body.start] = 2;
+    let crc = crc32c(&bytes[body.clone()]).to_le_bytes();
+    bytes[body.end..body.end + 4].copy_from_slice(&crc);
+    let message = refusal(bytes);
+    assert!(
+        message.contains("record version 2: this build reads version 1"),
+        "{message}"
+    );
+    // A file of a later format.
+    let mut bytes = golden_bytes();
+    bytes[..MAGIC.len()].copy_from_slice(b"MBJRNL02");
+    let message = refusal(bytes);
+    assert!(
+        message.contains("format MBJRNL02: this build reads MBJRNL01"),
+        "{message}"
+    );
+}
