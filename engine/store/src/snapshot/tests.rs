@@ -105,7 +105,13 @@ fn another_format_version_is_refused_by_name() {
     let crc = crc32c(&bytes[MAGIC.len()..end]);
     bytes[end..].copy_from_slice(&crc.to_le_bytes());
     match Snapshot::from_bytes(&bytes) {
-        Err(SnapshotError::Damaged(reason)) => assert!(reason.contains("version"), "{reason}"),
+        Err(SnapshotError::Damaged(reason)) => assert!(
+            reason.contains(&format!(
+                "format version {}, this build reads {VERSION}",
+                VERSION + 1
+            )),
+            "{reason}"
+        ),
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
@@ -122,4 +128,36 @@ fn an_intact_file_with_a_bad_state_encoding_is_refused_not_panicked_on() {
     let reference = Engine::new(matchbook_config::demo::config()).expect("demo");
     assert!(back.engine(&reference).is_err());
     assert!(back.market(reference.instruments().len()).is_err());
+}
+
+/// The committed snapshot of the current format: the busy state above, engine and market
+/// data, as the encoder wrote it when the format was last changed.
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v6.snap");
+
+/// A format change is a deliberate act: the committed file still loads (passing the load
+/// check) into the same state, and today's encoder reproduces it byte for byte. After a
+/// deliberate change (and a bumped `VERSION`), `MATCHBOOK_BLESS=1` writes the new file.
+#[test]
+fn the_committed_snapshot_loads_and_is_reproduced_byte_for_byte() {
+    let (engine, market) = busy_engine();
+    let encoded = Snapshot::capture(46, &engine, Some(&market))
+        .expect("capture")
+        .to_bytes();
+    if std::env::var_os("MATCHBOOK_BLESS").is_some() {
+        std::fs::write(GOLDEN, &encoded).expect("bless");
+    }
+    let golden = std::fs::read(GOLDEN).expect("the committed snapshot");
+    let snapshot = Snapshot::from_bytes(&golden).expect("reads");
+    let reference = Engine::new(matchbook_config::demo::config()).expect("demo");
+    let restored = snapshot.engine(&reference).expect("loads");
+    assert_eq!(restored.state_hash(), engine.state_hash());
+    let instruments = engine.instruments().len();
+    let restored_market = snapshot.market(instruments).expect("market").expect("kept");
+    assert!(
+        encode_market(&restored_market).expect("encode") == encode_market(&market).expect("encode")
+    );
+    assert!(
+        encoded == golden,
+        "the encoder no longer writes format {VERSION}"
+    );
 }
