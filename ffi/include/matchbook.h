@@ -1230,7 +1230,7 @@ mb_status mb_session_poll_events(mb_session *session,
                                  size_t capacity,
                                  size_t *len_out);
 
-// As `mb_engine_balances`, through the runtime (answered by its market stage, never the matching thread).
+// As `mb_engine_balances`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // As `mb_engine_balances`, with a live session.
@@ -1240,7 +1240,7 @@ mb_status mb_session_balances(const mb_session *session,
                               size_t capacity,
                               size_t *len_out);
 
-// As `mb_engine_open_orders`, through the runtime (answered by its market stage, never the matching thread).
+// As `mb_engine_open_orders`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // As `mb_engine_open_orders`, with a live session.
@@ -1250,7 +1250,7 @@ mb_status mb_session_open_orders(const mb_session *session,
                                  size_t capacity,
                                  size_t *len_out);
 
-// As `mb_engine_order`, through the runtime (answered by its market stage, never the matching thread).
+// As `mb_engine_order`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // As `mb_engine_order`, with a live session.
@@ -1259,7 +1259,7 @@ mb_status mb_session_order(const mb_session *session,
                            mb_order_ref order,
                            mb_order *order_out);
 
-// As `mb_engine_order_by_client_id`, through the runtime (answered by its market stage, never the matching thread).
+// As `mb_engine_order_by_client_id`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // As `mb_engine_order_by_client_id`, with a live session.
@@ -1268,15 +1268,13 @@ mb_status mb_session_order_by_client_id(const mb_session *session,
                                         mb_uuid client_id,
                                         mb_order *order_out);
 
-// As `mb_engine_book_top`, through the runtime (answered by its market stage, never the matching thread).
+// As `mb_engine_book_top`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // As `mb_engine_book_top`, with a live session.
-mb_status mb_session_book_top(const mb_session *session,
-                              uint16_t instrument,
-                              mb_top *top_out);
+mb_status mb_session_book_top(const mb_session *session, uint16_t instrument, mb_top *top_out);
 
-// As `mb_engine_book_levels`, through the runtime (answered by its market stage, never the matching thread).
+// As `mb_engine_book_levels`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // As `mb_engine_book_levels`, with a live session.
@@ -1290,7 +1288,7 @@ mb_status mb_session_book_levels(const mb_session *session,
                                  size_t asks_capacity,
                                  size_t *asks_len);
 
-// As `mb_engine_book_orders`, through the runtime (answered by its market stage, never the matching thread).
+// As `mb_engine_book_orders`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // As `mb_engine_book_orders`, with a live session.
@@ -1324,7 +1322,7 @@ mb_status mb_session_candles(const mb_session *session,
 // As `mb_engine_ticker`, with a live session.
 mb_status mb_session_ticker(const mb_session *session, uint16_t instrument, mb_ticker *ticker_out);
 
-// As `mb_engine_positions`, through the runtime (answered by its market stage, never the matching thread).
+// As `mb_engine_positions`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // As `mb_engine_positions`, with a live session.
@@ -1334,12 +1332,11 @@ mb_status mb_session_positions(const mb_session *session,
                                size_t capacity,
                                size_t *len_out);
 
-// As `mb_engine_state_hash`, through the runtime (answered by its market stage, never the matching thread).
+// As `mb_engine_state_hash`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // `session` live; `hash_out` writable.
-mb_status mb_session_state_hash(const mb_session *session,
-                                uint64_t *hash_out);
+mb_status mb_session_state_hash(const mb_session *session, uint64_t *hash_out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -5,13 +5,14 @@ use matchbook::market::{MarketData, MarketDataConfig};
 use matchbook::store::DurableEngine;
 use matchbook::{Engine, EventRecord, Timestamp};
 
-use crate::boundary::{Poison, arg, fail, fill, guard, out};
+use crate::boundary::{Poison, arg, fail, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, to_command};
 use crate::config::MbConfig;
 use crate::event::MbEvent;
 use crate::query::{
-    self, MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop, Reader,
+    MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop, Reader,
 };
+use crate::query_exports as exports;
 use crate::refdata::MbRefData;
 use crate::status::MbStatus;
 use crate::types::{MbOrderRef, MbUuid};
@@ -148,6 +149,12 @@ fn engine_ref<'a>(engine: *const MbEngine) -> Result<&'a MbEngine, MbStatus> {
     let e = arg(engine, "engine")?;
     e.poison.enter("engine")?;
     Ok(e)
+}
+
+impl exports::QueryHandle for MbEngine {
+    fn resolve<'a>(ptr: *const Self) -> Result<&'a Self, MbStatus> {
+        engine_ref(ptr)
+    }
 }
 
 /// Builds an engine into the caller's out-parameter (checked first: nothing is built for
@@ -345,14 +352,7 @@ pub unsafe extern "C" fn mb_engine_balances(
     capacity: usize,
     len_out: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        fill(
-            &query::balances(engine_ref(engine)?, account)?,
-            buf,
-            capacity,
-            len_out,
-        )
-    })
+    exports::balances(engine, account, buf, capacity, len_out)
 }
 
 /// An account's open orders, oldest first.
@@ -367,14 +367,7 @@ pub unsafe extern "C" fn mb_engine_open_orders(
     capacity: usize,
     len_out: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        fill(
-            &query::open_orders(engine_ref(engine)?, account)?,
-            buf,
-            capacity,
-            len_out,
-        )
-    })
+    exports::open_orders(engine, account, buf, capacity, len_out)
 }
 
 /// One open order of `account` by handle.
@@ -388,11 +381,7 @@ pub unsafe extern "C" fn mb_engine_order(
     order: MbOrderRef,
     order_out: *mut MbOrder,
 ) -> MbStatus {
-    guard(|| {
-        let slot = out(order_out, "order_out")?;
-        *slot = query::order(engine_ref(engine)?, account, order, None)?;
-        Ok(())
-    })
+    exports::order(engine, account, order, order_out)
 }
 
 /// The newest open order of `account` with `client_id`.
@@ -406,19 +395,7 @@ pub unsafe extern "C" fn mb_engine_order_by_client_id(
     client_id: MbUuid,
     order_out: *mut MbOrder,
 ) -> MbStatus {
-    guard(|| {
-        let slot = out(order_out, "order_out")?;
-        let id = client_id
-            .to_engine()
-            .ok_or_else(|| fail(MbStatus::InvalidArgument, "client_id is zero"))?;
-        *slot = query::order(
-            engine_ref(engine)?,
-            account,
-            MbOrderRef::default(),
-            Some(id),
-        )?;
-        Ok(())
-    })
+    exports::order_by_client_id(engine, account, client_id, order_out)
 }
 
 /// L1: best bid and ask of an instrument.
@@ -431,11 +408,7 @@ pub unsafe extern "C" fn mb_engine_book_top(
     instrument: u16,
     top_out: *mut MbTop,
 ) -> MbStatus {
-    guard(|| {
-        let slot = out(top_out, "top_out")?;
-        *slot = query::top(engine_ref(engine)?, instrument)?;
-        Ok(())
-    })
+    exports::book_top(engine, instrument, top_out)
 }
 
 /// L2: up to `depth` levels a side, best first, into two buffers.
@@ -455,11 +428,13 @@ pub unsafe extern "C" fn mb_engine_book_levels(
     asks_capacity: usize,
     asks_len: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        let (b, a) = query::levels(engine_ref(engine)?, instrument, depth)?;
-        fill(&b, bids, bids_capacity, bids_len)?;
-        fill(&a, asks, asks_capacity, asks_len)
-    })
+    exports::book_levels(
+        engine,
+        instrument,
+        depth,
+        (bids, bids_capacity, bids_len),
+        (asks, asks_capacity, asks_len),
+    )
 }
 
 /// L3: every resting order of up to `depth` levels a side, in queue order.
@@ -479,11 +454,13 @@ pub unsafe extern "C" fn mb_engine_book_orders(
     asks_capacity: usize,
     asks_len: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        let (b, a) = query::book_orders(engine_ref(engine)?, instrument, depth)?;
-        fill(&b, bids, bids_capacity, bids_len)?;
-        fill(&a, asks, asks_capacity, asks_len)
-    })
+    exports::book_orders(
+        engine,
+        instrument,
+        depth,
+        (bids, bids_capacity, bids_len),
+        (asks, asks_capacity, asks_len),
+    )
 }
 
 /// Candles of `unit` x `period` (an `mb_candle_unit`; 1/5/15/30 minutes, 1/4 hours, 1
@@ -504,17 +481,8 @@ pub unsafe extern "C" fn mb_engine_candles(
     capacity: usize,
     len_out: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        let found = query::candles(
-            engine_ref(engine)?,
-            instrument,
-            unit,
-            period,
-            from_ns,
-            to_ns,
-        )?;
-        fill(&found, buf, capacity, len_out)
-    })
+    let query = (instrument, unit, period, from_ns, to_ns);
+    exports::candles(engine, query, buf, capacity, len_out)
 }
 
 /// The 24-hour ticker of an instrument at engine time.
@@ -527,11 +495,7 @@ pub unsafe extern "C" fn mb_engine_ticker(
     instrument: u16,
     ticker_out: *mut MbTicker,
 ) -> MbStatus {
-    guard(|| {
-        let slot = out(ticker_out, "ticker_out")?;
-        *slot = query::ticker(engine_ref(engine)?, instrument)?;
-        Ok(())
-    })
+    exports::ticker(engine, instrument, ticker_out)
 }
 
 /// An account's open futures positions.
@@ -546,14 +510,7 @@ pub unsafe extern "C" fn mb_engine_positions(
     capacity: usize,
     len_out: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        fill(
-            &query::positions(engine_ref(engine)?, account)?,
-            buf,
-            capacity,
-            len_out,
-        )
-    })
+    exports::positions(engine, account, buf, capacity, len_out)
 }
 
 /// The engine's state hash: two engines with equal hashes hold the same state (orders,
@@ -567,9 +524,5 @@ pub unsafe extern "C" fn mb_engine_state_hash(
     engine: *const MbEngine,
     hash_out: *mut u64,
 ) -> MbStatus {
-    guard(|| {
-        let slot = out(hash_out, "hash_out")?;
-        *slot = query::state_hash(engine_ref(engine)?)?;
-        Ok(())
-    })
+    exports::state_hash(engine, hash_out)
 }

@@ -29,6 +29,7 @@ pub mod durable;
 pub mod engine;
 pub mod event;
 pub mod query;
+mod query_exports;
 pub mod refdata;
 pub mod runtime;
 pub mod status;

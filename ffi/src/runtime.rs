@@ -12,13 +12,14 @@ use matchbook::runtime::{
 };
 use matchbook::{Engine, EventRecord, Timestamp};
 
-use crate::boundary::{Poison, arg, fail, fill, guard, out};
+use crate::boundary::{Poison, arg, fail, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, to_command};
 use crate::config::MbConfig;
 use crate::event::MbEvent;
 use crate::query::{
-    self, MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop, Reader,
+    MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop, Reader,
 };
+use crate::query_exports as exports;
 use crate::refdata::MbRefData;
 use crate::status::MbStatus;
 use crate::types::{MbOrderRef, MbUuid};
@@ -202,6 +203,12 @@ fn session_ref<'a>(session: *const MbSession) -> Result<&'a MbSession, MbStatus>
     Ok(s)
 }
 
+impl exports::QueryHandle for MbSession {
+    fn resolve<'a>(ptr: *const Self) -> Result<&'a Self, MbStatus> {
+        session_ref(ptr)
+    }
+}
+
 fn runtime_ref<'a>(runtime: *const MbRuntime) -> Result<&'a MbRuntime, MbStatus> {
     let r = arg(runtime, "runtime")?;
     r.poison.enter("runtime")?;
@@ -376,14 +383,7 @@ pub unsafe extern "C" fn mb_session_balances(
     capacity: usize,
     len_out: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        fill(
-            &query::balances(session_ref(session)?, account)?,
-            buf,
-            capacity,
-            len_out,
-        )
-    })
+    exports::balances(session, account, buf, capacity, len_out)
 }
 
 /// As `mb_engine_open_orders`, through the runtime's market stage (never the matching thread).
@@ -398,14 +398,7 @@ pub unsafe extern "C" fn mb_session_open_orders(
     capacity: usize,
     len_out: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        fill(
-            &query::open_orders(session_ref(session)?, account)?,
-            buf,
-            capacity,
-            len_out,
-        )
-    })
+    exports::open_orders(session, account, buf, capacity, len_out)
 }
 
 /// As `mb_engine_order`, through the runtime's market stage (never the matching thread).
@@ -419,11 +412,7 @@ pub unsafe extern "C" fn mb_session_order(
     order: MbOrderRef,
     order_out: *mut MbOrder,
 ) -> MbStatus {
-    guard(|| {
-        let slot = out(order_out, "order_out")?;
-        *slot = query::order(session_ref(session)?, account, order, None)?;
-        Ok(())
-    })
+    exports::order(session, account, order, order_out)
 }
 
 /// As `mb_engine_order_by_client_id`, through the runtime's market stage (never the matching thread).
@@ -437,19 +426,7 @@ pub unsafe extern "C" fn mb_session_order_by_client_id(
     client_id: MbUuid,
     order_out: *mut MbOrder,
 ) -> MbStatus {
-    guard(|| {
-        let slot = out(order_out, "order_out")?;
-        let id = client_id
-            .to_engine()
-            .ok_or_else(|| fail(MbStatus::InvalidArgument, "client_id is zero"))?;
-        *slot = query::order(
-            session_ref(session)?,
-            account,
-            MbOrderRef::default(),
-            Some(id),
-        )?;
-        Ok(())
-    })
+    exports::order_by_client_id(session, account, client_id, order_out)
 }
 
 /// As `mb_engine_book_top`, through the runtime's market stage (never the matching thread).
@@ -462,11 +439,7 @@ pub unsafe extern "C" fn mb_session_book_top(
     instrument: u16,
     top_out: *mut MbTop,
 ) -> MbStatus {
-    guard(|| {
-        let slot = out(top_out, "top_out")?;
-        *slot = query::top(session_ref(session)?, instrument)?;
-        Ok(())
-    })
+    exports::book_top(session, instrument, top_out)
 }
 
 /// As `mb_engine_book_levels`, through the runtime's market stage (never the matching thread).
@@ -486,11 +459,13 @@ pub unsafe extern "C" fn mb_session_book_levels(
     asks_capacity: usize,
     asks_len: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        let (b, a) = query::levels(session_ref(session)?, instrument, depth)?;
-        fill(&b, bids, bids_capacity, bids_len)?;
-        fill(&a, asks, asks_capacity, asks_len)
-    })
+    exports::book_levels(
+        session,
+        instrument,
+        depth,
+        (bids, bids_capacity, bids_len),
+        (asks, asks_capacity, asks_len),
+    )
 }
 
 /// As `mb_engine_book_orders`, through the runtime's market stage (never the matching thread).
@@ -510,11 +485,13 @@ pub unsafe extern "C" fn mb_session_book_orders(
     asks_capacity: usize,
     asks_len: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        let (b, a) = query::book_orders(session_ref(session)?, instrument, depth)?;
-        fill(&b, bids, bids_capacity, bids_len)?;
-        fill(&a, asks, asks_capacity, asks_len)
-    })
+    exports::book_orders(
+        session,
+        instrument,
+        depth,
+        (bids, bids_capacity, bids_len),
+        (asks, asks_capacity, asks_len),
+    )
 }
 
 /// As `mb_engine_candles`, through the market-data thread.
@@ -534,17 +511,8 @@ pub unsafe extern "C" fn mb_session_candles(
     capacity: usize,
     len_out: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        let found = query::candles(
-            session_ref(session)?,
-            instrument,
-            unit,
-            period,
-            from_ns,
-            to_ns,
-        )?;
-        fill(&found, buf, capacity, len_out)
-    })
+    let query = (instrument, unit, period, from_ns, to_ns);
+    exports::candles(session, query, buf, capacity, len_out)
 }
 
 /// As `mb_engine_ticker`, at the runtime's clock.
@@ -557,11 +525,7 @@ pub unsafe extern "C" fn mb_session_ticker(
     instrument: u16,
     ticker_out: *mut MbTicker,
 ) -> MbStatus {
-    guard(|| {
-        let slot = out(ticker_out, "ticker_out")?;
-        *slot = query::ticker(session_ref(session)?, instrument)?;
-        Ok(())
-    })
+    exports::ticker(session, instrument, ticker_out)
 }
 
 /// As `mb_engine_positions`, through the runtime's market stage (never the matching thread).
@@ -576,14 +540,7 @@ pub unsafe extern "C" fn mb_session_positions(
     capacity: usize,
     len_out: *mut usize,
 ) -> MbStatus {
-    guard(|| {
-        fill(
-            &query::positions(session_ref(session)?, account)?,
-            buf,
-            capacity,
-            len_out,
-        )
-    })
+    exports::positions(session, account, buf, capacity, len_out)
 }
 
 /// As `mb_engine_state_hash`, through the runtime's market stage (never the matching thread).
@@ -595,9 +552,5 @@ pub unsafe extern "C" fn mb_session_state_hash(
     session: *const MbSession,
     hash_out: *mut u64,
 ) -> MbStatus {
-    guard(|| {
-        let slot = out(hash_out, "hash_out")?;
-        *slot = query::state_hash(session_ref(session)?)?;
-        Ok(())
-    })
+    exports::state_hash(session, hash_out)
 }
