@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// `[[currencies]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CurrencyConfig {
     /// Code.
@@ -41,7 +41,7 @@ fn active() -> String {
 }
 
 /// Futures terms of an instrument.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FuturesConfig {
     /// Collar around the index, percent.
@@ -72,7 +72,7 @@ pub struct FuturesConfig {
 }
 
 /// `[[instruments]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct InstrumentConfig {
     /// Code.
@@ -102,7 +102,7 @@ pub struct InstrumentConfig {
 }
 
 /// `[[fee_groups]]`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FeeGroupConfig {
     /// `SPOT` or `FUTURES`.
@@ -116,7 +116,7 @@ pub struct FeeGroupConfig {
 }
 
 /// One fee tier.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct FeeTierConfig {
     /// Lower volume bound.
@@ -128,7 +128,7 @@ pub struct FeeTierConfig {
 }
 
 /// `[[holders]]`: a holder, its subaccounts and opening balances.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct HolderConfig {
     /// Name used by `[[keys]]` to refer to it.
@@ -140,7 +140,7 @@ pub struct HolderConfig {
 }
 
 /// An account of a holder.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AccountConfig {
     /// Name (`main` for the main account).

@@ -29,7 +29,7 @@ pub use file::{
 pub use provision::{Directory, HolderEntry, ProvisionError, provision, provision_engine};
 
 use matchbook_core::EngineConfig;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Why a definition was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -43,7 +43,7 @@ pub enum DefinitionError {
 }
 
 /// An exchange definition. Empty reference-data sections take the embedded demo set.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Exchange {
     /// Currencies (empty: the demo set).
@@ -79,11 +79,32 @@ impl Exchange {
         build::engine_config(self)
     }
 
-    /// Text that changes whenever the state a durable engine starts from would: the
-    /// definition, the time its holders are provisioned at, and whether market data is
-    /// kept. A data directory is pinned to it (`matchbook_core::store::pin_config`), so the C
-    /// and Python bindings open each other's directories and refuse another definition.
+    /// What the state a durable engine starts from depends on: the definition, the time its
+    /// holders are provisioned at, and whether market data is kept. A data directory is
+    /// pinned to its canonical encoding (`matchbook_store::pin_config`), so the C and
+    /// Python bindings open each other's directories and refuse another definition.
+    pub fn starting_point(&self, start_time_ns: i64, market_data: bool) -> StartingPoint<'_> {
+        StartingPoint {
+            exchange: self,
+            start_time_ns,
+            market_data,
+        }
+    }
+
+    /// The `Debug` text the first pin format hashed (directories pinned by it still open,
+    /// and are re-pinned).
     pub fn fingerprint(&self, start_time_ns: i64, market_data: bool) -> String {
         format!("{self:?} start={start_time_ns} market_data={market_data}")
     }
+}
+
+/// See [`Exchange::starting_point`].
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct StartingPoint<'a> {
+    /// The definition.
+    pub exchange: &'a Exchange,
+    /// When its holders are provisioned.
+    pub start_time_ns: i64,
+    /// Whether market data is kept.
+    pub market_data: bool,
 }

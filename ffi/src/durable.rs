@@ -59,10 +59,10 @@ fn storage(e: impl std::fmt::Display) -> MbStatus {
 fn open(config: &MbConfig, dir: &Path, options: StoreOptions) -> Result<MbEngine, MbStatus> {
     // The fresh state (engine and provisioned holders) is what the journal was written on;
     // its fingerprint guards against replaying under another definition.
-    let fingerprint = config
-        .exchange
-        .fingerprint(config.start_time_ns, config.market_data);
-    pin_config(dir, &fingerprint).map_err(storage)?;
+    let (start, market_data) = (config.start_time_ns, config.market_data);
+    let starting_point = config.exchange.starting_point(start, market_data);
+    let legacy = config.exchange.fingerprint(start, market_data);
+    pin_config(dir, &starting_point, &legacy).map_err(storage)?;
     let mut fresh = MbEngine::build(config)?;
     let (engine, market) = (fresh.engine.clone(), fresh.market.take());
     let keep_market = market.is_some();

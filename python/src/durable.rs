@@ -62,8 +62,9 @@ impl NativeEngine {
             keep_events,
         )?;
         let dir = Path::new(path);
-        pin_config(dir, &exchange.fingerprint(start_time_ns, market_data))
-            .map_err(|e| storage(py, &e))?;
+        let starting_point = exchange.starting_point(start_time_ns, market_data);
+        let legacy = exchange.fingerprint(start_time_ns, market_data);
+        pin_config(dir, &starting_point, &legacy).map_err(|e| storage(py, &e))?;
         let options = StoreOptions {
             sync: if fsync {
                 SyncPolicy::EveryBatch

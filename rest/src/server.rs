@@ -66,7 +66,7 @@ pub const CONFIG_COPY: &str = "config.toml";
 fn pin_config(settings: &Settings) -> Result<(), ServerError> {
     let dir = &settings.data_dir;
     let first_use = !dir.join(store::CONFIG_PIN).exists();
-    store::pin_config(dir, &format!("{:?}", settings.engine))?;
+    store::pin_config(dir, &settings.engine, &format!("{:?}", settings.engine))?;
     if first_use && let Some(text) = &settings.source {
         std::fs::write(dir.join(CONFIG_COPY), text)?;
     }

@@ -24,7 +24,7 @@ pub use files::{
     Pruned, SnapshotCheck, SnapshotFile, list_snapshots, prune, snapshot_path, write_snapshot,
 };
 pub use lock::{DirLock, LOCK_FILE};
-pub use pin::{CONFIG_PIN, pin_config};
+pub use pin::{CONFIG_PIN, PIN_FORMAT, pin_config, pin_of};
 pub use writer::{SnapshotWriter, WriterStatus};
 
 use std::path::{Path, PathBuf};
@@ -77,6 +77,30 @@ pub enum StoreError {
          fees or opening holders); start with that configuration or a new data directory"
     )]
     ConfigChanged(PathBuf),
+    /// The directory's configuration pin was written in a format this build does not read.
+    #[error(
+        "data directory {dir} has a configuration pin of format {found}; this build reads \
+         pin-v{}",
+        pin::PIN_FORMAT
+    )]
+    PinFormat {
+        /// The directory.
+        dir: PathBuf,
+        /// The format found (`pin-vN`).
+        found: String,
+    },
+    /// No snapshot could be used and the journal does not reach back before them.
+    #[error(
+        "{journal}; the snapshots that would have started recovery were refused: {}",
+        skipped.iter().map(|(path, why)| format!("{}: {why}", path.display()))
+            .collect::<Vec<_>>().join("; ")
+    )]
+    NoUsableStart {
+        /// Why the journal alone cannot be replayed.
+        journal: Box<JournalError>,
+        /// Each refused snapshot and why.
+        skipped: Vec<(PathBuf, String)>,
+    },
     /// Another live engine holds the directory (its journal would interleave with ours).
     #[error(
         "data directory {dir} is in use by another engine{}; stop it first or use another \
@@ -180,7 +204,18 @@ pub fn recover(
         }
         None => (0, (fresh_engine, fresh_market)),
     };
-    let (journal, recovered) = SegmentedJournal::open(dir, options.sync, after)?;
+    let (journal, recovered) = match SegmentedJournal::open(dir, options.sync, after) {
+        Ok(opened) => opened,
+        // The journal cannot reach back to where the refused snapshots would have started:
+        // say why they were refused (a format from another version, most likely).
+        Err(journal) if !report.skipped_snapshots.is_empty() => {
+            return Err(StoreError::NoUsableStart {
+                journal: Box::new(journal),
+                skipped: report.skipped_snapshots,
+            });
+        }
+        Err(journal) => return Err(journal.into()),
+    };
     report.truncated = recovered.truncated;
     report.replayed = recovered.entries.len();
     replay(&mut engine, Some(&mut market), &recovered.entries);

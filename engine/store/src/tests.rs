@@ -252,8 +252,12 @@ fn damage_that_no_snapshot_covers_refuses_recovery_naming_the_file() {
         std::fs::write(&file.path, b"MBSNAP01 nothing useful").expect("damage");
     }
     match recover(&scratch.0, options(200, 1), fresh) {
-        Err(StoreError::Journal(crate::journal::JournalError::Corrupt { path, .. })) => {
+        Err(StoreError::NoUsableStart { journal, skipped }) => {
+            let crate::journal::JournalError::Corrupt { path, .. } = *journal else {
+                panic!("expected the journal's gap, got {journal:?}");
+            };
             assert_eq!(path, crate::journal::segment_path(&scratch.0, 401));
+            assert_eq!(skipped.len(), 1, "the damaged snapshot is named too");
         }
         other => panic!("expected a refusal, got {:?}", other.map(|r| r.report)),
     }
@@ -341,4 +345,33 @@ fn a_torn_tail_of_the_newest_segment_is_cut_off_and_reported() {
     assert!(recovered.report.truncated > 0);
     let (reference, _) = run(&Scratch::new("torn-ref").0, options(0, 1), &commands[..299]);
     assert_eq!(recovered.engine.state_hash(), reference.state_hash());
+}
+
+/// A directory whose only usable start is a snapshot of another format (an upgrade across
+/// a snapshot format change after the journal before it was pruned) is refused, and the
+/// refusal names both versions.
+#[test]
+fn a_snapshot_of_another_format_is_named_when_recovery_cannot_start() {
+    let scratch = Scratch::new("foreign-format");
+    let commands = commands(450);
+    run(&scratch.0, options(200, 1), &commands);
+    assert_eq!(snapshot_seqs(&scratch.0), vec![400]);
+    let path = snapshot_path(&scratch.0, 400);
+    let mut bytes = std::fs::read(&path).expect("read");
+    let magic = crate::snapshot::MAGIC.len();
+    bytes[magic] = crate::snapshot::VERSION - 1;
+    let end = bytes.len() - 4;
+    let crc = crate::journal::crc32c(&bytes[magic..end]).to_le_bytes();
+    bytes[end..].copy_from_slice(&crc);
+    std::fs::write(&path, bytes).expect("write");
+    let Err(refused) = recover(&scratch.0, options(200, 1), fresh) else {
+        panic!("recovered from a snapshot of another format");
+    };
+    let message = refused.to_string();
+    let versions = format!(
+        "format version {}, this build reads {}",
+        crate::snapshot::VERSION - 1,
+        crate::snapshot::VERSION
+    );
+    assert!(message.contains(&versions), "{message}");
 }

@@ -42,8 +42,9 @@ use accounts::Accounts;
 /// Default limit of open orders per holder across all markets (spec section 8).
 pub const DEFAULT_MAX_OPEN_ORDERS: u32 = 200;
 
-/// What an engine is built from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What an engine is built from. Its serde form is the canonical encoding a data
+/// directory is pinned to (`matchbook_store::pin_config`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct EngineConfig {
     /// Currencies, interned in this order.
     pub currencies: Vec<Currency>,
