@@ -72,7 +72,7 @@ impl Captured {
     }
 }
 
-/// Where the runtime hands captured state (a [`matchbook_core::SnapshotWriter`] in practice).
+/// Where the runtime hands captured state (a [`crate::SnapshotWriter`] in practice).
 pub type SnapshotSink = std::sync::Arc<dyn Fn(Captured) + Send + Sync>;
 
 impl Snapshot {
