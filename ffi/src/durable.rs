@@ -6,8 +6,7 @@ use std::ffi::c_char;
 use std::path::Path;
 
 use matchbook::journal::SyncPolicy;
-use matchbook::market::{MarketData, MarketDataConfig};
-use matchbook::store::{DurableEngine, StoreOptions, pin_config};
+use matchbook::store::StoreOptions;
 
 use crate::boundary::{arg, fail, guard, text};
 use crate::config::MbConfig;
@@ -58,25 +57,16 @@ fn storage(e: impl std::fmt::Display) -> MbStatus {
 
 fn open(config: &MbConfig, dir: &Path, options: StoreOptions) -> Result<MbEngine, MbStatus> {
     // The fresh state (engine and provisioned holders) is what the journal was written on;
-    // its fingerprint guards against replaying under another definition.
+    // the directory is pinned to what it depends on, so another definition is refused.
     let (start, market_data) = (config.start_time_ns, config.market_data);
     let starting_point = config.exchange.starting_point(start, market_data);
     let legacy = config.exchange.fingerprint(start, market_data);
-    pin_config(dir, &starting_point, &legacy).map_err(storage)?;
-    let mut fresh = MbEngine::build(config)?;
-    let (engine, market) = (fresh.engine.clone(), fresh.market.take());
-    let keep_market = market.is_some();
-    let (durable, engine, market, _) = DurableEngine::open(dir, options, move || {
-        let market = market.unwrap_or_else(|| {
-            MarketData::new(engine.instruments().len(), MarketDataConfig::default())
-        });
-        (engine, market)
-    })
-    .map_err(storage)?;
-    fresh.engine = engine;
-    fresh.market = keep_market.then_some(market);
-    fresh.durable = Some(durable);
-    Ok(fresh)
+    let mut engine = MbEngine::build(config)?;
+    engine
+        .host
+        .open_on(dir, options, &starting_point, &legacy)
+        .map_err(storage)?;
+    Ok(engine)
 }
 
 /// Opens a durable engine on the data directory `dir` (created if missing): a new
@@ -116,16 +106,12 @@ pub unsafe extern "C" fn mb_engine_open(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_snapshot(engine: *mut MbEngine) -> MbStatus {
     guard(|| {
-        let e = engine_mut(engine)?;
-        let durable = e.durable.as_mut().ok_or_else(|| {
+        let snapshot = engine_mut(engine)?.host.snapshot().ok_or_else(|| {
             fail(
                 MbStatus::InvalidArgument,
                 "engine has no data directory (use mb_engine_open)",
             )
         })?;
-        durable
-            .snapshot(&e.engine, e.market.as_ref())
-            .map(|_| ())
-            .map_err(storage)
+        snapshot.map(|_| ()).map_err(storage)
     })
 }

@@ -2,8 +2,8 @@
 //! caller's thread, no queue, no lock). Create, free, submit, poll events, and every query.
 
 use matchbook::market::{MarketData, MarketDataConfig};
-use matchbook::store::DurableEngine;
-use matchbook::{Engine, EventRecord, Timestamp};
+use matchbook::store::Host;
+use matchbook::{Engine, Timestamp};
 
 use crate::boundary::{Poison, arg, fail, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, to_command};
@@ -20,12 +20,9 @@ use crate::types::{MbOrderRef, MbUuid};
 /// An engine owned by one thread at a time, with its market data and the events not yet
 /// polled.
 pub struct MbEngine {
-    pub(crate) engine: Engine,
-    pub(crate) market: Option<MarketData>,
-    pending: Vec<EventRecord>,
+    /// The engine, its market data and pending events, in memory or on a data directory.
+    pub(crate) host: Host,
     pub(crate) refdata: MbRefData,
-    /// The journal and snapshots of an engine opened on a data directory.
-    pub(crate) durable: Option<DurableEngine>,
     /// Set when a call panicked while using the engine.
     poison: Poison,
 }
@@ -50,11 +47,8 @@ impl MbEngine {
         }
         let refdata = MbRefData::of(&engine, directory);
         Ok(Self {
-            engine,
-            market,
-            pending: Vec::with_capacity(1024),
+            host: Host::in_memory(engine, market, true),
             refdata,
-            durable: None,
             poison: Poison::default(),
         })
     }
@@ -70,7 +64,7 @@ impl MbEngine {
         let applied = self.apply(&command, time_ns)?;
         // The engine never goes back in time: an earlier time is applied as its own now.
         Ok((
-            MbResult::of(applied, self.engine.now()),
+            MbResult::of(applied, self.host.engine.now()),
             status_of(&applied),
         ))
     }
@@ -82,38 +76,11 @@ impl MbEngine {
         command: &matchbook::Command,
         time_ns: i64,
     ) -> Result<matchbook::Applied, MbStatus> {
-        let time = Timestamp(time_ns);
-        let applied = match self.durable.as_mut() {
-            Some(durable) => durable
-                .apply(
-                    &mut self.engine,
-                    self.market.as_mut(),
-                    command,
-                    time,
-                    &mut self.pending,
-                )
-                .map_err(|e| fail(MbStatus::Storage, e.to_string()))?,
-            None => matchbook::market::apply_and_record(
-                &mut self.engine,
-                self.market.as_mut(),
-                command,
-                time,
-                &mut self.pending,
-            ),
-        };
+        let applied = self
+            .host
+            .apply(command, Timestamp(time_ns))
+            .map_err(|e| fail(MbStatus::Storage, e.to_string()))?;
         applied.map_err(|e| fail(MbStatus::from(e), e.to_string()))
-    }
-}
-
-impl Drop for MbEngine {
-    /// A durable engine snapshots what was journalled since its last snapshot, so the next
-    /// open replays nothing (best effort: the journal holds everything either way).
-    fn drop(&mut self) {
-        if let Some(durable) = self.durable.as_mut()
-            && durable.commands_since_snapshot() > 0
-        {
-            let _ = durable.snapshot(&self.engine, self.market.as_ref());
-        }
     }
 }
 
@@ -122,20 +89,20 @@ impl Reader for MbEngine {
         &self,
         read: impl FnOnce(&Engine) -> R + Send + 'static,
     ) -> Result<R, MbStatus> {
-        Ok(read(&self.engine))
+        Ok(read(&self.host.engine))
     }
 
     fn market<R: Send + 'static>(
         &self,
         read: impl FnOnce(&MarketData, Timestamp) -> R + Send + 'static,
     ) -> Result<R, MbStatus> {
-        let market = self.market.as_ref().ok_or_else(|| {
+        let market = self.host.market.as_ref().ok_or_else(|| {
             fail(
                 MbStatus::MarketDataOff,
                 "engine created without market data",
             )
         })?;
-        Ok(read(market, self.engine.now()))
+        Ok(read(market, self.host.engine.now()))
     }
 }
 
@@ -324,7 +291,7 @@ pub unsafe extern "C" fn mb_engine_poll_events(
 ) -> MbStatus {
     guard(|| {
         let e = engine_mut(engine)?;
-        crate::event::drain(&mut e.pending, events, capacity, len_out)
+        crate::event::drain(&mut e.host.events, events, capacity, len_out)
     })
 }
 
@@ -335,7 +302,7 @@ pub unsafe extern "C" fn mb_engine_poll_events(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_clear_events(engine: *mut MbEngine) -> MbStatus {
     guard(|| {
-        engine_mut(engine)?.pending.clear();
+        engine_mut(engine)?.host.events.clear();
         Ok(())
     })
 }

@@ -91,7 +91,7 @@ pub(crate) fn place(core: &mut Core, c: &OrderColumns<'_>) -> Result<Answers, Re
             }
         }
     }
-    core.commit().map_err(Refusal::Storage)?;
+    core.commit()?;
     Ok(answers)
 }
 

@@ -6,26 +6,11 @@
 use std::path::Path;
 
 use matchbook::journal::SyncPolicy;
-use matchbook::market::MarketData;
-use matchbook::store::{DurableEngine, StoreOptions, pin_config};
+use matchbook::store::StoreOptions;
 use pyo3::prelude::*;
 
 use crate::engine::NativeEngine;
 use crate::errors::{invalid, storage};
-
-impl Drop for NativeEngine {
-    /// A durable engine snapshots what was journalled since its last snapshot when it is
-    /// collected, so the next open replays nothing (best effort: the journal holds
-    /// everything either way).
-    fn drop(&mut self) {
-        let core = &mut self.core;
-        if let Some(durable) = core.durable.as_mut()
-            && durable.commands_since_snapshot() > 0
-        {
-            let _ = durable.snapshot(&core.engine, core.market.as_ref());
-        }
-    }
-}
 
 #[pymethods]
 impl NativeEngine {
@@ -64,7 +49,6 @@ impl NativeEngine {
         let dir = Path::new(path);
         let starting_point = exchange.starting_point(start_time_ns, market_data);
         let legacy = exchange.fingerprint(start_time_ns, market_data);
-        pin_config(dir, &starting_point, &legacy).map_err(|e| storage(py, &e))?;
         let options = StoreOptions {
             sync: if fsync {
                 SyncPolicy::EveryBatch
@@ -75,41 +59,24 @@ impl NativeEngine {
             keep_snapshots,
         };
         let core = &mut native.core;
-        let (engine, market) = (core.engine.clone(), core.market.take());
-        let (durable, engine, market, _) = py
-            .detach(|| {
-                DurableEngine::open(dir, options, move || {
-                    let market = market.unwrap_or_else(|| {
-                        MarketData::new(engine.instruments().len(), Default::default())
-                    });
-                    (engine, market)
-                })
-            })
+        py.detach(|| core.open_on(dir, options, &starting_point, &legacy))
             .map_err(|e| storage(py, &e))?;
-        core.engine = engine;
-        core.market = market_data.then_some(market);
-        core.durable = Some(durable);
         Ok(native)
     }
 
     /// Writes a snapshot now (and prunes what it makes unnecessary); returns its path.
     fn snapshot(&mut self, py: Python<'_>) -> PyResult<String> {
-        let core = &mut self.core;
-        let durable = core
-            .durable
-            .as_mut()
+        let snapshot = self
+            .core
+            .snapshot()
             .ok_or_else(|| invalid(py, "engine has no data directory (use Engine.open)"))?;
-        durable
-            .snapshot(&core.engine, core.market.as_ref())
+        snapshot
             .map(|path| path.display().to_string())
             .map_err(|e| storage(py, &e))
     }
 
     /// The data directory, or None for an engine kept in memory only.
     fn data_dir(&self) -> Option<String> {
-        self.core
-            .durable
-            .as_ref()
-            .map(|d| d.dir().display().to_string())
+        self.core.data_dir().map(|d| d.display().to_string())
     }
 }

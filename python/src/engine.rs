@@ -5,10 +5,10 @@
 //! inputs.
 
 use matchbook::market::{MarketData, MarketDataConfig};
-use matchbook::store::{DurableEngine, StoreError};
+use matchbook::store::{Host, StoreError};
 use matchbook::{
-    AccountId, Applied, CancelScope, Command, CurrencyId, Engine, EngineError, EventRecord,
-    HolderId, InstrumentId, NewOrder, Order, Price, Qty, Timestamp,
+    AccountId, Applied, CancelScope, Command, CurrencyId, Engine, EngineError, HolderId,
+    InstrumentId, NewOrder, Order, Price, Qty, Timestamp,
 };
 use matchbook_config::{Directory, Exchange};
 use pyo3::prelude::*;
@@ -17,75 +17,24 @@ use pyo3::types::{PyDict, PyList};
 use crate::errors::{self, invalid};
 use crate::values::{self, pack, unpack};
 
-/// The engine with what a Python caller needs around it.
-pub(crate) struct Core {
-    pub(crate) engine: Engine,
-    pub(crate) market: Option<MarketData>,
-    pub(crate) pending: Vec<EventRecord>,
-    keep_events: bool,
-    /// Journal and snapshots, for an engine opened on a data directory.
-    pub(crate) durable: Option<DurableEngine>,
-}
+/// The engine, its market data and undelivered events, in memory or durable: the host
+/// type the C binding uses too.
+pub(crate) type Core = Host;
 
-/// Why a command was not applied.
+/// Why a command was not taken: the engine refused it, or its journal write failed.
 pub(crate) enum Refusal {
-    /// The engine refused it.
+    /// The engine's refusal.
     Engine(EngineError),
-    /// The data directory could not take it (the command was not applied, or not
-    /// durably: the engine takes nothing more).
+    /// The data directory failed.
     Storage(StoreError),
 }
 
-impl Core {
-    /// Applies a command: journalled and committed first on a durable engine; events fed
-    /// to market data and kept for polling (or dropped).
-    pub(crate) fn apply(&mut self, command: &Command, time: Timestamp) -> Result<Applied, Refusal> {
-        let applied = self.apply_uncommitted(command, time)?;
-        self.commit().map_err(Refusal::Storage)?;
-        applied.map_err(Refusal::Engine)
-    }
-
-    /// As [`Core::apply`] without the commit (batches commit once at their end).
-    pub(crate) fn apply_uncommitted(
-        &mut self,
-        command: &Command,
-        time: Timestamp,
-    ) -> Result<Result<Applied, EngineError>, Refusal> {
-        let applied = match self.durable.as_mut() {
-            Some(durable) => durable
-                .apply_uncommitted(
-                    &mut self.engine,
-                    self.market.as_mut(),
-                    command,
-                    time,
-                    &mut self.pending,
-                )
-                .map_err(Refusal::Storage)?,
-            None => matchbook::market::apply_and_record(
-                &mut self.engine,
-                self.market.as_mut(),
-                command,
-                time,
-                &mut self.pending,
-            ),
-        };
-        if !self.keep_events {
-            self.pending.clear();
-        }
-        Ok(applied)
-    }
-
-    /// Makes every applied command durable (and snapshots when one is due); nothing to do
-    /// for an engine without a data directory.
-    pub(crate) fn commit(&mut self) -> Result<(), StoreError> {
-        match self.durable.as_mut() {
-            Some(durable) => durable.commit(&self.engine, self.market.as_ref()),
-            None => Ok(()),
-        }
+impl From<StoreError> for Refusal {
+    fn from(e: StoreError) -> Self {
+        Self::Storage(e)
     }
 }
 
-/// The native engine (wrapped by `matchbook.Engine`).
 #[pyclass(module = "matchbook._native")]
 pub struct NativeEngine {
     pub(crate) core: Core,
@@ -135,13 +84,7 @@ impl NativeEngine {
         let engine = Engine::new(config).map_err(|e| invalid(py, e.to_string()))?;
         let market = market_data
             .then(|| MarketData::new(engine.instruments().len(), MarketDataConfig::default()));
-        let mut core = Core {
-            engine,
-            market,
-            pending: Vec::new(),
-            keep_events,
-            durable: None,
-        };
+        let mut core = Core::in_memory(engine, market, keep_events);
         let directory = matchbook_config::provision_engine(
             &mut core.engine,
             &exchange.holders,
@@ -164,9 +107,11 @@ impl NativeEngine {
         command: Command,
         time_ns: i64,
     ) -> PyResult<Applied> {
-        self.core
-            .apply(&command, Timestamp(time_ns))
-            .map_err(|refusal| errors::refusal(py, refusal))
+        match self.core.apply(&command, Timestamp(time_ns)) {
+            Ok(Ok(applied)) => Ok(applied),
+            Ok(Err(e)) => Err(errors::refusal(py, Refusal::Engine(e))),
+            Err(e) => Err(errors::refusal(py, Refusal::Storage(e))),
+        }
     }
 }
 

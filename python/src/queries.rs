@@ -467,10 +467,10 @@ impl NativeEngine {
     /// The events since the last poll, as dicts.
     fn poll_events<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
-        for record in &self.core.pending {
+        for record in &self.core.events {
             list.append(events::to_dict(py, record)?)?;
         }
-        self.core.pending.clear();
+        self.core.events.clear();
         Ok(list)
     }
 }

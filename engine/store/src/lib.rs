@@ -13,6 +13,7 @@
 
 mod durable;
 mod files;
+mod host;
 pub mod journal;
 mod lock;
 mod pin;
@@ -23,6 +24,7 @@ pub use durable::{DurableEngine, Journalled};
 pub use files::{
     Pruned, SnapshotCheck, SnapshotFile, list_snapshots, prune, snapshot_path, write_snapshot,
 };
+pub use host::Host;
 pub use lock::{DirLock, LOCK_FILE};
 pub use pin::{CONFIG_PIN, PIN_FORMAT, pin_config, pin_of};
 pub use writer::{SnapshotWriter, WriterStatus};

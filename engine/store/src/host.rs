@@ -1,0 +1,175 @@
+//! [`Host`]: what a single-threaded owner of an engine holds (the C `mb_engine`, Python's
+//! `Engine`): the engine, its market data, the events not yet handed to the caller, and,
+//! for an engine on a data directory, its journal and snapshots. Both bindings keep one of
+//! these instead of each their own copy of the in-memory/durable logic.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::{DurableEngine, Journalled, StoreError, StoreOptions, pin_config};
+use matchbook_core::{Command, Engine, EventRecord, Timestamp};
+use matchbook_market::MarketData;
+
+/// An engine owned by one thread, in memory or durable.
+#[derive(Debug)]
+pub struct Host {
+    /// The engine.
+    pub engine: Engine,
+    /// Market data, when kept.
+    pub market: Option<MarketData>,
+    /// Events of the commands applied since the owner last took them.
+    pub events: Vec<EventRecord>,
+    /// Whether events are kept for the owner (otherwise dropped after each command).
+    keep_events: bool,
+    durable: Option<DurableEngine>,
+}
+
+impl Host {
+    /// An engine kept in memory only.
+    pub fn in_memory(engine: Engine, market: Option<MarketData>, keep_events: bool) -> Self {
+        Self {
+            engine,
+            market,
+            events: Vec::with_capacity(1024),
+            keep_events,
+            durable: None,
+        }
+    }
+
+    /// Puts this engine, a fresh one, on the data directory `dir`: a new directory starts
+    /// from it, an existing one is recovered and must be pinned to the same `starting_point`
+    /// (`legacy`: the `Debug` text of the first pin format). On an error nothing changed.
+    pub fn open_on<T: Serialize + ?Sized>(
+        &mut self,
+        dir: &Path,
+        options: StoreOptions,
+        starting_point: &T,
+        legacy: &str,
+    ) -> Result<(), StoreError> {
+        pin_config(dir, starting_point, legacy)?;
+        let fresh_engine = self.engine.clone();
+        let fresh_market = self.market.clone().unwrap_or_else(|| {
+            MarketData::new(fresh_engine.instruments().len(), Default::default())
+        });
+        let (durable, engine, market, _) =
+            DurableEngine::open(dir, options, move || (fresh_engine, fresh_market))?;
+        self.market = self.market.is_some().then_some(market);
+        self.engine = engine;
+        self.durable = Some(durable);
+        Ok(())
+    }
+
+    /// Applies `command` at `time`; a durable engine journals and commits it first.
+    pub fn apply(&mut self, command: &Command, time: Timestamp) -> Journalled {
+        let result = self.apply_uncommitted(command, time)?;
+        self.commit()?;
+        Ok(result)
+    }
+
+    /// As [`Host::apply`] without the commit, for batches ([`Host::commit`] once after).
+    pub fn apply_uncommitted(&mut self, command: &Command, time: Timestamp) -> Journalled {
+        let (engine, market, events) = (&mut self.engine, self.market.as_mut(), &mut self.events);
+        let result = match self.durable.as_mut() {
+            Some(durable) => durable.apply_uncommitted(engine, market, command, time, events)?,
+            None => matchbook_market::apply_and_record(engine, market, command, time, events),
+        };
+        if !self.keep_events {
+            self.events.clear();
+        }
+        Ok(result)
+    }
+
+    /// Makes what was applied durable (and snapshots when due); nothing in memory.
+    pub fn commit(&mut self) -> Result<(), StoreError> {
+        match self.durable.as_mut() {
+            Some(durable) => durable.commit(&self.engine, self.market.as_ref()),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes a snapshot now; `None` for an engine in memory.
+    pub fn snapshot(&mut self) -> Option<Result<PathBuf, StoreError>> {
+        let durable = self.durable.as_mut()?;
+        Some(durable.snapshot(&self.engine, self.market.as_ref()))
+    }
+
+    /// The data directory, for a durable engine.
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.durable.as_ref().map(DurableEngine::dir)
+    }
+}
+
+impl Drop for Host {
+    /// A durable engine snapshots what was journalled since its last snapshot when it is
+    /// dropped, so the next open replays nothing (best effort: the journal holds it all).
+    fn drop(&mut self) {
+        if let Some(durable) = self.durable.as_mut()
+            && durable.commands_since_snapshot() > 0
+        {
+            let _ = durable.snapshot(&self.engine, self.market.as_ref());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use matchbook_core::{AccountId, CurrencyId};
+
+    fn fresh() -> Host {
+        let engine = Engine::new(matchbook_config::demo::config()).expect("demo");
+        let market = MarketData::new(engine.instruments().len(), Default::default());
+        Host::in_memory(engine, Some(market), true)
+    }
+
+    fn run(host: &mut Host, n: i64) {
+        let t = |i: i64| Timestamp(1_767_225_600_000_000_000 + i);
+        host.apply(&Command::CreateHolder, t(0))
+            .expect("journal")
+            .expect("holder");
+        for i in 1..=n {
+            let deposit = Command::Deposit {
+                account: AccountId(0),
+                currency: CurrencyId(0),
+                amount: i,
+            };
+            host.apply(&deposit, t(i))
+                .expect("journal")
+                .expect("deposit");
+        }
+    }
+
+    #[test]
+    fn a_durable_host_reopens_to_the_state_it_had_and_refuses_another_start() {
+        let dir = std::env::temp_dir().join(format!("mb-host-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let options = StoreOptions::default();
+        let mut memory = fresh();
+        run(&mut memory, 20);
+        assert!(memory.snapshot().is_none() && memory.data_dir().is_none());
+        let mut durable = fresh();
+        durable.open_on(&dir, options, "start A", "").expect("open");
+        run(&mut durable, 20);
+        assert_eq!(durable.engine.state_hash(), memory.engine.state_hash());
+        assert_eq!(
+            durable.events.len(),
+            memory.events.len(),
+            "events kept for the owner"
+        );
+        drop(durable); // snapshots on the way out
+        let mut reopened = fresh();
+        reopened
+            .open_on(&dir, options, "start A", "")
+            .expect("reopen");
+        assert_eq!(reopened.engine.state_hash(), memory.engine.state_hash());
+        drop(reopened);
+        let mut other = fresh();
+        assert!(matches!(
+            other.open_on(&dir, options, "start B", ""),
+            Err(StoreError::ConfigChanged(_))
+        ));
+        assert!(other.data_dir().is_none(), "a refused open changes nothing");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
