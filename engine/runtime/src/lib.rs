@@ -23,15 +23,16 @@
 //! **Back-pressure only at ingress.** A command is admitted while fewer than `capacity`
 //! commands are unanswered and the market stage is fewer than `2 * capacity` commands
 //! behind; otherwise it is refused with [`RuntimeError::Busy`]. So the queues behind
-//! ingress never hold more than `2 * capacity` commands and the matching thread never
-//! waits for a consumer. A subscriber has a bounded queue of its own and is dropped, with
+//! ingress never hold more than about `2 * capacity` commands (callers admitted at the same
+//! instant may pass the bound by one each) and the matching thread never waits for a
+//! consumer. A subscriber has a bounded queue of its own and is dropped, with
 //! [`DropReason::Lagged`], the moment it is full.
 //!
 //! **Reads never run on the matching thread.** They run on the market stage against a
-//! replica of the engine kept in step by applying the same commands (see
-//! [`market_stage`](crate#reads)) and market data built from the published events. A read
-//! includes every command acknowledged before it was issued (read-your-writes) and is told
-//! the sequence numbers it reflects ([`ReadView`]).
+//! replica of the engine kept in step by applying the same commands (see [Reads](#reads))
+//! and market data built from the published events. A read includes every command
+//! acknowledged before it was issued (read-your-writes) and is told the sequence numbers it
+//! reflects ([`ReadView`]; 0 before the first command of this run).
 //!
 //! The runtime reads time from a [`Clock`] and never goes backwards, so the engine itself
 //! stays clock-free and a journal of (command, time) replays bit for bit.
