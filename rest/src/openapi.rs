@@ -54,6 +54,7 @@ pub struct ApiDoc;
         admin::withdraw, admin::derisk, admin::blp_threshold, admin::create_key,
         admin::instrument_state, admin::advance_time, admin::index_price, admin::liquidate,
         admin::engine_state,
+        admin::pipeline,
     ),
     components(schemas(crate::error::ErrorBody)),
     modifiers(&BearerKeys),

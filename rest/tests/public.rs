@@ -261,6 +261,7 @@ async fn openapi_describes_every_public_route_and_unknown_routes_are_json_404() 
         "/admin/index-price",
         "/admin/liquidate",
         "/admin/state",
+        "/admin/pipeline",
     ] {
         assert!(
             admin_paths.contains_key(p),

@@ -57,6 +57,28 @@ async fn every_client_reads_its_own_orders_at_once() {
     for client in clients {
         client.await.expect("client");
     }
+    // The operator's view of the pipeline: every stage through the last command, no
+    // divergence of the read replica, nothing refused.
+    let (status, pipeline) = x
+        .call(
+            reqwest::Method::GET,
+            &format!("{}/admin/pipeline", x.admin),
+            Some(&x.root.key),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{pipeline}");
+    let field = |name: &str| pipeline[name].as_u64().expect(name);
+    assert!(field("matched") >= 3 * 40 * 2, "{pipeline}");
+    assert_eq!(field("acknowledged"), field("matched"), "{pipeline}");
+    assert_eq!(field("divergences"), 0);
+    assert_eq!(field("refused"), 0);
+    assert!(field("reads") >= 3 * 40 * 4, "{pipeline}");
+    assert!(
+        pipeline["matching_ns_per_command"]["p50"]
+            .as_u64()
+            .is_some()
+    );
     let x = Arc::into_inner(x).expect("clients done");
     x.stop().await;
 }

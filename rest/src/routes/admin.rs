@@ -364,3 +364,31 @@ pub async fn engine_state(State(state): State<Shared>, _: Admin) -> Result<Json<
         "state_hash": format!("{hash:016x}"),
     })))
 }
+
+/// How the pipeline stands: how far each stage has got (command sequence numbers), the
+/// commands in flight, refusals at ingress, reads answered, subscribers dropped for lag,
+/// replica divergences (always 0 unless there is a bug), snapshot copies and the matching
+/// thread's busy time per command. Read from counters: no stage is asked or waited for.
+#[utoipa::path(get, path = "/admin/pipeline", tag = "admin", security(("api_key" = [])),
+    responses((status = 200, description = "`{sequenced, matched, acknowledged, market, in_flight, refused, reads, dropped_subscribers, divergences, snapshots, longest_snapshot_copy_ns, longest_matching_batch_ns, matching_ns_per_command: {p50, p99}}`"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
+pub async fn pipeline(State(state): State<Shared>, _: Admin) -> Json<Value> {
+    let stats = state.runtime.stats();
+    let busy = state.runtime.live_stats().matching_time().counts();
+    let quantile = |q| matchbook::runtime::Histogram::quantile_of(&busy, q);
+    Json(json!({
+        "sequenced": stats.sequenced,
+        "matched": stats.matched,
+        "acknowledged": stats.acked,
+        "market": stats.market,
+        "in_flight": stats.in_flight,
+        "refused": stats.refused,
+        "reads": stats.reads,
+        "dropped_subscribers": stats.dropped_subscribers,
+        "divergences": stats.divergences,
+        "snapshots": stats.snapshots,
+        "longest_snapshot_copy_ns": stats.longest_snapshot_copy_nanos,
+        "longest_matching_batch_ns": stats.longest_batch_nanos,
+        "matching_ns_per_command": {"p50": quantile(0.5), "p99": quantile(0.99)},
+    }))
+}

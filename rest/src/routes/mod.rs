@@ -233,6 +233,7 @@ pub fn admin_router(state: Shared) -> Router {
         .route("/admin/index-price", post(admin::index_price))
         .route("/admin/liquidate", post(admin::liquidate))
         .route("/admin/state", get(admin::engine_state))
+        .route("/admin/pipeline", get(admin::pipeline))
         .route("/openapi.json", get(crate::openapi::serve_admin));
     finish(router, state)
 }
