@@ -98,24 +98,20 @@ impl<'a> MarketStage<'a> {
         loop {
             // Published batches first: reads never hold history back.
             loop {
-                match batches.try_recv() {
-                    Ok(MarketWork::Batch {
-                        published,
-                        replies,
-                        snapshot,
-                    }) => self.apply(&published, replies, snapshot),
-                    Ok(MarketWork::Stop) | Err(TryRecvError::Disconnected) => {
-                        return self.market;
-                    }
+                let work = match batches.try_recv() {
+                    Ok(work) => work,
                     Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Disconnected) => return self.market,
+                };
+                if !self.take(work) {
+                    return self.market;
                 }
             }
             crossbeam_channel::select! {
-                recv(batches) -> work => match work {
-                    Ok(MarketWork::Batch { published, replies, snapshot }) => {
-                        self.apply(&published, replies, snapshot);
+                recv(batches) -> work => {
+                    if !work.is_ok_and(|work| self.take(work)) {
+                        return self.market;
                     }
-                    Ok(MarketWork::Stop) | Err(_) => return self.market,
                 },
                 recv(reads) -> read => match read {
                     Ok(read) => self.serve(read),
@@ -123,6 +119,21 @@ impl<'a> MarketStage<'a> {
                     Err(_) => reads = crossbeam_channel::never(),
                 },
             }
+        }
+    }
+
+    /// Takes one piece of work from matching; false at the stop.
+    fn take(&mut self, work: MarketWork) -> bool {
+        match work {
+            MarketWork::Batch {
+                published,
+                replies,
+                snapshot,
+            } => {
+                self.apply(&published, replies, snapshot);
+                true
+            }
+            MarketWork::Stop => false,
         }
     }
 

@@ -113,16 +113,16 @@ fn publish(
             .dropped_subscribers
             .fetch_add(lagged, Ordering::Relaxed);
     }
-    let sent = if count == 0 && !batch.snapshot {
-        true
-    } else {
+    if count > 0 || batch.snapshot {
         let work = MarketWork::Batch {
             published,
             replies: market,
             snapshot: batch.snapshot,
         };
-        outputs.market.send(work).is_ok()
-    };
+        if outputs.market.send(work).is_err() {
+            return false;
+        }
+    }
     if count > 0 {
         // Everything the thread did for the batch, not only `apply`: were any other work
         // (a read, a copy) to run here, it would show.
@@ -130,5 +130,5 @@ fn publish(
         stats.busy_time.record(nanos / count as u64, count as u64);
         raise(&stats.longest_batch, nanos);
     }
-    sent
+    true
 }

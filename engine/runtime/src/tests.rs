@@ -1,7 +1,6 @@
 //! Runtime tests: concurrent callers, replay of what the runtime applied, read-your-writes
-//! through the read replica and market data, draining on shutdown, back-pressure at ingress
-//! while the market stage is held, a clock that goes back, and durability of what is
-//! acknowledged.
+//! through the read replica and market data, draining on shutdown, a clock that goes back,
+//! and durability of what is acknowledged.
 
 use std::sync::Arc;
 
@@ -211,52 +210,6 @@ fn shutdown_answers_everything_queued_before_it() {
         handle.apply_blocking(Command::CreateHolder).err(),
         Some(RuntimeError::Stopped)
     );
-}
-
-/// Holds the market stage inside a read until the returned sender is used or dropped.
-fn hold_market_stage(handle: &RuntimeHandle) -> crossbeam_channel::Sender<()> {
-    let (release_tx, release_rx) = crossbeam_channel::bounded::<()>(0);
-    let (started_tx, started_rx) = crossbeam_channel::bounded::<()>(1);
-    handle
-        .read_engine(move |_| {
-            let _ = started_tx.send(());
-            let _ = release_rx.recv();
-        })
-        .expect("queued");
-    started_rx.recv().expect("the market stage is held");
-    release_tx
-}
-
-#[test]
-fn a_full_pipeline_is_refused_not_blocked() {
-    let runtime = start(Arc::new(ManualClock::at(T0)), 2);
-    let handle = runtime.handle();
-    let release = hold_market_stage(&handle);
-    let (acked_tx, acked_rx) = crossbeam_channel::unbounded();
-    // Each is answered although the market stage has not seen it, up to twice the
-    // capacity behind it...
-    for expected in 1..=4 {
-        let acked_tx = acked_tx.clone();
-        let reply = move |o: Outcome| {
-            let _ = acked_tx.send(o.seq);
-        };
-        handle
-            .submit(Command::CreateHolder, reply)
-            .expect("admitted");
-        assert_eq!(acked_rx.recv().expect("answered"), expected);
-    }
-    // ...and they stay in flight until it has: the next is refused, not queued.
-    assert_eq!(handle.stats().in_flight, 4);
-    assert_eq!(
-        handle.submit(Command::CreateHolder, |_| {}).err(),
-        Some(RuntimeError::Busy)
-    );
-    assert_eq!(handle.stats().refused, 1);
-    release.send(()).expect("release");
-    let count = handle.engine_blocking(|e| e.holder_count()).expect("read");
-    assert_eq!(count, 4);
-    let (engine, _) = runtime.shutdown().expect("clean stop");
-    assert_eq!(engine.holder_count(), 4);
 }
 
 #[test]

@@ -1,7 +1,8 @@
-//! The pipeline's promises: acknowledgements never wait for the market stage, every read
-//! includes the reader's own acknowledged commands, subscribers see every batch in order and
-//! one that falls behind is dropped with its reason without slowing anyone, and a flood of
-//! book and history reads does not change the matching thread's time per command.
+//! The pipeline's promises: back-pressure only at ingress, acknowledgements never wait for
+//! the market stage, every read includes the reader's own acknowledged commands,
+//! subscribers see every batch in order and one that falls behind is dropped with its
+//! reason without slowing anyone, and a flood of book and history reads does not change the
+//! matching thread's time per command.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,7 +12,8 @@ use matchbook_core::{AccountId, Command, CurrencyId, Engine, InstrumentId, NewOr
 use matchbook_core::{Price, Qty, Side, Timestamp};
 use matchbook_market::MarketData;
 use matchbook_runtime::{
-    DropReason, Histogram, ManualClock, Outcome, Runtime, RuntimeHandle, StatsSnapshot,
+    DropReason, Histogram, ManualClock, Outcome, Runtime, RuntimeError, RuntimeHandle,
+    StatsSnapshot,
 };
 
 const T0: Timestamp = Timestamp(1_767_225_600_000_000_000);
@@ -53,12 +55,9 @@ fn limit(account: AccountId, side: Side, price: i64) -> Command {
     Command::PlaceOrder(order)
 }
 
-#[test]
-fn acknowledgements_do_not_wait_for_the_market_stage() {
-    let runtime = start(10_000);
-    let handle = runtime.handle();
-    let account = funded_account(&handle);
-    // Hold the market stage inside a read, as a slow history query would.
+/// Holds the market stage inside a read (as a slow history query would) until the
+/// returned sender is used or dropped.
+fn hold_market_stage(handle: &RuntimeHandle) -> crossbeam_channel::Sender<()> {
     let (release, held) = crossbeam_channel::bounded::<()>(0);
     let (started, running) = crossbeam_channel::bounded::<()>(1);
     handle
@@ -67,7 +66,49 @@ fn acknowledgements_do_not_wait_for_the_market_stage() {
             let _ = held.recv();
         })
         .expect("queued");
-    running.recv().expect("market stage held");
+    running.recv().expect("the market stage is held");
+    release
+}
+
+#[test]
+fn a_full_pipeline_is_refused_not_blocked() {
+    let runtime = start(2);
+    let handle = runtime.handle();
+    let release = hold_market_stage(&handle);
+    let (acked_tx, acked_rx) = crossbeam_channel::unbounded();
+    // Each is answered although the market stage has not seen it, up to twice the
+    // capacity behind it...
+    for expected in 1..=4 {
+        let acked_tx = acked_tx.clone();
+        let reply = move |o: Outcome| {
+            let _ = acked_tx.send(o.seq);
+        };
+        handle
+            .submit(Command::CreateHolder, reply)
+            .expect("admitted");
+        assert_eq!(acked_rx.recv().expect("answered"), expected);
+    }
+    // ...and they stay in flight until it has: the next is refused, not queued.
+    assert_eq!(handle.stats().in_flight, 4);
+    assert_eq!(
+        handle.submit(Command::CreateHolder, |_| {}).err(),
+        Some(RuntimeError::Busy)
+    );
+    assert_eq!(handle.stats().refused, 1);
+    release.send(()).expect("release");
+    let count = handle.engine_blocking(|e| e.holder_count()).expect("read");
+    assert_eq!(count, 4);
+    let (engine, _) = runtime.shutdown().expect("clean stop");
+    assert_eq!(engine.holder_count(), 4);
+}
+
+#[test]
+fn acknowledgements_do_not_wait_for_the_market_stage() {
+    let runtime = start(10_000);
+    let handle = runtime.handle();
+    let account = funded_account(&handle);
+    // Hold the market stage inside a read, as a slow history query would.
+    let release = hold_market_stage(&handle);
     let before = handle.stats().market;
     for i in 0..500 {
         ok(&handle, limit(account, Side::Buy, 2_000_000 + i));

@@ -33,24 +33,16 @@ pub const MAGIC: &[u8; 8] = b"MBJRNL01";
 /// Record format version.
 pub const RECORD_VERSION: u8 = 1;
 
-/// Work that writes a sealed batch, run on the journal thread; the argument says whether
-/// to make everything written so far durable (the journal thread writes every batch that
-/// queued up during the previous sync and syncs once for all of them: group commit).
-pub type CommitJob = Box<dyn FnOnce(bool) -> std::io::Result<()> + Send + Sync>;
+/// The closing write of a segment being replaced, run at the next commit.
+pub type CommitJob = Box<dyn FnOnce() -> std::io::Result<()> + Send + Sync>;
 
 /// Where commands go before their results are acknowledged.
 pub trait CommandLog: Send {
     /// Appends one command applied at `time`; returns its sequence number. Not durable
-    /// until [`CommandLog::commit`] returns or the job of [`CommandLog::seal`] has run.
+    /// until [`CommandLog::commit`] returns.
     fn append(&mut self, time: Timestamp, command: &Command) -> std::io::Result<u64>;
     /// Makes every appended command durable (per the log's sync policy).
     fn commit(&mut self) -> std::io::Result<()>;
-    /// Hands over everything appended so far as a job that makes it durable, so that the
-    /// write and fsync can run on another thread while the next batch is applied; jobs
-    /// must run in the order they were sealed. The default commits in place.
-    fn seal(&mut self) -> std::io::Result<Option<CommitJob>> {
-        self.commit().map(|()| None)
-    }
     /// Starts a new segment after the commands appended so far. Called at a snapshot point,
     /// so that the segments a snapshot covers can be deleted; a log without segments
     /// ignores it.
@@ -173,13 +165,13 @@ impl<S: Storage + 'static> Journal<S> {
         self.next_seq
     }
 
-    /// Hands over everything appended so far as a job that writes it and syncs the file
-    /// whatever the group-commit flag says: the closing write of a segment that is being
-    /// replaced must be durable on its own, since later syncs go to another file.
+    /// Hands over everything appended so far as a job that writes it and syncs the file:
+    /// the closing write of a segment that is being replaced must be durable on its own,
+    /// since later syncs go to another file.
     pub(crate) fn seal_closing(&mut self) -> CommitJob {
         let bytes = std::mem::take(&mut self.pending);
         let (storage, policy) = (self.storage.clone(), self.policy);
-        Box::new(move |_| write_batch(&storage, &bytes, policy == SyncPolicy::EveryBatch))
+        Box::new(move || write_batch(&storage, &bytes, policy == SyncPolicy::EveryBatch))
     }
 
     /// Time of the last record (so a restarted runtime never stamps an earlier time).
@@ -346,17 +338,6 @@ impl<S: Storage + 'static> CommandLog for Journal<S> {
         )?;
         self.pending.clear();
         Ok(())
-    }
-
-    fn seal(&mut self) -> std::io::Result<Option<CommitJob>> {
-        if self.pending.is_empty() {
-            return Ok(None);
-        }
-        let bytes = std::mem::replace(&mut self.pending, Vec::with_capacity(64 * 1024));
-        let (storage, policy) = (self.storage.clone(), self.policy);
-        Ok(Some(Box::new(move |sync| {
-            write_batch(&storage, &bytes, sync && policy == SyncPolicy::EveryBatch)
-        })))
     }
 }
 

@@ -67,7 +67,7 @@ pub struct SegmentedJournal {
     current: Journal<FileStorage>,
     /// First sequence number of the current segment.
     current_first: u64,
-    /// Closing writes of segments replaced since the last seal or commit.
+    /// Closing writes of segments replaced since the last commit.
     closing: Vec<CommitJob>,
 }
 
@@ -230,23 +230,9 @@ impl CommandLog for SegmentedJournal {
 
     fn commit(&mut self) -> std::io::Result<()> {
         for job in self.closing.drain(..) {
-            job(true)?;
+            job()?;
         }
         self.current.commit()
-    }
-
-    fn seal(&mut self) -> std::io::Result<Option<CommitJob>> {
-        let current = self.current.seal()?;
-        if self.closing.is_empty() {
-            return Ok(current);
-        }
-        let closing = std::mem::take(&mut self.closing);
-        Ok(Some(Box::new(move |sync| {
-            for job in closing {
-                job(true)?;
-            }
-            current.map_or(Ok(()), |job| job(sync))
-        })))
     }
 
     fn rotate(&mut self) -> std::io::Result<()> {
