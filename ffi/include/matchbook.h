@@ -333,6 +333,51 @@ typedef struct mb_runtime mb_runtime;
 // One producer's way into an `mb_runtime`: used by one thread at a time.
 typedef struct mb_session mb_session;
 
+// Futures terms of an instrument, percentages as decimal strings. The three funding
+// strings are all NULL (no funding) or all set.
+typedef struct {
+  // Collar of the mark price around the index, percent.
+  const char *price_collar_percentage;
+  // Initial margin, percent of notional.
+  const char *initial_margin_percentage;
+  // Maintenance margin, percent of notional.
+  const char *maintenance_margin_percentage;
+  // Funding cap per period, percent (NULL: no funding).
+  const char *funding_cap;
+  // Funding clamp threshold, percent.
+  const char *funding_clamp_threshold;
+  // Annual interest rate, percent.
+  const char *funding_annual_interest_rate;
+  // Minutes between funding settlements.
+  uint32_t funding_interval_minutes;
+  // Expiry date (`YYYY-MM-DD`) of a dated future, or NULL.
+  const char *contract_expiry_date;
+} mb_futures_spec;
+
+// An instrument, decimals as strings.
+typedef struct {
+  // Code, e.g. `BTC_EUR`.
+  const char *code;
+  // Base currency code.
+  const char *base;
+  // Quote currency code.
+  const char *quote;
+  // Decimals of amounts.
+  uint8_t amount_precision;
+  // Decimals of prices.
+  uint8_t market_precision;
+  // Minimum order value in the quote currency.
+  const char *min_size;
+  // Lowest price.
+  const char *min_price;
+  // Highest price.
+  const char *max_price;
+  // `SPOT`, `PERP`, `EQUITY_FUTURE` or `DATED_FUTURE`.
+  const char *kind;
+  // Futures terms (NULL for spot).
+  const mb_futures_spec *futures;
+} mb_instrument_spec;
+
 // An order handle: its number and slab slot (both needed to address it in O(1)).
 typedef struct {
   // Order number.
@@ -395,51 +440,6 @@ typedef struct {
   // Entries at `order_list` or `client_id_list`.
   size_t list_len;
 } mb_command;
-
-// Futures terms of an instrument, percentages as decimal strings. The three funding
-// strings are all NULL (no funding) or all set.
-typedef struct {
-  // Collar of the mark price around the index, percent.
-  const char *price_collar_percentage;
-  // Initial margin, percent of notional.
-  const char *initial_margin_percentage;
-  // Maintenance margin, percent of notional.
-  const char *maintenance_margin_percentage;
-  // Funding cap per period, percent (NULL: no funding).
-  const char *funding_cap;
-  // Funding clamp threshold, percent.
-  const char *funding_clamp_threshold;
-  // Annual interest rate, percent.
-  const char *funding_annual_interest_rate;
-  // Minutes between funding settlements.
-  uint32_t funding_interval_minutes;
-  // Expiry date (`YYYY-MM-DD`) of a dated future, or NULL.
-  const char *contract_expiry_date;
-} mb_futures_spec;
-
-// An instrument, decimals as strings.
-typedef struct {
-  // Code, e.g. `BTC_EUR`.
-  const char *code;
-  // Base currency code.
-  const char *base;
-  // Quote currency code.
-  const char *quote;
-  // Decimals of amounts.
-  uint8_t amount_precision;
-  // Decimals of prices.
-  uint8_t market_precision;
-  // Minimum order value in the quote currency.
-  const char *min_size;
-  // Lowest price.
-  const char *min_price;
-  // Highest price.
-  const char *max_price;
-  // `SPOT`, `PERP`, `EQUITY_FUTURE` or `DATED_FUTURE`.
-  const char *kind;
-  // Futures terms (NULL for spot).
-  const mb_futures_spec *futures;
-} mb_instrument_spec;
 
 // How a durable engine keeps its data directory.
 typedef struct {
@@ -674,76 +674,6 @@ typedef struct {
 extern "C" {
 #endif // __cplusplus
 
-// A command that creates a holder with its main account.
-mb_command mb_cmd_create_holder(void);
-
-// A subaccount creation (`kind` an `mb_account_kind`); `name` must stay valid until the
-// command is submitted.
-mb_command mb_cmd_create_subaccount(uint32_t holder, const char *name, uint32_t kind);
-
-// A deposit of `amount` balance units (admin).
-mb_command mb_cmd_deposit(uint32_t account, uint16_t currency, int64_t amount);
-
-// A withdrawal of `amount` balance units (admin).
-mb_command mb_cmd_withdraw(uint32_t account, uint16_t currency, int64_t amount);
-
-// A transfer between two accounts of `holder`.
-mb_command mb_cmd_transfer(uint32_t holder,
-                           uint32_t source,
-                           uint32_t destination,
-                           uint16_t currency,
-                           int64_t amount);
-
-// A limit order: price in ticks, amount in lots, `tif` an `mb_time_in_force`.
-mb_command mb_cmd_place_limit(uint32_t account,
-                              uint16_t instrument,
-                              uint32_t side,
-                              int64_t price_ticks,
-                              int64_t amount_lots,
-                              uint32_t tif);
-
-// A market order (`protection_ticks` 0 = no protection price).
-mb_command mb_cmd_place_market(uint32_t account,
-                               uint16_t instrument,
-                               uint32_t side,
-                               int64_t amount_lots,
-                               int64_t protection_ticks);
-
-// An amend (`amount_lots` / `price_ticks` 0 = unchanged).
-mb_command mb_cmd_amend(uint32_t account,
-                        mb_order_ref order,
-                        int64_t amount_lots,
-                        int64_t price_ticks);
-
-// A cancel of one order.
-mb_command mb_cmd_cancel(uint32_t account, mb_order_ref order);
-
-// A cancel of the newest open order with `client_id`.
-mb_command mb_cmd_cancel_by_client_id(uint32_t account, mb_uuid client_id);
-
-// A cancel of every open order of `account` (`only_instrument` nonzero: just those in
-// `instrument`).
-mb_command mb_cmd_cancel_all(uint32_t account, uint8_t only_instrument, uint16_t instrument);
-
-// A cancel of the `len` listed orders of `account` (the list is read at submit).
-mb_command mb_cmd_cancel_orders(uint32_t account, const mb_order_ref *orders, size_t len);
-
-// A cancel of the newest open order of `account` for each of `len` client ids (the list
-// is read at submit).
-mb_command mb_cmd_cancel_client_ids(uint32_t account, const mb_uuid *client_ids, size_t len);
-
-// Sets a futures index price (admin).
-mb_command mb_cmd_set_index_price(uint16_t instrument, int64_t price_ticks);
-
-// Moves time only (expiries, funding).
-mb_command mb_cmd_advance_time(void);
-
-// Closes an account's futures positions (admin).
-mb_command mb_cmd_liquidate(uint32_t account);
-
-// Changes an instrument's state (`state` an `mb_instrument_state`; admin).
-mb_command mb_cmd_set_instrument_state(uint16_t instrument, uint32_t state);
-
 // A definition with the embedded demo currencies, markets and fees, no holders, market
 // data on. Sections added later replace the demo section as a whole.
 //
@@ -832,6 +762,76 @@ mb_status mb_config_set_market_data(mb_config *config, uint8_t on);
 // # Safety
 // `config` live.
 mb_status mb_config_set_start_time(mb_config *config, int64_t time_ns);
+
+// A command that creates a holder with its main account.
+mb_command mb_cmd_create_holder(void);
+
+// A subaccount creation (`kind` an `mb_account_kind`); `name` must stay valid until the
+// command is submitted.
+mb_command mb_cmd_create_subaccount(uint32_t holder, const char *name, uint32_t kind);
+
+// A deposit of `amount` balance units (admin).
+mb_command mb_cmd_deposit(uint32_t account, uint16_t currency, int64_t amount);
+
+// A withdrawal of `amount` balance units (admin).
+mb_command mb_cmd_withdraw(uint32_t account, uint16_t currency, int64_t amount);
+
+// A transfer between two accounts of `holder`.
+mb_command mb_cmd_transfer(uint32_t holder,
+                           uint32_t source,
+                           uint32_t destination,
+                           uint16_t currency,
+                           int64_t amount);
+
+// A limit order: price in ticks, amount in lots, `tif` an `mb_time_in_force`.
+mb_command mb_cmd_place_limit(uint32_t account,
+                              uint16_t instrument,
+                              uint32_t side,
+                              int64_t price_ticks,
+                              int64_t amount_lots,
+                              uint32_t tif);
+
+// A market order (`protection_ticks` 0 = no protection price).
+mb_command mb_cmd_place_market(uint32_t account,
+                               uint16_t instrument,
+                               uint32_t side,
+                               int64_t amount_lots,
+                               int64_t protection_ticks);
+
+// An amend (`amount_lots` / `price_ticks` 0 = unchanged).
+mb_command mb_cmd_amend(uint32_t account,
+                        mb_order_ref order,
+                        int64_t amount_lots,
+                        int64_t price_ticks);
+
+// A cancel of one order.
+mb_command mb_cmd_cancel(uint32_t account, mb_order_ref order);
+
+// A cancel of the newest open order with `client_id`.
+mb_command mb_cmd_cancel_by_client_id(uint32_t account, mb_uuid client_id);
+
+// A cancel of every open order of `account` (`only_instrument` nonzero: just those in
+// `instrument`).
+mb_command mb_cmd_cancel_all(uint32_t account, uint8_t only_instrument, uint16_t instrument);
+
+// A cancel of the `len` listed orders of `account` (the list is read at submit).
+mb_command mb_cmd_cancel_orders(uint32_t account, const mb_order_ref *orders, size_t len);
+
+// A cancel of the newest open order of `account` for each of `len` client ids (the list
+// is read at submit).
+mb_command mb_cmd_cancel_client_ids(uint32_t account, const mb_uuid *client_ids, size_t len);
+
+// Sets a futures index price (admin).
+mb_command mb_cmd_set_index_price(uint16_t instrument, int64_t price_ticks);
+
+// Moves time only (expiries, funding).
+mb_command mb_cmd_advance_time(void);
+
+// Closes an account's futures positions (admin).
+mb_command mb_cmd_liquidate(uint32_t account);
+
+// Changes an instrument's state (`state` an `mb_instrument_state`; admin).
+mb_command mb_cmd_set_instrument_state(uint16_t instrument, uint32_t state);
 
 // The name of a status code (`"INSUFFICIENT_FUNDS"`, `"BUFFER_TOO_SMALL"`...), or
 // `"UNKNOWN"`; static storage.

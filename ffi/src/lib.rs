@@ -24,6 +24,7 @@ compile_error!("matchbook-ffi must be built with panic = \"unwind\" (the default
 mod boundary;
 pub mod command;
 pub mod config;
+pub mod constructors;
 pub mod diagnostics;
 pub mod durable;
 pub mod engine;

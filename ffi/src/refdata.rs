@@ -307,7 +307,8 @@ pub unsafe extern "C" fn mb_cmd_place_decimal(
             parse(unsafe { text(price, "price")? }, spec.spec.market_precision)?
         };
         let lots = parse(amount, spec.spec.amount_precision)?;
-        let mut command = crate::command::mb_cmd_place_limit(account, id.0, side, ticks, lots, tif);
+        let mut command =
+            crate::constructors::mb_cmd_place_limit(account, id.0, side, ticks, lots, tif);
         command.order_type = order_type;
         *slot = command;
         Ok(())

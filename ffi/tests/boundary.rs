@@ -16,6 +16,7 @@ use std::ptr::{null, null_mut};
 use common::{DEFINITION, START};
 use matchbook_ffi::command::*;
 use matchbook_ffi::config::*;
+use matchbook_ffi::constructors::*;
 use matchbook_ffi::diagnostics::*;
 use matchbook_ffi::engine::*;
 use matchbook_ffi::query::*;

@@ -19,6 +19,7 @@ use matchbook::{
 };
 use matchbook_ffi::command::*;
 use matchbook_ffi::config::*;
+use matchbook_ffi::constructors::*;
 use matchbook_ffi::engine::*;
 use matchbook_ffi::runtime::*;
 use matchbook_ffi::types::*;

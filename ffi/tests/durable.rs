@@ -14,8 +14,8 @@ use std::ptr::{null, null_mut};
 
 use common::{DEFINITION, START};
 use matchbook_ffi::MbStatus;
-use matchbook_ffi::command::*;
 use matchbook_ffi::config::*;
+use matchbook_ffi::constructors::*;
 use matchbook_ffi::diagnostics::*;
 use matchbook_ffi::durable::*;
 use matchbook_ffi::engine::*;

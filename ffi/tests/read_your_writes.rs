@@ -13,6 +13,7 @@ use std::ptr::null_mut;
 use common::{DEFINITION, START};
 use matchbook_ffi::command::*;
 use matchbook_ffi::config::*;
+use matchbook_ffi::constructors::*;
 use matchbook_ffi::query::MbOrder;
 use matchbook_ffi::refdata::*;
 use matchbook_ffi::runtime::*;

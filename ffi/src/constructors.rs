@@ -1,0 +1,234 @@
+//! `mb_cmd_*`: one constructor of an `mb_command` per command kind, so C callers fill in
+//! only the fields their command reads (the rest stay as `MbCommand::blank` leaves them).
+
+use std::ffi::c_char;
+
+use crate::command::{MbCommand, MbCommandKind};
+use crate::types::{MbOrderRef, MbOrderType, MbTimeInForce, MbUuid};
+
+/// A command that creates a holder with its main account.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_create_holder() -> MbCommand {
+    MbCommand::blank(MbCommandKind::CreateHolder)
+}
+
+/// A subaccount creation (`kind` an `mb_account_kind`); `name` must stay valid until the
+/// command is submitted.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_create_subaccount(
+    holder: u32,
+    name: *const c_char,
+    kind: u32,
+) -> MbCommand {
+    MbCommand {
+        holder,
+        name,
+        flag: kind,
+        ..MbCommand::blank(MbCommandKind::CreateSubaccount)
+    }
+}
+
+/// A deposit of `amount` balance units (admin).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_deposit(account: u32, currency: u16, amount: i64) -> MbCommand {
+    MbCommand {
+        account,
+        currency,
+        amount,
+        ..MbCommand::blank(MbCommandKind::Deposit)
+    }
+}
+
+/// A withdrawal of `amount` balance units (admin).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_withdraw(account: u32, currency: u16, amount: i64) -> MbCommand {
+    MbCommand {
+        account,
+        currency,
+        amount,
+        ..MbCommand::blank(MbCommandKind::Withdraw)
+    }
+}
+
+/// A transfer between two accounts of `holder`.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_transfer(
+    holder: u32,
+    source: u32,
+    destination: u32,
+    currency: u16,
+    amount: i64,
+) -> MbCommand {
+    MbCommand {
+        holder,
+        account: source,
+        other_account: destination,
+        currency,
+        amount,
+        ..MbCommand::blank(MbCommandKind::Transfer)
+    }
+}
+
+/// A limit order: price in ticks, amount in lots, `tif` an `mb_time_in_force`.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_place_limit(
+    account: u32,
+    instrument: u16,
+    side: u32,
+    price_ticks: i64,
+    amount_lots: i64,
+    tif: u32,
+) -> MbCommand {
+    MbCommand {
+        account,
+        instrument,
+        side,
+        order_type: MbOrderType::Limit as u32,
+        time_in_force: tif,
+        price: price_ticks,
+        amount: amount_lots,
+        ..MbCommand::blank(MbCommandKind::PlaceOrder)
+    }
+}
+
+/// A market order (`protection_ticks` 0 = no protection price).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_place_market(
+    account: u32,
+    instrument: u16,
+    side: u32,
+    amount_lots: i64,
+    protection_ticks: i64,
+) -> MbCommand {
+    MbCommand {
+        account,
+        instrument,
+        side,
+        order_type: MbOrderType::Market as u32,
+        time_in_force: MbTimeInForce::ImmediateOrCancelled as u32,
+        price: protection_ticks,
+        amount: amount_lots,
+        ..MbCommand::blank(MbCommandKind::PlaceOrder)
+    }
+}
+
+/// An amend (`amount_lots` / `price_ticks` 0 = unchanged).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_amend(
+    account: u32,
+    order: MbOrderRef,
+    amount_lots: i64,
+    price_ticks: i64,
+) -> MbCommand {
+    MbCommand {
+        account,
+        order,
+        amount: amount_lots,
+        price: price_ticks,
+        ..MbCommand::blank(MbCommandKind::AmendOrder)
+    }
+}
+
+/// A cancel of one order.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_cancel(account: u32, order: MbOrderRef) -> MbCommand {
+    MbCommand {
+        account,
+        order,
+        ..MbCommand::blank(MbCommandKind::CancelOrder)
+    }
+}
+
+/// A cancel of the newest open order with `client_id`.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_cancel_by_client_id(account: u32, client_id: MbUuid) -> MbCommand {
+    MbCommand {
+        account,
+        client_id,
+        ..MbCommand::blank(MbCommandKind::CancelByClientId)
+    }
+}
+
+/// A cancel of every open order of `account` (`only_instrument` nonzero: just those in
+/// `instrument`).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_cancel_all(
+    account: u32,
+    only_instrument: u8,
+    instrument: u16,
+) -> MbCommand {
+    MbCommand {
+        account,
+        instrument,
+        flag: u32::from(only_instrument != 0),
+        ..MbCommand::blank(MbCommandKind::CancelAll)
+    }
+}
+
+/// A cancel of the `len` listed orders of `account` (the list is read at submit).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_cancel_orders(
+    account: u32,
+    orders: *const MbOrderRef,
+    len: usize,
+) -> MbCommand {
+    MbCommand {
+        account,
+        flag: 2,
+        order_list: orders,
+        list_len: len,
+        ..MbCommand::blank(MbCommandKind::CancelAll)
+    }
+}
+
+/// A cancel of the newest open order of `account` for each of `len` client ids (the list
+/// is read at submit).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_cancel_client_ids(
+    account: u32,
+    client_ids: *const MbUuid,
+    len: usize,
+) -> MbCommand {
+    MbCommand {
+        account,
+        flag: 3,
+        client_id_list: client_ids,
+        list_len: len,
+        ..MbCommand::blank(MbCommandKind::CancelAll)
+    }
+}
+
+/// Sets a futures index price (admin).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_set_index_price(instrument: u16, price_ticks: i64) -> MbCommand {
+    MbCommand {
+        instrument,
+        price: price_ticks,
+        ..MbCommand::blank(MbCommandKind::SetIndexPrice)
+    }
+}
+
+/// Moves time only (expiries, funding).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_advance_time() -> MbCommand {
+    MbCommand::blank(MbCommandKind::AdvanceTime)
+}
+
+/// Closes an account's futures positions (admin).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_liquidate(account: u32) -> MbCommand {
+    MbCommand {
+        account,
+        ..MbCommand::blank(MbCommandKind::Liquidate)
+    }
+}
+
+/// Changes an instrument's state (`state` an `mb_instrument_state`; admin).
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_set_instrument_state(instrument: u16, state: u32) -> MbCommand {
+    MbCommand {
+        instrument,
+        flag: state,
+        ..MbCommand::blank(MbCommandKind::SetInstrumentState)
+    }
+}
