@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TrySendError};
 use matchbook_core::{Applied, Command, Engine, EngineError, EventRecord, Timestamp};
@@ -12,6 +13,12 @@ use matchbook_market::MarketData;
 
 use crate::output::{SubscribeRequest, Subscription};
 use crate::stats::{RuntimeStats, StatsSnapshot};
+
+/// How long [`RuntimeHandle::apply_blocking`] keeps asking to be admitted before it gives
+/// up with [`RuntimeError::Busy`].
+pub const ADMISSION_PATIENCE: Duration = Duration::from_secs(5);
+/// Pause between two admission attempts of a blocking caller.
+const ADMISSION_RETRY: Duration = Duration::from_micros(200);
 
 /// What a command produced: the engine's answer and every event it emitted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,12 +190,25 @@ impl RuntimeHandle {
         self.read(move |view| read(view.market))
     }
 
-    /// Submits a command and waits for its outcome (for threads that may block).
+    /// Submits a command and waits for its outcome (for threads that may block). A caller
+    /// that may block also waits to be admitted: `Busy` only after [`ADMISSION_PATIENCE`]
+    /// of refusals, since a full pipeline drains by itself unless it is overloaded.
     pub fn apply_blocking(&self, command: Command) -> Result<Outcome, RuntimeError> {
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.submit(command, move |outcome| {
-            let _ = tx.send(outcome);
-        })?;
+        let deadline = Instant::now() + ADMISSION_PATIENCE;
+        loop {
+            let tx = tx.clone();
+            match self.submit(command.clone(), move |outcome| {
+                let _ = tx.send(outcome);
+            }) {
+                Ok(()) => break,
+                Err(RuntimeError::Busy) if Instant::now() < deadline => {
+                    std::thread::sleep(ADMISSION_RETRY);
+                }
+                Err(refused) => return Err(refused),
+            }
+        }
+        drop(tx);
         rx.recv().map_err(|_| RuntimeError::Stopped)
     }
 

@@ -52,7 +52,9 @@ mod sequencer;
 mod stats;
 
 pub use clock::{Clock, ManualClock, OffsetClock};
-pub use handle::{AckReply, MarketReply, Outcome, Read, ReadView, RuntimeError, RuntimeHandle};
+pub use handle::{
+    ADMISSION_PATIENCE, AckReply, MarketReply, Outcome, Read, ReadView, RuntimeError, RuntimeHandle,
+};
 pub use output::{DropReason, MatchedCommand, Published, Subscription};
 pub use stats::{Histogram, RuntimeStats, StatsSnapshot};
 

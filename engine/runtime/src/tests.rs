@@ -336,3 +336,35 @@ fn without_fsync_acknowledged_commands_can_be_lost() {
         acked.len()
     );
 }
+
+/// A blocking caller is not refused for a market stage that is briefly behind: with a
+/// queue of one, three commands in a row while a read holds the market stage all go
+/// through once it is released (server start-up provisions this way; it used to fail
+/// with `Busy` on a loaded machine).
+#[test]
+fn a_blocking_caller_waits_for_admission_instead_of_being_refused() {
+    let runtime = start(Arc::new(ManualClock::at(T0)), 1);
+    let handle = runtime.handle();
+    let (release, gate) = crossbeam_channel::bounded::<()>(0);
+    handle
+        .read(move |_| {
+            let _ = gate.recv();
+        })
+        .expect("queued");
+    let caller = {
+        let handle = handle.clone();
+        std::thread::spawn(move || {
+            (0..3)
+                .map(|_| handle.apply_blocking(Command::CreateHolder).map(|o| o.seq))
+                .collect::<Vec<_>>()
+        })
+    };
+    // The market stage is held, so the third command cannot be admitted yet.
+    while handle.stats().refused == 0 {
+        std::thread::yield_now();
+    }
+    release.send(()).expect("the read is waiting");
+    let seqs = caller.join().expect("caller");
+    assert_eq!(seqs, vec![Ok(1), Ok(2), Ok(3)]);
+    runtime.shutdown().expect("clean stop");
+}
