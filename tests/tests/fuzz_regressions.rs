@@ -145,10 +145,17 @@ fn write_seed_corpus() {
 /// that reach the command runs and not only the refusals.
 #[test]
 fn the_snapshot_seed_is_accepted_by_the_load_check() {
-    let bytes = std::fs::read(fuzz_dir().join("corpus/snapshot_decode/seed-file")).expect("seed");
-    let snapshot = matchbook::snapshot::Snapshot::from_bytes(&bytes).expect("intact");
+    let read = |name: &str| {
+        let bytes = std::fs::read(fuzz_dir().join("corpus/snapshot_decode").join(name));
+        matchbook::snapshot::Snapshot::from_bytes(&bytes.expect("seed")).expect("intact")
+    };
+    let snapshot = read("seed-file");
     let reference = matchbook::Engine::new(matchbook::demo::config()).expect("demo");
     let engine = snapshot.engine(&reference).expect("consistent");
+    let legacy = read("seed-file-v6")
+        .engine(&reference)
+        .expect("format 6 loads");
+    assert!(legacy.holder_count() > 0);
     assert!(engine.holder_count() == 3 && engine.state_hash() != reference.state_hash());
     let market = snapshot.market(engine.instruments().len());
     let market = market.expect("consistent").expect("kept");

@@ -79,7 +79,7 @@ pub fn default_fee_groups() -> Vec<FeeGroupSpec> {
 }
 
 /// A tier in fixed point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct FeeTier {
     /// Lower bound in balance units of the volume currency.
     pub(crate) volume: i128,
@@ -90,7 +90,7 @@ pub(crate) struct FeeTier {
 }
 
 /// A fee group in fixed point.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct FeeGroup {
     pub(crate) spec: FeeGroupSpec,
     pub(crate) volume_currency: crate::ids::CurrencyId,
@@ -161,7 +161,7 @@ const NANOS_PER_DAY: i64 = 86_400 * 1_000_000_000;
 
 /// Traded volume of one holder in one fee group over the last 30 UTC days (today included),
 /// in daily buckets, with the running sum and the active tier cached.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct VolumeWindow {
     buckets: [(i64, i128); VOLUME_WINDOW_DAYS],
     running: i128,
@@ -191,6 +191,10 @@ impl VolumeWindow {
         if day == self.as_of_day {
             return self.running;
         }
+        self.volume_on_buckets(day)
+    }
+
+    fn volume_on_buckets(&self, day: i64) -> i128 {
         self.buckets
             .iter()
             .filter(|(d, _)| *d <= day && *d > day - VOLUME_WINDOW_DAYS as i64)
@@ -232,6 +236,39 @@ impl VolumeWindow {
             return Err("a traded-volume window is out of range".into());
         }
         Ok(())
+    }
+
+    /// The window's saved image: the ring as it stands and the day it was moved to.
+    pub(crate) fn image(&self) -> crate::image::VolumeImage {
+        crate::image::VolumeImage {
+            as_of_day: self.as_of_day,
+            buckets: self.buckets.to_vec(),
+        }
+    }
+
+    /// Rebuilds a window from its image, recomputing the running sum and the tier.
+    pub(crate) fn from_image(
+        image: crate::image::VolumeImage,
+        group: &FeeGroup,
+    ) -> Result<Self, String> {
+        let buckets: [(i64, i128); VOLUME_WINDOW_DAYS] = image
+            .buckets
+            .try_into()
+            .map_err(|_| "a traded-volume window of the wrong length".to_owned())?;
+        let mut window = Self {
+            buckets,
+            ..Self::default()
+        };
+        // A window never moved has no day to sum up to (and nothing to sum).
+        if image.as_of_day != i64::MIN {
+            if image.as_of_day < i64::MIN + VOLUME_WINDOW_DAYS as i64 {
+                return Err("a traded-volume window's day is out of range".into());
+            }
+            window.running = window.volume_on_buckets(image.as_of_day);
+            window.as_of_day = image.as_of_day;
+            window.tier = group.tier_at(window.running);
+        }
+        Ok(window)
     }
 
     /// Hash input: the buckets inside the window and the tier.

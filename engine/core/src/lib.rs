@@ -34,6 +34,7 @@ pub mod fees;
 pub mod fixed;
 pub mod hashing;
 mod ids;
+pub mod image;
 pub mod limits;
 mod order;
 pub mod persist;

@@ -210,7 +210,7 @@ pub(crate) const NIL: u32 = u32::MAX;
 ///
 /// The layout is fixed (`repr(C)`, 64-byte aligned) so that everything matching, amending
 /// and unlinking touch sits in the first cache line; fields are read through accessors.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 #[repr(C, align(64))]
 pub struct Order {
     pub(crate) prev: u32,

@@ -359,7 +359,7 @@ fn a_snapshot_of_another_format_is_named_when_recovery_cannot_start() {
     let path = snapshot_path(&scratch.0, 400);
     let mut bytes = std::fs::read(&path).expect("read");
     let magic = crate::snapshot::MAGIC.len();
-    bytes[magic] = crate::snapshot::VERSION - 1;
+    bytes[magic] = crate::snapshot::LEGACY_VERSION - 1;
     let end = bytes.len() - 4;
     let crc = crate::journal::crc32c(&bytes[magic..end]).to_le_bytes();
     bytes[end..].copy_from_slice(&crc);
@@ -370,7 +370,7 @@ fn a_snapshot_of_another_format_is_named_when_recovery_cannot_start() {
     let message = refused.to_string();
     let versions = format!(
         "format version {}, this build reads {}",
-        crate::snapshot::VERSION - 1,
+        crate::snapshot::LEGACY_VERSION - 1,
         crate::snapshot::VERSION
     );
     assert!(message.contains(&versions), "{message}");

@@ -44,10 +44,19 @@ pub fn snapshot_decode(data: &[u8]) {
         }
     }
     let mut input = Input::new(data);
-    let split = usize::from(input.u16());
+    // The top bit of the split picks the format the engine bytes are read as: the legacy
+    // decoder (format 6) stays under the fuzzer as long as it is shipped.
+    let split = input.u16();
+    let version = if split & 0x8000 == 0 {
+        matchbook::snapshot::VERSION
+    } else {
+        matchbook::snapshot::LEGACY_VERSION
+    };
+    let split = usize::from(split & 0x7fff);
     let body = input.rest();
     let (engine, market) = body.split_at(split.min(body.len()));
     let framed = Snapshot {
+        version,
         seq: 1,
         time: matchbook::Timestamp(0),
         engine: engine.to_vec(),
@@ -62,6 +71,7 @@ pub fn snapshot_decode(data: &[u8]) {
     if let Ok(engine) = read.engine(&reference) {
         let once = matchbook::snapshot::encode_engine(&engine).expect("encode");
         let again = Snapshot {
+            version: matchbook::snapshot::VERSION,
             engine: once.clone(),
             ..framed.clone()
         }

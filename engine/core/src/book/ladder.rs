@@ -17,12 +17,12 @@ pub(crate) const WINDOW: usize = 4096;
 const WORDS: usize = WINDOW / 64;
 
 /// Levels of one side, keyed by better-is-smaller price keys, valued by level index.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize)]
 pub(crate) struct Ladder {
     base: i64,
-    #[serde(with = "window_slots")]
+    #[serde(deserialize_with = "window_slots::deserialize")]
     slots: Box<[u32]>,
-    #[serde(with = "bitset_words")]
+    #[serde(deserialize_with = "bitset_words::deserialize")]
     words: [u64; WORDS],
     summary: u64,
     window_len: usize,
@@ -31,24 +31,12 @@ pub(crate) struct Ladder {
     scratch_keys: Vec<i64>,
 }
 
-/// Serde for the window's level slots as (tick, slot) pairs of the occupied ticks: the
-/// window is mostly empty, and a full copy would be 16 KiB per side per book.
+/// Snapshot format 6 (read only): the window's level slots as (tick, slot) pairs of the
+/// occupied ticks. Format 7 saves a book's levels in priority order instead
+/// (`crate::image::BookImage`) and rebuilds the window.
 mod window_slots {
     use super::WINDOW;
     use crate::order::NIL;
-
-    pub(super) fn serialize<S: serde::Serializer>(
-        slots: &[u32],
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        let occupied: Vec<(u16, u32)> = slots
-            .iter()
-            .enumerate()
-            .filter(|(_, slot)| **slot != NIL)
-            .map(|(tick, slot)| (tick as u16, *slot))
-            .collect();
-        serde::Serialize::serialize(&occupied, serializer)
-    }
 
     pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
         deserializer: D,
@@ -64,16 +52,10 @@ mod window_slots {
     }
 }
 
-/// Serde for the fixed bitset (serde derives arrays only up to 32 elements).
+/// Snapshot format 6 (read only): the fixed bitset (serde derives arrays only up to 32
+/// elements).
 mod bitset_words {
     use super::WORDS;
-
-    pub(super) fn serialize<S: serde::Serializer>(
-        words: &[u64; WORDS],
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serde::Serialize::serialize(words.as_slice(), serializer)
-    }
 
     pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
         deserializer: D,

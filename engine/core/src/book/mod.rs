@@ -3,6 +3,7 @@
 //! last trade price. Cancel by slot is O(1); best bid and ask are O(1).
 
 mod check;
+mod image;
 mod ladder;
 pub mod view;
 
@@ -15,7 +16,7 @@ use crate::order::{NIL, Order, Side};
 use ladder::Ladder;
 
 /// One price level: a FIFO of orders and its total remaining amount.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct Level {
     pub(crate) price: Price,
     pub(crate) total: Qty,
@@ -25,11 +26,11 @@ pub(crate) struct Level {
 }
 
 /// Book of one instrument.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
 pub(crate) struct Book {
     bids: Ladder,
     asks: Ladder,
-    #[serde(with = "crate::persist::slab_image")]
+    #[serde(deserialize_with = "crate::persist::slab_image::deserialize")]
     pub(crate) levels: Slab<Level>,
     /// Buy stops by (trigger, order number): lowest trigger triggers first.
     pub(crate) buy_stops: BTreeMap<(i64, u64), u32>,

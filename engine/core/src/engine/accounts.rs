@@ -11,14 +11,14 @@ pub const MAIN_ACCOUNT_NAME: &str = "main";
 
 /// What order entry reads for every order, kept dense (8 bytes an account) apart from the
 /// rest of the record so that the accounts of a busy book stay in the first-level cache.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct AccountCore {
     pub(crate) holder: HolderId,
     pub(crate) stp: StpMode,
     pub(crate) state: AccountState,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct AccountRecord {
     pub(crate) name: String,
     pub(crate) created: Timestamp,
@@ -28,14 +28,14 @@ pub(crate) struct AccountRecord {
     pub(crate) blp_threshold: Vec<i64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct HolderRecord {
     pub(crate) accounts: Vec<AccountId>,
     pub(crate) open_orders: u32,
 }
 
 /// Registry of holders and accounts; ids are dense indices assigned in creation order.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
 pub(crate) struct Accounts {
     pub(crate) core: Vec<AccountCore>,
     pub(crate) accounts: Vec<AccountRecord>,

@@ -20,10 +20,6 @@ fn fail<T>(what: &str) -> Result<T, IntegrityError> {
     Err(IntegrityError(what.to_owned()))
 }
 
-fn encoded<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    postcard::to_stdvec(value).unwrap_or_default()
-}
-
 impl Engine {
     /// Checks a decoded engine against `reference`, a fresh engine built from the
     /// configuration it is meant to run: the same reference data, and every order, level,
@@ -39,7 +35,7 @@ impl Engine {
     /// The configuration-derived parts equal the reference's (instrument states and the
     /// live state of futures markets aside).
     fn check_reference_data(&self, reference: &Engine) -> Result<(), IntegrityError> {
-        let settings = |e: &Engine| {
+        fn settings(e: &Engine) -> impl PartialEq + '_ {
             let instruments: Vec<_> = e
                 .instruments
                 .iter()
@@ -55,12 +51,12 @@ impl Engine {
                 })
                 .collect();
             let markets: Vec<_> = e.futures.markets.iter().map(|m| m.settings()).collect();
-            encoded(&(
+            (
                 (&e.currencies, instruments, &e.scales, &e.settlements),
                 (&e.fee_groups, markets, &e.futures.by_instrument),
                 (e.max_open_orders, e.enforce_balances, e.publish_top_of_book),
-            ))
-        };
+            )
+        }
         if settings(self) != settings(reference) {
             return fail("made with another configuration");
         }
@@ -444,9 +440,77 @@ mod tests {
         let engine = busy();
         assert_eq!(engine.check_restored(&reference()), Ok(()));
         assert!(engine.futures.markets.iter().any(|m| m.open_interest > 0));
-        let bytes = postcard::to_stdvec(&engine).expect("encode");
-        let back: Engine = postcard::from_bytes(&bytes).expect("decode");
-        assert_eq!(back.check_restored(&reference()), Ok(()));
+        let image = engine.image().expect("image");
+        let bytes = postcard::to_stdvec(&image).expect("encode");
+        let decoded: crate::image::EngineImage = postcard::from_bytes(&bytes).expect("decode");
+        assert_eq!(decoded, image);
+        let back = Engine::restore(&reference(), decoded).expect("restores");
+        assert_eq!(back.state_hash(), engine.state_hash());
+        assert_eq!(back.image().expect("image"), image);
+    }
+
+    /// Damage in an image is refused by the restore, whether it breaks the rebuild of an
+    /// index or only the integrity check after it.
+    #[test]
+    fn a_damaged_image_is_refused() {
+        use crate::image::EngineImage;
+        type Damage = fn(&mut EngineImage);
+        let damages: [(&str, Damage); 10] = [
+            ("bids out of order", |i| {
+                let bids = &mut i.books[0].bids;
+                assert!(bids.len() > 1, "two bid levels");
+                bids.swap(0, 1);
+            }),
+            ("a side naming a missing level", |i| {
+                i.books[0].asks.push(999)
+            }),
+            ("a level on both sides", |i| {
+                let bid = i.books[0].bids[0];
+                i.books[0].asks.push(bid);
+            }),
+            ("two newest orders of an account", |i| {
+                let o = i
+                    .orders
+                    .occupied
+                    .iter_mut()
+                    .find(|(_, o)| o.account_newer != NIL);
+                o.expect("an older order").1.account_newer = NIL;
+            }),
+            ("a missing book", |i| {
+                i.books.pop();
+            }),
+            ("a futures market's funding dropped", |i| {
+                let m = i.futures.markets.iter_mut().find(|m| m.funding.is_some());
+                m.expect("a perpetual").funding = None;
+            }),
+            ("a short volume window", |i| {
+                i.volumes[0][0].buckets.pop();
+            }),
+            ("a stop order on an unknown instrument", |i| {
+                let o = i
+                    .orders
+                    .occupied
+                    .iter_mut()
+                    .find(|(_, o)| o.state == LiveState::PendingTrigger);
+                o.expect("a stop").1.instrument.0 = 999;
+            }),
+            ("overlapping order slots", |i| {
+                let first = i.orders.occupied[0].0;
+                i.orders.vacant_in_order.push(first);
+            }),
+            ("an order counted by no holder", |i| {
+                i.holders[0].open_orders += 1
+            }),
+        ];
+        let reference = reference();
+        for (name, damage) in damages {
+            let mut image = busy().image().expect("image");
+            damage(&mut image);
+            assert!(
+                Engine::restore(&reference, image).is_err(),
+                "{name} was not refused"
+            );
+        }
     }
 
     /// Each corruption alone is refused: the check reads every index it claims to.

@@ -17,7 +17,7 @@ use crate::order::{Side, StpMode};
 use crate::refdata::{Currency, Instrument};
 
 /// How an instrument's traded value is counted in its fee group's volume currency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 pub(crate) enum Conversion {
     /// The quote currency is the volume currency.
     Direct,
@@ -32,7 +32,7 @@ pub(crate) enum Conversion {
 }
 
 /// Per-instrument settlement constants.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct Settlement {
     pub(crate) base: CurrencyId,
     pub(crate) quote: CurrencyId,

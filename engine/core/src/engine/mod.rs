@@ -6,6 +6,7 @@ mod admin;
 mod amend;
 mod cancel;
 mod futures;
+mod image;
 mod integrity;
 mod ledger;
 mod matching;
@@ -80,23 +81,23 @@ pub struct Applied {
 }
 
 /// Best bid and ask of a book as last published, and whether the book changed since.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
 struct PublishedTop {
     top: (Option<Price>, Option<Price>),
     dirty: bool,
 }
 
 /// The matching engine. Single writer: `apply` takes `&mut self`.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, serde::Deserialize)]
 pub struct Engine {
     currencies: Vec<Currency>,
     instruments: Vec<Instrument>,
     books: Vec<Book>,
-    #[serde(with = "crate::persist::slab_image")]
+    #[serde(deserialize_with = "crate::persist::slab_image::deserialize")]
     orders: Slab<Order>,
     accounts: Accounts,
     /// (account, client id) -> newest live order carrying it; older ones chain behind it.
-    #[serde(with = "crate::persist::sorted_map")]
+    #[serde(deserialize_with = "crate::persist::sorted_map::deserialize")]
     client_index: HashMap<(AccountId, Uuid), u32, ClientKeyBuildHasher>,
     /// Per account: its newest live order (`NIL`: none); older ones chain behind it.
     account_orders: Vec<u32>,

@@ -12,57 +12,47 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use slab::Slab;
 
+use crate::image::SlabImage;
+
 /// A value that can stand in a slot while the free list is read or rebuilt.
 pub trait Filler {
     /// Any value; it is always replaced or removed before the slab is used.
     fn filler() -> Self;
 }
 
-#[derive(Serialize)]
-struct ImageRef<'a, T> {
-    occupied: Vec<(u32, &'a T)>,
-    vacant_in_order: Vec<u32>,
-}
-
-#[derive(Deserialize)]
-struct Image<T> {
-    occupied: Vec<(u32, T)>,
-    vacant_in_order: Vec<u32>,
-}
-
-/// Writes the occupied entries and the vacant keys in hand-out order.
-pub fn serialize<T, S>(slab: &Slab<T>, serializer: S) -> Result<S::Ok, S::Error>
+/// The occupied entries (converted by `record`) and the vacant keys in hand-out order.
+pub fn to_image<'a, T, U>(
+    slab: &'a Slab<T>,
+    mut record: impl FnMut(&'a T) -> U,
+) -> Result<SlabImage<U>, String>
 where
-    T: Serialize + Clone + Filler,
-    S: Serializer,
+    T: Clone + Filler,
 {
     let mut probe = slab.clone();
-    let mut vacant_in_order = Vec::new();
+    let mut vacant_in_order = Vec::with_capacity(probe.capacity() - probe.len());
     while probe.len() < probe.capacity() {
-        vacant_in_order.push(key_u32::<S::Error>(probe.insert(T::filler()))?);
+        vacant_in_order.push(key_u32(probe.insert(T::filler()))?);
     }
     let occupied = slab
         .iter()
-        .map(|(key, value)| Ok((key_u32::<S::Error>(key)?, value)))
-        .collect::<Result<_, _>>()?;
-    ImageRef {
+        .map(|(key, value)| Ok((key_u32(key)?, record(value))))
+        .collect::<Result<_, String>>()?;
+    Ok(SlabImage {
         occupied,
         vacant_in_order,
-    }
-    .serialize(serializer)
+    })
 }
 
-fn key_u32<E: serde::ser::Error>(key: usize) -> Result<u32, E> {
-    u32::try_from(key).map_err(|_| E::custom("slab key beyond u32"))
+fn key_u32(key: usize) -> Result<u32, String> {
+    u32::try_from(key).map_err(|_| "slab key beyond u32".to_owned())
 }
 
-/// Rebuilds the slab; refuses images whose keys overlap or leave holes.
-pub fn deserialize<'de, T, D>(deserializer: D) -> Result<Slab<T>, D::Error>
-where
-    T: Deserialize<'de> + Filler,
-    D: Deserializer<'de>,
-{
-    let image = Image::<T>::deserialize(deserializer)?;
+/// Rebuilds the slab from an image (records converted by `record`); refuses images whose
+/// keys overlap or leave holes.
+pub fn from_image<T: Filler, U>(
+    image: SlabImage<U>,
+    mut record: impl FnMut(U) -> T,
+) -> Result<Slab<T>, String> {
     let total = image.occupied.len() + image.vacant_in_order.len();
     let mut seen = vec![false; total];
     let keys = image
@@ -73,7 +63,7 @@ where
     for key in keys {
         match seen.get_mut(key as usize) {
             Some(slot) if !*slot => *slot = true,
-            _ => return Err(D::Error::custom("slab image keys overlap or leave a hole")),
+            _ => return Err("slab image keys overlap or leave a hole".to_owned()),
         }
     }
     let mut slab = Slab::with_capacity(total);
@@ -81,13 +71,33 @@ where
         slab.insert(T::filler());
     }
     for (key, value) in image.occupied {
-        slab[key as usize] = value;
+        slab[key as usize] = record(value);
     }
     // Removing in reverse hand-out order leaves the first to hand out on top of the list.
     for &key in image.vacant_in_order.iter().rev() {
         slab.remove(key as usize);
     }
     Ok(slab)
+}
+
+/// Serde `serialize_with`: the slab as its image.
+pub fn serialize<T, S>(slab: &Slab<T>, serializer: S) -> Result<S::Ok, S::Error>
+where
+    T: Serialize + Clone + Filler,
+    S: Serializer,
+{
+    to_image(slab, |value| value)
+        .map_err(serde::ser::Error::custom)?
+        .serialize(serializer)
+}
+
+/// Serde `deserialize_with`: the slab from its image.
+pub fn deserialize<'de, T, D>(deserializer: D) -> Result<Slab<T>, D::Error>
+where
+    T: Deserialize<'de> + Filler,
+    D: Deserializer<'de>,
+{
+    from_image(SlabImage::<T>::deserialize(deserializer)?, |value| value).map_err(D::Error::custom)
 }
 
 #[cfg(test)]

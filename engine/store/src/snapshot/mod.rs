@@ -5,19 +5,28 @@
 //!
 //! Layout (little-endian): 8-byte magic `MBSNAP01` | u8 version | u64 sequence | i64 time |
 //! u64 engine length | engine bytes | u64 market length | market bytes | u32 crc32c of
-//! everything after the magic. The two parts are postcard encodings of [`Engine`] and
-//! [`MarketData`]; they are captured separately because they live on different threads in
-//! the runtime. A snapshot written by another format version is refused, not guessed at.
+//! everything after the magic. The engine part is the postcard encoding of the core's saved
+//! form, [`EngineImage`] (state only: no configuration, no lookup index, no scratch
+//! buffer); the market part that of [`MarketData`] (its caches are not written). They are
+//! captured separately because they live on different threads in the runtime.
+//!
+//! Version 6, the format before the engine image, wrote the engine's in-memory structure
+//! as it stood; it is still read (its decoder is pinned by a committed file) and upgraded
+//! on load, so a data directory from that version starts, and its next snapshot is written
+//! as version 7. Any other version is refused with both versions named, not guessed at.
 
 use crate::journal::crc32c;
 use matchbook_core::Engine;
 use matchbook_core::Timestamp;
+use matchbook_core::image::EngineImage;
 use matchbook_market::MarketData;
 
 /// File magic of a snapshot.
 pub const MAGIC: &[u8; 8] = b"MBSNAP01";
-/// Snapshot format version (bumped whenever a serialized state type changes shape).
-pub const VERSION: u8 = 6;
+/// Snapshot format version written (bumped whenever a saved type changes shape).
+pub const VERSION: u8 = 7;
+/// The previous format version, still read: the engine part is the in-memory engine.
+pub const LEGACY_VERSION: u8 = 6;
 
 /// Why a snapshot could not be made or read.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +42,8 @@ pub enum SnapshotError {
 /// A snapshot: engine and market-data state right after journal record `seq`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
+    /// Format version of the file ([`VERSION`] unless read from an older file).
+    pub version: u8,
     /// Last journal sequence number the state includes (0: before any command).
     pub seq: u64,
     /// Engine time at that point.
@@ -43,9 +54,12 @@ pub struct Snapshot {
     pub market: Vec<u8>,
 }
 
-/// Encodes the engine's state.
+/// Encodes the engine's state (its [`EngineImage`]).
 pub fn encode_engine(engine: &Engine) -> Result<Vec<u8>, SnapshotError> {
-    postcard::to_stdvec(engine).map_err(|e| SnapshotError::Encode(e.to_string()))
+    let image = engine
+        .image()
+        .map_err(|e| SnapshotError::Encode(e.to_string()))?;
+    postcard::to_stdvec(&image).map_err(|e| SnapshotError::Encode(e.to_string()))
 }
 
 /// Encodes market data.
@@ -83,6 +97,7 @@ impl Snapshot {
         market: Option<&MarketData>,
     ) -> Result<Self, SnapshotError> {
         Ok(Self {
+            version: VERSION,
             seq,
             time: engine.now(),
             engine: encode_engine(engine)?,
@@ -98,7 +113,7 @@ impl Snapshot {
         let mut out =
             Vec::with_capacity(8 + 1 + 8 + 8 + 16 + self.engine.len() + self.market.len() + 4);
         out.extend_from_slice(MAGIC);
-        out.push(VERSION);
+        out.push(self.version);
         out.extend_from_slice(&self.seq.to_le_bytes());
         out.extend_from_slice(&self.time.0.to_le_bytes());
         for part in [&self.engine, &self.market] {
@@ -130,9 +145,10 @@ impl Snapshot {
             bytes: &bytes[MAGIC.len()..body_end],
         };
         let version = reader.take(1)?[0];
-        if version != VERSION {
+        if version != VERSION && version != LEGACY_VERSION {
             return Err(SnapshotError::Damaged(format!(
-                "format version {version}, this build reads {VERSION}"
+                "format version {version}, this build reads {VERSION} (and upgrades \
+                 {LEGACY_VERSION})"
             )));
         }
         let seq = reader.u64()?;
@@ -143,6 +159,7 @@ impl Snapshot {
             return Err(damaged("trailing bytes"));
         }
         Ok(Self {
+            version,
             seq,
             time,
             engine,
@@ -154,12 +171,14 @@ impl Snapshot {
     /// configuration it is to run with (see [`Engine::check_restored`]): a file that
     /// decodes but is not a state this engine could have reached is refused as damaged.
     pub fn engine(&self, reference: &Engine) -> Result<Engine, SnapshotError> {
-        let engine: Engine = postcard::from_bytes(&self.engine)
-            .map_err(|e| SnapshotError::Damaged(e.to_string()))?;
-        engine
-            .check_restored(reference)
-            .map_err(|e| SnapshotError::Damaged(e.to_string()))?;
-        Ok(engine)
+        let damaged = |e: &dyn std::fmt::Display| SnapshotError::Damaged(e.to_string());
+        if self.version == LEGACY_VERSION {
+            let engine = Engine::decode_legacy(&self.engine).map_err(|e| damaged(&e))?;
+            engine.check_restored(reference).map_err(|e| damaged(&e))?;
+            return Ok(engine);
+        }
+        let image: EngineImage = postcard::from_bytes(&self.engine).map_err(|e| damaged(&e))?;
+        Engine::restore(reference, image).map_err(|e| damaged(&e))
     }
 
     /// Rebuilds market data (`None` when the snapshot holds none), checked to belong to

@@ -119,6 +119,7 @@ fn another_format_version_is_refused_by_name() {
 #[test]
 fn an_intact_file_with_a_bad_state_encoding_is_refused_not_panicked_on() {
     let snapshot = Snapshot {
+        version: VERSION,
         seq: 1,
         time: Timestamp(0),
         engine: vec![0xff; 64],
@@ -132,7 +133,9 @@ fn an_intact_file_with_a_bad_state_encoding_is_refused_not_panicked_on() {
 
 /// The committed snapshot of the current format: the busy state above, engine and market
 /// data, as the encoder wrote it when the format was last changed.
-const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v6.snap");
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v7.snap");
+/// The same state as written by format 6, the last format before the engine image.
+const GOLDEN_LEGACY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v6.snap");
 
 /// A format change is a deliberate act: the committed file still loads (passing the load
 /// check) into the same state, and today's encoder reproduces it byte for byte. After a
@@ -148,6 +151,7 @@ fn the_committed_snapshot_loads_and_is_reproduced_byte_for_byte() {
     }
     let golden = std::fs::read(GOLDEN).expect("the committed snapshot");
     let snapshot = Snapshot::from_bytes(&golden).expect("reads");
+    assert_eq!(snapshot.version, VERSION);
     let reference = Engine::new(matchbook_config::demo::config()).expect("demo");
     let restored = snapshot.engine(&reference).expect("loads");
     assert_eq!(restored.state_hash(), engine.state_hash());
@@ -159,5 +163,47 @@ fn the_committed_snapshot_loads_and_is_reproduced_byte_for_byte() {
     assert!(
         encoded == golden,
         "the encoder no longer writes format {VERSION}"
+    );
+}
+
+/// A data directory written by format 6 upgrades: its snapshot loads into the same state,
+/// and saving that state again writes exactly today's file.
+#[test]
+fn a_format_6_snapshot_upgrades_to_the_same_state() {
+    let (engine, market) = busy_engine();
+    let legacy = Snapshot::from_bytes(&std::fs::read(GOLDEN_LEGACY).expect("committed"))
+        .expect("format 6 is still read");
+    assert_eq!(legacy.version, LEGACY_VERSION);
+    let reference = Engine::new(matchbook_config::demo::config()).expect("demo");
+    let upgraded = legacy.engine(&reference).expect("loads");
+    assert_eq!(upgraded.state_hash(), engine.state_hash());
+    let upgraded_market = legacy
+        .market(engine.instruments().len())
+        .expect("market")
+        .expect("kept");
+    let rewritten = Snapshot::capture(legacy.seq, &upgraded, Some(&upgraded_market))
+        .expect("capture")
+        .to_bytes();
+    let today = Snapshot::capture(46, &engine, Some(&market))
+        .expect("capture")
+        .to_bytes();
+    assert!(
+        rewritten == today,
+        "an upgraded state saves as today's format"
+    );
+}
+
+/// Format 7 drops what the engine recomputes: the same state is smaller than in format 6.
+#[test]
+fn the_engine_image_holds_no_index_or_scratch() {
+    let legacy =
+        Snapshot::from_bytes(&std::fs::read(GOLDEN_LEGACY).expect("committed")).expect("reads");
+    let (engine, _) = busy_engine();
+    let today = encode_engine(&engine).expect("encode");
+    assert!(
+        today.len() < legacy.engine.len(),
+        "format 7 engine part {} bytes, format 6 {}",
+        today.len(),
+        legacy.engine.len()
     );
 }

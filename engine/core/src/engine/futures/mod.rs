@@ -27,7 +27,7 @@ pub const RATE_SCALE: i64 = 100_000_000;
 
 /// Funding of one perpetual: settings in 1e-8 per period, the premium samples of the
 /// current period and the schedule.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct Funding {
     pub(crate) cap: i64,
     pub(crate) clamp: i64,
@@ -44,7 +44,7 @@ pub(crate) struct Funding {
 }
 
 /// A futures instrument's risk parameters and live state.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct FuturesMarket {
     pub(crate) instrument: InstrumentId,
     pub(crate) collateral: CurrencyId,
@@ -84,7 +84,7 @@ impl FuturesMarket {
 }
 
 /// A net position.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 pub(crate) struct Position {
     /// Position number (0: never opened); a new number each time it opens from flat.
     pub(crate) id: u64,
@@ -146,14 +146,14 @@ impl Position {
 
 /// Per account: margin reserved by open futures orders, and whether equity fell below
 /// maintenance margin.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 pub(crate) struct FuturesAccount {
     pub(crate) order_margin: i64,
     pub(crate) margin_call: bool,
 }
 
 /// Every futures market plus the positions of every account.
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, serde::Deserialize)]
 pub(crate) struct Futures {
     pub(crate) markets: Vec<FuturesMarket>,
     /// Instrument index -> futures market index.

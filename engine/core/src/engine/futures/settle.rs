@@ -41,7 +41,7 @@ impl MarginState {
 }
 
 /// What the settlement of one side of a fill produced, for its events.
-#[derive(Debug, Clone, Copy, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize)]
 pub(crate) struct SideResult {
     pub(crate) realised: i64,
 }

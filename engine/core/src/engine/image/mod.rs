@@ -1,0 +1,201 @@
+//! The engine to and from its saved image ([`crate::image`]): what is written is the state
+//! the engine cannot recompute; on restore the configuration comes from a reference engine,
+//! the lookup indexes are rebuilt from the orders, and the result passes the same integrity
+//! check as any restored engine before it is handed out.
+
+mod records;
+
+use std::collections::BTreeMap;
+
+use super::integrity::IntegrityError;
+use super::{Engine, PublishedTop};
+use crate::book::Book;
+use crate::fees::VolumeWindow;
+use crate::image::{EngineImage, FuturesImage};
+use crate::order::{LiveState, NIL, OrderType, Side};
+use crate::persist::slab_image;
+use records::*;
+
+fn refuse<T>(what: impl Into<String>) -> Result<T, IntegrityError> {
+    Err(IntegrityError(what.into()))
+}
+
+impl Engine {
+    /// The engine's state as a saved image (see [`crate::image`]). Fails only on a state
+    /// no engine can reach (a slot number beyond `u32`).
+    pub fn image(&self) -> Result<EngineImage, IntegrityError> {
+        let books = self
+            .books
+            .iter()
+            .zip(&self.tops)
+            .map(|(book, top)| book.image(top.top))
+            .collect::<Result<_, _>>()
+            .map_err(IntegrityError)?;
+        let f = &self.futures;
+        Ok(EngineImage {
+            seq: self.seq,
+            now: self.now,
+            next_order: self.next_order,
+            next_trade: self.next_trade,
+            next_transfer: self.next_transfer,
+            instrument_states: self.instruments.iter().map(|i| i.state).collect(),
+            books,
+            orders: slab_image::to_image(&self.orders, order_image).map_err(IntegrityError)?,
+            accounts: (self.accounts.core.iter().zip(&self.accounts.accounts))
+                .map(|(core, record)| account_image(core, record))
+                .collect(),
+            holders: self.accounts.holders.iter().map(holder_image).collect(),
+            volumes: (self.volumes.iter())
+                .map(|windows| windows.iter().map(VolumeWindow::image).collect())
+                .collect(),
+            fees_collected: self.fees_collected.clone(),
+            futures: FuturesImage {
+                markets: f.markets.iter().map(market_image).collect(),
+                positions: f.positions.iter().map(position_image).collect(),
+                accounts: f.accounts.iter().map(futures_account_image).collect(),
+                next_position: f.next_position,
+                next_due: f.next_due,
+                scheduled: f.scheduled,
+            },
+        })
+    }
+
+    /// Rebuilds an engine from `image` on the configuration of `reference` (a fresh engine
+    /// built from the configuration it is to run with), and checks it as
+    /// [`Engine::check_restored`] does: an image that decodes but describes no state this
+    /// engine could have reached is refused.
+    pub fn restore(reference: &Engine, image: EngineImage) -> Result<Engine, IntegrityError> {
+        let mut e = reference.clone();
+        let instruments = e.instruments.len();
+        if image.instrument_states.len() != instruments || image.books.len() != instruments {
+            return refuse("books do not match the instruments");
+        }
+        if image.fees_collected.len() != e.currencies.len() {
+            return refuse("fee accounts do not match the currencies");
+        }
+        e.seq = image.seq;
+        e.now = image.now;
+        e.next_order = image.next_order;
+        e.next_trade = image.next_trade;
+        e.next_transfer = image.next_transfer;
+        e.fees_collected = image.fees_collected;
+        for (instrument, state) in e.instruments.iter_mut().zip(image.instrument_states) {
+            instrument.state = state;
+        }
+        for (i, book) in image.books.into_iter().enumerate() {
+            e.tops[i] = PublishedTop {
+                top: book.published_top,
+                dirty: false,
+            };
+            e.books[i] = Book::from_image(book).map_err(IntegrityError)?;
+        }
+        e.orders =
+            slab_image::from_image(image.orders, order_from_image).map_err(IntegrityError)?;
+        for (slot, order) in e.orders.iter_mut() {
+            order.slot = slot as u32;
+        }
+        e.restore_accounts(image.accounts, image.holders, image.volumes)?;
+        e.restore_futures(image.futures)?;
+        e.rebuild_order_indexes()?;
+        e.check_restored(reference)?;
+        Ok(e)
+    }
+
+    fn restore_accounts(
+        &mut self,
+        accounts: Vec<crate::image::AccountImage>,
+        holders: Vec<crate::image::HolderImage>,
+        volumes: Vec<Vec<crate::image::VolumeImage>>,
+    ) -> Result<(), IntegrityError> {
+        (self.accounts.core, self.accounts.accounts) =
+            accounts.into_iter().map(account_from_image).unzip();
+        self.accounts.holders = holders.into_iter().map(holder_from_image).collect();
+        let groups = &self.fee_groups;
+        self.volumes = Vec::with_capacity(volumes.len());
+        for windows in volumes {
+            if windows.len() != groups.len() {
+                return refuse("traded volumes do not match the fee groups");
+            }
+            let rebuilt = (windows.into_iter().zip(groups))
+                .map(|(window, group)| VolumeWindow::from_image(window, group))
+                .collect::<Result<_, _>>()
+                .map_err(IntegrityError)?;
+            self.volumes.push(rebuilt);
+        }
+        Ok(())
+    }
+
+    fn restore_futures(&mut self, image: FuturesImage) -> Result<(), IntegrityError> {
+        let f = &mut self.futures;
+        if image.markets.len() != f.markets.len() {
+            return refuse("futures markets do not match the configuration");
+        }
+        for (market, saved) in f.markets.iter_mut().zip(image.markets) {
+            restore_market(market, saved).map_err(IntegrityError)?;
+        }
+        f.positions = image
+            .positions
+            .into_iter()
+            .map(position_from_image)
+            .collect();
+        f.accounts = (image.accounts.into_iter())
+            .map(futures_account_from_image)
+            .collect();
+        f.next_position = image.next_position;
+        f.next_due = image.next_due;
+        f.scheduled = image.scheduled;
+        Ok(())
+    }
+
+    /// The indexes over live orders, from the orders: each account's and each client id's
+    /// newest order (the one with no newer link), the expiry queue and the stop queues.
+    /// Whether the chains behind them hold together is the integrity check's job.
+    fn rebuild_order_indexes(&mut self) -> Result<(), IntegrityError> {
+        self.account_orders = vec![NIL; self.accounts.core.len()];
+        self.client_index.clear();
+        self.expiries = BTreeMap::new();
+        for (slot, o) in &self.orders {
+            let slot = slot as u32;
+            if o.account_newer == NIL {
+                match self.account_orders.get_mut(o.account.0 as usize) {
+                    Some(newest) if *newest == NIL => *newest = slot,
+                    _ => return refuse("an account has two newest orders or does not exist"),
+                }
+            }
+            if let (Some(client_id), NIL) = (o.client_id, o.client_newer)
+                && self
+                    .client_index
+                    .insert((o.account, client_id), slot)
+                    .is_some()
+            {
+                return refuse("a client id has two newest orders");
+            }
+            if let Some(at) = o.expire_at {
+                self.expiries.insert((at, o.id), slot);
+            }
+            if o.order_type == OrderType::Stop && o.state == LiveState::PendingTrigger {
+                let Some(book) = self.books.get_mut(usize::from(o.instrument.0)) else {
+                    return refuse("an order on an unknown instrument");
+                };
+                let queue = match o.side {
+                    Side::Buy => book.buy_stops.insert((o.trigger_price.0, o.id), slot),
+                    Side::Sell => book.sell_stops.insert((-o.trigger_price.0, o.id), slot),
+                };
+                if queue.is_some() {
+                    return refuse("two stop orders share a number");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Engine {
+    /// Decodes an engine written by snapshot format 6, which saved the in-memory structures
+    /// as they stood (this is why they still derive `Deserialize`, and only that; the
+    /// store's committed format-6 file pins the decoder). The result must pass
+    /// [`Engine::check_restored`] before use.
+    pub fn decode_legacy(bytes: &[u8]) -> Result<Engine, IntegrityError> {
+        postcard::from_bytes(bytes).map_err(|e| IntegrityError(e.to_string()))
+    }
+}
