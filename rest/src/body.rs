@@ -35,6 +35,11 @@ pub fn field_code(name: &str) -> &'static str {
         "currency" => "INVALID_CURRENCY",
         "account_id" | "source_account_id" | "destination_account_id" => "INVALID_ACCOUNT_ID",
         "scopes" => "INVALID_SCOPES",
+        "holder_id" => "INVALID_HOLDER_ID",
+        "name" => "INVALID_ACCOUNT_NAME",
+        "kind" => "INVALID_ACCOUNT_KIND",
+        "state" => "INVALID_STATE",
+        "seconds" => "INVALID_SECONDS",
         _ => "INVALID_REQUEST_BODY",
     }
 }
@@ -89,32 +94,9 @@ impl Body {
         Ok(Self(map))
     }
 
-    /// A field as text: strings as they are, numbers as written, booleans as
-    /// `true`/`false`; absent or null fields are `None`.
-    pub fn text(&self, name: &str) -> Option<String> {
-        match self.0.get(name)? {
-            Value::String(s) => Some(s.clone()),
-            Value::Number(n) => Some(n.to_string()),
-            Value::Bool(b) => Some(b.to_string()),
-            _ => None,
-        }
-    }
-
-    /// A yes/no field: a JSON boolean or the text `true`/`false`; absent or null is
-    /// `false`; anything else is 400 with the field's code.
-    pub fn flag(&self, name: &str) -> Result<bool, ApiError> {
-        match self.0.get(name) {
-            None | Some(Value::Null) => Ok(false),
-            Some(Value::Bool(b)) => Ok(*b),
-            Some(Value::String(s)) if s == "true" => Ok(true),
-            Some(Value::String(s)) if s == "false" => Ok(false),
-            Some(_) => Err(ApiError::bad(field_code(name))),
-        }
-    }
-
-    /// Whether the field is present (even as null).
-    pub fn has(&self, name: &str) -> bool {
-        self.0.contains_key(name)
+    /// The object as a JSON value (to be read as a request type).
+    pub(crate) fn into_value(self) -> Value {
+        Value::Object(self.0)
     }
 }
 
@@ -147,11 +129,44 @@ mod tests {
         assert_eq!(refused(r#"{"whatever": []}"#), "INVALID_REQUEST_BODY");
         assert_eq!(refused(r#"{"scopes": [1]}"#), "INVALID_SCOPES");
         assert!(Body::parse(br#"{"scopes": ["TRADE"]}"#).is_ok());
-        let body = Body::parse(br#"{"a": "x", "b": 1.5, "c": true, "d": null}"#).expect("ok");
-        assert_eq!(body.text("b").as_deref(), Some("1.5"));
-        assert_eq!(body.text("d"), None);
-        assert_eq!(body.flag("c").ok(), Some(true));
-        assert_eq!(body.flag("d").ok(), Some(false));
-        assert!(body.flag("a").is_err());
+    }
+
+    #[test]
+    fn typed_fields_take_their_forms_and_refuse_others_with_their_code() {
+        use crate::wire::requests::CreateOrderRequest;
+        use crate::wire::{Flag, Numeric};
+        let read = |text: &str| Body::read::<CreateOrderRequest>(text.as_bytes());
+        let order = read(
+            r#"{"amount": 1.5, "price": "10.25", "is_post_only": "true",
+            "reduce_only": false, "client_id": null, "side": "BUY", "unknown": 1}"#,
+        )
+        .expect("read");
+        assert_eq!(order.amount, Some(Numeric("1.5".into())));
+        assert_eq!(order.price, Some(Numeric("10.25".into())));
+        assert_eq!(order.is_post_only, Some(Flag(true)));
+        assert_eq!(order.reduce_only, Some(Flag(false)));
+        assert_eq!(order.client_id, None);
+        let code = |text: &str| read(text).err().map(|e| e.parts().1);
+        assert_eq!(code(r#"{"side": "UP"}"#).as_deref(), Some("INVALID_SIDE"));
+        assert_eq!(
+            code(r#"{"type": 1}"#).as_deref(),
+            Some("INVALID_ORDER_TYPE")
+        );
+        assert_eq!(
+            code(r#"{"amount": true}"#).as_deref(),
+            Some("INVALID_AMOUNT")
+        );
+        assert_eq!(
+            code(r#"{"is_post_only": "yes"}"#).as_deref(),
+            Some("INVALID_TIME_IN_FORCE")
+        );
+        assert_eq!(
+            code(r#"{"client_id": 7}"#).as_deref(),
+            Some("INVALID_CLIENT_UUID")
+        );
+        assert_eq!(
+            code(r#"{"instrument_code": 5}"#).as_deref(),
+            Some("INVALID_INSTRUMENT_CODE")
+        );
     }
 }

@@ -38,5 +38,6 @@ pub mod routes;
 pub mod server;
 pub mod setup;
 pub mod state;
+pub mod wire;
 
 pub use server::{Server, ServerError};

@@ -16,6 +16,8 @@ use crate::markets::Markets;
 use crate::params::Params;
 use crate::routes::public::number;
 use crate::state::Shared;
+use crate::wire::Numeric;
+use crate::wire::requests::TransferRequest;
 
 fn balances_json(markets: &Markets, balances: &[Balance]) -> Vec<Value> {
     balances
@@ -191,8 +193,9 @@ pub async fn account_fees(
     Ok(Json(body))
 }
 
-fn required(body: &Body, name: &str) -> Result<String, ApiError> {
-    body.text(name)
+fn required<'a>(field: &'a Option<String>, name: &str) -> Result<&'a str, ApiError> {
+    field
+        .as_deref()
         .filter(|v| !v.is_empty())
         .ok_or_else(|| ApiError::BadRequest(format!("{name} is required.")))
 }
@@ -208,7 +211,7 @@ fn owned_account(text: &str) -> Result<matchbook::AccountId, ApiError> {
 
 /// Moves one currency between two accounts of the caller's holder.
 #[utoipa::path(post, path = "/v1/subaccounts/transfers", tag = "account", security(("api_key" = [])),
-    request_body(description = "`{amount, currency, source_account_id, destination_account_id}` (spec 2.5)"),
+    request_body = TransferRequest,
     responses((status = 200, description = "`{transfer: {...}}`"),
         (status = 400, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ErrorBody)))]
@@ -223,17 +226,20 @@ pub async fn transfer(
     {
         return Err(ApiError::Forbidden(PERMISSION_DENIED));
     }
-    let body = Body::parse(&bytes)?;
-    let amount_text = body.text("amount").unwrap_or_default();
-    let currency_code = required(&body, "currency")?;
-    let source = owned_account(&required(&body, "source_account_id")?)?;
-    let destination = owned_account(&required(&body, "destination_account_id")?)?;
+    let request: TransferRequest = Body::read(&bytes)?;
+    let amount_text = request.amount.map(|Numeric(text)| text).unwrap_or_default();
+    let currency_code = required(&request.currency, "currency")?;
+    let source = owned_account(required(&request.source_account_id, "source_account_id")?)?;
+    let destination = owned_account(required(
+        &request.destination_account_id,
+        "destination_account_id",
+    )?)?;
     let currency = state
         .markets
-        .coin_id(&currency_code)
+        .coin_id(currency_code)
         .ok_or_else(|| ApiError::BadRequest("invalid currency.".into()))?;
     let scale = state.markets.coins[usize::from(currency.0)].scale;
-    let keep = matchbook::transfer_decimals(&currency_code).min(scale);
+    let keep = matchbook::transfer_decimals(currency_code).min(scale);
     let amount = matchbook::parse_transfer_amount(&amount_text, keep, scale)
         .map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let outcome = state

@@ -14,23 +14,27 @@ use crate::error::ApiError;
 use crate::format::iso_ms;
 use crate::keys::Scope;
 use crate::state::Shared;
+use crate::wire::requests::{
+    AccountRequest, AdvanceTimeRequest, CreateKeyRequest, CreateSubaccountRequest, DeriskRequest,
+    FundsRequest, IndexPriceRequest, InstrumentStateRequest,
+};
+use crate::wire::{Flag, Numeric};
 
-fn account_field(body: &Body, name: &str) -> Result<AccountId, ApiError> {
-    body.text(name)
+fn account_field(field: &Option<String>) -> Result<AccountId, ApiError> {
+    field
+        .as_deref()
         .and_then(|t| t.parse::<Uuid>().ok())
         .and_then(|u| u.account_id().ok())
         .ok_or(ApiError::bad("INVALID_ACCOUNT_ID"))
 }
 
-fn currency_amount(state: &Shared, body: &Body) -> Result<(CurrencyId, i64), ApiError> {
-    let currency = body
-        .text("currency")
-        .and_then(|c| state.markets.coin_id(&c))
+fn currency_amount(state: &Shared, request: &FundsRequest) -> Result<(CurrencyId, i64), ApiError> {
+    let currency = (request.currency.as_deref())
+        .and_then(|c| state.markets.coin_id(c))
         .ok_or(ApiError::bad("INVALID_CURRENCY"))?;
     let scale = state.markets.coins[usize::from(currency.0)].scale;
-    let amount = body
-        .text("amount")
-        .and_then(|a| matchbook::fixed::parse_scaled(&a, scale).ok())
+    let amount = (request.amount.as_ref())
+        .and_then(|Numeric(a)| matchbook::fixed::parse_scaled(a, scale).ok())
         .ok_or(ApiError::bad("INVALID_AMOUNT"))?;
     Ok((currency, amount))
 }
@@ -57,7 +61,7 @@ pub async fn create_holder(State(state): State<Shared>, _: Admin) -> Result<Json
 
 /// Creates a subaccount: `{holder_id, name, kind?}` (kind `regular`, `instant-trade`, `blp`).
 #[utoipa::path(post, path = "/admin/subaccounts", tag = "admin", security(("api_key" = [])),
-    request_body(description = "`{holder_id, name, kind?}` (kind: regular, instant-trade, blp)"),
+    request_body = CreateSubaccountRequest,
     responses((status = 200, description = "`{account_id}`"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn create_subaccount(
@@ -65,16 +69,13 @@ pub async fn create_subaccount(
     _: Admin,
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(&bytes)?;
-    let holder = body
-        .text("holder_id")
+    let request: CreateSubaccountRequest = Body::read(&bytes)?;
+    let holder = (request.holder_id.as_deref())
         .and_then(|t| t.parse::<Uuid>().ok())
         .and_then(|u| u.holder_id().ok())
         .ok_or(ApiError::bad("INVALID_HOLDER_ID"))?;
-    let kind = parse_kind(body.text("kind").as_deref())?;
-    let name = body
-        .text("name")
-        .ok_or(ApiError::bad("INVALID_ACCOUNT_NAME"))?;
+    let kind = parse_kind(request.kind.as_deref())?;
+    let name = request.name.ok_or(ApiError::bad("INVALID_ACCOUNT_NAME"))?;
     let applied = apply(&state, Command::CreateSubaccount { holder, name, kind }).await?;
     let account = applied
         .account
@@ -113,7 +114,7 @@ pub async fn close_account(
 
 /// Credits an account: `{account_id, currency, amount}`.
 #[utoipa::path(post, path = "/admin/deposits", tag = "admin", security(("api_key" = [])),
-    request_body(description = "`{account_id, currency, amount}`"),
+    request_body = FundsRequest,
     responses((status = 200, description = "`{ok}`"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn deposit(
@@ -138,16 +139,16 @@ async fn funds_command(
     bytes: &Bytes,
     command: impl FnOnce(AccountId, CurrencyId, i64) -> Command,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(bytes)?;
-    let account = account_field(&body, "account_id")?;
-    let (currency, amount) = currency_amount(state, &body)?;
+    let request: FundsRequest = Body::read(bytes)?;
+    let account = account_field(&request.account_id)?;
+    let (currency, amount) = currency_amount(state, &request)?;
     apply(state, command(account, currency, amount)).await?;
     Ok(Json(json!({"ok": true})))
 }
 
 /// Debits an account: `{account_id, currency, amount}`.
 #[utoipa::path(post, path = "/admin/withdrawals", tag = "admin", security(("api_key" = [])),
-    request_body(description = "`{account_id, currency, amount}`"),
+    request_body = FundsRequest,
     responses((status = 200, description = "`{ok}`"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn withdraw(
@@ -167,7 +168,7 @@ pub async fn withdraw(
 
 /// Sets de-risk: `{account_id, on}`.
 #[utoipa::path(post, path = "/admin/derisk", tag = "admin", security(("api_key" = [])),
-    request_body(description = "`{account_id, on}`"),
+    request_body = DeriskRequest,
     responses((status = 200, description = "`{ok}`"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn derisk(
@@ -175,12 +176,10 @@ pub async fn derisk(
     _: Admin,
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(&bytes)?;
-    let account = account_field(&body, "account_id")?;
-    let on = match body.text("on").as_deref() {
-        Some("true") => true,
-        Some("false") => false,
-        _ => return Err(ApiError::bad("INVALID_REQUEST_BODY")),
+    let request: DeriskRequest = Body::read(&bytes)?;
+    let account = account_field(&request.account_id)?;
+    let Some(Flag(on)) = request.on else {
+        return Err(ApiError::bad("INVALID_REQUEST_BODY"));
     };
     apply(&state, Command::SetDerisk { account, on }).await?;
     Ok(Json(json!({"ok": true})))
@@ -188,7 +187,7 @@ pub async fn derisk(
 
 /// Sets a BLP account's minimum balance: `{account_id, currency, amount}`.
 #[utoipa::path(post, path = "/admin/blp-threshold", tag = "admin", security(("api_key" = [])),
-    request_body(description = "`{account_id, currency, amount}`"),
+    request_body = FundsRequest,
     responses((status = 200, description = "`{ok}`"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn blp_threshold(
@@ -208,7 +207,7 @@ pub async fn blp_threshold(
 
 /// Issues an API key: `{account_id, scopes: [..]}`; the key text is returned once.
 #[utoipa::path(post, path = "/admin/keys", tag = "admin", security(("api_key" = [])),
-    request_body(description = "`{account_id, scopes: [TRADE | SUBACCOUNT_TRANSFER | READ_ONLY | UI_HOLDER | UI_ACCOUNT | ADMIN]}`"),
+    request_body = CreateKeyRequest,
     responses((status = 200, description = "`{key, holder_id, account_id, scopes}`; the key text is shown only here"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn create_key(
@@ -216,13 +215,9 @@ pub async fn create_key(
     _: Admin,
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(&bytes)?;
-    let account = account_field(&body, "account_id")?;
-    let scopes: Vec<Scope> = serde_json::from_slice::<Value>(&bytes)
-        .ok()
-        .and_then(|v| v.get("scopes").cloned())
-        .and_then(|s| serde_json::from_value(s).ok())
-        .ok_or(ApiError::bad("INVALID_SCOPES"))?;
+    let request: CreateKeyRequest = Body::read(&bytes)?;
+    let account = account_field(&request.account_id)?;
+    let scopes = request.scopes.ok_or(ApiError::bad("INVALID_SCOPES"))?;
     if scopes.contains(&Scope::Admin) && scopes.len() > 1 {
         return Err(ApiError::bad("INVALID_SCOPES"));
     }
@@ -244,7 +239,7 @@ pub async fn create_key(
 /// Sets an instrument's state: `{state}`.
 #[utoipa::path(post, path = "/admin/instruments/{instrument_code}/state", tag = "admin", security(("api_key" = [])),
     params(("instrument_code" = String, Path)),
-    request_body(description = "`{state}` (ACTIVE, POST_ONLY, SUSPENDED, CLOSED)"),
+    request_body = InstrumentStateRequest,
     responses((status = 200, description = "`{instrument_code, state}`"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn instrument_state(
@@ -253,11 +248,10 @@ pub async fn instrument_state(
     Path(code): Path<String>,
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(&bytes)?;
+    let request: InstrumentStateRequest = Body::read(&bytes)?;
     let instrument = state.markets.require(&code)?.id;
-    let new_state = body
-        .text("state")
-        .and_then(|s| InstrumentState::parse(&s))
+    let new_state = (request.state.as_deref())
+        .and_then(InstrumentState::parse)
         .ok_or(ApiError::bad("INVALID_STATE"))?;
     apply(
         &state,
@@ -274,7 +268,7 @@ pub async fn instrument_state(
 
 /// Moves the exchange clock forward: `{seconds}`; then expires what became due.
 #[utoipa::path(post, path = "/admin/time/advance", tag = "admin", security(("api_key" = [])),
-    request_body(description = "`{seconds}`"),
+    request_body = AdvanceTimeRequest,
     responses((status = 200, description = "`{time, offset_seconds}`"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn advance_time(
@@ -282,10 +276,9 @@ pub async fn advance_time(
     _: Admin,
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(&bytes)?;
-    let seconds = body
-        .text("seconds")
-        .and_then(|s| s.parse::<u32>().ok())
+    let request: AdvanceTimeRequest = Body::read(&bytes)?;
+    let seconds = (request.seconds.as_ref())
+        .and_then(|Numeric(s)| s.parse::<u32>().ok())
         .ok_or(ApiError::bad("INVALID_SECONDS"))?;
     let offset = state
         .clock
@@ -300,7 +293,7 @@ pub async fn advance_time(
 
 /// Sets a futures instrument's index price: `{instrument_code, price}`.
 #[utoipa::path(post, path = "/admin/index-price", tag = "admin", security(("api_key" = [])),
-    request_body(description = "`{instrument_code, price}`"),
+    request_body = IndexPriceRequest,
     responses((status = 200, description = "`{instrument_code, index_price}`"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn index_price(
@@ -308,15 +301,13 @@ pub async fn index_price(
     _: Admin,
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(&bytes)?;
-    let market = body
-        .text("instrument_code")
-        .and_then(|c| state.markets.market(&c).cloned())
+    let request: IndexPriceRequest = Body::read(&bytes)?;
+    let market = (request.instrument_code.as_deref())
+        .and_then(|c| state.markets.market(c).cloned())
         .filter(|m| m.kind.is_future())
         .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
-    let price = body
-        .text("price")
-        .and_then(|p| matchbook::fixed::parse_scaled(&p, market.market_precision).ok())
+    let price = (request.price.as_ref())
+        .and_then(|Numeric(p)| matchbook::fixed::parse_scaled(p, market.market_precision).ok())
         .ok_or(ApiError::bad("INVALID_PRICE"))?;
     apply(
         &state,
@@ -333,7 +324,7 @@ pub async fn index_price(
 
 /// Liquidates an account's futures positions: `{account_id}`.
 #[utoipa::path(post, path = "/admin/liquidate", tag = "admin", security(("api_key" = [])),
-    request_body(description = "`{account_id}`"),
+    request_body = AccountRequest,
     responses((status = 200, description = "`{account_id}`"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn liquidate(
@@ -341,8 +332,8 @@ pub async fn liquidate(
     _: Admin,
     bytes: Bytes,
 ) -> Result<Json<Value>, ApiError> {
-    let body = Body::parse(&bytes)?;
-    let account = account_field(&body, "account_id")?;
+    let request: AccountRequest = Body::read(&bytes)?;
+    let account = account_field(&request.account_id)?;
     apply(&state, Command::Liquidate { account }).await?;
     Ok(Json(
         json!({"account_id": Uuid::of_account(account).to_string()}),

@@ -24,6 +24,8 @@ use crate::markets::Market;
 use crate::params::Params;
 use crate::records::{OrderForm, order_ack, order_json, trade_json};
 use crate::state::{CANCEL_WAIT, Shared};
+use crate::wire::requests::{CreateOrderRequest, OrderTypeName, SideName, TimeInForceName};
+use crate::wire::{Flag, Numeric};
 
 fn decimal_field(
     text: &str,
@@ -52,20 +54,18 @@ fn price_field(market: &Market, text: &str) -> Result<matchbook::Price, ApiError
     .map(matchbook::Price)
 }
 
-fn time_in_force(body: &Body) -> Result<TimeInForce, ApiError> {
-    let post_only = body.flag("is_post_only")?;
-    let tif = match body.text("time_in_force").as_deref() {
-        None | Some("GOOD_TILL_CANCELLED") => TimeInForce::GoodTillCancelled,
-        Some("IMMEDIATE_OR_CANCELLED") => TimeInForce::ImmediateOrCancelled,
-        Some("FILL_OR_KILL") => TimeInForce::FillOrKill,
-        Some("POST_ONLY") => TimeInForce::PostOnly,
-        Some("GOOD_TILL_TIME") => TimeInForce::GoodTillTime,
-        Some(_) => return Err(ApiError::bad("INVALID_TIME_IN_FORCE")),
+fn time_in_force(request: &CreateOrderRequest) -> TimeInForce {
+    let tif = match request.time_in_force {
+        None | Some(TimeInForceName::GoodTillCancelled) => TimeInForce::GoodTillCancelled,
+        Some(TimeInForceName::ImmediateOrCancelled) => TimeInForce::ImmediateOrCancelled,
+        Some(TimeInForceName::FillOrKill) => TimeInForce::FillOrKill,
+        Some(TimeInForceName::PostOnly) => TimeInForce::PostOnly,
+        Some(TimeInForceName::GoodTillTime) => TimeInForce::GoodTillTime,
     };
-    Ok(match (post_only, tif) {
-        (true, TimeInForce::GoodTillCancelled) => TimeInForce::PostOnly,
+    match (request.is_post_only, tif) {
+        (Some(Flag(true)), TimeInForce::GoodTillCancelled) => TimeInForce::PostOnly,
         _ => tif,
-    })
+    }
 }
 
 fn new_client_id() -> Result<Uuid, ApiError> {
@@ -77,52 +77,53 @@ fn new_client_id() -> Result<Uuid, ApiError> {
     Ok(Uuid(v))
 }
 
-/// Parses a create-order body into an engine order, checking every field at the edge.
-fn parse_order(state: &Shared, account: AccountId, body: &Body) -> Result<NewOrder, ApiError> {
-    let code = body
-        .text("instrument_code")
-        .ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
-    let market = state.markets.require(&code)?;
-    let order_type = match body.text("type").as_deref() {
+/// Turns a create-order body into an engine order, checking every field at the edge.
+fn parse_order(
+    state: &Shared,
+    account: AccountId,
+    request: &CreateOrderRequest,
+) -> Result<NewOrder, ApiError> {
+    let code =
+        (request.instrument_code.as_deref()).ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
+    let market = state.markets.require(code)?;
+    let order_type = match request.order_type {
         None => return Err(ApiError::bad("MISSING_ORDER_TYPE")),
-        Some("LIMIT") => OrderType::Limit,
-        Some("MARKET") => OrderType::Market,
-        Some("STOP") => OrderType::Stop,
-        Some(_) => return Err(ApiError::bad("INVALID_ORDER_TYPE")),
+        Some(OrderTypeName::Limit) => OrderType::Limit,
+        Some(OrderTypeName::Market) => OrderType::Market,
+        Some(OrderTypeName::Stop) => OrderType::Stop,
     };
-    let side = match body.text("side").as_deref() {
+    let side = match request.side {
         None => return Err(ApiError::bad("MISSING_SIDE")),
-        Some("BUY") => Side::Buy,
-        Some("SELL") => Side::Sell,
-        Some(_) => return Err(ApiError::bad("INVALID_SIDE")),
+        Some(SideName::Buy) => Side::Buy,
+        Some(SideName::Sell) => Side::Sell,
     };
-    let amount = body.text("amount").ok_or(ApiError::bad("INVALID_AMOUNT"))?;
+    let Some(Numeric(amount)) = &request.amount else {
+        return Err(ApiError::bad("INVALID_AMOUNT"));
+    };
     let amount = decimal_field(
-        &amount,
+        amount,
         market.amount_precision,
         "NEGATIVE_AMOUNT",
         "BAD_AMOUNT_PRECISION",
         "INVALID_AMOUNT",
     )?;
-    let price = match body.text("price") {
-        Some(p) => Some(price_field(market, &p)?),
+    let price = match &request.price {
+        Some(Numeric(p)) => Some(price_field(market, p)?),
         None if order_type == OrderType::Market => None,
         None => return Err(ApiError::bad("MISSING_PRICE")),
     };
-    let trigger_price = body
-        .text("trigger_price")
-        .map(|p| price_field(market, &p))
+    let trigger_price = (request.trigger_price.as_ref())
+        .map(|Numeric(p)| price_field(market, p))
         .transpose()?;
-    let client_id = match body.text("client_id") {
+    let client_id = match &request.client_id {
         Some(text) => text
             .parse::<Uuid>()
             .map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?,
         None => new_client_id()?,
     };
-    let time_in_force = time_in_force(body)?;
-    let expire_at = match body.text("expire_after") {
+    let expire_at = match &request.expire_after {
         Some(text) => {
-            Some(crate::params::parse_time(&text, true).ok_or(ApiError::bad("INVALID_EXPIRY"))?)
+            Some(crate::params::parse_time(text, true).ok_or(ApiError::bad("INVALID_EXPIRY"))?)
         }
         None => None,
     };
@@ -131,20 +132,20 @@ fn parse_order(state: &Shared, account: AccountId, body: &Body) -> Result<NewOrd
         instrument: market.id,
         side,
         order_type,
-        time_in_force,
+        time_in_force: time_in_force(request),
         price,
         trigger_price,
         amount: matchbook::Qty(amount),
         expire_at,
         client_id: Some(client_id),
         stp: None,
-        reduce_only: body.flag("reduce_only")?,
+        reduce_only: request.reduce_only.is_some_and(|Flag(on)| on),
     })
 }
 
 /// Creates an order.
 #[utoipa::path(post, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
-    request_body(description = "`{instrument_code, type, side, amount, price, client_id?, time_in_force?}`"),
+    request_body = CreateOrderRequest,
     responses((status = 200, description = "Order acknowledgement with status OPEN"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody),
@@ -155,8 +156,8 @@ pub async fn create(
     bytes: Bytes,
 ) -> Result<Response, ApiError> {
     caller.require(&[Scope::Trade])?;
-    let body = Body::parse(&bytes)?;
-    let order = parse_order(&state, caller.0.account, &body)?;
+    let request: CreateOrderRequest = Body::read(&bytes)?;
+    let order = parse_order(&state, caller.0.account, &request)?;
     let outcome = state.submit(Command::PlaceOrder(order)).await?;
     let applied = outcome.result?;
     // Accepted and ended at once by its time in force: answered as that refusal; the

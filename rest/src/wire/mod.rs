@@ -1,0 +1,96 @@
+//! The bodies of the API as types: every request body a handler parses and every answer
+//! it sends is one of these, and `/openapi.json` is generated from the same types (utoipa),
+//! so the description cannot drift from what the server reads and writes.
+//!
+//! Request bodies are first read by [`crate::body::Body::parse`] (a JSON object, each key
+//! once, no nested values outside the list fields) and then deserialised into their type;
+//! a field of the wrong type is refused with that field's own error code.
+
+pub mod requests;
+
+use serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
+use serde_json::Value;
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
+
+use crate::body::{Body, field_code};
+use crate::error::ApiError;
+
+/// A decimal (or integer) request field: a JSON string, or a JSON number taken as written
+/// (client libraries send either).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Numeric(pub String);
+
+impl<'de> Deserialize<'de> for Numeric {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::String(text) => Ok(Self(text)),
+            Value::Number(number) => Ok(Self(number.to_string())),
+            _ => Err(D::Error::custom("expected a decimal string or number")),
+        }
+    }
+}
+
+/// A yes/no request field: a JSON boolean, or the text `true` or `false`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Flag(pub bool);
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match Value::deserialize(deserializer)? {
+            Value::Bool(on) => Ok(Self(on)),
+            Value::String(text) if text == "true" => Ok(Self(true)),
+            Value::String(text) if text == "false" => Ok(Self(false)),
+            _ => Err(D::Error::custom("expected true or false")),
+        }
+    }
+}
+
+/// Schema of an optional [`Numeric`] field.
+pub fn numeric_schema() -> RefOr<Schema> {
+    one_of(&[
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some(r"^-?[0-9]+(\.[0-9]+)?$"))
+            .build(),
+        ObjectBuilder::new().schema_type(Type::Number).build(),
+    ])
+}
+
+/// Schema of an optional [`Flag`] field.
+pub fn flag_schema() -> RefOr<Schema> {
+    one_of(&[
+        ObjectBuilder::new().schema_type(Type::Boolean).build(),
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(["true", "false"]))
+            .build(),
+    ])
+}
+
+fn one_of(choices: &[utoipa::openapi::schema::Object]) -> RefOr<Schema> {
+    let null = ObjectBuilder::new().schema_type(Type::Null).build();
+    let mut builder = OneOfBuilder::new();
+    for choice in choices.iter().cloned().chain([null]) {
+        builder = builder.item(choice);
+    }
+    RefOr::T(Schema::OneOf(builder.build()))
+}
+
+impl Body {
+    /// The body as its request type; a field of the wrong type is 400 with the field's code.
+    pub fn typed<T: DeserializeOwned>(self) -> Result<T, ApiError> {
+        serde_path_to_error::deserialize(self.into_value()).map_err(|e| {
+            let field = match e.path().iter().next() {
+                Some(serde_path_to_error::Segment::Map { key }) => key.clone(),
+                _ => String::new(),
+            };
+            ApiError::bad(field_code(&field))
+        })
+    }
+
+    /// Parses `bytes` as a JSON object body (see [`Body::parse`]) of request type `T`.
+    pub fn read<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+        Body::parse(bytes)?.typed()
+    }
+}

@@ -1,0 +1,185 @@
+//! Request bodies. Fields a handler cannot do without are marked required in the
+//! description but still read as options, so that a missing one gets the spec's own
+//! error code (`MISSING_SIDE`, `INVALID_AMOUNT`...) rather than a generic refusal.
+
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{Flag, Numeric, flag_schema, numeric_schema};
+use crate::keys::Scope;
+
+/// Order type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OrderTypeName {
+    /// Rests at its limit price.
+    Limit,
+    /// Takes what the book offers.
+    Market,
+    /// A stop-limit, held until its trigger.
+    Stop,
+}
+
+/// Order side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SideName {
+    /// Bid.
+    Buy,
+    /// Ask.
+    Sell,
+}
+
+/// Time in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TimeInForceName {
+    /// Rests until cancelled (the default).
+    GoodTillCancelled,
+    /// Fills what it can at once.
+    ImmediateOrCancelled,
+    /// Fills completely at once or not at all.
+    FillOrKill,
+    /// Only rests.
+    PostOnly,
+    /// Rests until `expire_after`.
+    GoodTillTime,
+}
+
+/// `POST /v1/account/orders`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateOrderRequest {
+    /// Instrument such as `BTC_EUR`.
+    #[schema(required = true)]
+    pub instrument_code: Option<String>,
+    /// Order type.
+    #[serde(rename = "type")]
+    #[schema(required = true)]
+    pub order_type: Option<OrderTypeName>,
+    /// Side.
+    #[schema(required = true)]
+    pub side: Option<SideName>,
+    /// Amount in the base currency.
+    #[schema(schema_with = numeric_schema, required = true)]
+    pub amount: Option<Numeric>,
+    /// Limit price (required except for market orders).
+    #[schema(schema_with = numeric_schema)]
+    pub price: Option<Numeric>,
+    /// Stop trigger (stop orders).
+    #[schema(schema_with = numeric_schema)]
+    pub trigger_price: Option<Numeric>,
+    /// Client order id (a UUID); one is made up when absent.
+    #[schema(format = "uuid")]
+    pub client_id: Option<String>,
+    /// Time in force.
+    pub time_in_force: Option<TimeInForceName>,
+    /// Post-only (with the default time in force).
+    #[schema(schema_with = flag_schema)]
+    pub is_post_only: Option<Flag>,
+    /// Expiry of a good-till-time order (ISO 8601).
+    pub expire_after: Option<String>,
+    /// Futures: never take the position past flat.
+    #[schema(schema_with = flag_schema)]
+    pub reduce_only: Option<Flag>,
+}
+
+/// `POST /v1/subaccounts/transfers` (spec 2.5).
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct TransferRequest {
+    /// Amount to move.
+    #[schema(schema_with = numeric_schema, required = true)]
+    pub amount: Option<Numeric>,
+    /// Currency code.
+    #[schema(required = true)]
+    pub currency: Option<String>,
+    /// Account the funds leave (a UUID).
+    #[schema(required = true)]
+    pub source_account_id: Option<String>,
+    /// Account the funds reach (a UUID).
+    #[schema(required = true)]
+    pub destination_account_id: Option<String>,
+}
+
+/// `POST /admin/subaccounts`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateSubaccountRequest {
+    /// Holder (a UUID).
+    #[schema(required = true)]
+    pub holder_id: Option<String>,
+    /// Account name.
+    #[schema(required = true)]
+    pub name: Option<String>,
+    /// `regular` (default), `instant-trade` or `blp`.
+    pub kind: Option<String>,
+}
+
+/// `POST /admin/deposits`, `/admin/withdrawals` and `/admin/blp-threshold`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct FundsRequest {
+    /// Account (a UUID).
+    #[schema(required = true)]
+    pub account_id: Option<String>,
+    /// Currency code.
+    #[schema(required = true)]
+    pub currency: Option<String>,
+    /// Amount.
+    #[schema(schema_with = numeric_schema, required = true)]
+    pub amount: Option<Numeric>,
+}
+
+/// `POST /admin/derisk`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct DeriskRequest {
+    /// Account (a UUID).
+    #[schema(required = true)]
+    pub account_id: Option<String>,
+    /// De-risk on or off.
+    #[schema(schema_with = flag_schema, required = true)]
+    pub on: Option<Flag>,
+}
+
+/// `POST /admin/keys`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct CreateKeyRequest {
+    /// Account the key acts for (a UUID).
+    #[schema(required = true)]
+    pub account_id: Option<String>,
+    /// Scopes; `ADMIN` only alone.
+    #[schema(required = true)]
+    pub scopes: Option<Vec<Scope>>,
+}
+
+/// `POST /admin/instruments/{instrument_code}/state`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct InstrumentStateRequest {
+    /// `ACTIVE`, `POST_ONLY`, `SUSPENDED` or `CLOSED`.
+    #[schema(required = true)]
+    pub state: Option<String>,
+}
+
+/// `POST /admin/time/advance`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct AdvanceTimeRequest {
+    /// Seconds to move the clock forward.
+    #[schema(schema_with = numeric_schema, required = true)]
+    pub seconds: Option<Numeric>,
+}
+
+/// `POST /admin/index-price`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct IndexPriceRequest {
+    /// Futures instrument.
+    #[schema(required = true)]
+    pub instrument_code: Option<String>,
+    /// Index price.
+    #[schema(schema_with = numeric_schema, required = true)]
+    pub price: Option<Numeric>,
+}
+
+/// `POST /admin/liquidate`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct AccountRequest {
+    /// Account (a UUID).
+    #[schema(required = true)]
+    pub account_id: Option<String>,
+}
