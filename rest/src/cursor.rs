@@ -82,17 +82,9 @@ impl CursorSigner {
             .transpose()
     }
 
-    /// Adds `cursor` to a response body when another page follows.
-    pub fn attach(
-        &self,
-        body: &mut serde_json::Value,
-        kind: CursorKind,
-        account: u32,
-        next: Option<u64>,
-    ) {
-        if let (Some(next), Some(map)) = (next, body.as_object_mut()) {
-            map.insert("cursor".into(), self.encode(kind, account, next).into());
-        }
+    /// The cursor of the next page, when another page follows.
+    pub fn next_page(&self, kind: CursorKind, account: u32, next: Option<u64>) -> Option<String> {
+        next.map(|next| self.encode(kind, account, next))
     }
 
     /// The position inside a cursor, if it is genuine and belongs to `kind` and `account`.

@@ -1,5 +1,6 @@
 //! `/openapi.json`: the OpenAPI 3.1 description generated from the handlers' annotations
-//! (utoipa), built once and served as is, with no build-time download.
+//! and the request and answer types they use ([`crate::wire`], utoipa), built once and
+//! served as is, with no build-time download.
 
 use std::sync::OnceLock;
 
@@ -86,8 +87,8 @@ const WITH_KEY: [&str; 2] = ["401", "403"];
 
 /// The generated description, completed where the annotations leave it loose, so that a
 /// client (or schemathesis) can hold the server to it: every status the request guard,
-/// the authenticator or the runtime can answer is listed, request bodies are JSON objects,
-/// ids are UUIDs and bounded parameters carry their bounds.
+/// the authenticator or the runtime can answer is listed, ids are UUIDs and bounded
+/// parameters carry their bounds.
 fn completed(doc: &utoipa::openapi::OpenApi) -> Value {
     let mut doc = serde_json::to_value(doc).unwrap_or(Value::Null);
     let error = json!({"description": "`{\"error\": CODE}`", "content": {"application/json":
@@ -107,22 +108,6 @@ fn completed(doc: &utoipa::openapi::OpenApi) -> Value {
                     responses
                         .entry(status.to_string())
                         .or_insert_with(|| error.clone());
-                }
-            }
-            if let Some(body) = operation
-                .get_mut("requestBody")
-                .and_then(Value::as_object_mut)
-            {
-                // A body described only in prose comes out with no media type at all.
-                let typed = body
-                    .get("content")
-                    .and_then(Value::as_object)
-                    .is_some_and(|c| !c.is_empty() && !c.contains_key(""));
-                if !typed {
-                    body.insert(
-                        "content".into(),
-                        json!({"application/json": {"schema": {"type": "object"}}}),
-                    );
                 }
             }
             let parameters = operation

@@ -1,14 +1,12 @@
 //! Order and trade records on the wire (spec 2.6 and 2.7, with the addendum's extra
 //! spellings), built from market data's history records on the handler's thread.
 
+use crate::format::{iso_ms, iso_nanos};
+use crate::markets::{Market, Markets};
+use crate::wire::orders::{FeeBody, OrderAck, OrderBody, TradeBody, TradeWrapper};
 use matchbook::market::orders::OrderRecord;
 use matchbook::market::trades::TradeRecord;
 use matchbook::{AccountId, Side, TimeInForce, Uuid};
-use serde::Serialize;
-use serde_json::{Value, json};
-
-use crate::format::{iso_ms, iso_nanos};
-use crate::markets::{Market, Markets};
 
 /// How much of an order record to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,74 +26,38 @@ fn fee_coin(market: &Market, side: Side) -> matchbook::CurrencyId {
     }
 }
 
-/// An order record.
-pub fn order_json(markets: &Markets, r: &OrderRecord, form: OrderForm) -> Value {
+/// An order record (`None` for an instrument the server does not list, which the engine
+/// never produces).
+pub fn order_body(markets: &Markets, r: &OrderRecord, form: OrderForm) -> Option<OrderBody> {
     let a = &r.accepted;
-    let Some(market) = markets.market_of(a.instrument) else {
-        return Value::Null;
-    };
+    let market = markets.market_of(a.instrument)?;
     let fee_coin = fee_coin(market, a.side);
-    let mut v = json!({
-        "account_id": Uuid::of_account(a.account).to_string(),
-        "order_id": Uuid::of_order(a.order).to_string(),
-        "client_id": a.client_id.map(|c| c.to_string()).unwrap_or_default(),
-        "amount": market.qty(a.amount),
-        "filled_amount": market.qty(r.filled),
-        "side": a.side.as_str(),
-        "instrument_code": market.code,
-        "type": a.order_type.as_str(),
-        "price": a.price.map(|p| market.price(p)).unwrap_or_default(),
-        "time": iso_ms(r.created),
-        "sequence": r.sequence.to_string(),
-        "total_fee": markets.balance(fee_coin, i128::from(r.total_fee)),
-        "fee_currency": markets.coin_code(fee_coin),
-        "time_last_updated": iso_ms(r.updated),
-        "order_book_sequence": r.last_sequence.to_string(),
-        "status": r.status.as_str(),
-        "time_in_force": a.time_in_force.as_str(),
-        "is_post_only": a.time_in_force == TimeInForce::PostOnly,
-    });
-    if let Some(map) = v.as_object_mut() {
-        if let Some(avg) = r.average_price() {
-            map.insert("average_price".into(), market.price(avg).into());
-        }
-        if let Some(trigger) = a.trigger_price {
-            map.insert("trigger_price".into(), market.price(trigger).into());
-        }
-        if form == OrderForm::Full {
-            map.insert("order_type".into(), "API".into());
-            map.insert("time_nanos".into(), iso_nanos(r.created).into());
-            map.insert(
-                "time_last_updated_nanos".into(),
-                iso_nanos(r.updated).into(),
-            );
-        }
-    }
-    v
-}
-
-/// The acknowledgement of create and cancel (spec 2.6), written straight from the record
-/// (no intermediate JSON tree: it is the hottest response).
-#[derive(Debug, Serialize)]
-pub struct OrderAck<'a> {
-    order_id: String,
-    client_id: String,
-    account_id: String,
-    instrument_code: &'a str,
-    time: String,
-    side: &'static str,
-    price: String,
-    amount: String,
-    filled_amount: String,
-    #[serde(rename = "type")]
-    order_type: &'static str,
-    status: &'a str,
-    /// Create only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    time_in_force: Option<&'static str>,
-    /// Create only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    is_post_only: Option<bool>,
+    let full = form == OrderForm::Full;
+    Some(OrderBody {
+        account_id: Uuid::of_account(a.account).to_string(),
+        order_id: Uuid::of_order(a.order).to_string(),
+        client_id: a.client_id.map(|c| c.to_string()).unwrap_or_default(),
+        amount: market.qty(a.amount),
+        filled_amount: market.qty(r.filled),
+        side: a.side.as_str(),
+        instrument_code: market.code.clone(),
+        kind: a.order_type.as_str(),
+        price: a.price.map(|p| market.price(p)).unwrap_or_default(),
+        time: iso_ms(r.created),
+        sequence: r.sequence.to_string(),
+        total_fee: markets.balance(fee_coin, i128::from(r.total_fee)),
+        fee_currency: markets.coin_code(fee_coin).to_owned(),
+        time_last_updated: iso_ms(r.updated),
+        order_book_sequence: r.last_sequence.to_string(),
+        status: r.status.as_str(),
+        time_in_force: a.time_in_force.as_str(),
+        is_post_only: a.time_in_force == TimeInForce::PostOnly,
+        average_price: r.average_price().map(|avg| market.price(avg)),
+        trigger_price: a.trigger_price.map(|t| market.price(t)),
+        origin: full.then_some("API"),
+        time_nanos: full.then(|| iso_nanos(r.created)),
+        time_last_updated_nanos: full.then(|| iso_nanos(r.updated)),
+    })
 }
 
 /// The acknowledgement of create and cancel: `time_in_force` on create only.
@@ -124,12 +86,15 @@ pub fn order_ack<'a>(
     })
 }
 
-/// A trade wrapper `{fee, trade}` as `account` sees it.
-pub fn trade_json(markets: &Markets, r: &TradeRecord, account: AccountId) -> Value {
-    let (Some(side), Some(market)) = (r.side_of(account), markets.market_of(r.trade.instrument))
-    else {
-        return Value::Null;
-    };
+/// A trade wrapper `{fee, trade}` as `account` sees it (`None` when the account is on
+/// neither side).
+pub fn trade_wrapper(
+    markets: &Markets,
+    r: &TradeRecord,
+    account: AccountId,
+) -> Option<TradeWrapper> {
+    let side = r.side_of(account)?;
+    let market = markets.market_of(r.trade.instrument)?;
     let t = &r.trade;
     let fee_coin = fee_coin(market, side.side);
     let (received, received_scale) = if fee_coin == market.base {
@@ -152,39 +117,46 @@ pub fn trade_json(markets: &Markets, r: &TradeRecord, account: AccountId) -> Val
     } else {
         0
     };
-    let mut trade = json!({
-            "account_id": Uuid::of_account(account).to_string(),
-            "order_id": Uuid::of_order(side.order).to_string(),
-            "trade_id": Uuid::of_trade(t.id).to_string(),
-            "time": iso_ms(r.time),
-            "time_nanos": iso_nanos(r.time),
-            "instrument_code": market.code,
-            "side": side.side.as_str(),
-            "matched_as": if side.maker { "MAKER" } else { "TAKER" },
-            "order_type": "API",
-            "price": market.price(t.price),
-            "amount": market.qty(t.amount),
-            "filled_amount": market.qty(t.amount),
-            "sequence": r.sequence.to_string(),
-    });
+    let matched_as = if side.maker { "MAKER" } else { "TAKER" };
     // Futures: the position this fill moved, on the account's side.
     let position = r.positions[usize::from(side.maker)];
-    if let (Some((id, size)), Some(map)) = (position, trade.as_object_mut()) {
-        map.insert("position_id".into(), id.to_string().into());
-        map.insert(
-            "open_position_amount".into(),
-            market.qty(matchbook::Qty(size.abs())).into(),
-        );
-    }
-    json!({
-        "fee": {
-            "fee_amount": markets.balance(fee_coin, i128::from(side.fee)),
-            "fee_currency": markets.coin_code(fee_coin),
-            "fee_percentage": crate::format::decimal(percentage, 4),
-            "fee_type": if side.maker { "MAKER" } else { "TAKER" },
+    Some(TradeWrapper {
+        fee: FeeBody {
+            fee_amount: markets.balance(fee_coin, i128::from(side.fee)),
+            fee_currency: markets.coin_code(fee_coin).to_owned(),
+            fee_percentage: crate::format::decimal(percentage, 4),
+            fee_type: matched_as,
         },
-        "trade": trade,
+        trade: TradeBody {
+            account_id: Uuid::of_account(account).to_string(),
+            order_id: Uuid::of_order(side.order).to_string(),
+            trade_id: Uuid::of_trade(t.id).to_string(),
+            time: iso_ms(r.time),
+            time_nanos: iso_nanos(r.time),
+            instrument_code: market.code.clone(),
+            side: side.side.as_str(),
+            matched_as,
+            order_type: "API",
+            price: market.price(t.price),
+            amount: market.qty(t.amount),
+            filled_amount: market.qty(t.amount),
+            sequence: r.sequence.to_string(),
+            position_id: position.map(|(id, _)| id.to_string()),
+            open_position_amount: position.map(|(_, size)| market.qty(matchbook::Qty(size.abs()))),
+        },
     })
+}
+
+/// The wrappers of `trades` as `account` sees them.
+pub fn trade_wrappers(
+    markets: &Markets,
+    trades: &[TradeRecord],
+    account: AccountId,
+) -> Vec<TradeWrapper> {
+    trades
+        .iter()
+        .filter_map(|t| trade_wrapper(markets, t, account))
+        .collect()
 }
 
 fn rescale(value: i128, from: u8, to: u8) -> i128 {

@@ -5,6 +5,7 @@ mod common;
 
 use common::{Exchange, code, data_dir, settings};
 use reqwest::StatusCode;
+use serde_json::Value;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reference_data_endpoints() {
@@ -272,6 +273,8 @@ async fn openapi_describes_every_public_route_and_unknown_routes_are_json_404() 
         !paths.keys().any(|p| p.starts_with("/admin")),
         "admin routes are not described on the public listener"
     );
+    assert_described_by_types(&doc);
+    assert_described_by_types(&admin);
     // An announced body over the limit is refused before it is read (raw socket: a client
     // still writing the body when the answer comes would see a broken pipe instead).
     let addr = x.server.addr;
@@ -326,4 +329,47 @@ async fn order_book_depth_is_capped_by_configuration() {
         "below the cap"
     );
     x.stop().await;
+}
+
+/// Every success answer and every request body of a description is a schema generated
+/// from a Rust type (a `$ref` into the components, or an array of one), and every `$ref`
+/// resolves: no operation is described in prose only.
+fn assert_described_by_types(doc: &Value) {
+    let schemas = doc["components"]["schemas"].as_object().expect("schemas");
+    // A `$ref` that resolves, an array of one, or a plain JSON type (an array of strings).
+    let resolves = |schema: &Value| {
+        let schema = if schema["type"] == "array" {
+            &schema["items"]
+        } else {
+            schema
+        };
+        match schema["$ref"].as_str() {
+            Some(r) => r
+                .strip_prefix("#/components/schemas/")
+                .is_some_and(|n| schemas.contains_key(n)),
+            None => ["string", "integer", "number", "boolean"]
+                .contains(&schema["type"].as_str().unwrap_or("")),
+        }
+    };
+    let mut checked = 0;
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("operations") {
+            let ok = &operation["responses"]["200"]["content"]["application/json"]["schema"];
+            assert!(resolves(ok), "{method} {path}: 200 answer is a type: {ok}");
+            if let Some(body) = operation.get("requestBody") {
+                let schema = &body["content"]["application/json"]["schema"];
+                assert!(
+                    resolves(schema),
+                    "{method} {path}: body is a type: {schema}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 14, "{checked} operations");
+    let text = doc.to_string();
+    for reference in text.split("\"$ref\":\"#/components/schemas/").skip(1) {
+        let name = reference.split('"').next().unwrap_or_default();
+        assert!(schemas.contains_key(name), "dangling $ref {name}");
+    }
 }

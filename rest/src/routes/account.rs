@@ -5,7 +5,6 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use matchbook::{Balance, Command, CurrencyId, EngineError, Event, MarginTotals, Uuid};
-use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::body::Body;
@@ -17,21 +16,25 @@ use crate::params::Params;
 use crate::routes::public::number;
 use crate::state::Shared;
 use crate::wire::Numeric;
+use crate::wire::account::{
+    AccountFeesBody, ActiveTierBody, BalanceBody, BalancesBody, MarginBody, RunningVolumeBody,
+    SubaccountBody, SubaccountsBody, TransferBody, TransferRecord,
+};
 use crate::wire::requests::TransferRequest;
 
-fn balances_json(markets: &Markets, balances: &[Balance]) -> Vec<Value> {
+fn balance_bodies(markets: &Markets, balances: &[Balance]) -> Vec<BalanceBody> {
     balances
         .iter()
         .enumerate()
         .filter(|(_, b)| b.available != 0 || b.locked != 0 || b.updated.0 != 0)
         .map(|(i, b)| {
             let id = CurrencyId(i as u16);
-            json!({
-                "currency_code": markets.coin_code(id),
-                "available": markets.balance(id, i128::from(b.available)),
-                "locked": markets.balance(id, i128::from(b.locked)),
-                "time": iso_ms(b.updated),
-            })
+            BalanceBody {
+                currency_code: markets.coin_code(id).to_owned(),
+                available: markets.balance(id, i128::from(b.available)),
+                locked: markets.balance(id, i128::from(b.locked)),
+                time: iso_ms(b.updated),
+            }
         })
         .collect()
 }
@@ -46,29 +49,24 @@ struct AccountSnapshot {
     totals: MarginTotals,
 }
 
-fn totals_json(
-    markets: &Markets,
-    totals: MarginTotals,
-    entry: &mut serde_json::Map<String, Value>,
-) {
+fn margin_body(markets: &Markets, totals: MarginTotals) -> MarginBody {
     let usd = markets.coin_id("USD");
     let fmt = |v: i128| usd.map_or_else(|| "0".to_owned(), |usd| markets.balance(usd, v));
-    entry.insert("account_equity".into(), fmt(totals.account_equity).into());
-    entry.insert(
-        "margin_available".into(),
-        fmt(totals.margin_available).into(),
-    );
-    entry.insert("margin_used".into(), fmt(totals.margin_used).into());
+    MarginBody {
+        account_equity: fmt(totals.account_equity),
+        margin_available: fmt(totals.margin_available),
+        margin_used: fmt(totals.margin_used),
+    }
 }
 
 /// The holder's accounts: main first, then subaccounts, closed ones included.
 #[utoipa::path(get, path = "/v1/subaccounts", tag = "account", security(("api_key" = [])),
-    responses((status = 200, description = "`{account_holder, subaccounts: [...]}` (spec 2.2)"),
+    responses((status = 200, body = SubaccountsBody, description = "Spec 2.2"),
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn subaccounts(
     State(state): State<Shared>,
     caller: Caller,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SubaccountsBody>, ApiError> {
     let holder = caller.0.holder;
     let accounts = state
         .engine(move |e| -> Result<Vec<AccountSnapshot>, EngineError> {
@@ -92,41 +90,33 @@ pub async fn subaccounts(
         })
         .await?
         .map_err(|_| ApiError::Forbidden("MISSING_PERMISSION"))?;
-    let list: Vec<Value> = accounts
+    let subaccounts = accounts
         .into_iter()
-        .map(|a| {
-            let mut entry = serde_json::Map::new();
-            entry.insert(
-                "account_id".into(),
-                Uuid::of_account(a.id).to_string().into(),
-            );
-            entry.insert("state".into(), a.state.into());
-            entry.insert("name".into(), a.name.into());
-            entry.insert("created".into(), iso_ms(a.created).into());
-            totals_json(&state.markets, a.totals, &mut entry);
-            entry.insert(
-                "balances".into(),
-                balances_json(&state.markets, &a.balances).into(),
-            );
-            Value::Object(entry)
+        .map(|a| SubaccountBody {
+            account_id: Uuid::of_account(a.id).to_string(),
+            state: a.state,
+            name: a.name,
+            created: iso_ms(a.created),
+            margin: margin_body(&state.markets, a.totals),
+            balances: balance_bodies(&state.markets, &a.balances),
         })
         .collect();
-    Ok(Json(json!({
-        "account_holder": Uuid::of_holder(holder).to_string(),
-        "subaccounts": list,
-    })))
+    Ok(Json(SubaccountsBody {
+        account_holder: Uuid::of_holder(holder).to_string(),
+        subaccounts,
+    }))
 }
 
 /// Balances of the account the key acts on.
 #[utoipa::path(get, path = "/v1/account/balances", tag = "account", security(("api_key" = [])),
-    responses((status = 200, description = "Balances response (spec 2.4)"),
+    responses((status = 200, body = BalancesBody, description = "Spec 2.4"),
         (status = 400, body = crate::error::ErrorBody, description = "UNEXPECTED_PARAMETERS"),
         (status = 401, body = crate::error::ErrorBody), (status = 429, body = crate::error::ErrorBody)))]
 pub async fn balances(
     State(state): State<Shared>,
     caller: Caller,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<BalancesBody>, ApiError> {
     Params::parse(raw.as_deref())?.only(&[])?;
     caller.limit_key(&state)?;
     let account = caller.0.account;
@@ -136,58 +126,46 @@ pub async fn balances(
             Ok((view.balances.to_vec(), e.margin_totals(account)?))
         })
         .await??;
-    let balances = balances_json(&state.markets, &balances);
-    let mut body = serde_json::Map::new();
-    body.insert(
-        "account_id".into(),
-        Uuid::of_account(account).to_string().into(),
-    );
-    totals_json(&state.markets, totals, &mut body);
-    body.insert("balances".into(), balances.into());
-    Ok(Json(Value::Object(body)))
+    Ok(Json(BalancesBody {
+        account_id: Uuid::of_account(account).to_string(),
+        margin: margin_body(&state.markets, totals),
+        balances: balance_bodies(&state.markets, &balances),
+    }))
 }
 
 /// Fees of the key's account: running volumes and active tiers, SPOT first.
 #[utoipa::path(get, path = "/v1/account/fees", tag = "account", security(("api_key" = [])),
-    responses((status = 200, description = "Account fees (spec 2.8)"),
+    responses((status = 200, body = AccountFeesBody, description = "Spec 2.8"),
         (status = 401, body = crate::error::ErrorBody)))]
 pub async fn account_fees(
     State(state): State<Shared>,
     caller: Caller,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AccountFeesBody>, ApiError> {
     let account = caller.0.account;
     let st = state.clone();
     let body = state
-        .engine(move |e| -> Result<Value, EngineError> {
+        .engine(move |e| -> Result<AccountFeesBody, EngineError> {
             let fees = e.account_fees(account)?;
-            let running: Vec<Value> = fees
-                .running_volumes
-                .iter()
-                .map(|r| {
-                    json!({
-                        "fee_group_id": r.fee_group_id,
-                        "volume": number(&st.markets.balance(r.currency, r.volume)),
-                        "currency": st.markets.coin_code(r.currency),
-                    })
+            let running_volumes = (fees.running_volumes.iter())
+                .map(|r| RunningVolumeBody {
+                    fee_group_id: r.fee_group_id.to_owned(),
+                    volume: number(&st.markets.balance(r.currency, r.volume)),
+                    currency: st.markets.coin_code(r.currency).to_owned(),
                 })
                 .collect();
-            let tiers: Vec<Value> = fees
-                .active_fee_tiers
-                .iter()
-                .map(|t| {
-                    json!({
-                        "fee_group_id": t.fee_group_id,
-                        "volume": number(t.volume),
-                        "maker_fee": t.maker_fee,
-                        "taker_fee": t.taker_fee,
-                    })
+            let active_fee_tiers = (fees.active_fee_tiers.iter())
+                .map(|t| ActiveTierBody {
+                    fee_group_id: t.fee_group_id.to_owned(),
+                    volume: number(t.volume),
+                    maker_fee: t.maker_fee.to_owned(),
+                    taker_fee: t.taker_fee.to_owned(),
                 })
                 .collect();
-            Ok(json!({
-                "account_id": Uuid::of_account(account).to_string(),
-                "running_volumes": running,
-                "active_fee_tiers": tiers,
-            }))
+            Ok(AccountFeesBody {
+                account_id: Uuid::of_account(account).to_string(),
+                running_volumes,
+                active_fee_tiers,
+            })
         })
         .await??;
     Ok(Json(body))
@@ -212,14 +190,14 @@ fn owned_account(text: &str) -> Result<matchbook::AccountId, ApiError> {
 /// Moves one currency between two accounts of the caller's holder.
 #[utoipa::path(post, path = "/v1/subaccounts/transfers", tag = "account", security(("api_key" = [])),
     request_body = TransferRequest,
-    responses((status = 200, description = "`{transfer: {...}}`"),
+    responses((status = 200, body = TransferBody),
         (status = 400, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ErrorBody)))]
 pub async fn transfer(
     State(state): State<Shared>,
     caller: Caller,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TransferBody>, ApiError> {
     if !caller
         .0
         .has_any(&[Scope::SubaccountTransfer, Scope::UiHolder, Scope::UiAccount])
@@ -297,17 +275,17 @@ pub async fn transfer(
                 destination,
                 currency,
                 amount,
-            } => Some(json!({
-                "account_holder": Uuid::of_holder(holder).to_string(),
-                "transfer_id": Uuid::of_transfer(transfer).to_string(),
-                "source_account_id": Uuid::of_account(source).to_string(),
-                "destination_account_id": Uuid::of_account(destination).to_string(),
-                "currency": state.markets.coin_code(currency),
-                "amount": state.markets.balance(currency, i128::from(amount)),
-                "time": iso_ms(e.time),
-            })),
+            } => Some(TransferRecord {
+                account_holder: Uuid::of_holder(holder).to_string(),
+                transfer_id: Uuid::of_transfer(transfer).to_string(),
+                source_account_id: Uuid::of_account(source).to_string(),
+                destination_account_id: Uuid::of_account(destination).to_string(),
+                currency: state.markets.coin_code(currency).to_owned(),
+                amount: state.markets.balance(currency, i128::from(amount)),
+                time: iso_ms(e.time),
+            }),
             _ => None,
         })
         .ok_or(ApiError::Internal("a transfer without its event"))?;
-    Ok(Json(json!({ "transfer": record })))
+    Ok(Json(TransferBody { transfer: record }))
 }

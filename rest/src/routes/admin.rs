@@ -6,7 +6,6 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use matchbook::{AccountId, AccountKind, Command, CurrencyId, InstrumentState, Uuid};
-use serde_json::{Value, json};
 
 use crate::auth::Admin;
 use crate::body::Body;
@@ -14,6 +13,10 @@ use crate::error::ApiError;
 use crate::format::iso_ms;
 use crate::keys::Scope;
 use crate::state::Shared;
+use crate::wire::admin::{
+    AccountBody, AccountClosed, ClockBody, Done, EngineStateBody, HolderCreated, IndexPriceBody,
+    InstrumentStateBody, IssuedKeyBody, PipelineBody, Quantiles,
+};
 use crate::wire::requests::{
     AccountRequest, AdvanceTimeRequest, CreateKeyRequest, CreateSubaccountRequest, DeriskRequest,
     FundsRequest, IndexPriceRequest, InstrumentStateRequest,
@@ -45,30 +48,33 @@ async fn apply(state: &Shared, command: Command) -> Result<matchbook::Applied, A
 
 /// Creates a holder with its main account.
 #[utoipa::path(post, path = "/admin/holders", tag = "admin", security(("api_key" = [])),
-    responses((status = 200, description = "`{holder_id, account_id}`"),
+    responses((status = 200, body = HolderCreated),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
-pub async fn create_holder(State(state): State<Shared>, _: Admin) -> Result<Json<Value>, ApiError> {
+pub async fn create_holder(
+    State(state): State<Shared>,
+    _: Admin,
+) -> Result<Json<HolderCreated>, ApiError> {
     let applied = apply(&state, Command::CreateHolder).await?;
     let (holder, account) = applied
         .holder
         .zip(applied.account)
         .ok_or(ApiError::Internal("a new holder without its ids"))?;
-    Ok(Json(json!({
-        "holder_id": Uuid::of_holder(holder).to_string(),
-        "account_id": Uuid::of_account(account).to_string(),
-    })))
+    Ok(Json(HolderCreated {
+        holder_id: Uuid::of_holder(holder).to_string(),
+        account_id: Uuid::of_account(account).to_string(),
+    }))
 }
 
 /// Creates a subaccount: `{holder_id, name, kind?}` (kind `regular`, `instant-trade`, `blp`).
 #[utoipa::path(post, path = "/admin/subaccounts", tag = "admin", security(("api_key" = [])),
     request_body = CreateSubaccountRequest,
-    responses((status = 200, description = "`{account_id}`"),
+    responses((status = 200, body = AccountBody),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn create_subaccount(
     State(state): State<Shared>,
     _: Admin,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AccountBody>, ApiError> {
     let request: CreateSubaccountRequest = Body::read(&bytes)?;
     let holder = (request.holder_id.as_deref())
         .and_then(|t| t.parse::<Uuid>().ok())
@@ -80,9 +86,9 @@ pub async fn create_subaccount(
     let account = applied
         .account
         .ok_or(ApiError::Internal("a new account without its id"))?;
-    Ok(Json(
-        json!({"account_id": Uuid::of_account(account).to_string()}),
-    ))
+    Ok(Json(AccountBody {
+        account_id: Uuid::of_account(account).to_string(),
+    }))
 }
 
 /// Parses an account kind (`None`: regular).
@@ -94,34 +100,35 @@ pub fn parse_kind(text: Option<&str>) -> Result<AccountKind, ApiError> {
 /// Closes a subaccount.
 #[utoipa::path(post, path = "/admin/accounts/{account_id}/close", tag = "admin", security(("api_key" = [])),
     params(("account_id" = String, Path)),
-    responses((status = 200, description = "`{account_id, state}`"),
+    responses((status = 200, body = AccountClosed),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn close_account(
     State(state): State<Shared>,
     _: Admin,
     Path(account): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AccountClosed>, ApiError> {
     let account = account
         .parse::<Uuid>()
         .ok()
         .and_then(|u| u.account_id().ok())
         .ok_or(ApiError::bad("INVALID_ACCOUNT_ID"))?;
     apply(&state, Command::CloseSubaccount { account }).await?;
-    Ok(Json(
-        json!({"account_id": Uuid::of_account(account).to_string(), "state": "CLOSED"}),
-    ))
+    Ok(Json(AccountClosed {
+        account_id: Uuid::of_account(account).to_string(),
+        state: "CLOSED",
+    }))
 }
 
 /// Credits an account: `{account_id, currency, amount}`.
 #[utoipa::path(post, path = "/admin/deposits", tag = "admin", security(("api_key" = [])),
     request_body = FundsRequest,
-    responses((status = 200, description = "`{ok}`"),
+    responses((status = 200, body = Done),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn deposit(
     State(state): State<Shared>,
     _: Admin,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Done>, ApiError> {
     funds_command(&state, &bytes, |account, currency, amount| {
         Command::Deposit {
             account,
@@ -138,24 +145,24 @@ async fn funds_command(
     state: &Shared,
     bytes: &Bytes,
     command: impl FnOnce(AccountId, CurrencyId, i64) -> Command,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Done>, ApiError> {
     let request: FundsRequest = Body::read(bytes)?;
     let account = account_field(&request.account_id)?;
     let (currency, amount) = currency_amount(state, &request)?;
     apply(state, command(account, currency, amount)).await?;
-    Ok(Json(json!({"ok": true})))
+    Ok(Json(Done { ok: true }))
 }
 
 /// Debits an account: `{account_id, currency, amount}`.
 #[utoipa::path(post, path = "/admin/withdrawals", tag = "admin", security(("api_key" = [])),
     request_body = FundsRequest,
-    responses((status = 200, description = "`{ok}`"),
+    responses((status = 200, body = Done),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn withdraw(
     State(state): State<Shared>,
     _: Admin,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Done>, ApiError> {
     funds_command(&state, &bytes, |account, currency, amount| {
         Command::Withdraw {
             account,
@@ -169,32 +176,32 @@ pub async fn withdraw(
 /// Sets de-risk: `{account_id, on}`.
 #[utoipa::path(post, path = "/admin/derisk", tag = "admin", security(("api_key" = [])),
     request_body = DeriskRequest,
-    responses((status = 200, description = "`{ok}`"),
+    responses((status = 200, body = Done),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn derisk(
     State(state): State<Shared>,
     _: Admin,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Done>, ApiError> {
     let request: DeriskRequest = Body::read(&bytes)?;
     let account = account_field(&request.account_id)?;
     let Some(Flag(on)) = request.on else {
         return Err(ApiError::bad("INVALID_REQUEST_BODY"));
     };
     apply(&state, Command::SetDerisk { account, on }).await?;
-    Ok(Json(json!({"ok": true})))
+    Ok(Json(Done { ok: true }))
 }
 
 /// Sets a BLP account's minimum balance: `{account_id, currency, amount}`.
 #[utoipa::path(post, path = "/admin/blp-threshold", tag = "admin", security(("api_key" = [])),
     request_body = FundsRequest,
-    responses((status = 200, description = "`{ok}`"),
+    responses((status = 200, body = Done),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn blp_threshold(
     State(state): State<Shared>,
     _: Admin,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Done>, ApiError> {
     funds_command(&state, &bytes, |account, currency, amount| {
         Command::SetBlpThreshold {
             account,
@@ -208,13 +215,13 @@ pub async fn blp_threshold(
 /// Issues an API key: `{account_id, scopes: [..]}`; the key text is returned once.
 #[utoipa::path(post, path = "/admin/keys", tag = "admin", security(("api_key" = [])),
     request_body = CreateKeyRequest,
-    responses((status = 200, description = "`{key, holder_id, account_id, scopes}`; the key text is shown only here"),
+    responses((status = 200, body = IssuedKeyBody, description = "The key text is shown only here"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn create_key(
     State(state): State<Shared>,
     _: Admin,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<IssuedKeyBody>, ApiError> {
     let request: CreateKeyRequest = Body::read(&bytes)?;
     let account = account_field(&request.account_id)?;
     let scopes = request.scopes.ok_or(ApiError::bad("INVALID_SCOPES"))?;
@@ -228,26 +235,26 @@ pub async fn create_key(
         .await
         .map_err(|_| ApiError::Internal("the key writer task failed"))?
         .map_err(|_| ApiError::Internal("the key store could not be written"))?;
-    Ok(Json(json!({
-        "key": key,
-        "holder_id": Uuid::of_holder(holder).to_string(),
-        "account_id": Uuid::of_account(account).to_string(),
-        "scopes": scopes,
-    })))
+    Ok(Json(IssuedKeyBody {
+        key,
+        holder_id: Uuid::of_holder(holder).to_string(),
+        account_id: Uuid::of_account(account).to_string(),
+        scopes,
+    }))
 }
 
 /// Sets an instrument's state: `{state}`.
 #[utoipa::path(post, path = "/admin/instruments/{instrument_code}/state", tag = "admin", security(("api_key" = [])),
     params(("instrument_code" = String, Path)),
     request_body = InstrumentStateRequest,
-    responses((status = 200, description = "`{instrument_code, state}`"),
+    responses((status = 200, body = InstrumentStateBody),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn instrument_state(
     State(state): State<Shared>,
     _: Admin,
     Path(code): Path<String>,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<InstrumentStateBody>, ApiError> {
     let request: InstrumentStateRequest = Body::read(&bytes)?;
     let instrument = state.markets.require(&code)?.id;
     let new_state = (request.state.as_deref())
@@ -261,21 +268,22 @@ pub async fn instrument_state(
         },
     )
     .await?;
-    Ok(Json(
-        json!({"instrument_code": code, "state": new_state.as_str()}),
-    ))
+    Ok(Json(InstrumentStateBody {
+        instrument_code: code,
+        state: new_state.as_str(),
+    }))
 }
 
 /// Moves the exchange clock forward: `{seconds}`; then expires what became due.
 #[utoipa::path(post, path = "/admin/time/advance", tag = "admin", security(("api_key" = [])),
     request_body = AdvanceTimeRequest,
-    responses((status = 200, description = "`{time, offset_seconds}`"),
+    responses((status = 200, body = ClockBody),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn advance_time(
     State(state): State<Shared>,
     _: Admin,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ClockBody>, ApiError> {
     let request: AdvanceTimeRequest = Body::read(&bytes)?;
     let seconds = (request.seconds.as_ref())
         .and_then(|Numeric(s)| s.parse::<u32>().ok())
@@ -285,22 +293,22 @@ pub async fn advance_time(
         .advance(i64::from(seconds) * 1_000_000_000)
         .ok_or(ApiError::bad("TIME_OUT_OF_RANGE"))?;
     let outcome = state.submit(Command::AdvanceTime).await?;
-    Ok(Json(json!({
-        "time": iso_ms(outcome.time),
-        "offset_seconds": offset / 1_000_000_000,
-    })))
+    Ok(Json(ClockBody {
+        time: iso_ms(outcome.time),
+        offset_seconds: offset / 1_000_000_000,
+    }))
 }
 
 /// Sets a futures instrument's index price: `{instrument_code, price}`.
 #[utoipa::path(post, path = "/admin/index-price", tag = "admin", security(("api_key" = [])),
     request_body = IndexPriceRequest,
-    responses((status = 200, description = "`{instrument_code, index_price}`"),
+    responses((status = 200, body = IndexPriceBody),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn index_price(
     State(state): State<Shared>,
     _: Admin,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<IndexPriceBody>, ApiError> {
     let request: IndexPriceRequest = Body::read(&bytes)?;
     let market = (request.instrument_code.as_deref())
         .and_then(|c| state.markets.market(c).cloned())
@@ -317,43 +325,47 @@ pub async fn index_price(
         },
     )
     .await?;
-    Ok(Json(
-        json!({"instrument_code": market.code, "index_price": market.price(matchbook::Price(price))}),
-    ))
+    Ok(Json(IndexPriceBody {
+        index_price: market.price(matchbook::Price(price)),
+        instrument_code: market.code,
+    }))
 }
 
 /// Liquidates an account's futures positions: `{account_id}`.
 #[utoipa::path(post, path = "/admin/liquidate", tag = "admin", security(("api_key" = [])),
     request_body = AccountRequest,
-    responses((status = 200, description = "`{account_id}`"),
+    responses((status = 200, body = AccountBody),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
 pub async fn liquidate(
     State(state): State<Shared>,
     _: Admin,
     bytes: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<AccountBody>, ApiError> {
     let request: AccountRequest = Body::read(&bytes)?;
     let account = account_field(&request.account_id)?;
     apply(&state, Command::Liquidate { account }).await?;
-    Ok(Json(
-        json!({"account_id": Uuid::of_account(account).to_string()}),
-    ))
+    Ok(Json(AccountBody {
+        account_id: Uuid::of_account(account).to_string(),
+    }))
 }
 
 /// The engine's event sequence number, time and state hash (recovery checks compare it
 /// with a fresh replay of the journal).
 #[utoipa::path(get, path = "/admin/state", tag = "admin", security(("api_key" = [])),
-    responses((status = 200, description = "`{sequence, time, state_hash}`"),
+    responses((status = 200, body = EngineStateBody),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
-pub async fn engine_state(State(state): State<Shared>, _: Admin) -> Result<Json<Value>, ApiError> {
+pub async fn engine_state(
+    State(state): State<Shared>,
+    _: Admin,
+) -> Result<Json<EngineStateBody>, ApiError> {
     let (sequence, now, hash) = state
         .engine(|e| (e.sequence(), e.now(), e.state_hash()))
         .await?;
-    Ok(Json(json!({
-        "sequence": sequence,
-        "time": iso_ms(now),
-        "state_hash": format!("{hash:016x}"),
-    })))
+    Ok(Json(EngineStateBody {
+        sequence,
+        time: iso_ms(now),
+        state_hash: format!("{hash:016x}"),
+    }))
 }
 
 /// How the pipeline stands: how far each stage has got (command sequence numbers), the
@@ -361,25 +373,28 @@ pub async fn engine_state(State(state): State<Shared>, _: Admin) -> Result<Json<
 /// replica divergences (always 0 unless there is a bug), snapshot copies and the matching
 /// thread's busy time per command. Read from counters: no stage is asked or waited for.
 #[utoipa::path(get, path = "/admin/pipeline", tag = "admin", security(("api_key" = [])),
-    responses((status = 200, description = "`{sequenced, matched, acknowledged, market, in_flight, refused, reads, dropped_subscribers, divergences, snapshots, longest_snapshot_copy_ns, longest_matching_batch_ns, matching_ns_per_command: {p50, p99}}`"),
+    responses((status = 200, body = PipelineBody),
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
-pub async fn pipeline(State(state): State<Shared>, _: Admin) -> Json<Value> {
+pub async fn pipeline(State(state): State<Shared>, _: Admin) -> Json<PipelineBody> {
     let stats = state.runtime.stats();
     let busy = state.runtime.live_stats().matching_time().counts();
     let quantile = |q| matchbook::runtime::Histogram::quantile_of(&busy, q);
-    Json(json!({
-        "sequenced": stats.sequenced,
-        "matched": stats.matched,
-        "acknowledged": stats.acked,
-        "market": stats.market,
-        "in_flight": stats.in_flight,
-        "refused": stats.refused,
-        "reads": stats.reads,
-        "dropped_subscribers": stats.dropped_subscribers,
-        "divergences": stats.divergences,
-        "snapshots": stats.snapshots,
-        "longest_snapshot_copy_ns": stats.longest_snapshot_copy_nanos,
-        "longest_matching_batch_ns": stats.longest_batch_nanos,
-        "matching_ns_per_command": {"p50": quantile(0.5), "p99": quantile(0.99)},
-    }))
+    Json(PipelineBody {
+        sequenced: stats.sequenced,
+        matched: stats.matched,
+        acknowledged: stats.acked,
+        market: stats.market,
+        in_flight: stats.in_flight,
+        refused: stats.refused,
+        reads: stats.reads,
+        dropped_subscribers: stats.dropped_subscribers,
+        divergences: stats.divergences,
+        snapshots: stats.snapshots,
+        longest_snapshot_copy_ns: stats.longest_snapshot_copy_nanos,
+        longest_matching_batch_ns: stats.longest_batch_nanos,
+        matching_ns_per_command: Quantiles {
+            p50: quantile(0.5),
+            p99: quantile(0.99),
+        },
+    })
 }

@@ -10,7 +10,6 @@ use matchbook::market::query::{DAY, trade_window};
 use crate::history::{HistoryQuery, Window};
 use matchbook::market::trades::TradeRecord;
 use matchbook::{FundingView, InstrumentId, PositionView, Uuid};
-use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::cursor::CursorKind;
@@ -18,8 +17,14 @@ use crate::error::ApiError;
 use crate::format::{decimal, iso_ms, iso_nanos};
 use crate::markets::Market;
 use crate::params::Params;
-use crate::records::trade_json;
+use crate::records::trade_wrappers;
 use crate::state::Shared;
+use crate::wire::futures::{
+    ClosedPositionBody, ClosedPositionsBody, FundingPaymentBody, FundingPaymentsBody,
+    FundingRateBody, FundingSettingsBody, FuturesSummaryBody, PositionBody, PositionsBody,
+};
+use crate::wire::market::TickerFuturesBody;
+use crate::wire::orders::TradeList;
 
 /// A funding rate (1e-8 per period) as a decimal fraction string.
 pub fn rate_text(rate: i64) -> String {
@@ -71,42 +76,42 @@ async fn views(state: &Shared, ids: Vec<InstrumentId>) -> Result<Vec<FundingView
 /// Current funding rates of the futures markets with funding.
 #[utoipa::path(get, path = "/v1/funding-rate", tag = "futures",
     params(("instrument_code" = Option<String>, Query, description = "One or more codes, comma-separated")),
-    responses((status = 200, description = "`[{instrument_code, funding_rate, mark_price, time}]`"),
+    responses((status = 200, body = Vec<FundingRateBody>),
         (status = 404, body = crate::error::ErrorBody)))]
 pub async fn funding_rate(
     State(state): State<Shared>,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Vec<FundingRateBody>>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
     let ids = codes(&state, &params)?;
     let now = state.now();
-    let list: Vec<Value> = views(&state, ids)
+    let list = views(&state, ids)
         .await?
         .iter()
         .filter(|v| v.period_minutes > 0)
         .filter_map(|v| {
             let market = state.markets.market_of(v.instrument)?;
-            Some(json!({
-                "instrument_code": market.code,
-                "funding_rate": rate_text(v.funding_rate),
-                "mark_price": v.mark_price.map(|p| market.price(p)).unwrap_or_default(),
-                "time": iso_ms(now),
-            }))
+            Some(FundingRateBody {
+                instrument_code: market.code.clone(),
+                funding_rate: rate_text(v.funding_rate),
+                mark_price: v.mark_price.map(|p| market.price(p)).unwrap_or_default(),
+                time: iso_ms(now),
+            })
         })
         .collect();
-    Ok(Json(Value::Array(list)))
+    Ok(Json(list))
 }
 
 /// Settled funding rates of one market, newest first.
 #[utoipa::path(get, path = "/v1/funding-rate/history", tag = "futures",
     params(("instrument_code" = String, Query), ("from" = Option<String>, Query), ("to" = Option<String>, Query),
         ("limit" = Option<u32>, Query)),
-    responses((status = 200, description = "Settled rates, newest first"),
+    responses((status = 200, body = Vec<FundingRateBody>, description = "Settled rates, newest first"),
         (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn funding_rate_history(
     State(state): State<Shared>,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Vec<FundingRateBody>>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
     let market = futures_market(
         &state,
@@ -122,29 +127,27 @@ pub async fn funding_rate_history(
     let rates = state
         .market(move |md| md.futures().rates(id, from, to, limit))
         .await?;
-    let list: Vec<Value> = rates
+    let list = rates
         .iter()
-        .map(|r| {
-            json!({
-                "instrument_code": market.code,
-                "funding_rate": rate_text(r.rate),
-                "mark_price": market.price(r.mark),
-                "time": iso_ms(r.time),
-            })
+        .map(|r| FundingRateBody {
+            instrument_code: market.code.clone(),
+            funding_rate: rate_text(r.rate),
+            mark_price: market.price(r.mark),
+            time: iso_ms(r.time),
         })
         .collect();
-    Ok(Json(Value::Array(list)))
+    Ok(Json(list))
 }
 
 /// Funding settings of the futures markets.
 #[utoipa::path(get, path = "/v1/funding-rate/settings", tag = "futures",
     params(("instrument_code" = Option<String>, Query, description = "One or more codes, comma-separated")),
-    responses((status = 200, description = "`[{instrument_code, state, market_offset, clamp_threshold, annual_interest_rate, cap, period}]`"),
+    responses((status = 200, body = Vec<FundingSettingsBody>),
         (status = 404, body = crate::error::ErrorBody)))]
 pub async fn funding_rate_settings(
     State(state): State<Shared>,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Vec<FundingSettingsBody>>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
     let ids = codes(&state, &params)?;
     let states: Vec<(InstrumentId, &'static str, i32)> = state
@@ -162,25 +165,26 @@ pub async fn funding_rate_settings(
                 .collect()
         })
         .await?;
-    let list: Vec<Value> = views(&state, ids)
+    let list = views(&state, ids)
         .await?
         .iter()
         .filter(|v| v.period_minutes > 0)
         .filter_map(|v| {
             let market = state.markets.market_of(v.instrument)?;
-            let (_, st, offset) = states.iter().find(|s| s.0 == v.instrument)?;
-            Some(json!({
-                "instrument_code": market.code,
-                "state": st,
-                "market_offset": offset,
-                "clamp_threshold": rate_text(v.clamp_threshold),
-                "annual_interest_rate": rate_text(v.interest * 365 * (1_440 / v.period_minutes.max(1))),
-                "cap": rate_text(v.cap),
-                "period": v.period_minutes,
-            }))
+            let &(_, st, offset) = states.iter().find(|s| s.0 == v.instrument)?;
+            let periods_per_day = 1_440 / v.period_minutes.max(1);
+            Some(FundingSettingsBody {
+                instrument_code: market.code.clone(),
+                state: st,
+                market_offset: offset,
+                clamp_threshold: rate_text(v.clamp_threshold),
+                annual_interest_rate: rate_text(v.interest * 365 * periods_per_day),
+                cap: rate_text(v.cap),
+                period: v.period_minutes,
+            })
         })
         .collect();
-    Ok(Json(Value::Array(list)))
+    Ok(Json(list))
 }
 
 fn usd(state: &Shared, units: i128) -> String {
@@ -190,31 +194,32 @@ fn usd(state: &Shared, units: i128) -> String {
         .map_or_else(|| "0".into(), |id| state.markets.balance(id, units))
 }
 
-fn position_json(state: &Shared, p: &PositionView) -> Value {
-    let Some(market) = state.markets.market_of(p.instrument) else {
-        return Value::Null;
-    };
-    json!({
-        "position_id": p.position_id.to_string(),
-        "instrument_code": market.code,
-        "direction": if p.size > 0 { "LONG" } else { "SHORT" },
-        "open_volume": market.qty(matchbook::Qty(p.size.abs())),
-        "entry_price": market.price(p.entry_price),
-        "mark_price": market.price(p.mark_price),
-        "initial_margin": usd(state, p.initial_margin),
-        "maintenance_margin": usd(state, p.maintenance_margin),
-        "unrealised_pnl": usd(state, p.unrealised),
-        "realised_pnl": usd(state, i128::from(p.realised)),
-        "opened": iso_ms(p.opened),
-        "last_settlement": if p.last_settlement.0 == 0 { Value::Null } else { iso_ms(p.last_settlement).into() },
+fn position_body(state: &Shared, p: &PositionView) -> Option<PositionBody> {
+    let market = state.markets.market_of(p.instrument)?;
+    Some(PositionBody {
+        position_id: p.position_id.to_string(),
+        instrument_code: market.code.clone(),
+        direction: if p.size > 0 { "LONG" } else { "SHORT" },
+        open_volume: market.qty(matchbook::Qty(p.size.abs())),
+        entry_price: market.price(p.entry_price),
+        mark_price: market.price(p.mark_price),
+        initial_margin: usd(state, p.initial_margin),
+        maintenance_margin: usd(state, p.maintenance_margin),
+        unrealised_pnl: usd(state, p.unrealised),
+        realised_pnl: usd(state, i128::from(p.realised)),
+        opened: iso_ms(p.opened),
+        last_settlement: (p.last_settlement.0 != 0).then(|| iso_ms(p.last_settlement)),
     })
 }
 
 /// Equity, margins and positions of the key's account.
 #[utoipa::path(get, path = "/v1/account/futures/summary", tag = "futures", security(("api_key" = [])),
-    responses((status = 200, description = "`{account_id, equity, margin_used, margin_available, maintenance_margin, account_ratio, positions}`"),
+    responses((status = 200, body = FuturesSummaryBody),
         (status = 401, body = crate::error::ErrorBody)))]
-pub async fn summary(State(state): State<Shared>, caller: Caller) -> Result<Json<Value>, ApiError> {
+pub async fn summary(
+    State(state): State<Shared>,
+    caller: Caller,
+) -> Result<Json<FuturesSummaryBody>, ApiError> {
     let account = caller.0.account;
     let s = state.engine(move |e| e.futures_summary(account)).await??;
     let m = s.margin;
@@ -226,53 +231,53 @@ pub async fn summary(State(state): State<Shared>, caller: Caller) -> Result<Json
     } else {
         0
     };
-    Ok(Json(json!({
-        "account_id": Uuid::of_account(account).to_string(),
-        "equity": usd(&state, m.equity()),
-        "margin_used": usd(&state, m.used()),
-        "margin_available": usd(&state, m.available()),
-        "maintenance_margin": usd(&state, m.maintenance),
-        "account_ratio": decimal(ratio, 2),
-        "derisk": s.derisk,
-        "positions": s.positions.iter().map(|p| position_json(&state, p)).collect::<Vec<_>>(),
-    })))
+    Ok(Json(FuturesSummaryBody {
+        account_id: Uuid::of_account(account).to_string(),
+        equity: usd(&state, m.equity()),
+        margin_used: usd(&state, m.used()),
+        margin_available: usd(&state, m.available()),
+        maintenance_margin: usd(&state, m.maintenance),
+        account_ratio: decimal(ratio, 2),
+        derisk: s.derisk,
+        positions: (s.positions.iter())
+            .filter_map(|p| position_body(&state, p))
+            .collect(),
+    }))
 }
 
 /// Open positions of the key's account.
 #[utoipa::path(get, path = "/v1/account/futures/positions", tag = "futures", security(("api_key" = [])),
     params(("instrument_code" = Option<String>, Query)),
-    responses((status = 200, description = "`{positions: [...]}`"), (status = 401, body = crate::error::ErrorBody),
+    responses((status = 200, body = PositionsBody), (status = 401, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody)))]
 pub async fn positions(
     State(state): State<Shared>,
     caller: Caller,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<PositionsBody>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
     let only = futures_filter(&state, &params)?;
     let account = caller.0.account;
     let list = state.engine(move |e| e.positions(account)).await?;
-    let list: Vec<Value> = list
+    let positions = list
         .iter()
         .filter(|p| only.is_none_or(|i| i == p.instrument))
-        .map(|p| position_json(&state, p))
+        .filter_map(|p| position_body(&state, p))
         .collect();
-    Ok(Json(json!({ "positions": list })))
+    Ok(Json(PositionsBody { positions }))
 }
 
-fn closed_json(state: &Shared, p: &PositionRecord) -> Value {
-    let Some(market) = state.markets.market_of(p.instrument) else {
-        return Value::Null;
-    };
-    json!({
-        "position_id": p.position_id.to_string(),
-        "instrument_code": market.code,
-        "direction": if p.long { "LONG" } else { "SHORT" },
-        "max_open_volume": market.qty(matchbook::Qty(p.max_size)),
-        "entry_price": market.price(p.entry_price),
-        "realised_pnl": usd(state, i128::from(p.realised)),
-        "opened": iso_ms(p.opened),
-        "closed": iso_ms(p.closed),
+fn closed_body(state: &Shared, p: &PositionRecord) -> Option<ClosedPositionBody> {
+    let market = state.markets.market_of(p.instrument)?;
+    Some(ClosedPositionBody {
+        position_id: p.position_id.to_string(),
+        instrument_code: market.code.clone(),
+        direction: if p.long { "LONG" } else { "SHORT" },
+        max_open_volume: market.qty(matchbook::Qty(p.max_size)),
+        entry_price: market.price(p.entry_price),
+        realised_pnl: usd(state, i128::from(p.realised)),
+        opened: iso_ms(p.opened),
+        closed: iso_ms(p.closed),
     })
 }
 
@@ -280,12 +285,12 @@ fn closed_json(state: &Shared, p: &PositionRecord) -> Value {
 #[utoipa::path(get, path = "/v1/account/futures/positions-history", tag = "futures", security(("api_key" = [])),
     params(("from" = Option<String>, Query), ("to" = Option<String>, Query), ("instrument_code" = Option<String>, Query),
         ("cursor" = Option<String>, Query), ("limit" = Option<u32>, Query)),
-    responses((status = 200, description = "`{positions: [...], cursor?}`"), (status = 400, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = ClosedPositionsBody), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn positions_history(
     State(state): State<Shared>,
     caller: Caller,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<ClosedPositionsBody>, ApiError> {
     let account = caller.0.account;
     let q = HistoryQuery::parse(
         &state,
@@ -303,13 +308,12 @@ pub async fn positions_history(
                 .closed_positions(account, from, to, only, limit, before)
         })
         .await?;
-    let mut body = json!({
-        "positions": list.iter().map(|p| closed_json(&state, p)).collect::<Vec<_>>(),
-    });
-    state
-        .cursors
-        .attach(&mut body, CursorKind::Positions, account.0, next);
-    Ok(Json(body))
+    Ok(Json(ClosedPositionsBody {
+        positions: list.iter().filter_map(|p| closed_body(&state, p)).collect(),
+        cursor: state
+            .cursors
+            .next_page(CursorKind::Positions, account.0, next),
+    }))
 }
 
 fn position_id(text: &str) -> Result<u64, ApiError> {
@@ -320,12 +324,12 @@ fn position_id(text: &str) -> Result<u64, ApiError> {
 /// Trades of one of the account's positions, oldest first.
 #[utoipa::path(get, path = "/v1/account/futures/positions/{position_id}/trades", tag = "futures", security(("api_key" = [])),
     params(("position_id" = String, Path)),
-    responses((status = 200, description = "`{trade_history}`, oldest first"), (status = 400, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = TradeList, description = "Oldest first"), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn position_trades(
     State(state): State<Shared>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TradeList>, ApiError> {
     let id = position_id(&id)?;
     let account = caller.0.account;
     let trades: Vec<TradeRecord> = state
@@ -340,26 +344,22 @@ pub async fn position_trades(
                 .collect()
         })
         .await?;
-    let list: Vec<Value> = trades
-        .iter()
-        .map(|t| trade_json(&state.markets, t, account))
-        .collect();
-    Ok(Json(json!({ "trade_history": list })))
+    Ok(Json(TradeList {
+        trade_history: trade_wrappers(&state.markets, &trades, account),
+    }))
 }
 
-fn payment_json(state: &Shared, p: &FundingPayment) -> Value {
-    let Some(market) = state.markets.market_of(p.instrument) else {
-        return Value::Null;
-    };
-    json!({
-        "account_id": Uuid::of_account(p.account).to_string(),
-        "position_id": p.position_id.to_string(),
-        "instrument_code": market.code,
-        "funding_rate": rate_text(p.rate),
-        "mark_price": market.price(p.mark),
-        "funding_payment": usd(state, i128::from(p.payment)),
-        "cash_balance": usd(state, i128::from(p.cash_balance)),
-        "time": iso_nanos(p.time),
+fn payment_body(state: &Shared, p: &FundingPayment) -> Option<FundingPaymentBody> {
+    let market = state.markets.market_of(p.instrument)?;
+    Some(FundingPaymentBody {
+        account_id: Uuid::of_account(p.account).to_string(),
+        position_id: p.position_id.to_string(),
+        instrument_code: market.code.clone(),
+        funding_rate: rate_text(p.rate),
+        mark_price: market.price(p.mark),
+        funding_payment: usd(state, i128::from(p.payment)),
+        cash_balance: usd(state, i128::from(p.cash_balance)),
+        time: iso_nanos(p.time),
     })
 }
 
@@ -367,12 +367,12 @@ fn payment_json(state: &Shared, p: &FundingPayment) -> Value {
 #[utoipa::path(get, path = "/v1/account/futures/funding-payments", tag = "futures", security(("api_key" = [])),
     params(("from" = Option<String>, Query), ("to" = Option<String>, Query), ("instrument_code" = Option<String>, Query),
         ("cursor" = Option<String>, Query), ("max_page_size" = Option<u32>, Query)),
-    responses((status = 200, description = "`{funding_payments, max_page_size, cursor?}` (spec 2.14)"), (status = 400, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = FundingPaymentsBody, description = "Spec 2.14"), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn funding_payments(
     State(state): State<Shared>,
     caller: Caller,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<FundingPaymentsBody>, ApiError> {
     let account = caller.0.account;
     let q = HistoryQuery::parse(
         &state,
@@ -392,26 +392,26 @@ pub async fn funding_payments(
     let (list, next) = state
         .market(move |md| md.futures().payments(account, from, to, filter, limit))
         .await?;
-    let mut body = json!({
-        "funding_payments": list.iter().map(|p| payment_json(&state, p)).collect::<Vec<_>>(),
-        "max_page_size": limit,
-    });
-    state
-        .cursors
-        .attach(&mut body, CursorKind::FundingPayments, account.0, next);
-    Ok(Json(body))
+    Ok(Json(FundingPaymentsBody {
+        funding_payments: list
+            .iter()
+            .filter_map(|p| payment_body(&state, p))
+            .collect(),
+        max_page_size: Some(limit),
+        cursor: (state.cursors).next_page(CursorKind::FundingPayments, account.0, next),
+    }))
 }
 
 /// Funding payments of one of the account's positions, newest first (spec 4.5).
 #[utoipa::path(get, path = "/v1/account/futures/positions/{position_id}/funding-payments", tag = "futures", security(("api_key" = [])),
     params(("position_id" = String, Path)),
-    responses((status = 200, description = "`{funding_payments}`, newest first (spec 2.14)"), (status = 400, body = crate::error::ErrorBody),
+    responses((status = 200, body = FundingPaymentsBody, description = "Newest first (spec 2.14)"), (status = 400, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody)))]
 pub async fn position_funding_payments(
     State(state): State<Shared>,
     caller: Caller,
     Path(id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<FundingPaymentsBody>, ApiError> {
     let id = position_id(&id)?;
     let account = caller.0.account;
     let now = state.now();
@@ -426,32 +426,26 @@ pub async fn position_funding_payments(
                 .payments(account, from, now, filter, usize::MAX)
         })
         .await?;
-    Ok(Json(json!({
-        "funding_payments": list.iter().map(|p| payment_json(&state, p)).collect::<Vec<_>>(),
-    })))
+    Ok(Json(FundingPaymentsBody {
+        funding_payments: list
+            .iter()
+            .filter_map(|p| payment_body(&state, p))
+            .collect(),
+        max_page_size: None,
+        cursor: None,
+    }))
 }
 
 /// The futures fields of a ticker (spec 2.13).
-pub fn ticker_fields(market: &Market, v: &FundingView) -> Vec<(&'static str, Value)> {
+pub fn ticker_futures(market: &Market, v: &FundingView) -> TickerFuturesBody {
     let mark = v.mark_price.unwrap_or_default();
-    vec![
-        (
-            "open_interest",
-            market.qty(matchbook::Qty(v.open_interest)).into(),
-        ),
-        (
-            "open_interest_usd",
-            market
-                .notional(matchbook::Notional(
-                    i128::from(v.open_interest) * i128::from(mark.0),
-                ))
-                .into(),
-        ),
-        ("mark_price", market.price(mark).into()),
-        ("funding_rate", rate_text(v.funding_rate).into()),
-        (
-            "next_funding_payment",
-            v.next_settlement.map_or(Value::Null, |t| iso_ms(t).into()),
-        ),
-    ]
+    TickerFuturesBody {
+        open_interest: Some(market.qty(matchbook::Qty(v.open_interest))),
+        open_interest_usd: Some(market.notional(matchbook::Notional(
+            i128::from(v.open_interest) * i128::from(mark.0),
+        ))),
+        mark_price: Some(market.price(mark)),
+        funding_rate: Some(rate_text(v.funding_rate)),
+        next_funding_payment: Some(v.next_settlement.map(iso_ms)),
+    }
 }

@@ -12,7 +12,6 @@ use matchbook::{
     AccountId, CancelScope, Command, EngineError, Event, NewOrder, OrderRef, OrderType, Side,
     TimeInForce, Timestamp, Uuid,
 };
-use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::body::Body;
@@ -22,8 +21,9 @@ use crate::history::{HistoryQuery, Window};
 use crate::keys::Scope;
 use crate::markets::Market;
 use crate::params::Params;
-use crate::records::{OrderForm, order_ack, order_json, trade_json};
+use crate::records::{OrderForm, order_ack, order_body, trade_wrappers};
 use crate::state::{CANCEL_WAIT, Shared};
+use crate::wire::orders::{OrderAck, OrderPage, OrderWithTrades};
 use crate::wire::requests::{CreateOrderRequest, OrderTypeName, SideName, TimeInForceName};
 use crate::wire::{Flag, Numeric};
 
@@ -146,7 +146,7 @@ fn parse_order(
 /// Creates an order.
 #[utoipa::path(post, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
     request_body = CreateOrderRequest,
-    responses((status = 200, description = "Order acknowledgement with status OPEN"),
+    responses((status = 200, body = OrderAck, description = "Acknowledgement with status OPEN"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ErrorBody)))]
@@ -209,10 +209,12 @@ fn order_with_trades(
     record: &OrderRecord,
     trades: &[TradeRecord],
     form: OrderForm,
-) -> Value {
-    json!({
-        "order": order_json(&state.markets, record, form),
-        "trades": trades.iter().map(|t| trade_json(&state.markets, t, account)).collect::<Vec<_>>(),
+) -> Result<OrderWithTrades, ApiError> {
+    Ok(OrderWithTrades {
+        order: order_body(&state.markets, record, form).ok_or(ApiError::Internal(
+            "an order on an instrument the server does not list",
+        ))?,
+        trades: trade_wrappers(&state.markets, trades, account),
     })
 }
 
@@ -227,14 +229,14 @@ fn trades_of(md: &matchbook::market::MarketData, record: &OrderRecord) -> Vec<Tr
 /// An order by id (activity in the last 24 hours).
 #[utoipa::path(get, path = "/v1/account/orders/{order_id}", tag = "orders", security(("api_key" = [])),
     params(("order_id" = String, Path)),
-    responses((status = 200, description = "`{order, trades}`"),
+    responses((status = 200, body = OrderWithTrades),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody), (status = 429, body = crate::error::ErrorBody)))]
 pub async fn by_id(
     State(state): State<Shared>,
     caller: Caller,
     Path(order_id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OrderWithTrades>, ApiError> {
     caller.limit_holder(&state)?;
     let order = parse_order_id(&order_id)?;
     let account = caller.0.account;
@@ -247,13 +249,13 @@ pub async fn by_id(
 /// The most recent order with a client id (created in the last 30 days).
 #[utoipa::path(get, path = "/v1/account/orders/client/{client_id}", tag = "orders", security(("api_key" = [])),
     params(("client_id" = String, Path)),
-    responses((status = 200, description = "`{order, trades}`"),
+    responses((status = 200, body = OrderWithTrades),
         (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn by_client_id(
     State(state): State<Shared>,
     caller: Caller,
     Path(client_id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OrderWithTrades>, ApiError> {
     caller.limit_holder(&state)?;
     let client_id = client_id
         .parse::<Uuid>()
@@ -267,7 +269,11 @@ pub async fn by_client_id(
 
 /// One order of `account` as `find` locates it in history (as of now), with its trades;
 /// 404 `ORDER_NOT_FOUND` when it does not.
-async fn one_order<F>(state: &Shared, account: AccountId, find: F) -> Result<Json<Value>, ApiError>
+async fn one_order<F>(
+    state: &Shared,
+    account: AccountId,
+    find: F,
+) -> Result<Json<OrderWithTrades>, ApiError>
 where
     F: for<'a> FnOnce(&'a matchbook::market::MarketData, Timestamp) -> Option<&'a OrderRecord>
         + Send
@@ -278,13 +284,7 @@ where
         .market(move |md| find(md, now).map(|r| (r.clone(), trades_of(md, r))))
         .await?
         .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))?;
-    Ok(Json(order_with_trades(
-        state,
-        account,
-        &record,
-        &trades,
-        OrderForm::Full,
-    )))
+    order_with_trades(state, account, &record, &trades, OrderForm::Full).map(Json)
 }
 
 /// Open orders, and inactive ones on request, newest first.
@@ -295,13 +295,13 @@ where
         ("with_just_filled_inactive" = Option<bool>, Query),
         ("with_just_orders" = Option<bool>, Query, description = "Leave out each order's trades"),
         ("max_page_size" = Option<u32>, Query), ("cursor" = Option<String>, Query)),
-    responses((status = 200, description = "`{order_history: [{order, trades}], max_page_size, cursor?}`"),
+    responses((status = 200, body = OrderPage),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)))]
 pub async fn list(
     State(state): State<Shared>,
     caller: Caller,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<OrderPage>, ApiError> {
     let account = caller.0.account;
     let q = HistoryQuery::parse(
         &state,
@@ -351,15 +351,15 @@ pub async fn list(
             })
         })
         .await??;
-    let history: Vec<Value> = page
+    let order_history = page
         .iter()
         .map(|(r, t)| order_with_trades(&state, account, r, t, OrderForm::History))
-        .collect();
-    let mut body = json!({"order_history": history, "max_page_size": max});
-    state
-        .cursors
-        .attach(&mut body, CursorKind::Orders, account.0, next);
-    Ok(Json(body))
+        .collect::<Result<_, _>>()?;
+    Ok(Json(OrderPage {
+        order_history,
+        max_page_size: max,
+        cursor: state.cursors.next_page(CursorKind::Orders, account.0, next),
+    }))
 }
 
 async fn cancelled_ack(
@@ -392,7 +392,7 @@ async fn cancelled_ack(
 /// Cancels an open order by id, waiting up to 2 s for the engine.
 #[utoipa::path(delete, path = "/v1/account/orders/{order_id}", tag = "orders", security(("api_key" = [])),
     params(("order_id" = String, Path), ("instrument_code" = Option<String>, Query)),
-    responses((status = 200, description = "Order acknowledgement with status CANCELLED"),
+    responses((status = 200, body = OrderAck, description = "Acknowledgement with status CANCELLED"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn cancel(
@@ -423,7 +423,7 @@ pub async fn cancel(
 /// Cancels the most recent open order with a client id.
 #[utoipa::path(delete, path = "/v1/account/orders/client/{client_id}", tag = "orders", security(("api_key" = [])),
     params(("client_id" = String, Path)),
-    responses((status = 200, description = "Order acknowledgement with status CANCELLED"),
+    responses((status = 200, body = OrderAck, description = "Acknowledgement with status CANCELLED"),
         (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn cancel_by_client_id(
     State(state): State<Shared>,
@@ -453,14 +453,14 @@ fn uuid_list(text: &str, code: &'static str) -> Result<Vec<Uuid>, ApiError> {
 #[utoipa::path(delete, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
     params(("instrument_code" = Option<String>, Query), ("ids" = Option<String>, Query),
         ("client_ids" = Option<String>, Query)),
-    responses((status = 200, description = "Array of the cancelled order ids"),
+    responses((status = 200, body = Vec<String>, description = "The cancelled order ids"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody)))]
 pub async fn cancel_all(
     State(state): State<Shared>,
     caller: Caller,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Vec<String>>, ApiError> {
     caller.require(&[Scope::Trade])?;
     let params = Params::parse(raw.as_deref())?;
     let given = ["instrument_code", "ids", "client_ids"]
@@ -492,13 +492,13 @@ pub async fn cancel_all(
         Ok(_) | Err(EngineError::OrderNotFound) => {}
         Err(e) => return Err(e.into()),
     }
-    let ids: Vec<Value> = outcome
+    let ids = outcome
         .events
         .iter()
         .filter_map(|e| match e.event {
-            Event::OrderCancelled { order, .. } => Some(Uuid::of_order(order).to_string().into()),
+            Event::OrderCancelled { order, .. } => Some(Uuid::of_order(order).to_string()),
             _ => None,
         })
         .collect();
-    Ok(Json(Value::Array(ids)))
+    Ok(Json(ids))
 }

@@ -7,13 +7,18 @@ use matchbook::market::MAX_CANDLES;
 use matchbook::market::period::{Granularity, Unit};
 use matchbook::{FundingSchedule, InstrumentId, InstrumentKind, InstrumentState};
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::format::{decimal, iso_ms, iso_nanos};
 use crate::markets::Market;
 use crate::params::Params;
 use crate::state::Shared;
+use crate::wire::market::{
+    BookBody, BookEntry, CandleBody, CandlesBody, CurrencyBody, CurrencyRef, FeeGroupBody,
+    FeeTierBody, FundingScheduleBody, FuturesTermsBody, GranularityBody, InstrumentBody,
+    TickerBody,
+};
 
 /// `GET /v1/time`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -42,25 +47,23 @@ pub fn number(text: &str) -> Value {
 
 /// Currency list (spec 2.10).
 #[utoipa::path(get, path = "/v1/currencies", tag = "public",
-    responses((status = 200, description = "Array of currencies (spec 2.10)")))]
-pub async fn currencies(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
+    responses((status = 200, body = Vec<CurrencyBody>, description = "Spec 2.10")))]
+pub async fn currencies(State(state): State<Shared>) -> Result<Json<Vec<CurrencyBody>>, ApiError> {
     let list = state
         .engine(|e| {
             e.currencies()
                 .iter()
-                .map(|c| {
-                    json!({
-                        "code": c.code,
-                        "precision": c.precision,
-                        "unified_cryptoasset_id": c.unified_cryptoasset_id,
-                        "name": c.name,
-                        "collateral_percentage": number(&c.collateral_percentage.to_string()),
-                    })
+                .map(|c| CurrencyBody {
+                    code: c.code.clone(),
+                    precision: c.precision,
+                    unified_cryptoasset_id: c.unified_cryptoasset_id,
+                    name: c.name.clone(),
+                    collateral_percentage: number(&c.collateral_percentage.to_string()),
                 })
                 .collect::<Vec<_>>()
         })
         .await?;
-    Ok(Json(Value::Array(list)))
+    Ok(Json(list))
 }
 
 fn kind_filter(params: &Params) -> Result<Option<InstrumentKind>, ApiError> {
@@ -73,108 +76,111 @@ fn kind_filter(params: &Params) -> Result<Option<InstrumentKind>, ApiError> {
 /// Instrument list (spec 2.11), optionally filtered by `type`.
 #[utoipa::path(get, path = "/v1/instruments", tag = "public",
     params(("type" = Option<String>, Query, description = "SPOT, PERP, DATED_FUTURE or EQUITY_FUTURE")),
-    responses((status = 200, description = "Array of instruments (spec 2.11)"),
+    responses((status = 200, body = Vec<InstrumentBody>, description = "Spec 2.11"),
         (status = 400, body = crate::error::ErrorBody)))]
 pub async fn instruments(
     State(state): State<Shared>,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Vec<InstrumentBody>>, ApiError> {
     let kind = kind_filter(&Params::parse(raw.as_deref())?)?;
     let list = state
         .engine(move |e| {
             e.instruments()
                 .iter()
                 .filter(|i| kind.is_none_or(|k| i.spec.kind == k))
-                .map(|i| instrument_json(e, i))
+                .map(|i| instrument_body(e, i))
                 .collect::<Vec<_>>()
         })
         .await?;
-    Ok(Json(Value::Array(list)))
+    Ok(Json(list))
 }
 
-fn instrument_json(engine: &matchbook::Engine, i: &matchbook::Instrument) -> Value {
-    let precision = |id: matchbook::CurrencyId| {
-        engine
-            .currencies()
-            .get(usize::from(id.0))
-            .map_or(0, |c| c.precision)
+fn instrument_body(engine: &matchbook::Engine, i: &matchbook::Instrument) -> InstrumentBody {
+    let currency = |code: &str, id: matchbook::CurrencyId| CurrencyRef {
+        code: code.to_owned(),
+        precision: (engine.currencies().get(usize::from(id.0))).map_or(0, |c| c.precision),
     };
     let s = &i.spec;
-    let mut v = json!({
-        "id": s.code,
-        "base": {"code": s.base, "precision": precision(i.base)},
-        "quote": {"code": s.quote, "precision": precision(i.quote)},
-        "amount_precision": s.amount_precision,
-        "market_precision": s.market_precision,
-        "min_size": s.min_size,
-        "min_price": s.min_price,
-        "max_price": s.max_price,
-        "type": s.kind.as_str(),
-        "state": i.state.as_str(),
-    });
-    if let (Some(f), Some(map)) = (&s.futures, v.as_object_mut()) {
-        map.insert(
-            "price_collar_percentage".into(),
-            f.price_collar_percentage.to_string().into(),
-        );
-        map.insert("funding_period".into(), json!(f.funding_period));
-        map.insert("market_offset".into(), json!(f.market_offset));
-        let schedule = match &f.funding_schedule {
-            FundingSchedule::FixedInterval { period_minutes } => {
-                json!({"type": "FIXED_INTERVAL", "period_minutes": period_minutes})
-            }
-            FundingSchedule::SessionBased {
-                calendar,
-                max_periods_per_day,
-                split,
-            } => json!({"type": "SESSION_BASED", "calendar": calendar,
-                "max_periods_per_day": max_periods_per_day, "split": split}),
-        };
-        map.insert("funding_schedule".into(), schedule);
-        if let Some(date) = &f.contract_expiry_date {
-            map.insert("contract_expiry_date".into(), date.clone().into());
-        }
-        if let Some(d) = &f.contract_duration {
-            map.insert("contract_duration".into(), d.clone().into());
-        }
+    InstrumentBody {
+        id: s.code.clone(),
+        base: currency(&s.base, i.base),
+        quote: currency(&s.quote, i.quote),
+        amount_precision: s.amount_precision,
+        market_precision: s.market_precision,
+        min_size: s.min_size.clone(),
+        min_price: s.min_price.clone(),
+        max_price: s.max_price.clone(),
+        kind: s.kind.as_str(),
+        state: i.state.as_str(),
+        futures: s.futures.as_ref().map(futures_terms).unwrap_or_default(),
     }
-    v
+}
+
+fn futures_terms(f: &matchbook::FuturesTerms) -> FuturesTermsBody {
+    let funding_schedule = match &f.funding_schedule {
+        FundingSchedule::FixedInterval { period_minutes } => FundingScheduleBody {
+            kind: "FIXED_INTERVAL",
+            period_minutes: Some(*period_minutes),
+            calendar: None,
+            max_periods_per_day: None,
+            split: None,
+        },
+        FundingSchedule::SessionBased {
+            calendar,
+            max_periods_per_day,
+            split,
+        } => FundingScheduleBody {
+            kind: "SESSION_BASED",
+            period_minutes: None,
+            calendar: Some(calendar.clone()),
+            max_periods_per_day: Some(*max_periods_per_day),
+            split: Some(split.clone()),
+        },
+    };
+    FuturesTermsBody {
+        price_collar_percentage: Some(f.price_collar_percentage.to_string()),
+        funding_period: Some(f.funding_period),
+        market_offset: Some(f.market_offset),
+        funding_schedule: Some(funding_schedule),
+        contract_expiry_date: f.contract_expiry_date.clone(),
+        contract_duration: f.contract_duration.clone(),
+    }
 }
 
 /// Fee groups (spec 2.9), fee values in percent.
 #[utoipa::path(get, path = "/v1/fees", tag = "public",
-    responses((status = 200, description = "Array of fee groups (spec 2.9)")))]
-pub async fn fees(State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
+    responses((status = 200, body = Vec<FeeGroupBody>, description = "Spec 2.9")))]
+pub async fn fees(State(state): State<Shared>) -> Result<Json<Vec<FeeGroupBody>>, ApiError> {
     let list = state
         .engine(|e| {
             e.fee_groups()
-                .map(|g| {
-                    json!({
-                        "fee_group_id": g.id,
-                        "display_text": g.display_text,
-                        "volume_currency": g.volume_currency,
-                        "fee_tiers": g.tiers.iter().map(|t| json!({
-                            "volume": number(&t.volume),
-                            "fee_group_id": g.id,
-                            "maker_fee": t.maker_fee,
-                            "taker_fee": t.taker_fee,
-                        })).collect::<Vec<_>>(),
-                    })
+                .map(|g| FeeGroupBody {
+                    fee_group_id: g.id.clone(),
+                    display_text: g.display_text.clone(),
+                    volume_currency: g.volume_currency.clone(),
+                    fee_tiers: (g.tiers.iter())
+                        .map(|t| FeeTierBody {
+                            volume: number(&t.volume),
+                            fee_group_id: g.id.clone(),
+                            maker_fee: t.maker_fee.clone(),
+                            taker_fee: t.taker_fee.clone(),
+                        })
+                        .collect(),
                 })
                 .collect::<Vec<_>>()
         })
         .await?;
-    Ok(Json(Value::Array(list)))
+    Ok(Json(list))
 }
 
-fn ticker_json(
+fn ticker_body(
     market: &Market,
     state: InstrumentState,
     t: &matchbook::market::Ticker,
     now: matchbook::Timestamp,
     all_markets: bool,
     futures: Option<&matchbook::FundingView>,
-) -> Value {
+) -> TickerBody {
     let price = |p: i64| decimal(p, market.market_precision);
     let side = |p: Option<matchbook::Price>| p.map_or_else(|| price(0), |p| market.price(p));
     let change = t.price_change();
@@ -184,40 +190,32 @@ fn ticker_json(
     } else {
         i128::from(change) * 10_000 / i128::from(t.stats.open)
     };
-    let mut v = json!({
-        "instrument_code": market.code,
-        "sequence": t.sequence,
-        "state": state.as_str(),
-        "base_volume": decimal(t.stats.base_volume, market.amount_precision),
-        "quote_volume": decimal(t.stats.quote_volume, market.amount_precision + market.market_precision),
-        "high": price(t.stats.high),
-        "low": price(t.stats.low),
-        "last_price": price(t.stats.last),
-        "price_change": price(change),
-        "price_change_percentage": decimal(percentage, 2),
-        "highest_bid": side(t.highest_bid),
-        "lowest_ask": side(t.lowest_ask),
-        "best_bid": side(t.highest_bid),
-        "best_ask": side(t.lowest_ask),
-        "time": iso_ms(now),
-    });
-    if let (Some(f), Some(map)) = (futures, v.as_object_mut()) {
-        for (name, value) in super::futures::ticker_fields(market, f) {
-            map.insert(name.into(), value);
-        }
+    let quote_volume = decimal(
+        t.stats.quote_volume,
+        market.amount_precision + market.market_precision,
+    );
+    TickerBody {
+        instrument_code: market.code.clone(),
+        sequence: t.sequence,
+        state: state.as_str(),
+        base_volume: decimal(t.stats.base_volume, market.amount_precision),
+        high: price(t.stats.high),
+        low: price(t.stats.low),
+        last_price: price(t.stats.last),
+        price_change: price(change),
+        price_change_percentage: decimal(percentage, 2),
+        highest_bid: side(t.highest_bid),
+        lowest_ask: side(t.lowest_ask),
+        best_bid: side(t.highest_bid),
+        best_ask: side(t.lowest_ask),
+        time: iso_ms(now),
+        futures: futures
+            .map(|f| super::futures::ticker_futures(market, f))
+            .unwrap_or_default(),
+        kind: all_markets.then(|| market.kind.as_str()),
+        global_volume: all_markets.then(|| quote_volume.clone()),
+        quote_volume,
     }
-    if let (true, Some(map)) = (all_markets, v.as_object_mut()) {
-        map.insert("type".into(), market.kind.as_str().into());
-        map.insert(
-            "global_volume".into(),
-            decimal(
-                t.stats.quote_volume,
-                market.amount_precision + market.market_precision,
-            )
-            .into(),
-        );
-    }
-    v
 }
 
 fn listed(state: InstrumentState) -> bool {
@@ -230,12 +228,12 @@ fn listed(state: InstrumentState) -> bool {
 /// Every listed market's ticker (spec 2.13), optionally filtered by `type`.
 #[utoipa::path(get, path = "/v1/market-ticker", tag = "public",
     params(("type" = Option<String>, Query, description = "SPOT, PERP, DATED_FUTURE or EQUITY_FUTURE")),
-    responses((status = 200, description = "Array of tickers (spec 2.13)"),
+    responses((status = 200, body = Vec<TickerBody>, description = "Spec 2.13"),
         (status = 400, body = crate::error::ErrorBody)))]
 pub async fn tickers(
     State(state): State<Shared>,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<Vec<TickerBody>>, ApiError> {
     let kind = kind_filter(&Params::parse(raw.as_deref())?)?;
     let (states, futures): (Vec<InstrumentState>, Vec<Option<matchbook::FundingView>>) = state
         .engine(|e| {
@@ -267,7 +265,7 @@ pub async fn tickers(
         .filter_map(|t| {
             let market = state.markets.market_of(t.instrument)?;
             let i = usize::from(t.instrument.0);
-            Some(ticker_json(
+            Some(ticker_body(
                 market,
                 states[i],
                 t,
@@ -277,18 +275,18 @@ pub async fn tickers(
             ))
         })
         .collect();
-    Ok(Json(Value::Array(list)))
+    Ok(Json(list))
 }
 
 /// One market's ticker.
 #[utoipa::path(get, path = "/v1/market-ticker/{instrument_code}", tag = "public",
     params(("instrument_code" = String, Path)),
-    responses((status = 200, description = "One ticker (spec 2.13)"),
+    responses((status = 200, body = TickerBody, description = "Spec 2.13"),
         (status = 404, body = crate::error::ErrorBody)))]
 pub async fn ticker(
     State(state): State<Shared>,
     Path(code): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TickerBody>, ApiError> {
     let market = state.markets.require(&code)?.clone();
     let id = market.id;
     let (instrument_state, futures) = state
@@ -296,7 +294,7 @@ pub async fn ticker(
         .await??;
     let now = state.now();
     let t = state.market(move |md| md.ticker(id, now)).await??;
-    Ok(Json(ticker_json(
+    Ok(Json(ticker_body(
         &market,
         instrument_state,
         &t,
@@ -325,14 +323,14 @@ fn granularity(params: &Params) -> Result<Granularity, ApiError> {
         ("period" = u32, Query, description = "1, 5, 15, 30 (MINUTES); 1, 4 (HOURS); 1 otherwise"),
         ("from" = Option<String>, Query), ("to" = Option<String>, Query),
         ("countBack" = Option<u32>, Query, description = "Candles back from `to`; takes precedence over `from`")),
-    responses((status = 200, description = "`{status: data, candlesticks: [...]}`"),
+    responses((status = 200, body = CandlesBody),
         (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody)))]
 pub async fn candlesticks(
     State(state): State<Shared>,
     Path(code): Path<String>,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<CandlesBody>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
     let market = state.markets.require(&code)?.clone();
     let g = granularity(&params)?;
@@ -366,26 +364,30 @@ pub async fn candlesticks(
     let candles = state
         .market(move |md| md.candles(id, g, from, to, count_back))
         .await??;
-    let list: Vec<Value> = candles
+    let price = |p: i64| decimal(p, market.market_precision);
+    let candlesticks = candles
         .iter()
-        .map(|c| {
-            let price = |p: i64| decimal(p, market.market_precision);
-            json!({
-                "last_sequence": c.last_sequence,
-                "instrument_code": market.code,
-                "granularity": {"unit": g.unit.as_str(), "period": g.period},
-                "high": price(c.high),
-                "low": price(c.low),
-                "open": price(c.open),
-                "close": price(c.close),
-                "volume": decimal(c.volume, market.amount_precision + market.market_precision),
-                "total_amount": decimal(c.total_amount, market.amount_precision),
-                "time": iso_ms(c.end),
-                "start_time": iso_ms(c.start),
-            })
+        .map(|c| CandleBody {
+            last_sequence: c.last_sequence,
+            instrument_code: market.code.clone(),
+            granularity: GranularityBody {
+                unit: g.unit.as_str(),
+                period: g.period,
+            },
+            high: price(c.high),
+            low: price(c.low),
+            open: price(c.open),
+            close: price(c.close),
+            volume: decimal(c.volume, market.amount_precision + market.market_precision),
+            total_amount: decimal(c.total_amount, market.amount_precision),
+            time: iso_ms(c.end),
+            start_time: iso_ms(c.start),
         })
         .collect();
-    Ok(Json(json!({"status": "data", "candlesticks": list})))
+    Ok(Json(CandlesBody {
+        status: "data",
+        candlesticks,
+    }))
 }
 
 /// The order book at level 1 (touch), 2 (by price) or 3 (every order).
@@ -393,14 +395,14 @@ pub async fn candlesticks(
     params(("instrument_code" = String, Path),
         ("level" = Option<u8>, Query, description = "1, 2 or 3 (default)"),
         ("depth" = Option<u32>, Query, description = "Price levels per side (default and most: the server's `max_order_book_depth`, 1000 unless configured)")),
-    responses((status = 200, description = "`{instrument_code, time, sequence, bids, asks}`"),
+    responses((status = 200, body = BookBody),
         (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody)))]
 pub async fn order_book(
     State(state): State<Shared>,
     Path(code): Path<String>,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<BookBody>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
     let market = state.markets.require(&code)?.clone();
     let level = params
@@ -421,9 +423,11 @@ pub async fn order_book(
     let id = market.id;
     let (bids, asks, sequence) = if level == 3 {
         let view = state.engine(move |e| e.book_orders(id, depth)).await??;
-        let entry = |o: &matchbook::OrderView| {
-            json!({"price": market.price(o.price), "amount": market.qty(o.amount),
-                "order_id": matchbook::Uuid::of_order(o.order).to_string()})
+        let entry = |o: &matchbook::OrderView| BookEntry {
+            price: market.price(o.price),
+            amount: market.qty(o.amount),
+            order_id: Some(matchbook::Uuid::of_order(o.order).to_string()),
+            number_of_orders: None,
         };
         (
             view.bids.iter().map(entry).collect::<Vec<_>>(),
@@ -432,9 +436,11 @@ pub async fn order_book(
         )
     } else {
         let view = state.engine(move |e| e.book_levels(id, depth)).await??;
-        let entry = |l: &matchbook::LevelView| {
-            json!({"price": market.price(l.price), "amount": market.qty(l.amount),
-                "number_of_orders": l.number_of_orders})
+        let entry = |l: &matchbook::LevelView| BookEntry {
+            price: market.price(l.price),
+            amount: market.qty(l.amount),
+            order_id: None,
+            number_of_orders: Some(l.number_of_orders),
         };
         (
             view.bids.iter().map(entry).collect::<Vec<_>>(),
@@ -442,11 +448,11 @@ pub async fn order_book(
             view.sequence,
         )
     };
-    let mut body = Map::new();
-    body.insert("instrument_code".into(), market.code.clone().into());
-    body.insert("time".into(), iso_nanos(state.now()).into());
-    body.insert("sequence".into(), sequence.into());
-    body.insert("bids".into(), bids.into());
-    body.insert("asks".into(), asks.into());
-    Ok(Json(Value::Object(body)))
+    Ok(Json(BookBody {
+        instrument_code: market.code.clone(),
+        time: iso_nanos(state.now()),
+        sequence,
+        bids,
+        asks,
+    }))
 }

@@ -6,14 +6,14 @@ use axum::extract::{Path, RawQuery, State};
 use matchbook::market::query::DAY;
 use matchbook::market::trades::{TradeFilter, TradeRecord};
 use matchbook::{InstrumentId, Uuid};
-use serde_json::{Value, json};
 
 use crate::auth::Caller;
 use crate::cursor::CursorKind;
 use crate::error::ApiError;
 use crate::history::{HistoryQuery, Window};
-use crate::records::trade_json;
+use crate::records::{trade_wrapper, trade_wrappers};
 use crate::state::Shared;
+use crate::wire::orders::{TradeList, TradePage, TradeWrapper};
 
 /// The account's trades, newest first.
 #[utoipa::path(get, path = "/v1/account/trades", tag = "trades", security(("api_key" = [])),
@@ -22,13 +22,13 @@ use crate::state::Shared;
         ("instrument_code" = Option<String>, Query, description = "Code or comma-separated codes"),
         ("max_page_size" = Option<u32>, Query, description = "0 to 100, default 100"),
         ("cursor" = Option<String>, Query)),
-    responses((status = 200, description = "`{trade_history, max_page_size, cursor?}`"),
+    responses((status = 200, body = TradePage),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody)))]
 pub async fn list(
     State(state): State<Shared>,
     caller: Caller,
     RawQuery(raw): RawQuery,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TradePage>, ApiError> {
     let account = caller.0.account;
     let q = HistoryQuery::parse(
         &state,
@@ -71,28 +71,24 @@ pub async fn list(
             })
         })
         .await??;
-    let history: Vec<Value> = trades
-        .iter()
-        .map(|t| trade_json(&state.markets, t, account))
-        .collect();
-    let mut body = json!({"trade_history": history, "max_page_size": max});
-    state
-        .cursors
-        .attach(&mut body, CursorKind::Trades, account.0, next);
-    Ok(Json(body))
+    Ok(Json(TradePage {
+        trade_history: trade_wrappers(&state.markets, &trades, account),
+        max_page_size: max,
+        cursor: state.cursors.next_page(CursorKind::Trades, account.0, next),
+    }))
 }
 
 /// The trades of one order, oldest first (empty for an unknown order).
 #[utoipa::path(get, path = "/v1/account/orders/{order_id}/trades", tag = "trades", security(("api_key" = [])),
     params(("order_id" = String, Path)),
-    responses((status = 200, description = "`{trade_history}`"),
+    responses((status = 200, body = TradeList),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
         (status = 429, body = crate::error::ErrorBody)))]
 pub async fn of_order(
     State(state): State<Shared>,
     caller: Caller,
     Path(order_id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TradeList>, ApiError> {
     caller.limit_holder(&state)?;
     let uuid = order_id
         .parse::<Uuid>()
@@ -115,23 +111,21 @@ pub async fn of_order(
                 .await?
         }
     };
-    let history: Vec<Value> = trades
-        .iter()
-        .map(|t| trade_json(&state.markets, t, account))
-        .collect();
-    Ok(Json(json!({ "trade_history": history })))
+    Ok(Json(TradeList {
+        trade_history: trade_wrappers(&state.markets, &trades, account),
+    }))
 }
 
 /// One trade of the account by id (last 30 days).
 #[utoipa::path(get, path = "/v1/account/trade/{trade_id}", tag = "trades", security(("api_key" = [])),
     params(("trade_id" = String, Path)),
-    responses((status = 200, description = "One trade wrapper `{fee, trade}`"),
+    responses((status = 200, body = TradeWrapper),
         (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn by_id(
     State(state): State<Shared>,
     caller: Caller,
     Path(trade_id): Path<String>,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<TradeWrapper>, ApiError> {
     let id = trade_id
         .parse::<Uuid>()
         .map_err(|_| ApiError::bad("INVALID_TRADE_ID"))?
@@ -144,5 +138,9 @@ pub async fn by_id(
         .await?
         .filter(|r| r.time >= horizon && r.side_of(account).is_some())
         .ok_or(ApiError::NotFound("INVALID_TRADE_ID"))?;
-    Ok(Json(trade_json(&state.markets, &record, account)))
+    trade_wrapper(&state.markets, &record, account)
+        .map(Json)
+        .ok_or(ApiError::Internal(
+            "a trade on an instrument the server does not list",
+        ))
 }

@@ -6,6 +6,11 @@
 //! once, no nested values outside the list fields) and then deserialised into their type;
 //! a field of the wrong type is refused with that field's own error code.
 
+pub mod account;
+pub mod admin;
+pub mod futures;
+pub mod market;
+pub mod orders;
 pub mod requests;
 
 use serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};

@@ -1,0 +1,194 @@
+//! Order and trade answers (spec 2.6 and 2.7, with the addendum's extra spellings).
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+/// An order record.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderBody {
+    /// Owner (a UUID).
+    pub account_id: String,
+    /// Order id (a UUID).
+    pub order_id: String,
+    /// Client order id (empty when none).
+    pub client_id: String,
+    /// Ordered amount.
+    pub amount: String,
+    /// Filled amount.
+    pub filled_amount: String,
+    /// `BUY` or `SELL`.
+    pub side: &'static str,
+    /// Instrument.
+    pub instrument_code: String,
+    /// `LIMIT`, `MARKET` or `STOP`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Limit price (empty for a market order without one).
+    pub price: String,
+    /// Creation time (ISO 8601, milliseconds).
+    pub time: String,
+    /// Sequence number of its creation.
+    pub sequence: String,
+    /// Fees paid so far.
+    pub total_fee: String,
+    /// Currency of the fees.
+    pub fee_currency: String,
+    /// Last change.
+    pub time_last_updated: String,
+    /// Book sequence number of its last change.
+    pub order_book_sequence: String,
+    /// `OPEN`, `FILLED`, `CANCELLED`...
+    pub status: &'static str,
+    /// Time in force.
+    pub time_in_force: &'static str,
+    /// Post-only.
+    pub is_post_only: bool,
+    /// Average fill price, once filled in part.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub average_price: Option<String>,
+    /// Stop trigger.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger_price: Option<String>,
+    /// Origin, `API` (by id or client id only).
+    #[serde(rename = "order_type", skip_serializing_if = "Option::is_none")]
+    pub origin: Option<&'static str>,
+    /// Creation time with nanoseconds (by id or client id only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_nanos: Option<String>,
+    /// Last change with nanoseconds (by id or client id only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_last_updated_nanos: Option<String>,
+}
+
+/// An order with its trades.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderWithTrades {
+    /// The order.
+    pub order: OrderBody,
+    /// Its trades, oldest first.
+    pub trades: Vec<TradeWrapper>,
+}
+
+/// A page of order history.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderPage {
+    /// Orders, newest first.
+    pub order_history: Vec<OrderWithTrades>,
+    /// Page size used.
+    pub max_page_size: usize,
+    /// Cursor of the next page, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+/// The acknowledgement of create and cancel (spec 2.6).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderAck<'a> {
+    /// Order id.
+    pub order_id: String,
+    /// Client order id.
+    pub client_id: String,
+    /// Owner.
+    pub account_id: String,
+    /// Instrument.
+    pub instrument_code: &'a str,
+    /// Creation time.
+    pub time: String,
+    /// `BUY` or `SELL`.
+    pub side: &'static str,
+    /// Limit price.
+    pub price: String,
+    /// Ordered amount.
+    pub amount: String,
+    /// Filled amount.
+    pub filled_amount: String,
+    /// Order type.
+    #[serde(rename = "type")]
+    pub order_type: &'static str,
+    /// `OPEN` on create, `CANCELLED` on cancel.
+    pub status: &'a str,
+    /// Create only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_in_force: Option<&'static str>,
+    /// Create only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_post_only: Option<bool>,
+}
+
+/// The fee of one fill.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FeeBody {
+    /// Amount charged.
+    pub fee_amount: String,
+    /// Currency charged in.
+    pub fee_currency: String,
+    /// Rate in percent.
+    pub fee_percentage: String,
+    /// `MAKER` or `TAKER`.
+    pub fee_type: &'static str,
+}
+
+/// One fill as an account sees it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TradeBody {
+    /// The account.
+    pub account_id: String,
+    /// Its order.
+    pub order_id: String,
+    /// Trade id.
+    pub trade_id: String,
+    /// Time (milliseconds).
+    pub time: String,
+    /// Time (nanoseconds).
+    pub time_nanos: String,
+    /// Instrument.
+    pub instrument_code: String,
+    /// The account's side.
+    pub side: &'static str,
+    /// `MAKER` or `TAKER`.
+    pub matched_as: &'static str,
+    /// Origin, `API`.
+    pub order_type: &'static str,
+    /// Price.
+    pub price: String,
+    /// Amount.
+    pub amount: String,
+    /// Amount (spelling of the addendum).
+    pub filled_amount: String,
+    /// Event sequence number.
+    pub sequence: String,
+    /// Futures: the position this fill moved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position_id: Option<String>,
+    /// Futures: the position's size after the fill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_position_amount: Option<String>,
+}
+
+/// A trade with its fee.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TradeWrapper {
+    /// The fee.
+    pub fee: FeeBody,
+    /// The fill.
+    pub trade: TradeBody,
+}
+
+/// Trades, oldest first (one order's or a futures position's).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TradeList {
+    /// The trades.
+    pub trade_history: Vec<TradeWrapper>,
+}
+
+/// A page of trade history.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TradePage {
+    /// Trades, newest first.
+    pub trade_history: Vec<TradeWrapper>,
+    /// Page size used.
+    pub max_page_size: usize,
+    /// Cursor of the next page, when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
