@@ -346,11 +346,16 @@ fn a_blocking_caller_waits_for_admission_instead_of_being_refused() {
     let runtime = start(Arc::new(ManualClock::at(T0)), 1);
     let handle = runtime.handle();
     let (release, gate) = crossbeam_channel::bounded::<()>(0);
+    let (held, holding) = crossbeam_channel::bounded::<()>(1);
     handle
         .read(move |_| {
+            let _ = held.send(());
             let _ = gate.recv();
         })
         .expect("queued");
+    // Only once the market stage runs the read are the commands sent: they cannot get
+    // past it then.
+    holding.recv().expect("the read runs");
     let caller = {
         let handle = handle.clone();
         std::thread::spawn(move || {
