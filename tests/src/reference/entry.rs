@@ -1,0 +1,487 @@
+//! Order entry in the reference engine: placing (checks, reservations, time in force,
+//! self-trade prevention), matching a taker against the book by full scans, stop triggers
+//! and amends.
+
+use super::*;
+
+impl RefEngine {
+    pub(super) fn place(&mut self, o: &NewOrder) -> Result<(), EngineError> {
+        let inst = self
+            .instruments
+            .get(o.instrument.0 as usize)
+            .ok_or(EngineError::UnknownInstrument)?
+            .clone();
+        // Validation, in the engine's documented order.
+        if o.amount.0 <= 0 {
+            return Err(EngineError::InvalidAmount);
+        }
+        if matches!(o.order_type, OrderType::Limit | OrderType::Stop) && o.price.is_none() {
+            return Err(EngineError::MissingPrice);
+        }
+        if o.order_type == OrderType::Market
+            && matches!(
+                o.time_in_force,
+                TimeInForce::PostOnly | TimeInForce::GoodTillTime
+            )
+        {
+            return Err(EngineError::InvalidTimeInForce);
+        }
+        if (o.order_type == OrderType::Stop) != o.trigger_price.is_some() {
+            return Err(EngineError::InvalidTriggerPrice);
+        }
+        if let Some(t) = o.trigger_price {
+            self.check_price(&inst, t)
+                .map_err(|_| EngineError::InvalidTriggerPrice)?;
+        }
+        if let Some(p) = o.price {
+            self.check_price(&inst, p)?;
+            Self::check_min_size(&inst, p.0, o.amount.0)?;
+        }
+        let gtt = o.time_in_force == TimeInForce::GoodTillTime;
+        match o.expire_at {
+            Some(at) if gtt && at > self.now => {}
+            None if !gtt => {}
+            _ => return Err(EngineError::InvalidExpiry),
+        }
+        match inst.state {
+            InstrumentState::Suspended | InstrumentState::Closed => {
+                return Err(EngineError::InstrumentNotTrading);
+            }
+            InstrumentState::PostOnly if o.time_in_force != TimeInForce::PostOnly => {
+                return Err(EngineError::OnlyPostOnlyAllowed);
+            }
+            _ => {}
+        }
+        let record = self
+            .accounts
+            .get(o.account.0 as usize)
+            .ok_or(EngineError::UnknownAccount)?;
+        if record.closed {
+            return Err(EngineError::AccountClosed);
+        }
+        let (holder, stp) = (record.holder, o.stp.unwrap_or(record.stp));
+        if o.order_type == OrderType::Market
+            && o.price.is_none()
+            && let Some(&best) = self.queue(o.instrument, o.side.opposite()).first()
+        {
+            Self::check_min_size(&inst, self.orders[best].price.unwrap_or(0), o.amount.0)?;
+        }
+        let is_counted = counted(o.order_type, o.time_in_force);
+        if is_counted && self.holders[holder] >= self.max_open {
+            return Err(EngineError::MaxOpenOrdersExceeded);
+        }
+        let mut order = RefOrder {
+            id: self.next_order,
+            account: o.account,
+            instrument: o.instrument,
+            side: o.side,
+            order_type: o.order_type,
+            tif: o.time_in_force,
+            stp,
+            price: o.price.map(|p| p.0),
+            trigger: o.trigger_price.map(|p| p.0),
+            amount: o.amount.0,
+            filled: 0,
+            client_id: o.client_id,
+            expire_at: o.expire_at,
+            place: Where::Taking,
+            stamp: 0,
+            reserved: 0,
+        };
+        // Refused by its time in force: still accepted (funds permitting), then ended.
+        let refused = match o.time_in_force {
+            _ if o.order_type == OrderType::Stop => None,
+            TimeInForce::FillOrKill
+                if !self.can_fill(
+                    o.instrument,
+                    o.side,
+                    order.limit(),
+                    o.amount.0,
+                    o.account,
+                    stp,
+                ) =>
+            {
+                Some(CancelReason::FillOrKillUnfilled)
+            }
+            TimeInForce::PostOnly if self.would_take(o.instrument, o.side, order.limit()) => {
+                Some(CancelReason::PostOnlyWouldTake)
+            }
+            _ => None,
+        };
+        let reservation = if self.funds.enforce {
+            let (currency, need) = match o.side {
+                Side::Buy => {
+                    let need = match o.price {
+                        Some(p) => {
+                            i128::from(p.0) * i128::from(o.amount.0) * i128::from(inst.quote_unit)
+                        }
+                        None => self.market_buy_cost(o.instrument, o.amount.0, o.account, stp),
+                    };
+                    (inst.quote, need)
+                }
+                Side::Sell => (
+                    inst.base,
+                    i128::from(o.amount.0) * i128::from(inst.base_unit),
+                ),
+            };
+            if need > i128::from(self.accounts[o.account.0 as usize].balances[currency].0) {
+                return Err(EngineError::InsufficientFunds);
+            }
+            Some((currency, need as i64))
+        } else {
+            None
+        };
+        self.next_order += 1;
+        self.events.push(Event::OrderAccepted(AcceptedOrder {
+            order: order.handle(),
+            account: o.account,
+            instrument: o.instrument,
+            side: o.side,
+            order_type: o.order_type,
+            time_in_force: o.time_in_force,
+            stp,
+            price: o.price,
+            trigger_price: o.trigger_price,
+            amount: o.amount,
+            client_id: o.client_id,
+            expire_at: o.expire_at,
+        }));
+        if is_counted {
+            self.holders[holder] += 1;
+        }
+        if let Some((currency, need)) = reservation.filter(|r| r.1 > 0) {
+            order.reserved = need;
+            self.lock(o.account.0 as usize, currency, need);
+        }
+        if let Some(reason) = refused {
+            self.orders.push(order);
+            self.cancel(self.orders.len() - 1, reason);
+            return Ok(());
+        }
+        if o.order_type == OrderType::Stop {
+            order.place = Where::Pending;
+            self.orders.push(order);
+        } else {
+            self.orders.push(order);
+            self.enter(self.orders.len() - 1);
+        }
+        self.run_stops(o.instrument);
+        Ok(())
+    }
+
+    pub(super) fn remove(&mut self, i: usize) -> RefOrder {
+        let o = self.orders.remove(i);
+        if o.counted() {
+            self.holders[self.accounts[o.account.0 as usize].holder] -= 1;
+        }
+        o
+    }
+
+    pub(super) fn cancel(&mut self, i: usize, reason: CancelReason) {
+        let o = self.remove(i);
+        self.events.push(Event::OrderCancelled {
+            order: o.handle(),
+            account: o.account,
+            instrument: o.instrument,
+            remaining: Qty(o.remaining()),
+            reason,
+        });
+        self.release(&o);
+    }
+
+    /// Unlocks whatever an ended order still reserves.
+    pub(super) fn release(&mut self, o: &RefOrder) {
+        if o.reserved != 0 {
+            let inst = &self.instruments[o.instrument.0 as usize];
+            let currency = if o.side == Side::Buy {
+                inst.quote
+            } else {
+                inst.base
+            };
+            self.lock(o.account.0 as usize, currency, -o.reserved);
+        }
+    }
+
+    /// Cost of buying `amount` from the book now, under the buyer's STP mode.
+    pub(super) fn market_buy_cost(
+        &self,
+        instrument: InstrumentId,
+        amount: i64,
+        account: AccountId,
+        stp: StpMode,
+    ) -> i128 {
+        let unit = i128::from(self.instruments[instrument.0 as usize].quote_unit);
+        let mut need = amount;
+        let mut cost = 0i128;
+        for i in self.queue(instrument, Side::Sell) {
+            let o = &self.orders[i];
+            if need == 0 {
+                break;
+            }
+            if stp != StpMode::None && o.account == account {
+                if stp == StpMode::CancelOldest {
+                    continue;
+                }
+                break;
+            }
+            let take = need.min(o.remaining());
+            cost += i128::from(o.price.unwrap_or(0)) * i128::from(take) * unit;
+            need -= take;
+        }
+        cost
+    }
+
+    pub(super) fn index_of(&self, id: u64) -> usize {
+        self.orders
+            .iter()
+            .position(|o| o.id == id)
+            .expect("live order")
+    }
+
+    /// Matches the taking order with number `taker_id`, then rests or cancels it.
+    pub(super) fn enter(&mut self, taker_index: usize) {
+        let taker_id = self.orders[taker_index].id;
+        let mut self_trade = false;
+        loop {
+            let t = &self.orders[self.index_of(taker_id)];
+            if t.remaining() == 0 {
+                break;
+            }
+            let (side, limit, account, stp, instrument) =
+                (t.side, t.limit(), t.account, t.stp, t.instrument);
+            let Some(&m) = self.queue(instrument, side.opposite()).first() else {
+                break;
+            };
+            let maker_price = self.orders[m].price.unwrap_or(0);
+            if !crosses(side, limit, maker_price) {
+                break;
+            }
+            if stp != StpMode::None && self.orders[m].account == account {
+                match stp {
+                    StpMode::CancelNewest => {
+                        self_trade = true;
+                        break;
+                    }
+                    StpMode::CancelOldest => {
+                        self.cancel(m, CancelReason::SelfTrade);
+                        continue;
+                    }
+                    _ => {
+                        self.cancel(m, CancelReason::SelfTrade);
+                        self_trade = true;
+                        break;
+                    }
+                }
+            }
+            let ti = self.index_of(taker_id);
+            let qty = self.orders[ti].remaining().min(self.orders[m].remaining());
+            let (maker_fee, taker_fee) = if self.funds.enforce {
+                self.settle(
+                    instrument.0 as usize,
+                    ti,
+                    m,
+                    side == Side::Buy,
+                    maker_price,
+                    qty,
+                )
+            } else {
+                (0, 0)
+            };
+            self.orders[m].filled += qty;
+            self.orders[ti].filled += qty;
+            let (maker, taker) = (&self.orders[m], &self.orders[ti]);
+            let (maker_account, taker_account) =
+                (maker.account.0 as usize, taker.account.0 as usize);
+            self.events.push(Event::Trade(Trade {
+                id: TradeId(self.next_trade),
+                instrument,
+                price: Price(maker_price),
+                amount: Qty(qty),
+                taker_side: side,
+                maker: maker.handle(),
+                maker_account: maker.account,
+                maker_remaining: Qty(maker.remaining()),
+                taker: taker.handle(),
+                taker_account: taker.account,
+                taker_remaining: Qty(taker.remaining()),
+                maker_fee,
+                taker_fee,
+            }));
+            if self.funds.enforce {
+                let inst = &self.instruments[instrument.0 as usize];
+                let (base, quote) = (inst.base, inst.quote);
+                for a in [taker_account, maker_account] {
+                    self.balance_event(a, base);
+                    self.balance_event(a, quote);
+                }
+            }
+            self.next_trade += 1;
+            self.instruments[instrument.0 as usize].last_price = Some(maker_price);
+            if self.orders[m].remaining() == 0 {
+                let gone = self.remove(m);
+                self.release(&gone);
+            }
+        }
+        let ti = self.index_of(taker_id);
+        let t = &self.orders[ti];
+        if t.remaining() == 0 {
+            let gone = self.remove(ti);
+            self.release(&gone);
+        } else if !self_trade
+            && t.order_type != OrderType::Market
+            && counted(OrderType::Limit, t.tif)
+        {
+            let stamp = self.next_stamp;
+            self.next_stamp += 1;
+            let t = &mut self.orders[ti];
+            t.place = Where::Resting;
+            t.stamp = stamp;
+            self.events.push(Event::OrderBooked {
+                order: t.handle(),
+                instrument: t.instrument,
+                side: t.side,
+                price: Price(t.price.unwrap_or(0)),
+                remaining: Qty(t.remaining()),
+            });
+        } else {
+            self.cancel(
+                ti,
+                if self_trade {
+                    CancelReason::SelfTrade
+                } else {
+                    CancelReason::Unfilled
+                },
+            );
+        }
+    }
+
+    pub(super) fn run_stops(&mut self, instrument: InstrumentId) {
+        loop {
+            let Some(last) = self.instruments[instrument.0 as usize].last_price else {
+                return;
+            };
+            let pending = |o: &&RefOrder, side| {
+                o.place == Where::Pending && o.instrument == instrument && o.side == side
+            };
+            let buy = self
+                .orders
+                .iter()
+                .filter(|o| pending(o, Side::Buy) && o.trigger.unwrap_or(0) <= last)
+                .min_by_key(|o| (o.trigger, o.id))
+                .map(|o| o.id);
+            let sell = self
+                .orders
+                .iter()
+                .filter(|o| pending(o, Side::Sell) && o.trigger.unwrap_or(0) >= last)
+                .min_by_key(|o| (-o.trigger.unwrap_or(0), o.id))
+                .map(|o| o.id);
+            let Some(id) = buy.or(sell) else { return };
+            let i = self.index_of(id);
+            self.orders[i].place = Where::Taking;
+            let o = self.orders[i].clone();
+            self.events.push(Event::StopTriggered {
+                order: o.handle(),
+                instrument,
+            });
+            match o.tif {
+                TimeInForce::FillOrKill
+                    if !self.can_fill(
+                        instrument,
+                        o.side,
+                        o.limit(),
+                        o.remaining(),
+                        o.account,
+                        o.stp,
+                    ) =>
+                {
+                    self.cancel(i, CancelReason::FillOrKillUnfilled);
+                }
+                TimeInForce::PostOnly if self.would_take(instrument, o.side, o.limit()) => {
+                    self.cancel(i, CancelReason::PostOnlyWouldTake);
+                }
+                _ => self.enter(i),
+            }
+        }
+    }
+
+    pub(super) fn amend(
+        &mut self,
+        account: AccountId,
+        id: u64,
+        amount: Option<Qty>,
+        price: Option<Price>,
+    ) -> Result<(), EngineError> {
+        if amount.is_none() && price.is_none() {
+            return Err(EngineError::EmptyAmend);
+        }
+        let i = self.find(account, id)?;
+        let o = self.orders[i].clone();
+        let inst = self.instruments[o.instrument.0 as usize].clone();
+        if matches!(
+            inst.state,
+            InstrumentState::Suspended | InstrumentState::Closed
+        ) {
+            return Err(EngineError::InstrumentNotTrading);
+        }
+        let new_amount = amount.map_or(o.amount, |a| a.0);
+        let new_price = price.map(|p| p.0).or(o.price).unwrap_or(0);
+        if new_amount <= 0 {
+            return Err(EngineError::InvalidAmount);
+        }
+        if new_amount <= o.filled {
+            return Err(EngineError::AmendBelowFilled);
+        }
+        self.check_price(&inst, Price(new_price))?;
+        Self::check_min_size(&inst, new_price, new_amount)?;
+        let price_changed = Some(new_price) != o.price;
+        let keeps = !price_changed && new_amount <= o.amount;
+        let must_not_take =
+            o.tif == TimeInForce::PostOnly || inst.state == InstrumentState::PostOnly;
+        if o.place == Where::Resting
+            && price_changed
+            && must_not_take
+            && self.would_take(o.instrument, o.side, new_price)
+        {
+            return Err(EngineError::PostOnlyWouldTake);
+        }
+        let delta = if self.funds.enforce {
+            let remaining = new_amount - o.filled;
+            let (currency, need) = match o.side {
+                Side::Buy => (inst.quote, new_price * remaining * inst.quote_unit),
+                Side::Sell => (inst.base, remaining * inst.base_unit),
+            };
+            let delta = need - o.reserved;
+            if delta > self.accounts[account.0 as usize].balances[currency].0 {
+                return Err(EngineError::InsufficientFunds);
+            }
+            Some((currency, delta))
+        } else {
+            None
+        };
+        let resting = o.place == Where::Resting;
+        let m = &mut self.orders[i];
+        m.amount = new_amount;
+        m.price = Some(new_price);
+        if resting && !keeps {
+            m.place = Where::Taking;
+        }
+        self.events.push(Event::OrderAmended {
+            order: m.handle(),
+            account,
+            instrument: m.instrument,
+            price: m.price.map(Price),
+            amount: Qty(m.amount),
+            remaining: Qty(m.remaining()),
+            kept_priority: !resting || keeps,
+        });
+        if let Some((currency, delta)) = delta.filter(|d| d.1 != 0) {
+            self.orders[i].reserved += delta;
+            self.lock(account.0 as usize, currency, delta);
+        }
+        if resting && !keeps {
+            self.enter(i);
+            self.run_stops(o.instrument);
+        }
+        Ok(())
+    }
+}
