@@ -89,6 +89,11 @@ pub struct ServerSection {
     pub header_timeout_seconds: Option<u64>,
     /// Price levels per side of the order book at most (default 1000).
     pub max_order_book_depth: Option<usize>,
+    /// Stream frames a WebSocket session may fall behind before it is closed as a slow
+    /// consumer (default 4096).
+    pub stream_buffer: Option<usize>,
+    /// Seconds between stream heartbeats (default 10).
+    pub stream_heartbeat_seconds: Option<u64>,
 }
 
 /// `[[keys]]`: a key given by its digest.
@@ -174,6 +179,12 @@ pub struct Settings {
     pub header_timeout: std::time::Duration,
     /// Price levels per side the order book answers with at most, and by default.
     pub max_book_depth: usize,
+    /// Stream frames a WebSocket session may fall behind before it is closed.
+    pub stream_buffer: usize,
+    /// Interval of the stream heartbeat.
+    pub stream_heartbeat: std::time::Duration,
+    /// Interval of `MARKET_TICKER` updates.
+    pub stream_ticker_interval: std::time::Duration,
 }
 
 fn address(text: &str) -> Result<SocketAddr, ConfigFileError> {
@@ -254,6 +265,9 @@ impl Settings {
             public_rate_limit_per_minute: DEFAULT_PUBLIC_RATE_LIMIT,
             header_timeout: crate::listener::DEFAULT_HEAD_TIMEOUT,
             max_book_depth: DEFAULT_MAX_BOOK_DEPTH,
+            stream_buffer: crate::streams::DEFAULT_BUFFER,
+            stream_heartbeat: crate::streams::DEFAULT_HEARTBEAT,
+            stream_ticker_interval: crate::streams::DEFAULT_TICKER_INTERVAL,
         }
     }
 
@@ -355,6 +369,18 @@ impl Settings {
                 .max_order_book_depth
                 .unwrap_or(demo.max_book_depth)
                 .max(1),
+            stream_buffer: file
+                .server
+                .stream_buffer
+                .unwrap_or(demo.stream_buffer)
+                .max(1),
+            stream_heartbeat: file
+                .server
+                .stream_heartbeat_seconds
+                .map_or(demo.stream_heartbeat, |s| {
+                    std::time::Duration::from_secs(s.max(1))
+                }),
+            stream_ticker_interval: demo.stream_ticker_interval,
         })
     }
 }

@@ -38,6 +38,7 @@ pub mod routes;
 pub mod server;
 pub mod setup;
 pub mod state;
+pub mod streams;
 pub mod wire;
 
 pub use server::{Server, ServerError};

@@ -217,6 +217,13 @@ impl Server {
             Some(plan),
         )?;
         let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join(KEY_STORE)))?);
+        let hub = crate::streams::hub::Hub::start(
+            runtime.handle(),
+            markets.clone(),
+            clock.clone(),
+            settings.stream_buffer,
+            settings.stream_ticker_interval,
+        )?;
         let state: Shared = Arc::new(AppState {
             runtime: runtime.handle(),
             markets,
@@ -229,6 +236,10 @@ impl Server {
             public_rate_limit: settings.public_rate_limit_per_minute,
             address_windows: Default::default(),
             max_book_depth: settings.max_book_depth,
+            streams: crate::streams::Streams {
+                hub,
+                heartbeat: settings.stream_heartbeat,
+            },
         });
         // Holders and opening balances are commands like any other: on a restart they
         // come back from the journal, so they are provisioned only into an empty one.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use matchbook::market::MarketData;
-use matchbook::runtime::{Clock, OffsetClock, Outcome, RuntimeError, RuntimeHandle};
+use matchbook::runtime::{Clock, OffsetClock, Outcome, ReadView, RuntimeError, RuntimeHandle};
 use matchbook::{Command, Engine, Timestamp};
 use tokio::sync::oneshot;
 
@@ -45,6 +45,8 @@ pub struct AppState {
     pub address_windows: crate::ratelimit::AddressWindows,
     /// Price levels per side the order book answers with at most.
     pub max_book_depth: usize,
+    /// WebSocket streams.
+    pub streams: crate::streams::Streams,
 }
 
 /// The state as handlers receive it.
@@ -111,6 +113,19 @@ impl AppState {
         let (tx, rx) = oneshot::channel();
         self.runtime.read_engine(move |e| {
             let _ = tx.send(read(e));
+        })?;
+        rx.await.map_err(stopped)
+    }
+
+    /// Reads the engine replica and market data together, as of one command (on the
+    /// market stage, after every command acknowledged before the read).
+    pub async fn view<R: Send + 'static>(
+        &self,
+        read: impl FnOnce(&ReadView<'_>) -> R + Send + 'static,
+    ) -> Result<R, ApiError> {
+        let (tx, rx) = oneshot::channel();
+        self.runtime.read(move |view| {
+            let _ = tx.send(read(view));
         })?;
         rx.await.map_err(stopped)
     }

@@ -380,6 +380,8 @@ async fn a_config_file_sets_holders_keys_and_limits() {
         admin_bind = "127.0.0.1:0"
         data_dir = "{}"
         rate_limit_per_minute = 3
+        stream_buffer = 64
+        stream_heartbeat_seconds = 3
 
         [[holders]]
         name = "alice"
@@ -400,6 +402,8 @@ async fn a_config_file_sets_holders_keys_and_limits() {
     let path = std::env::temp_dir().join(format!("matchbook-config-{}.toml", std::process::id()));
     std::fs::write(&path, text).expect("write config");
     let settings = matchbook_rest::config::Settings::from_file(&path).expect("valid config");
+    assert_eq!(settings.stream_buffer, 64);
+    assert_eq!(settings.stream_heartbeat, std::time::Duration::from_secs(3));
     let server = matchbook_rest::Server::start(settings)
         .await
         .expect("starts");

@@ -207,7 +207,9 @@ pub fn public_router(state: Shared) -> Router {
             "/v1/account/futures/funding-payments",
             get(futures::funding_payments),
         )
-        .route("/openapi.json", get(crate::openapi::serve));
+        .route("/openapi.json", get(crate::openapi::serve))
+        .route("/", get(crate::streams::upgrade))
+        .route("/ws", get(crate::streams::upgrade));
     finish(router, state)
 }
 

@@ -173,7 +173,7 @@ pub async fn fees(State(state): State<Shared>) -> Result<Json<Vec<FeeGroupBody>>
     Ok(Json(list))
 }
 
-fn ticker_body(
+pub(crate) fn ticker_body(
     market: &Market,
     state: InstrumentState,
     t: &matchbook::market::Ticker,

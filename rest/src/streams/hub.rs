@@ -1,0 +1,232 @@
+//! The hub: one thread that follows the runtime's output (one subscription, every batch)
+//! and turns it into stream frames, each serialised once and broadcast to every session,
+//! which keeps the frames of the channels and instruments it subscribed to. The matching
+//! thread never waits for it (the runtime drops a subscriber that falls behind; the hub then
+//! subscribes again and treats every market as changed), and the hub never waits for a
+//! session (a session that falls a whole broadcast buffer behind is closed as a slow
+//! consumer).
+//!
+//! `MARKET_TICKER`: markets touched by a batch (a trade, a change of the top of the book
+//! or of the instrument's state, an index price or a funding settlement) are collected and,
+//! once per tick interval, read from the market stage and sent as one frame per market.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::Utf8Bytes;
+use crossbeam_channel::RecvTimeoutError;
+use matchbook::runtime::{Clock, OffsetClock, ReadView, RuntimeHandle};
+use matchbook::{Event, InstrumentId};
+use tokio::sync::broadcast;
+
+use super::messages::{Stamp, TickerFrame, TickerUpdate};
+use crate::markets::Markets;
+
+/// Batches the hub's runtime subscription may fall behind before the runtime drops it.
+const HUB_QUEUE: usize = 4096;
+
+/// A stream channel the hub produces frames for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Channel {
+    /// Market tickers.
+    MarketTicker,
+}
+
+/// One frame for every session subscribed to its channel and instrument.
+#[derive(Debug)]
+pub struct Frame {
+    /// Its channel.
+    pub channel: Channel,
+    /// Its instrument.
+    pub instrument: InstrumentId,
+    /// The JSON text, serialised once.
+    pub text: Utf8Bytes,
+}
+
+/// The running hub and the way sessions join it. Its thread ends when the runtime stops or
+/// the hub is dropped.
+#[derive(Debug)]
+pub struct Hub {
+    frames: broadcast::Sender<Arc<Frame>>,
+    stop: Arc<AtomicBool>,
+}
+
+/// What the hub thread needs.
+struct Source {
+    runtime: RuntimeHandle,
+    markets: Markets,
+    clock: Arc<OffsetClock>,
+    frames: broadcast::Sender<Arc<Frame>>,
+    stop: Arc<AtomicBool>,
+    tick: Duration,
+}
+
+impl Hub {
+    /// Starts the hub thread; `buffer` frames may wait for the slowest session, and
+    /// tickers go out every `tick`.
+    pub fn start(
+        runtime: RuntimeHandle,
+        markets: Markets,
+        clock: Arc<OffsetClock>,
+        buffer: usize,
+        tick: Duration,
+    ) -> std::io::Result<Self> {
+        let (frames, _) = broadcast::channel(buffer.max(1));
+        let stop = Arc::new(AtomicBool::new(false));
+        let source = Source {
+            runtime,
+            markets,
+            clock,
+            frames: frames.clone(),
+            stop: stop.clone(),
+            tick,
+        };
+        std::thread::Builder::new()
+            .name("streams-hub".into())
+            .spawn(move || source.run())?;
+        Ok(Self { frames, stop })
+    }
+
+    /// A new session's feed: every frame from now on.
+    pub fn join(&self) -> broadcast::Receiver<Arc<Frame>> {
+        self.frames.subscribe()
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+    }
+}
+
+/// The markets an event concerns, for the ticker.
+fn touched(event: &Event) -> Option<InstrumentId> {
+    match event {
+        Event::Trade(t) => Some(t.instrument),
+        Event::TopOfBook { instrument, .. }
+        | Event::InstrumentStateChanged { instrument, .. }
+        | Event::IndexPriceSet { instrument, .. }
+        | Event::FundingSettled { instrument, .. } => Some(*instrument),
+        _ => None,
+    }
+}
+
+impl Source {
+    fn run(self) {
+        let every: BTreeSet<InstrumentId> = self.markets.markets.iter().map(|m| m.id).collect();
+        let mut changed = BTreeSet::new();
+        let mut next_tick = Instant::now() + self.tick;
+        'subscribe: while !self.stop.load(Ordering::Acquire) {
+            let Ok(subscription) = self.runtime.subscribe(HUB_QUEUE) else {
+                return;
+            };
+            loop {
+                if self.stop.load(Ordering::Acquire) {
+                    return;
+                }
+                let wait = next_tick.saturating_duration_since(Instant::now());
+                match subscription.receiver().recv_timeout(wait) {
+                    Ok(batch) => {
+                        changed.extend(batch.events.iter().filter_map(|e| touched(&e.event)))
+                    }
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => match subscription.reason() {
+                        matchbook::runtime::DropReason::Stopped => return,
+                        matchbook::runtime::DropReason::Lagged { .. } => {
+                            changed.clone_from(&every);
+                            continue 'subscribe;
+                        }
+                    },
+                }
+                if Instant::now() >= next_tick {
+                    next_tick = Instant::now() + self.tick;
+                    if !changed.is_empty() && self.frames.receiver_count() > 0 {
+                        self.send_tickers(std::mem::take(&mut changed));
+                    }
+                    changed.clear();
+                }
+            }
+        }
+    }
+
+    fn send_tickers(&self, ids: BTreeSet<InstrumentId>) {
+        let markets = self.markets.clone();
+        let now = self.clock.now();
+        let ids: Vec<InstrumentId> = ids.into_iter().collect();
+        let Ok(updates) = self
+            .runtime
+            .read_blocking(move |view| ticker_updates(view, &markets, &ids, now))
+        else {
+            return;
+        };
+        for (instrument, update) in updates {
+            let frame = TickerFrame::of(vec![update], now);
+            if let Ok(text) = serde_json::to_string(&frame) {
+                let _ = self.frames.send(Arc::new(Frame {
+                    channel: Channel::MarketTicker,
+                    instrument,
+                    text: text.into(),
+                }));
+            }
+        }
+    }
+}
+
+/// The tickers of `ids` as of `view`, as the streams write them.
+pub fn ticker_updates(
+    view: &ReadView<'_>,
+    markets: &Markets,
+    ids: &[InstrumentId],
+    now: matchbook::Timestamp,
+) -> Vec<(InstrumentId, TickerUpdate)> {
+    ids.iter()
+        .filter_map(|&id| {
+            let market = markets.market_of(id)?;
+            let state = view.engine.instrument(id).ok()?.state;
+            let ticker = view.market.ticker(id, now).ok()?;
+            let funding = view.engine.funding_view(id).ok();
+            let body = crate::routes::public::ticker_body(
+                market,
+                state,
+                &ticker,
+                now,
+                false,
+                funding.as_ref(),
+            );
+            Some((id, TickerUpdate::from(body)))
+        })
+        .collect()
+}
+
+impl TickerFrame {
+    /// A `MARKET_TICKER_UPDATES` frame.
+    pub fn of(ticker_updates: Vec<TickerUpdate>, now: matchbook::Timestamp) -> Self {
+        Self {
+            channel_name: "MARKET_TICKER",
+            kind: "MARKET_TICKER_UPDATES",
+            ticker_updates,
+            stamp: Stamp::of(now),
+        }
+    }
+}
+
+impl From<crate::wire::market::TickerBody> for TickerUpdate {
+    fn from(t: crate::wire::market::TickerBody) -> Self {
+        Self {
+            instrument: t.instrument_code,
+            last_price: t.last_price,
+            price_change: t.price_change,
+            price_change_percentage: t.price_change_percentage,
+            high: t.high,
+            low: t.low,
+            volume: t.quote_volume,
+            best_bid: t.best_bid,
+            best_ask: t.best_ask,
+            mark_price: t.futures.mark_price,
+            funding_rate: t.futures.funding_rate,
+            next_funding_payment: t.futures.next_funding_payment,
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The frames of the streams contract: what a client sends (parsed leniently: unknown keys
+//! are accepted, as clients send extras such as `bp_remaining_quota` or `price_points_mode`)
+//! and what the server answers, each a type serialised once.
+
+use serde::{Deserialize, Serialize};
+
+use crate::format::iso_ms;
+
+/// A client's message.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ClientMessage {
+    /// Log in with a REST key.
+    Authenticate {
+        /// The key text.
+        api_token: String,
+    },
+    /// Add channels.
+    Subscribe {
+        /// Channels with their instruments.
+        channels: Vec<ChannelRequest>,
+    },
+    /// Replace the instruments of channels already subscribed.
+    UpdateSubscription {
+        /// Channels with their full new instrument lists.
+        channels: Vec<ChannelRequest>,
+    },
+    /// Drop channels.
+    Unsubscribe {
+        /// Channel names.
+        channels: Vec<String>,
+    },
+}
+
+/// One channel of a SUBSCRIBE or UPDATE_SUBSCRIPTION.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChannelRequest {
+    /// Channel name.
+    pub name: String,
+    /// Instruments (`None`: every market, where the channel allows it).
+    #[serde(default)]
+    pub instrument_codes: Option<Vec<String>>,
+}
+
+/// A channel as the server confirms it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChannelState {
+    /// Channel name.
+    pub name: String,
+    /// Instruments subscribed.
+    pub instrument_codes: Vec<String>,
+}
+
+/// Engine time as the contract writes it: ISO milliseconds and integer nanoseconds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stamp {
+    /// ISO 8601 with milliseconds.
+    pub time: String,
+    /// Nanoseconds since the epoch.
+    pub time_nanos: i64,
+}
+
+impl Stamp {
+    /// The stamp of `at`.
+    pub fn of(at: matchbook::Timestamp) -> Self {
+        Self {
+            time: iso_ms(at),
+            time_nanos: at.0,
+        }
+    }
+}
+
+/// A session answer: `AUTHENTICATED`, `SUBSCRIPTIONS`, `SUBSCRIPTION_UPDATED`,
+/// `UNSUBSCRIBED` or the heartbeat.
+#[derive(Debug, Serialize)]
+pub struct SessionFrame {
+    /// Always `SYSTEM` for session answers.
+    pub channel_name: &'static str,
+    /// What happened.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Channels, for subscription answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<ChannelState>>,
+    /// `SYSTEM`, for the heartbeat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subscription: Option<&'static str>,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// An error frame: clients raise on any frame carrying `error`.
+#[derive(Debug, Serialize)]
+pub struct ErrorFrame {
+    /// The code.
+    pub error: &'static str,
+    /// `SYSTEM`, or the channel the error is about.
+    pub channel_name: String,
+    /// `ERROR`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The instrument codes that were not recognised.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid_instruments: Option<Vec<String>>,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// One market's ticker in a `MARKET_TICKER_UPDATES` frame.
+#[derive(Debug, Serialize)]
+pub struct TickerUpdate {
+    /// Instrument code (the contract's key is `instrument`).
+    pub instrument: String,
+    /// Last trade price.
+    pub last_price: String,
+    /// Change over 24 hours.
+    pub price_change: String,
+    /// Change over 24 hours, percent.
+    pub price_change_percentage: String,
+    /// 24-hour high.
+    pub high: String,
+    /// 24-hour low.
+    pub low: String,
+    /// 24-hour quote volume.
+    pub volume: String,
+    /// Best bid.
+    pub best_bid: String,
+    /// Best ask.
+    pub best_ask: String,
+    /// Futures: mark price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mark_price: Option<String>,
+    /// Futures: current funding rate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub funding_rate: Option<String>,
+    /// Futures: next settlement (`null` without funding).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_funding_payment: Option<Option<String>>,
+}
+
+/// `MARKET_TICKER_UPDATES`.
+#[derive(Debug, Serialize)]
+pub struct TickerFrame {
+    /// `MARKET_TICKER`.
+    pub channel_name: &'static str,
+    /// `MARKET_TICKER_UPDATES`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The markets.
+    pub ticker_updates: Vec<TickerUpdate>,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}

@@ -1,0 +1,62 @@
+//! WebSocket streams: the contract of `shared/spec/streams.md`, served on the public
+//! listener at `/` and `/ws` (one socket for public and private channels, the REST keys
+//! and scopes).
+//!
+//! ```text
+//!  runtime output ──> hub thread ──(frames, serialised once)──> broadcast ──> session task
+//!  (every batch)      one per server                           (bounded)      one per socket
+//! ```
+//!
+//! The hub ([`hub`]) follows the runtime's published batches and makes each frame once;
+//! every session ([`session`]) keeps the frames of its channels and instruments. Neither
+//! the matching thread nor the hub ever waits for a session: a session a whole buffer
+//! behind is closed with `SLOW_CONSUMER`.
+//!
+//! Served so far: the session messages (AUTHENTICATE, SUBSCRIBE, UPDATE_SUBSCRIPTION,
+//! UNSUBSCRIBE), the heartbeat, the error frames, and `MARKET_TICKER`. The contract's other
+//! channels are refused with `CHANNEL_NOT_SERVED` until they are built.
+
+pub mod hub;
+pub mod messages;
+pub mod session;
+
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::extract::ws::WebSocketUpgrade;
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::ApiError;
+use crate::state::Shared;
+
+/// Default heartbeat interval (the contract's).
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(10);
+/// Default interval of `MARKET_TICKER` updates (the contract asks for at least one a
+/// second for a market that changed).
+pub const DEFAULT_TICKER_INTERVAL: Duration = Duration::from_secs(1);
+/// Default broadcast buffer, in frames: how far a session may fall behind.
+pub const DEFAULT_BUFFER: usize = 4096;
+
+/// The streams part of the shared state.
+#[derive(Debug)]
+pub struct Streams {
+    /// The hub sessions join.
+    pub hub: hub::Hub,
+    /// Heartbeat interval.
+    pub heartbeat: Duration,
+}
+
+/// `GET /` and `GET /ws`: the WebSocket upgrade; a plain request is answered as an unknown
+/// route.
+pub async fn upgrade(
+    State(state): State<Shared>,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
+) -> Response {
+    match upgrade {
+        Ok(upgrade) => upgrade
+            .on_upgrade(move |socket| session::run(socket, state))
+            .into_response(),
+        Err(_) => ApiError::NotFound("NOT_FOUND").into_response(),
+    }
+}

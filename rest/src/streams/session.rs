@@ -1,0 +1,324 @@
+//! One WebSocket connection: the session messages of the contract (AUTHENTICATE,
+//! SUBSCRIBE, UPDATE_SUBSCRIPTION, UNSUBSCRIBE), a heartbeat, and the hub's frames for the
+//! channels and instruments subscribed. Frames go out in the order the hub made them; a
+//! session that falls a whole broadcast buffer behind (a client that stopped reading) gets
+//! `SLOW_CONSUMER` and is closed, without anyone else waiting for it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use matchbook::InstrumentId;
+use serde::Serialize;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::hub::{Channel, Frame, ticker_updates};
+use super::messages::{
+    ChannelRequest, ChannelState, ClientMessage, ErrorFrame, SessionFrame, Stamp, TickerFrame,
+};
+use crate::keys::ApiKey;
+use crate::state::Shared;
+
+/// Close code for a frame that is not JSON (the contract's).
+const CLOSE_NOT_JSON: u16 = 4000;
+/// Close code after `SLOW_CONSUMER`.
+const CLOSE_SLOW: u16 = 4001;
+/// How long a closing frame may take to go out to a client that does not read.
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
+/// Channels the contract names that this server does not serve yet: a subscription to
+/// one is refused with `CHANNEL_NOT_SERVED` rather than accepted and left silent.
+const NOT_SERVED: &[&str] = &[
+    "ORDER_BOOK",
+    "PRICE_TICKS",
+    "BOOK_TICKER",
+    "CANDLESTICKS",
+    "ACCOUNT_HISTORY",
+    "TRADING",
+    "ORDERS",
+    "ORDERS_SNAPSHOT",
+];
+
+/// What one connection has asked for.
+#[derive(Default)]
+struct Session {
+    key: Option<Arc<ApiKey>>,
+    subscribed: BTreeMap<Channel, BTreeSet<InstrumentId>>,
+}
+
+/// What handling a client message produced.
+enum Reply {
+    /// Frames to send, in order.
+    Send(Vec<String>),
+    /// Send this error, then close with this code.
+    Close(String, u16),
+}
+
+fn json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+fn error(
+    state: &Shared,
+    code: &'static str,
+    channel: &str,
+    invalid: Option<Vec<String>>,
+) -> String {
+    json(&ErrorFrame {
+        error: code,
+        channel_name: channel.to_owned(),
+        kind: "ERROR",
+        invalid_instruments: invalid,
+        stamp: Stamp::of(state.now()),
+    })
+}
+
+/// Serves one upgraded connection until either side closes it.
+pub async fn run(socket: WebSocket, state: Shared) {
+    let (mut sink, mut incoming) = socket.split();
+    let mut feed = state.streams.hub.join();
+    let mut session = Session::default();
+    let mut heartbeat = tokio::time::interval(state.streams.heartbeat);
+    heartbeat.tick().await;
+    loop {
+        let outgoing: Vec<Message> = tokio::select! {
+            message = incoming.next() => match message {
+                Some(Ok(Message::Text(text))) => match session.handle(&state, &text).await {
+                    Reply::Send(frames) => frames.into_iter().map(|f| Message::Text(f.into())).collect(),
+                    Reply::Close(frame, code) => {
+                        close(&mut sink, frame, code).await;
+                        return;
+                    }
+                },
+                Some(Ok(Message::Binary(_))) => {
+                    close(&mut sink, error(&state, "INVALID_MESSAGE_FORMAT", "SYSTEM", None), CLOSE_NOT_JSON).await;
+                    return;
+                }
+                Some(Ok(Message::Ping(_) | Message::Pong(_))) => Vec::new(),
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
+            },
+            frame = feed.recv() => match frame {
+                Ok(frame) if session.wants(&frame) => vec![Message::Text(frame.text.clone())],
+                Ok(_) => Vec::new(),
+                Err(RecvError::Lagged(_)) => {
+                    close(&mut sink, error(&state, "SLOW_CONSUMER", "SYSTEM", None), CLOSE_SLOW).await;
+                    return;
+                }
+                Err(RecvError::Closed) => return,
+            },
+            _ = heartbeat.tick() => vec![
+                Message::Text(json(&SessionFrame {
+                    channel_name: "SYSTEM",
+                    kind: "HEARTBEAT",
+                    channels: None,
+                    subscription: Some("SYSTEM"),
+                    stamp: Stamp::of(state.now()),
+                }).into()),
+                // A ping makes the client answer, which keeps an otherwise silent
+                // subscriber clear of the listener's idle timeout.
+                Message::Ping(Default::default()),
+            ],
+        };
+        for message in outgoing {
+            if sink.send(message).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+async fn close<S>(sink: &mut S, frame: String, code: u16)
+where
+    S: SinkExt<Message> + Unpin,
+{
+    let _ = tokio::time::timeout(CLOSE_WAIT, async {
+        let _ = sink.send(Message::Text(Utf8Bytes::from(frame))).await;
+        let _ = sink
+            .send(Message::Close(Some(CloseFrame {
+                code,
+                reason: Utf8Bytes::from_static(""),
+            })))
+            .await;
+    })
+    .await;
+}
+
+fn channel_of(name: &str) -> Option<Channel> {
+    match name {
+        "MARKET_TICKER" => Some(Channel::MarketTicker),
+        _ => None,
+    }
+}
+
+fn name_of(channel: Channel) -> &'static str {
+    match channel {
+        Channel::MarketTicker => "MARKET_TICKER",
+    }
+}
+
+impl Session {
+    fn wants(&self, frame: &Frame) -> bool {
+        self.subscribed
+            .get(&frame.channel)
+            .is_some_and(|ids| ids.contains(&frame.instrument))
+    }
+
+    async fn handle(&mut self, state: &Shared, text: &str) -> Reply {
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+            return Reply::Close(
+                error(state, "INVALID_MESSAGE_FORMAT", "SYSTEM", None),
+                CLOSE_NOT_JSON,
+            );
+        };
+        let Ok(message) = serde_json::from_value::<ClientMessage>(value) else {
+            return Reply::Send(vec![error(state, "INVALID_MESSAGE_FORMAT", "SYSTEM", None)]);
+        };
+        let frames = match message {
+            ClientMessage::Authenticate { api_token } => {
+                match state.keys.authenticate(&api_token) {
+                    Some(key) => {
+                        self.key = Some(key);
+                        vec![self.answer(state, "AUTHENTICATED", false)]
+                    }
+                    None => vec![error(state, "AUTHENTICATION_FAILED", "SYSTEM", None)],
+                }
+            }
+            ClientMessage::Subscribe { channels } => {
+                self.subscribe(state, &channels, "SUBSCRIPTIONS").await
+            }
+            ClientMessage::UpdateSubscription { channels } => {
+                self.subscribe(state, &channels, "SUBSCRIPTION_UPDATED")
+                    .await
+            }
+            ClientMessage::Unsubscribe { channels } => self.unsubscribe(state, &channels),
+        };
+        Reply::Send(frames)
+    }
+
+    fn answer(&self, state: &Shared, kind: &'static str, with_channels: bool) -> String {
+        let channels = with_channels.then(|| {
+            self.subscribed
+                .iter()
+                .map(|(&channel, ids)| ChannelState {
+                    name: name_of(channel).to_owned(),
+                    instrument_codes: ids
+                        .iter()
+                        .filter_map(|&id| state.markets.market_of(id).map(|m| m.code.clone()))
+                        .collect(),
+                })
+                .collect()
+        });
+        json(&SessionFrame {
+            channel_name: "SYSTEM",
+            kind,
+            channels,
+            subscription: None,
+            stamp: Stamp::of(state.now()),
+        })
+    }
+
+    /// Checks every channel of the message first: one refusal and nothing changes.
+    fn resolve(
+        &self,
+        state: &Shared,
+        channels: &[ChannelRequest],
+    ) -> Result<Vec<(Channel, BTreeSet<InstrumentId>)>, String> {
+        let mut resolved = Vec::with_capacity(channels.len());
+        for request in channels {
+            let name = request.name.as_str();
+            let Some(channel) = channel_of(name) else {
+                let code = if NOT_SERVED.contains(&name) {
+                    "CHANNEL_NOT_SERVED"
+                } else {
+                    "INVALID_CHANNEL"
+                };
+                return Err(error(state, code, name, None));
+            };
+            let ids = match &request.instrument_codes {
+                None => state.markets.markets.iter().map(|m| m.id).collect(),
+                Some(codes) => {
+                    let unknown: Vec<String> = codes
+                        .iter()
+                        .filter(|c| state.markets.market(c).is_none())
+                        .cloned()
+                        .collect();
+                    if !unknown.is_empty() {
+                        return Err(error(
+                            state,
+                            "INVALID_INSTRUMENT_CODES",
+                            name,
+                            Some(unknown),
+                        ));
+                    }
+                    codes
+                        .iter()
+                        .filter_map(|c| state.markets.market(c).map(|m| m.id))
+                        .collect()
+                }
+            };
+            resolved.push((channel, ids));
+        }
+        Ok(resolved)
+    }
+
+    /// SUBSCRIBE adds channels; UPDATE_SUBSCRIPTION replaces their instrument lists. Either
+    /// way the answer comes first, then a snapshot of the instruments that are new.
+    async fn subscribe(
+        &mut self,
+        state: &Shared,
+        channels: &[ChannelRequest],
+        kind: &'static str,
+    ) -> Vec<String> {
+        let resolved = match self.resolve(state, channels) {
+            Ok(resolved) => resolved,
+            Err(refusal) => return vec![refusal],
+        };
+        let mut added: Vec<(Channel, Vec<InstrumentId>)> = Vec::new();
+        for (channel, ids) in resolved {
+            let before = self
+                .subscribed
+                .insert(channel, ids.clone())
+                .unwrap_or_default();
+            added.push((channel, ids.difference(&before).copied().collect()));
+        }
+        let mut frames = vec![self.answer(state, kind, true)];
+        for (channel, ids) in added {
+            frames.extend(snapshot(state, channel, ids).await);
+        }
+        frames
+    }
+
+    fn unsubscribe(&mut self, state: &Shared, names: &[String]) -> Vec<String> {
+        for name in names {
+            match channel_of(name) {
+                Some(channel) => {
+                    self.subscribed.remove(&channel);
+                }
+                None if NOT_SERVED.contains(&name.as_str()) => {}
+                None => return vec![error(state, "INVALID_CHANNEL", name, None)],
+            }
+        }
+        vec![self.answer(state, "UNSUBSCRIBED", true)]
+    }
+}
+
+/// The frames a new subscriber of `channel` gets for `ids` before live frames.
+async fn snapshot(state: &Shared, channel: Channel, ids: Vec<InstrumentId>) -> Vec<String> {
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    match channel {
+        Channel::MarketTicker => {
+            let markets = state.markets.clone();
+            let now = state.now();
+            let updates = state
+                .view(move |view| ticker_updates(view, &markets, &ids, now))
+                .await
+                .unwrap_or_default();
+            let updates = updates.into_iter().map(|(_, u)| u).collect();
+            vec![json(&TickerFrame::of(updates, now))]
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! The WebSocket streams over real sockets on loopback: session messages, errors, the
+//! heartbeat and the `MARKET_TICKER` channel, checked against what REST shows.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Exchange, data_dir, settings};
+use futures_util::{SinkExt, StreamExt};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// An exchange whose streams tick fast (heartbeat 150 ms, tickers every 50 ms).
+async fn exchange() -> Exchange {
+    let mut s = settings(data_dir());
+    s.stream_heartbeat = Duration::from_millis(150);
+    s.stream_ticker_interval = Duration::from_millis(50);
+    Exchange::with(s).await
+}
+
+async fn connect(x: &Exchange, path: &str) -> Socket {
+    let url = format!("ws://{}{path}", x.server.addr);
+    tokio_tungstenite::connect_async(url)
+        .await
+        .expect("upgrade")
+        .0
+}
+
+async fn send(ws: &mut Socket, message: Value) {
+    ws.send(Message::Text(message.to_string().into()))
+        .await
+        .expect("send");
+}
+
+/// The next JSON frame (control frames skipped); heartbeats too unless `heartbeats`.
+async fn next_frame(ws: &mut Socket, heartbeats: bool) -> Value {
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), ws.next())
+            .await
+            .expect("a frame within 10 s")
+            .expect("the socket is open")
+            .expect("a frame");
+        if let Message::Text(text) = message {
+            let v: Value = serde_json::from_str(&text).expect("JSON");
+            if heartbeats || v["type"] != "HEARTBEAT" {
+                return v;
+            }
+        }
+    }
+}
+
+async fn next(ws: &mut Socket) -> Value {
+    next_frame(ws, false).await
+}
+
+/// Waits for two heartbeats (each longer than a ticker interval), so that the tickers of
+/// what changed before the test (the demo's opening trades) have gone out, to nobody.
+async fn settle(ws: &mut Socket) {
+    for _ in 0..2 {
+        assert_eq!(next_frame(ws, true).await["type"], "HEARTBEAT");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_that_is_not_json_is_answered_with_an_error_then_close_4000() {
+    let x = exchange().await;
+    let mut ws = connect(&x, "/").await;
+    ws.send(Message::Text("{not json".into()))
+        .await
+        .expect("send");
+    let v = next(&mut ws).await;
+    assert_eq!(v["error"], "INVALID_MESSAGE_FORMAT", "{v}");
+    assert_eq!(v["channel_name"], "SYSTEM");
+    let close = loop {
+        match ws.next().await {
+            Some(Ok(Message::Close(frame))) => break frame,
+            Some(Ok(_)) => continue,
+            other => panic!("expected a close frame, got {other:?}"),
+        }
+    };
+    assert_eq!(close.map(|f| f.code), Some(CloseCode::Library(4000)));
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_errors_are_frames_and_the_session_goes_on() {
+    let x = exchange().await;
+    let mut ws = connect(&x, "/ws").await;
+    send(
+        &mut ws,
+        json!({"type": "AUTHENTICATE", "api_token": "not-a-key"}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["error"], "AUTHENTICATION_FAILED");
+    send(&mut ws, json!({"type": "SHOUT"})).await;
+    assert_eq!(next(&mut ws).await["error"], "INVALID_MESSAGE_FORMAT");
+    send(
+        &mut ws,
+        json!({"type": "SUBSCRIBE", "channels": [{"name": "NEWS"}]}),
+    )
+    .await;
+    let v = next(&mut ws).await;
+    assert_eq!(
+        (v["error"].as_str(), v["channel_name"].as_str()),
+        (Some("INVALID_CHANNEL"), Some("NEWS"))
+    );
+    send(
+        &mut ws,
+        json!({"type": "SUBSCRIBE", "channels": [
+        {"name": "MARKET_TICKER", "instrument_codes": ["BTC_EUR", "DOGE_EUR", "XYZ"]}]}),
+    )
+    .await;
+    let v = next(&mut ws).await;
+    assert_eq!(v["error"], "INVALID_INSTRUMENT_CODES", "{v}");
+    assert_eq!(v["invalid_instruments"], json!(["DOGE_EUR", "XYZ"]));
+    assert_eq!(v["channel_name"], "MARKET_TICKER");
+    send(
+        &mut ws,
+        json!({"type": "SUBSCRIBE", "channels": [{"name": "ORDER_BOOK",
+        "instrument_codes": ["BTC_EUR"]}]}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["error"], "CHANNEL_NOT_SERVED");
+    // None of the refusals closed the session or subscribed anything.
+    send(
+        &mut ws,
+        json!({"type": "AUTHENTICATE", "api_token": x.trader.key}),
+    )
+    .await;
+    let v = next(&mut ws).await;
+    assert_eq!(
+        (v["type"].as_str(), v["channel_name"].as_str()),
+        (Some("AUTHENTICATED"), Some("SYSTEM"))
+    );
+    send(
+        &mut ws,
+        json!({"type": "UNSUBSCRIBE", "channels": ["MARKET_TICKER"]}),
+    )
+    .await;
+    let v = next(&mut ws).await;
+    assert_eq!(
+        (v["type"].as_str(), &v["channels"]),
+        (Some("UNSUBSCRIBED"), &json!([]))
+    );
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_heartbeat_comes_on_its_own_with_time_and_nanoseconds() {
+    let x = exchange().await;
+    let mut ws = connect(&x, "/").await;
+    let v = next_frame(&mut ws, true).await;
+    assert_eq!(
+        (
+            v["channel_name"].as_str(),
+            v["subscription"].as_str(),
+            v["type"].as_str()
+        ),
+        (Some("SYSTEM"), Some("SYSTEM"), Some("HEARTBEAT")),
+        "{v}"
+    );
+    assert!(v["time"].as_str().is_some_and(|t| t.ends_with('Z')), "{v}");
+    assert!(v["time_nanos"].as_i64().is_some_and(|n| n > 0), "{v}");
+    x.stop().await;
+}
+
+/// Buys at the best ask of `code` as the demo trader: one trade at that price.
+async fn take_the_ask(x: &Exchange, code: &str) -> String {
+    let (status, book) = x.get(&format!("/v1/order-book/{code}?level=1"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let ask = book["asks"][0]["price"]
+        .as_str()
+        .expect("an ask")
+        .to_owned();
+    let (status, v) = x
+        .post(
+            "/v1/account/orders",
+            &x.trader.key,
+            json!({"instrument_code": code,
+            "type": "LIMIT", "side": "BUY", "amount": "0.01", "price": ask}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    ask
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn market_ticker_sends_a_snapshot_then_the_markets_that_change() {
+    let x = exchange().await;
+    let mut ws = connect(&x, "/").await;
+    settle(&mut ws).await;
+    // ccxt's subscription, extra keys included.
+    send(&mut ws, json!({"type": "SUBSCRIBE", "bp_remaining_quota": 200, "channels": [
+        {"name": "MARKET_TICKER", "price_points_mode": "INLINE", "instrument_codes": ["BTC_EUR"]}]})).await;
+    let v = next(&mut ws).await;
+    assert_eq!(v["type"], "SUBSCRIPTIONS", "{v}");
+    assert_eq!(
+        v["channels"],
+        json!([{"name": "MARKET_TICKER", "instrument_codes": ["BTC_EUR"]}])
+    );
+    let snapshot = next(&mut ws).await;
+    assert_eq!(
+        (snapshot["channel_name"].as_str(), snapshot["type"].as_str()),
+        (Some("MARKET_TICKER"), Some("MARKET_TICKER_UPDATES")),
+        "{snapshot}"
+    );
+    let (_, rest_ticker) = x.get("/v1/market-ticker/BTC_EUR", None).await;
+    let first = &snapshot["ticker_updates"][0];
+    assert_eq!(first["instrument"], "BTC_EUR");
+    assert_eq!(first["best_ask"], rest_ticker["best_ask"]);
+    assert_eq!(first["volume"], rest_ticker["quote_volume"]);
+    // A trade on a market not subscribed sends nothing; one on BTC_EUR sends its ticker.
+    take_the_ask(&x, "ETH_EUR").await;
+    let price = take_the_ask(&x, "BTC_EUR").await;
+    // (An update from before the trade may still be on its way: read up to the trade's.)
+    let ticker = loop {
+        let update = next(&mut ws).await;
+        assert_eq!(update["type"], "MARKET_TICKER_UPDATES", "{update}");
+        let ticker = update["ticker_updates"][0].clone();
+        assert_eq!(
+            ticker["instrument"], "BTC_EUR",
+            "only the market subscribed: {update}"
+        );
+        if ticker["last_price"].as_str() == Some(price.as_str()) {
+            break ticker;
+        }
+    };
+    let (_, rest_ticker) = x.get("/v1/market-ticker/BTC_EUR", None).await;
+    for field in [
+        "last_price",
+        "high",
+        "low",
+        "price_change",
+        "best_bid",
+        "best_ask",
+    ] {
+        assert_eq!(ticker[field], rest_ticker[field], "{field}");
+    }
+    // Unsubscribed, a trade sends nothing before the next two heartbeats.
+    send(
+        &mut ws,
+        json!({"type": "UNSUBSCRIBE", "channels": ["MARKET_TICKER"]}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["type"], "UNSUBSCRIBED");
+    take_the_ask(&x, "BTC_EUR").await;
+    for _ in 0..2 {
+        let v = next_frame(&mut ws, true).await;
+        assert_eq!(
+            v["type"], "HEARTBEAT",
+            "only heartbeats once unsubscribed: {v}"
+        );
+    }
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn update_subscription_snapshots_only_the_markets_it_adds() {
+    let x = exchange().await;
+    let mut ws = connect(&x, "/").await;
+    settle(&mut ws).await;
+    send(
+        &mut ws,
+        json!({"type": "SUBSCRIBE", "channels": [
+        {"name": "MARKET_TICKER", "instrument_codes": ["BTC_EUR"]}]}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTIONS");
+    assert_eq!(
+        next(&mut ws).await["ticker_updates"][0]["instrument"],
+        "BTC_EUR"
+    );
+    send(
+        &mut ws,
+        json!({"type": "UPDATE_SUBSCRIPTION", "channels": [
+        {"name": "MARKET_TICKER", "instrument_codes": ["BTC_EUR", "ETH_EUR"]}]}),
+    )
+    .await;
+    let v = next(&mut ws).await;
+    assert_eq!(v["type"], "SUBSCRIPTION_UPDATED", "{v}");
+    assert_eq!(
+        v["channels"][0]["instrument_codes"],
+        json!(["BTC_EUR", "ETH_EUR"])
+    );
+    let snapshot = next(&mut ws).await;
+    let markets: Vec<&str> = snapshot["ticker_updates"]
+        .as_array()
+        .expect("updates")
+        .iter()
+        .filter_map(|t| t["instrument"].as_str())
+        .collect();
+    assert_eq!(markets, vec!["ETH_EUR"], "{snapshot}");
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plain_request_to_the_stream_paths_is_a_json_404() {
+    let x = exchange().await;
+    for path in ["/", "/ws"] {
+        let (status, v) = x.get(path, None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert_eq!(v["error"], "NOT_FOUND");
+    }
+    x.stop().await;
+}
