@@ -119,6 +119,9 @@ pub struct LimitedStream {
     head: Head,
     /// A rewritten refusal still to be sent (the parser was told it went out).
     pending: Vec<u8>,
+    /// The connection switched protocols (a WebSocket): no more HTTP heads to follow, only
+    /// the idle limit.
+    upgraded: bool,
 }
 
 impl LimitedStream {
@@ -139,6 +142,7 @@ impl LimitedStream {
             deadline: Box::pin(tokio::time::sleep(idle)),
             head: Head::awaiting(),
             pending: Vec::new(),
+            upgraded: false,
         }
     }
 
@@ -195,6 +199,9 @@ impl LimitedStream {
         Poll::Ready(Ok(()))
     }
 }
+
+/// The start of the answer that switches the connection to another protocol.
+const SWITCHING_PROTOCOLS: &[u8] = b"HTTP/1.1 101 ";
 
 /// A complete `{"error": code}` response that closes the connection.
 pub(crate) fn json_response(status: u16, code: &str) -> Vec<u8> {
@@ -282,6 +289,16 @@ impl AsyncWrite for LimitedStream {
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
         std::task::ready!(this.poll_pending(cx))?;
+        if this.upgraded {
+            return Pin::new(&mut this.stream).poll_write(cx, buf);
+        }
+        if buf.starts_with(SWITCHING_PROTOCOLS) {
+            // What the client sends from now on are frames of another protocol: a head
+            // deadline would cut a long-lived stream off (and write HTTP into it).
+            this.upgraded = true;
+            this.head = Head::done();
+            return Pin::new(&mut this.stream).poll_write(cx, buf);
+        }
         // A response going out: the next bytes read start a new request head.
         if !this.head.awaiting {
             this.head = Head::awaiting();

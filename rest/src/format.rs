@@ -34,6 +34,12 @@ pub fn iso_nanos(t: Timestamp) -> String {
     format!("{head}.{nanos:09}Z")
 }
 
+/// The time a candle is known by, in REST and streams alike: its period's last millisecond
+/// (`end`, the start of the next period, less 1 ms).
+pub fn candle_time(end: Timestamp) -> Timestamp {
+    Timestamp(end.0 - 1_000_000)
+}
+
 /// A scaled integer as a decimal string with exactly `decimals` places.
 pub fn decimal(value: impl Into<i128>, decimals: u8) -> String {
     format_scaled(value.into(), decimals)

@@ -37,12 +37,14 @@ async fn send(ws: &mut Socket, message: Value) {
         .expect("send");
 }
 
-/// The next JSON frame (control frames skipped); heartbeats too unless `heartbeats`.
+/// The next JSON frame within 10 s (control frames skipped); heartbeats too unless
+/// `heartbeats`.
 async fn next_frame(ws: &mut Socket, heartbeats: bool) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
-        let message = tokio::time::timeout(Duration::from_secs(10), ws.next())
+        let message = tokio::time::timeout_at(deadline, ws.next())
             .await
-            .expect("a frame within 10 s")
+            .expect("the frame within 10 s")
             .expect("the socket is open")
             .expect("a frame");
         if let Message::Text(text) = message {
@@ -305,6 +307,97 @@ async fn a_plain_request_to_the_stream_paths_is_a_json_404() {
         let (status, v) = x.get(path, None).await;
         assert_eq!(status, StatusCode::NOT_FOUND);
         assert_eq!(v["error"], "NOT_FOUND");
+    }
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn candlesticks_are_keyed_by_their_last_millisecond_in_rest_and_streams() {
+    let x = exchange().await;
+    let mut ws = connect(&x, "/").await;
+    settle(&mut ws).await;
+    send(&mut ws, json!({"type": "SUBSCRIBE", "channels": [{"name": "CANDLESTICKS",
+        "properties": [{"instrument_code": "BTC_EUR", "time_granularity": {"unit": "MINUTES", "period": 7}}]}]})).await;
+    let v = next(&mut ws).await;
+    assert_eq!(
+        (v["error"].as_str(), v["channel_name"].as_str()),
+        (Some("INVALID_MESSAGE_FORMAT"), Some("CANDLESTICKS")),
+        "{v}"
+    );
+    send(&mut ws, json!({"type": "SUBSCRIBE", "channels": [{"name": "CANDLESTICKS",
+        "properties": [{"instrument_code": "BTC_EUR", "time_granularity": {"unit": "MINUTES", "period": 1}}]}]})).await;
+    let v = next(&mut ws).await;
+    assert_eq!(
+        v["channels"],
+        json!([{"name": "CANDLESTICKS", "instrument_codes": ["BTC_EUR"]}]),
+        "{v}"
+    );
+    // The demo's opening trade made a candle: the snapshot is the REST endpoint's newest.
+    let snapshot = next(&mut ws).await;
+    assert_eq!(snapshot["type"], "CANDLESTICK_SNAPSHOT", "{snapshot}");
+    assert_eq!(
+        snapshot["granularity"],
+        json!({"unit": "MINUTES", "period": 1})
+    );
+    let rest = newest_rest_candle(&x).await;
+    assert!(
+        rest["time"]
+            .as_str()
+            .is_some_and(|t| t.ends_with(":59.999Z")),
+        "{rest}"
+    );
+    assert_eq!(
+        (&snapshot["time"], &snapshot["close"]),
+        (&rest["time"], &rest["close"])
+    );
+    let price = take_the_ask(&x, "BTC_EUR").await;
+    let update = loop {
+        let v = next(&mut ws).await;
+        assert_eq!(v["type"], "CANDLESTICK", "{v}");
+        assert_eq!(
+            v["granularity"],
+            json!({"unit": "MINUTES", "period": 1}),
+            "only the one asked for"
+        );
+        if v["close"].as_str() == Some(price.as_str()) {
+            break v;
+        }
+    };
+    let rest = newest_rest_candle(&x).await;
+    for field in ["time", "open", "high", "low", "close", "volume"] {
+        assert_eq!(update[field], rest[field], "{field}");
+    }
+    assert!(
+        update["time_nanos"]
+            .as_i64()
+            .is_some_and(|n| n % 60_000_000_000 == 59_999_000_000),
+        "{update}"
+    );
+    x.stop().await;
+}
+
+/// The newest BTC_EUR minute candle as REST answers it.
+async fn newest_rest_candle(x: &Exchange) -> Value {
+    let path = "/v1/candlesticks/BTC_EUR?unit=MINUTES&period=1&countBack=1";
+    x.get(path, None).await.1["candlesticks"][0].clone()
+}
+
+/// The listener's deadline for a request head applies to HTTP only: a stream that lives
+/// many head deadlines keeps receiving clean frames (it used to be cut off after one, with
+/// an HTTP 408 written into the WebSocket).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_outlives_the_request_head_deadline() {
+    let mut s = settings(data_dir());
+    s.stream_heartbeat = Duration::from_millis(100);
+    s.header_timeout = Duration::from_millis(250);
+    let x = Exchange::with(s).await;
+    let mut ws = connect(&x, "/").await;
+    // Client frames too, which never end in an HTTP head's empty line.
+    send(&mut ws, json!({"type": "UNSUBSCRIBE", "channels": []})).await;
+    assert_eq!(next(&mut ws).await["type"], "UNSUBSCRIBED");
+    for _ in 0..8 {
+        let v = next_frame(&mut ws, true).await;
+        assert_eq!(v["type"], "HEARTBEAT", "{v}");
     }
     x.stop().await;
 }

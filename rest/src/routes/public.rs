@@ -380,7 +380,7 @@ pub async fn candlesticks(
             close: price(c.close),
             volume: decimal(c.volume, market.amount_precision + market.market_precision),
             total_amount: decimal(c.total_amount, market.amount_precision),
-            time: iso_ms(c.end),
+            time: iso_ms(crate::format::candle_time(c.end)),
             start_time: iso_ms(c.start),
         })
         .collect();

@@ -9,6 +9,8 @@
 //! `MARKET_TICKER`: markets touched by a batch (a trade, a change of the top of the book
 //! or of the instrument's state, an index price or a funding settlement) are collected and,
 //! once per tick interval, read from the market stage and sent as one frame per market.
+//! `CANDLESTICKS`: for the markets that traded, the newest candle of every granularity,
+//! read and sent at the same tick.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -21,7 +23,10 @@ use matchbook::runtime::{Clock, OffsetClock, ReadView, RuntimeHandle};
 use matchbook::{Event, InstrumentId};
 use tokio::sync::broadcast;
 
-use super::messages::{Stamp, TickerFrame, TickerUpdate};
+use matchbook::market::MarketData;
+use matchbook::market::period::GRANULARITIES;
+
+use super::messages::{CandleFrame, GranularityBody, Stamp, TickerFrame, TickerUpdate};
 use crate::markets::Markets;
 
 /// Batches the hub's runtime subscription may fall behind before the runtime drops it.
@@ -32,15 +37,21 @@ const HUB_QUEUE: usize = 4096;
 pub enum Channel {
     /// Market tickers.
     MarketTicker,
+    /// Candles.
+    Candlesticks,
 }
 
-/// One frame for every session subscribed to its channel and instrument.
+/// What a frame is about, within its channel: an instrument, and for candles the index of
+/// the granularity in [`GRANULARITIES`] (0 otherwise).
+pub type Topic = (InstrumentId, u8);
+
+/// One frame for every session subscribed to its channel and topic.
 #[derive(Debug)]
 pub struct Frame {
     /// Its channel.
     pub channel: Channel,
-    /// Its instrument.
-    pub instrument: InstrumentId,
+    /// Its topic.
+    pub topic: Topic,
     /// The JSON text, serialised once.
     pub text: Utf8Bytes,
 }
@@ -117,6 +128,7 @@ impl Source {
     fn run(self) {
         let every: BTreeSet<InstrumentId> = self.markets.markets.iter().map(|m| m.id).collect();
         let mut changed = BTreeSet::new();
+        let mut traded = BTreeSet::new();
         let mut next_tick = Instant::now() + self.tick;
         'subscribe: while !self.stop.load(Ordering::Acquire) {
             let Ok(subscription) = self.runtime.subscribe(HUB_QUEUE) else {
@@ -129,49 +141,119 @@ impl Source {
                 let wait = next_tick.saturating_duration_since(Instant::now());
                 match subscription.receiver().recv_timeout(wait) {
                     Ok(batch) => {
-                        changed.extend(batch.events.iter().filter_map(|e| touched(&e.event)))
+                        changed.extend(batch.events.iter().filter_map(|e| touched(&e.event)));
+                        traded.extend(batch.events.iter().filter_map(|e| match &e.event {
+                            Event::Trade(t) => Some(t.instrument),
+                            _ => None,
+                        }));
                     }
                     Err(RecvTimeoutError::Timeout) => {}
                     Err(RecvTimeoutError::Disconnected) => match subscription.reason() {
                         matchbook::runtime::DropReason::Stopped => return,
                         matchbook::runtime::DropReason::Lagged { .. } => {
                             changed.clone_from(&every);
+                            traded.clone_from(&every);
                             continue 'subscribe;
                         }
                     },
                 }
                 if Instant::now() >= next_tick {
                     next_tick = Instant::now() + self.tick;
-                    if !changed.is_empty() && self.frames.receiver_count() > 0 {
-                        self.send_tickers(std::mem::take(&mut changed));
+                    if self.frames.receiver_count() > 0 {
+                        self.send(std::mem::take(&mut changed), std::mem::take(&mut traded));
                     }
                     changed.clear();
+                    traded.clear();
                 }
             }
         }
     }
 
-    fn send_tickers(&self, ids: BTreeSet<InstrumentId>) {
+    /// Reads the tickers of `changed` and the newest candles of `traded`, and broadcasts
+    /// them, one frame per market (and granularity).
+    fn send(&self, changed: BTreeSet<InstrumentId>, traded: BTreeSet<InstrumentId>) {
+        if changed.is_empty() && traded.is_empty() {
+            return;
+        }
         let markets = self.markets.clone();
         let now = self.clock.now();
-        let ids: Vec<InstrumentId> = ids.into_iter().collect();
-        let Ok(updates) = self
-            .runtime
-            .read_blocking(move |view| ticker_updates(view, &markets, &ids, now))
-        else {
+        let (changed, traded): (Vec<_>, Vec<_>) =
+            (changed.into_iter().collect(), traded.into_iter().collect());
+        let Ok((tickers, candles)) = self.runtime.read_blocking(move |view| {
+            let topics: Vec<Topic> = (traded.iter())
+                .flat_map(|&id| (0..GRANULARITIES.len() as u8).map(move |g| (id, g)))
+                .collect();
+            (
+                ticker_updates(view, &markets, &changed, now),
+                candle_frames(view.market, &markets, &topics, now, "CANDLESTICK"),
+            )
+        }) else {
             return;
         };
-        for (instrument, update) in updates {
-            let frame = TickerFrame::of(vec![update], now);
-            if let Ok(text) = serde_json::to_string(&frame) {
+        let tickers = tickers.into_iter().map(|(id, update)| {
+            (
+                Channel::MarketTicker,
+                (id, 0),
+                serde_json::to_string(&TickerFrame::of(vec![update], now)),
+            )
+        });
+        let candles = candles
+            .into_iter()
+            .map(|(topic, frame)| (Channel::Candlesticks, topic, serde_json::to_string(&frame)));
+        for (channel, topic, text) in tickers.chain(candles) {
+            if let Ok(text) = text {
                 let _ = self.frames.send(Arc::new(Frame {
-                    channel: Channel::MarketTicker,
-                    instrument,
+                    channel,
+                    topic,
                     text: text.into(),
                 }));
             }
         }
     }
+}
+
+/// The candle of each topic whose period holds `now`, as `kind` frames (topics without a
+/// candle yet are left out).
+pub fn candle_frames(
+    market: &MarketData,
+    markets: &Markets,
+    topics: &[Topic],
+    now: matchbook::Timestamp,
+    kind: &'static str,
+) -> Vec<(Topic, CandleFrame)> {
+    topics
+        .iter()
+        .filter_map(|&(id, g)| {
+            let granularity = *GRANULARITIES.get(usize::from(g))?;
+            let m = markets.market_of(id)?;
+            let candle = (market.candles(id, granularity, now, now, Some(1)).ok()?)
+                .into_iter()
+                .next()?;
+            let price = |p: i64| m.price(matchbook::Price(p));
+            Some((
+                (id, g),
+                CandleFrame {
+                    channel_name: "CANDLESTICKS",
+                    kind,
+                    instrument_code: m.code.clone(),
+                    granularity: GranularityBody {
+                        unit: granularity.unit.as_str(),
+                        period: granularity.period,
+                    },
+                    open: price(candle.open),
+                    high: price(candle.high),
+                    low: price(candle.low),
+                    close: price(candle.close),
+                    volume: crate::format::decimal(
+                        candle.volume,
+                        m.amount_precision + m.market_precision,
+                    ),
+                    last_sequence: candle.last_sequence,
+                    stamp: Stamp::of(crate::format::candle_time(candle.end)),
+                },
+            ))
+        })
+        .collect()
 }
 
 /// The tickers of `ids` as of `view`, as the streams write them.

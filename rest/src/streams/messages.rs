@@ -40,6 +40,27 @@ pub struct ChannelRequest {
     /// Instruments (`None`: every market, where the channel allows it).
     #[serde(default)]
     pub instrument_codes: Option<Vec<String>>,
+    /// `CANDLESTICKS`: the instruments with their granularities.
+    #[serde(default)]
+    pub properties: Option<Vec<CandleProperty>>,
+}
+
+/// One market and granularity of a `CANDLESTICKS` subscription.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CandleProperty {
+    /// Instrument.
+    pub instrument_code: String,
+    /// Its granularity.
+    pub time_granularity: GranularityRequest,
+}
+
+/// A granularity as clients write it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct GranularityRequest {
+    /// `MINUTES`, `HOURS`, `DAYS`, `WEEKS` or `MONTHS`.
+    pub unit: String,
+    /// Units per candle.
+    pub period: u32,
 }
 
 /// A channel as the server confirms it.
@@ -151,6 +172,44 @@ pub struct TickerFrame {
     /// The markets.
     pub ticker_updates: Vec<TickerUpdate>,
     /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// A candle's granularity on the wire (`period` a JSON integer).
+#[derive(Debug, Serialize)]
+pub struct GranularityBody {
+    /// Unit.
+    pub unit: &'static str,
+    /// Units per candle.
+    pub period: u32,
+}
+
+/// `CANDLESTICK_SNAPSHOT` or `CANDLESTICK`: one candle, keyed by its last millisecond.
+#[derive(Debug, Serialize)]
+pub struct CandleFrame {
+    /// `CANDLESTICKS`.
+    pub channel_name: &'static str,
+    /// `CANDLESTICK_SNAPSHOT` on subscribe, `CANDLESTICK` after.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Instrument.
+    pub instrument_code: String,
+    /// Granularity.
+    pub granularity: GranularityBody,
+    /// Open.
+    pub open: String,
+    /// High.
+    pub high: String,
+    /// Low.
+    pub low: String,
+    /// Close.
+    pub close: String,
+    /// Quote volume.
+    pub volume: String,
+    /// Sequence number of its last trade.
+    pub last_sequence: u64,
+    /// The period's last millisecond (the same for every update of one candle).
     #[serde(flatten)]
     pub stamp: Stamp,
 }

@@ -14,7 +14,9 @@ use matchbook::InstrumentId;
 use serde::Serialize;
 use tokio::sync::broadcast::error::RecvError;
 
-use super::hub::{Channel, Frame, ticker_updates};
+use matchbook::market::period::{GRANULARITIES, Granularity, Unit};
+
+use super::hub::{Channel, Frame, Topic, candle_frames, ticker_updates};
 use super::messages::{
     ChannelRequest, ChannelState, ClientMessage, ErrorFrame, SessionFrame, Stamp, TickerFrame,
 };
@@ -34,7 +36,6 @@ const NOT_SERVED: &[&str] = &[
     "ORDER_BOOK",
     "PRICE_TICKS",
     "BOOK_TICKER",
-    "CANDLESTICKS",
     "ACCOUNT_HISTORY",
     "TRADING",
     "ORDERS",
@@ -45,7 +46,7 @@ const NOT_SERVED: &[&str] = &[
 #[derive(Default)]
 struct Session {
     key: Option<Arc<ApiKey>>,
-    subscribed: BTreeMap<Channel, BTreeSet<InstrumentId>>,
+    subscribed: BTreeMap<Channel, BTreeSet<Topic>>,
 }
 
 /// What handling a client message produced.
@@ -148,6 +149,7 @@ where
 fn channel_of(name: &str) -> Option<Channel> {
     match name {
         "MARKET_TICKER" => Some(Channel::MarketTicker),
+        "CANDLESTICKS" => Some(Channel::Candlesticks),
         _ => None,
     }
 }
@@ -155,14 +157,24 @@ fn channel_of(name: &str) -> Option<Channel> {
 fn name_of(channel: Channel) -> &'static str {
     match channel {
         Channel::MarketTicker => "MARKET_TICKER",
+        Channel::Candlesticks => "CANDLESTICKS",
     }
+}
+
+/// The index in [`GRANULARITIES`] of a granularity a client asked for.
+fn granularity_index(unit: &str, period: u32) -> Option<u8> {
+    let wanted = Granularity::new(Unit::parse(unit)?, period).ok()?;
+    GRANULARITIES
+        .iter()
+        .position(|g| *g == wanted)
+        .and_then(|i| u8::try_from(i).ok())
 }
 
 impl Session {
     fn wants(&self, frame: &Frame) -> bool {
         self.subscribed
             .get(&frame.channel)
-            .is_some_and(|ids| ids.contains(&frame.instrument))
+            .is_some_and(|topics| topics.contains(&frame.topic))
     }
 
     async fn handle(&mut self, state: &Shared, text: &str) -> Reply {
@@ -201,11 +213,14 @@ impl Session {
         let channels = with_channels.then(|| {
             self.subscribed
                 .iter()
-                .map(|(&channel, ids)| ChannelState {
+                .map(|(&channel, topics)| ChannelState {
                     name: name_of(channel).to_owned(),
-                    instrument_codes: ids
+                    instrument_codes: topics
                         .iter()
-                        .filter_map(|&id| state.markets.market_of(id).map(|m| m.code.clone()))
+                        .map(|&(id, _)| id)
+                        .collect::<BTreeSet<_>>()
+                        .into_iter()
+                        .filter_map(|id| state.markets.market_of(id).map(|m| m.code.clone()))
                         .collect(),
                 })
                 .collect()
@@ -224,7 +239,7 @@ impl Session {
         &self,
         state: &Shared,
         channels: &[ChannelRequest],
-    ) -> Result<Vec<(Channel, BTreeSet<InstrumentId>)>, String> {
+    ) -> Result<Vec<(Channel, BTreeSet<Topic>)>, String> {
         let mut resolved = Vec::with_capacity(channels.len());
         for request in channels {
             let name = request.name.as_str();
@@ -236,29 +251,44 @@ impl Session {
                 };
                 return Err(error(state, code, name, None));
             };
-            let ids = match &request.instrument_codes {
-                None => state.markets.markets.iter().map(|m| m.id).collect(),
-                Some(codes) => {
-                    let unknown: Vec<String> = codes
-                        .iter()
-                        .filter(|c| state.markets.market(c).is_none())
-                        .cloned()
-                        .collect();
-                    if !unknown.is_empty() {
-                        return Err(error(
-                            state,
-                            "INVALID_INSTRUMENT_CODES",
-                            name,
-                            Some(unknown),
-                        ));
-                    }
-                    codes
-                        .iter()
-                        .filter_map(|c| state.markets.market(c).map(|m| m.id))
-                        .collect()
-                }
+            // (code, granularity) pairs: candles name theirs, the others take 0.
+            let wanted: Vec<(String, Option<u8>)> = match (channel, &request.instrument_codes) {
+                (Channel::Candlesticks, _) => (request.properties.iter().flatten())
+                    .map(|p| {
+                        let g = &p.time_granularity;
+                        (
+                            p.instrument_code.clone(),
+                            granularity_index(&g.unit, g.period),
+                        )
+                    })
+                    .collect(),
+                (_, None) => (state.markets.markets.iter())
+                    .map(|m| (m.code.clone(), Some(0)))
+                    .collect(),
+                (_, Some(codes)) => codes.iter().map(|c| (c.clone(), Some(0))).collect(),
             };
-            resolved.push((channel, ids));
+            let unknown: Vec<String> = (wanted.iter())
+                .filter(|(code, _)| state.markets.market(code).is_none())
+                .map(|(code, _)| code.clone())
+                .collect();
+            if !unknown.is_empty() {
+                return Err(error(
+                    state,
+                    "INVALID_INSTRUMENT_CODES",
+                    name,
+                    Some(unknown),
+                ));
+            }
+            let mut topics = BTreeSet::new();
+            for (code, granularity) in wanted {
+                let Some(g) = granularity else {
+                    return Err(error(state, "INVALID_MESSAGE_FORMAT", name, None));
+                };
+                if let Some(m) = state.markets.market(&code) {
+                    topics.insert((m.id, g));
+                }
+            }
+            resolved.push((channel, topics));
         }
         Ok(resolved)
     }
@@ -275,7 +305,7 @@ impl Session {
             Ok(resolved) => resolved,
             Err(refusal) => return vec![refusal],
         };
-        let mut added: Vec<(Channel, Vec<InstrumentId>)> = Vec::new();
+        let mut added: Vec<(Channel, Vec<Topic>)> = Vec::new();
         for (channel, ids) in resolved {
             let before = self
                 .subscribed
@@ -304,15 +334,16 @@ impl Session {
     }
 }
 
-/// The frames a new subscriber of `channel` gets for `ids` before live frames.
-async fn snapshot(state: &Shared, channel: Channel, ids: Vec<InstrumentId>) -> Vec<String> {
-    if ids.is_empty() {
+/// The frames a new subscriber of `channel` gets for `topics` before live frames.
+async fn snapshot(state: &Shared, channel: Channel, topics: Vec<Topic>) -> Vec<String> {
+    if topics.is_empty() {
         return Vec::new();
     }
+    let markets = state.markets.clone();
+    let now = state.now();
     match channel {
         Channel::MarketTicker => {
-            let markets = state.markets.clone();
-            let now = state.now();
+            let ids: Vec<InstrumentId> = topics.iter().map(|&(id, _)| id).collect();
             let updates = state
                 .view(move |view| ticker_updates(view, &markets, &ids, now))
                 .await
@@ -320,5 +351,12 @@ async fn snapshot(state: &Shared, channel: Channel, ids: Vec<InstrumentId>) -> V
             let updates = updates.into_iter().map(|(_, u)| u).collect();
             vec![json(&TickerFrame::of(updates, now))]
         }
+        Channel::Candlesticks => state
+            .market(move |md| candle_frames(md, &markets, &topics, now, "CANDLESTICK_SNAPSHOT"))
+            .await
+            .unwrap_or_default()
+            .iter()
+            .map(|(_, frame)| json(frame))
+            .collect(),
     }
 }

@@ -223,7 +223,7 @@ pub struct CandleBody {
     pub volume: String,
     /// Base volume.
     pub total_amount: String,
-    /// End of the period.
+    /// The period's last millisecond (the streams key candles by it too).
     pub time: String,
     /// Start of the period.
     pub start_time: String,
