@@ -401,3 +401,80 @@ async fn a_stream_outlives_the_request_head_deadline() {
     }
     x.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn price_ticks_send_the_recent_tape_then_each_trade_once() {
+    let x = exchange().await;
+    let mut ws = connect(&x, "/").await;
+    send(
+        &mut ws,
+        json!({"type": "SUBSCRIBE", "channels": [
+        {"name": "PRICE_TICKS", "instrument_codes": ["BTC_EUR"]}]}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTIONS");
+    let history = next(&mut ws).await;
+    assert_eq!(
+        (
+            history["channel_name"].as_str(),
+            history["type"].as_str(),
+            history["instrument_code"].as_str()
+        ),
+        (
+            Some("PRICE_TICKS"),
+            Some("PRICE_TICK_HISTORY"),
+            Some("BTC_EUR")
+        ),
+        "{history}"
+    );
+    // The demo's opening trade is on the tape.
+    let tape = history["history"].as_array().expect("history");
+    assert_eq!(tape.len(), 1, "{history}");
+    assert_eq!(tape[0]["price"], "60060.00");
+    let before = {
+        let (_, book) = x.get("/v1/order-book/BTC_EUR?level=1", None).await;
+        (
+            book["bids"][0]["price"].clone(),
+            book["asks"][0]["price"].clone(),
+        )
+    };
+    let price = take_the_ask(&x, "BTC_EUR").await;
+    let tick = next(&mut ws).await;
+    assert_eq!(tick["type"], "PRICE_TICK", "{tick}");
+    assert_eq!(tick["price"].as_str(), Some(price.as_str()));
+    assert_eq!(
+        (tick["amount"].as_str(), tick["taker_side"].as_str()),
+        (Some("0.01000"), Some("BUY"))
+    );
+    assert_eq!(
+        (&tick["best_bid"], &tick["best_ask"]),
+        (&before.0, &before.1),
+        "the top before the trade"
+    );
+    let (_, mine) = x.get("/v1/account/trades", Some(&x.trader.key)).await;
+    let newest = &mine["trade_history"][0]["trade"];
+    assert_eq!(
+        (&tick["price"], &tick["time"]),
+        (&newest["price"], &newest["time"])
+    );
+    // A later subscriber finds that trade at the head of its history, and no stale tick.
+    let mut late = connect(&x, "/").await;
+    send(
+        &mut late,
+        json!({"type": "SUBSCRIBE", "channels": [
+        {"name": "PRICE_TICKS", "instrument_codes": ["BTC_EUR"]}]}),
+    )
+    .await;
+    assert_eq!(next(&mut late).await["type"], "SUBSCRIPTIONS");
+    let history = next(&mut late).await;
+    assert_eq!(
+        history["history"][0]["price"].as_str(),
+        Some(price.as_str()),
+        "{history}"
+    );
+    for _ in 0..2 {
+        let v = next_frame(&mut late, true).await;
+        assert_eq!(v["type"], "HEARTBEAT", "nothing but heartbeats: {v}");
+    }
+    x.stop().await;
+}

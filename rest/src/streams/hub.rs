@@ -10,7 +10,8 @@
 //! or of the instrument's state, an index price or a funding settlement) are collected and,
 //! once per tick interval, read from the market stage and sent as one frame per market.
 //! `CANDLESTICKS`: for the markets that traded, the newest candle of every granularity,
-//! read and sent at the same tick.
+//! read and sent at the same tick. `PRICE_TICKS`: one frame per trade as the batch
+//! arrives, with the best bid and ask the hub last saw announced.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -26,7 +27,9 @@ use tokio::sync::broadcast;
 use matchbook::market::MarketData;
 use matchbook::market::period::GRANULARITIES;
 
-use super::messages::{CandleFrame, GranularityBody, Stamp, TickerFrame, TickerUpdate};
+use super::messages::{
+    CandleFrame, GranularityBody, PriceTick, PriceTickFrame, Stamp, TickerFrame, TickerUpdate,
+};
 use crate::markets::Markets;
 
 /// Batches the hub's runtime subscription may fall behind before the runtime drops it.
@@ -39,6 +42,8 @@ pub enum Channel {
     MarketTicker,
     /// Candles.
     Candlesticks,
+    /// Trades as they happen.
+    PriceTicks,
 }
 
 /// What a frame is about, within its channel: an instrument, and for candles the index of
@@ -52,6 +57,8 @@ pub struct Frame {
     pub channel: Channel,
     /// Its topic.
     pub topic: Topic,
+    /// Sequence number of the event it shows (trades), 0 for periodic frames.
+    pub seq: u64,
     /// The JSON text, serialised once.
     pub text: Utf8Bytes,
 }
@@ -129,6 +136,7 @@ impl Source {
         let every: BTreeSet<InstrumentId> = self.markets.markets.iter().map(|m| m.id).collect();
         let mut changed = BTreeSet::new();
         let mut traded = BTreeSet::new();
+        let mut tops = std::collections::HashMap::new();
         let mut next_tick = Instant::now() + self.tick;
         'subscribe: while !self.stop.load(Ordering::Acquire) {
             let Ok(subscription) = self.runtime.subscribe(HUB_QUEUE) else {
@@ -141,6 +149,7 @@ impl Source {
                 let wait = next_tick.saturating_duration_since(Instant::now());
                 match subscription.receiver().recv_timeout(wait) {
                     Ok(batch) => {
+                        self.send_ticks(&batch.events, &mut tops);
                         changed.extend(batch.events.iter().filter_map(|e| touched(&e.event)));
                         traded.extend(batch.events.iter().filter_map(|e| match &e.event {
                             Event::Trade(t) => Some(t.instrument),
@@ -165,6 +174,53 @@ impl Source {
                     changed.clear();
                     traded.clear();
                 }
+            }
+        }
+    }
+
+    /// One `PRICE_TICK` per trade, at once; `tops` follows each market's best bid and ask
+    /// (as the events announce them) for the ticks to carry.
+    fn send_ticks(
+        &self,
+        events: &[matchbook::EventRecord],
+        tops: &mut std::collections::HashMap<
+            InstrumentId,
+            (Option<matchbook::Price>, Option<matchbook::Price>),
+        >,
+    ) {
+        for record in events {
+            match &record.event {
+                Event::TopOfBook {
+                    instrument,
+                    bid,
+                    ask,
+                } => {
+                    tops.insert(*instrument, (*bid, *ask));
+                }
+                Event::Trade(trade) => {
+                    let Some(tick) = price_tick(
+                        &self.markets,
+                        trade,
+                        record.time,
+                        tops.get(&trade.instrument).copied(),
+                    ) else {
+                        continue;
+                    };
+                    let frame = PriceTickFrame {
+                        channel_name: "PRICE_TICKS",
+                        kind: "PRICE_TICK",
+                        tick,
+                    };
+                    if let Ok(text) = serde_json::to_string(&frame) {
+                        let _ = self.frames.send(Arc::new(Frame {
+                            channel: Channel::PriceTicks,
+                            topic: (trade.instrument, 0),
+                            seq: record.seq,
+                            text: text.into(),
+                        }));
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -205,6 +261,7 @@ impl Source {
                 let _ = self.frames.send(Arc::new(Frame {
                     channel,
                     topic,
+                    seq: 0,
                     text: text.into(),
                 }));
             }
@@ -311,4 +368,25 @@ impl From<crate::wire::market::TickerBody> for TickerUpdate {
             next_funding_payment: t.futures.next_funding_payment,
         }
     }
+}
+
+/// A trade as a tick; `top` is the book's best bid and ask before it, when known.
+pub fn price_tick(
+    markets: &Markets,
+    trade: &matchbook::Trade,
+    time: matchbook::Timestamp,
+    top: Option<(Option<matchbook::Price>, Option<matchbook::Price>)>,
+) -> Option<PriceTick> {
+    let m = markets.market_of(trade.instrument)?;
+    let side = |p: Option<matchbook::Price>| p.map(|p| m.price(p));
+    Some(PriceTick {
+        instrument_code: m.code.clone(),
+        price: m.price(trade.price),
+        amount: m.qty(trade.amount),
+        volume: m.notional(trade.price.notional(trade.amount)),
+        taker_side: trade.taker_side.as_str(),
+        best_bid: top.and_then(|(bid, _)| side(bid)),
+        best_ask: top.and_then(|(_, ask)| side(ask)),
+        stamp: Stamp::of(time),
+    })
 }

@@ -213,3 +213,57 @@ pub struct CandleFrame {
     #[serde(flatten)]
     pub stamp: Stamp,
 }
+
+/// One trade on the tape.
+#[derive(Debug, Serialize)]
+pub struct PriceTick {
+    /// Instrument.
+    pub instrument_code: String,
+    /// Price.
+    pub price: String,
+    /// Amount.
+    pub amount: String,
+    /// Price x amount, in the quote currency.
+    pub volume: String,
+    /// `BUY` or `SELL`: the side that took.
+    pub taker_side: &'static str,
+    /// Best bid just before the trade (live ticks only, once known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_bid: Option<String>,
+    /// Best ask just before the trade (live ticks only, once known).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_ask: Option<String>,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// `PRICE_TICK`: one trade as it happens.
+#[derive(Debug, Serialize)]
+pub struct PriceTickFrame {
+    /// `PRICE_TICKS`.
+    pub channel_name: &'static str,
+    /// `PRICE_TICK`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The trade.
+    #[serde(flatten)]
+    pub tick: PriceTick,
+}
+
+/// `PRICE_TICK_HISTORY`: the last trades of a market, newest first, on subscribe.
+#[derive(Debug, Serialize)]
+pub struct PriceTickHistory {
+    /// `PRICE_TICKS`.
+    pub channel_name: &'static str,
+    /// `PRICE_TICK_HISTORY`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Instrument.
+    pub instrument_code: String,
+    /// Up to 80 trades.
+    pub history: Vec<PriceTick>,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}

@@ -16,9 +16,10 @@ use tokio::sync::broadcast::error::RecvError;
 
 use matchbook::market::period::{GRANULARITIES, Granularity, Unit};
 
-use super::hub::{Channel, Frame, Topic, candle_frames, ticker_updates};
+use super::hub::{Channel, Frame, Topic, candle_frames, price_tick, ticker_updates};
 use super::messages::{
-    ChannelRequest, ChannelState, ClientMessage, ErrorFrame, SessionFrame, Stamp, TickerFrame,
+    ChannelRequest, ChannelState, ClientMessage, ErrorFrame, PriceTickHistory, SessionFrame, Stamp,
+    TickerFrame,
 };
 use crate::keys::ApiKey;
 use crate::state::Shared;
@@ -34,7 +35,6 @@ const CLOSE_WAIT: Duration = Duration::from_secs(1);
 /// one is refused with `CHANNEL_NOT_SERVED` rather than accepted and left silent.
 const NOT_SERVED: &[&str] = &[
     "ORDER_BOOK",
-    "PRICE_TICKS",
     "BOOK_TICKER",
     "ACCOUNT_HISTORY",
     "TRADING",
@@ -47,6 +47,9 @@ const NOT_SERVED: &[&str] = &[
 struct Session {
     key: Option<Arc<ApiKey>>,
     subscribed: BTreeMap<Channel, BTreeSet<Topic>>,
+    /// Per market: the last event its `PRICE_TICK_HISTORY` covered (live ticks up to it
+    /// are already in the history).
+    ticks_after: BTreeMap<InstrumentId, u64>,
 }
 
 /// What handling a client message produced.
@@ -150,6 +153,7 @@ fn channel_of(name: &str) -> Option<Channel> {
     match name {
         "MARKET_TICKER" => Some(Channel::MarketTicker),
         "CANDLESTICKS" => Some(Channel::Candlesticks),
+        "PRICE_TICKS" => Some(Channel::PriceTicks),
         _ => None,
     }
 }
@@ -158,6 +162,7 @@ fn name_of(channel: Channel) -> &'static str {
     match channel {
         Channel::MarketTicker => "MARKET_TICKER",
         Channel::Candlesticks => "CANDLESTICKS",
+        Channel::PriceTicks => "PRICE_TICKS",
     }
 }
 
@@ -172,9 +177,16 @@ fn granularity_index(unit: &str, period: u32) -> Option<u8> {
 
 impl Session {
     fn wants(&self, frame: &Frame) -> bool {
-        self.subscribed
-            .get(&frame.channel)
-            .is_some_and(|topics| topics.contains(&frame.topic))
+        let fresh = frame.channel != Channel::PriceTicks
+            || self
+                .ticks_after
+                .get(&frame.topic.0)
+                .is_none_or(|&after| frame.seq > after);
+        fresh
+            && self
+                .subscribed
+                .get(&frame.channel)
+                .is_some_and(|topics| topics.contains(&frame.topic))
     }
 
     async fn handle(&mut self, state: &Shared, text: &str) -> Reply {
@@ -315,7 +327,9 @@ impl Session {
         }
         let mut frames = vec![self.answer(state, kind, true)];
         for (channel, ids) in added {
-            frames.extend(snapshot(state, channel, ids).await);
+            let (snapshots, covered) = snapshot(state, channel, ids).await;
+            frames.extend(snapshots);
+            self.ticks_after.extend(covered);
         }
         frames
     }
@@ -334,16 +348,21 @@ impl Session {
     }
 }
 
-/// The frames a new subscriber of `channel` gets for `topics` before live frames.
-async fn snapshot(state: &Shared, channel: Channel, topics: Vec<Topic>) -> Vec<String> {
+/// The frames a new subscriber of `channel` gets for `topics` before live frames, and for
+/// price ticks the last event each history covers.
+async fn snapshot(
+    state: &Shared,
+    channel: Channel,
+    topics: Vec<Topic>,
+) -> (Vec<String>, Vec<(InstrumentId, u64)>) {
     if topics.is_empty() {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let markets = state.markets.clone();
     let now = state.now();
-    match channel {
+    let ids: Vec<InstrumentId> = topics.iter().map(|&(id, _)| id).collect();
+    let frames = match channel {
         Channel::MarketTicker => {
-            let ids: Vec<InstrumentId> = topics.iter().map(|&(id, _)| id).collect();
             let updates = state
                 .view(move |view| ticker_updates(view, &markets, &ids, now))
                 .await
@@ -358,5 +377,47 @@ async fn snapshot(state: &Shared, channel: Channel, topics: Vec<Topic>) -> Vec<S
             .iter()
             .map(|(_, frame)| json(frame))
             .collect(),
-    }
+        Channel::PriceTicks => {
+            let read = state.view(move |view| {
+                let histories: Vec<PriceTickHistory> = ids
+                    .iter()
+                    .filter_map(|&id| tick_history(view.market, &markets, id, now))
+                    .collect();
+                (histories, ids, view.event_seq)
+            });
+            let Ok((histories, ids, covered)) = read.await else {
+                return (Vec::new(), Vec::new());
+            };
+            let frames = histories.iter().map(json).collect();
+            return (frames, ids.into_iter().map(|id| (id, covered)).collect());
+        }
+    };
+    (frames, Vec::new())
+}
+
+/// The last 80 trades of a market, newest first.
+fn tick_history(
+    market: &matchbook::market::MarketData,
+    markets: &crate::markets::Markets,
+    id: InstrumentId,
+    now: matchbook::Timestamp,
+) -> Option<PriceTickHistory> {
+    let filter = matchbook::market::trades::TradeFilter {
+        from: matchbook::Timestamp(now.0 - matchbook::market::query::MAX_WINDOW),
+        to: now,
+        instruments: None,
+        max_page_size: 80,
+        cursor: None,
+    };
+    let page = market.trades().instrument_page(id, &filter).ok()?;
+    let history = (page.trades.iter())
+        .filter_map(|r| price_tick(markets, &r.trade, r.time, None))
+        .collect();
+    Some(PriceTickHistory {
+        channel_name: "PRICE_TICKS",
+        kind: "PRICE_TICK_HISTORY",
+        instrument_code: markets.market_of(id)?.code.clone(),
+        history,
+        stamp: Stamp::of(now),
+    })
 }
