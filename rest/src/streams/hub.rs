@@ -211,14 +211,12 @@ impl Source {
                         kind: "PRICE_TICK",
                         tick,
                     };
-                    if let Ok(text) = serde_json::to_string(&frame) {
-                        let _ = self.frames.send(Arc::new(Frame {
-                            channel: Channel::PriceTicks,
-                            topic: (trade.instrument, 0),
-                            seq: record.seq,
-                            text: text.into(),
-                        }));
-                    }
+                    self.broadcast(
+                        Channel::PriceTicks,
+                        (trade.instrument, 0),
+                        record.seq,
+                        &frame,
+                    );
                 }
                 _ => {}
             }
@@ -246,25 +244,24 @@ impl Source {
         }) else {
             return;
         };
-        let tickers = tickers.into_iter().map(|(id, update)| {
-            (
-                Channel::MarketTicker,
-                (id, 0),
-                serde_json::to_string(&TickerFrame::of(vec![update], now)),
-            )
-        });
-        let candles = candles
-            .into_iter()
-            .map(|(topic, frame)| (Channel::Candlesticks, topic, serde_json::to_string(&frame)));
-        for (channel, topic, text) in tickers.chain(candles) {
-            if let Ok(text) = text {
-                let _ = self.frames.send(Arc::new(Frame {
-                    channel,
-                    topic,
-                    seq: 0,
-                    text: text.into(),
-                }));
-            }
+        for (id, update) in tickers {
+            let frame = TickerFrame::of(vec![update], now);
+            self.broadcast(Channel::MarketTicker, (id, 0), 0, &frame);
+        }
+        for (topic, frame) in candles {
+            self.broadcast(Channel::Candlesticks, topic, 0, &frame);
+        }
+    }
+
+    /// Serialises a frame once and hands it to every session.
+    fn broadcast(&self, channel: Channel, topic: Topic, seq: u64, frame: &impl serde::Serialize) {
+        if let Ok(text) = serde_json::to_string(frame) {
+            let _ = self.frames.send(Arc::new(Frame {
+                channel,
+                topic,
+                seq,
+                text: text.into(),
+            }));
         }
     }
 }
