@@ -560,7 +560,7 @@ typedef struct {
   int64_t ask;
   // Lots at the best ask.
   int64_t ask_amount;
-  // Book sequence.
+  // Book sequence: how many commands changed the book.
   uint64_t sequence;
 } mb_top;
 

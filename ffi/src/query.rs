@@ -175,7 +175,7 @@ pub struct MbTop {
     pub ask: i64,
     /// Lots at the best ask.
     pub ask_amount: i64,
-    /// Book sequence.
+    /// Book sequence: how many commands changed the book.
     pub sequence: u64,
 }
 

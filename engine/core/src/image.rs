@@ -71,7 +71,7 @@ pub struct BookImage {
     pub asks: Vec<u32>,
     /// Price of the last trade.
     pub last_price: Option<Price>,
-    /// Sequence number of the last event that changed this book.
+    /// Book sequence: how many commands changed this book.
     pub sequence: u64,
     /// Best bid and ask as last published in a top-of-book event.
     pub published_top: (Option<Price>, Option<Price>),

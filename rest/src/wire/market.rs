@@ -260,7 +260,8 @@ pub struct BookBody {
     pub instrument_code: String,
     /// Time of the answer (nanoseconds).
     pub time: String,
-    /// Sequence number the book reflects.
+    /// The book sequence it reflects: one per command that changed the book, the same
+    /// number the `ORDER_BOOK` stream gives its snapshots and updates.
     pub sequence: u64,
     /// Bids, best first.
     pub bids: Vec<BookEntry>,

@@ -38,8 +38,13 @@ pub(crate) struct Book {
     pub(crate) sell_stops: BTreeMap<(i64, u64), u32>,
     /// Price of the last trade.
     pub(crate) last_price: Option<Price>,
-    /// Sequence number of the last event that changed this book.
+    /// Book sequence: how many commands changed this book (its levels or their queues).
+    /// Streams number their book updates with it, one per command, and REST shows it.
     pub(crate) sequence: u64,
+    /// Event sequence number of the last change, to count each command once; not saved
+    /// (no command is in progress when an image is taken).
+    #[serde(skip)]
+    pub(crate) changed_at: u64,
 }
 
 /// Ladder key of a price: smaller is better on either side.

@@ -35,6 +35,7 @@ pub struct BookView<T> {
     pub bids: Vec<T>,
     /// Asks, lowest first.
     pub asks: Vec<T>,
-    /// Sequence of the last event that changed the book.
+    /// Book sequence: how many commands changed the book (streams number their book
+    /// updates with it).
     pub sequence: u64,
 }

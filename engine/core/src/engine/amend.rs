@@ -110,7 +110,8 @@ impl Engine {
             }
             self.lock(account, currency, delta, sink);
         }
-        if state == LiveState::Resting {
+        // Amending a resting order to what it already is leaves the book as it was.
+        if state == LiveState::Resting && (!keeps_priority || new_amount != old_amount) {
             self.book_changed(b, seq);
             if !keeps_priority {
                 self.enter(slot, sink);

@@ -255,6 +255,7 @@ impl Engine {
         let (instrument, handle, account, remaining) =
             (o.instrument, o.handle(), o.account, o.remaining());
         let b = usize::from(instrument.0);
+        let resting = o.state == LiveState::Resting;
         match o.state {
             LiveState::Resting => self.books[b].unlink(&mut self.orders, slot),
             LiveState::PendingTrigger => {
@@ -277,7 +278,10 @@ impl Engine {
                 reason,
             },
         );
-        self.book_changed(b, seq);
+        // A held stop or an incoming order's remainder was never on the book.
+        if resting {
+            self.book_changed(b, seq);
+        }
         self.release_order(slot, sink);
         self.finish(slot);
     }

@@ -12,6 +12,7 @@ mod ledger;
 mod matching;
 mod place;
 mod state_hash;
+mod tops;
 mod transfer;
 mod views;
 
@@ -121,6 +122,10 @@ pub struct Engine {
     fees_collected: Vec<i64>,
     next_transfer: u64,
     seq: u64,
+    /// The event sequence number before the command being applied: a book whose last
+    /// change is at or before it has not changed in this command yet.
+    #[serde(skip)]
+    command_base: u64,
     now: Timestamp,
     next_order: u64,
     next_trade: u64,
@@ -205,6 +210,7 @@ impl Engine {
             volumes: Vec::new(),
             next_transfer: 1,
             seq: 0,
+            command_base: 0,
             now: Timestamp(0),
             next_order: 1,
             next_trade: 1,
@@ -229,6 +235,7 @@ impl Engine {
         if time > self.now {
             self.now = time;
         }
+        self.command_base = self.seq;
         self.run_futures_schedule(sink);
         self.expire_due(sink);
         self.publish_tops(sink);
@@ -337,50 +344,6 @@ impl Engine {
         self.instrument_mut(instrument)?.state = state;
         self.emit(sink, Event::InstrumentStateChanged { instrument, state });
         Ok(Applied::default())
-    }
-
-    /// Records that book `b` changed at event `seq`.
-    #[inline]
-    pub(crate) fn book_changed(&mut self, b: usize, seq: u64) {
-        self.books[b].sequence = seq;
-        if self.publish_top_of_book && !self.tops[b].dirty {
-            self.tops[b].dirty = true;
-            self.dirty_books.push(b as u16);
-        }
-    }
-
-    /// Emits `TopOfBook` for every changed book whose best bid or ask moved, by index.
-    #[inline]
-    fn publish_tops<S: EventSink>(&mut self, sink: &mut S) {
-        if !self.dirty_books.is_empty() {
-            self.publish_changed_tops(sink);
-        }
-    }
-
-    #[inline(never)]
-    fn publish_changed_tops<S: EventSink>(&mut self, sink: &mut S) {
-        if self.dirty_books.len() > 1 {
-            self.dirty_books.sort_unstable();
-        }
-        for i in 0..self.dirty_books.len() {
-            let b = self.dirty_books[i];
-            let book = &self.books[usize::from(b)];
-            let top = book.top();
-            let published = &mut self.tops[usize::from(b)];
-            published.dirty = false;
-            if top != published.top {
-                published.top = top;
-                self.emit(
-                    sink,
-                    Event::TopOfBook {
-                        instrument: InstrumentId(b),
-                        bid: top.0,
-                        ask: top.1,
-                    },
-                );
-            }
-        }
-        self.dirty_books.clear();
     }
 
     /// Stamps and writes one event; returns its sequence number.
