@@ -130,6 +130,19 @@ impl AppState {
         rx.await.map_err(stopped)
     }
 
+    /// As [`AppState::view`], on state that also includes command `min_seq`.
+    pub async fn view_after<R: Send + 'static>(
+        &self,
+        min_seq: u64,
+        read: impl FnOnce(&ReadView<'_>) -> R + Send + 'static,
+    ) -> Result<R, ApiError> {
+        let (tx, rx) = oneshot::channel();
+        self.runtime.read_after(min_seq, move |view| {
+            let _ = tx.send(read(view));
+        })?;
+        rx.await.map_err(stopped)
+    }
+
     /// Reads market data on the market stage.
     pub async fn market<R: Send + 'static>(
         &self,

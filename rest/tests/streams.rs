@@ -5,68 +5,13 @@ mod common;
 
 use std::time::Duration;
 
+use common::ws::{connect, exchange, next, next_frame, send, settle};
 use common::{Exchange, data_dir, settings};
 use futures_util::{SinkExt, StreamExt};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-/// An exchange whose streams tick fast (heartbeat 150 ms, tickers every 50 ms).
-async fn exchange() -> Exchange {
-    let mut s = settings(data_dir());
-    s.stream_heartbeat = Duration::from_millis(150);
-    s.stream_ticker_interval = Duration::from_millis(50);
-    Exchange::with(s).await
-}
-
-async fn connect(x: &Exchange, path: &str) -> Socket {
-    let url = format!("ws://{}{path}", x.server.addr);
-    tokio_tungstenite::connect_async(url)
-        .await
-        .expect("upgrade")
-        .0
-}
-
-async fn send(ws: &mut Socket, message: Value) {
-    ws.send(Message::Text(message.to_string().into()))
-        .await
-        .expect("send");
-}
-
-/// The next JSON frame within 10 s (control frames skipped); heartbeats too unless
-/// `heartbeats`.
-async fn next_frame(ws: &mut Socket, heartbeats: bool) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let message = tokio::time::timeout_at(deadline, ws.next())
-            .await
-            .expect("the frame within 10 s")
-            .expect("the socket is open")
-            .expect("a frame");
-        if let Message::Text(text) = message {
-            let v: Value = serde_json::from_str(&text).expect("JSON");
-            if heartbeats || v["type"] != "HEARTBEAT" {
-                return v;
-            }
-        }
-    }
-}
-
-async fn next(ws: &mut Socket) -> Value {
-    next_frame(ws, false).await
-}
-
-/// Waits for two heartbeats (each longer than a ticker interval), so that the tickers of
-/// what changed before the test (the demo's opening trades) have gone out, to nobody.
-async fn settle(ws: &mut Socket) {
-    for _ in 0..2 {
-        assert_eq!(next_frame(ws, true).await["type"], "HEARTBEAT");
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frame_that_is_not_json_is_answered_with_an_error_then_close_4000() {
@@ -123,7 +68,7 @@ async fn session_errors_are_frames_and_the_session_goes_on() {
     assert_eq!(v["channel_name"], "MARKET_TICKER");
     send(
         &mut ws,
-        json!({"type": "SUBSCRIBE", "channels": [{"name": "ORDER_BOOK",
+        json!({"type": "SUBSCRIBE", "channels": [{"name": "TRADING",
         "instrument_codes": ["BTC_EUR"]}]}),
     )
     .await;

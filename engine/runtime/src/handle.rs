@@ -159,6 +159,18 @@ impl RuntimeHandle {
         self.read_at(min_seq, read)
     }
 
+    /// As [`RuntimeHandle::read`], on state that also includes command `min_seq`: a
+    /// reader that has seen the output up to a command (a stream's snapshot) reads a state
+    /// at least that new.
+    pub fn read_after(
+        &self,
+        min_seq: u64,
+        read: impl FnOnce(&ReadView<'_>) + Send + 'static,
+    ) -> Result<(), RuntimeError> {
+        let acked = self.stats.acked.load(Ordering::Acquire);
+        self.read_at(min_seq.max(acked), read)
+    }
+
     /// Runs `read` once the market stage has applied command `min_seq` (or every command
     /// sequenced so far, if `min_seq` is beyond them: a read never waits for a command
     /// that may never come).

@@ -2,34 +2,36 @@
 //! and turns it into stream frames, each serialised once and broadcast to every session,
 //! which keeps the frames of the channels and instruments it subscribed to. The matching
 //! thread never waits for it (the runtime drops a subscriber that falls behind; the hub then
-//! subscribes again and treats every market as changed), and the hub never waits for a
-//! session (a session that falls a whole broadcast buffer behind is closed as a slow
-//! consumer).
+//! subscribes again, starts its book copy over and sends every book as a snapshot), and the
+//! hub never waits for a session (a session that falls a whole broadcast buffer behind is
+//! closed as a slow consumer).
 //!
-//! `MARKET_TICKER`: markets touched by a batch (a trade, a change of the top of the book
-//! or of the instrument's state, an index price or a funding settlement) are collected and,
-//! once per tick interval, read from the market stage and sent as one frame per market.
-//! `CANDLESTICKS`: for the markets that traded, the newest candle of every granularity,
-//! read and sent at the same tick. `PRICE_TICKS`: one frame per trade as the batch
-//! arrives, with the best bid and ask the hub last saw announced.
+//! `ORDER_BOOK` and `BOOK_TICKER`: per command, the levels it changed in the hub's copy of
+//! each book ([`super::books`]), numbered with the book sequence. `PRICE_TICKS`: one frame
+//! per trade as the batch arrives. `MARKET_TICKER` and `CANDLESTICKS`: markets touched by a
+//! batch are collected and, once per tick interval, read from the market stage and sent.
+//!
+//! After each batch the hub publishes the last command it has sent frames for
+//! ([`Hub::sent_through`]): a snapshot read at or after it, followed by the frames that come
+//! after it, misses nothing.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::Utf8Bytes;
 use crossbeam_channel::RecvTimeoutError;
-use matchbook::runtime::{Clock, OffsetClock, ReadView, RuntimeHandle};
-use matchbook::{Event, InstrumentId};
+use matchbook::runtime::{Clock, DropReason, OffsetClock, RuntimeHandle, Subscription};
+use matchbook::{Event, EventRecord, InstrumentId, Price, Timestamp};
 use tokio::sync::broadcast;
 
-use matchbook::market::MarketData;
 use matchbook::market::period::GRANULARITIES;
 
-use super::messages::{
-    CandleFrame, GranularityBody, PriceTick, PriceTickFrame, Stamp, TickerFrame, TickerUpdate,
-};
+use super::book_frames;
+use super::books::Books;
+use super::market_frames::{candle_frames, price_tick, ticker_updates};
+use super::messages::{PriceTickFrame, TickerFrame};
 use crate::markets::Markets;
 
 /// Batches the hub's runtime subscription may fall behind before the runtime drops it.
@@ -38,6 +40,10 @@ const HUB_QUEUE: usize = 4096;
 /// A stream channel the hub produces frames for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Channel {
+    /// Book snapshots and level updates.
+    OrderBook,
+    /// The best bid and ask.
+    BookTicker,
     /// Market tickers.
     MarketTicker,
     /// Candles.
@@ -57,7 +63,8 @@ pub struct Frame {
     pub channel: Channel,
     /// Its topic.
     pub topic: Topic,
-    /// Sequence number of the event it shows (trades), 0 for periodic frames.
+    /// What orders it within its topic: the book sequence for `ORDER_BOOK` and
+    /// `BOOK_TICKER`, the event sequence number for trades, 0 for periodic frames.
     pub seq: u64,
     /// The JSON text, serialised once.
     pub text: Utf8Bytes,
@@ -69,21 +76,32 @@ pub struct Frame {
 pub struct Hub {
     frames: broadcast::Sender<Arc<Frame>>,
     stop: Arc<AtomicBool>,
+    sent_through: Arc<AtomicU64>,
 }
 
-/// What the hub thread needs.
+/// What the hub thread needs and keeps.
 struct Source {
     runtime: RuntimeHandle,
     markets: Markets,
     clock: Arc<OffsetClock>,
     frames: broadcast::Sender<Arc<Frame>>,
     stop: Arc<AtomicBool>,
+    sent_through: Arc<AtomicU64>,
     tick: Duration,
+    books: Books,
+    /// Per market, the best bid and ask the events last announced (for price ticks).
+    tops: HashMap<InstrumentId, (Option<Price>, Option<Price>)>,
+}
+
+/// A feed of batches, and the command the hub's book copy was read at.
+struct Feed {
+    subscription: Subscription,
+    base: u64,
 }
 
 impl Hub {
     /// Starts the hub thread; `buffer` frames may wait for the slowest session, and
-    /// tickers go out every `tick`.
+    /// tickers go out every `tick`. Returns once the hub follows the runtime.
     pub fn start(
         runtime: RuntimeHandle,
         markets: Markets,
@@ -93,23 +111,41 @@ impl Hub {
     ) -> std::io::Result<Self> {
         let (frames, _) = broadcast::channel(buffer.max(1));
         let stop = Arc::new(AtomicBool::new(false));
-        let source = Source {
+        let sent_through = Arc::new(AtomicU64::new(0));
+        let mut source = Source {
             runtime,
             markets,
             clock,
             frames: frames.clone(),
             stop: stop.clone(),
+            sent_through: sent_through.clone(),
             tick,
+            books: Books::default(),
+            tops: HashMap::new(),
         };
+        let feed = source
+            .follow()
+            .ok_or_else(|| std::io::Error::other("the runtime stopped"))?;
         std::thread::Builder::new()
             .name("streams-hub".into())
-            .spawn(move || source.run())?;
-        Ok(Self { frames, stop })
+            .spawn(move || source.run(feed))?;
+        Ok(Self {
+            frames,
+            stop,
+            sent_through,
+        })
     }
 
     /// A new session's feed: every frame from now on.
     pub fn join(&self) -> broadcast::Receiver<Arc<Frame>> {
         self.frames.subscribe()
+    }
+
+    /// The last command whose frames have all been broadcast. A session that joined and
+    /// then reads a snapshot at or after this command gets, from its feed, every frame
+    /// that follows the snapshot.
+    pub fn sent_through(&self) -> u64 {
+        self.sent_through.load(Ordering::Acquire)
     }
 }
 
@@ -132,62 +168,109 @@ fn touched(event: &Event) -> Option<InstrumentId> {
 }
 
 impl Source {
-    fn run(self) {
+    /// Subscribes to the runtime and reads the books at a command the feed starts from.
+    fn follow(&mut self) -> Option<Feed> {
+        let subscription = self.runtime.subscribe(HUB_QUEUE).ok()?;
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.runtime
+            .read_at(subscription.start_seq, move |view| {
+                let _ = tx.send((Books::of(view.engine), view.seq));
+            })
+            .ok()?;
+        let (books, base) = rx.recv().ok()?;
+        self.books = books;
+        self.sent_through.store(base, Ordering::Release);
+        Some(Feed { subscription, base })
+    }
+
+    fn run(mut self, mut feed: Feed) {
         let every: BTreeSet<InstrumentId> = self.markets.markets.iter().map(|m| m.id).collect();
         let mut changed = BTreeSet::new();
         let mut traded = BTreeSet::new();
-        let mut tops = std::collections::HashMap::new();
         let mut next_tick = Instant::now() + self.tick;
-        'subscribe: while !self.stop.load(Ordering::Acquire) {
-            let Ok(subscription) = self.runtime.subscribe(HUB_QUEUE) else {
-                return;
-            };
-            loop {
-                if self.stop.load(Ordering::Acquire) {
-                    return;
-                }
-                let wait = next_tick.saturating_duration_since(Instant::now());
-                match subscription.receiver().recv_timeout(wait) {
-                    Ok(batch) => {
-                        self.send_ticks(&batch.events, &mut tops);
-                        changed.extend(batch.events.iter().filter_map(|e| touched(&e.event)));
-                        traded.extend(batch.events.iter().filter_map(|e| match &e.event {
+        while !self.stop.load(Ordering::Acquire) {
+            let wait = next_tick.saturating_duration_since(Instant::now());
+            match feed.subscription.receiver().recv_timeout(wait) {
+                Ok(batch) => {
+                    for (index, command) in batch.commands.iter().enumerate() {
+                        if command.seq <= feed.base {
+                            continue;
+                        }
+                        let events = batch.events_of(index);
+                        self.send_command(events, command.time);
+                        changed.extend(events.iter().filter_map(|e| touched(&e.event)));
+                        traded.extend(events.iter().filter_map(|e| match &e.event {
                             Event::Trade(t) => Some(t.instrument),
                             _ => None,
                         }));
                     }
-                    Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => match subscription.reason() {
-                        matchbook::runtime::DropReason::Stopped => return,
-                        matchbook::runtime::DropReason::Lagged { .. } => {
-                            changed.clone_from(&every);
-                            traded.clone_from(&every);
-                            continue 'subscribe;
-                        }
-                    },
-                }
-                if Instant::now() >= next_tick {
-                    next_tick = Instant::now() + self.tick;
-                    if self.frames.receiver_count() > 0 {
-                        self.send(std::mem::take(&mut changed), std::mem::take(&mut traded));
+                    if let Some(last) = batch.last_seq() {
+                        self.sent_through.fetch_max(last, Ordering::AcqRel);
                     }
-                    changed.clear();
-                    traded.clear();
                 }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => match feed.subscription.reason() {
+                    DropReason::Stopped => return,
+                    DropReason::Lagged { .. } => {
+                        let Some(again) = self.follow() else {
+                            return;
+                        };
+                        feed = again;
+                        self.send_book_snapshots();
+                        changed.clone_from(&every);
+                        traded.clone_from(&every);
+                    }
+                },
+            }
+            if Instant::now() >= next_tick {
+                next_tick = Instant::now() + self.tick;
+                if self.frames.receiver_count() > 0 {
+                    self.send(std::mem::take(&mut changed), std::mem::take(&mut traded));
+                }
+                changed.clear();
+                traded.clear();
             }
         }
     }
 
-    /// One `PRICE_TICK` per trade, at once; `tops` follows each market's best bid and ask
-    /// (as the events announce them) for the ticks to carry.
-    fn send_ticks(
-        &self,
-        events: &[matchbook::EventRecord],
-        tops: &mut std::collections::HashMap<
-            InstrumentId,
-            (Option<matchbook::Price>, Option<matchbook::Price>),
-        >,
-    ) {
+    /// The frames of one command: its trades, and its changes to each book.
+    fn send_command(&mut self, events: &[EventRecord], time: Timestamp) {
+        self.send_ticks(events);
+        for change in self.books.apply(events) {
+            let Some(market) = self.markets.market_of(change.instrument) else {
+                continue;
+            };
+            let topic = (change.instrument, 0);
+            let update = book_frames::update(market, &change, time);
+            self.broadcast(Channel::OrderBook, topic, change.sequence, &update);
+            if let Some(top) = change.new_top {
+                let tick = book_frames::tick(market, "BOOK_TICK", top, change.sequence, time);
+                self.broadcast(Channel::BookTicker, topic, change.sequence, &tick);
+            }
+        }
+    }
+
+    /// After starting over: every book and top as a snapshot, so sessions that followed
+    /// the old copy continue from the new one without a gap.
+    fn send_book_snapshots(&self) {
+        let now = self.clock.now();
+        for market in &self.markets.markets {
+            let Some(book) = self.books.book(market.id) else {
+                continue;
+            };
+            let levels = book_frames::copy_levels(book);
+            let top = book.top();
+            let topic = (market.id, 0);
+            let snapshot = book_frames::snapshot(market, levels, book.sequence, now);
+            self.broadcast(Channel::OrderBook, topic, book.sequence, &snapshot);
+            let tick = book_frames::tick(market, "BOOK_TICKER_SNAPSHOT", top, book.sequence, now);
+            self.broadcast(Channel::BookTicker, topic, book.sequence, &tick);
+        }
+    }
+
+    /// One `PRICE_TICK` per trade, at once, with the best bid and ask the events last
+    /// announced.
+    fn send_ticks(&mut self, events: &[EventRecord]) {
         for record in events {
             match &record.event {
                 Event::TopOfBook {
@@ -195,15 +278,11 @@ impl Source {
                     bid,
                     ask,
                 } => {
-                    tops.insert(*instrument, (*bid, *ask));
+                    self.tops.insert(*instrument, (*bid, *ask));
                 }
                 Event::Trade(trade) => {
-                    let Some(tick) = price_tick(
-                        &self.markets,
-                        trade,
-                        record.time,
-                        tops.get(&trade.instrument).copied(),
-                    ) else {
+                    let top = self.tops.get(&trade.instrument).copied();
+                    let Some(tick) = price_tick(&self.markets, trade, record.time, top) else {
                         continue;
                     };
                     let frame = PriceTickFrame {
@@ -211,12 +290,8 @@ impl Source {
                         kind: "PRICE_TICK",
                         tick,
                     };
-                    self.broadcast(
-                        Channel::PriceTicks,
-                        (trade.instrument, 0),
-                        record.seq,
-                        &frame,
-                    );
+                    let topic = (trade.instrument, 0);
+                    self.broadcast(Channel::PriceTicks, topic, record.seq, &frame);
                 }
                 _ => {}
             }
@@ -253,8 +328,11 @@ impl Source {
         }
     }
 
-    /// Serialises a frame once and hands it to every session.
+    /// Serialises a frame once and hands it to every session (none: nothing to do).
     fn broadcast(&self, channel: Channel, topic: Topic, seq: u64, frame: &impl serde::Serialize) {
+        if self.frames.receiver_count() == 0 {
+            return;
+        }
         if let Ok(text) = serde_json::to_string(frame) {
             let _ = self.frames.send(Arc::new(Frame {
                 channel,
@@ -264,126 +342,4 @@ impl Source {
             }));
         }
     }
-}
-
-/// The candle of each topic whose period holds `now`, as `kind` frames (topics without a
-/// candle yet are left out).
-pub fn candle_frames(
-    market: &MarketData,
-    markets: &Markets,
-    topics: &[Topic],
-    now: matchbook::Timestamp,
-    kind: &'static str,
-) -> Vec<(Topic, CandleFrame)> {
-    topics
-        .iter()
-        .filter_map(|&(id, g)| {
-            let granularity = *GRANULARITIES.get(usize::from(g))?;
-            let m = markets.market_of(id)?;
-            let candle = (market.candles(id, granularity, now, now, Some(1)).ok()?)
-                .into_iter()
-                .next()?;
-            let price = |p: i64| m.price(matchbook::Price(p));
-            Some((
-                (id, g),
-                CandleFrame {
-                    channel_name: "CANDLESTICKS",
-                    kind,
-                    instrument_code: m.code.clone(),
-                    granularity: GranularityBody {
-                        unit: granularity.unit.as_str(),
-                        period: granularity.period,
-                    },
-                    open: price(candle.open),
-                    high: price(candle.high),
-                    low: price(candle.low),
-                    close: price(candle.close),
-                    volume: crate::format::decimal(
-                        candle.volume,
-                        m.amount_precision + m.market_precision,
-                    ),
-                    last_sequence: candle.last_sequence,
-                    stamp: Stamp::of(crate::format::candle_time(candle.end)),
-                },
-            ))
-        })
-        .collect()
-}
-
-/// The tickers of `ids` as of `view`, as the streams write them.
-pub fn ticker_updates(
-    view: &ReadView<'_>,
-    markets: &Markets,
-    ids: &[InstrumentId],
-    now: matchbook::Timestamp,
-) -> Vec<(InstrumentId, TickerUpdate)> {
-    ids.iter()
-        .filter_map(|&id| {
-            let market = markets.market_of(id)?;
-            let state = view.engine.instrument(id).ok()?.state;
-            let ticker = view.market.ticker(id, now).ok()?;
-            let funding = view.engine.funding_view(id).ok();
-            let body = crate::routes::public::ticker_body(
-                market,
-                state,
-                &ticker,
-                now,
-                false,
-                funding.as_ref(),
-            );
-            Some((id, TickerUpdate::from(body)))
-        })
-        .collect()
-}
-
-impl TickerFrame {
-    /// A `MARKET_TICKER_UPDATES` frame.
-    pub fn of(ticker_updates: Vec<TickerUpdate>, now: matchbook::Timestamp) -> Self {
-        Self {
-            channel_name: "MARKET_TICKER",
-            kind: "MARKET_TICKER_UPDATES",
-            ticker_updates,
-            stamp: Stamp::of(now),
-        }
-    }
-}
-
-impl From<crate::wire::market::TickerBody> for TickerUpdate {
-    fn from(t: crate::wire::market::TickerBody) -> Self {
-        Self {
-            instrument: t.instrument_code,
-            last_price: t.last_price,
-            price_change: t.price_change,
-            price_change_percentage: t.price_change_percentage,
-            high: t.high,
-            low: t.low,
-            volume: t.quote_volume,
-            best_bid: t.best_bid,
-            best_ask: t.best_ask,
-            mark_price: t.futures.mark_price,
-            funding_rate: t.futures.funding_rate,
-            next_funding_payment: t.futures.next_funding_payment,
-        }
-    }
-}
-
-/// A trade as a tick; `top` is the book's best bid and ask before it, when known.
-pub fn price_tick(
-    markets: &Markets,
-    trade: &matchbook::Trade,
-    time: matchbook::Timestamp,
-    top: Option<(Option<matchbook::Price>, Option<matchbook::Price>)>,
-) -> Option<PriceTick> {
-    let m = markets.market_of(trade.instrument)?;
-    let side = |p: Option<matchbook::Price>| p.map(|p| m.price(p));
-    Some(PriceTick {
-        instrument_code: m.code.clone(),
-        price: m.price(trade.price),
-        amount: m.qty(trade.amount),
-        volume: m.notional(trade.price.notional(trade.amount)),
-        taker_side: trade.taker_side.as_str(),
-        best_bid: top.and_then(|(bid, _)| side(bid)),
-        best_ask: top.and_then(|(_, ask)| side(ask)),
-        stamp: Stamp::of(time),
-    })
 }

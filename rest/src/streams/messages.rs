@@ -43,6 +43,26 @@ pub struct ChannelRequest {
     /// `CANDLESTICKS`: the instruments with their granularities.
     #[serde(default)]
     pub properties: Option<Vec<CandleProperty>>,
+    /// `ORDER_BOOK`: levels per side of the snapshot (0 or absent: all), as a number or
+    /// a numeric string.
+    #[serde(default)]
+    pub depth: Option<serde_json::Value>,
+}
+
+impl ChannelRequest {
+    /// Levels per side the snapshot shows: as asked, or every level for 0, absent or
+    /// unreadable.
+    pub fn depth(&self) -> usize {
+        let depth = match &self.depth {
+            Some(serde_json::Value::Number(n)) => n.as_u64(),
+            Some(serde_json::Value::String(s)) => s.parse().ok(),
+            _ => None,
+        };
+        match depth.and_then(|d| usize::try_from(d).ok()) {
+            None | Some(0) => usize::MAX,
+            Some(d) => d,
+        }
+    }
 }
 
 /// One market and granularity of a `CANDLESTICKS` subscription.
@@ -263,6 +283,78 @@ pub struct PriceTickHistory {
     pub instrument_code: String,
     /// Up to 80 trades.
     pub history: Vec<PriceTick>,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// `ORDER_BOOK_SNAPSHOT`: a book's levels at one book sequence.
+#[derive(Debug, Serialize)]
+pub struct BookSnapshotFrame {
+    /// `ORDER_BOOK`.
+    pub channel_name: &'static str,
+    /// `ORDER_BOOK_SNAPSHOT`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Instrument.
+    pub instrument_code: String,
+    /// Bids, best first: `[price, amount]`.
+    pub bids: Vec<[String; 2]>,
+    /// Asks, best first.
+    pub asks: Vec<[String; 2]>,
+    /// The book sequence it shows; the next update carries this plus one.
+    pub sequence: u64,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// `ORDER_BOOK_UPDATE`: the levels one command changed.
+#[derive(Debug, Serialize)]
+pub struct BookUpdateFrame {
+    /// `ORDER_BOOK`.
+    pub channel_name: &'static str,
+    /// `ORDER_BOOK_UPDATE`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Instrument.
+    pub instrument_code: String,
+    /// `[side, price, new amount]`, amount `"0"` for a level gone.
+    pub changes: Vec<[String; 3]>,
+    /// The book sequence after the change: one more than the frame before.
+    pub sequence: u64,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// The best bid and ask of a `BOOK_TICKER` frame (`null` for an empty side).
+#[derive(Debug, Serialize)]
+pub struct BookTop {
+    /// Best bid.
+    pub best_bid: Option<String>,
+    /// Amount at it.
+    pub bid_amount: Option<String>,
+    /// Best ask.
+    pub best_ask: Option<String>,
+    /// Amount at it.
+    pub ask_amount: Option<String>,
+}
+
+/// `BOOK_TICKER_SNAPSHOT` on subscribe, `BOOK_TICK` when the top changes.
+#[derive(Debug, Serialize)]
+pub struct BookTickFrame {
+    /// `BOOK_TICKER`.
+    pub channel_name: &'static str,
+    /// `BOOK_TICKER_SNAPSHOT` or `BOOK_TICK`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Instrument.
+    pub instrument_code: String,
+    /// The top.
+    pub data: BookTop,
+    /// The book sequence it reflects.
+    pub sequence: u64,
     /// When.
     #[serde(flatten)]
     pub stamp: Stamp,

@@ -13,11 +13,14 @@
 //! behind is closed with `SLOW_CONSUMER`.
 //!
 //! Served so far: the session messages (AUTHENTICATE, SUBSCRIBE, UPDATE_SUBSCRIPTION,
-//! UNSUBSCRIBE), the heartbeat, the error frames, `MARKET_TICKER`, `CANDLESTICKS` and
-//! `PRICE_TICKS`. The contract's other channels are refused with `CHANNEL_NOT_SERVED` until
-//! they are built.
+//! UNSUBSCRIBE), the heartbeat, the error frames, `ORDER_BOOK`, `BOOK_TICKER`,
+//! `MARKET_TICKER`, `CANDLESTICKS` and `PRICE_TICKS`. The contract's other channels are
+//! refused with `CHANNEL_NOT_SERVED` until they are built.
 
+pub mod book_frames;
+pub mod books;
 pub mod hub;
+pub mod market_frames;
 pub mod messages;
 pub mod session;
 

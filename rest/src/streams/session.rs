@@ -16,7 +16,9 @@ use tokio::sync::broadcast::error::RecvError;
 
 use matchbook::market::period::{GRANULARITIES, Granularity, Unit};
 
-use super::hub::{Channel, Frame, Topic, candle_frames, price_tick, ticker_updates};
+use super::book_frames;
+use super::hub::{Channel, Frame, Topic};
+use super::market_frames::{candle_frames, price_tick, ticker_updates};
 use super::messages::{
     ChannelRequest, ChannelState, ClientMessage, ErrorFrame, PriceTickHistory, SessionFrame, Stamp,
     TickerFrame,
@@ -33,23 +35,16 @@ const CLOSE_WAIT: Duration = Duration::from_secs(1);
 
 /// Channels the contract names that this server does not serve yet: a subscription to
 /// one is refused with `CHANNEL_NOT_SERVED` rather than accepted and left silent.
-const NOT_SERVED: &[&str] = &[
-    "ORDER_BOOK",
-    "BOOK_TICKER",
-    "ACCOUNT_HISTORY",
-    "TRADING",
-    "ORDERS",
-    "ORDERS_SNAPSHOT",
-];
+const NOT_SERVED: &[&str] = &["ACCOUNT_HISTORY", "TRADING", "ORDERS", "ORDERS_SNAPSHOT"];
 
 /// What one connection has asked for.
 #[derive(Default)]
 struct Session {
     key: Option<Arc<ApiKey>>,
     subscribed: BTreeMap<Channel, BTreeSet<Topic>>,
-    /// Per market: the last event its `PRICE_TICK_HISTORY` covered (live ticks up to it
-    /// are already in the history).
-    ticks_after: BTreeMap<InstrumentId, u64>,
+    /// Per channel and market: what its snapshot covered (the book sequence, or the last
+    /// event of a price tick history); live frames up to it are left out.
+    after: BTreeMap<(Channel, InstrumentId), u64>,
 }
 
 /// What handling a client message produced.
@@ -151,6 +146,8 @@ where
 
 fn channel_of(name: &str) -> Option<Channel> {
     match name {
+        "ORDER_BOOK" => Some(Channel::OrderBook),
+        "BOOK_TICKER" => Some(Channel::BookTicker),
         "MARKET_TICKER" => Some(Channel::MarketTicker),
         "CANDLESTICKS" => Some(Channel::Candlesticks),
         "PRICE_TICKS" => Some(Channel::PriceTicks),
@@ -160,6 +157,8 @@ fn channel_of(name: &str) -> Option<Channel> {
 
 fn name_of(channel: Channel) -> &'static str {
     match channel {
+        Channel::OrderBook => "ORDER_BOOK",
+        Channel::BookTicker => "BOOK_TICKER",
         Channel::MarketTicker => "MARKET_TICKER",
         Channel::Candlesticks => "CANDLESTICKS",
         Channel::PriceTicks => "PRICE_TICKS",
@@ -177,11 +176,10 @@ fn granularity_index(unit: &str, period: u32) -> Option<u8> {
 
 impl Session {
     fn wants(&self, frame: &Frame) -> bool {
-        let fresh = frame.channel != Channel::PriceTicks
-            || self
-                .ticks_after
-                .get(&frame.topic.0)
-                .is_none_or(|&after| frame.seq > after);
+        let fresh = self
+            .after
+            .get(&(frame.channel, frame.topic.0))
+            .is_none_or(|&after| frame.seq > after);
         fresh
             && self
                 .subscribed
@@ -317,19 +315,20 @@ impl Session {
             Ok(resolved) => resolved,
             Err(refusal) => return vec![refusal],
         };
-        let mut added: Vec<(Channel, Vec<Topic>)> = Vec::new();
-        for (channel, ids) in resolved {
+        let mut added: Vec<(Channel, Vec<Topic>, usize)> = Vec::new();
+        for ((channel, ids), request) in resolved.into_iter().zip(channels) {
             let before = self
                 .subscribed
                 .insert(channel, ids.clone())
                 .unwrap_or_default();
-            added.push((channel, ids.difference(&before).copied().collect()));
+            let new = ids.difference(&before).copied().collect();
+            added.push((channel, new, request.depth()));
         }
         let mut frames = vec![self.answer(state, kind, true)];
-        for (channel, ids) in added {
-            let (snapshots, covered) = snapshot(state, channel, ids).await;
+        for (channel, ids, depth) in added {
+            let (snapshots, covered) = snapshot(state, channel, ids, depth).await;
             frames.extend(snapshots);
-            self.ticks_after.extend(covered);
+            (self.after).extend(covered.into_iter().map(|(id, seq)| ((channel, id), seq)));
         }
         frames
     }
@@ -348,12 +347,15 @@ impl Session {
     }
 }
 
-/// The frames a new subscriber of `channel` gets for `topics` before live frames, and for
-/// price ticks the last event each history covers.
+/// The frames a new subscriber of `channel` gets for `topics` before live frames (books
+/// up to `depth` levels per side, 0 for all), and per market what they cover. They are
+/// read at or after the last command the hub has sent frames for, so the frames that
+/// follow them in the session's feed leave no gap.
 async fn snapshot(
     state: &Shared,
     channel: Channel,
     topics: Vec<Topic>,
+    depth: usize,
 ) -> (Vec<String>, Vec<(InstrumentId, u64)>) {
     if topics.is_empty() {
         return (Vec::new(), Vec::new());
@@ -361,38 +363,56 @@ async fn snapshot(
     let markets = state.markets.clone();
     let now = state.now();
     let ids: Vec<InstrumentId> = topics.iter().map(|&(id, _)| id).collect();
-    let frames = match channel {
-        Channel::MarketTicker => {
-            let updates = state
-                .view(move |view| ticker_updates(view, &markets, &ids, now))
-                .await
-                .unwrap_or_default();
-            let updates = updates.into_iter().map(|(_, u)| u).collect();
-            vec![json(&TickerFrame::of(updates, now))]
-        }
-        Channel::Candlesticks => state
-            .market(move |md| candle_frames(md, &markets, &topics, now, "CANDLESTICK_SNAPSHOT"))
-            .await
-            .unwrap_or_default()
-            .iter()
-            .map(|(_, frame)| json(frame))
+    let after = state.streams.hub.sent_through();
+    let read = state.view_after(after, move |view| match channel {
+        Channel::OrderBook | Channel::BookTicker => (ids.iter())
+            .filter_map(|&id| {
+                let market = markets.market_of(id)?;
+                let depth = if channel == Channel::BookTicker {
+                    1
+                } else {
+                    depth
+                };
+                let (levels, seq) = book_frames::engine_levels(view.engine, id, depth)?;
+                let frame = if channel == Channel::OrderBook {
+                    json(&book_frames::snapshot(market, levels, seq, now))
+                } else {
+                    let top = book_frames::top_of(&levels);
+                    json(&book_frames::tick(
+                        market,
+                        "BOOK_TICKER_SNAPSHOT",
+                        top,
+                        seq,
+                        now,
+                    ))
+                };
+                Some((frame, Some((id, seq))))
+            })
             .collect(),
-        Channel::PriceTicks => {
-            let read = state.view(move |view| {
-                let histories: Vec<PriceTickHistory> = ids
-                    .iter()
-                    .filter_map(|&id| tick_history(view.market, &markets, id, now))
-                    .collect();
-                (histories, ids, view.event_seq)
-            });
-            let Ok((histories, ids, covered)) = read.await else {
-                return (Vec::new(), Vec::new());
-            };
-            let frames = histories.iter().map(json).collect();
-            return (frames, ids.into_iter().map(|id| (id, covered)).collect());
+        Channel::MarketTicker => {
+            let updates = ticker_updates(view, &markets, &ids, now);
+            let updates = updates.into_iter().map(|(_, u)| u).collect();
+            vec![(json(&TickerFrame::of(updates, now)), None)]
         }
+        Channel::Candlesticks => {
+            candle_frames(view.market, &markets, &topics, now, "CANDLESTICK_SNAPSHOT")
+                .iter()
+                .map(|(_, frame)| (json(frame), None))
+                .collect()
+        }
+        Channel::PriceTicks => (ids.iter())
+            .filter_map(|&id| {
+                let history = tick_history(view.market, &markets, id, now)?;
+                Some((json(&history), Some((id, view.event_seq))))
+            })
+            .collect::<Vec<_>>(),
+    });
+    let Ok(frames) = read.await else {
+        return (Vec::new(), Vec::new());
     };
-    (frames, Vec::new())
+    let (texts, covered): (Vec<String>, Vec<Option<(InstrumentId, u64)>>) =
+        frames.into_iter().unzip();
+    (texts, covered.into_iter().flatten().collect())
 }
 
 /// The last 80 trades of a market, newest first.

@@ -1,5 +1,5 @@
 """ccxt's streaming client (`ccxt.pro.onetrading`), unchanged but for its URL, against
-matchbook's WebSocket streams: watch_ticker, watch_tickers and watch_ohlcv, each checked
+matchbook's WebSocket streams: watch_ticker, watch_tickers, watch_ohlcv and watch_order_book, each checked
 against what the REST client reads at the same moment."""
 
 import asyncio
@@ -53,5 +53,33 @@ def test_watch_ohlcv(exchange_server, client):
         # REST's base amount, so only open, high, low and close compare directly.
         assert stream[0] == fetched[0] + 60_000 - 1
         assert stream[1:5] == fetched[1:5]
+
+    run(exchange_server, body)
+
+
+def test_watch_order_book(exchange_server, client):
+    def levels(side):
+        # ccxt stores an update's level with a third element; price and amount compare.
+        return [level[:2] for level in side]
+
+    async def body(ex):
+        book = await asyncio.wait_for(ex.watch_order_book("BTC/EUR"), TIMEOUT)
+        rest = client.fetch_order_book("BTC/EUR")
+        assert levels(book["bids"]) == levels(rest["bids"])
+        assert levels(book["asks"]) == levels(rest["asks"])
+        # A bid below the book arrives as an update; its cancellation removes the level.
+        order = client.create_order("BTC/EUR", "limit", "buy", 0.5, 100.0)
+
+        async def until(present):
+            while True:
+                book = await ex.watch_order_book("BTC/EUR")
+                if ([100.0, 0.5] in levels(book["bids"])) == present:
+                    return book
+
+        book = await asyncio.wait_for(until(True), TIMEOUT)
+        assert levels(book["bids"]) == levels(client.fetch_order_book("BTC/EUR")["bids"])
+        client.cancel_order(order["id"], "BTC/EUR")
+        book = await asyncio.wait_for(until(False), TIMEOUT)
+        assert levels(book["bids"]) == levels(client.fetch_order_book("BTC/EUR")["bids"])
 
     run(exchange_server, body)

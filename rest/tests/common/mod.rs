@@ -6,6 +6,8 @@
     reason = "each test binary uses a different part of the helpers"
 )]
 
+pub mod ws;
+
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 

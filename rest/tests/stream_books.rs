@@ -1,0 +1,321 @@
+//! `ORDER_BOOK` and `BOOK_TICKER` over real sockets, checked against the REST order book:
+//! a snapshot then one update per command that changed the book, numbered with the book
+//! sequence REST shows; and, under a seeded random order flow, books rebuilt by clients
+//! that subscribed at different moments equal REST's at every sequence it was read at.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use common::Exchange;
+use common::ws::{Socket, connect, next, send};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// A book as both sides show it: (side, price) -> amount, every amount a decimal string
+/// compared by value.
+type Levels = BTreeMap<(String, String), String>;
+
+/// The REST L2 book, whole (up to 1,000 levels per side), with its sequence.
+async fn rest_book(x: &Exchange) -> (u64, Levels) {
+    let (status, v) = x.get("/v1/order-book/BTC_EUR?level=2", None).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let mut levels = Levels::new();
+    for (side, key) in [("BUY", "bids"), ("SELL", "asks")] {
+        for level in v[key].as_array().expect("levels") {
+            let price = level["price"].as_str().expect("price");
+            let amount = level["amount"].as_str().expect("amount");
+            levels.insert((side.into(), norm(price)), norm(amount));
+        }
+    }
+    (v["sequence"].as_u64().expect("sequence"), levels)
+}
+
+/// A decimal without trailing zeros, so `"1.50"` and `"1.5"` compare equal.
+fn norm(text: &str) -> String {
+    if !text.contains('.') {
+        return text.to_owned();
+    }
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// A client's book: the snapshot, then every update applied in order.
+#[derive(Default)]
+struct ClientBook {
+    sequence: u64,
+    levels: Levels,
+}
+
+impl ClientBook {
+    fn snapshot(frame: &Value) -> Self {
+        assert_eq!(frame["type"], "ORDER_BOOK_SNAPSHOT", "{frame}");
+        let mut levels = Levels::new();
+        for (side, key) in [("BUY", "bids"), ("SELL", "asks")] {
+            for pair in frame[key].as_array().expect("levels") {
+                let (price, amount) = (pair[0].as_str(), pair[1].as_str());
+                let (price, amount) = (price.expect("price"), amount.expect("amount"));
+                levels.insert((side.into(), norm(price)), norm(amount));
+            }
+        }
+        Self {
+            sequence: frame["sequence"].as_u64().expect("sequence"),
+            levels,
+        }
+    }
+
+    /// Applies an update; it must be the next sequence number.
+    fn apply(&mut self, frame: &Value) {
+        assert_eq!(frame["type"], "ORDER_BOOK_UPDATE", "{frame}");
+        let sequence = frame["sequence"].as_u64().expect("sequence");
+        assert_eq!(sequence, self.sequence + 1, "a gap before {frame}");
+        self.sequence = sequence;
+        for change in frame["changes"].as_array().expect("changes") {
+            let field = |i: usize| change[i].as_str().expect("text").to_owned();
+            let (side, price, amount) = (field(0), norm(&field(1)), norm(&field(2)));
+            if amount == "0" {
+                self.levels.remove(&(side, price));
+            } else {
+                self.levels.insert((side, price), amount);
+            }
+        }
+    }
+}
+
+async fn subscribe_book(ws: &mut Socket, extra: Value) -> Value {
+    let mut channel = json!({"name": "ORDER_BOOK", "instrument_codes": ["BTC_EUR"]});
+    if let (Some(map), Value::Object(more)) = (channel.as_object_mut(), extra) {
+        map.extend(more);
+    }
+    send(ws, json!({"type": "SUBSCRIBE", "channels": [channel]})).await;
+    assert_eq!(next(ws).await["type"], "SUBSCRIPTIONS");
+    next(ws).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn order_book_snapshot_and_updates_carry_the_rest_book_sequence() {
+    let x = common::ws::exchange().await;
+    let mut ws = connect(&x, "/ws").await;
+    let snapshot = subscribe_book(&mut ws, json!({})).await;
+    let mut book = ClientBook::snapshot(&snapshot);
+    let (sequence, levels) = rest_book(&x).await;
+    assert_eq!((book.sequence, &book.levels), (sequence, &levels));
+    assert!(snapshot["time_nanos"].as_i64().is_some_and(|n| n > 0));
+
+    // A bid below the book: one update, one level, the next sequence.
+    let (status, placed) = x
+        .order(&x.trader.key, "BUY", "100.00", "0.5", json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{placed}");
+    let update = next(&mut ws).await;
+    assert_eq!(
+        update["changes"],
+        json!([["BUY", "100.00", "0.50000"]]),
+        "{update}"
+    );
+    book.apply(&update);
+    let (sequence, levels) = rest_book(&x).await;
+    assert_eq!((book.sequence, &book.levels), (sequence, &levels));
+
+    // Cancelled: the level goes, amount "0".
+    let id = placed["order_id"].as_str().expect("id");
+    let (status, _) = x
+        .delete(&format!("/v1/account/orders/{id}"), &x.trader.key)
+        .await;
+    assert!(status.is_success());
+    let update = next(&mut ws).await;
+    assert_eq!(
+        update["changes"],
+        json!([["BUY", "100.00", "0"]]),
+        "{update}"
+    );
+    book.apply(&update);
+    let (sequence, levels) = rest_book(&x).await;
+    assert_eq!((book.sequence, &book.levels), (sequence, &levels));
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_depth_limits_the_snapshot_per_side() {
+    let x = common::ws::exchange().await;
+    let mut ws = connect(&x, "/").await;
+    let snapshot = subscribe_book(&mut ws, json!({"depth": 2})).await;
+    let (_, levels) = rest_book(&x).await;
+    let bids = levels.keys().filter(|(side, _)| side == "BUY").count();
+    assert!(
+        bids > 2,
+        "the demo book is deeper than 2 levels: {levels:?}"
+    );
+    assert_eq!(
+        snapshot["bids"].as_array().map(Vec::len),
+        Some(2),
+        "{snapshot}"
+    );
+    assert_eq!(
+        snapshot["asks"].as_array().map(Vec::len),
+        Some(2),
+        "{snapshot}"
+    );
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn book_ticker_sends_the_top_then_each_change_of_it() {
+    let x = common::ws::exchange().await;
+    let mut ws = connect(&x, "/").await;
+    send(
+        &mut ws,
+        json!({"type": "SUBSCRIBE", "channels": [{"name": "BOOK_TICKER",
+        "instrument_codes": ["BTC_EUR"]}]}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTIONS");
+    let snapshot = next(&mut ws).await;
+    assert_eq!(snapshot["type"], "BOOK_TICKER_SNAPSHOT", "{snapshot}");
+    let (status, top) = x.get("/v1/order-book/BTC_EUR?level=1", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let data = &snapshot["data"];
+    assert_eq!(
+        data["best_bid"], top["bids"][0]["price"],
+        "{snapshot} {top}"
+    );
+    assert_eq!(data["bid_amount"], top["bids"][0]["amount"]);
+    assert_eq!(data["best_ask"], top["asks"][0]["price"]);
+    assert_eq!(data["ask_amount"], top["asks"][0]["amount"]);
+    assert_eq!(snapshot["sequence"], top["sequence"]);
+
+    // A bid below the top changes nothing here; a better bid is the next tick.
+    let (status, _) = x
+        .order(&x.trader.key, "BUY", "100.00", "0.5", json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let best: f64 = data["best_bid"]
+        .as_str()
+        .and_then(|p| p.parse().ok())
+        .expect("bid");
+    let better = format!("{:.2}", best + 0.01);
+    let (status, v) = x
+        .order(&x.trader.key, "BUY", &better, "0.25", json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let tick = next(&mut ws).await;
+    assert_eq!(tick["type"], "BOOK_TICK", "{tick}");
+    assert_eq!(tick["data"]["best_bid"], better.as_str());
+    assert_eq!(tick["data"]["bid_amount"], "0.25000");
+    assert_eq!(tick["data"]["best_ask"], data["best_ask"]);
+    let (_, top) = x.get("/v1/order-book/BTC_EUR?level=1", None).await;
+    assert_eq!(tick["sequence"], top["sequence"]);
+    x.stop().await;
+}
+
+/// A small seeded generator, so a failing flow can be run again.
+struct Flow(u64);
+
+impl Flow {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// Random orders and cancels around the demo book's middle by two traders; after each
+/// command, REST's book is recorded by its sequence.
+async fn order_flow(x: &Exchange, traders: &[String], commands: usize) -> HashMap<u64, Levels> {
+    let mut flow = Flow(0x9e37_79b9_7f4a_7c15);
+    let (_, top) = x.get("/v1/order-book/BTC_EUR?level=1", None).await;
+    let price = |v: &Value| v["price"].as_str().and_then(|p| p.parse::<f64>().ok());
+    let (bid, ask) = (price(&top["bids"][0]), price(&top["asks"][0]));
+    let middle = ((bid.expect("bid") + ask.expect("ask")) / 2.0 * 100.0).round() as i64;
+    let mut open: Vec<(usize, String)> = Vec::new();
+    let mut seen = HashMap::new();
+    for _ in 0..commands {
+        let trader = flow.below(traders.len() as u64) as usize;
+        if flow.below(10) < 3 && !open.is_empty() {
+            let (owner, id) = open.swap_remove(flow.below(open.len() as u64) as usize);
+            let (status, v) = x
+                .delete(&format!("/v1/account/orders/{id}"), &traders[owner])
+                .await;
+            assert!(
+                status.is_success() || status == StatusCode::NOT_FOUND,
+                "{v}"
+            );
+        } else {
+            let side = if flow.below(2) == 0 { "BUY" } else { "SELL" };
+            let cents = middle + flow.below(41) as i64 - 20;
+            let price = format!("{}.{:02}", cents / 100, cents % 100);
+            let amount = format!("0.0{}", 1 + flow.below(9));
+            let (status, v) = x
+                .order(&traders[trader], side, &price, &amount, json!({}))
+                .await;
+            assert_eq!(status, StatusCode::OK, "{v}");
+            open.push((trader, v["order_id"].as_str().expect("id").to_owned()));
+        }
+        let (sequence, levels) = rest_book(x).await;
+        seen.insert(sequence, levels);
+    }
+    seen
+}
+
+/// A client subscribed at some moment: its snapshot and every update up to `until`.
+async fn follow(mut ws: Socket, until: u64) -> Vec<Value> {
+    let mut frames = vec![next(&mut ws).await];
+    let mut sequence = frames[0]["sequence"].as_u64().expect("sequence");
+    while sequence < until {
+        let frame = next(&mut ws).await;
+        sequence = frame["sequence"].as_u64().expect("sequence");
+        frames.push(frame);
+    }
+    frames
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_joining_at_different_moments_rebuild_the_rest_book_without_gaps() {
+    let mut settings = common::settings(common::data_dir());
+    settings.rate_limit_per_minute = 1_000_000;
+    let x = Exchange::with(settings).await;
+    let mut traders = Vec::new();
+    for _ in 0..2 {
+        traders.push(x.new_holder(&["TRADE"]).await.0);
+    }
+    let mut seen = HashMap::new();
+    let mut clients = Vec::new();
+    // Three clients, each subscribing after another stretch of the flow.
+    for stretch in [0, 60, 120] {
+        seen.extend(order_flow(&x, &traders, stretch).await);
+        let mut ws = connect(&x, "/").await;
+        send(
+            &mut ws,
+            json!({"type": "SUBSCRIBE", "channels": [{"name": "ORDER_BOOK",
+            "instrument_codes": ["BTC_EUR"]}]}),
+        )
+        .await;
+        assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTIONS");
+        clients.push(ws);
+    }
+    seen.extend(order_flow(&x, &traders, 120).await);
+    let (last, levels) = rest_book(&x).await;
+    seen.insert(last, levels);
+    let mut compared = 0;
+    for ws in clients {
+        let frames = tokio::time::timeout(Duration::from_secs(60), follow(ws, last))
+            .await
+            .expect("every update within a minute");
+        let mut book = ClientBook::snapshot(&frames[0]);
+        if let Some(levels) = seen.get(&book.sequence) {
+            assert_eq!(&book.levels, levels, "snapshot at {}", book.sequence);
+        }
+        for frame in &frames[1..] {
+            book.apply(frame);
+            if let Some(levels) = seen.get(&book.sequence) {
+                assert_eq!(&book.levels, levels, "at sequence {}", book.sequence);
+                compared += 1;
+            }
+        }
+        assert_eq!(book.sequence, last);
+    }
+    // Most commands changed the book, and each client saw a good share of them.
+    assert!(compared > 300, "only {compared} books compared");
+    x.stop().await;
+}
