@@ -43,6 +43,67 @@ pub struct OrderRecord {
 }
 
 impl OrderRecord {
+    /// An order as just accepted.
+    pub fn accepted(accepted: AcceptedOrder, time: Timestamp, sequence: u64) -> Self {
+        Self {
+            accepted,
+            created: time,
+            sequence,
+            updated: time,
+            last_sequence: sequence,
+            filled: Qty(0),
+            filled_notional: Notional(0),
+            total_fee: 0,
+            status: OrderStatus::Open,
+            trades: SmallVec::new(),
+            previous_of_account: None,
+        }
+    }
+
+    /// Applies a fill of this order (its fee and its amount left after it); returns true
+    /// when it ended the order.
+    pub fn on_fill(&mut self, record: &TradeRecord, fee: i64, remaining: Qty) -> bool {
+        let t = &record.trade;
+        self.filled.0 += t.amount.0;
+        self.filled_notional.0 += t.price.notional(t.amount).0;
+        self.total_fee += fee;
+        self.trades.push(t.id);
+        self.updated = record.time;
+        self.last_sequence = record.sequence;
+        let ends = remaining.0 == 0 && self.status == OrderStatus::Open;
+        if ends {
+            self.status = OrderStatus::FilledFully;
+        }
+        ends
+    }
+
+    /// Ends the order without filling completely; returns true if it was open.
+    pub fn on_cancel(&mut self, reason: CancelReason, time: Timestamp, sequence: u64) -> bool {
+        let was_open = self.status == OrderStatus::Open;
+        self.status = reason.status();
+        self.updated = time;
+        self.last_sequence = sequence;
+        was_open
+    }
+
+    /// Applies an amend or a trigger (anything that only touches price, amount and time).
+    pub fn on_touch(
+        &mut self,
+        price: Option<Option<Price>>,
+        amount: Option<Qty>,
+        time: Timestamp,
+        sequence: u64,
+    ) {
+        if let Some(price) = price {
+            self.accepted.price = price;
+        }
+        if let Some(amount) = amount {
+            self.accepted.amount = amount;
+        }
+        self.updated = time;
+        self.last_sequence = sequence;
+    }
+
     /// Average fill price in ticks (rounded down), if anything filled.
     pub fn average_price(&self) -> Option<Price> {
         (self.filled.0 > 0)
@@ -140,17 +201,8 @@ impl OrderStore {
         }
         let previous_of_account = self.newest_of_account[account].replace(id);
         self.records.push_back(Some(OrderRecord {
-            accepted,
-            created: time,
-            sequence,
-            updated: time,
-            last_sequence: sequence,
-            filled: Qty(0),
-            filled_notional: Notional(0),
-            total_fee: 0,
-            status: OrderStatus::Open,
-            trades: SmallVec::new(),
             previous_of_account,
+            ..OrderRecord::accepted(accepted, time, sequence)
         }));
     }
 
@@ -224,17 +276,9 @@ impl OrderStore {
             (t.maker.id, t.maker_fee, t.maker_remaining),
             (t.taker.id, t.taker_fee, t.taker_remaining),
         ] {
-            let Some(r) = self.record_mut(id) else {
-                continue;
-            };
-            r.filled.0 += t.amount.0;
-            r.filled_notional.0 += t.price.notional(t.amount).0;
-            r.total_fee += fee;
-            r.trades.push(t.id);
-            r.updated = record.time;
-            r.last_sequence = record.sequence;
-            if remaining.0 == 0 && r.status == OrderStatus::Open {
-                r.status = OrderStatus::FilledFully;
+            if let Some(r) = self.record_mut(id)
+                && r.on_fill(record, fee, remaining)
+            {
                 self.ended(id, record.time);
             }
         }
@@ -242,14 +286,9 @@ impl OrderStore {
 
     /// Marks an order ended without filling completely.
     pub fn cancel(&mut self, id: u64, reason: CancelReason, time: Timestamp, sequence: u64) {
-        let Some(r) = self.record_mut(id) else {
-            return;
-        };
-        let was_open = r.status == OrderStatus::Open;
-        r.status = reason.status();
-        r.updated = time;
-        r.last_sequence = sequence;
-        if was_open {
+        if let Some(r) = self.record_mut(id)
+            && r.on_cancel(reason, time, sequence)
+        {
             self.ended(id, time);
         }
     }
@@ -264,14 +303,7 @@ impl OrderStore {
         sequence: u64,
     ) {
         if let Some(r) = self.record_mut(id) {
-            if let Some(price) = price {
-                r.accepted.price = price;
-            }
-            if let Some(amount) = amount {
-                r.accepted.amount = amount;
-            }
-            r.updated = time;
-            r.last_sequence = sequence;
+            r.on_touch(price, amount, time, sequence);
         }
     }
 

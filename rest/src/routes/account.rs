@@ -22,7 +22,7 @@ use crate::wire::account::{
 };
 use crate::wire::requests::TransferRequest;
 
-fn balance_bodies(markets: &Markets, balances: &[Balance]) -> Vec<BalanceBody> {
+pub(crate) fn balance_bodies(markets: &Markets, balances: &[Balance]) -> Vec<BalanceBody> {
     balances
         .iter()
         .enumerate()

@@ -218,7 +218,10 @@ fn order_with_trades(
     })
 }
 
-fn trades_of(md: &matchbook::market::MarketData, record: &OrderRecord) -> Vec<TradeRecord> {
+pub(crate) fn trades_of(
+    md: &matchbook::market::MarketData,
+    record: &OrderRecord,
+) -> Vec<TradeRecord> {
     record
         .trades
         .iter()

@@ -16,18 +16,19 @@
 //! after it, misses nothing.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::Utf8Bytes;
 use crossbeam_channel::RecvTimeoutError;
 use matchbook::runtime::{Clock, DropReason, OffsetClock, RuntimeHandle, Subscription};
-use matchbook::{Event, EventRecord, InstrumentId, Price, Timestamp};
+use matchbook::{AccountId, Event, EventRecord, InstrumentId, Price, Timestamp};
 use tokio::sync::broadcast;
 
 use matchbook::market::period::GRANULARITIES;
 
+use super::accounts::AccountFeed;
 use super::book_frames;
 use super::books::Books;
 use super::market_frames::{candle_frames, price_tick, ticker_updates};
@@ -50,11 +51,16 @@ pub enum Channel {
     Candlesticks,
     /// Trades as they happen.
     PriceTicks,
+    /// An account's orders, fills and balances (private).
+    AccountHistory,
 }
 
 /// What a frame is about, within its channel: an instrument, and for candles the index of
 /// the granularity in [`GRANULARITIES`] (0 otherwise).
 pub type Topic = (InstrumentId, u8);
+
+/// The topic of private frames: they are told apart by their account.
+pub const PRIVATE_TOPIC: Topic = (InstrumentId(0), 0);
 
 /// One frame for every session subscribed to its channel and topic.
 #[derive(Debug)]
@@ -66,8 +72,32 @@ pub struct Frame {
     /// What orders it within its topic: the book sequence for `ORDER_BOOK` and
     /// `BOOK_TICKER`, the event sequence number for trades, 0 for periodic frames.
     pub seq: u64,
+    /// The account it belongs to, for private channels (only its sessions get it).
+    pub account: Option<AccountId>,
     /// The JSON text, serialised once.
     pub text: Utf8Bytes,
+}
+
+/// The accounts some session follows privately, with how many sessions follow each.
+type Watched = RwLock<HashMap<AccountId, usize>>;
+
+/// A session's following of an account; dropping it stops the following.
+#[derive(Debug)]
+pub struct Watch {
+    watched: Arc<Watched>,
+    account: AccountId,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let mut watched = self.watched.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = watched.get_mut(&self.account) {
+            *count -= 1;
+            if *count == 0 {
+                watched.remove(&self.account);
+            }
+        }
+    }
 }
 
 /// The running hub and the way sessions join it. Its thread ends when the runtime stops or
@@ -77,6 +107,7 @@ pub struct Hub {
     frames: broadcast::Sender<Arc<Frame>>,
     stop: Arc<AtomicBool>,
     sent_through: Arc<AtomicU64>,
+    watched: Arc<Watched>,
 }
 
 /// What the hub thread needs and keeps.
@@ -89,6 +120,8 @@ struct Source {
     sent_through: Arc<AtomicU64>,
     tick: Duration,
     books: Books,
+    accounts: AccountFeed,
+    watched: Arc<Watched>,
     /// Per market, the best bid and ask the events last announced (for price ticks).
     tops: HashMap<InstrumentId, (Option<Price>, Option<Price>)>,
 }
@@ -112,6 +145,7 @@ impl Hub {
         let (frames, _) = broadcast::channel(buffer.max(1));
         let stop = Arc::new(AtomicBool::new(false));
         let sent_through = Arc::new(AtomicU64::new(0));
+        let watched = Arc::new(Watched::default());
         let mut source = Source {
             runtime,
             markets,
@@ -121,6 +155,8 @@ impl Hub {
             sent_through: sent_through.clone(),
             tick,
             books: Books::default(),
+            accounts: AccountFeed::default(),
+            watched: watched.clone(),
             tops: HashMap::new(),
         };
         let feed = source
@@ -133,7 +169,18 @@ impl Hub {
             frames,
             stop,
             sent_through,
+            watched,
         })
+    }
+
+    /// Has the hub make the private frames of `account` until the guard is dropped.
+    pub fn watch(&self, account: AccountId) -> Watch {
+        let mut watched = self.watched.write().unwrap_or_else(|e| e.into_inner());
+        *watched.entry(account).or_insert(0) += 1;
+        Watch {
+            watched: self.watched.clone(),
+            account,
+        }
     }
 
     /// A new session's feed: every frame from now on.
@@ -174,11 +221,12 @@ impl Source {
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.runtime
             .read_at(subscription.start_seq, move |view| {
-                let _ = tx.send((Books::of(view.engine), view.seq));
+                let _ = tx.send((Books::of(view.engine), AccountFeed::of(view), view.seq));
             })
             .ok()?;
-        let (books, base) = rx.recv().ok()?;
+        let (books, accounts, base) = rx.recv().ok()?;
         self.books = books;
+        self.accounts = accounts;
         self.sent_through.store(base, Ordering::Release);
         Some(Feed { subscription, base })
     }
@@ -192,12 +240,17 @@ impl Source {
             let wait = next_tick.saturating_duration_since(Instant::now());
             match feed.subscription.receiver().recv_timeout(wait) {
                 Ok(batch) => {
+                    // Held for the whole batch, so a session that starts following an
+                    // account waits for the batch in progress: every later batch has its
+                    // frames, and every earlier one is before `sent_through`.
+                    let watched = self.watched.clone();
+                    let watched = watched.read().unwrap_or_else(|e| e.into_inner());
                     for (index, command) in batch.commands.iter().enumerate() {
                         if command.seq <= feed.base {
                             continue;
                         }
                         let events = batch.events_of(index);
-                        self.send_command(events, command.time);
+                        self.send_command(events, command.time, &watched);
                         changed.extend(events.iter().filter_map(|e| touched(&e.event)));
                         traded.extend(events.iter().filter_map(|e| match &e.event {
                             Event::Trade(t) => Some(t.instrument),
@@ -234,7 +287,12 @@ impl Source {
     }
 
     /// The frames of one command: its trades, and its changes to each book.
-    fn send_command(&mut self, events: &[EventRecord], time: Timestamp) {
+    fn send_command(
+        &mut self,
+        events: &[EventRecord],
+        time: Timestamp,
+        watched: &HashMap<AccountId, usize>,
+    ) {
         self.send_ticks(events);
         for change in self.books.apply(events) {
             let Some(market) = self.markets.market_of(change.instrument) else {
@@ -247,6 +305,10 @@ impl Source {
                 let tick = book_frames::tick(market, "BOOK_TICK", top, change.sequence, time);
                 self.broadcast(Channel::BookTicker, topic, change.sequence, &tick);
             }
+        }
+        let updates = (self.accounts).apply(&self.markets, events, |a| watched.contains_key(&a));
+        for (account, seq, frame) in updates {
+            self.send_private(Channel::AccountHistory, account, seq, &frame);
         }
     }
 
@@ -330,6 +392,28 @@ impl Source {
 
     /// Serialises a frame once and hands it to every session (none: nothing to do).
     fn broadcast(&self, channel: Channel, topic: Topic, seq: u64, frame: &impl serde::Serialize) {
+        self.send_frame(channel, topic, None, seq, frame);
+    }
+
+    /// As [`Source::broadcast`], for the sessions of `account` only.
+    fn send_private(
+        &self,
+        channel: Channel,
+        account: AccountId,
+        seq: u64,
+        frame: &impl serde::Serialize,
+    ) {
+        self.send_frame(channel, PRIVATE_TOPIC, Some(account), seq, frame);
+    }
+
+    fn send_frame(
+        &self,
+        channel: Channel,
+        topic: Topic,
+        account: Option<AccountId>,
+        seq: u64,
+        frame: &impl serde::Serialize,
+    ) {
         if self.frames.receiver_count() == 0 {
             return;
         }
@@ -338,6 +422,7 @@ impl Source {
                 channel,
                 topic,
                 seq,
+                account,
                 text: text.into(),
             }));
         }

@@ -17,6 +17,9 @@
 //! `MARKET_TICKER`, `CANDLESTICKS` and `PRICE_TICKS`. The contract's other channels are
 //! refused with `CHANNEL_NOT_SERVED` until they are built.
 
+pub mod account_frames;
+pub mod account_messages;
+pub mod accounts;
 pub mod book_frames;
 pub mod books;
 pub mod hub;

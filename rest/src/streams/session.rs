@@ -16,8 +16,9 @@ use tokio::sync::broadcast::error::RecvError;
 
 use matchbook::market::period::{GRANULARITIES, Granularity, Unit};
 
+use super::account_frames;
 use super::book_frames;
-use super::hub::{Channel, Frame, Topic};
+use super::hub::{Channel, Frame, PRIVATE_TOPIC, Topic, Watch};
 use super::market_frames::{candle_frames, price_tick, ticker_updates};
 use super::messages::{
     ChannelRequest, ChannelState, ClientMessage, ErrorFrame, PriceTickHistory, SessionFrame, Stamp,
@@ -35,7 +36,7 @@ const CLOSE_WAIT: Duration = Duration::from_secs(1);
 
 /// Channels the contract names that this server does not serve yet: a subscription to
 /// one is refused with `CHANNEL_NOT_SERVED` rather than accepted and left silent.
-const NOT_SERVED: &[&str] = &["ACCOUNT_HISTORY", "TRADING", "ORDERS", "ORDERS_SNAPSHOT"];
+const NOT_SERVED: &[&str] = &["TRADING"];
 
 /// What one connection has asked for.
 #[derive(Default)]
@@ -43,8 +44,11 @@ struct Session {
     key: Option<Arc<ApiKey>>,
     subscribed: BTreeMap<Channel, BTreeSet<Topic>>,
     /// Per channel and market: what its snapshot covered (the book sequence, or the last
-    /// event of a price tick history); live frames up to it are left out.
+    /// event of a price tick history or an account's snapshots); live frames up to it are
+    /// left out.
     after: BTreeMap<(Channel, InstrumentId), u64>,
+    /// While subscribed to the account's private channel: the hub makes its frames.
+    watch: Option<Watch>,
 }
 
 /// What handling a client message produced.
@@ -151,6 +155,8 @@ fn channel_of(name: &str) -> Option<Channel> {
         "MARKET_TICKER" => Some(Channel::MarketTicker),
         "CANDLESTICKS" => Some(Channel::Candlesticks),
         "PRICE_TICKS" => Some(Channel::PriceTicks),
+        // The contract's older and newer names of the account's order updates.
+        "ACCOUNT_HISTORY" | "ORDERS" | "ORDERS_SNAPSHOT" => Some(Channel::AccountHistory),
         _ => None,
     }
 }
@@ -162,6 +168,7 @@ fn name_of(channel: Channel) -> &'static str {
         Channel::MarketTicker => "MARKET_TICKER",
         Channel::Candlesticks => "CANDLESTICKS",
         Channel::PriceTicks => "PRICE_TICKS",
+        Channel::AccountHistory => "ACCOUNT_HISTORY",
     }
 }
 
@@ -180,7 +187,11 @@ impl Session {
             .after
             .get(&(frame.channel, frame.topic.0))
             .is_none_or(|&after| frame.seq > after);
+        let mine = frame
+            .account
+            .is_none_or(|a| self.key.as_ref().is_some_and(|k| k.account == a));
         fresh
+            && mine
             && self
                 .subscribed
                 .get(&frame.channel)
@@ -261,6 +272,13 @@ impl Session {
                 };
                 return Err(error(state, code, name, None));
             };
+            if channel == Channel::AccountHistory {
+                if self.key.is_none() {
+                    return Err(error(state, "MISSING_AUTHENTICATION", name, None));
+                }
+                resolved.push((channel, BTreeSet::from([PRIVATE_TOPIC])));
+                continue;
+            }
             // (code, granularity) pairs: candles name theirs, the others take 0.
             let wanted: Vec<(String, Option<u8>)> = match (channel, &request.instrument_codes) {
                 (Channel::Candlesticks, _) => (request.properties.iter().flatten())
@@ -325,8 +343,13 @@ impl Session {
             added.push((channel, new, request.depth()));
         }
         let mut frames = vec![self.answer(state, kind, true)];
+        let account = self.key.as_ref().map(|k| k.account);
         for (channel, ids, depth) in added {
-            let (snapshots, covered) = snapshot(state, channel, ids, depth).await;
+            if channel == Channel::AccountHistory && !ids.is_empty() {
+                // Before the snapshot is read: the frames after it must be made.
+                self.watch = account.map(|a| state.streams.hub.watch(a));
+            }
+            let (snapshots, covered) = snapshot(state, channel, ids, depth, account).await;
             frames.extend(snapshots);
             (self.after).extend(covered.into_iter().map(|(id, seq)| ((channel, id), seq)));
         }
@@ -338,6 +361,9 @@ impl Session {
             match channel_of(name) {
                 Some(channel) => {
                     self.subscribed.remove(&channel);
+                    if channel == Channel::AccountHistory {
+                        self.watch = None;
+                    }
                 }
                 None if NOT_SERVED.contains(&name.as_str()) => {}
                 None => return vec![error(state, "INVALID_CHANNEL", name, None)],
@@ -356,6 +382,7 @@ async fn snapshot(
     channel: Channel,
     topics: Vec<Topic>,
     depth: usize,
+    account: Option<matchbook::AccountId>,
 ) -> (Vec<String>, Vec<(InstrumentId, u64)>) {
     if topics.is_empty() {
         return (Vec::new(), Vec::new());
@@ -400,6 +427,12 @@ async fn snapshot(
                 .map(|(_, frame)| (json(frame), None))
                 .collect()
         }
+        Channel::AccountHistory => account
+            .map(|account| account_frames::snapshots(view, &markets, account, now))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|frame| (frame, Some((PRIVATE_TOPIC.0, view.event_seq))))
+            .collect(),
         Channel::PriceTicks => (ids.iter())
             .filter_map(|&id| {
                 let history = tick_history(view.market, &markets, id, now)?;

@@ -1,8 +1,10 @@
 """ccxt's streaming client (`ccxt.pro.onetrading`), unchanged but for its URL, against
-matchbook's WebSocket streams: watch_ticker, watch_tickers, watch_ohlcv and watch_order_book, each checked
+matchbook's WebSocket streams: watch_ticker, watch_tickers, watch_ohlcv, watch_order_book,
+watch_balance, watch_orders and watch_my_trades, each checked
 against what the REST client reads at the same moment."""
 
 import asyncio
+import uuid
 
 import ccxt.pro
 
@@ -81,5 +83,91 @@ def test_watch_order_book(exchange_server, client):
         client.cancel_order(order["id"], "BTC/EUR")
         book = await asyncio.wait_for(until(False), TIMEOUT)
         assert levels(book["bids"]) == levels(client.fetch_order_book("BTC/EUR")["bids"])
+
+    run(exchange_server, body)
+
+
+def admin(server, path, body):
+    import json
+    import urllib.request
+
+    root = next(k for k in server["keys"] if "ADMIN" in k["scopes"])
+    request = urllib.request.Request(
+        server["admin"] + path, data=json.dumps(body).encode(), method="POST",
+        headers={"Authorization": "Bearer " + root["key"], "Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as answer:
+        return json.load(answer)
+
+
+def other_trader(server):
+    """A REST client for a new, funded holder: the other side of our fills."""
+    account = admin(server, "/admin/holders", {})["account_id"]
+    for currency, amount in [("BTC", "10"), ("EUR", "1000000")]:
+        admin(server, "/admin/deposits",
+              {"account_id": account, "currency": currency, "amount": amount})
+    key = admin(server, "/admin/keys", {"account_id": account, "scopes": ["TRADE"]})["key"]
+    ex = ccxt.onetrading({"apiKey": key, "enableRateLimit": False})
+    ex.urls["api"] = {"public": server["base"], "private": server["base"]}
+    return ex
+
+
+def test_watch_balance_orders_and_my_trades(exchange_server, client):
+    async def until(watch, done):
+        while True:
+            value = await watch()
+            if done(value):
+                return value
+
+    async def during(action, watch, done):
+        """Watches from before `action` (run off the loop) until `done`: an update that
+        arrives while the action's answer is on its way is not missed."""
+        watcher = asyncio.ensure_future(until(watch, done))
+        await asyncio.to_thread(action)
+        return await asyncio.wait_for(watcher, TIMEOUT)
+
+    def same_balance(cached, code):
+        fetched = client.fetch_balance()[code]
+        return (cached[code]["free"], cached[code]["used"]) == (fetched["free"], fetched["used"])
+
+    async def body(ex):
+        ex.apiKey = client.apiKey
+        await asyncio.wait_for(ex.watch_balance(), TIMEOUT)
+        assert same_balance(ex.balance, "EUR")
+
+        # A bid inside the spread, known by its client id before it is placed.
+        price = client.fetch_order_book("BTC/EUR")["bids"][0][0] + 0.01
+        client_id = str(uuid.uuid4())
+        placed = {}
+
+        def place():
+            placed.update(client.create_order(
+                "BTC/EUR", "limit", "buy", 0.2, price, {"clientOrderId": client_id}))
+
+        orders = await during(place, lambda: ex.watch_orders("BTC/EUR"),
+                              lambda os: any(o["clientOrderId"] == client_id for o in os))
+        mine = next(o for o in orders if o["clientOrderId"] == client_id)
+        assert mine["id"] == placed["id"]
+        assert (mine["status"], mine["amount"], mine["price"]) == ("open", 0.2, price)
+        assert same_balance(ex.balance, "EUR"), "the update carried what the order locked"
+
+        # Another holder sells half of it into the bid.
+        seller = other_trader(exchange_server)
+        trades = await during(
+            lambda: seller.create_order("BTC/EUR", "limit", "sell", 0.1, price),
+            lambda: ex.watch_my_trades("BTC/EUR"),
+            lambda ts: any(t["order"] == placed["id"] for t in ts))
+        fill = next(t for t in trades if t["order"] == placed["id"])
+        rest_fill = next(t for t in client.fetch_my_trades("BTC/EUR") if t["id"] == fill["id"])
+        assert (fill["price"], fill["amount"], fill["side"]) == (price, 0.1, "buy")
+        assert (rest_fill["price"], rest_fill["amount"]) == (price, 0.1)
+        assert fill["fee"]["cost"] == rest_fill["fee"]["cost"]
+        assert same_balance(ex.balance, "EUR") and same_balance(ex.balance, "BTC")
+
+        orders = await during(
+            lambda: client.cancel_order(placed["id"], "BTC/EUR"),
+            lambda: ex.watch_orders("BTC/EUR"),
+            lambda os: any(o["id"] == placed["id"] and o["status"] != "open" for o in os))
+        assert next(o for o in orders if o["id"] == placed["id"])["status"] == "closed"
+        assert same_balance(ex.balance, "EUR"), "the update carried what the order released"
 
     run(exchange_server, body)

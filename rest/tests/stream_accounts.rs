@@ -1,0 +1,184 @@
+//! The private `ACCOUNT_HISTORY` channel over real sockets: authentication first, the
+//! snapshots of the key's account (open orders, ended orders, balances) as REST shows
+//! them, then one `ACCOUNT_UPDATE` per change of its orders with the balances that moved,
+//! each checked against REST; another account's updates never reach the session.
+
+mod common;
+
+use common::Exchange;
+use common::ws::{Socket, connect, exchange, next, send};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// `(available, locked)` of one currency as REST shows it.
+async fn rest_balance(x: &Exchange, key: &str, currency: &str) -> (String, String) {
+    let (status, v) = x.get("/v1/account/balances", Some(key)).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let list = v["balances"].as_array().expect("balances");
+    let b = list
+        .iter()
+        .find(|b| b["currency_code"] == currency)
+        .expect("the currency");
+    let text = |k: &str| b[k].as_str().expect("text").to_owned();
+    (text("available"), text("locked"))
+}
+
+fn moved(update: &Value, key: &str) -> (String, String) {
+    let m = &update[key];
+    let text = |k: &str| {
+        m[k].as_str()
+            .unwrap_or_else(|| panic!("{key}.{k}: {update}"))
+    };
+    (
+        text("new_available").to_owned(),
+        text("new_locked").to_owned(),
+    )
+}
+
+/// The next `ACCOUNT_UPDATE` (other frames, such as heartbeats, are not expected).
+async fn next_update(ws: &mut Socket, account: &str) -> Value {
+    let frame = next(ws).await;
+    assert_eq!(frame["type"], "ACCOUNT_UPDATE", "{frame}");
+    assert_eq!(
+        frame["account_id"], account,
+        "only the key's account: {frame}"
+    );
+    assert_eq!(frame["update"]["account_id"], account);
+    frame["update"].clone()
+}
+
+async fn subscribe(ws: &mut Socket, name: &str) -> Value {
+    send(
+        ws,
+        json!({"type": "SUBSCRIBE", "channels": [{"name": name}]}),
+    )
+    .await;
+    next(ws).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_private_channel_needs_authentication_first() {
+    let x = exchange().await;
+    let mut ws = connect(&x, "/").await;
+    for name in ["ACCOUNT_HISTORY", "ORDERS", "ORDERS_SNAPSHOT"] {
+        let v = subscribe(&mut ws, name).await;
+        assert_eq!(v["error"], "MISSING_AUTHENTICATION", "{v}");
+        assert_eq!(v["channel_name"], name);
+    }
+    send(
+        &mut ws,
+        json!({"type": "AUTHENTICATE", "api_token": "not-a-key"}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["error"], "AUTHENTICATION_FAILED");
+    let v = subscribe(&mut ws, "ACCOUNT_HISTORY").await;
+    assert_eq!(v["error"], "MISSING_AUTHENTICATION", "{v}");
+    x.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_history_snapshots_then_updates_match_rest() {
+    let x = exchange().await;
+    let key = x.trader.key.clone();
+    let account = x.trader.account_id.clone();
+    // Resting before the subscription: it is in the active snapshot.
+    let (status, early) = x.order(&key, "BUY", "100.00", "0.1", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{early}");
+
+    let mut ws = connect(&x, "/").await;
+    send(&mut ws, json!({"type": "AUTHENTICATE", "api_token": key})).await;
+    assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+    assert_eq!(
+        subscribe(&mut ws, "ACCOUNT_HISTORY").await["type"],
+        "SUBSCRIPTIONS"
+    );
+    let active = next(&mut ws).await;
+    assert_eq!(active["type"], "ACTIVE_ORDERS_SNAPSHOT", "{active}");
+    let ids: Vec<&str> = (active["orders"].as_array().expect("orders").iter())
+        .filter_map(|o| o["order"]["order_id"].as_str())
+        .collect();
+    assert!(
+        ids.contains(&early["order_id"].as_str().expect("id")),
+        "{active}"
+    );
+    assert_eq!(next(&mut ws).await["type"], "INACTIVE_ORDERS_SNAPSHOT");
+    let balances = next(&mut ws).await;
+    assert_eq!(balances["type"], "BALANCES_SNAPSHOT", "{balances}");
+    let eur = (balances["balances"].as_array().expect("balances").iter())
+        .find(|b| b["currency_code"] == "EUR")
+        .expect("EUR");
+    let rest = rest_balance(&x, &key, "EUR").await;
+    assert_eq!(
+        (eur["available"].as_str(), eur["locked"].as_str()),
+        (Some(&*rest.0), Some(&*rest.1))
+    );
+
+    // A bid inside the spread: created, with what it locked.
+    let (_, top) = x.get("/v1/order-book/BTC_EUR?level=1", None).await;
+    let bid: f64 = top["bids"][0]["price"]
+        .as_str()
+        .and_then(|p| p.parse().ok())
+        .expect("bid");
+    let price = format!("{:.2}", bid + 0.01);
+    let (status, placed) = x.order(&key, "BUY", &price, "0.2", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{placed}");
+    let created = next_update(&mut ws, &account).await;
+    assert_eq!(created["type"], "ORDER_CREATED", "{created}");
+    assert_eq!(created["order"]["order_id"], placed["order_id"]);
+    assert_eq!(created["order"]["status"], "OPEN");
+    assert_eq!(
+        moved(&created, "locked"),
+        rest_balance(&x, &key, "EUR").await
+    );
+
+    // Another account sells into it: the fill, what it spent and what it received.
+    let (other, _) = x.new_holder(&["TRADE"]).await;
+    let (status, v) = x.order(&other, "SELL", &price, "0.05", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    let settled = next_update(&mut ws, &account).await;
+    assert_eq!(settled["type"], "TRADE_SETTLED", "{settled}");
+    assert_eq!(settled["trade"]["order_id"], placed["order_id"]);
+    assert_eq!(settled["trade"]["price"], price.as_str());
+    assert_eq!(settled["trade"]["amount"], "0.05000");
+    assert_eq!(settled["fee"]["fee_type"], "MAKER");
+    assert_eq!(settled["order"]["filled_amount"], "0.05000");
+    assert_eq!(
+        moved(&settled, "spent"),
+        rest_balance(&x, &key, "EUR").await
+    );
+    assert_eq!(
+        moved(&settled, "credited"),
+        rest_balance(&x, &key, "BTC").await
+    );
+    let (_, trades) = x.get("/v1/account/trades", Some(&key)).await;
+    assert_eq!(
+        trades["trade_history"][0]["trade"]["trade_id"], settled["trade"]["trade_id"],
+        "{trades}"
+    );
+
+    // Cancelled: closed, with what it released.
+    let id = placed["order_id"].as_str().expect("id");
+    let (status, _) = x.delete(&format!("/v1/account/orders/{id}"), &key).await;
+    assert!(status.is_success());
+    let closed = next_update(&mut ws, &account).await;
+    assert_eq!(closed["type"], "ORDER_CLOSED", "{closed}");
+    assert_eq!(closed["order_id"], placed["order_id"]);
+    assert_eq!(closed["filled_amount"], "0.05000");
+    assert_eq!(
+        moved(&closed, "unlocked"),
+        rest_balance(&x, &key, "EUR").await
+    );
+
+    // A post-only order that would take is rejected, with its reason.
+    let (_, top) = x.get("/v1/order-book/BTC_EUR?level=1", None).await;
+    let ask = top["asks"][0]["price"].as_str().expect("ask").to_owned();
+    let post_only = json!({"time_in_force": "POST_ONLY"});
+    x.order(&key, "BUY", &ask, "0.01", post_only).await;
+    let created = next_update(&mut ws, &account).await;
+    assert_eq!(created["type"], "ORDER_CREATED", "{created}");
+    let rejected = next_update(&mut ws, &account).await;
+    assert_eq!(rejected["type"], "ORDER_REJECTED", "{rejected}");
+    assert_eq!(rejected["reason"], "POST_ONLY_WOULD_TAKE");
+    assert_eq!(rejected["order_id"], created["order_id"]);
+    x.stop().await;
+}
