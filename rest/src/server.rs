@@ -239,6 +239,7 @@ impl Server {
             streams: crate::streams::Streams {
                 hub,
                 heartbeat: settings.stream_heartbeat,
+                counters: Default::default(),
             },
         });
         // Holders and opening balances are commands like any other: on a restart they

@@ -2,6 +2,8 @@
 //! BLP thresholds, API keys, instrument states and the exchange clock. Served on its own
 //! address and only to admin keys, so a trading key can never reach them.
 
+use std::sync::atomic::Ordering;
+
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -388,6 +390,8 @@ pub async fn pipeline(State(state): State<Shared>, _: Admin) -> Json<PipelineBod
         refused: stats.refused,
         reads: stats.reads,
         dropped_subscribers: stats.dropped_subscribers,
+        stream_sessions: state.streams.counters.open.load(Ordering::Relaxed),
+        slow_consumers: (state.streams.counters.slow_consumers).load(Ordering::Relaxed),
         divergences: stats.divergences,
         snapshots: stats.snapshots,
         longest_snapshot_copy_ns: stats.longest_snapshot_copy_nanos,

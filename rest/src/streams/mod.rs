@@ -27,6 +27,7 @@ pub mod market_frames;
 pub mod messages;
 pub mod session;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::extract::State;
@@ -50,8 +51,36 @@ pub const DEFAULT_BUFFER: usize = 4096;
 pub struct Streams {
     /// The hub sessions join.
     pub hub: hub::Hub,
-    /// Heartbeat interval.
+    /// Heartbeat interval; also how long one frame may wait for a client to take it
+    /// before the client is a slow consumer.
     pub heartbeat: Duration,
+    /// Sessions open, and sessions closed as slow consumers.
+    pub counters: Counters,
+}
+
+/// Counters of the stream sessions, for operators.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Sessions open now.
+    pub open: AtomicU64,
+    /// Sessions closed with `SLOW_CONSUMER` since the start.
+    pub slow_consumers: AtomicU64,
+}
+
+/// Counts a session as open while it lives.
+pub(crate) struct OpenSession<'a>(&'a Counters);
+
+impl<'a> OpenSession<'a> {
+    pub(crate) fn new(counters: &'a Counters) -> Self {
+        counters.open.fetch_add(1, Ordering::Relaxed);
+        Self(counters)
+    }
+}
+
+impl Drop for OpenSession<'_> {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// `GET /` and `GET /ws`: the WebSocket upgrade; a plain request is answered as an unknown

@@ -80,6 +80,7 @@ fn error(
 
 /// Serves one upgraded connection until either side closes it.
 pub async fn run(socket: WebSocket, state: Shared) {
+    let _open = super::OpenSession::new(&state.streams.counters);
     let (mut sink, mut incoming) = socket.split();
     let mut feed = state.streams.hub.join();
     let mut session = Session::default();
@@ -106,7 +107,7 @@ pub async fn run(socket: WebSocket, state: Shared) {
                 Ok(frame) if session.wants(&frame) => vec![Message::Text(frame.text.clone())],
                 Ok(_) => Vec::new(),
                 Err(RecvError::Lagged(_)) => {
-                    close(&mut sink, error(&state, "SLOW_CONSUMER", "SYSTEM", None), CLOSE_SLOW).await;
+                    slow_consumer(&state, &mut sink).await;
                     return;
                 }
                 Err(RecvError::Closed) => return,
@@ -125,11 +126,32 @@ pub async fn run(socket: WebSocket, state: Shared) {
             ],
         };
         for message in outgoing {
-            if sink.send(message).await.is_err() {
-                return;
+            // A client that takes no frame for a heartbeat interval (its socket full) is
+            // as slow as one that fell a whole buffer behind.
+            match tokio::time::timeout(state.streams.heartbeat, sink.send(message)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return,
+                Err(_) => {
+                    slow_consumer(&state, &mut sink).await;
+                    return;
+                }
             }
         }
     }
+}
+
+/// Tells a slow consumer (if it can still take a frame) and closes it.
+async fn slow_consumer<S>(state: &Shared, sink: &mut S)
+where
+    S: SinkExt<Message> + Unpin,
+{
+    (state.streams.counters.slow_consumers).fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    close(
+        sink,
+        error(state, "SLOW_CONSUMER", "SYSTEM", None),
+        CLOSE_SLOW,
+    )
+    .await;
 }
 
 async fn close<S>(sink: &mut S, frame: String, code: u16)

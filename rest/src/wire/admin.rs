@@ -116,6 +116,10 @@ pub struct PipelineBody {
     pub reads: u64,
     /// Subscribers dropped for lag.
     pub dropped_subscribers: u64,
+    /// Stream sessions open now.
+    pub stream_sessions: u64,
+    /// Stream sessions closed as slow consumers since the start.
+    pub slow_consumers: u64,
     /// Replica divergences (0 unless there is a bug).
     pub divergences: u64,
     /// Snapshot copies made.
