@@ -313,8 +313,11 @@ typedef enum {
   MB_COMMAND_KIND_SET_INDEX_PRICE = 15,
   // Closes an account's futures positions against the book (`account`). Admin.
   MB_COMMAND_KIND_LIQUIDATE = 16,
-  // Moves time only: expiries, funding (no fields).
+  // Moves time only: expiries, funding, dead-man switches (no fields).
   MB_COMMAND_KIND_ADVANCE_TIME = 17,
+  // Arms the dead-man switch of `account`: unless set again first, its open orders are
+  // cancelled once `amount` nanoseconds have passed; `amount` 0 turns it off.
+  MB_COMMAND_KIND_SET_CANCEL_ALL_AFTER = 18,
 } mb_command_kind;
 
 // An exchange definition under construction.
@@ -826,6 +829,11 @@ mb_command mb_cmd_set_index_price(uint16_t instrument, int64_t price_ticks);
 
 // Moves time only (expiries, funding).
 mb_command mb_cmd_advance_time(void);
+
+// Arms an account's dead-man switch: its open orders are cancelled once `timeout_ns`
+// nanoseconds of engine time have passed, unless it is set again first; 0 turns it off.
+// A timeout beyond `i64::MAX` is refused when applied.
+mb_command mb_cmd_set_cancel_all_after(uint32_t account, uint64_t timeout_ns);
 
 // Closes an account's futures positions (admin).
 mb_command mb_cmd_liquidate(uint32_t account);

@@ -64,8 +64,11 @@ pub enum MbCommandKind {
     SetIndexPrice = 15,
     /// Closes an account's futures positions against the book (`account`). Admin.
     Liquidate = 16,
-    /// Moves time only: expiries, funding (no fields).
+    /// Moves time only: expiries, funding, dead-man switches (no fields).
     AdvanceTime = 17,
+    /// Arms the dead-man switch of `account`: unless set again first, its open orders are
+    /// cancelled once `amount` nanoseconds have passed; `amount` 0 turns it off.
+    SetCancelAllAfter = 18,
 }
 
 impl MbCommandKind {
@@ -91,6 +94,7 @@ impl MbCommandKind {
             15 => K::SetIndexPrice,
             16 => K::Liquidate,
             17 => K::AdvanceTime,
+            18 => K::SetCancelAllAfter,
             _ => return None,
         })
     }
@@ -368,6 +372,11 @@ pub(crate) fn to_command(c: &MbCommand) -> Result<Command, MbStatus> {
         },
         K::Liquidate => Command::Liquidate { account },
         K::AdvanceTime => Command::AdvanceTime,
+        K::SetCancelAllAfter => Command::SetCancelAllAfter {
+            account,
+            timeout: u64::try_from(c.amount)
+                .map_err(|_| fail(MbStatus::InvalidArgument, "a negative timeout".to_owned()))?,
+        },
     })
 }
 
@@ -384,6 +393,6 @@ mod tests {
                 known += 1;
             }
         }
-        assert_eq!(known, 18, "every kind is reachable");
+        assert_eq!(known, 19, "every kind is reachable");
     }
 }

@@ -214,6 +214,18 @@ pub extern "C" fn mb_cmd_advance_time() -> MbCommand {
     MbCommand::blank(MbCommandKind::AdvanceTime)
 }
 
+/// Arms an account's dead-man switch: its open orders are cancelled once `timeout_ns`
+/// nanoseconds of engine time have passed, unless it is set again first; 0 turns it off.
+/// A timeout beyond `i64::MAX` is refused when applied.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_set_cancel_all_after(account: u32, timeout_ns: u64) -> MbCommand {
+    MbCommand {
+        account,
+        amount: i64::try_from(timeout_ns).unwrap_or(-1),
+        ..MbCommand::blank(MbCommandKind::SetCancelAllAfter)
+    }
+}
+
 /// Closes an account's futures positions (admin).
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_liquidate(account: u32) -> MbCommand {

@@ -302,6 +302,20 @@ fn script(maker: u32, taker: u32, btc_eur: u16, perp: u16, eur: u16) -> Vec<Step
             rust: Command::AdvanceTime,
         },
         Step {
+            c: mb_cmd_set_cancel_all_after(maker, 60_000_000_000),
+            rust: Command::SetCancelAllAfter {
+                account: m,
+                timeout: 60_000_000_000,
+            },
+        },
+        Step {
+            c: mb_cmd_set_cancel_all_after(taker, 0),
+            rust: Command::SetCancelAllAfter {
+                account: t,
+                timeout: 0,
+            },
+        },
+        Step {
             c: mb_cmd_cancel_all(maker, 0, 0),
             rust: Command::CancelAll {
                 account: m,
@@ -478,7 +492,7 @@ fn every_command_kind_means_what_the_engine_means() {
             );
             kinds.insert(c.kind);
         }
-        assert_eq!(kinds.len(), 18, "every command kind was exercised");
+        assert_eq!(kinds.len(), 19, "every command kind was exercised");
         let mut session_hash = 0u64;
         assert_eq!(
             mb_session_state_hash(session, &mut session_hash),

@@ -399,8 +399,15 @@ class Engine:
         """Closes an account's futures positions against the book (admin)."""
         self._native.liquidate(_ns(time), account)
 
+    def set_cancel_all_after(self, time: Time, account: int, timeout_ns: int) -> None:
+        """Arms the account's dead-man switch: its open orders are cancelled once
+        ``timeout_ns`` nanoseconds of engine time have passed, unless it is set again
+        first; 0 turns it off."""
+        self._native.set_cancel_all_after(_ns(time), account, timeout_ns)
+
     def advance_time(self, time: Time) -> None:
-        """Moves time forward: order expiries, funding samples and settlements."""
+        """Moves time forward: order expiries, dead-man switches, funding samples and
+        settlements."""
         self._native.advance_time(_ns(time))
 
     def positions(self, account: int) -> list[dict[str, Any]]:

@@ -567,7 +567,25 @@ impl NativeEngine {
         .map(drop)
     }
 
-    /// Moves time to `time_ns`: expiries, funding samples and settlements.
+    /// Arms `account`'s dead-man switch: its open orders are cancelled once `timeout_ns`
+    /// nanoseconds of engine time have passed, unless it is set again first; 0 turns it
+    /// off.
+    fn set_cancel_all_after(
+        &mut self,
+        py: Python<'_>,
+        time_ns: i64,
+        account: u32,
+        timeout_ns: u64,
+    ) -> PyResult<()> {
+        let command = Command::SetCancelAllAfter {
+            account: AccountId(account),
+            timeout: timeout_ns,
+        };
+        self.run(py, command, time_ns).map(drop)
+    }
+
+    /// Moves time to `time_ns`: expiries, dead-man switches, funding samples and
+    /// settlements.
     fn advance_time(&mut self, py: Python<'_>, time_ns: i64) -> PyResult<()> {
         self.run(py, Command::AdvanceTime, time_ns).map(drop)
     }

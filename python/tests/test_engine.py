@@ -236,6 +236,19 @@ def test_futures_funding_and_liquidation(engine: matchbook.Engine, maker: int, t
     assert not_futures.value.code == 1013
 
 
+def test_dead_man_switch(engine: matchbook.Engine, maker: int, taker: int) -> None:
+    t = START + 10
+    engine.place_order(t, maker, "BTC_EUR", "BUY", "0.1", "50000")
+    engine.place_order(t, taker, "BTC_EUR", "BUY", "0.1", "50000")
+    engine.set_cancel_all_after(t, maker, 5_000_000_000)
+    engine.advance_time(t + 4_000_000_000)
+    assert len(engine.open_orders(maker)) == 1
+    engine.advance_time(t + 5_000_000_000)
+    assert engine.open_orders(maker) == [] and len(engine.open_orders(taker)) == 1
+    with pytest.raises(matchbook.UnknownReference):
+        engine.set_cancel_all_after(engine.now, 99, 1)
+
+
 def test_time_as_datetime_and_state_hash_replays() -> None:
     when = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     a = matchbook.Engine(DEFINITION, start_time=when)

@@ -24,6 +24,7 @@ pub mod body;
 pub mod config;
 pub mod connection;
 pub mod cursor;
+pub mod deadlines;
 pub mod error;
 pub mod format;
 pub mod history;

@@ -282,7 +282,8 @@ impl Server {
         let (stop, stopped) = watch::channel(false);
         let listeners = vec![
             tokio::spawn(serve(public, public_router(state.clone()), stopped.clone())),
-            tokio::spawn(serve(admin, admin_router(state.clone()), stopped)),
+            tokio::spawn(serve(admin, admin_router(state.clone()), stopped.clone())),
+            tokio::spawn(crate::deadlines::keep(state.clone(), stopped)),
         ];
         tracing::info!(%addr, %admin_addr, "matchbook exchange listening");
         Ok(Self {

@@ -221,6 +221,10 @@ enum Op {
         currency: u16,
         amount: i64,
     },
+    CancelAllAfter {
+        account: u32,
+        millis: u64,
+    },
 }
 
 fn money() -> impl Strategy<Value = i64> {
@@ -265,6 +269,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0u32..4, 0u8..5, 0u8..3).prop_map(|(holder, name, kind)| Op::CreateSubaccount { holder, name, kind }),
         1 => (0u32..8, any::<bool>()).prop_map(|(account, on)| Op::SetDerisk { account, on }),
         1 => (0u32..8, 0u16..3, money()).prop_map(|(account, currency, amount)| Op::SetBlp { account, currency, amount }),
+        2 => (0u32..8, prop_oneof![1 => Just(0u64), 6 => 1u64..40]).prop_map(|(account, millis)| Op::CancelAllAfter { account, millis }),
     ]
 }
 
@@ -409,6 +414,10 @@ fn resolve(
             },
         },
         Op::Advance | Op::AdvanceDays { .. } => Command::AdvanceTime,
+        Op::CancelAllAfter { account, millis } => Command::SetCancelAllAfter {
+            account: AccountId(*account),
+            timeout: millis * 1_000_000,
+        },
         Op::Deposit {
             account,
             currency,

@@ -152,6 +152,15 @@ pub enum Command {
     /// Moves time forward only: expires due good-till-time orders and runs due funding and
     /// futures expiries.
     AdvanceTime,
+    /// Arms (or re-arms) an account's dead-man switch: unless another arrives first, every
+    /// open order of the account is cancelled once `timeout` nanoseconds have passed;
+    /// `timeout` 0 disarms it.
+    SetCancelAllAfter {
+        /// Account.
+        account: AccountId,
+        /// Nanoseconds from now (0: off).
+        timeout: u64,
+    },
 }
 
 impl Command {
@@ -173,7 +182,8 @@ impl Command {
             | Command::CancelOrder { account, .. }
             | Command::CancelByClientId { account, .. }
             | Command::CancelAll { account, .. }
-            | Command::Liquidate { account } => Some(*account),
+            | Command::Liquidate { account }
+            | Command::SetCancelAllAfter { account, .. } => Some(*account),
             Command::CreateHolder
             | Command::CreateSubaccount { .. }
             | Command::SetInstrumentState { .. }

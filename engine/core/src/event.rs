@@ -39,6 +39,8 @@ pub enum CancelReason {
     AccountClosed,
     /// Its instrument expired or was closed for settlement.
     InstrumentClosed,
+    /// Its account's dead-man switch (cancel all after) ran out.
+    CancelAllAfter,
 }
 
 impl CancelReason {
@@ -62,7 +64,8 @@ impl CancelReason {
             | Self::SelfTrade
             | Self::Expired
             | Self::AccountClosed
-            | Self::InstrumentClosed => OrderStatus::Cancelled,
+            | Self::InstrumentClosed
+            | Self::CancelAllAfter => OrderStatus::Cancelled,
         }
     }
 }
@@ -354,6 +357,14 @@ pub enum Event {
         instrument: InstrumentId,
         /// Index price.
         price: Price,
+    },
+    /// An account's dead-man switch was armed (`deadline`), disarmed or ran out (`None`;
+    /// when it ran out, the cancels of the account's orders follow).
+    CancelAllAfterSet {
+        /// Account.
+        account: AccountId,
+        /// When its open orders are cancelled unless it is set again.
+        deadline: Option<Timestamp>,
     },
     /// A stop order's trigger was reached; it is entered as a limit order next.
     StopTriggered {

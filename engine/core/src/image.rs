@@ -58,6 +58,10 @@ pub struct EngineImage {
     pub fees_collected: Vec<i64>,
     /// Futures positions, margin and funding.
     pub futures: FuturesImage,
+    /// Armed dead-man switches: (account, deadline), by account. Added in format 8; a
+    /// format 7 image has none.
+    #[serde(deserialize_with = "crate::persist::added_last::deserialize", default)]
+    pub cancel_all_after: Vec<(AccountId, Timestamp)>,
 }
 
 /// One instrument's book.

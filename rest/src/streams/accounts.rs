@@ -46,6 +46,7 @@ pub fn reason_name(reason: CancelReason) -> &'static str {
         CancelReason::PostOnlyWouldTake => "POST_ONLY_WOULD_TAKE",
         CancelReason::AccountClosed => "ACCOUNT_CLOSED",
         CancelReason::InstrumentClosed => "INSTRUMENT_CLOSED",
+        CancelReason::CancelAllAfter => "CANCEL_ALL_AFTER",
     }
 }
 

@@ -30,6 +30,11 @@ pub enum ClientMessage {
         /// Channel names.
         channels: Vec<String>,
     },
+    /// Arm, re-arm or (0) disarm the account's dead-man switch.
+    CancelAllAfter {
+        /// Milliseconds (a number or a numeric string).
+        timeout: serde_json::Value,
+    },
 }
 
 /// One channel of a SUBSCRIBE or UPDATE_SUBSCRIPTION.
@@ -135,7 +140,7 @@ pub struct SessionFrame {
 #[derive(Debug, Serialize)]
 pub struct ErrorFrame {
     /// The code.
-    pub error: &'static str,
+    pub error: String,
     /// `SYSTEM`, or the channel the error is about.
     pub channel_name: String,
     /// `ERROR`.
@@ -355,6 +360,23 @@ pub struct BookTickFrame {
     pub data: BookTop,
     /// The book sequence it reflects.
     pub sequence: u64,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// `AUTO_CANCELLATION_TIMER_SET`: the dead-man switch as it now stands.
+#[derive(Debug, Serialize)]
+pub struct TimerFrame {
+    /// `SYSTEM`.
+    pub channel_name: &'static str,
+    /// `AUTO_CANCELLATION_TIMER_SET`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The timeout set, in milliseconds (0: off).
+    pub timeout: u64,
+    /// When the account's open orders will be cancelled (`null`: off).
+    pub cancel_at: Option<String>,
     /// When.
     #[serde(flatten)]
     pub stamp: Stamp,

@@ -22,10 +22,13 @@ use super::hub::{Channel, Frame, PRIVATE_TOPIC, Topic, Watch};
 use super::market_frames::{candle_frames, price_tick, ticker_updates};
 use super::messages::{
     ChannelRequest, ChannelState, ClientMessage, ErrorFrame, PriceTickHistory, SessionFrame, Stamp,
-    TickerFrame,
+    TickerFrame, TimerFrame,
 };
-use crate::keys::ApiKey;
+use crate::error::ApiError;
+use crate::format::iso_ms;
+use crate::keys::{ApiKey, Scope};
 use crate::state::Shared;
+use matchbook::{Command, Event};
 
 /// Close code for a frame that is not JSON (the contract's).
 const CLOSE_NOT_JSON: u16 = 4000;
@@ -63,14 +66,9 @@ fn json(value: &impl Serialize) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-fn error(
-    state: &Shared,
-    code: &'static str,
-    channel: &str,
-    invalid: Option<Vec<String>>,
-) -> String {
+fn error(state: &Shared, code: &str, channel: &str, invalid: Option<Vec<String>>) -> String {
     json(&ErrorFrame {
-        error: code,
+        error: code.to_owned(),
         channel_name: channel.to_owned(),
         kind: "ERROR",
         invalid_instruments: invalid,
@@ -248,6 +246,9 @@ impl Session {
                     .await
             }
             ClientMessage::Unsubscribe { channels } => self.unsubscribe(state, &channels),
+            ClientMessage::CancelAllAfter { timeout } => {
+                vec![self.cancel_all_after(state, &timeout).await]
+            }
         };
         Reply::Send(frames)
     }
@@ -376,6 +377,52 @@ impl Session {
             (self.after).extend(covered.into_iter().map(|(id, seq)| ((channel, id), seq)));
         }
         frames
+    }
+
+    /// `CANCEL_ALL_AFTER`: a command like any other (TRADE scope, the key's rate limit,
+    /// journalled), answered once it is applied.
+    async fn cancel_all_after(&self, state: &Shared, timeout: &serde_json::Value) -> String {
+        let refuse = |code: &str| error(state, code, "SYSTEM", None);
+        let Some(key) = &self.key else {
+            return refuse("MISSING_AUTHENTICATION");
+        };
+        if !key.has_any(&[Scope::Trade]) {
+            return refuse("MISSING_PERMISSION");
+        }
+        if !key.limiter.admit(state.minute(), state.rate_limit) {
+            return refuse("RATELIMIT");
+        }
+        let millis = match timeout {
+            serde_json::Value::Number(n) => n.as_u64(),
+            serde_json::Value::String(s) => s.parse().ok(),
+            _ => None,
+        };
+        let Some((millis, nanos)) = millis.and_then(|m| Some((m, m.checked_mul(1_000_000)?)))
+        else {
+            return refuse("INVALID_MESSAGE_FORMAT");
+        };
+        let command = Command::SetCancelAllAfter {
+            account: key.account,
+            timeout: nanos,
+        };
+        let outcome = match state.submit(command).await {
+            Ok(outcome) => outcome,
+            Err(e) => return refuse(&e.parts().1),
+        };
+        if let Err(e) = outcome.result {
+            return refuse(&ApiError::Engine(e).parts().1);
+        }
+        let cancel_at = (outcome.events.iter()).find_map(|r| match r.event {
+            Event::CancelAllAfterSet { deadline, .. } => Some(deadline.map(iso_ms)),
+            _ => None,
+        });
+        json(&TimerFrame {
+            channel_name: "SYSTEM",
+            kind: "AUTO_CANCELLATION_TIMER_SET",
+            timeout: millis,
+            cancel_at: cancel_at.flatten(),
+            stamp: Stamp::of(outcome.time),
+        })
     }
 
     fn unsubscribe(&mut self, state: &Shared, names: &[String]) -> Vec<String> {

@@ -320,7 +320,11 @@ impl World {
                     _ => InstrumentState::Active,
                 },
             },
-            _ => match input.u8() % 3 {
+            _ => match input.u8() % 4 {
+                3 => Command::SetCancelAllAfter {
+                    account: self.account(input),
+                    timeout: u64::from(input.u16()) * 1_000_000,
+                },
                 0 => Command::Liquidate {
                     account: self.account(input),
                 },

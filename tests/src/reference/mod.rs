@@ -132,6 +132,8 @@ pub struct RefEngine {
     events: Vec<Event>,
     /// Best bid and ask last published per instrument.
     tops: Vec<(Option<i64>, Option<i64>)>,
+    /// Armed dead-man switches: account -> deadline.
+    switches: std::collections::BTreeMap<AccountId, Timestamp>,
 }
 
 impl RefEngine {
@@ -151,6 +153,7 @@ impl RefEngine {
             next_stamp: 0,
             events: Vec::new(),
             tops: Vec::new(),
+            switches: Default::default(),
         }
     }
 
@@ -163,6 +166,7 @@ impl RefEngine {
         self.events.clear();
         self.now = self.now.max(time);
         self.expire();
+        self.run_switches();
         self.publish_tops();
         let result = self.dispatch(command);
         self.publish_tops();
@@ -277,30 +281,14 @@ impl RefEngine {
                     return Err(EngineError::UnknownAccount);
                 }
                 match scope {
-                    CancelScope::All | CancelScope::Instrument(_) => {
-                        let only = match scope {
-                            CancelScope::Instrument(i) => {
-                                if i.0 as usize >= self.instruments.len() {
-                                    return Err(EngineError::UnknownInstrument);
-                                }
-                                Some(*i)
-                            }
-                            _ => None,
-                        };
-                        let mut ids: Vec<u64> = self
-                            .orders
-                            .iter()
-                            .filter(|o| {
-                                o.account == *account && only.is_none_or(|i| i == o.instrument)
-                            })
-                            .map(|o| o.id)
-                            .collect();
-                        ids.sort_unstable();
-                        for id in ids {
-                            if let Ok(i) = self.find(*account, id) {
-                                self.cancel(i, CancelReason::Requested);
-                            }
+                    CancelScope::All => {
+                        self.cancel_account_orders(*account, None, CancelReason::Requested)
+                    }
+                    CancelScope::Instrument(i) => {
+                        if i.0 as usize >= self.instruments.len() {
+                            return Err(EngineError::UnknownInstrument);
                         }
+                        self.cancel_account_orders(*account, Some(*i), CancelReason::Requested);
                     }
                     CancelScope::Orders(list) => {
                         for order in list {
@@ -324,6 +312,68 @@ impl RefEngine {
                 Err(EngineError::NotFutures)
             }
             Command::AdvanceTime => Ok(()),
+            Command::SetCancelAllAfter { account, timeout } => {
+                if account.0 as usize >= self.accounts.len() {
+                    return Err(EngineError::UnknownAccount);
+                }
+                let deadline = match *timeout {
+                    0 => None,
+                    t => Some(
+                        i64::try_from(t)
+                            .ok()
+                            .and_then(|t| self.now.0.checked_add(t))
+                            .filter(|&at| at <= matchbook::limits::TIME_HORIZON.0)
+                            .map(Timestamp)
+                            .ok_or(EngineError::TimeOutOfRange)?,
+                    ),
+                };
+                match deadline {
+                    Some(at) => self.switches.insert(*account, at),
+                    None => self.switches.remove(account),
+                };
+                let account = *account;
+                self.events
+                    .push(Event::CancelAllAfterSet { account, deadline });
+                Ok(())
+            }
+        }
+    }
+
+    /// Cancels an account's orders (of one instrument, or all), oldest first.
+    fn cancel_account_orders(
+        &mut self,
+        account: AccountId,
+        only: Option<InstrumentId>,
+        reason: CancelReason,
+    ) {
+        let mut ids: Vec<u64> = (self.orders.iter())
+            .filter(|o| o.account == account && only.is_none_or(|i| i == o.instrument))
+            .map(|o| o.id)
+            .collect();
+        ids.sort_unstable();
+        for id in ids {
+            if let Ok(i) = self.find(account, id) {
+                self.cancel(i, reason);
+            }
+        }
+    }
+
+    /// Runs out the dead-man switches whose deadline has come, earliest (then lowest
+    /// account) first.
+    fn run_switches(&mut self) {
+        loop {
+            let due = (self.switches.iter())
+                .filter(|&(_, &at)| at <= self.now)
+                .map(|(&account, &at)| (at, account))
+                .min();
+            let Some((_, account)) = due else {
+                return;
+            };
+            self.switches.remove(&account);
+            let deadline = None;
+            self.events
+                .push(Event::CancelAllAfterSet { account, deadline });
+            self.cancel_account_orders(account, None, CancelReason::CancelAllAfter);
         }
     }
 

@@ -66,6 +66,17 @@ impl Engine {
         scope: &CancelScope,
         sink: &mut S,
     ) -> Result<Applied, EngineError> {
+        self.cancel_all_for(account, scope, CancelReason::Requested, sink)
+    }
+
+    /// Cancels the account's orders in `scope` for `reason`.
+    pub(super) fn cancel_all_for<S: EventSink>(
+        &mut self,
+        account: AccountId,
+        scope: &CancelScope,
+        reason: CancelReason,
+        sink: &mut S,
+    ) -> Result<Applied, EngineError> {
         self.accounts.account(account)?;
         let mut targets = std::mem::take(&mut self.scratch_slots);
         targets.clear();
@@ -89,21 +100,21 @@ impl Engine {
             CancelScope::Orders(_) | CancelScope::ClientIds(_) => {}
         }
         for &slot in &targets {
-            self.cancel_live(slot, CancelReason::Requested, sink);
+            self.cancel_live(slot, reason, sink);
         }
         // Listed ids are resolved one at a time so duplicates and unknown ids are skipped.
         match scope {
             CancelScope::Orders(list) => {
                 for &order in list {
                     if let Ok(slot) = self.owned_slot(account, order) {
-                        self.cancel_live(slot, CancelReason::Requested, sink);
+                        self.cancel_live(slot, reason, sink);
                     }
                 }
             }
             CancelScope::ClientIds(list) => {
                 for &client_id in list {
                     if let Some(&slot) = self.client_index.get(&(account, client_id)) {
-                        self.cancel_live(slot, CancelReason::Requested, sink);
+                        self.cancel_live(slot, reason, sink);
                     }
                 }
             }

@@ -5,6 +5,7 @@ mod accounts;
 mod admin;
 mod amend;
 mod cancel;
+mod dead_man;
 mod futures;
 mod image;
 mod integrity;
@@ -126,6 +127,9 @@ pub struct Engine {
     /// change is at or before it has not changed in this command yet.
     #[serde(skip)]
     command_base: u64,
+    /// Armed dead-man switches (format 6 had none).
+    #[serde(skip)]
+    dead_man: dead_man::DeadManSwitches,
     now: Timestamp,
     next_order: u64,
     next_trade: u64,
@@ -211,6 +215,7 @@ impl Engine {
             next_transfer: 1,
             seq: 0,
             command_base: 0,
+            dead_man: dead_man::DeadManSwitches::default(),
             now: Timestamp(0),
             next_order: 1,
             next_trade: 1,
@@ -238,6 +243,7 @@ impl Engine {
         self.command_base = self.seq;
         self.run_futures_schedule(sink);
         self.expire_due(sink);
+        self.run_dead_man_switches(sink);
         self.publish_tops(sink);
         let result = match command {
             Command::CreateHolder => {
@@ -304,6 +310,9 @@ impl Engine {
                 self.set_index_price(*instrument, *price, sink)
             }
             Command::Liquidate { account } => self.liquidate(*account, sink),
+            Command::SetCancelAllAfter { account, timeout } => {
+                self.set_cancel_all_after(*account, *timeout, sink)
+            }
             Command::AdvanceTime => {
                 self.check_all_margins(sink);
                 Ok(Applied::default())

@@ -102,6 +102,11 @@ impl Engine {
             h.u64(u64::from(slot));
         }
         self.hash_futures(&mut h);
+        // Last, and only when armed, so states without a switch keep their digests.
+        for (account, deadline) in self.dead_man.entries() {
+            h.u64(u64::from(account.0));
+            h.i64(deadline.0);
+        }
         h.finish()
     }
 

@@ -2,6 +2,7 @@
 //! written in key order, decimals as their exact 16 bytes. Shared by the core and market data
 //! so both encode deterministically.
 
+pub mod added_last;
 pub mod decimal_bytes;
 pub mod slab_image;
 pub mod sorted_map;

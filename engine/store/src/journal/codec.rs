@@ -322,6 +322,11 @@ pub fn encode(command: &Command, out: &mut Vec<u8>) {
             w.u32(account.0);
         }
         Command::AdvanceTime => w.u8(18),
+        Command::SetCancelAllAfter { account, timeout } => {
+            w.u8(19);
+            w.u32(account.0);
+            w.u64(*timeout);
+        }
     }
 }
 
@@ -449,6 +454,10 @@ pub fn decode(bytes: &[u8]) -> Result<Command, DecodeError> {
             account: AccountId(r.u32()?),
         },
         18 => Command::AdvanceTime,
+        19 => Command::SetCancelAllAfter {
+            account: AccountId(r.u32()?),
+            timeout: r.u64()?,
+        },
         v => return Err(DecodeError::Unknown(v, tag_at)),
     };
     if r.at != bytes.len() {

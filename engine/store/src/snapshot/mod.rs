@@ -10,10 +10,12 @@
 //! buffer); the market part that of [`MarketData`] (its caches are not written). They are
 //! captured separately because they live on different threads in the runtime.
 //!
-//! Version 6, the format before the engine image, wrote the engine's in-memory structure
-//! as it stood; it is still read (its decoder is pinned by a committed file) and upgraded
-//! on load, so a data directory from that version starts, and its next snapshot is written
-//! as version 7. Any other version is refused with both versions named, not guessed at.
+//! Version 7 is version 8 without the dead-man switches at the end of the engine image;
+//! it reads as an engine with none armed. Version 6, the format before the engine image,
+//! wrote the engine's in-memory structure as it stood; it is still read (its decoder is
+//! pinned by a committed file). Both are upgraded on load, so a data directory from those
+//! versions starts, and its next snapshot is written as version 8. Any other version is
+//! refused with the versions read named, not guessed at.
 
 use crate::journal::crc32c;
 use matchbook_core::Engine;
@@ -24,8 +26,10 @@ use matchbook_market::MarketData;
 /// File magic of a snapshot.
 pub const MAGIC: &[u8; 8] = b"MBSNAP01";
 /// Snapshot format version written (bumped whenever a saved type changes shape).
-pub const VERSION: u8 = 7;
-/// The previous format version, still read: the engine part is the in-memory engine.
+pub const VERSION: u8 = 8;
+/// The previous format version, still read: the engine image without dead-man switches.
+pub const PREVIOUS_VERSION: u8 = 7;
+/// The format before it, still read: the engine part is the in-memory engine.
 pub const LEGACY_VERSION: u8 = 6;
 
 /// Why a snapshot could not be made or read.
@@ -145,10 +149,10 @@ impl Snapshot {
             bytes: &bytes[MAGIC.len()..body_end],
         };
         let version = reader.take(1)?[0];
-        if version != VERSION && version != LEGACY_VERSION {
+        if ![VERSION, PREVIOUS_VERSION, LEGACY_VERSION].contains(&version) {
             return Err(SnapshotError::Damaged(format!(
                 "format version {version}, this build reads {VERSION} (and upgrades \
-                 {LEGACY_VERSION})"
+                 {PREVIOUS_VERSION} and {LEGACY_VERSION})"
             )));
         }
         let seq = reader.u64()?;

@@ -8,6 +8,11 @@ use matchbook_core::{AccountId, CurrencyId, InstrumentId};
 use matchbook_core::{NewOrder, Side};
 
 fn busy_engine() -> (Engine, MarketData) {
+    busy_engine_with(true)
+}
+
+/// The busy state, with or without its dead-man switch (formats before 8 have none).
+fn busy_engine_with(switch: bool) -> (Engine, MarketData) {
     let mut engine = Engine::new(matchbook_config::demo::config()).expect("demo");
     let mut market = MarketData::new(engine.instruments().len(), Default::default());
     let mut commands = vec![Command::CreateHolder, Command::CreateHolder];
@@ -29,6 +34,13 @@ fn busy_engine() -> (Engine, MarketData) {
             Price(5_000_000 + (i % 5) * 100),
             Qty(20_000),
         )));
+    }
+    if switch {
+        // An armed dead-man switch (format 8), an hour away.
+        commands.push(Command::SetCancelAllAfter {
+            account: AccountId(1),
+            timeout: 3_600_000_000_000,
+        });
     }
     let mut events = Vec::new();
     for (i, command) in commands.iter().enumerate() {
@@ -133,7 +145,9 @@ fn an_intact_file_with_a_bad_state_encoding_is_refused_not_panicked_on() {
 
 /// The committed snapshot of the current format: the busy state above, engine and market
 /// data, as the encoder wrote it when the format was last changed.
-const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v7.snap");
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v8.snap");
+/// The same state but its dead-man switch as written by format 7, before the switches.
+const GOLDEN_PREVIOUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v7.snap");
 /// The same state as written by format 6, the last format before the engine image.
 const GOLDEN_LEGACY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v6.snap");
 
@@ -166,15 +180,44 @@ fn the_committed_snapshot_loads_and_is_reproduced_byte_for_byte() {
     );
 }
 
-/// An engine's image without its book sequences: format 6 wrote the number of the last
-/// event that changed each book where format 7 counts the commands that did, so an
-/// upgraded book keeps counting from the old number.
-fn image_but_book_sequences(engine: &Engine) -> matchbook_core::image::EngineImage {
+/// An engine's image, with `book_sequences` false without them: format 6 wrote the number
+/// of the last event that changed each book where later formats count the commands that
+/// did, so an upgraded book keeps counting from the old number.
+fn image_of(engine: &Engine, book_sequences: bool) -> matchbook_core::image::EngineImage {
     let mut image = engine.image().expect("image");
-    for book in &mut image.books {
-        book.sequence = 0;
+    if !book_sequences {
+        for book in &mut image.books {
+            book.sequence = 0;
+        }
     }
     image
+}
+
+/// A data directory written by format 7 upgrades: its snapshot loads into the same state
+/// but for the dead-man switch format 7 could not hold, and saves as format 8.
+#[test]
+fn a_format_7_snapshot_upgrades_to_the_same_state() {
+    let (engine, market) = busy_engine_with(false);
+    let previous = Snapshot::from_bytes(&std::fs::read(GOLDEN_PREVIOUS).expect("committed"))
+        .expect("format 7 is still read");
+    assert_eq!(previous.version, PREVIOUS_VERSION);
+    let reference = Engine::new(matchbook_config::demo::config()).expect("demo");
+    let upgraded = previous.engine(&reference).expect("loads");
+    assert_eq!(upgraded.cancel_all_after(AccountId(1)), None);
+    assert!(image_of(&upgraded, true) == image_of(&engine, true));
+    let upgraded_market = previous
+        .market(engine.instruments().len())
+        .expect("market")
+        .expect("kept");
+    assert!(
+        encode_market(&upgraded_market).expect("encode") == encode_market(&market).expect("encode")
+    );
+    let rewritten =
+        Snapshot::capture(previous.seq, &upgraded, Some(&upgraded_market)).expect("capture");
+    assert_eq!(rewritten.version, VERSION);
+    let reread = Snapshot::from_bytes(&rewritten.to_bytes()).expect("reads");
+    let reread_engine = reread.engine(&reference).expect("loads");
+    assert_eq!(reread_engine.state_hash(), upgraded.state_hash());
 }
 
 /// A data directory written by format 6 upgrades: its snapshot loads into the same state
@@ -182,13 +225,13 @@ fn image_but_book_sequences(engine: &Engine) -> matchbook_core::image::EngineIma
 /// format.
 #[test]
 fn a_format_6_snapshot_upgrades_to_the_same_state() {
-    let (engine, market) = busy_engine();
+    let (engine, market) = busy_engine_with(false);
     let legacy = Snapshot::from_bytes(&std::fs::read(GOLDEN_LEGACY).expect("committed"))
         .expect("format 6 is still read");
     assert_eq!(legacy.version, LEGACY_VERSION);
     let reference = Engine::new(matchbook_config::demo::config()).expect("demo");
     let upgraded = legacy.engine(&reference).expect("loads");
-    assert!(image_but_book_sequences(&upgraded) == image_but_book_sequences(&engine));
+    assert!(image_of(&upgraded, false) == image_of(&engine, false));
     let upgraded_market = legacy
         .market(engine.instruments().len())
         .expect("market")

@@ -57,6 +57,7 @@ impl Engine {
                 next_due: f.next_due,
                 scheduled: f.scheduled,
             },
+            cancel_all_after: self.dead_man.entries().collect(),
         })
     }
 
@@ -96,6 +97,12 @@ impl Engine {
         }
         e.restore_accounts(image.accounts, image.holders, image.volumes)?;
         e.restore_futures(image.futures)?;
+        for (account, deadline) in image.cancel_all_after {
+            if e.accounts.account(account).is_err() {
+                return refuse("a dead-man switch of an unknown account");
+            }
+            e.dead_man.set(account, Some(deadline));
+        }
         e.rebuild_order_indexes()?;
         e.check_restored(reference)?;
         Ok(e)
