@@ -19,7 +19,7 @@ pub enum OrderForm {
 
 /// The currency an order's fees are charged in: what it receives on a spot market, the
 /// USD collateral on a future.
-fn fee_coin(market: &Market, side: Side) -> matchbook::CurrencyId {
+pub(crate) fn fee_coin(market: &Market, side: Side) -> matchbook::CurrencyId {
     match side {
         Side::Buy if !market.kind.is_future() => market.base,
         _ => market.quote,

@@ -72,7 +72,7 @@ async fn session_errors_are_frames_and_the_session_goes_on() {
         "instrument_codes": ["BTC_EUR"]}]}),
     )
     .await;
-    assert_eq!(next(&mut ws).await["error"], "CHANNEL_NOT_SERVED");
+    assert_eq!(next(&mut ws).await["error"], "MISSING_AUTHENTICATION");
     // None of the refusals closed the session or subscribed anything.
     send(
         &mut ws,

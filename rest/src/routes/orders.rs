@@ -157,11 +157,23 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     caller.require(&[Scope::Trade])?;
     let request: CreateOrderRequest = Body::read(&bytes)?;
-    let order = parse_order(&state, caller.0.account, &request)?;
+    let record = place(&state, caller.0.account, &request).await?;
+    order_ack(&state.markets, &record, "OPEN", true)
+        .map(|ack| Json(ack).into_response())
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
+}
+
+/// Places an order for `account` as REST and the `TRADING` stream do: every field checked,
+/// then the engine's answer; an order accepted and ended at once by its time in force is
+/// answered as that refusal (its history record keeps it). Returns the order as accepted.
+pub(crate) async fn place(
+    state: &Shared,
+    account: AccountId,
+    request: &CreateOrderRequest,
+) -> Result<OrderRecord, ApiError> {
+    let order = parse_order(state, account, request)?;
     let outcome = state.submit(Command::PlaceOrder(order)).await?;
     let applied = outcome.result?;
-    // Accepted and ended at once by its time in force: answered as that refusal; the
-    // order's history record keeps it (FILLED_REJECTED or the reason).
     if let Some(refusal) = applied.rejected {
         return Err(refusal.into());
     }
@@ -176,25 +188,10 @@ pub async fn create(
             _ => None,
         })
         .ok_or(ApiError::Internal("a placed order without its acceptance"))?;
-    let record = OrderRecord {
-        accepted,
-        created: outcome.time,
-        sequence: 0,
-        updated: outcome.time,
-        last_sequence: 0,
-        filled: matchbook::Qty(0),
-        filled_notional: matchbook::Notional(0),
-        total_fee: 0,
-        status: matchbook::OrderStatus::Open,
-        trades: Default::default(),
-        previous_of_account: None,
-    };
-    order_ack(&state.markets, &record, "OPEN", true)
-        .map(|ack| Json(ack).into_response())
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
+    Ok(OrderRecord::accepted(accepted, outcome.time, 0))
 }
 
-fn parse_order_id(text: &str) -> Result<OrderRef, ApiError> {
+pub(crate) fn parse_order_id(text: &str) -> Result<OrderRef, ApiError> {
     let uuid = text
         .parse::<Uuid>()
         .map_err(|_| ApiError::bad("INVALID_ORDER_ID"))?;
@@ -370,7 +367,19 @@ async fn cancelled_ack(
     account: AccountId,
     command: Command,
 ) -> Result<Response, ApiError> {
-    let record = state
+    let record = cancel_record(state, account, command).await?;
+    order_ack(&state.markets, &record, "CANCELLED", false)
+        .map(|ack| Json(ack).into_response())
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
+}
+
+/// Applies a cancel of one order and returns its record as it ended.
+pub(crate) async fn cancel_record(
+    state: &Shared,
+    account: AccountId,
+    command: Command,
+) -> Result<OrderRecord, ApiError> {
+    state
         .submit_then_read(command, CANCEL_WAIT, move |outcome, md| {
             outcome.result?;
             let order = outcome
@@ -386,10 +395,7 @@ async fn cancelled_ack(
                 .cloned()
                 .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))
         })
-        .await??;
-    order_ack(&state.markets, &record, "CANCELLED", false)
-        .map(|ack| Json(ack).into_response())
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
+        .await?
 }
 
 /// Cancels an open order by id, waiting up to 2 s for the engine.

@@ -8,16 +8,22 @@
 //! fill paid (`spent`, the currency the order pays with) and received (`credited`), and a
 //! funding payment (`credited` or `deducted`). A change with no such update (a deposit, a
 //! transfer, an amend) is not an update of the contract and is not sent.
+//!
+//! The same events make the `TRADING` channel's order events ([`super::trading`]).
 
 use std::collections::HashMap;
 
 use matchbook::market::orders::OrderRecord;
 use matchbook::market::trades::TradeRecord;
 use matchbook::runtime::ReadView;
-use matchbook::{AccountId, CancelReason, CurrencyId, Event, EventRecord, HolderId, Side, Uuid};
+use matchbook::{
+    AcceptedOrder, AccountId, CancelReason, CurrencyId, Event, EventRecord, HolderId, InstrumentId,
+    OrderRef, OrderType, Side, Timestamp, Trade, Uuid,
+};
 
 use super::account_messages::{AccountUpdate, AccountUpdateFrame, BalanceDelta};
 use super::messages::Stamp;
+use super::trading::{self, Fill, TradingFrame};
 use crate::markets::Markets;
 use crate::records::{OrderForm, order_body, trade_wrapper};
 
@@ -28,12 +34,25 @@ struct Pending {
     update: AccountUpdate,
 }
 
-/// Live orders, and the updates of the command being applied.
+/// Live orders, and the frames of the command being applied.
 #[derive(Default)]
 pub struct AccountFeed {
     orders: HashMap<u64, OrderRecord>,
     pending: Vec<Pending>,
+    trading: Vec<(AccountId, u64, TradingFrame)>,
 }
+
+/// The private frames of one command, each with its account and event sequence number.
+#[derive(Default)]
+pub struct PrivateFrames {
+    /// `ACCOUNT_HISTORY` updates.
+    pub history: Vec<(AccountId, u64, AccountUpdateFrame)>,
+    /// `TRADING` order events.
+    pub trading: Vec<(AccountId, u64, TradingFrame)>,
+}
+
+/// The event being applied: its sequence number and time.
+type At = (u64, Timestamp);
 
 /// The contract's name of why an order ended.
 pub fn reason_name(reason: CancelReason) -> &'static str {
@@ -47,6 +66,17 @@ pub fn reason_name(reason: CancelReason) -> &'static str {
         CancelReason::AccountClosed => "ACCOUNT_CLOSED",
         CancelReason::InstrumentClosed => "INSTRUMENT_CLOSED",
         CancelReason::CancelAllAfter => "CANCEL_ALL_AFTER",
+    }
+}
+
+/// An update of `kind` for `account` at `at`, its other fields empty.
+fn update(kind: &'static str, account: AccountId, (seq, time): At) -> AccountUpdate {
+    AccountUpdate {
+        kind,
+        account_id: Uuid::of_account(account).to_string(),
+        sequence: seq,
+        stamp: Some(Stamp::of(time)),
+        ..AccountUpdate::default()
     }
 }
 
@@ -67,38 +97,39 @@ impl AccountFeed {
         }
         Self {
             orders,
-            pending: Vec::new(),
+            ..Self::default()
         }
     }
 
-    /// Applies the events of one command; returns the updates of the accounts `watched`
+    /// Applies the events of one command; returns the frames of the accounts `watched`
     /// says are followed, in event order.
     pub fn apply(
         &mut self,
         markets: &Markets,
         events: &[EventRecord],
         watched: impl Fn(AccountId) -> bool,
-    ) -> Vec<(AccountId, u64, AccountUpdateFrame)> {
+    ) -> PrivateFrames {
         for record in events {
             self.on_event(markets, record, &watched);
         }
-        (self.pending.drain(..))
+        let history = (self.pending.drain(..))
             .map(|p| {
+                let stamp = (p.update.stamp.clone()).unwrap_or_else(|| Stamp::of(Timestamp(0)));
                 let frame = AccountUpdateFrame {
                     channel_name: "ACCOUNT_HISTORY",
                     kind: "ACCOUNT_UPDATE",
                     account_id: p.update.account_id.clone(),
                     sequence: p.update.sequence,
-                    stamp: p
-                        .update
-                        .stamp
-                        .clone()
-                        .unwrap_or_else(|| Stamp::of(Default::default())),
+                    stamp,
                     update: p.update,
                 };
                 (p.account, frame.sequence, frame)
             })
-            .collect()
+            .collect();
+        PrivateFrames {
+            history,
+            trading: std::mem::take(&mut self.trading),
+        }
     }
 
     fn on_event(
@@ -107,95 +138,18 @@ impl AccountFeed {
         record: &EventRecord,
         watched: &impl Fn(AccountId) -> bool,
     ) {
-        let (seq, time) = (record.seq, record.time);
-        let base = |kind, account: AccountId| AccountUpdate {
-            kind,
-            account_id: Uuid::of_account(account).to_string(),
-            sequence: seq,
-            stamp: Some(Stamp::of(time)),
-            ..AccountUpdate::default()
-        };
+        let at = (record.seq, record.time);
         match record.event {
             Event::OrderAccepted(accepted) => {
-                let order = OrderRecord::accepted(accepted, time, seq);
-                if watched(accepted.account) {
-                    let mut update = base("ORDER_CREATED", accepted.account);
-                    update.order_id = Some(Uuid::of_order(accepted.order).to_string());
-                    update.order = order_body(markets, &order, OrderForm::Full);
-                    self.push(accepted.account, None, update);
-                }
-                self.orders.insert(accepted.order.id, order);
+                self.on_accepted(markets, accepted, watched(accepted.account), at);
             }
-            Event::Trade(trade) => {
-                let fill = TradeRecord::new(trade, time, seq);
-                let sides = [
-                    (
-                        trade.maker,
-                        trade.maker_account,
-                        trade.maker_fee,
-                        trade.maker_remaining,
-                    ),
-                    (
-                        trade.taker,
-                        trade.taker_account,
-                        trade.taker_fee,
-                        trade.taker_remaining,
-                    ),
-                ];
-                for (order, account, fee, remaining) in sides {
-                    let Some(r) = self.orders.get_mut(&order.id) else {
-                        continue;
-                    };
-                    let ended = r.on_fill(&fill, fee, remaining);
-                    if watched(account) {
-                        let mut update = base("TRADE_SETTLED", account);
-                        update.order_id = Some(Uuid::of_order(order).to_string());
-                        update.order = order_body(markets, r, OrderForm::Full);
-                        if let Some(wrapper) = trade_wrapper(markets, &fill, account) {
-                            update.trade = Some(wrapper.trade);
-                            update.fee = Some(wrapper.fee);
-                        }
-                        let pays =
-                            markets
-                                .market_of(trade.instrument)
-                                .map(|m| match r.accepted.side {
-                                    Side::Buy => m.quote,
-                                    Side::Sell if m.kind.is_future() => m.quote,
-                                    Side::Sell => m.base,
-                                });
-                        self.push(account, pays, update);
-                    }
-                    if ended {
-                        self.orders.remove(&order.id);
-                    }
-                }
-            }
+            Event::Trade(trade) => self.on_trade(markets, &trade, watched, at),
             Event::OrderCancelled {
                 order,
                 account,
                 reason,
                 ..
-            } => {
-                let Some(mut r) = self.orders.remove(&order.id) else {
-                    return;
-                };
-                r.on_cancel(reason, time, seq);
-                if watched(account) {
-                    let refused = reason.refusal().is_some();
-                    let kind = if refused {
-                        "ORDER_REJECTED"
-                    } else {
-                        "ORDER_CLOSED"
-                    };
-                    let mut update = base(kind, account);
-                    update.order_id = Some(Uuid::of_order(order).to_string());
-                    update.filled_amount =
-                        (markets.market_of(r.accepted.instrument)).map(|m| m.qty(r.filled));
-                    update.reason = Some(reason_name(reason));
-                    update.order = order_body(markets, &r, OrderForm::Full);
-                    self.push(account, None, update);
-                }
-            }
+            } => self.on_cancelled(markets, order, reason, watched(account), at),
             Event::OrderAmended {
                 order,
                 price,
@@ -203,20 +157,21 @@ impl AccountFeed {
                 ..
             } => {
                 if let Some(r) = self.orders.get_mut(&order.id) {
-                    r.on_touch(Some(price), Some(amount), time, seq);
+                    r.on_touch(Some(price), Some(amount), at.1, at.0);
+                    let r = r.clone();
+                    if watched(r.accepted.account) {
+                        self.trade_event(markets, "UPDATE", &r, None, at);
+                    }
                 }
             }
             Event::StopTriggered { order, instrument } => {
-                let Some(r) = self.orders.get_mut(&order.id) else {
-                    return;
-                };
-                r.on_touch(None, None, time, seq);
-                let account = r.accepted.account;
-                if watched(account) {
-                    let mut update = base("STOP_ORDER_TRIGGERED", account);
-                    update.order_id = Some(Uuid::of_order(order).to_string());
-                    update.instrument_code = markets.market_of(instrument).map(|m| m.code.clone());
-                    self.push(account, None, update);
+                self.on_triggered(markets, order, instrument, watched, at);
+            }
+            Event::OrderBooked { order, .. } => {
+                if let Some(r) = self.orders.get(&order.id).cloned()
+                    && watched(r.accepted.account)
+                {
+                    self.trade_event(markets, "BOOKED", &r, None, at);
                 }
             }
             Event::FundingPaid {
@@ -231,7 +186,7 @@ impl AccountFeed {
                 let Some(market) = markets.market_of(instrument) else {
                     return;
                 };
-                let mut update = base("FUNDING_PAYMENT", account);
+                let mut update = update("FUNDING_PAYMENT", account, at);
                 update.instrument_code = Some(market.code.clone());
                 update.position_id = Some(position_id.to_string());
                 update.funding_rate = Some(crate::format::decimal(rate, 8));
@@ -246,6 +201,151 @@ impl AccountFeed {
                 locked,
             } => self.on_balance(markets, account, currency, available, locked),
             _ => {}
+        }
+    }
+
+    fn on_accepted(&mut self, markets: &Markets, accepted: AcceptedOrder, watched: bool, at: At) {
+        let order = OrderRecord::accepted(accepted, at.1, at.0);
+        if watched {
+            let mut created = update("ORDER_CREATED", accepted.account, at);
+            created.order_id = Some(Uuid::of_order(accepted.order).to_string());
+            created.order = order_body(markets, &order, OrderForm::Full);
+            self.push(accepted.account, None, created);
+            let kind = match accepted.order_type {
+                OrderType::Stop => "STOP_TRACKED",
+                _ => "TRACKED",
+            };
+            self.trade_event(markets, kind, &order, None, at);
+        }
+        self.orders.insert(accepted.order.id, order);
+    }
+
+    fn on_trade(
+        &mut self,
+        markets: &Markets,
+        trade: &Trade,
+        watched: &impl Fn(AccountId) -> bool,
+        at: At,
+    ) {
+        let fill = TradeRecord::new(*trade, at.1, at.0);
+        let t = trade;
+        let sides = [
+            (
+                true,
+                t.maker,
+                t.maker_account,
+                t.maker_fee,
+                t.maker_remaining,
+            ),
+            (
+                false,
+                t.taker,
+                t.taker_account,
+                t.taker_fee,
+                t.taker_remaining,
+            ),
+        ];
+        for (maker, order, account, fee, remaining) in sides {
+            let Some(r) = self.orders.get_mut(&order.id) else {
+                continue;
+            };
+            let ended = r.on_fill(&fill, fee, remaining);
+            let r = r.clone();
+            if ended {
+                self.orders.remove(&order.id);
+            }
+            if !watched(account) {
+                continue;
+            }
+            let mut settled = update("TRADE_SETTLED", account, at);
+            settled.order_id = Some(Uuid::of_order(order).to_string());
+            settled.order = order_body(markets, &r, OrderForm::Full);
+            if let Some(wrapper) = trade_wrapper(markets, &fill, account) {
+                settled.trade = Some(wrapper.trade);
+                settled.fee = Some(wrapper.fee);
+            }
+            let pays = (markets.market_of(t.instrument)).map(|m| match r.accepted.side {
+                Side::Buy => m.quote,
+                Side::Sell if m.kind.is_future() => m.quote,
+                Side::Sell => m.base,
+            });
+            self.push(account, pays, settled);
+            let side = Fill {
+                trade: &fill,
+                fee,
+                maker,
+            };
+            self.trade_event(markets, "FILL", &r, Some(side), at);
+            if ended {
+                self.trade_event(markets, "DONE", &r, None, at);
+            }
+        }
+    }
+
+    fn on_cancelled(
+        &mut self,
+        markets: &Markets,
+        order: OrderRef,
+        reason: CancelReason,
+        watched: bool,
+        at: At,
+    ) {
+        let Some(mut r) = self.orders.remove(&order.id) else {
+            return;
+        };
+        r.on_cancel(reason, at.1, at.0);
+        if !watched {
+            return;
+        }
+        let account = r.accepted.account;
+        let kind = match reason.refusal() {
+            Some(_) => "ORDER_REJECTED",
+            None => "ORDER_CLOSED",
+        };
+        let mut closed = update(kind, account, at);
+        closed.order_id = Some(Uuid::of_order(order).to_string());
+        closed.filled_amount = (markets.market_of(r.accepted.instrument)).map(|m| m.qty(r.filled));
+        closed.reason = Some(reason_name(reason));
+        closed.order = order_body(markets, &r, OrderForm::Full);
+        self.push(account, None, closed);
+        self.trade_event(markets, "DONE", &r, None, at);
+    }
+
+    fn on_triggered(
+        &mut self,
+        markets: &Markets,
+        order: OrderRef,
+        instrument: InstrumentId,
+        watched: &impl Fn(AccountId) -> bool,
+        at: At,
+    ) {
+        let Some(r) = self.orders.get_mut(&order.id) else {
+            return;
+        };
+        r.on_touch(None, None, at.1, at.0);
+        let r = r.clone();
+        let account = r.accepted.account;
+        if !watched(account) {
+            return;
+        }
+        let mut triggered = update("STOP_ORDER_TRIGGERED", account, at);
+        triggered.order_id = Some(Uuid::of_order(order).to_string());
+        triggered.instrument_code = markets.market_of(instrument).map(|m| m.code.clone());
+        self.push(account, None, triggered);
+        self.trade_event(markets, "STOP_TRIGGERED", &r, None, at);
+    }
+
+    /// Queues a `TRADING` event of `record`'s order.
+    fn trade_event(
+        &mut self,
+        markets: &Markets,
+        kind: &'static str,
+        record: &OrderRecord,
+        fill: Option<Fill<'_>>,
+        (seq, time): At,
+    ) {
+        if let Some(frame) = trading::event(markets, kind, record, fill, seq, time) {
+            self.trading.push((record.accepted.account, seq, frame));
         }
     }
 

@@ -53,6 +53,8 @@ pub enum Channel {
     PriceTicks,
     /// An account's orders, fills and balances (private).
     AccountHistory,
+    /// An account's order events, and order entry (private).
+    Trading,
 }
 
 /// What a frame is about, within its channel: an instrument, and for candles the index of
@@ -307,8 +309,11 @@ impl Source {
             }
         }
         let updates = (self.accounts).apply(&self.markets, events, |a| watched.contains_key(&a));
-        for (account, seq, frame) in updates {
+        for (account, seq, frame) in updates.history {
             self.send_private(Channel::AccountHistory, account, seq, &frame);
+        }
+        for (account, seq, frame) in updates.trading {
+            self.send_private(Channel::Trading, account, seq, &frame);
         }
     }
 

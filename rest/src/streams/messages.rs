@@ -30,6 +30,20 @@ pub enum ClientMessage {
         /// Channel names.
         channels: Vec<String>,
     },
+    /// `TRADING`: place an order (the REST create body).
+    CreateOrder {
+        /// The order, as `POST /v1/account/orders` takes it.
+        order: serde_json::Value,
+    },
+    /// `TRADING`: cancel an order by its id or the caller's id.
+    CancelOrder {
+        /// The order's id.
+        #[serde(default)]
+        order_id: Option<String>,
+        /// The caller's id of the order (its newest open order with it).
+        #[serde(default)]
+        client_id: Option<String>,
+    },
     /// Arm, re-arm or (0) disarm the account's dead-man switch.
     CancelAllAfter {
         /// Milliseconds (a number or a numeric string).

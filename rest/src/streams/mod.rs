@@ -12,10 +12,11 @@
 //! the matching thread nor the hub ever waits for a session: a session a whole buffer
 //! behind is closed with `SLOW_CONSUMER`.
 //!
-//! Served so far: the session messages (AUTHENTICATE, SUBSCRIBE, UPDATE_SUBSCRIPTION,
-//! UNSUBSCRIBE), the heartbeat, the error frames, `ORDER_BOOK`, `BOOK_TICKER`,
-//! `MARKET_TICKER`, `CANDLESTICKS` and `PRICE_TICKS`. The contract's other channels are
-//! refused with `CHANNEL_NOT_SERVED` until they are built.
+//! Served: the session messages (AUTHENTICATE, SUBSCRIBE, UPDATE_SUBSCRIPTION,
+//! UNSUBSCRIBE, CANCEL_ALL_AFTER), the heartbeat, the error frames, the public channels
+//! `ORDER_BOOK`, `BOOK_TICKER`, `MARKET_TICKER`, `CANDLESTICKS` and `PRICE_TICKS`, and the
+//! private `ACCOUNT_HISTORY` (with its aliases) and `TRADING` (order events, and order entry
+//! with `CREATE_ORDER` and `CANCEL_ORDER`).
 
 pub mod account_frames;
 pub mod account_messages;
@@ -25,7 +26,9 @@ pub mod books;
 pub mod hub;
 pub mod market_frames;
 pub mod messages;
+pub mod order_entry;
 pub mod session;
+pub mod trading;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;

@@ -24,6 +24,7 @@ use super::messages::{
     ChannelRequest, ChannelState, ClientMessage, ErrorFrame, PriceTickHistory, SessionFrame, Stamp,
     TickerFrame, TimerFrame,
 };
+use super::order_entry;
 use crate::error::ApiError;
 use crate::format::iso_ms;
 use crate::keys::{ApiKey, Scope};
@@ -36,10 +37,6 @@ const CLOSE_NOT_JSON: u16 = 4000;
 const CLOSE_SLOW: u16 = 4001;
 /// How long a closing frame may take to go out to a client that does not read.
 const CLOSE_WAIT: Duration = Duration::from_secs(1);
-
-/// Channels the contract names that this server does not serve yet: a subscription to
-/// one is refused with `CHANNEL_NOT_SERVED` rather than accepted and left silent.
-const NOT_SERVED: &[&str] = &["TRADING"];
 
 /// What one connection has asked for.
 #[derive(Default)]
@@ -138,6 +135,11 @@ pub async fn run(socket: WebSocket, state: Shared) {
     }
 }
 
+/// The answer to an order entry message: its acknowledgement, or REST's error code.
+fn entry(state: &Shared, answer: Result<String, ApiError>) -> String {
+    answer.unwrap_or_else(|e| error(state, &e.parts().1, "TRADING", None))
+}
+
 /// Tells a slow consumer (if it can still take a frame) and closes it.
 async fn slow_consumer<S>(state: &Shared, sink: &mut S)
 where
@@ -177,6 +179,7 @@ fn channel_of(name: &str) -> Option<Channel> {
         "PRICE_TICKS" => Some(Channel::PriceTicks),
         // The contract's older and newer names of the account's order updates.
         "ACCOUNT_HISTORY" | "ORDERS" | "ORDERS_SNAPSHOT" => Some(Channel::AccountHistory),
+        "TRADING" => Some(Channel::Trading),
         _ => None,
     }
 }
@@ -189,6 +192,7 @@ fn name_of(channel: Channel) -> &'static str {
         Channel::Candlesticks => "CANDLESTICKS",
         Channel::PriceTicks => "PRICE_TICKS",
         Channel::AccountHistory => "ACCOUNT_HISTORY",
+        Channel::Trading => "TRADING",
     }
 }
 
@@ -246,6 +250,18 @@ impl Session {
                     .await
             }
             ClientMessage::Unsubscribe { channels } => self.unsubscribe(state, &channels),
+            ClientMessage::CreateOrder { order } => {
+                let key = self.key.as_deref();
+                vec![entry(state, order_entry::create(state, key, &order).await)]
+            }
+            ClientMessage::CancelOrder {
+                order_id,
+                client_id,
+            } => {
+                let (key, order_id) = (self.key.as_deref(), order_id.as_deref());
+                let done = order_entry::cancel(state, key, order_id, client_id.as_deref());
+                vec![entry(state, done.await)]
+            }
             ClientMessage::CancelAllAfter { timeout } => {
                 vec![self.cancel_all_after(state, &timeout).await]
             }
@@ -288,14 +304,9 @@ impl Session {
         for request in channels {
             let name = request.name.as_str();
             let Some(channel) = channel_of(name) else {
-                let code = if NOT_SERVED.contains(&name) {
-                    "CHANNEL_NOT_SERVED"
-                } else {
-                    "INVALID_CHANNEL"
-                };
-                return Err(error(state, code, name, None));
+                return Err(error(state, "INVALID_CHANNEL", name, None));
             };
-            if channel == Channel::AccountHistory {
+            if matches!(channel, Channel::AccountHistory | Channel::Trading) {
                 if self.key.is_none() {
                     return Err(error(state, "MISSING_AUTHENTICATION", name, None));
                 }
@@ -368,7 +379,8 @@ impl Session {
         let mut frames = vec![self.answer(state, kind, true)];
         let account = self.key.as_ref().map(|k| k.account);
         for (channel, ids, depth) in added {
-            if channel == Channel::AccountHistory && !ids.is_empty() {
+            let private = matches!(channel, Channel::AccountHistory | Channel::Trading);
+            if private && !ids.is_empty() && self.watch.is_none() {
                 // Before the snapshot is read: the frames after it must be made.
                 self.watch = account.map(|a| state.streams.hub.watch(a));
             }
@@ -430,11 +442,11 @@ impl Session {
             match channel_of(name) {
                 Some(channel) => {
                     self.subscribed.remove(&channel);
-                    if channel == Channel::AccountHistory {
+                    let private = [Channel::AccountHistory, Channel::Trading];
+                    if !private.iter().any(|c| self.subscribed.contains_key(c)) {
                         self.watch = None;
                     }
                 }
-                None if NOT_SERVED.contains(&name.as_str()) => {}
                 None => return vec![error(state, "INVALID_CHANNEL", name, None)],
             }
         }
@@ -496,6 +508,7 @@ async fn snapshot(
                 .map(|(_, frame)| (json(frame), None))
                 .collect()
         }
+        Channel::Trading => Vec::new(),
         Channel::AccountHistory => account
             .map(|account| account_frames::snapshots(view, &markets, account, now))
             .unwrap_or_default()

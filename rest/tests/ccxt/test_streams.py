@@ -171,3 +171,35 @@ def test_watch_balance_orders_and_my_trades(exchange_server, client):
         assert same_balance(ex.balance, "EUR"), "the update carried what the order released"
 
     run(exchange_server, body)
+
+
+def test_watch_orders_on_the_trading_channel(exchange_server, client):
+    async def seen(ex, client_id):
+        while True:
+            orders = await ex.watch_orders("BTC/EUR", params={"channel": "TRADING"})
+            mine = [o for o in orders if o["clientOrderId"] == client_id]
+            if mine:
+                return mine[-1]
+
+    async def body(ex):
+        ex.apiKey = client.apiKey
+        # The first order may come before the subscription is in place: a few tries, each
+        # watching from before its order is placed.
+        for _ in range(5):
+            client_id = str(uuid.uuid4())
+            watcher = asyncio.ensure_future(seen(ex, client_id))
+            placed = await asyncio.to_thread(
+                client.create_order, "BTC/EUR", "limit", "buy", 0.3, 100.0,
+                {"clientOrderId": client_id})
+            try:
+                order = await asyncio.wait_for(watcher, 2)
+                break
+            except asyncio.TimeoutError:
+                continue
+        else:
+            raise AssertionError("no TRADING event for any of five orders")
+        assert order["id"] == placed["id"]
+        assert (order["side"], order["amount"], order["price"]) == ("buy", 0.3, 100.0)
+        assert order["status"] == "OPEN"
+
+    run(exchange_server, body)

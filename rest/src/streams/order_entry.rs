@@ -1,0 +1,92 @@
+//! Order entry over the socket (`TRADING`): `CREATE_ORDER` and `CANCEL_ORDER` go through
+//! exactly what REST's create and cancel do (a TRADE key, every field checked the same
+//! way, the same engine answers) and are answered with REST's acknowledgement, or with an
+//! error frame carrying REST's code. The order's events follow on the `TRADING` channel.
+
+use serde::Serialize;
+
+use super::messages::Stamp;
+use crate::body::Body;
+use crate::error::ApiError;
+use crate::keys::{ApiKey, Scope};
+use crate::records::order_ack;
+use crate::routes::orders::{cancel_record, parse_order_id, place};
+use crate::state::Shared;
+use crate::wire::orders::OrderAck;
+use crate::wire::requests::CreateOrderRequest;
+use matchbook::{Command, Uuid};
+
+/// `CREATE_ORDER_ACCEPTED` or `CANCEL_ORDER_ACCEPTED`: REST's acknowledgement.
+#[derive(Debug, Serialize)]
+pub struct EntryAck<'a> {
+    /// `TRADING`.
+    pub channel_name: &'static str,
+    /// Which request it answers.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The acknowledgement REST would have sent.
+    pub order: OrderAck<'a>,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// The key, if it may trade.
+fn trader(key: Option<&ApiKey>) -> Result<&ApiKey, ApiError> {
+    let key = key.ok_or(ApiError::Unauthorized("MISSING_AUTHENTICATION"))?;
+    if !key.has_any(&[Scope::Trade]) {
+        return Err(ApiError::Forbidden("MISSING_PERMISSION"));
+    }
+    Ok(key)
+}
+
+/// Places the order of a `CREATE_ORDER`; the answer frame's JSON.
+pub async fn create(
+    state: &Shared,
+    key: Option<&ApiKey>,
+    order: &serde_json::Value,
+) -> Result<String, ApiError> {
+    let key = trader(key)?;
+    let bytes = serde_json::to_vec(order).map_err(|_| ApiError::bad("INVALID_JSON"))?;
+    let request: CreateOrderRequest = Body::read(&bytes)?;
+    let record = place(state, key.account, &request).await?;
+    let ack = order_ack(&state.markets, &record, "OPEN", true)
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    answer(state, "CREATE_ORDER_ACCEPTED", ack)
+}
+
+/// Cancels the order of a `CANCEL_ORDER`; the answer frame's JSON.
+pub async fn cancel(
+    state: &Shared,
+    key: Option<&ApiKey>,
+    order_id: Option<&str>,
+    client_id: Option<&str>,
+) -> Result<String, ApiError> {
+    let key = trader(key)?;
+    let account = key.account;
+    let command = match (order_id, client_id) {
+        (Some(id), _) => Command::CancelOrder {
+            account,
+            order: parse_order_id(id)?,
+        },
+        (None, Some(id)) => Command::CancelByClientId {
+            account,
+            client_id: (id.parse::<Uuid>()).map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?,
+        },
+        (None, None) => return Err(ApiError::bad("INVALID_ORDER_ID")),
+    };
+    let record = cancel_record(state, account, command).await?;
+    let ack = order_ack(&state.markets, &record, "CANCELLED", false)
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    answer(state, "CANCEL_ORDER_ACCEPTED", ack)
+}
+
+fn answer(state: &Shared, kind: &'static str, order: OrderAck<'_>) -> Result<String, ApiError> {
+    serde_json::to_string(&EntryAck {
+        channel_name: "TRADING",
+        kind,
+        order,
+        stamp: Stamp::of(state.now()),
+    })
+    .map_err(|_| ApiError::Internal("an acknowledgement that does not serialise"))
+}
