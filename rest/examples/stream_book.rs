@@ -39,7 +39,9 @@ fn trimmed(text: &str) -> String {
 }
 
 fn text(value: &Value) -> Result<&str, Error> {
-    value.as_str().ok_or_else(|| format!("not a string: {value}").into())
+    value
+        .as_str()
+        .ok_or_else(|| format!("not a string: {value}").into())
 }
 
 impl Book {
@@ -58,7 +60,9 @@ impl Book {
         if !matches!(kind, Some("ORDER_BOOK_SNAPSHOT" | "ORDER_BOOK_UPDATE")) {
             return Ok(());
         }
-        let sequence = frame["sequence"].as_u64().ok_or("a frame without sequence")?;
+        let sequence = frame["sequence"]
+            .as_u64()
+            .ok_or("a frame without sequence")?;
         match kind {
             Some("ORDER_BOOK_SNAPSHOT") => {
                 *self = Book::default();

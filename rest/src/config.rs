@@ -89,8 +89,8 @@ pub struct ServerSection {
     pub header_timeout_seconds: Option<u64>,
     /// Price levels per side of the order book at most (default 1000).
     pub max_order_book_depth: Option<usize>,
-    /// Stream frames a WebSocket session may fall behind before it is closed as a slow
-    /// consumer (default 4096).
+    /// Stream broadcasts (the frames of one batch of commands each) a WebSocket session may
+    /// fall behind before it is closed as a slow consumer (default 4096).
     pub stream_buffer: Option<usize>,
     /// Seconds between stream heartbeats (default 10).
     pub stream_heartbeat_seconds: Option<u64>,
@@ -179,7 +179,8 @@ pub struct Settings {
     pub header_timeout: std::time::Duration,
     /// Price levels per side the order book answers with at most, and by default.
     pub max_book_depth: usize,
-    /// Stream frames a WebSocket session may fall behind before it is closed.
+    /// Stream broadcasts (batches of frames) a WebSocket session may fall behind before it
+    /// is closed.
     pub stream_buffer: usize,
     /// Interval of the stream heartbeat.
     pub stream_heartbeat: std::time::Duration,

@@ -132,6 +132,9 @@ impl Listener for LimitedListener {
                 let _ = stream.try_write(&json_response(429, "TOO_MANY_CONNECTIONS"));
                 continue;
             };
+            // Answers and stream frames are small writes that must go at once: Nagle's
+            // algorithm would hold each behind the acknowledgement of the one before.
+            let _ = stream.set_nodelay(true);
             let limits = self.limits;
             let stream = LimitedStream::new(
                 stream,

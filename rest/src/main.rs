@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use matchbook_rest::Server;
 use matchbook_rest::config::Settings;
 
-const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--snapshot-every COMMANDS]\n\nWithout --config, a data directory that holds a config.toml (copied there at its first\nstart) is started with that file; otherwise the embedded demo.\n\nStreams (WebSocket) are served on the --bind address at / and /ws; their limits are set in\nthe [server] section of the configuration: stream_buffer (frames a session may fall\nbehind before it is closed with SLOW_CONSUMER, default 4096) and stream_heartbeat_seconds\n(default 10).";
+const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--snapshot-every COMMANDS]\n\nWithout --config, a data directory that holds a config.toml (copied there at its first\nstart) is started with that file; otherwise the embedded demo.\n\nStreams (WebSocket) are served on the --bind address at / and /ws; their limits are set in\nthe [server] section of the configuration: stream_buffer (broadcasts, one per batch of\ncommands, a session may fall behind before it is closed with SLOW_CONSUMER, default 4096) and stream_heartbeat_seconds\n(default 10).";
 
 fn parse_args() -> Result<Settings, String> {
     let mut args = std::env::args().skip(1);

@@ -15,6 +15,7 @@
 //! ([`Hub::sent_through`]): a snapshot read at or after it, followed by the frames that come
 //! after it, misses nothing.
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
@@ -64,6 +65,10 @@ pub type Topic = (InstrumentId, u8);
 /// The topic of private frames: they are told apart by their account.
 pub const PRIVATE_TOPIC: Topic = (InstrumentId(0), 0);
 
+/// The frames of one batch of commands (or one ticker round), broadcast together so a
+/// session wakes once for all of them and writes them with one flush.
+pub type Frames = Arc<Vec<Frame>>;
+
 /// One frame for every session subscribed to its channel and topic.
 #[derive(Debug)]
 pub struct Frame {
@@ -106,7 +111,7 @@ impl Drop for Watch {
 /// the hub is dropped.
 #[derive(Debug)]
 pub struct Hub {
-    frames: broadcast::Sender<Arc<Frame>>,
+    frames: broadcast::Sender<Frames>,
     stop: Arc<AtomicBool>,
     sent_through: Arc<AtomicU64>,
     watched: Arc<Watched>,
@@ -117,7 +122,9 @@ struct Source {
     runtime: RuntimeHandle,
     markets: Markets,
     clock: Arc<OffsetClock>,
-    frames: broadcast::Sender<Arc<Frame>>,
+    frames: broadcast::Sender<Frames>,
+    /// Frames made since the last broadcast.
+    pending: RefCell<Vec<Frame>>,
     stop: Arc<AtomicBool>,
     sent_through: Arc<AtomicU64>,
     tick: Duration,
@@ -135,7 +142,7 @@ struct Feed {
 }
 
 impl Hub {
-    /// Starts the hub thread; `buffer` frames may wait for the slowest session, and
+    /// Starts the hub thread; `buffer` broadcasts may wait for the slowest session, and
     /// tickers go out every `tick`. Returns once the hub follows the runtime.
     pub fn start(
         runtime: RuntimeHandle,
@@ -153,6 +160,7 @@ impl Hub {
             markets,
             clock,
             frames: frames.clone(),
+            pending: RefCell::new(Vec::new()),
             stop: stop.clone(),
             sent_through: sent_through.clone(),
             tick,
@@ -186,7 +194,7 @@ impl Hub {
     }
 
     /// A new session's feed: every frame from now on.
-    pub fn join(&self) -> broadcast::Receiver<Arc<Frame>> {
+    pub fn join(&self) -> broadcast::Receiver<Frames> {
         self.frames.subscribe()
     }
 
@@ -259,6 +267,7 @@ impl Source {
                             _ => None,
                         }));
                     }
+                    self.flush();
                     if let Some(last) = batch.last_seq() {
                         self.sent_through.fetch_max(last, Ordering::AcqRel);
                     }
@@ -272,6 +281,7 @@ impl Source {
                         };
                         feed = again;
                         self.send_book_snapshots();
+                        self.flush();
                         changed.clone_from(&every);
                         traded.clone_from(&every);
                     }
@@ -281,6 +291,7 @@ impl Source {
                 next_tick = Instant::now() + self.tick;
                 if self.frames.receiver_count() > 0 {
                     self.send(std::mem::take(&mut changed), std::mem::take(&mut traded));
+                    self.flush();
                 }
                 changed.clear();
                 traded.clear();
@@ -395,7 +406,8 @@ impl Source {
         }
     }
 
-    /// Serialises a frame once and hands it to every session (none: nothing to do).
+    /// Serialises a frame once for every session (none: nothing to do); it goes out with
+    /// the next [`Source::flush`].
     fn broadcast(&self, channel: Channel, topic: Topic, seq: u64, frame: &impl serde::Serialize) {
         self.send_frame(channel, topic, None, seq, frame);
     }
@@ -423,13 +435,21 @@ impl Source {
             return;
         }
         if let Ok(text) = serde_json::to_string(frame) {
-            let _ = self.frames.send(Arc::new(Frame {
+            self.pending.borrow_mut().push(Frame {
                 channel,
                 topic,
                 seq,
                 account,
                 text: text.into(),
-            }));
+            });
+        }
+    }
+
+    /// Broadcasts the frames made since the last call, as one item.
+    fn flush(&self) {
+        let frames = std::mem::take(&mut *self.pending.borrow_mut());
+        if !frames.is_empty() {
+            let _ = self.frames.send(Arc::new(frames));
         }
     }
 }

@@ -46,7 +46,8 @@ pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(10);
 /// Default interval of `MARKET_TICKER` updates (the contract asks for at least one a
 /// second for a market that changed).
 pub const DEFAULT_TICKER_INTERVAL: Duration = Duration::from_secs(1);
-/// Default broadcast buffer, in frames: how far a session may fall behind.
+/// Default broadcast buffer, in broadcasts (the frames of one batch of commands each): how
+/// far a session may fall behind.
 pub const DEFAULT_BUFFER: usize = 4096;
 
 /// The streams part of the shared state.

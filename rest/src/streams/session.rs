@@ -18,7 +18,7 @@ use matchbook::market::period::{GRANULARITIES, Granularity, Unit};
 
 use super::account_frames;
 use super::book_frames;
-use super::hub::{Channel, Frame, PRIVATE_TOPIC, Topic, Watch};
+use super::hub::{Channel, Frame, Frames, PRIVATE_TOPIC, Topic, Watch};
 use super::market_frames::{candle_frames, price_tick, ticker_updates};
 use super::messages::{
     ChannelRequest, ChannelState, ClientMessage, ErrorFrame, PriceTickHistory, SessionFrame, Stamp,
@@ -76,14 +76,15 @@ fn error(state: &Shared, code: &str, channel: &str, invalid: Option<Vec<String>>
 /// Serves one upgraded connection until either side closes it.
 pub async fn run(socket: WebSocket, state: Shared) {
     let _open = super::OpenSession::new(&state.streams.counters);
-    let (mut sink, mut incoming) = socket.split();
+    let (mut sink, stream) = socket.split();
+    let mut incoming = read_apart(stream);
     let mut feed = state.streams.hub.join();
     let mut session = Session::default();
     let mut heartbeat = tokio::time::interval(state.streams.heartbeat);
     heartbeat.tick().await;
     loop {
         let outgoing: Vec<Message> = tokio::select! {
-            message = incoming.next() => match message {
+            message = incoming.recv() => match message {
                 Some(Ok(Message::Text(text))) => match session.handle(&state, &text).await {
                     Reply::Send(frames) => frames.into_iter().map(|f| Message::Text(f.into())).collect(),
                     Reply::Close(frame, code) => {
@@ -98,14 +99,13 @@ pub async fn run(socket: WebSocket, state: Shared) {
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => Vec::new(),
                 Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
             },
-            frame = feed.recv() => match frame {
-                Ok(frame) if session.wants(&frame) => vec![Message::Text(frame.text.clone())],
-                Ok(_) => Vec::new(),
-                Err(RecvError::Lagged(_)) => {
+            frame = feed.recv() => match frame.map(|first| session.drain(first, &mut feed)) {
+                Ok(Ok(frames)) => frames,
+                Ok(Err(RecvError::Lagged(_))) | Err(RecvError::Lagged(_)) => {
                     slow_consumer(&state, &mut sink).await;
                     return;
                 }
-                Err(RecvError::Closed) => return,
+                Ok(Err(RecvError::Closed)) | Err(RecvError::Closed) => return,
             },
             _ = heartbeat.tick() => vec![
                 Message::Text(json(&SessionFrame {
@@ -120,19 +120,53 @@ pub async fn run(socket: WebSocket, state: Shared) {
                 Message::Ping(Default::default()),
             ],
         };
-        for message in outgoing {
-            // A client that takes no frame for a heartbeat interval (its socket full) is
-            // as slow as one that fell a whole buffer behind.
-            match tokio::time::timeout(state.streams.heartbeat, sink.send(message)).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => return,
-                Err(_) => {
-                    slow_consumer(&state, &mut sink).await;
-                    return;
-                }
+        if outgoing.is_empty() {
+            continue;
+        }
+        // A client that takes no frame for a heartbeat interval (its socket full) is as
+        // slow as one that fell a whole buffer behind.
+        match tokio::time::timeout(state.streams.heartbeat, write_all(&mut sink, outgoing)).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return,
+            Err(_) => {
+                slow_consumer(&state, &mut sink).await;
+                return;
             }
         }
     }
+}
+
+/// The client's messages, read by a task of their own: polling the socket's reader on
+/// every pass of the session loop (once per frame sent) made it prepare its read buffer
+/// each time, which cost more than sending the frames. The task stops when the client
+/// closes or the session ends.
+fn read_apart(
+    mut stream: futures_util::stream::SplitStream<WebSocket>,
+) -> tokio::sync::mpsc::Receiver<Result<Message, axum::Error>> {
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    tokio::spawn(async move {
+        while let Some(message) = stream.next().await {
+            if tx.send(message).await.is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Frames the session takes at most per write: what is queued is sent together, one
+/// flush (one system call) for all of them.
+const WRITE_BATCH: usize = 256;
+
+/// Writes `messages` and flushes once.
+async fn write_all<S>(sink: &mut S, messages: Vec<Message>) -> Result<(), S::Error>
+where
+    S: SinkExt<Message> + Unpin,
+{
+    for message in messages {
+        sink.feed(message).await?;
+    }
+    sink.flush().await
 }
 
 /// The answer to an order entry message: its acknowledgement, or REST's error code.
@@ -206,6 +240,32 @@ fn granularity_index(unit: &str, period: u32) -> Option<u8> {
 }
 
 impl Session {
+    /// The frames of `first` and of the broadcasts already queued behind it (until
+    /// [`WRITE_BATCH`] is reached) that this session wants, as messages.
+    fn drain(
+        &self,
+        first: Frames,
+        feed: &mut tokio::sync::broadcast::Receiver<Frames>,
+    ) -> Result<Vec<Message>, RecvError> {
+        let mut out = Vec::new();
+        let mut next = Some(first);
+        while let Some(frames) = next.take() {
+            let wanted = frames.iter().filter(|frame| self.wants(frame));
+            out.extend(wanted.map(|frame| Message::Text(frame.text.clone())));
+            if out.len() >= WRITE_BATCH {
+                break;
+            }
+            next = match feed.try_recv() {
+                Ok(frames) => Some(frames),
+                Err(tokio::sync::broadcast::error::TryRecvError::Lagged(n)) => {
+                    return Err(RecvError::Lagged(n));
+                }
+                Err(_) => None,
+            };
+        }
+        Ok(out)
+    }
+
     fn wants(&self, frame: &Frame) -> bool {
         let fresh = self
             .after
