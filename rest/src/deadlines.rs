@@ -1,6 +1,7 @@
 //! The deadline keeper: the engine only sees time pass when a command arrives, so a
 //! good-till-time order or a dead-man switch (`CANCEL_ALL_AFTER`) would wait for the next
-//! command of anyone. This task reads the engine replica's next deadline a few times a
+//! command of anyone. This task looks at the next deadline the market stage published (a
+//! counter: no read is queued, so clients' reads keep the whole read queue) a few times a
 //! second and, once the clock has reached it, submits `AdvanceTime` (journalled like any
 //! command, so a replay cancels at the same point).
 
@@ -23,10 +24,11 @@ pub async fn keep(state: Shared, mut stop: watch::Receiver<bool>) -> std::io::Re
             _ = every.tick() => {}
             _ = stop.wait_for(|stopped| *stopped) => return Ok(()),
         }
-        let Ok(next) = state.engine(|e| e.next_deadline()).await else {
-            continue;
-        };
-        if next.is_some_and(|at| at <= state.now()) {
+        if state
+            .runtime
+            .next_deadline()
+            .is_some_and(|at| at <= state.now())
+        {
             // Refused only while the pipeline is full or stopping: the next look retries.
             let _ = state.submit(Command::AdvanceTime).await;
         }

@@ -66,7 +66,13 @@ async fn run(
         what: what.to_owned(),
         error,
     };
-    let outcome = state.submit(command).await.map_err(fail)?;
+    // Waits to be admitted, as provisioning does: a start-up command refused because the
+    // market stage had not caught up with the one before would fail the start.
+    let runtime = state.runtime.clone();
+    let outcome = tokio::task::spawn_blocking(move || runtime.apply_blocking(command))
+        .await
+        .map_err(|_| fail(ApiError::Runtime(matchbook::runtime::RuntimeError::Failed)))?
+        .map_err(|e| fail(e.into()))?;
     outcome.result.map_err(|e| fail(e.into()))
 }
 

@@ -182,3 +182,39 @@ async fn account_history_snapshots_then_updates_match_rest() {
     assert_eq!(rejected["order_id"], created["order_id"]);
     x.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_orders_aliases_serve_the_same_snapshots_and_updates() {
+    let x = exchange().await;
+    let (key, account) = (x.trader.key.clone(), x.trader.account_id.clone());
+    for alias in ["ORDERS", "ORDERS_SNAPSHOT"] {
+        let mut ws = connect(&x, "/").await;
+        send(&mut ws, json!({"type": "AUTHENTICATE", "api_token": key})).await;
+        assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+        let answer = subscribe(&mut ws, alias).await;
+        assert_eq!(answer["type"], "SUBSCRIPTIONS", "{answer}");
+        for kind in [
+            "ACTIVE_ORDERS_SNAPSHOT",
+            "INACTIVE_ORDERS_SNAPSHOT",
+            "BALANCES_SNAPSHOT",
+        ] {
+            assert_eq!(next(&mut ws).await["type"], kind);
+        }
+        let (status, placed) = x.order(&key, "BUY", "100.00", "0.1", json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{placed}");
+        let created = next_update(&mut ws, &account).await;
+        assert_eq!(created["type"], "ORDER_CREATED", "{created}");
+        assert_eq!(created["order"]["order_id"], placed["order_id"]);
+        // Unsubscribed: the account's updates stop.
+        send(&mut ws, json!({"type": "UNSUBSCRIBE", "channels": [alias]})).await;
+        assert_eq!(next(&mut ws).await["type"], "UNSUBSCRIBED");
+        x.order(&key, "BUY", "100.00", "0.1", json!({})).await;
+        send(&mut ws, json!({"type": "UNSUBSCRIBE", "channels": []})).await;
+        let after = next(&mut ws).await;
+        assert_eq!(
+            after["type"], "UNSUBSCRIBED",
+            "no update in between: {after}"
+        );
+    }
+    x.stop().await;
+}

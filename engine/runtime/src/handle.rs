@@ -263,6 +263,15 @@ impl RuntimeHandle {
         opened.recv().map_err(|_| RuntimeError::Stopped)
     }
 
+    /// The earliest time at which time passing alone changes the engine (a good-till-time
+    /// expiry or a dead-man switch), as of the last batch the market stage applied: when
+    /// the clock reaches it, a host applies [`Command::AdvanceTime`]. Read from a counter;
+    /// no stage is asked.
+    pub fn next_deadline(&self) -> Option<Timestamp> {
+        let at = self.stats.next_deadline.load(Ordering::Acquire);
+        (at != i64::MAX).then_some(Timestamp(at))
+    }
+
     /// Asks for a snapshot after the commands queued so far (a durable runtime with a
     /// snapshot plan only; otherwise nothing happens).
     pub fn request_snapshot(&self) -> Result<(), RuntimeError> {

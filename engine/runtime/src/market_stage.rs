@@ -75,6 +75,7 @@ impl<'a> MarketStage<'a> {
         sink: Option<SnapshotSink>,
         stats: &'a RuntimeStats,
     ) -> Self {
+        publish_deadline(stats, &replica);
         Self {
             replica,
             market,
@@ -152,6 +153,7 @@ impl<'a> MarketStage<'a> {
             self.seq = seq;
             self.stats.market.store(seq, Ordering::Release);
         }
+        publish_deadline(self.stats, &self.replica);
         let count = published.commands.len() as u64;
         self.stats.market_count.fetch_add(count, Ordering::AcqRel);
         for (index, reply) in replies {
@@ -216,6 +218,12 @@ impl<'a> MarketStage<'a> {
         (request.read)(&view);
         self.stats.reads.fetch_add(1, Ordering::Relaxed);
     }
+}
+
+/// Publishes the replica's next deadline, so a host can move time without asking a stage.
+fn publish_deadline(stats: &RuntimeStats, replica: &Engine) {
+    let at = replica.next_deadline().map_or(i64::MAX, |t| t.0);
+    stats.next_deadline.store(at, Ordering::Release);
 }
 
 #[cfg(test)]

@@ -113,6 +113,9 @@ pub struct RuntimeStats {
     pub(crate) market: AtomicU64,
     /// Reads answered by the market stage.
     pub(crate) reads: AtomicU64,
+    /// The replica's next deadline (`Engine::next_deadline`) in nanoseconds after the last
+    /// batch the market stage applied; `i64::MAX` for none.
+    pub(crate) next_deadline: std::sync::atomic::AtomicI64,
     /// Subscribers dropped because they fell behind.
     pub(crate) dropped_subscribers: AtomicU64,
     /// Commands whose replica events differed from matching's (a determinism bug).
