@@ -218,3 +218,38 @@ async fn the_orders_aliases_serve_the_same_snapshots_and_updates() {
     }
     x.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authenticating_again_follows_the_new_keys_account() {
+    let x = exchange().await;
+    let mut ws = connect(&x, "/").await;
+    send(
+        &mut ws,
+        json!({"type": "AUTHENTICATE", "api_token": x.trader.key}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+    assert_eq!(
+        subscribe(&mut ws, "ACCOUNT_HISTORY").await["type"],
+        "SUBSCRIPTIONS"
+    );
+    for kind in [
+        "ACTIVE_ORDERS_SNAPSHOT",
+        "INACTIVE_ORDERS_SNAPSHOT",
+        "BALANCES_SNAPSHOT",
+    ] {
+        assert_eq!(next(&mut ws).await["type"], kind);
+    }
+    send(
+        &mut ws,
+        json!({"type": "AUTHENTICATE", "api_token": x.sub.key}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+    let (status, placed) = x.order(&x.sub.key, "BUY", "100.00", "0.1", json!({})).await;
+    assert_eq!(status, StatusCode::OK, "{placed}");
+    let created = next_update(&mut ws, &x.sub.account_id).await;
+    assert_eq!(created["type"], "ORDER_CREATED", "{created}");
+    assert_eq!(created["order"]["order_id"], placed["order_id"]);
+    x.stop().await;
+}

@@ -296,6 +296,10 @@ impl Session {
             ClientMessage::Authenticate { api_token } => {
                 match state.keys.authenticate(&api_token) {
                     Some(key) => {
+                        // Private channels follow the key now given.
+                        if self.watch.is_some() {
+                            self.watch = Some(state.streams.hub.watch(key.account));
+                        }
                         self.key = Some(key);
                         vec![self.answer(state, "AUTHENTICATED", false)]
                     }
