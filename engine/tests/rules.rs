@@ -843,13 +843,16 @@ fn statuses_read_as_the_spec_spells_them() {
         "FILLED_REJECTED"
     );
     assert_eq!(
-        OrderStatus::of_rejection(EngineError::InsufficientLiquidity).as_str(),
-        "FILLED_REJECTED"
+        CancelReason::FillOrKillUnfilled.status().reason(),
+        Some("INSUFFICIENT_LIQUIDITY")
     );
+    // A refusal code is a reason beside the status, never the status itself.
+    let post_only = CancelReason::PostOnlyWouldTake.status();
     assert_eq!(
-        OrderStatus::of_rejection(EngineError::MinSizeNotSatisfied).as_str(),
-        "MIN_SIZE_NOT_SATISFIED"
+        (post_only.as_str(), post_only.reason()),
+        ("FILLED_REJECTED", Some("POST_ONLY_WOULD_TAKE"))
     );
+    assert_eq!(OrderStatus::Cancelled.reason(), None);
     assert_eq!(OrderStatus::Open.as_str(), "OPEN");
     assert_eq!(OrderStatus::FilledFully.as_str(), "FILLED_FULLY");
     assert_eq!(

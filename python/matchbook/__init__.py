@@ -343,7 +343,9 @@ class Engine:
         return _decimals(self._native.order(account, order, client_id))
 
     def order_history(self, account: int, order_id: int) -> dict[str, Any]:
-        """An order's record, open or done: status, filled, average price, fee, trades.
+        """An order's record, open or done: status (the public exchange's names: OPEN,
+        FILLED_FULLY, FILLED_CLOSED, CANCELLED, FILLED_REJECTED), reason (the refusal code
+        beside FILLED_REJECTED, else None), filled, average price, fee, trades.
         ``order_id`` is the order's number (``handle & (2**64 - 1)``)."""
         return _decimals(self._native.order_history(account, order_id))
 

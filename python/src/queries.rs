@@ -154,7 +154,8 @@ impl NativeEngine {
         let (ps, qs) = values::scales(py, &self.core.engine, r.accepted.instrument)?;
         let d = PyDict::new(py);
         d.set_item("id", order_id)?;
-        d.set_item("status", r.status.as_str())?;
+        d.set_item("status", r.status_name())?;
+        d.set_item("reason", r.status.reason())?;
         d.set_item("amount", values::text(r.accepted.amount.0, qs))?;
         d.set_item("filled", values::text(r.filled.0, qs))?;
         d.set_item(

@@ -106,8 +106,10 @@ def test_orders_of_every_type_and_time_in_force(engine: matchbook.Engine, maker:
         engine.place_order(t, taker, "BTC_EUR", "BUY", "1", "60100", time_in_force="FILL_OR_KILL")
     assert fok.value.name == "INSUFFICIENT_LIQUIDITY"
     # Both were accepted and ended at once: history keeps them with their rejection.
-    assert engine.order_history(taker, fok.value.order & (2**64 - 1))["status"] == "FILLED_REJECTED"
-    assert engine.order_history(taker, post.value.order & (2**64 - 1))["status"] == "POST_ONLY_WOULD_TAKE"
+    fok_record = engine.order_history(taker, fok.value.order & (2**64 - 1))
+    assert (fok_record["status"], fok_record["reason"]) == ("FILLED_REJECTED", "INSUFFICIENT_LIQUIDITY")
+    post_record = engine.order_history(taker, post.value.order & (2**64 - 1))
+    assert (post_record["status"], post_record["reason"]) == ("FILLED_REJECTED", "POST_ONLY_WOULD_TAKE")
     ioc = engine.place_order(t, taker, "BTC_EUR", "BUY", "0.04", "60100", time_in_force="IMMEDIATE_OR_CANCELLED")
     market = engine.place_order(t, taker, "BTC_EUR", "BUY", "0.01", type="MARKET")
     assert engine.balances(taker)["BTC"].available > 0

@@ -30,7 +30,7 @@ pub fn field_code(name: &str) -> &'static str {
         "amount" => "INVALID_AMOUNT",
         "price" | "trigger_price" => "INVALID_PRICE",
         "client_id" => "INVALID_CLIENT_UUID",
-        "time_in_force" | "is_post_only" => "INVALID_TIME_IN_FORCE",
+        "time_in_force" | "is_post_only" | "post_only" | "postOnly" => "INVALID_TIME_IN_FORCE",
         "expire_after" => "INVALID_EXPIRY",
         "currency" => "INVALID_CURRENCY",
         "account_id" | "source_account_id" | "destination_account_id" => "INVALID_ACCOUNT_ID",

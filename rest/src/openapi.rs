@@ -28,7 +28,7 @@ impl Modify for BearerKeys {
 #[derive(OpenApi)]
 #[openapi(
     info(title = "matchbook REST API", version = "1",
-        description = "Spot and futures exchange: accounts, transfers, orders, trades, fees and market data. Every error is `{\"error\": CODE}`. Streams (WebSocket, the same listener at `/` and `/ws`): ORDER_BOOK, BOOK_TICKER, PRICE_TICKS, MARKET_TICKER, CANDLESTICKS, ACCOUNT_HISTORY and CANCEL_ALL_AFTER as the streams contract (`shared/spec/streams.md` of the project) describes them; the order book's `sequence` here is the stream's book sequence."),
+        description = "Spot and futures exchange: accounts, transfers, orders, trades, fees and market data. Every error is `{\"error\": CODE}`. Streams (WebSocket, the same listener at `/` and `/ws`): ORDER_BOOK, BOOK_TICKER, PRICE_TICKS, MARKET_TICKER, CANDLESTICKS, ACCOUNT_HISTORY and CANCEL_ALL_AFTER as `docs/api.md` and README.md of the repository describe them; a field without a value is left out of an answer, never `\"\"` or null; the order book's `sequence` here is the stream's book sequence."),
     paths(
         public::time, public::currencies, public::instruments, public::fees, public::tickers,
         public::ticker, public::candlesticks, public::order_book,

@@ -182,13 +182,16 @@ async fn positions_funding_and_liquidation_over_http() {
     );
     assert_eq!(trades[0]["fee"]["fee_percentage"], "0.0500", "taker");
     // Another account sees none of it.
-    let (_, foreign) = x
+    let (s, foreign) = x
         .get(
             &format!("/v1/account/futures/positions/{position_id}/trades"),
             Some(&short),
         )
         .await;
-    assert_eq!(foreign["trade_history"], json!([]));
+    assert_eq!(
+        (s, code(&foreign)),
+        (StatusCode::FORBIDDEN, "MISSING_PERMISSION")
+    );
     let (s, body) = x
         .get("/v1/account/futures/positions/abc/trades", Some(&long))
         .await;

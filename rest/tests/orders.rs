@@ -130,7 +130,7 @@ async fn create_refuses_bad_input_with_the_addendum_codes() {
         ),
         (
             with("instrument_code", json!("XYZ_EUR")),
-            StatusCode::NOT_FOUND,
+            StatusCode::BAD_REQUEST,
             "INVALID_INSTRUMENT_CODE",
         ),
         (
@@ -174,7 +174,7 @@ async fn create_refuses_bad_input_with_the_addendum_codes() {
     let rejected = statuses(&rejected);
     assert_eq!(
         rejected,
-        vec!["POST_ONLY_WOULD_TAKE", "FILLED_REJECTED", "OPEN"],
+        vec!["FILLED_REJECTED", "FILLED_REJECTED", "OPEN"],
         "newest first, the open post-only order last"
     );
     let (_, open) = x.get("/v1/account/orders", Some(k)).await;

@@ -8,8 +8,8 @@ mod common;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
-use common::Exchange;
 use common::ws::{Socket, connect, next, send};
+use common::{Exchange, Seeded};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -208,22 +208,10 @@ async fn book_ticker_sends_the_top_then_each_change_of_it() {
     x.stop().await;
 }
 
-/// A small seeded generator, so a failing flow can be run again.
-struct Flow(u64);
-
-impl Flow {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
 /// Random orders and cancels around the demo book's middle by two traders; after each
 /// command, REST's book is recorded by its sequence.
 async fn order_flow(x: &Exchange, traders: &[String], commands: usize) -> HashMap<u64, Levels> {
-    let mut flow = Flow(0x9e37_79b9_7f4a_7c15);
+    let mut flow = Seeded(0x9e37_79b9_7f4a_7c15);
     let (_, top) = x.get("/v1/order-book/BTC_EUR?level=1", None).await;
     let price = |v: &Value| v["price"].as_str().and_then(|p| p.parse::<f64>().ok());
     let (bid, ask) = (price(&top["bids"][0]), price(&top["asks"][0]));

@@ -81,26 +81,30 @@ pub enum OrderStatus {
     Cancelled,
     /// A fill-or-kill order that could not fill completely.
     FilledRejected,
-    /// Refused; the status string is the rejection code.
+    /// Refused by the book for its time in force (post-only that would take): spelled
+    /// `FILLED_REJECTED` like a fill-or-kill shortfall, with the code as its reason.
     Rejected(EngineError),
 }
 
 impl OrderStatus {
-    /// Wire spelling.
+    /// Wire spelling, one of the public exchange's statuses (a partly filled order that was
+    /// cancelled reads `FILLED_CLOSED`, which needs the record: see the order history).
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::Open => "OPEN",
             Self::FilledFully => "FILLED_FULLY",
             Self::Cancelled => "CANCELLED",
-            Self::FilledRejected => "FILLED_REJECTED",
-            Self::Rejected(error) => error.as_str(),
+            Self::FilledRejected | Self::Rejected(_) => "FILLED_REJECTED",
         }
     }
-    /// The status of a refused order: fill-or-kill shortfalls read `FILLED_REJECTED`.
-    pub const fn of_rejection(error: EngineError) -> Self {
-        match error {
-            EngineError::InsufficientLiquidity => Self::FilledRejected,
-            other => Self::Rejected(other),
+
+    /// The refusal code of an order the book refused for its time in force, reported beside
+    /// its status (`INSUFFICIENT_LIQUIDITY` for a fill-or-kill, `POST_ONLY_WOULD_TAKE`).
+    pub const fn reason(self) -> Option<&'static str> {
+        match self {
+            Self::FilledRejected => Some(EngineError::InsufficientLiquidity.as_str()),
+            Self::Rejected(error) => Some(error.as_str()),
+            Self::Open | Self::FilledFully | Self::Cancelled => None,
         }
     }
 }

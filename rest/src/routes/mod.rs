@@ -113,7 +113,8 @@ fn json_error(response: Response) -> Response {
         StatusCode::REQUEST_TIMEOUT => "REQUEST_TIMEOUT",
         StatusCode::UNSUPPORTED_MEDIA_TYPE => "UNSUPPORTED_MEDIA_TYPE",
         StatusCode::UNPROCESSABLE_ENTITY => "INVALID_REQUEST",
-        _ if status.is_server_error() => "INTERNAL_ERROR",
+        // The addendum's code: clients read `INTERNAL_ERROR` as an authentication failure.
+        _ if status.is_server_error() => "INTERNAL_SERVER_ERROR",
         _ => "REQUEST_REFUSED",
     };
     (status, axum::Json(ErrorBody { error: code.into() })).into_response()
@@ -133,11 +134,15 @@ async fn method_not_allowed() -> Response {
         .into_response()
 }
 
-fn finish(router: Router<Shared>, state: Shared) -> Router {
+/// Puts `router` behind the layers every listener has: JSON 404 and 405, the body limit, a
+/// handler that panics answered 500 `INTERNAL_SERVER_ERROR` (not a dropped connection),
+/// and the guard (size, rate, body deadline, handler timeout, JSON errors, the log line).
+pub fn with_layers(router: Router<Shared>, state: Shared) -> Router {
     router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(tower_http::catch_panic::CatchPanicLayer::new())
         .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
@@ -210,7 +215,7 @@ pub fn public_router(state: Shared) -> Router {
         .route("/openapi.json", get(crate::openapi::serve))
         .route("/", get(crate::streams::upgrade))
         .route("/ws", get(crate::streams::upgrade));
-    finish(router, state)
+    with_layers(router, state)
 }
 
 /// The admin listener's routes.
@@ -237,5 +242,5 @@ pub fn admin_router(state: Shared) -> Router {
         .route("/admin/state", get(admin::engine_state))
         .route("/admin/pipeline", get(admin::pipeline))
         .route("/openapi.json", get(crate::openapi::serve_admin));
-    finish(router, state)
+    with_layers(router, state)
 }

@@ -85,7 +85,8 @@ fn parse_order(
 ) -> Result<NewOrder, ApiError> {
     let code =
         (request.instrument_code.as_deref()).ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
-    let market = state.markets.require(code)?;
+    // The spec lists 200, 400 and 422 for create: an unknown instrument is a bad request.
+    let market = (state.markets.market(code)).ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
     let order_type = match request.order_type {
         None => return Err(ApiError::bad("MISSING_ORDER_TYPE")),
         Some(OrderTypeName::Limit) => OrderType::Limit,
@@ -146,7 +147,7 @@ fn parse_order(
 /// Creates an order.
 #[utoipa::path(post, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
     request_body = CreateOrderRequest,
-    responses((status = 200, body = OrderAck, description = "Acknowledgement with status OPEN"),
+    responses((status = 200, body = OrderAck, description = "Acknowledgement with status OPEN; `filled_amount` is what filled while it was placed"),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ErrorBody)))]
@@ -188,7 +189,23 @@ pub(crate) async fn place(
             _ => None,
         })
         .ok_or(ApiError::Internal("a placed order without its acceptance"))?;
-    Ok(OrderRecord::accepted(accepted, outcome.time, 0))
+    let mut record = OrderRecord::accepted(accepted, outcome.time, 0);
+    filled_at_entry(&mut record, &outcome.events);
+    Ok(record)
+}
+
+/// Adds what the order filled while it was placed (it took from the book, or a stop
+/// triggered at once), so the acknowledgement's `filled_amount` is true.
+fn filled_at_entry(record: &mut OrderRecord, events: &[matchbook::EventRecord]) {
+    let handle = record.accepted.order;
+    for e in events {
+        if let Event::Trade(t) = &e.event
+            && (t.taker == handle || t.maker == handle)
+        {
+            record.filled.0 += t.amount.0;
+            record.filled_notional.0 += t.price.notional(t.amount).0;
+        }
+    }
 }
 
 pub(crate) fn parse_order_id(text: &str) -> Result<OrderRef, ApiError> {
@@ -291,8 +308,8 @@ where
 #[utoipa::path(get, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
     params(("from" = Option<String>, Query), ("to" = Option<String>, Query),
         ("instrument_code" = Option<String>, Query),
-        ("with_cancelled_and_rejected" = Option<bool>, Query),
-        ("with_just_filled_inactive" = Option<bool>, Query),
+        ("with_cancelled_and_rejected" = Option<bool>, Query, description = "Also every ended order in the window: cancelled, rejected and filled (it extends `with_just_filled_inactive`)"),
+        ("with_just_filled_inactive" = Option<bool>, Query, description = "Also the ended orders in the window that filled, fully or partly before they were cancelled"),
         ("with_just_orders" = Option<bool>, Query, description = "Leave out each order's trades"),
         ("max_page_size" = Option<u32>, Query), ("cursor" = Option<String>, Query)),
     responses((status = 200, body = OrderPage),

@@ -5,7 +5,7 @@ use axum::Json;
 use axum::extract::{Path, RawQuery, State};
 use matchbook::market::MAX_CANDLES;
 use matchbook::market::period::{Granularity, Unit};
-use matchbook::{FundingSchedule, InstrumentId, InstrumentKind, InstrumentState};
+use matchbook::{FundingSchedule, InstrumentId, InstrumentKind, InstrumentState, Timestamp};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -139,7 +139,7 @@ fn futures_terms(f: &matchbook::FuturesTerms) -> FuturesTermsBody {
     };
     FuturesTermsBody {
         price_collar_percentage: Some(f.price_collar_percentage.to_string()),
-        funding_period: Some(f.funding_period),
+        funding_period: f.funding_period,
         market_offset: Some(f.market_offset),
         funding_schedule: Some(funding_schedule),
         contract_expiry_date: f.contract_expiry_date.clone(),
@@ -316,6 +316,19 @@ fn granularity(params: &Params) -> Result<Granularity, ApiError> {
     Granularity::new(unit, period).map_err(|_| ApiError::bad("INVALID_PERIOD"))
 }
 
+/// 400 `CANDLESTICKS_TIME_RANGE_TOO_BIG` when `from..=to` spans more than 5,000 periods.
+fn check_candle_count(g: Granularity, from: Timestamp, to: Timestamp) -> Result<(), ApiError> {
+    // Walk period starts: cheap (at most 5,001 steps) and exact for weeks and months.
+    let mut start = g.start_of(from);
+    for _ in 0..=MAX_CANDLES {
+        if start > to {
+            return Ok(());
+        }
+        start = g.next(start);
+    }
+    Err(ApiError::bad("CANDLESTICKS_TIME_RANGE_TOO_BIG"))
+}
+
 /// Candlesticks (spec 2.12), newest first.
 #[utoipa::path(get, path = "/v1/candlesticks/{instrument_code}", tag = "public",
     params(("instrument_code" = String, Path),
@@ -336,7 +349,10 @@ pub async fn candlesticks(
     let g = granularity(&params)?;
     let now = state.now();
     let from = params.time("from", false)?;
-    let to = params.time("to", true)?.unwrap_or(now);
+    let asked_to = params.time("to", true)?;
+    // No candle is invented for a period that has not begun: a `to` in the future is now,
+    // so the candle in progress is the newest one returned.
+    let to = asked_to.map_or(now, |t| t.min(now));
     let count_back = params.integer("countBack", "INVALID_QUERY")?;
     let count_back = match (count_back, from) {
         (Some(n), _) => Some(usize::try_from(n).unwrap_or(MAX_CANDLES).min(MAX_CANDLES)),
@@ -345,20 +361,16 @@ pub async fn candlesticks(
     };
     let from = from.unwrap_or(to);
     if count_back.is_none() {
-        if to < from {
+        if asked_to.unwrap_or(now) < from {
             return Err(ApiError::bad("INVALID_TIME_RANGE"));
         }
-        // Walk period starts: cheap (at most 5,001 steps) and exact for weeks and months.
-        let mut start = g.start_of(from);
-        for _ in 0..=MAX_CANDLES {
-            if start > to {
-                break;
-            }
-            start = g.next(start);
+        if from > now {
+            return Ok(Json(CandlesBody {
+                status: "data",
+                candlesticks: Vec::new(),
+            }));
         }
-        if start <= to {
-            return Err(ApiError::bad("CANDLESTICKS_TIME_RANGE_TOO_BIG"));
-        }
+        check_candle_count(g, from, to)?;
     }
     let id = market.id;
     let candles = state

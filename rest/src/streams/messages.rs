@@ -195,9 +195,9 @@ pub struct TickerUpdate {
     /// Futures: current funding rate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub funding_rate: Option<String>,
-    /// Futures: next settlement (`null` without funding).
+    /// Futures: next settlement (absent without funding).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_funding_payment: Option<Option<String>>,
+    pub next_funding_payment: Option<String>,
 }
 
 /// `MARKET_TICKER_UPDATES`.

@@ -1,4 +1,4 @@
-//! WebSocket streams: the contract of `shared/spec/streams.md`, served on the public
+//! WebSocket streams: the public exchange's stream contract (docs/api.md), served on the public
 //! listener at `/` and `/ws` (one socket for public and private channels, the REST keys
 //! and scopes).
 //!

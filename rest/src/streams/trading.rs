@@ -96,7 +96,7 @@ pub fn event(
     let mut frame = TradingFrame {
         channel_name: "TRADING",
         kind,
-        status: record.status.as_str(),
+        status: record.status_name(),
         order_id: Uuid::of_order(a.order).to_string(),
         client_id: a.client_id.map(|c| c.to_string()),
         account_id: Uuid::of_account(a.account).to_string(),

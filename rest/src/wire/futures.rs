@@ -10,8 +10,9 @@ pub struct FundingRateBody {
     pub instrument_code: String,
     /// Rate per period, a fraction.
     pub funding_rate: String,
-    /// Mark price at the time.
-    pub mark_price: String,
+    /// Mark price at the time (absent before the market has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mark_price: Option<String>,
     /// Time.
     pub time: String,
 }

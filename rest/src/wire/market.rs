@@ -54,10 +54,9 @@ pub struct FuturesTermsBody {
     /// Mark price collar around the index, percent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price_collar_percentage: Option<String>,
-    /// Minutes per funding period (`null` on a future without funding).
+    /// Minutes per funding period (absent on a future without funding).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<u32>)]
-    pub funding_period: Option<Option<u32>>,
+    pub funding_period: Option<u32>,
     /// Market offset, minutes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub market_offset: Option<i32>,
@@ -143,10 +142,9 @@ pub struct TickerFuturesBody {
     /// Current funding rate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub funding_rate: Option<String>,
-    /// Next settlement (`null` on a future without funding).
+    /// Next settlement (absent on a future without funding).
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<String>)]
-    pub next_funding_payment: Option<Option<String>>,
+    pub next_funding_payment: Option<String>,
 }
 
 /// A market ticker (spec 2.13).

@@ -10,8 +10,10 @@ pub struct OrderBody {
     pub account_id: String,
     /// Order id (a UUID).
     pub order_id: String,
-    /// Client order id (empty when none).
-    pub client_id: String,
+    /// Client order id (given or generated; absent only for orders placed without one
+    /// through the C or Python bindings of a shared journal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
     /// Ordered amount.
     pub amount: String,
     /// Filled amount.
@@ -23,8 +25,9 @@ pub struct OrderBody {
     /// `LIMIT`, `MARKET` or `STOP`.
     #[serde(rename = "type")]
     pub kind: &'static str,
-    /// Limit price (empty for a market order without one).
-    pub price: String,
+    /// Limit price (absent for a market order, which has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<String>,
     /// Creation time (ISO 8601, milliseconds).
     pub time: String,
     /// Sequence number of its creation.
@@ -37,8 +40,13 @@ pub struct OrderBody {
     pub time_last_updated: String,
     /// Book sequence number of its last change.
     pub order_book_sequence: String,
-    /// `OPEN`, `FILLED`, `CANCELLED`...
+    /// `OPEN`, `FILLED_FULLY`, `FILLED_CLOSED` (partly filled, then cancelled),
+    /// `CANCELLED`, `FILLED_REJECTED` (refused for its time in force: see `reason`).
     pub status: &'static str,
+    /// Why the book refused the order, beside `FILLED_REJECTED`: `INSUFFICIENT_LIQUIDITY`
+    /// (fill-or-kill) or `POST_ONLY_WOULD_TAKE` (an extension).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'static str>,
     /// Time in force.
     pub time_in_force: &'static str,
     /// Post-only.
@@ -86,8 +94,9 @@ pub struct OrderPage {
 pub struct OrderAck<'a> {
     /// Order id.
     pub order_id: String,
-    /// Client order id.
-    pub client_id: String,
+    /// Client order id (absent when the order has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
     /// Owner.
     pub account_id: String,
     /// Instrument.
@@ -96,11 +105,12 @@ pub struct OrderAck<'a> {
     pub time: String,
     /// `BUY` or `SELL`.
     pub side: &'static str,
-    /// Limit price.
-    pub price: String,
+    /// Limit price (absent for a market order).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<String>,
     /// Ordered amount.
     pub amount: String,
-    /// Filled amount.
+    /// What filled while the order was placed (create), or before it was cancelled.
     pub filled_amount: String,
     /// Order type.
     #[serde(rename = "type")]

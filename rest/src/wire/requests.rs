@@ -30,20 +30,55 @@ pub enum SideName {
     Sell,
 }
 
-/// Time in force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+/// Time in force: the spec's names, or the short forms client libraries send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum TimeInForceName {
     /// Rests until cancelled (the default).
+    #[serde(alias = "GTC")]
     GoodTillCancelled,
     /// Fills what it can at once.
+    #[serde(alias = "IOC")]
     ImmediateOrCancelled,
     /// Fills completely at once or not at all.
+    #[serde(alias = "FOK")]
     FillOrKill,
     /// Only rests.
+    #[serde(alias = "PO")]
     PostOnly,
     /// Rests until `expire_after`.
+    #[serde(alias = "GTT")]
     GoodTillTime,
+}
+
+/// Every spelling of [`TimeInForceName`] accepted, long forms first.
+pub const TIME_IN_FORCE_SPELLINGS: [&str; 10] = [
+    "GOOD_TILL_CANCELLED",
+    "IMMEDIATE_OR_CANCELLED",
+    "FILL_OR_KILL",
+    "POST_ONLY",
+    "GOOD_TILL_TIME",
+    "GTC",
+    "IOC",
+    "FOK",
+    "PO",
+    "GTT",
+];
+
+/// Schema of the optional `time_in_force` field: each accepted spelling.
+fn time_in_force_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
+            Type::String,
+            Type::Null,
+        ]))
+        .enum_values(Some(TIME_IN_FORCE_SPELLINGS))
+        .description(Some(
+            "GOOD_TILL_CANCELLED (default), IMMEDIATE_OR_CANCELLED, FILL_OR_KILL, POST_ONLY, \
+             GOOD_TILL_TIME, or the short forms GTC, IOC, FOK, PO, GTT",
+        ))
+        .into()
 }
 
 /// `POST /v1/account/orders`.
@@ -72,8 +107,11 @@ pub struct CreateOrderRequest {
     #[schema(format = "uuid")]
     pub client_id: Option<String>,
     /// Time in force.
+    #[schema(schema_with = time_in_force_schema)]
     pub time_in_force: Option<TimeInForceName>,
-    /// Post-only (with the default time in force).
+    /// Post-only (with the default time in force); also read as `post_only` or `postOnly`,
+    /// the spellings client libraries send.
+    #[serde(alias = "post_only", alias = "postOnly")]
     #[schema(schema_with = flag_schema)]
     pub is_post_only: Option<Flag>,
     /// Expiry of a good-till-time order (ISO 8601).

@@ -86,3 +86,35 @@ def test_errors_map_to_ccxt_exceptions(client):
     bad.urls["api"] = client.urls["api"]
     with pytest.raises(ccxt.AuthenticationError):
         bad.fetch_balance()
+
+
+def test_fills_closed_orders_and_candle_times(client, exchange_server):
+    """What a ccxt user reads: a crossing order's fill in the create answer, IOC by its
+    short name, filled orders among the closed ones, candles at the starts ccxt computes."""
+    client.load_markets()
+    book = client.fetch_order_book("ETH/EUR")
+    (first_price, first_amount), (second_price, second_amount) = book["asks"][:2]
+
+    taker = client.create_order("ETH/EUR", "limit", "buy", first_amount, first_price)
+    assert taker["filled"] == first_amount, "the create answer reports the fill"
+    assert taker["price"] == first_price
+
+    ioc = client.create_order("ETH/EUR", "limit", "buy", second_amount, second_price,
+                              {"timeInForce": "IOC"})
+    assert ioc["filled"] == second_amount
+    assert client.fetch_order(ioc["id"], "ETH/EUR")["status"] == "closed"
+
+    closed = {o["id"]: o for o in client.fetch_closed_orders("ETH/EUR")}
+    assert taker["id"] in closed and ioc["id"] in closed, "filled orders are closed orders"
+    assert closed[taker["id"]]["status"] == "closed"
+    assert closed[taker["id"]]["filled"] == first_amount
+
+    candles = client.fetch_ohlcv("ETH/EUR", "1m", limit=5)
+    raw = client.publicGetCandlesticksInstrumentCode({
+        "instrument_code": "ETH_EUR", "unit": "MINUTES", "period": 1, "countBack": 50})
+    starts = {client.parse8601(c["start_time"]): float(c["close"])
+              for c in raw["candlesticks"]}
+    assert candles, "at least the minute of the trades above"
+    for timestamp, _, _, _, close, _ in candles:
+        assert starts.get(timestamp) == close, "ccxt keys each candle by its start"
+    assert candles[-1][0] <= client.milliseconds(), "no candle for a minute not begun"

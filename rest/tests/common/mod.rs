@@ -126,18 +126,24 @@ impl Exchange {
         .await
     }
 
-    /// An admin call; panics unless it succeeds.
+    /// An admin call; panics unless it succeeds. A 503 (the engine's input queue was full,
+    /// as tests with a queue of one make it while background commands run) is retried, as
+    /// its contract asks of any client.
     pub async fn admin(&self, path: &str, body: Value) -> Value {
-        let (status, v) = self
-            .call(
-                Method::POST,
-                &format!("{}{path}", self.admin),
-                Some(&self.root.key),
-                Some(body),
-            )
-            .await;
-        assert_eq!(status, StatusCode::OK, "{path}: {v}");
-        v
+        let url = format!("{}{path}", self.admin);
+        let mut retries = 0;
+        loop {
+            let (status, v) = self
+                .call(Method::POST, &url, Some(&self.root.key), Some(body.clone()))
+                .await;
+            if status == StatusCode::SERVICE_UNAVAILABLE && retries < 100 {
+                retries += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                continue;
+            }
+            assert_eq!(status, StatusCode::OK, "{path}: {v}");
+            return v;
+        }
     }
 
     /// A new holder with a funded main account and a key with `scopes` on it.
@@ -175,6 +181,19 @@ impl Exchange {
             map.extend(more);
         }
         self.post("/v1/account/orders", key, body).await
+    }
+}
+
+/// A small fixed-seed xorshift, so a run (and a failing one) is the same every time.
+pub struct Seeded(pub u64);
+
+impl Seeded {
+    /// The next number below `n`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
     }
 }
 
