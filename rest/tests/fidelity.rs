@@ -159,6 +159,22 @@ async fn the_create_answer_reports_the_fill_and_no_placeholder() {
     let (_, record) = x.get(&format!("/v1/account/orders/{id}"), Some(&key)).await;
     assert!(record["order"].get("price").is_none(), "{record}");
     assert_eq!(record["order"]["status"], "FILLED_FULLY");
+    // A market with an empty book and no mark price: those fields are left out, not "0.0".
+    let (_, book) = x.get("/v1/order-book/BTC_USD_2027Q1?level=1", None).await;
+    assert_eq!((&book["bids"], &book["asks"]), (&json!([]), &json!([])));
+    let (_, ticker) = x.get("/v1/market-ticker/BTC_USD_2027Q1", None).await;
+    for field in [
+        "highest_bid",
+        "lowest_ask",
+        "best_bid",
+        "best_ask",
+        "mark_price",
+        "open_interest_usd",
+        "funding_rate",
+        "next_funding_payment",
+    ] {
+        assert!(ticker.get(field).is_none(), "{field}: {ticker}");
+    }
     x.stop().await;
 }
 

@@ -464,7 +464,8 @@ pub fn ticker_futures(market: &Market, v: &FundingView) -> TickerFuturesBody {
             ))
         }),
         mark_price: v.mark_price.map(|mark| market.price(mark)),
-        funding_rate: Some(rate_text(v.funding_rate)),
+        // A future without funding has no rate to show (not a rate of zero).
+        funding_rate: (v.period_minutes > 0).then(|| rate_text(v.funding_rate)),
         next_funding_payment: v.next_settlement.map(iso_ms),
     }
 }

@@ -182,7 +182,7 @@ pub(crate) fn ticker_body(
     futures: Option<&matchbook::FundingView>,
 ) -> TickerBody {
     let price = |p: i64| decimal(p, market.market_precision);
-    let side = |p: Option<matchbook::Price>| p.map_or_else(|| price(0), |p| market.price(p));
+    let side = |p: Option<matchbook::Price>| p.map(|p| market.price(p));
     let change = t.price_change();
     // Percent with two decimals, rounded toward zero; 0 without trades.
     let percentage = if t.stats.open == 0 {

@@ -185,10 +185,12 @@ pub struct TickerUpdate {
     pub low: String,
     /// 24-hour quote volume.
     pub volume: String,
-    /// Best bid.
-    pub best_bid: String,
-    /// Best ask.
-    pub best_ask: String,
+    /// Best bid (absent while the book has no bid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_bid: Option<String>,
+    /// Best ask (absent while the book has no ask).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_ask: Option<String>,
     /// Futures: mark price.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mark_price: Option<String>,

@@ -170,14 +170,18 @@ pub struct TickerBody {
     pub price_change: String,
     /// Change over 24 hours, percent.
     pub price_change_percentage: String,
-    /// Best bid.
-    pub highest_bid: String,
-    /// Best ask.
-    pub lowest_ask: String,
+    /// Best bid (absent while the book has no bid).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub highest_bid: Option<String>,
+    /// Best ask (absent while the book has no ask).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lowest_ask: Option<String>,
     /// Best bid (addendum spelling).
-    pub best_bid: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_bid: Option<String>,
     /// Best ask (addendum spelling).
-    pub best_ask: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_ask: Option<String>,
     /// Time of the answer.
     pub time: String,
     /// Futures fields (futures only).
