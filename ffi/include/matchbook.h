@@ -10,7 +10,11 @@
  * Memory: strings passed in are borrowed for the call only; nothing returned needs
  * freeing except handles. Buffers are (pointer, capacity, *len_out): a buffer too small
  * returns MB_STATUS_BUFFER_TOO_SMALL with the needed length in *len_out and writes
- * nothing (pass NULL and 0 to ask for the length).
+ * nothing (pass NULL and 0 to ask for the length). For a list the length counts elements;
+ * for a string (mb_refdata_format, mb_last_error) it counts bytes including the
+ * terminating NUL, whether the string was copied or not, so a buffer of *len_out bytes
+ * always fits. Calls that fill two lists (bids and asks) write both lengths and copy both
+ * lists or neither.
  *
  * Threads: an mb_engine or an mb_session is used by one thread at a time (it may move
  * between threads). An mb_runtime may be shared by any number of threads, each with its
@@ -604,9 +608,10 @@ typedef struct {
   int64_t low;
   // Close.
   int64_t close;
-  // Lots traded.
+  // Lots traded (base volume).
   int64_t total_amount;
-  // Quote volume at notional scale.
+  // Quote traded: price x amount summed, at ticks x lots scale (REST's and Python's
+  // `volume`).
   int64_t volume;
 } mb_candle;
 
@@ -751,8 +756,9 @@ mb_status mb_config_add_deposit(mb_config *config,
 // `config` live.
 mb_status mb_config_set_max_open_orders(mb_config *config, uint32_t max);
 
-// Turns market data (candles, tickers) on (nonzero) or off for engines created from this
-// definition; off saves the work on every command.
+// Turns market data (candles, tickers, order and trade history) on (nonzero) or off for
+// the engines and runtimes created from this definition; off saves the work on every
+// command, and their market-data queries answer `MB_STATUS_MARKET_DATA_OFF`.
 //
 // # Safety
 // `config` live.
@@ -841,9 +847,15 @@ mb_command mb_cmd_liquidate(uint32_t account);
 // Changes an instrument's state (`state` an `mb_instrument_state`; admin).
 mb_command mb_cmd_set_instrument_state(uint16_t instrument, uint32_t state);
 
-// The name of a status code (`"INSUFFICIENT_FUNDS"`, `"BUFFER_TOO_SMALL"`...), or
-// `"UNKNOWN"`; static storage.
+// The name of a status code: its `mb_status` enumerator without the `MB_STATUS_` prefix
+// (`"PRICE_OUT_OF_RANGE"`, `"BUFFER_TOO_SMALL"`), distinct for every code, or
+// `"UNKNOWN"`; static storage, any thread.
 const char *mb_status_str(int32_t status);
+
+// The wire code REST and Python report for a status (`"INVALID_PRICE"` for both
+// `MB_STATUS_INVALID_PRICE` and `MB_STATUS_PRICE_OUT_OF_RANGE`; the ABI's own statuses
+// give their name), or `"UNKNOWN"`; static storage, any thread.
+const char *mb_status_wire_code(int32_t status);
 
 // Copies the message of the calling thread's last failed call (NUL-terminated) into
 // `buf`. Like `errno`, successful calls leave it as it was.
@@ -922,8 +934,9 @@ void mb_engine_free(mb_engine *engine);
 // `engine` NULL or live.
 const mb_refdata *mb_engine_refdata(const mb_engine *engine);
 
-// Applies `command` at `time_ns` (nanoseconds since the epoch; callers keep it from
-// going backwards) and writes what it produced into `*result` (may be NULL). A refusal
+// Applies `command` at `time_ns` (nanoseconds since the epoch; never before the time of
+// the previous command: an earlier time is refused with `MB_STATUS_INVALID_ARGUMENT` and
+// changes nothing, equal times are fine) and writes what it produced into `*result` (may be NULL). A refusal
 // returns its status and also leaves a `REJECTED` event to poll. A fill-or-kill order
 // that cannot fill, or a post-only order that would take, is accepted and ended at once:
 // the call returns `MB_STATUS_INSUFFICIENT_LIQUIDITY` or `MB_STATUS_POST_ONLY_WOULD_TAKE`
@@ -1052,7 +1065,8 @@ mb_status mb_engine_book_orders(const mb_engine *engine,
                                 size_t *asks_len);
 
 // Candles of `unit` x `period` (an `mb_candle_unit`; 1/5/15/30 minutes, 1/4 hours, 1
-// day, week, month) from `from_ns` to `to_ns`, newest first.
+// day, week, month) from `from_ns` to `to_ns`, newest first; none for a period that
+// begins after the engine's time (`to_ns` later than it is read as it).
 //
 // # Safety
 // `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.

@@ -201,8 +201,38 @@ pub(crate) fn fill<T: Copy>(
     Ok(())
 }
 
-/// Copies `value` as a NUL-terminated string into `(buf, capacity)`, its length (without
-/// the NUL) into `*len_out`.
+/// One list of a pair: the items and the caller's `(buffer, capacity, *len_out)`.
+pub(crate) type Side<'a, T> = (&'a [T], *mut T, usize, *mut usize);
+
+/// Copies two lists (bids and asks) into the caller's two buffers, both or neither: both
+/// counts are always written; when either list does not fit, nothing is copied and the
+/// status is `MB_STATUS_BUFFER_TOO_SMALL`.
+pub(crate) fn fill_pair<T: Copy>(first: Side<'_, T>, second: Side<'_, T>) -> Result<(), MbStatus> {
+    let first_len = out(first.3, "bids_len")?;
+    let second_len = out(second.3, "asks_len")?;
+    *first_len = first.0.len();
+    *second_len = second.0.len();
+    for (items, buf, capacity, _) in [&first, &second] {
+        if *capacity < items.len() {
+            let (needed, room) = ((first.0.len(), second.0.len()), (first.2, second.2));
+            return Err(fail(
+                MbStatus::BufferTooSmall,
+                format!("{needed:?} items, room for {room:?}"),
+            ));
+        }
+        if !items.is_empty() && buf.is_null() {
+            return Err(fail(MbStatus::NullArgument, "buffer is NULL"));
+        }
+    }
+    for (items, buf, capacity, len_out) in [first, second] {
+        fill(items, buf, capacity, len_out)?;
+    }
+    Ok(())
+}
+
+/// Copies `value` as a NUL-terminated string into `(buf, capacity)`. `*len_out` is the
+/// size the string takes with its NUL, whether it was copied or the buffer was too small:
+/// a buffer of `*len_out` bytes always fits (the one rule of every string call).
 pub(crate) fn fill_text(
     value: &str,
     buf: *mut c_char,
@@ -210,11 +240,14 @@ pub(crate) fn fill_text(
     len_out: *mut usize,
 ) -> Result<(), MbStatus> {
     let len = out(len_out, "len_out")?;
-    *len = value.len();
+    *len = value.len() + 1;
     if capacity < value.len() + 1 {
         return Err(fail(
             MbStatus::BufferTooSmall,
-            format!("{} bytes and a NUL, room for {capacity}", value.len()),
+            format!(
+                "{} bytes with the NUL, room for {capacity}",
+                value.len() + 1
+            ),
         ));
     }
     if buf.is_null() {

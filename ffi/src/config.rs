@@ -402,8 +402,9 @@ pub unsafe extern "C" fn mb_config_set_max_open_orders(
     })
 }
 
-/// Turns market data (candles, tickers) on (nonzero) or off for engines created from this
-/// definition; off saves the work on every command.
+/// Turns market data (candles, tickers, order and trade history) on (nonzero) or off for
+/// the engines and runtimes created from this definition; off saves the work on every
+/// command, and their market-data queries answer `MB_STATUS_MARKET_DATA_OFF`.
 ///
 /// # Safety
 /// `config` live.

@@ -6,11 +6,20 @@ use std::ffi::c_char;
 use crate::boundary::guard;
 use crate::status::MbStatus;
 
-/// The name of a status code (`"INSUFFICIENT_FUNDS"`, `"BUFFER_TOO_SMALL"`...), or
-/// `"UNKNOWN"`; static storage.
+/// The name of a status code: its `mb_status` enumerator without the `MB_STATUS_` prefix
+/// (`"PRICE_OUT_OF_RANGE"`, `"BUFFER_TOO_SMALL"`), distinct for every code, or
+/// `"UNKNOWN"`; static storage, any thread.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_status_str(status: i32) -> *const c_char {
     MbStatus::from_code(status).map_or(c"UNKNOWN".as_ptr(), |s| s.name().as_ptr())
+}
+
+/// The wire code REST and Python report for a status (`"INVALID_PRICE"` for both
+/// `MB_STATUS_INVALID_PRICE` and `MB_STATUS_PRICE_OUT_OF_RANGE`; the ABI's own statuses
+/// give their name), or `"UNKNOWN"`; static storage, any thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_status_wire_code(status: i32) -> *const c_char {
+    MbStatus::from_code(status).map_or(c"UNKNOWN".as_ptr(), |s| s.wire_code().as_ptr())
 }
 
 /// Copies the message of the calling thread's last failed call (NUL-terminated) into

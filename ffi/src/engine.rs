@@ -76,6 +76,13 @@ impl MbEngine {
         command: &matchbook::Command,
         time_ns: i64,
     ) -> Result<matchbook::Applied, MbStatus> {
+        let now = self.host.engine.now();
+        if time_ns < now.0 {
+            return Err(fail(
+                MbStatus::InvalidArgument,
+                format!("time_ns {time_ns} is before the engine's time {}", now.0),
+            ));
+        }
         let applied = self
             .host
             .apply(command, Timestamp(time_ns))
@@ -184,8 +191,9 @@ pub unsafe extern "C" fn mb_engine_refdata(engine: *const MbEngine) -> *const Mb
     unsafe { engine.as_ref() }.map_or(std::ptr::null(), |e| &e.refdata)
 }
 
-/// Applies `command` at `time_ns` (nanoseconds since the epoch; callers keep it from
-/// going backwards) and writes what it produced into `*result` (may be NULL). A refusal
+/// Applies `command` at `time_ns` (nanoseconds since the epoch; never before the time of
+/// the previous command: an earlier time is refused with `MB_STATUS_INVALID_ARGUMENT` and
+/// changes nothing, equal times are fine) and writes what it produced into `*result` (may be NULL). A refusal
 /// returns its status and also leaves a `REJECTED` event to poll. A fill-or-kill order
 /// that cannot fill, or a post-only order that would take, is accepted and ended at once:
 /// the call returns `MB_STATUS_INSUFFICIENT_LIQUIDITY` or `MB_STATUS_POST_ONLY_WOULD_TAKE`
@@ -431,7 +439,8 @@ pub unsafe extern "C" fn mb_engine_book_orders(
 }
 
 /// Candles of `unit` x `period` (an `mb_candle_unit`; 1/5/15/30 minutes, 1/4 hours, 1
-/// day, week, month) from `from_ns` to `to_ns`, newest first.
+/// day, week, month) from `from_ns` to `to_ns`, newest first; none for a period that
+/// begins after the engine's time (`to_ns` later than it is read as it).
 ///
 /// # Safety
 /// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.

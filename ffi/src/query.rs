@@ -284,9 +284,10 @@ pub struct MbCandle {
     pub low: i64,
     /// Close.
     pub close: i64,
-    /// Lots traded.
+    /// Lots traded (base volume).
     pub total_amount: i64,
-    /// Quote volume at notional scale.
+    /// Quote traded: price x amount summed, at ticks x lots scale (REST's and Python's
+    /// `volume`).
     pub volume: i64,
 }
 
@@ -302,12 +303,17 @@ pub(crate) fn candles(
         .ok_or_else(|| fail(MbStatus::InvalidArgument, format!("candle unit {unit}")))?;
     let granularity = Granularity::new(unit.into(), period)
         .map_err(|e| fail(MbStatus::InvalidArgument, format!("granularity: {e}")))?;
-    let found = r.market(move |m, _| {
+    let found = r.market(move |m, now| {
+        // No candle for a period after the engine's time (it would be flat, made up).
+        let to = Timestamp(to_ns).min(now);
+        if Timestamp(from_ns) > to {
+            return Ok(Vec::new());
+        }
         m.candles(
             InstrumentId(instrument),
             granularity,
             Timestamp(from_ns),
-            Timestamp(to_ns),
+            to,
             None,
         )
     })?;

@@ -3,7 +3,7 @@
 //! their documentation) and call these with their handle. Each checks the handle, runs the
 //! query of [`crate::query`] and writes the caller's buffers, inside [`guard`].
 
-use crate::boundary::{fail, fill, guard, out};
+use crate::boundary::{fail, fill, fill_pair, guard, out};
 use crate::query::{self, MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition};
 use crate::query::{MbTicker, MbTop, Reader};
 use crate::status::MbStatus;
@@ -34,7 +34,7 @@ fn list<T: Copy>(
     guard(|| fill(&items()?, buf, capacity, len_out))
 }
 
-/// Two lists (bids, asks) into the caller's two buffers.
+/// Two lists (bids, asks) into the caller's two buffers, both or neither.
 fn sides<T: Copy>(
     bids: (*mut T, usize, *mut usize),
     asks: (*mut T, usize, *mut usize),
@@ -42,8 +42,7 @@ fn sides<T: Copy>(
 ) -> MbStatus {
     guard(|| {
         let (b, a) = items()?;
-        fill(&b, bids.0, bids.1, bids.2)?;
-        fill(&a, asks.0, asks.1, asks.2)
+        fill_pair((&b, bids.0, bids.1, bids.2), (&a, asks.0, asks.1, asks.2))
     })
 }
 

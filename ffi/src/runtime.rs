@@ -81,7 +81,12 @@ impl MbRuntime {
             Some(m) => m.clone(),
             None => Arc::new(OffsetClock::default()),
         };
-        let market = MarketData::new(engine.instruments().len(), MarketDataConfig::default());
+        let instruments = engine.instruments().len();
+        let market = if config.market_data {
+            MarketData::new(instruments, MarketDataConfig::default())
+        } else {
+            MarketData::off(instruments)
+        };
         let capacity = match options.queue_capacity {
             0 => DEFAULT_QUEUE_CAPACITY,
             n => n,
@@ -186,8 +191,14 @@ impl Reader for MbSession {
     ) -> Result<R, MbStatus> {
         let now = self.clock.now();
         self.handle
-            .market_blocking(move |m| read(m, now))
-            .map_err(|e| fail(MbStatus::from(e), e.to_string()))
+            .market_blocking(move |m| m.is_on().then(|| read(m, now)))
+            .map_err(|e| fail(MbStatus::from(e), e.to_string()))?
+            .ok_or_else(|| {
+                fail(
+                    MbStatus::MarketDataOff,
+                    "runtime created without market data",
+                )
+            })
     }
 }
 

@@ -234,39 +234,25 @@ const OWN: [MbStatus; 10] = [
 impl MbStatus {
     /// The status with numeric code `code`, if any.
     pub fn from_code(code: i32) -> Option<Self> {
-        OWN.into_iter()
-            .chain(ENGINE_ERRORS.into_iter().map(MbStatus::from))
-            .find(|s| *s as i32 == code)
+        Self::all().find(|s| *s as i32 == code)
     }
 
-    /// The status's name as a NUL-terminated C string: the engine's wire code for engine
-    /// errors (one mapping, `EngineError::as_str`), the ABI's own names otherwise.
+    /// Every status, the ABI's own first.
+    fn all() -> impl Iterator<Item = MbStatus> {
+        OWN.into_iter()
+            .chain(ENGINE_ERRORS.into_iter().map(MbStatus::from))
+    }
+
+    /// The status's name as a NUL-terminated C string: its enumerator in the header less
+    /// the `MB_STATUS_` prefix (`PRICE_OUT_OF_RANGE`), distinct for every status.
     pub fn name(self) -> &'static std::ffi::CStr {
         static NAMES: std::sync::OnceLock<Vec<(MbStatus, std::ffi::CString)>> =
             std::sync::OnceLock::new();
-        let own = match self {
-            Self::Ok => Some(c"OK"),
-            Self::NullArgument => Some(c"NULL_ARGUMENT"),
-            Self::BufferTooSmall => Some(c"BUFFER_TOO_SMALL"),
-            Self::InvalidArgument => Some(c"INVALID_ARGUMENT"),
-            Self::Panic => Some(c"PANIC"),
-            Self::Busy => Some(c"BUSY"),
-            Self::Stopped => Some(c"STOPPED"),
-            Self::MarketDataOff => Some(c"MARKET_DATA_OFF"),
-            Self::InvalidConfig => Some(c"INVALID_CONFIG"),
-            Self::Storage => Some(c"STORAGE"),
-            _ => None,
-        };
-        if let Some(name) = own {
-            return name;
-        }
         let names = NAMES.get_or_init(|| {
-            ENGINE_ERRORS
-                .iter()
-                .filter_map(|&e| {
-                    std::ffi::CString::new(e.as_str())
-                        .ok()
-                        .map(|name| (MbStatus::from(e), name))
+            Self::all()
+                .filter_map(|s| {
+                    let name = screaming_snake(&format!("{s:?}"));
+                    std::ffi::CString::new(name).ok().map(|name| (s, name))
                 })
                 .collect()
         });
@@ -275,4 +261,38 @@ impl MbStatus {
             .find(|(status, _)| *status == self)
             .map_or(c"UNKNOWN", |(_, name)| name.as_c_str())
     }
+
+    /// The code the engine's other adapters (REST, Python) report for this status, which
+    /// several statuses may share (`INVALID_PRICE` for 1002 and 1005); the ABI's own
+    /// statuses report their name.
+    pub fn wire_code(self) -> &'static std::ffi::CStr {
+        static CODES: std::sync::OnceLock<Vec<(MbStatus, std::ffi::CString)>> =
+            std::sync::OnceLock::new();
+        let codes = CODES.get_or_init(|| {
+            ENGINE_ERRORS
+                .iter()
+                .filter_map(|&e| {
+                    std::ffi::CString::new(e.as_str())
+                        .ok()
+                        .map(|code| (MbStatus::from(e), code))
+                })
+                .collect()
+        });
+        codes
+            .iter()
+            .find(|(status, _)| *status == self)
+            .map_or_else(|| self.name(), |(_, code)| code.as_c_str())
+    }
+}
+
+/// `PriceOutOfRange` as `PRICE_OUT_OF_RANGE` (cbindgen's spelling of the enumerators).
+fn screaming_snake(camel: &str) -> String {
+    let mut out = String::with_capacity(camel.len() + 8);
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
 }

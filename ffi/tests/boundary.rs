@@ -575,8 +575,8 @@ fn command_and_reference_data_exports() {
         );
         assert_eq!(
             (len, text[0]),
-            (8, 0),
-            "needed length reported, nothing written"
+            (9, 0),
+            "the size needed, NUL included, reported; nothing written"
         );
         panics("mb_refdata_format", || {
             mb_refdata_format(w.refdata, 0, w.btc_eur, 1, text.as_mut_ptr(), 16, &mut len)
@@ -594,6 +594,7 @@ fn command_and_reference_data_exports() {
             OK
         );
         assert_eq!(CStr::from_ptr(text.as_ptr()).to_str(), Ok("60000.50"));
+        assert_eq!(len, 9, "a buffer of the reported size fits");
         assert_eq!(
             mb_refdata_format(w.refdata, 7, 0, 1, text.as_mut_ptr(), 16, &mut len),
             MbStatus::InvalidArgument

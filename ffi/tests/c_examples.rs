@@ -1,6 +1,6 @@
-//! The C example, compiled against the static library as a C11 program with
-//! `-Wall -Wextra -Werror`, run, its output checked; then run under valgrind (when
-//! installed) with no errors and no definite leaks.
+//! The C and C++ examples and the C defect checks (`tests/c/defects.c`), compiled against
+//! the static library warning-free (`-Wall -Wextra -Werror`), run, their output checked;
+//! then run under valgrind (when installed) with no errors and no definite leaks.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -103,7 +103,7 @@ fn the_c_market_maker_runs_and_reports_what_the_engine_did() {
             "ticker last 60100.00 trades 1",
             "taker positions 1: size 0.1000 entry 60000.0",
             "maker position size -0.1000",
-            "unknown currency: INVALID_CURRENCY",
+            "unknown currency: UNKNOWN_CURRENCY",
         ],
     );
 }
@@ -122,4 +122,28 @@ fn the_cpp_producers_share_one_engine_without_losing_an_order() {
     expected.extend((0..4).map(|i| format!("buyer {i} BTC 0.09990000")));
     let lines: Vec<&str> = expected.iter().map(String::as_str).collect();
     run_and_check(&program, &lines);
+}
+
+#[test]
+fn each_defect_the_c_abi_had_is_gone() {
+    let program = compile("gcc", "-std=c11", "tests/c/defects.c");
+    run_and_check(
+        &program,
+        &[
+            "ok levels: sizes asked with NULL buffers report both",
+            "ok levels: room for the bids only copies nothing",
+            "ok levels: room for both copies both",
+            "ok orders: room for the bids only copies nothing",
+            "ok format: a buffer of the reported size fits",
+            "ok last error: a buffer of the reported size fits",
+            "ok status names: every code its own name",
+            "ok status names: the enumerator's",
+            "ok status wire code: REST's code, shared where REST shares it",
+            "ok runtime: market data off is honoured",
+            "ok time: an earlier time is refused and changes nothing",
+            "ok candles: none for minutes after the engine's time",
+            "ok candles: total_amount in lots, volume in quote at ticks x lots",
+            "0 failures",
+        ],
+    );
 }

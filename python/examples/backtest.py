@@ -109,7 +109,7 @@ def chart(engine: matchbook.Engine, inventory: list[float], out: str, seconds: i
     import matplotlib.pyplot as plt
 
     candles = engine.candles("BTC_EUR", "MINUTES", 1, START, START + seconds * SECOND)
-    traded = candles["volume"] > 0
+    traded = candles["total_amount"] > 0
     fig, (price, depth, held) = plt.subplots(3, 1, figsize=(10, 10))
     minutes = (candles["start"][traded] - START) / 60e9
     for i, m in enumerate(minutes):

@@ -99,8 +99,14 @@ def _text(value: Number | None) -> str | None:
     if isinstance(value, bool):
         raise InvalidArgument(9003, "INVALID_ARGUMENT", f"{value!r} is not a number")
     if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, (Decimal, int)):
+        # repr is the shortest text that reads back as the same float ("1e-07" too);
+        # through Decimal it is written out in full, never with an exponent.
+        value = Decimal(repr(value))
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise InvalidArgument(9003, "INVALID_ARGUMENT", f"{value!r} is not a finite number")
+        return format(value, "f")
+    if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
         return value
@@ -450,8 +456,10 @@ class Engine:
 
     def candles(self, instrument: str, unit: str, period: int, start: Time, end: Time) -> Columns:
         """Candles from ``start`` to ``end``, oldest first: ``start``, ``open``, ``high``,
-        ``low``, ``close`` (ticks) and ``volume`` (lots). Units: MINUTES (1, 5, 15, 30),
-        HOURS (1, 4), DAYS, WEEKS, MONTHS (1)."""
+        ``low``, ``close`` (ticks), ``total_amount`` (lots traded) and ``volume`` (quote
+        traded, price x amount at ticks x lots scale), as in C and REST. Units: MINUTES
+        (1, 5, 15, 30), HOURS (1, 4), DAYS, WEEKS, MONTHS (1). No candle is returned for a
+        period that begins after the engine's time."""
         return Columns(self._native.candles(instrument, unit, period, _ns(start), _ns(end)))
 
     def ticker(self, instrument: str) -> dict[str, Any]:

@@ -59,7 +59,9 @@ pub(crate) fn place(core: &mut Core, c: &OrderColumns<'_>) -> Result<Answers, Re
             _ => None,
         };
         let tif = TIFS.get(usize::from(c.tif[i])).copied();
-        let (Some(side), Some(tif)) = (side, tif) else {
+        // Time never goes backwards: an earlier time is refused like a bad side.
+        let in_order = c.time[i] >= core.engine.now().0;
+        let (Some(side), Some(tif), true) = (side, tif, in_order) else {
             answers.status.push(crate::errors::INVALID_ARGUMENT);
             answers.order_id.push(0);
             answers.slot.push(0);

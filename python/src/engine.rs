@@ -107,6 +107,13 @@ impl NativeEngine {
         command: Command,
         time_ns: i64,
     ) -> PyResult<Applied> {
+        let now = self.core.engine.now();
+        if time_ns < now.0 {
+            return Err(invalid(
+                py,
+                format!("time {time_ns} is before the engine's time {}", now.0),
+            ));
+        }
         match self.core.apply(&command, Timestamp(time_ns)) {
             Ok(Ok(applied)) => Ok(applied),
             Ok(Err(e)) => Err(errors::refusal(py, Refusal::Engine(e))),

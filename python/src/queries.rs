@@ -295,9 +295,15 @@ impl NativeEngine {
         };
         let granularity = Granularity::new(unit, period)
             .map_err(|e| invalid(py, format!("period {period}: {e}")))?;
-        let mut candles = market
-            .candles(id, granularity, Timestamp(from_ns), Timestamp(to_ns), None)
-            .map_err(|e| invalid(py, e.to_string()))?;
+        // No candle for a period after the engine's time (it would be flat, made up).
+        let to = Timestamp(to_ns).min(self.core.engine.now());
+        let mut candles = if Timestamp(from_ns) > to {
+            Vec::new()
+        } else {
+            market
+                .candles(id, granularity, Timestamp(from_ns), to, None)
+                .map_err(|e| invalid(py, e.to_string()))?
+        };
         candles.reverse();
         let d = PyDict::new(py);
         let col = |f: fn(&matchbook::market::candles::Candle) -> i64| {
@@ -308,7 +314,18 @@ impl NativeEngine {
         d.set_item("high", PyArray1::from_vec(py, col(|c| c.high)))?;
         d.set_item("low", PyArray1::from_vec(py, col(|c| c.low)))?;
         d.set_item("close", PyArray1::from_vec(py, col(|c| c.close)))?;
-        d.set_item("volume", PyArray1::from_vec(py, col(|c| c.total_amount)))?;
+        d.set_item(
+            "total_amount",
+            PyArray1::from_vec(py, col(|c| c.total_amount)),
+        )?;
+        // As C's `mb_candle.volume`: saturated at the i64 range (numpy has no i128).
+        let quote = |c: &matchbook::market::candles::Candle| {
+            i64::try_from(c.volume).unwrap_or(if c.volume < 0 { i64::MIN } else { i64::MAX })
+        };
+        d.set_item(
+            "volume",
+            PyArray1::from_vec(py, candles.iter().map(quote).collect::<Vec<i64>>()),
+        )?;
         Ok(d)
     }
 

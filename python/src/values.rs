@@ -149,9 +149,18 @@ pub(crate) fn scales(
     Ok((i.spec.market_precision, i.spec.amount_precision))
 }
 
-/// A decimal string at `scale` decimals as fixed point.
+/// A decimal string at `scale` decimals as fixed point. Zeros at the end of the fraction
+/// are dropped first, so an amount is refused for its value being finer than the
+/// instrument allows, never for how it was spelled (`0.00000050` at 7 decimals is fine).
 pub(crate) fn fixed(py: Python<'_>, text: &str, scale: u8, what: &str) -> PyResult<i64> {
-    parse_scaled(text, scale).map_err(|e| {
+    let significant = match text.split_once('.') {
+        Some((whole, fraction)) if !whole.is_empty() && !fraction.is_empty() => {
+            let kept = fraction.trim_end_matches('0');
+            &text[..whole.len() + usize::from(!kept.is_empty()) + kept.len()]
+        }
+        _ => text,
+    };
+    parse_scaled(significant, scale).map_err(|e| {
         invalid(
             py,
             format!("{what} {text:?}: {e} (at most {scale} decimals)"),

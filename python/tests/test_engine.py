@@ -195,9 +195,9 @@ def test_market_data_views(engine: matchbook.Engine, maker: int, taker: int) -> 
     ticker = engine.ticker("BTC_EUR")
     assert (ticker["last"], ticker["trades"], ticker["bid"]) == (Decimal("60100"), 1, Decimal("59900"))
     candles = engine.candles("BTC_EUR", "MINUTES", 1, t - 60_000_000_000, t + 60_000_000_000)
-    traded = candles["volume"] > 0
+    traded = candles["total_amount"] > 0
     assert candles["close"][traded].tolist() == [6_010_000]
-    assert candles["volume"][traded].tolist() == [4_000]
+    assert candles["total_amount"][traded].tolist() == [4_000]
     with pytest.raises(matchbook.InvalidArgument):
         engine.candles("BTC_EUR", "MINUTES", 7, t, t)
     trades = engine.trades()

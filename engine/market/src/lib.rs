@@ -130,6 +130,14 @@ pub struct MarketData {
     trades: TradeStore,
     orders: OrderStore,
     futures: FuturesHistory,
+    /// False for [`MarketData::off`]: events are ignored (not part of snapshots, which only
+    /// ever hold market data that is on).
+    #[serde(skip, default = "on")]
+    on: bool,
+}
+
+fn on() -> bool {
+    true
 }
 
 impl MarketData {
@@ -153,7 +161,22 @@ impl MarketData {
             trades: TradeStore::default(),
             orders: OrderStore::default(),
             futures: FuturesHistory::default(),
+            on: true,
         }
+    }
+
+    /// Market data that keeps nothing, for a host that was asked to run without it (a
+    /// pipeline stage still needs one): every event is ignored at no cost.
+    pub fn off(instruments: usize) -> Self {
+        Self {
+            on: false,
+            ..Self::new(instruments, MarketDataConfig::default())
+        }
+    }
+
+    /// False for [`MarketData::off`]: queries of it answer nothing meaningful.
+    pub fn is_on(&self) -> bool {
+        self.on
     }
 
     fn instrument(&mut self, instrument: InstrumentId, seq: u64) -> Option<&mut InstrumentData> {
@@ -164,6 +187,9 @@ impl MarketData {
 
     /// Takes in events of one or more commands, in order.
     pub fn on_events(&mut self, events: &[EventRecord]) {
+        if !self.on {
+            return;
+        }
         let mut traded_at = None;
         let mut last_trade = None;
         for record in events {

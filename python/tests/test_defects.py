@@ -1,0 +1,68 @@
+"""One test per defect the Python binding had (issue: bindings that notebooks can live in):
+numbers in exponent form, time going backwards, candles after the engine's time, and what
+a candle's volume means."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+import pytest
+
+import matchbook
+
+from conftest import START
+
+SECOND = 1_000_000_000
+MINUTE = 60 * SECOND
+
+
+def test_decimals_and_floats_in_exponent_form_are_read_by_value(
+    engine: matchbook.Engine, taker: int
+) -> None:
+    cases = [
+        (Decimal("0.00000050"), Decimal("0.0000005")),  # str() gives '5.0E-7'
+        (Decimal(2).scaleb(3), Decimal("2000")),  # str() gives '2E+3'
+        (1e-07, Decimal("0.0000001")),  # repr() gives '1e-07'
+        (Decimal("1.000000000000"), Decimal("1")),  # finer spelling, coarse value
+    ]
+    for given, worth in cases:
+        before = engine.balances(taker).get("BTC", matchbook.Balance(Decimal(0), Decimal(0)))
+        engine.deposit(START, taker, "BTC", given)
+        after = engine.balances(taker)["BTC"]
+        assert after.available - before.available == worth, given
+    with pytest.raises(matchbook.InvalidArgument, match="decimals"):
+        engine.deposit(START, taker, "BTC", Decimal("0.000000001"))  # finer than BTC's 8
+    with pytest.raises(matchbook.InvalidArgument):
+        engine.deposit(START, taker, "BTC", float("nan"))
+    # An order amount spelled finer than the lot but worth whole lots is fine.
+    engine.place_order(START, taker, "BTC_EUR", "BUY", "0.0100000", price=Decimal("5E+4"))
+
+
+def test_an_earlier_time_is_refused_and_changes_nothing(
+    engine: matchbook.Engine, taker: int
+) -> None:
+    engine.place_order(START + 10 * MINUTE, taker, "BTC_EUR", "BUY", "0.01", price="50000")
+    open_before = len(engine.open_orders(taker))
+    with pytest.raises(matchbook.InvalidArgument, match="before the engine's time"):
+        engine.place_order(START + 5 * MINUTE, taker, "BTC_EUR", "BUY", "0.01", price="50000")
+    assert len(engine.open_orders(taker)) == open_before
+    assert engine.now == START + 10 * MINUTE
+    answers = engine.submit_orders(
+        np.array([START + 10 * MINUTE, START + MINUTE]), taker, "BTC_EUR",
+        np.array([0, 0]), np.array([5_000_000, 5_000_000]), np.array([1000, 1000]))
+    assert answers["status"].tolist()[0] == 0
+    assert answers["status"].tolist()[1] == 9003, "the row with an earlier time is refused"
+
+
+def test_candles_stop_at_the_engine_time_and_volume_means_quote(
+    engine: matchbook.Engine, maker: int, taker: int
+) -> None:
+    t = START + 90 * SECOND
+    engine.place_order(t, maker, "BTC_EUR", "SELL", "0.01", price="60100")
+    engine.place_order(t, taker, "BTC_EUR", "BUY", "0.01", price="60100")
+    candles = engine.candles("BTC_EUR", "MINUTES", 1, START, t + 30 * MINUTE)
+    assert candles.rows > 0
+    assert (candles["start"] <= t).all(), "no candle for a minute after the engine's time"
+    assert candles["total_amount"].sum() == 1_000, "lots"
+    assert candles["volume"].sum() == 6_010_000 * 1_000, "quote, ticks x lots, as in C"
