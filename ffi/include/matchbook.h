@@ -47,6 +47,11 @@
 // Longest subaccount name, in bytes.
 #define MB_MAX_NAME 64
 
+// The version of the ABI this header describes. It changes whenever a struct's layout, a
+// function's signature or an enumerator's value changes, so a program built against one
+// header can refuse a library of another: `mb_abi_version() == MB_ABI_VERSION`.
+#define MB_ABI_VERSION 1
+
 // Outcome of every call.
 typedef enum {
   // Success.
@@ -457,7 +462,7 @@ typedef struct {
   // fsync the journal before each call returns (false: survives a crash of the process,
   // not of the machine; for benchmarks).
   bool fsync;
-} MbStoreOptions;
+} mb_store_options;
 
 // Ids a successful command produced (zero where none).
 typedef struct {
@@ -847,6 +852,10 @@ mb_command mb_cmd_liquidate(uint32_t account);
 // Changes an instrument's state (`state` an `mb_instrument_state`; admin).
 mb_command mb_cmd_set_instrument_state(uint16_t instrument, uint32_t state);
 
+// The ABI version of the linked library (compare with `MB_ABI_VERSION` of the header the
+// program was compiled with); any thread.
+uint32_t mb_abi_version(void);
+
 // The name of a status code: its `mb_status` enumerator without the `MB_STATUS_` prefix
 // (`"PRICE_OUT_OF_RANGE"`, `"BUFFER_TOO_SMALL"`), distinct for every code, or
 // `"UNKNOWN"`; static storage, any thread.
@@ -884,7 +893,7 @@ void mb_debug_panic_next_use(void);
 #endif
 
 // The defaults: a snapshot every 100,000 commands, two kept, fsync on.
-MbStoreOptions mb_store_options_default(void);
+mb_store_options mb_store_options_default(void);
 
 // Opens a durable engine on the data directory `dir` (created if missing): a new
 // directory starts from `config` (holders provisioned at its start time); an existing one
@@ -898,7 +907,7 @@ MbStoreOptions mb_store_options_default(void);
 // valid; `out_engine` writable.
 mb_status mb_engine_open(const mb_config *config,
                          const char *dir,
-                         const MbStoreOptions *options,
+                         const mb_store_options *options,
                          mb_engine **out_engine);
 
 // Writes a snapshot of a durable engine now (and prunes what it makes unnecessary).

@@ -6,6 +6,18 @@ use std::ffi::c_char;
 use crate::boundary::guard;
 use crate::status::MbStatus;
 
+/// The version of the ABI this header describes. It changes whenever a struct's layout, a
+/// function's signature or an enumerator's value changes, so a program built against one
+/// header can refuse a library of another: `mb_abi_version() == MB_ABI_VERSION`.
+pub const MB_ABI_VERSION: u32 = 1;
+
+/// The ABI version of the linked library (compare with `MB_ABI_VERSION` of the header the
+/// program was compiled with); any thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_abi_version() -> u32 {
+    MB_ABI_VERSION
+}
+
 /// The name of a status code: its `mb_status` enumerator without the `MB_STATUS_` prefix
 /// (`"PRICE_OUT_OF_RANGE"`, `"BUFFER_TOO_SMALL"`), distinct for every code, or
 /// `"UNKNOWN"`; static storage, any thread.

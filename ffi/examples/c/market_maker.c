@@ -42,6 +42,10 @@ static void print_decimal(const mb_refdata *ref, uint32_t unit, uint16_t index, 
 }
 
 int main(void) {
+    if (mb_abi_version() != MB_ABI_VERSION) {
+        fprintf(stderr, "built against ABI %d, linked with %u\n", MB_ABI_VERSION, mb_abi_version());
+        return 1;
+    }
     mb_config *config = NULL;
     mb_engine *engine = NULL;
     const int64_t t = INT64_C(1767225600000000000);
