@@ -52,6 +52,9 @@
 // header can refuse a library of another: `mb_abi_version() == MB_ABI_VERSION`.
 #define MB_ABI_VERSION 1
 
+// Longest code or decimal text of an `mb_instrument_info` field, with its NUL.
+#define MB_MAX_CODE 32
+
 // Outcome of every call.
 typedef enum {
   // Success.
@@ -329,6 +332,20 @@ typedef enum {
   MB_COMMAND_KIND_SET_CANCEL_ALL_AFTER = 18,
 } mb_command_kind;
 
+// How an order stands, as the public exchange names it.
+typedef enum {
+  // Resting, or a stop waiting for its trigger.
+  MB_ORDER_STATUS_OPEN = 0,
+  // Filled completely.
+  MB_ORDER_STATUS_FILLED_FULLY = 1,
+  // Partly filled, then cancelled.
+  MB_ORDER_STATUS_FILLED_CLOSED = 2,
+  // Ended without a fill.
+  MB_ORDER_STATUS_CANCELLED = 3,
+  // Refused by the book for its time in force (`reason` says why).
+  MB_ORDER_STATUS_FILLED_REJECTED = 4,
+} mb_order_status;
+
 // An exchange definition under construction.
 typedef struct mb_config mb_config;
 
@@ -452,6 +469,56 @@ typedef struct {
   // Entries at `order_list` or `client_id_list`.
   size_t list_len;
 } mb_command;
+
+// One account.
+typedef struct {
+  // Account id.
+  uint32_t account;
+  // Its holder.
+  uint32_t holder;
+  // `main` or the subaccount's name (NUL-terminated).
+  char name[MB_MAX_NAME];
+  // An `mb_account_kind`.
+  uint32_t kind;
+  // Nonzero once closed (closed accounts stay listed).
+  uint8_t closed;
+  // Nonzero while in de-risk.
+  uint8_t derisk;
+} mb_account_info;
+
+// An instrument as configured and as it stands.
+typedef struct {
+  // Code such as `BTC_EUR` (NUL-terminated).
+  char code[MB_MAX_CODE];
+  // `SPOT`, `PERP`, `DATED_FUTURE` or `EQUITY_FUTURE` (NUL-terminated).
+  char kind[MB_MAX_CODE];
+  // Base currency index.
+  uint16_t base;
+  // Quote currency index.
+  uint16_t quote;
+  // Decimals of amounts (a lot is 10^-amount_precision).
+  uint8_t amount_precision;
+  // Decimals of prices (a tick is 10^-market_precision).
+  uint8_t market_precision;
+  // An `mb_instrument_state`.
+  uint32_t state;
+  // Minimum order value, price x amount at ticks x lots scale.
+  int64_t min_size;
+  // Lowest price in ticks.
+  int64_t min_price;
+  // Highest price in ticks.
+  int64_t max_price;
+  // Nonzero for a future (the fields below are then set).
+  uint8_t is_future;
+  // Initial margin, percent of notional (decimal text, e.g. `10`).
+  char initial_margin_percentage[MB_MAX_CODE];
+  // Maintenance margin, percent of notional (decimal text).
+  char maintenance_margin_percentage[MB_MAX_CODE];
+  // Minutes per funding period (0: no funding, a dated future).
+  uint32_t funding_period_minutes;
+  // Expiry `YYYY-MM-DD` of a dated future (empty otherwise).
+  char contract_expiry_date[MB_MAX_CODE];
+} mb_instrument_info;
 
 // How a durable engine keeps its data directory.
 typedef struct {
@@ -667,6 +734,74 @@ typedef struct {
   // Opened.
   int64_t opened_ns;
 } mb_position;
+
+// An order as history keeps it, open or ended.
+typedef struct {
+  // Handle (its `id` is the order number history pages by).
+  mb_order_ref order;
+  // Owner.
+  uint32_t account;
+  // Instrument index.
+  uint16_t instrument;
+  // An `mb_side`.
+  uint32_t side;
+  // An `mb_order_type`.
+  uint32_t order_type;
+  // An `mb_time_in_force`.
+  uint32_t time_in_force;
+  // An `mb_order_status`.
+  uint32_t status;
+  // Beside `MB_ORDER_STATUS_FILLED_REJECTED`, the refusal
+  // (`MB_STATUS_INSUFFICIENT_LIQUIDITY`, `MB_STATUS_POST_ONLY_WOULD_TAKE`); else 0.
+  int32_t reason;
+  // Limit price in ticks (0 = none).
+  int64_t price;
+  // Stop trigger in ticks (0 = none).
+  int64_t trigger_price;
+  // Amount in lots.
+  int64_t amount;
+  // Filled lots.
+  int64_t filled;
+  // Average fill price in ticks, rounded down (0 = nothing filled).
+  int64_t average_price;
+  // Fees paid, in balance units of the currency the order receives (the quote
+  // currency on a future).
+  int64_t total_fee;
+  // Accepted.
+  int64_t created_ns;
+  // Last change.
+  int64_t updated_ns;
+  // Client order id (zero = none).
+  mb_uuid client_id;
+} mb_order_record;
+
+// One trade, both sides.
+typedef struct {
+  // Trade number.
+  uint64_t trade;
+  // Time.
+  int64_t time_ns;
+  // Instrument index.
+  uint16_t instrument;
+  // The taker's `mb_side`.
+  uint32_t taker_side;
+  // Price in ticks.
+  int64_t price;
+  // Amount in lots.
+  int64_t amount;
+  // The resting order.
+  mb_order_ref maker_order;
+  // Its account.
+  uint32_t maker_account;
+  // The incoming order.
+  mb_order_ref taker_order;
+  // Its account.
+  uint32_t taker_account;
+  // Fee of the maker, balance units of what it received.
+  int64_t maker_fee;
+  // Fee of the taker, balance units of what it received.
+  int64_t taker_fee;
+} mb_trade;
 
 // How a thread-safe engine runs.
 typedef struct {
@@ -892,6 +1027,60 @@ void mb_debug_panic_next_call(void);
 void mb_debug_panic_next_use(void);
 #endif
 
+// Every account of every holder, holder by holder, each main account first then its
+// subaccounts in creation order (closed ones included).
+//
+// # Safety
+// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+mb_status mb_engine_accounts(const mb_engine *engine,
+                             mb_account_info *buf,
+                             size_t capacity,
+                             size_t *len_out);
+
+// As `mb_engine_accounts`, through the runtime's market stage.
+//
+// # Safety
+// As `mb_engine_accounts`, with a live session.
+mb_status mb_session_accounts(const mb_session *session,
+                              mb_account_info *buf,
+                              size_t capacity,
+                              size_t *len_out);
+
+// The description of instrument `instrument` (an index; see `mb_refdata_instrument`).
+//
+// # Safety
+// `engine` live; `info_out` writable.
+mb_status mb_engine_instrument_info(const mb_engine *engine,
+                                    uint16_t instrument,
+                                    mb_instrument_info *info_out);
+
+// As `mb_engine_instrument_info`, through the runtime's market stage.
+//
+// # Safety
+// As `mb_engine_instrument_info`, with a live session.
+mb_status mb_session_instrument_info(const mb_session *session,
+                                     uint16_t instrument,
+                                     mb_instrument_info *info_out);
+
+// The exchange's fee account: fees collected per currency (index = currency index), in
+// balance units.
+//
+// # Safety
+// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+mb_status mb_engine_fees_collected(const mb_engine *engine,
+                                   int64_t *buf,
+                                   size_t capacity,
+                                   size_t *len_out);
+
+// As `mb_engine_fees_collected`, through the runtime's market stage.
+//
+// # Safety
+// As `mb_engine_fees_collected`, with a live session.
+mb_status mb_session_fees_collected(const mb_session *session,
+                                    int64_t *buf,
+                                    size_t capacity,
+                                    size_t *len_out);
+
 // The defaults: a snapshot every 100,000 commands, two kept, fsync on.
 mb_store_options mb_store_options_default(void);
 
@@ -1112,6 +1301,75 @@ mb_status mb_engine_positions(const mb_engine *engine,
 // # Safety
 // `engine` live; `hash_out` writable.
 mb_status mb_engine_state_hash(const mb_engine *engine, uint64_t *hash_out);
+
+// A page of `account`'s orders, open and ended (as long as history keeps them, at least a
+// day after they ended), newest first: at most `capacity` records below order number
+// `before` (0: from the newest) into `buf`, their count into `*len_out`, and into
+// `*next_out` the `before` of the next page (0: this was the last). Never
+// `MB_STATUS_BUFFER_TOO_SMALL`: `capacity` is the page size (0 is refused).
+//
+// # Safety
+// `engine` live; `buf` `capacity` writable elements; `len_out`, `next_out` writable.
+mb_status mb_engine_order_history(const mb_engine *engine,
+                                  uint32_t account,
+                                  uint64_t before,
+                                  mb_order_record *buf,
+                                  size_t capacity,
+                                  size_t *len_out,
+                                  uint64_t *next_out);
+
+// As `mb_engine_order_history`, through the runtime's market stage.
+//
+// # Safety
+// As `mb_engine_order_history`, with a live session.
+mb_status mb_session_order_history(const mb_session *session,
+                                   uint32_t account,
+                                   uint64_t before,
+                                   mb_order_record *buf,
+                                   size_t capacity,
+                                   size_t *len_out,
+                                   uint64_t *next_out);
+
+// One order of `account` by number (`mb_order_ref.id`), open or ended, while history
+// keeps it; `MB_STATUS_ORDER_NOT_FOUND` otherwise.
+//
+// # Safety
+// `engine` live; `record_out` writable.
+mb_status mb_engine_order_record(const mb_engine *engine,
+                                 uint32_t account,
+                                 uint64_t order,
+                                 mb_order_record *record_out);
+
+// As `mb_engine_order_record`, through the runtime's market stage.
+//
+// # Safety
+// As `mb_engine_order_record`, with a live session.
+mb_status mb_session_order_record(const mb_session *session,
+                                  uint32_t account,
+                                  uint64_t order,
+                                  mb_order_record *record_out);
+
+// The trades of one order of `account` (by number), oldest first.
+//
+// # Safety
+// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+mb_status mb_engine_order_trades(const mb_engine *engine,
+                                 uint32_t account,
+                                 uint64_t order,
+                                 mb_trade *buf,
+                                 size_t capacity,
+                                 size_t *len_out);
+
+// As `mb_engine_order_trades`, through the runtime's market stage.
+//
+// # Safety
+// As `mb_engine_order_trades`, with a live session.
+mb_status mb_session_order_trades(const mb_session *session,
+                                  uint32_t account,
+                                  uint64_t order,
+                                  mb_trade *buf,
+                                  size_t capacity,
+                                  size_t *len_out);
 
 // The index of an instrument code.
 //

@@ -125,6 +125,27 @@ fn the_cpp_producers_share_one_engine_without_losing_an_order() {
 }
 
 #[test]
+fn the_cpp_inspector_reads_everything_from_queries() {
+    let program = compile("g++", "-std=c++17", "examples/cpp/inspect.cpp");
+    // The taker lifted 0.01 at 60,100 and 0.005 at 60,200: 0.15% taker fee in BTC is
+    // 0.0000225; the maker's 0.1% of 902 EUR is 0.902. Its 60,200 remainder and the 60,300
+    // ask stay open; the taker's cancelled bid is the newest of its history.
+    run_and_check(
+        &program,
+        &[
+            "account 0 holder 0 main kind 0",
+            "account 1 holder 0 hedge kind 2",
+            "account 2 holder 1 main kind 0",
+            "instruments 7 (2 futures); BTC_EUR SPOT min price 0.01",
+            "maker open orders 2",
+            "page 1: order 5 CANCELLED filled 0.00000 of 0.01000 in 0 trades",
+            "page 2: order 4 FILLED_FULLY filled 0.01500 of 0.01500 in 2 trades",
+            "fees collected BTC 0.00002250 EUR 0.90200000",
+        ],
+    );
+}
+
+#[test]
 fn each_defect_the_c_abi_had_is_gone() {
     let program = compile("gcc", "-std=c11", "tests/c/defects.c");
     run_and_check(

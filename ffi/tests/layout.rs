@@ -10,8 +10,10 @@ use std::process::Command;
 
 use matchbook_ffi::command::{MbCommand, MbResult};
 use matchbook_ffi::config::{MbFuturesSpec, MbInstrumentSpec};
+use matchbook_ffi::directory::{MbAccountInfo, MbInstrumentInfo};
 use matchbook_ffi::durable::MbStoreOptions;
 use matchbook_ffi::event::MbEvent;
+use matchbook_ffi::history::{MbOrderRecord, MbTrade};
 use matchbook_ffi::query::{
     MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop,
 };
@@ -62,6 +64,16 @@ fn rust_layouts() -> BTreeSet<String> {
             unrealised, realised, initial_margin, maintenance_margin, opened_ns },
         "mb_runtime_options" => MbRuntimeOptions { queue_capacity, manual_clock,
             start_time_ns, market_data_thread },
+        "mb_account_info" => MbAccountInfo { account, holder, name, kind, closed, derisk },
+        "mb_instrument_info" => MbInstrumentInfo { code, kind, base, quote, amount_precision,
+            market_precision, state, min_size, min_price, max_price, is_future,
+            initial_margin_percentage, maintenance_margin_percentage, funding_period_minutes,
+            contract_expiry_date },
+        "mb_order_record" => MbOrderRecord { order, account, instrument, side, order_type,
+            time_in_force, status, reason, price, trigger_price, amount, filled, average_price,
+            total_fee, created_ns, updated_ns, client_id },
+        "mb_trade" => MbTrade { trade, time_ns, instrument, taker_side, price, amount,
+            maker_order, maker_account, taker_order, taker_account, maker_fee, taker_fee },
     }
 }
 

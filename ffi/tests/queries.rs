@@ -1,0 +1,343 @@
+//! The lookup queries against a model of what was done: order history walked page by page
+//! visits every order of the account once, newest first, with the status each ended with;
+//! one record and its trades by number; accounts, instrument descriptions and the fee
+//! account; and the refusals (unknown order, page of 0, unknown instrument, NULL).
+
+// Calling the C ABI from Rust needs `unsafe`, as a C caller would.
+#![allow(unsafe_code)]
+
+mod common;
+
+use std::ptr::{null, null_mut};
+
+use common::{DEFINITION, START};
+use matchbook_ffi::config::{mb_config_free, mb_config_parse, mb_config_set_start_time};
+use matchbook_ffi::directory::{
+    MbAccountInfo, MbInstrumentInfo, mb_engine_accounts, mb_engine_fees_collected,
+    mb_engine_instrument_info,
+};
+use matchbook_ffi::engine::{
+    MbEngine, mb_engine_cancel, mb_engine_free, mb_engine_new, mb_engine_place_limit,
+    mb_engine_refdata,
+};
+use matchbook_ffi::history::{
+    MbOrderRecord, MbOrderStatus, MbTrade, mb_engine_order_history, mb_engine_order_record,
+    mb_engine_order_trades,
+};
+use matchbook_ffi::refdata::{mb_refdata_account, mb_refdata_instrument};
+use matchbook_ffi::status::MbStatus;
+use matchbook_ffi::types::{MbOrderRef, MbSide, MbTimeInForce};
+
+/// A C result struct before the library writes it: every field an integer (or an array
+/// of them), so all zero bits is a valid value.
+fn zeroed<T: Copy>() -> T {
+    // SAFETY: only called with the ABI's plain structs of integers.
+    unsafe { std::mem::zeroed() }
+}
+
+struct World {
+    engine: *mut MbEngine,
+    maker: u32,
+    taker: u32,
+    btc_eur: u16,
+}
+
+fn world() -> World {
+    let mut config = null_mut();
+    let mut engine = null_mut();
+    let (mut holder, mut maker, mut taker, mut btc_eur) = (0, 0, 0, 0);
+    // SAFETY: valid pointers and NUL-terminated strings throughout.
+    unsafe {
+        assert_eq!(
+            mb_config_parse(DEFINITION.as_ptr(), 0, &mut config),
+            MbStatus::Ok
+        );
+        mb_config_set_start_time(config, START);
+        assert_eq!(mb_engine_new(config, &mut engine), MbStatus::Ok);
+        mb_config_free(config);
+        let r = mb_engine_refdata(engine);
+        mb_refdata_account(
+            r,
+            c"maker".as_ptr(),
+            c"main".as_ptr(),
+            &mut holder,
+            &mut maker,
+        );
+        mb_refdata_account(
+            r,
+            c"taker".as_ptr(),
+            c"main".as_ptr(),
+            &mut holder,
+            &mut taker,
+        );
+        mb_refdata_instrument(r, c"BTC_EUR".as_ptr(), &mut btc_eur);
+    }
+    World {
+        engine,
+        maker,
+        taker,
+        btc_eur,
+    }
+}
+
+fn place(
+    w: &World,
+    t: i64,
+    account: u32,
+    side: MbSide,
+    price: i64,
+    lots: i64,
+    tif: MbTimeInForce,
+) -> (MbStatus, MbOrderRef) {
+    let mut order = MbOrderRef { id: 0, slot: 0 };
+    // SAFETY: live engine, writable out.
+    let s = unsafe {
+        mb_engine_place_limit(
+            w.engine,
+            t,
+            account,
+            w.btc_eur,
+            side as u32,
+            price,
+            lots,
+            tif as u32,
+            &mut order,
+        )
+    };
+    (s, order)
+}
+
+#[test]
+fn history_pages_visit_every_order_once_with_its_ending() {
+    let w = world();
+    let gtc = MbTimeInForce::GoodTillCancelled;
+    // The model: (order number, expected status) of each taker order, in placing order.
+    let mut model = Vec::new();
+    for i in 0..5 {
+        place(
+            &w,
+            START,
+            w.maker,
+            MbSide::Sell,
+            6_010_000 + i * 100,
+            1_000,
+            gtc,
+        );
+    }
+    for i in 0..12i64 {
+        let t = START + i;
+        let (s, order) = match i % 4 {
+            0 => place(
+                &w,
+                t,
+                w.taker,
+                MbSide::Buy,
+                6_030_000,
+                500,
+                MbTimeInForce::ImmediateOrCancelled,
+            ),
+            1 => place(&w, t, w.taker, MbSide::Buy, 5_000_000 + i, 1_000, gtc),
+            2 => place(
+                &w,
+                t,
+                w.taker,
+                MbSide::Buy,
+                6_500_000,
+                1_000_000,
+                MbTimeInForce::FillOrKill,
+            ),
+            _ => place(&w, t, w.taker, MbSide::Buy, 4_000_000 + i, 1_000, gtc),
+        };
+        let status = match i % 4 {
+            0 => MbOrderStatus::FilledFully,
+            1 => MbOrderStatus::Open,
+            2 => MbOrderStatus::FilledRejected,
+            _ => {
+                // SAFETY: live engine.
+                assert_eq!(
+                    unsafe { mb_engine_cancel(w.engine, t, w.taker, order) },
+                    MbStatus::Ok
+                );
+                MbOrderStatus::Cancelled
+            }
+        };
+        assert!(
+            matches!(s, MbStatus::Ok | MbStatus::InsufficientLiquidity),
+            "{s:?}"
+        );
+        model.push((order.id, status));
+    }
+    model.reverse();
+    let mut seen = Vec::new();
+    let mut before = 0u64;
+    let mut pages = 0;
+    loop {
+        let mut page = [zeroed::<MbOrderRecord>(); 5];
+        let (mut len, mut next) = (0usize, 0u64);
+        // SAFETY: live engine, buffers of the sizes given.
+        let s = unsafe {
+            mb_engine_order_history(
+                w.engine,
+                w.taker,
+                before,
+                page.as_mut_ptr(),
+                5,
+                &mut len,
+                &mut next,
+            )
+        };
+        assert_eq!(s, MbStatus::Ok);
+        pages += 1;
+        seen.extend(page[..len].iter().map(|r| (r.order.id, r.status)));
+        if next == 0 {
+            break;
+        }
+        before = next;
+    }
+    let want: Vec<_> = model.iter().map(|(id, s)| (*id, *s as u32)).collect();
+    assert_eq!(seen, want, "newest first, each once, with its ending");
+    assert_eq!(pages, 3, "12 orders in pages of 5");
+
+    // The oldest IOC took 500 lots of the best ask, 60,100.00.
+    let (filled_id, _) = model
+        .iter()
+        .rev()
+        .find(|(_, s)| *s == MbOrderStatus::FilledFully)
+        .copied()
+        .unwrap_or((0, MbOrderStatus::Open));
+    let mut record = zeroed::<MbOrderRecord>();
+    let mut trades = [zeroed::<MbTrade>(); 4];
+    let mut len = 0;
+    let fok = model
+        .iter()
+        .find(|(_, s)| *s == MbOrderStatus::FilledRejected)
+        .map_or(0, |m| m.0);
+    // SAFETY: live engine, writable outs.
+    unsafe {
+        assert_eq!(
+            mb_engine_order_record(w.engine, w.taker, filled_id, &mut record),
+            MbStatus::Ok
+        );
+        assert_eq!((record.filled, record.average_price), (500, 6_010_000));
+        assert_eq!(
+            mb_engine_order_trades(
+                w.engine,
+                w.taker,
+                filled_id,
+                trades.as_mut_ptr(),
+                4,
+                &mut len
+            ),
+            MbStatus::Ok
+        );
+        assert_eq!(len, 1);
+        assert_eq!(
+            (trades[0].taker_order.id, trades[0].amount),
+            (filled_id, 500)
+        );
+        assert_eq!(
+            mb_engine_order_record(w.engine, w.taker, fok, &mut record),
+            MbStatus::Ok
+        );
+        assert_eq!(record.reason, MbStatus::InsufficientLiquidity as i32);
+        assert_eq!(
+            mb_engine_order_record(w.engine, w.maker, filled_id, &mut record),
+            MbStatus::OrderNotFound,
+            "another account's"
+        );
+        assert_eq!(
+            mb_engine_order_trades(w.engine, w.taker, 999_999, trades.as_mut_ptr(), 4, &mut len),
+            MbStatus::OrderNotFound
+        );
+        let mut next = 0;
+        assert_eq!(
+            mb_engine_order_history(
+                w.engine,
+                w.taker,
+                0,
+                trades.as_mut_ptr().cast(),
+                0,
+                &mut len,
+                &mut next
+            ),
+            MbStatus::InvalidArgument,
+            "a page of 0"
+        );
+        assert_eq!(
+            mb_engine_order_history(w.engine, w.taker, 0, null_mut(), 5, &mut len, null_mut()),
+            MbStatus::NullArgument
+        );
+        mb_engine_free(w.engine);
+    }
+}
+
+#[test]
+fn accounts_instruments_and_the_fee_account() {
+    let w = world();
+    place(
+        &w,
+        START,
+        w.maker,
+        MbSide::Sell,
+        6_010_000,
+        1_000,
+        MbTimeInForce::GoodTillCancelled,
+    );
+    place(
+        &w,
+        START,
+        w.taker,
+        MbSide::Buy,
+        6_010_000,
+        1_000,
+        MbTimeInForce::GoodTillCancelled,
+    );
+    let mut accounts = [zeroed::<MbAccountInfo>(); 4];
+    let mut info = zeroed::<MbInstrumentInfo>();
+    let mut fees = [0i64; 32];
+    let mut len = 0;
+    // SAFETY: live engine, buffers of the sizes given.
+    unsafe {
+        assert_eq!(
+            mb_engine_accounts(w.engine, accounts.as_mut_ptr(), 4, &mut len),
+            MbStatus::Ok
+        );
+        assert_eq!(len, 2);
+        assert_eq!((accounts[1].account, accounts[1].holder), (w.taker, 1));
+        assert_eq!(
+            std::ffi::CStr::from_ptr(accounts[0].name.as_ptr()).to_str(),
+            Ok("main")
+        );
+        assert_eq!(
+            mb_engine_accounts(w.engine, accounts.as_mut_ptr(), 1, &mut len),
+            MbStatus::BufferTooSmall
+        );
+        assert_eq!(
+            mb_engine_instrument_info(w.engine, w.btc_eur, &mut info),
+            MbStatus::Ok
+        );
+        assert_eq!(
+            std::ffi::CStr::from_ptr(info.code.as_ptr()).to_str(),
+            Ok("BTC_EUR")
+        );
+        assert_eq!((info.market_precision, info.is_future), (2, 0));
+        assert_eq!(
+            mb_engine_instrument_info(w.engine, 999, &mut info),
+            MbStatus::UnknownInstrument
+        );
+        assert_eq!(
+            mb_engine_instrument_info(null(), 0, &mut info),
+            MbStatus::NullArgument
+        );
+        assert_eq!(
+            mb_engine_fees_collected(w.engine, fees.as_mut_ptr(), 32, &mut len),
+            MbStatus::Ok
+        );
+        assert!(
+            fees[..len].iter().filter(|&&f| f > 0).count() == 2,
+            "both sides paid: {:?}",
+            &fees[..len]
+        );
+        mb_engine_free(w.engine);
+    }
+}
