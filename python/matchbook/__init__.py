@@ -214,7 +214,9 @@ class Engine:
 
     @property
     def instruments(self) -> dict[str, dict[str, Any]]:
-        """Instruments by code: index, base, quote, type, state, precisions."""
+        """Instruments by code: index, base, quote, type, state, precisions, min_size,
+        min_price, max_price (decimal text) and ``futures`` (margins, funding period,
+        expiry; ``None`` on a spot instrument)."""
         return {k: dict(v) for k, v in self._instruments.items()}
 
     @property
@@ -348,12 +350,33 @@ class Engine:
         """One open order by handle or by client id."""
         return _decimals(self._native.order(account, order, client_id))
 
-    def order_history(self, account: int, order_id: int) -> dict[str, Any]:
+    def order_history(self, account: int, order: int) -> dict[str, Any]:
         """An order's record, open or done: status (the public exchange's names: OPEN,
         FILLED_FULLY, FILLED_CLOSED, CANCELLED, FILLED_REJECTED), reason (the refusal code
-        beside FILLED_REJECTED, else None), filled, average price, fee, trades.
-        ``order_id`` is the order's number (``handle & (2**64 - 1)``)."""
-        return _decimals(self._native.order_history(account, order_id))
+        beside FILLED_REJECTED, else None), filled, average price, fee, trades. ``order``
+        is the handle ``place_order`` returned (or the order's number, its low 64 bits)."""
+        return _decimals(self._native.order_history(account, order & _NUMBER))
+
+    def order_page(self, account: int, before: int | None = None,
+                   limit: int = 100) -> tuple[list[dict[str, Any]], int | None]:
+        """A page of the account's orders, open and ended, newest first, as
+        ``order_history`` records: at most ``limit`` orders below order number ``before``
+        (``None``: from the newest), and the ``before`` of the next page (``None``: this
+        was the last). Ended orders stay as long as market data keeps them."""
+        records, following = self._native.order_page(account, before or 0, limit)
+        return [_decimals(r) for r in records], (following or None)
+
+    def order_trades(self, account: int, order: int) -> list[dict[str, Any]]:
+        """The trades of one of the account's orders (its handle or number), oldest first:
+        trade number, time, price and amount (``Decimal``), taker side, both accounts,
+        both order handles and both fees (balance units of what each side received)."""
+        return [_decimals(t) for t in self._native.order_trades(account, order & _NUMBER)]
+
+    def accounts(self) -> list[dict[str, Any]]:
+        """Every account of every holder, each main account first then its subaccounts:
+        ``account``, ``holder``, ``name``, ``kind``, ``state`` (ACTIVE or CLOSED),
+        ``derisk``."""
+        return self._native.accounts()
 
     def submit_orders(
         self,
@@ -476,6 +499,9 @@ class Engine:
         """The events since the last call, oldest first (prices in ticks, amounts in lots)."""
         return iter(self._native.poll_events())
 
+
+# The order number inside a handle (``slot << 64 | number``).
+_NUMBER = 2**64 - 1
 
 _DECIMAL_KEYS = {
     "price", "trigger_price", "amount", "filled", "average_price", "open", "high", "low",

@@ -122,6 +122,28 @@ impl NativeEngine {
     }
 }
 
+/// A future's terms as a dict (decimal text), `None` for a spot instrument.
+fn futures_terms<'py>(
+    py: Python<'py>,
+    terms: Option<&matchbook::FuturesTerms>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let Some(f) = terms else {
+        return Ok(None);
+    };
+    let d = PyDict::new(py);
+    d.set_item(
+        "initial_margin_percentage",
+        f.initial_margin_percentage.to_string(),
+    )?;
+    d.set_item(
+        "maintenance_margin_percentage",
+        f.maintenance_margin_percentage.to_string(),
+    )?;
+    d.set_item("funding_period", f.funding_period)?;
+    d.set_item("contract_expiry_date", f.contract_expiry_date.as_deref())?;
+    Ok(Some(d))
+}
+
 #[pymethods]
 impl NativeEngine {
     /// An engine from an exchange definition (`format` "toml" or "json"; empty text: the
@@ -161,6 +183,9 @@ impl NativeEngine {
             d.set_item("amount_precision", inst.spec.amount_precision)?;
             d.set_item("market_precision", inst.spec.market_precision)?;
             d.set_item("min_size", &inst.spec.min_size)?;
+            d.set_item("min_price", &inst.spec.min_price)?;
+            d.set_item("max_price", &inst.spec.max_price)?;
+            d.set_item("futures", futures_terms(py, inst.spec.futures.as_ref())?)?;
             list.append(d)?;
         }
         Ok(list)

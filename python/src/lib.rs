@@ -13,6 +13,7 @@ mod durable;
 mod engine;
 mod errors;
 mod events;
+mod lookups;
 mod queries;
 mod values;
 

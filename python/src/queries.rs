@@ -151,22 +151,7 @@ impl NativeEngine {
             .orders()
             .get(AccountId(account), order_id)
             .ok_or_else(|| errors::engine(py, EngineError::OrderNotFound))?;
-        let (ps, qs) = values::scales(py, &self.core.engine, r.accepted.instrument)?;
-        let d = PyDict::new(py);
-        d.set_item("id", order_id)?;
-        d.set_item("status", r.status_name())?;
-        d.set_item("reason", r.status.reason())?;
-        d.set_item("amount", values::text(r.accepted.amount.0, qs))?;
-        d.set_item("filled", values::text(r.filled.0, qs))?;
-        d.set_item(
-            "average_price",
-            r.average_price().map(|p| values::text(p.0, ps)),
-        )?;
-        d.set_item("total_fee", r.total_fee)?;
-        d.set_item("trades", r.trades.iter().map(|t| t.0).collect::<Vec<_>>())?;
-        d.set_item("created", r.created.0)?;
-        d.set_item("updated", r.updated.0)?;
-        Ok(d)
+        self.record_dict(py, r)
     }
 
     /// The book: level 1 or 2 as price levels `(price, amount, orders)` (decimal text),

@@ -1,0 +1,162 @@
+//! What a notebook looks up instead of reading events: every account, an account's order
+//! history a page at a time (open and ended orders, newest first), one order's record and
+//! its trades. Decimal values go out as text at their scale, as in `queries`.
+
+use matchbook::market::orders::{OrderFilter, OrderRecord};
+use matchbook::{AccountId, AccountState, EngineError, HolderId, Timestamp};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::engine::NativeEngine;
+use crate::errors::{self, invalid};
+use crate::values::{self, pack};
+
+impl NativeEngine {
+    fn market_data(&self, py: Python<'_>) -> PyResult<&matchbook::market::MarketData> {
+        self.core
+            .market
+            .as_ref()
+            .ok_or_else(|| invalid(py, "market data is off"))
+    }
+
+    /// An order's history record as a dict (decimal text at its instrument's scales).
+    pub(crate) fn record_dict<'py>(
+        &self,
+        py: Python<'py>,
+        r: &OrderRecord,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let a = &r.accepted;
+        let (ps, qs) = values::scales(py, &self.core.engine, a.instrument)?;
+        let code = self
+            .core
+            .engine
+            .instrument(a.instrument)
+            .map(|i| i.code())
+            .ok();
+        let d = PyDict::new(py);
+        d.set_item("handle", pack(a.order))?;
+        d.set_item("id", a.order.id)?;
+        d.set_item("account", a.account.0)?;
+        d.set_item("instrument", code.unwrap_or_default())?;
+        d.set_item("side", a.side.as_str())?;
+        d.set_item("order_type", a.order_type.as_str())?;
+        d.set_item("time_in_force", a.time_in_force.as_str())?;
+        d.set_item("status", r.status_name())?;
+        d.set_item("reason", r.status.reason())?;
+        d.set_item("price", a.price.map(|p| values::text(p.0, ps)))?;
+        d.set_item(
+            "trigger_price",
+            a.trigger_price.map(|p| values::text(p.0, ps)),
+        )?;
+        d.set_item("amount", values::text(a.amount.0, qs))?;
+        d.set_item("filled", values::text(r.filled.0, qs))?;
+        d.set_item(
+            "average_price",
+            r.average_price().map(|p| values::text(p.0, ps)),
+        )?;
+        d.set_item("total_fee", r.total_fee)?;
+        d.set_item("trades", r.trades.iter().map(|t| t.0).collect::<Vec<_>>())?;
+        d.set_item("client_id", a.client_id.map(values::uuid_text))?;
+        d.set_item("created", r.created.0)?;
+        d.set_item("updated", r.updated.0)?;
+        Ok(d)
+    }
+}
+
+#[pymethods]
+impl NativeEngine {
+    /// Every account of every holder: account, holder, name, kind, state, derisk.
+    fn accounts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        let e = &self.core.engine;
+        for h in 0..u32::try_from(e.holder_count()).unwrap_or(u32::MAX) {
+            for a in e
+                .holder_accounts(HolderId(h))
+                .map_err(|e| errors::engine(py, e))?
+            {
+                let d = PyDict::new(py);
+                d.set_item("account", a.id.0)?;
+                d.set_item("holder", a.holder.0)?;
+                d.set_item("name", a.name)?;
+                d.set_item("kind", a.kind.as_str())?;
+                let closed = a.state == AccountState::Closed;
+                d.set_item("state", if closed { "CLOSED" } else { "ACTIVE" })?;
+                d.set_item("derisk", a.derisk)?;
+                list.append(d)?;
+            }
+        }
+        Ok(list)
+    }
+
+    /// A page of `account`'s orders, open and ended, newest first: at most `limit` below
+    /// order number `before` (0: from the newest); and the `before` of the next page (0:
+    /// none).
+    #[pyo3(signature = (account, before = 0, limit = 100))]
+    fn order_page<'py>(
+        &self,
+        py: Python<'py>,
+        account: u32,
+        before: u64,
+        limit: usize,
+    ) -> PyResult<(Bound<'py, PyList>, u64)> {
+        if limit == 0 {
+            return Err(invalid(py, "limit 0: a page holds at least one order"));
+        }
+        let filter = OrderFilter {
+            from: Timestamp(i64::MIN),
+            to: Timestamp(i64::MAX),
+            instrument: None,
+            with_cancelled_and_rejected: true,
+            with_just_filled_inactive: true,
+            max_page_size: limit,
+            cursor: (before > 0).then_some(before),
+        };
+        let page = self
+            .market_data(py)?
+            .orders()
+            .page(AccountId(account), &filter)
+            .map_err(|e| invalid(py, e.to_string()))?;
+        let list = PyList::empty(py);
+        for r in &page.orders {
+            list.append(self.record_dict(py, r)?)?;
+        }
+        Ok((list, page.cursor.unwrap_or(0)))
+    }
+
+    /// The trades of one of `account`'s orders (by number), oldest first.
+    fn order_trades<'py>(
+        &self,
+        py: Python<'py>,
+        account: u32,
+        order_id: u64,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let market = self.market_data(py)?;
+        let record = market
+            .orders()
+            .get(AccountId(account), order_id)
+            .ok_or_else(|| errors::engine(py, EngineError::OrderNotFound))?;
+        let list = PyList::empty(py);
+        for t in record
+            .trades
+            .iter()
+            .filter_map(|&id| market.trades().get(id))
+        {
+            let x = &t.trade;
+            let (ps, qs) = values::scales(py, &self.core.engine, x.instrument)?;
+            let d = PyDict::new(py);
+            d.set_item("trade", x.id.0)?;
+            d.set_item("time", t.time.0)?;
+            d.set_item("price", values::text(x.price.0, ps))?;
+            d.set_item("amount", values::text(x.amount.0, qs))?;
+            d.set_item("taker_side", x.taker_side.as_str())?;
+            d.set_item("maker_account", x.maker_account.0)?;
+            d.set_item("maker_order", pack(x.maker))?;
+            d.set_item("maker_fee", x.maker_fee)?;
+            d.set_item("taker_account", x.taker_account.0)?;
+            d.set_item("taker_order", pack(x.taker))?;
+            d.set_item("taker_fee", x.taker_fee)?;
+            list.append(d)?;
+        }
+        Ok(list)
+    }
+}

@@ -1,0 +1,86 @@
+"""The lookups a notebook needs instead of reading events: accounts, instrument
+descriptions, the fee account, order history page by page, and an order's trades, each
+against what the test did."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+import matchbook
+
+from conftest import START
+
+
+def test_accounts_list_every_account_with_its_holder_name_and_kind(
+    engine: matchbook.Engine,
+) -> None:
+    rows = [(a["account"], a["holder"], a["name"], a["kind"], a["state"])
+            for a in engine.accounts()]
+    assert rows == [
+        (engine.account("maker"), engine.holder("maker"), "main", "regular", "ACTIVE"),
+        (engine.account("maker", "hedge"), engine.holder("maker"), "hedge", "blp", "ACTIVE"),
+        (engine.account("taker"), engine.holder("taker"), "main", "regular", "ACTIVE"),
+    ]
+
+
+def test_instruments_carry_price_range_and_futures_terms(engine: matchbook.Engine) -> None:
+    btc_eur = engine.instruments["BTC_EUR"]
+    assert Decimal(btc_eur["min_price"]) < Decimal(btc_eur["max_price"])
+    assert btc_eur["futures"] is None
+    perp = engine.instruments["BTC_USD_PERP"]["futures"]
+    assert Decimal(perp["initial_margin_percentage"]) > Decimal(perp["maintenance_margin_percentage"])
+    assert perp["funding_period"] == 240
+    dated = [i for i in engine.instruments.values() if i["type"] == "DATED_FUTURE"]
+    assert dated and dated[0]["futures"]["funding_period"] is None
+    assert dated[0]["futures"]["contract_expiry_date"]
+
+
+def test_order_pages_visit_every_order_once_and_trades_by_order(
+    engine: matchbook.Engine, maker: int, taker: int
+) -> None:
+    for i in range(3):
+        engine.place_order(START, maker, "BTC_EUR", "SELL", "0.01", price=60100 + 100 * i)
+    placed = []
+    for i in range(7):
+        t = START + i
+        if i % 3 == 0:
+            placed.append(("FILLED_FULLY", engine.place_order(
+                t, taker, "BTC_EUR", "BUY", "0.005", price="60300",
+                time_in_force="IMMEDIATE_OR_CANCELLED")))
+        elif i % 3 == 1:
+            placed.append(("OPEN", engine.place_order(t, taker, "BTC_EUR", "BUY", "0.01",
+                                                       price=50000 + i)))
+        else:
+            order = engine.place_order(t, taker, "BTC_EUR", "BUY", "0.01", price=40000 + i)
+            engine.cancel_order(t, taker, order)
+            placed.append(("CANCELLED", order))
+    seen, before, pages = [], None, 0
+    while True:
+        records, before = engine.order_page(taker, before, limit=3)
+        pages += 1
+        seen += [(r["status"], r["handle"]) for r in records]
+        if before is None:
+            break
+    assert seen == list(reversed(placed)), "newest first, each once"
+    assert pages == 3
+    first_fill = placed[0][1]
+    trades = engine.order_trades(taker, first_fill)
+    assert [(t["price"], t["amount"]) for t in trades] == [(Decimal("60100.00"), Decimal("0.00500"))]
+    assert trades[0]["taker_order"] == first_fill and trades[0]["maker_account"] == maker
+    assert engine.order_history(taker, first_fill)["trades"] == [trades[0]["trade"]]
+    with pytest.raises(matchbook.OrderNotFound):
+        engine.order_trades(maker, first_fill)
+    with pytest.raises(matchbook.InvalidArgument):
+        engine.order_page(taker, limit=0)
+
+
+def test_the_fee_account_holds_what_both_sides_paid(
+    engine: matchbook.Engine, maker: int, taker: int
+) -> None:
+    engine.place_order(START, maker, "BTC_EUR", "SELL", "0.01", price="60100")
+    engine.place_order(START, taker, "BTC_EUR", "BUY", "0.01", price="60100")
+    fees = engine.fees_collected()
+    assert fees["BTC"] > 0, "the taker paid in BTC"
+    assert fees["EUR"] > 0, "the maker paid in EUR"
