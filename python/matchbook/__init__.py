@@ -201,6 +201,30 @@ class Engine:
         engine._currencies = {c["code"]: c for c in native.currencies()}
         return engine
 
+    def close(self) -> None:
+        """Ends the engine: a durable one is snapshotted and its data directory released
+        (another engine may open it). Any later call raises :class:`InvalidArgument`;
+        closing twice is harmless. ``with Engine.open(...) as engine:`` closes on exit."""
+        native = self._native
+        if isinstance(native, _Closed):
+            return
+        native.close()
+        self._native = _Closed()
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if isinstance(self._native, _Closed):
+            return "Engine(closed)"
+        where = self._native.data_dir() or "in memory"
+        accounts = len(self._native.accounts())
+        return (f"Engine({len(self._instruments)} instruments, {accounts} accounts, "
+                f"time {self._native.now()}, {where})")
+
     def snapshot(self) -> str:
         """Writes a snapshot of a durable engine now; returns the file's path."""
         return self._native.snapshot()
@@ -240,11 +264,16 @@ class Engine:
         """Amount step of an instrument (one lot)."""
         return Decimal(1).scaleb(-self._instrument(instrument)["amount_precision"])
 
+    def _places(self, instrument: str) -> tuple[int, int]:
+        """Decimal places of an instrument's ticks and lots."""
+        i = self._instrument(instrument)
+        return i["market_precision"], i["amount_precision"]
+
     def _instrument(self, code: str) -> dict[str, Any]:
         try:
             return self._instruments[code]
         except KeyError:
-            raise UnknownReference(1009, "INVALID_INSTRUMENT", f"no instrument {code}") from None
+            raise UnknownReference(1009, "INVALID_INSTRUMENT_CODE", f"unknown instrument: {code!r}") from None
 
     # Accounts and funds ---------------------------------------------------------------
 
@@ -475,7 +504,9 @@ class Engine:
     def book_columns(self, instrument: str, depth: int = 10) -> Columns:
         """Price levels as columns: ``side`` (0 bid, 1 ask), ``price`` (ticks), ``amount``
         (lots), ``orders``; bids best first, then asks best first."""
-        return Columns(self._native.book_columns(instrument, depth))
+        prices, lots = self._places(instrument)
+        return Columns(self._native.book_columns(instrument, depth),
+                       {"price": prices, "amount": lots})
 
     def candles(self, instrument: str, unit: str, period: int, start: Time, end: Time) -> Columns:
         """Candles from ``start`` to ``end``, oldest first: ``start``, ``open``, ``high``,
@@ -483,7 +514,11 @@ class Engine:
         traded, price x amount at ticks x lots scale), as in C and REST. Units: MINUTES
         (1, 5, 15, 30), HOURS (1, 4), DAYS, WEEKS, MONTHS (1). No candle is returned for a
         period that begins after the engine's time."""
-        return Columns(self._native.candles(instrument, unit, period, _ns(start), _ns(end)))
+        prices, lots = self._places(instrument)
+        scales = {"open": prices, "high": prices, "low": prices, "close": prices,
+                  "total_amount": lots, "volume": prices + lots}
+        return Columns(self._native.candles(instrument, unit, period, _ns(start), _ns(end)),
+                       scales)
 
     def ticker(self, instrument: str) -> dict[str, Any]:
         """The 24-hour ticker at engine time."""
@@ -493,11 +528,23 @@ class Engine:
         """Trades numbered after ``after`` as columns: ``id``, ``time``, ``instrument``,
         ``price`` (ticks), ``amount`` (lots), ``taker_side`` (0 buy, 1 sell), accounts,
         order numbers and fees (balance units of what each side received)."""
-        return Columns(self._native.trades(after, instrument))
+        data = self._native.trades(after, instrument)
+        by_index = sorted(self._instruments.values(), key=lambda i: i["index"])
+        prices = np.array([i["market_precision"] for i in by_index], dtype=np.int64)
+        lots = np.array([i["amount_precision"] for i in by_index], dtype=np.int64)
+        index = np.asarray(data["instrument"], dtype=np.int64)
+        return Columns(data, {"price": prices[index], "amount": lots[index]})
 
     def events(self) -> Iterator[dict[str, Any]]:
         """The events since the last call, oldest first (prices in ticks, amounts in lots)."""
         return iter(self._native.poll_events())
+
+
+class _Closed:
+    """Stands in for the native engine of a closed :class:`Engine`: every use refuses."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise InvalidArgument(9003, "INVALID_ARGUMENT", f"engine is closed ({name})")
 
 
 # The order number inside a handle (``slot << 64 | number``).

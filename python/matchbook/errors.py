@@ -20,6 +20,10 @@ class MatchbookError(Exception):
     def __str__(self) -> str:
         return f"{self.name} ({self.code}): {self.message}"
 
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(code={self.code}, name={self.name!r}, "
+                f"message={self.message!r})")
+
 
 class InvalidOrder(MatchbookError, ValueError):
     """An order or amend that breaks a rule of its instrument (1xxx, reduce-only)."""

@@ -10,7 +10,7 @@ use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::engine::{Core, NativeEngine, Refusal};
+use crate::engine::{Core, NativeEngine};
 use crate::errors::invalid;
 
 /// One column set of limit orders; every column has the same length (checked by the
@@ -45,7 +45,10 @@ const TIFS: [TimeInForce; 5] = [
 
 /// Applies every order in column order; a durable engine commits once at the end. Stops
 /// at a data-directory failure.
-pub(crate) fn place(core: &mut Core, c: &OrderColumns<'_>) -> Result<Answers, Refusal> {
+pub(crate) fn place(
+    core: &mut Core,
+    c: &OrderColumns<'_>,
+) -> Result<Answers, matchbook::store::StoreError> {
     let n = c.time.len();
     let mut answers = Answers {
         status: Vec::with_capacity(n),
@@ -151,7 +154,7 @@ impl NativeEngine {
         let core = &mut self.core;
         let answers = py
             .detach(|| place(core, &columns))
-            .map_err(|refusal| crate::errors::refusal(py, refusal))?;
+            .map_err(|e| crate::errors::storage(py, &e))?;
         let d = PyDict::new(py);
         d.set_item("status", PyArray1::from_vec(py, answers.status))?;
         d.set_item("order_id", PyArray1::from_vec(py, answers.order_id))?;

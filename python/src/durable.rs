@@ -79,4 +79,10 @@ impl NativeEngine {
     fn data_dir(&self) -> Option<String> {
         self.core.data_dir().map(|d| d.display().to_string())
     }
+
+    /// Snapshots a durable engine and releases its data directory (nothing for one in
+    /// memory).
+    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
+        self.core.close().map_err(|e| storage(py, &e))
+    }
 }

@@ -5,7 +5,7 @@
 //! inputs.
 
 use matchbook::market::{MarketData, MarketDataConfig};
-use matchbook::store::{Host, StoreError};
+use matchbook::store::Host;
 use matchbook::{
     AccountId, Applied, CancelScope, Command, CurrencyId, Engine, EngineError, HolderId,
     InstrumentId, NewOrder, Order, Price, Qty, Timestamp,
@@ -21,20 +21,6 @@ use crate::values::{self, pack, unpack};
 /// type the C binding uses too.
 pub(crate) type Core = Host;
 
-/// Why a command was not taken: the engine refused it, or its journal write failed.
-pub(crate) enum Refusal {
-    /// The engine's refusal.
-    Engine(EngineError),
-    /// The data directory failed.
-    Storage(StoreError),
-}
-
-impl From<StoreError> for Refusal {
-    fn from(e: StoreError) -> Self {
-        Self::Storage(e)
-    }
-}
-
 #[pyclass(module = "matchbook._native")]
 pub struct NativeEngine {
     pub(crate) core: Core,
@@ -42,9 +28,9 @@ pub struct NativeEngine {
 }
 
 pub(crate) fn instrument_of(py: Python<'_>, engine: &Engine, code: &str) -> PyResult<InstrumentId> {
-    engine
-        .instrument_by_code(code)
-        .ok_or_else(|| errors::engine(py, EngineError::UnknownInstrument))
+    engine.instrument_by_code(code).ok_or_else(|| {
+        errors::engine_about(py, EngineError::UnknownInstrument, format!("{code:?}"))
+    })
 }
 
 pub(crate) fn currency_of(
@@ -52,9 +38,9 @@ pub(crate) fn currency_of(
     engine: &Engine,
     code: &str,
 ) -> PyResult<(CurrencyId, u8)> {
-    let id = engine
-        .currency_by_code(code)
-        .ok_or_else(|| errors::engine(py, EngineError::UnknownCurrency))?;
+    let id = engine.currency_by_code(code).ok_or_else(|| {
+        errors::engine_about(py, EngineError::UnknownCurrency, format!("{code:?}"))
+    })?;
     let scale = engine
         .balance_scale(id)
         .map_err(|e| errors::engine(py, e))?;
@@ -116,9 +102,30 @@ impl NativeEngine {
         }
         match self.core.apply(&command, Timestamp(time_ns)) {
             Ok(Ok(applied)) => Ok(applied),
-            Ok(Err(e)) => Err(errors::refusal(py, Refusal::Engine(e))),
-            Err(e) => Err(errors::refusal(py, Refusal::Storage(e))),
+            Ok(Err(e)) => Err(errors::engine_about(
+                py,
+                e,
+                subject(&self.core.engine, &command),
+            )),
+            Err(e) => Err(errors::storage(py, &e)),
         }
+    }
+}
+
+/// What a refused command was about, for its error message: the order and its account,
+/// the account and instrument of a new order, the account, or the command itself.
+fn subject(engine: &matchbook::Engine, command: &Command) -> String {
+    match command {
+        Command::CancelOrder { account, order } | Command::AmendOrder { account, order, .. } => {
+            format!("order {} of account {}", order.id, account.0)
+        }
+        Command::PlaceOrder(o) => {
+            let code = engine.instrument(o.instrument).map_or("?", |i| i.code());
+            format!("order of account {} on {code}", o.account.0)
+        }
+        other => other
+            .account()
+            .map_or_else(|| format!("{other:?}"), |a| format!("account {}", a.0)),
     }
 }
 
@@ -213,14 +220,16 @@ impl NativeEngine {
 
     /// (holder id, account id) of a configured holder's account.
     fn account(&self, py: Python<'_>, holder: &str, name: &str) -> PyResult<(u32, u32)> {
-        let entry = self
-            .directory
-            .get(holder)
-            .ok_or_else(|| errors::engine(py, EngineError::UnknownHolder))?;
-        let account = entry
-            .accounts
-            .get(name)
-            .ok_or_else(|| errors::engine(py, EngineError::UnknownAccount))?;
+        let entry = self.directory.get(holder).ok_or_else(|| {
+            errors::engine_about(py, EngineError::UnknownHolder, format!("{holder:?}"))
+        })?;
+        let account = entry.accounts.get(name).ok_or_else(|| {
+            errors::engine_about(
+                py,
+                EngineError::UnknownAccount,
+                format!("{name:?} of {holder:?}"),
+            )
+        })?;
         Ok((entry.holder.0, account.0))
     }
 

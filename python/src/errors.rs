@@ -29,16 +29,18 @@ pub(crate) fn engine(py: Python<'_>, e: EngineError) -> PyErr {
     raise(py, e.code(), e.as_str(), &e.to_string())
 }
 
+/// An engine refusal naming what it refers to: `unknown instrument: "BTCX_EUR"`.
+pub(crate) fn engine_about(py: Python<'_>, e: EngineError, about: impl AsRef<str>) -> PyErr {
+    raise(
+        py,
+        e.code(),
+        e.as_str(),
+        &format!("{e}: {}", about.as_ref()),
+    )
+}
+
 /// Code of a data-directory failure: the C ABI's `STORAGE`.
 pub(crate) const STORAGE: u16 = 9009;
-
-/// A command the engine refused or the data directory could not take.
-pub(crate) fn refusal(py: Python<'_>, refusal: crate::engine::Refusal) -> PyErr {
-    match refusal {
-        crate::engine::Refusal::Engine(e) => engine(py, e),
-        crate::engine::Refusal::Storage(e) => storage(py, &e),
-    }
-}
 
 /// A data-directory failure.
 pub(crate) fn storage(py: Python<'_>, e: &matchbook::store::StoreError) -> PyErr {

@@ -94,6 +94,19 @@ impl Host {
         Some(durable.snapshot(&self.engine, self.market.as_ref()))
     }
 
+    /// Takes a durable engine off its data directory: snapshots what was journalled since
+    /// the last snapshot and releases the directory (another writer may open it). The
+    /// engine stays in memory; an engine in memory is unchanged.
+    pub fn close(&mut self) -> Result<(), StoreError> {
+        let Some(mut durable) = self.durable.take() else {
+            return Ok(());
+        };
+        if durable.commands_since_snapshot() > 0 {
+            durable.snapshot(&self.engine, self.market.as_ref())?;
+        }
+        Ok(())
+    }
+
     /// The data directory, for a durable engine.
     pub fn data_dir(&self) -> Option<&Path> {
         self.durable.as_ref().map(DurableEngine::dir)
