@@ -1302,6 +1302,29 @@ mb_status mb_engine_positions(const mb_engine *engine,
 // `engine` live; `hash_out` writable.
 mb_status mb_engine_state_hash(const mb_engine *engine, uint64_t *hash_out);
 
+// Follows the `len` accounts listed (replacing what the session followed before; `len`
+// 0 stops following): from now on `mb_session_poll_followed` hands out every event that
+// concerns them, whoever's command caused it. A session that does not poll for more than
+// 65,536 published batches loses the feed (`MB_STATUS_STOPPED` at the next poll; follow
+// again).
+//
+// # Safety
+// `session` live and used by this thread only; `accounts` NULL (with `len` 0) or `len`
+// readable elements.
+mb_status mb_session_follow(mb_session *session, const uint32_t *accounts, size_t len);
+
+// Moves the events concerning the followed accounts since the last poll into `events`,
+// oldest first (all or nothing, as `mb_session_poll_events`): `MB_STATUS_INVALID_ARGUMENT`
+// when the session follows nothing.
+//
+// # Safety
+// `session` live and used by this thread only; `events` NULL or `capacity` writable
+// elements; `len_out` writable.
+mb_status mb_session_poll_followed(mb_session *session,
+                                   mb_event *events,
+                                   size_t capacity,
+                                   size_t *len_out);
+
 // A page of `account`'s orders, open and ended (as long as history keeps them, at least a
 // day after they ended), newest first: at most `capacity` records below order number
 // `before` (0: from the newest) into `buf`, their count into `*len_out`, and into

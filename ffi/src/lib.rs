@@ -30,6 +30,7 @@ pub mod directory;
 pub mod durable;
 pub mod engine;
 pub mod event;
+pub mod follow;
 pub mod history;
 pub mod query;
 mod query_exports;

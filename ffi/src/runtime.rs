@@ -67,6 +67,8 @@ pub struct MbSession {
     receiver: Receiver<Reply>,
     keep_events: bool,
     pending: Vec<EventRecord>,
+    /// The accounts it follows (`mb_session_follow`), if any.
+    pub(crate) follow: Option<crate::follow::Follow>,
     /// Set when a call panicked while using the session.
     poison: Poison,
 }
@@ -158,6 +160,11 @@ const SPINS: u32 = 200;
 const YIELDS: u32 = 2_000;
 
 impl MbSession {
+    /// The runtime this session talks to.
+    pub(crate) fn handle(&self) -> &RuntimeHandle {
+        &self.handle
+    }
+
     fn wait(&self) -> Result<Reply, MbStatus> {
         for round in 0..SPINS + YIELDS {
             match self.receiver.try_recv() {
@@ -202,7 +209,7 @@ impl Reader for MbSession {
     }
 }
 
-fn session_mut<'a>(session: *mut MbSession) -> Result<&'a mut MbSession, MbStatus> {
+pub(crate) fn session_mut<'a>(session: *mut MbSession) -> Result<&'a mut MbSession, MbStatus> {
     let s = out(session, "session")?;
     s.poison.enter("session")?;
     Ok(s)
@@ -323,6 +330,7 @@ pub unsafe extern "C" fn mb_session_new(
             receiver: crossbeam_channel::never(),
             keep_events: keep_events != 0,
             pending: Vec::new(),
+            follow: None,
             poison: Poison::default(),
         }));
         Ok(())

@@ -101,6 +101,13 @@ fn publish(
     }
     let published = Arc::new(published);
     if count > 0 {
+        // Subscribers are offered the batch before anyone is answered, so a caller that
+        // got its answer finds the batch already in every subscriber's queue (a session
+        // following accounts reads its own command's effects at once).
+        let lagged = offer(&mut outputs.subscribers, &published);
+        stats
+            .dropped_subscribers
+            .fetch_add(lagged, Ordering::Relaxed);
         let work = AckWork::Batch {
             published: published.clone(),
             replies: acks,
@@ -108,10 +115,6 @@ fn publish(
         if outputs.acks.send(work).is_err() {
             return false;
         }
-        let lagged = offer(&mut outputs.subscribers, &published);
-        stats
-            .dropped_subscribers
-            .fetch_add(lagged, Ordering::Relaxed);
     }
     if count > 0 || batch.snapshot {
         let work = MarketWork::Batch {
