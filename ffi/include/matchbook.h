@@ -827,6 +827,9 @@ extern "C" {
 //
 // # Safety
 // `out_config` NULL or writable.
+//
+// Threads: any thread, concurrently.
+// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 mb_status mb_config_new_demo(mb_config **out_config);
 
 // Parses a TOML definition (`format` 0) or a JSON one (`format` 1); unknown keys are
@@ -834,18 +837,27 @@ mb_status mb_config_new_demo(mb_config **out_config);
 //
 // # Safety
 // `text` NULL or NUL-terminated; `out_config` NULL or writable.
+//
+// Threads: any thread, concurrently.
+// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 mb_status mb_config_parse(const char *definition, uint32_t format, mb_config **out_config);
 
 // Frees a definition (NULL is ignored). Engines created from it do not depend on it.
 //
 // # Safety
 // `config` NULL or from `mb_config_*`, not freed before.
+//
+// Threads: one thread at a time per definition.
+// Ownership: frees the handle (NULL is ignored); do not use it after.
 void mb_config_free(mb_config *config);
 
 // Adds a currency (`precision` decimals).
 //
 // # Safety
 // `config` live; strings NUL-terminated.
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_add_currency(mb_config *config,
                                  const char *code,
                                  uint8_t precision,
@@ -855,6 +867,9 @@ mb_status mb_config_add_currency(mb_config *config,
 //
 // # Safety
 // `config` live; `spec` and its strings valid for the call.
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_add_instrument(mb_config *config, const mb_instrument_spec *spec);
 
 // Adds a fee tier (percentages as decimal strings) to fee group `group` (`SPOT` or
@@ -862,6 +877,9 @@ mb_status mb_config_add_instrument(mb_config *config, const mb_instrument_spec *
 //
 // # Safety
 // `config` live; strings NUL-terminated.
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_add_fee_tier(mb_config *config,
                                  const char *group,
                                  const char *volume_currency,
@@ -874,6 +892,9 @@ mb_status mb_config_add_fee_tier(mb_config *config,
 //
 // # Safety
 // `config` live; `name` NUL-terminated.
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_add_holder(mb_config *config, const char *name);
 
 // Credits `amount` (decimal string) of `currency` to account `account` of holder
@@ -883,6 +904,9 @@ mb_status mb_config_add_holder(mb_config *config, const char *name);
 //
 // # Safety
 // `config` live; strings NUL-terminated (`kind`, `currency`, `amount` may be NULL).
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_add_deposit(mb_config *config,
                                 const char *holder,
                                 const char *account,
@@ -894,6 +918,9 @@ mb_status mb_config_add_deposit(mb_config *config,
 //
 // # Safety
 // `config` live.
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_set_max_open_orders(mb_config *config, uint32_t max);
 
 // Turns market data (candles, tickers, order and trade history) on (nonzero) or off for
@@ -902,6 +929,9 @@ mb_status mb_config_set_max_open_orders(mb_config *config, uint32_t max);
 //
 // # Safety
 // `config` live.
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_set_market_data(mb_config *config, uint8_t on);
 
 // Sets the time (ns since the epoch) a single-threaded engine provisions its holders at
@@ -910,22 +940,40 @@ mb_status mb_config_set_market_data(mb_config *config, uint8_t on);
 //
 // # Safety
 // `config` live.
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_set_start_time(mb_config *config, int64_t time_ns);
 
 // A command that creates a holder with its main account.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_create_holder(void);
 
 // A subaccount creation (`kind` an `mb_account_kind`); `name` must stay valid until the
 // command is submitted.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_create_subaccount(uint32_t holder, const char *name, uint32_t kind);
 
 // A deposit of `amount` balance units (admin).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_deposit(uint32_t account, uint16_t currency, int64_t amount);
 
 // A withdrawal of `amount` balance units (admin).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_withdraw(uint32_t account, uint16_t currency, int64_t amount);
 
 // A transfer between two accounts of `holder`.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_transfer(uint32_t holder,
                            uint32_t source,
                            uint32_t destination,
@@ -933,6 +981,9 @@ mb_command mb_cmd_transfer(uint32_t holder,
                            int64_t amount);
 
 // A limit order: price in ticks, amount in lots, `tif` an `mb_time_in_force`.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_place_limit(uint32_t account,
                               uint16_t instrument,
                               uint32_t side,
@@ -941,6 +992,9 @@ mb_command mb_cmd_place_limit(uint32_t account,
                               uint32_t tif);
 
 // A market order (`protection_ticks` 0 = no protection price).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_place_market(uint32_t account,
                                uint16_t instrument,
                                uint32_t side,
@@ -948,57 +1002,99 @@ mb_command mb_cmd_place_market(uint32_t account,
                                int64_t protection_ticks);
 
 // An amend (`amount_lots` / `price_ticks` 0 = unchanged).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_amend(uint32_t account,
                         mb_order_ref order,
                         int64_t amount_lots,
                         int64_t price_ticks);
 
 // A cancel of one order.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_cancel(uint32_t account, mb_order_ref order);
 
 // A cancel of the newest open order with `client_id`.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_cancel_by_client_id(uint32_t account, mb_uuid client_id);
 
 // A cancel of every open order of `account` (`only_instrument` nonzero: just those in
 // `instrument`).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_cancel_all(uint32_t account, uint8_t only_instrument, uint16_t instrument);
 
 // A cancel of the `len` listed orders of `account` (the list is read at submit).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_cancel_orders(uint32_t account, const mb_order_ref *orders, size_t len);
 
 // A cancel of the newest open order of `account` for each of `len` client ids (the list
 // is read at submit).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_cancel_client_ids(uint32_t account, const mb_uuid *client_ids, size_t len);
 
 // Sets a futures index price (admin).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_set_index_price(uint16_t instrument, int64_t price_ticks);
 
 // Moves time only (expiries, funding).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_advance_time(void);
 
 // Arms an account's dead-man switch: its open orders are cancelled once `timeout_ns`
 // nanoseconds of engine time have passed, unless it is set again first; 0 turns it off.
 // A timeout beyond `i64::MAX` is refused when applied.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_set_cancel_all_after(uint32_t account, uint64_t timeout_ns);
 
 // Closes an account's futures positions (admin).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_liquidate(uint32_t account);
 
 // Changes an instrument's state (`state` an `mb_instrument_state`; admin).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_command mb_cmd_set_instrument_state(uint16_t instrument, uint32_t state);
 
 // The ABI version of the linked library (compare with `MB_ABI_VERSION` of the header the
 // program was compiled with); any thread.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 uint32_t mb_abi_version(void);
 
 // The name of a status code: its `mb_status` enumerator without the `MB_STATUS_` prefix
 // (`"PRICE_OUT_OF_RANGE"`, `"BUFFER_TOO_SMALL"`), distinct for every code, or
 // `"UNKNOWN"`; static storage, any thread.
+//
+// Threads: any thread, concurrently.
+// Ownership: static storage; never free it.
 const char *mb_status_str(int32_t status);
 
 // The wire code REST and Python report for a status (`"INVALID_PRICE"` for both
 // `MB_STATUS_INVALID_PRICE` and `MB_STATUS_PRICE_OUT_OF_RANGE`; the ABI's own statuses
 // give their name), or `"UNKNOWN"`; static storage, any thread.
+//
+// Threads: any thread, concurrently.
+// Ownership: static storage; never free it.
 const char *mb_status_wire_code(int32_t status);
 
 // Copies the message of the calling thread's last failed call (NUL-terminated) into
@@ -1006,11 +1102,17 @@ const char *mb_status_wire_code(int32_t status);
 //
 // # Safety
 // `buf` NULL or `capacity` writable bytes; `len_out` NULL or writable.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_last_error(char *buf, size_t capacity, size_t *len_out);
 
 #if defined(MB_DEBUG_PANIC)
 // Test hook: panics inside the boundary, to prove a panic becomes `MB_STATUS_PANIC`
 // (built only with the `debug-panic` feature, which release builds leave off).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_debug_panic(void);
 #endif
 
@@ -1018,12 +1120,18 @@ mb_status mb_debug_panic(void);
 // Test hook: the calling thread's next call of any export with a status panics inside
 // the export's boundary, to prove each one turns a panic into `MB_STATUS_PANIC`
 // (`debug-panic` feature only).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 void mb_debug_panic_next_call(void);
 #endif
 
 #if defined(MB_DEBUG_PANIC)
 // Test hook: the calling thread's next use of a handle panics just after the call
 // entered it, to prove the handle is poisoned (`debug-panic` feature only).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 void mb_debug_panic_next_use(void);
 #endif
 
@@ -1032,6 +1140,9 @@ void mb_debug_panic_next_use(void);
 //
 // # Safety
 // `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_accounts(const mb_engine *engine,
                              mb_account_info *buf,
                              size_t capacity,
@@ -1041,6 +1152,9 @@ mb_status mb_engine_accounts(const mb_engine *engine,
 //
 // # Safety
 // As `mb_engine_accounts`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_accounts(const mb_session *session,
                               mb_account_info *buf,
                               size_t capacity,
@@ -1050,6 +1164,9 @@ mb_status mb_session_accounts(const mb_session *session,
 //
 // # Safety
 // `engine` live; `info_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_instrument_info(const mb_engine *engine,
                                     uint16_t instrument,
                                     mb_instrument_info *info_out);
@@ -1058,6 +1175,9 @@ mb_status mb_engine_instrument_info(const mb_engine *engine,
 //
 // # Safety
 // As `mb_engine_instrument_info`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_instrument_info(const mb_session *session,
                                      uint16_t instrument,
                                      mb_instrument_info *info_out);
@@ -1067,6 +1187,9 @@ mb_status mb_session_instrument_info(const mb_session *session,
 //
 // # Safety
 // `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_fees_collected(const mb_engine *engine,
                                    int64_t *buf,
                                    size_t capacity,
@@ -1076,12 +1199,18 @@ mb_status mb_engine_fees_collected(const mb_engine *engine,
 //
 // # Safety
 // As `mb_engine_fees_collected`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_fees_collected(const mb_session *session,
                                     int64_t *buf,
                                     size_t capacity,
                                     size_t *len_out);
 
 // The defaults: a snapshot every 100,000 commands, two kept, fsync on.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_store_options mb_store_options_default(void);
 
 // Opens a durable engine on the data directory `dir` (created if missing): a new
@@ -1094,6 +1223,9 @@ mb_store_options mb_store_options_default(void);
 // # Safety
 // `config` from `mb_config_*`; `dir` a NUL-terminated UTF-8 path; `options` NULL or
 // valid; `out_engine` writable.
+//
+// Threads: any thread, while no thread changes the definition.
+// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 mb_status mb_engine_open(const mb_config *config,
                          const char *dir,
                          const mb_store_options *options,
@@ -1104,6 +1236,9 @@ mb_status mb_engine_open(const mb_config *config,
 //
 // # Safety
 // `engine` live.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_snapshot(mb_engine *engine);
 
 // Creates a single-threaded engine from a definition (the definition stays the
@@ -1111,18 +1246,27 @@ mb_status mb_engine_snapshot(mb_engine *engine);
 //
 // # Safety
 // `config` from `mb_config_*`; `out_engine` writable.
+//
+// Threads: any thread, while no thread changes the definition.
+// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 mb_status mb_engine_new(const mb_config *config, mb_engine **out_engine);
 
 // Creates a single-threaded engine with the embedded demo markets and no holders.
 //
 // # Safety
 // `out_engine` NULL or writable.
+//
+// Threads: any thread, concurrently.
+// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 mb_status mb_engine_new_demo(mb_engine **out_engine);
 
 // Frees an engine (NULL is ignored).
 //
 // # Safety
 // `engine` NULL or a handle from `mb_engine_new*` not freed before.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: frees the handle (NULL is ignored); do not use it after.
 void mb_engine_free(mb_engine *engine);
 
 // The engine's reference data (codes, scales, configured accounts); valid until the
@@ -1130,18 +1274,25 @@ void mb_engine_free(mb_engine *engine);
 //
 // # Safety
 // `engine` NULL or live.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrowed from the handle until it is freed; never free it.
 const mb_refdata *mb_engine_refdata(const mb_engine *engine);
 
 // Applies `command` at `time_ns` (nanoseconds since the epoch; never before the time of
 // the previous command: an earlier time is refused with `MB_STATUS_INVALID_ARGUMENT` and
-// changes nothing, equal times are fine) and writes what it produced into `*result` (may be NULL). A refusal
-// returns its status and also leaves a `REJECTED` event to poll. A fill-or-kill order
-// that cannot fill, or a post-only order that would take, is accepted and ended at once:
+// changes nothing, equal times are fine) and writes what it produced into `*result`
+// (may be NULL). A refusal returns its status and also leaves a `REJECTED` event to
+// poll. A fill-or-kill order that cannot fill, or a post-only order that would take, is
+// accepted and ended at once:
 // the call returns `MB_STATUS_INSUFFICIENT_LIQUIDITY` or `MB_STATUS_POST_ONLY_WOULD_TAKE`
 // and `*result` still names the order (its history record holds the rejection).
 //
 // # Safety
 // `engine` live; `command` valid; `result` NULL or writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_submit(mb_engine *engine,
                            int64_t time_ns,
                            const mb_command *command,
@@ -1154,6 +1305,9 @@ mb_status mb_engine_submit(mb_engine *engine,
 //
 // # Safety
 // `engine` live; `order_out` NULL or writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_place_limit(mb_engine *engine,
                                 int64_t time_ns,
                                 uint32_t account,
@@ -1168,6 +1322,9 @@ mb_status mb_engine_place_limit(mb_engine *engine,
 //
 // # Safety
 // `engine` live.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_cancel(mb_engine *engine,
                            int64_t time_ns,
                            uint32_t account,
@@ -1179,6 +1336,9 @@ mb_status mb_engine_cancel(mb_engine *engine,
 //
 // # Safety
 // `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_poll_events(mb_engine *engine,
                                 mb_event *events,
                                 size_t capacity,
@@ -1188,12 +1348,18 @@ mb_status mb_engine_poll_events(mb_engine *engine,
 //
 // # Safety
 // `engine` live.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_clear_events(mb_engine *engine);
 
 // Every currency balance of an account, by currency index.
 //
 // # Safety
 // `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_balances(const mb_engine *engine,
                              uint32_t account,
                              mb_balance *buf,
@@ -1204,6 +1370,9 @@ mb_status mb_engine_balances(const mb_engine *engine,
 //
 // # Safety
 // `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_open_orders(const mb_engine *engine,
                                 uint32_t account,
                                 mb_order *buf,
@@ -1214,6 +1383,9 @@ mb_status mb_engine_open_orders(const mb_engine *engine,
 //
 // # Safety
 // `engine` live; `order_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_order(const mb_engine *engine,
                           uint32_t account,
                           mb_order_ref order,
@@ -1223,6 +1395,9 @@ mb_status mb_engine_order(const mb_engine *engine,
 //
 // # Safety
 // `engine` live; `order_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_order_by_client_id(const mb_engine *engine,
                                        uint32_t account,
                                        mb_uuid client_id,
@@ -1232,12 +1407,18 @@ mb_status mb_engine_order_by_client_id(const mb_engine *engine,
 //
 // # Safety
 // `engine` live; `top_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_book_top(const mb_engine *engine, uint16_t instrument, mb_top *top_out);
 
 // L2: up to `depth` levels a side, best first, into two buffers.
 //
 // # Safety
 // `engine` live; each buffer NULL or its capacity in writable elements; lengths writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_book_levels(const mb_engine *engine,
                                 uint16_t instrument,
                                 size_t depth,
@@ -1252,6 +1433,9 @@ mb_status mb_engine_book_levels(const mb_engine *engine,
 //
 // # Safety
 // `engine` live; each buffer NULL or its capacity in writable elements; lengths writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_book_orders(const mb_engine *engine,
                                 uint16_t instrument,
                                 size_t depth,
@@ -1268,6 +1452,9 @@ mb_status mb_engine_book_orders(const mb_engine *engine,
 //
 // # Safety
 // `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_candles(const mb_engine *engine,
                             uint16_t instrument,
                             uint32_t unit,
@@ -1282,12 +1469,18 @@ mb_status mb_engine_candles(const mb_engine *engine,
 //
 // # Safety
 // `engine` live; `ticker_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_ticker(const mb_engine *engine, uint16_t instrument, mb_ticker *ticker_out);
 
 // An account's open futures positions.
 //
 // # Safety
 // `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_positions(const mb_engine *engine,
                               uint32_t account,
                               mb_position *buf,
@@ -1300,6 +1493,9 @@ mb_status mb_engine_positions(const mb_engine *engine,
 //
 // # Safety
 // `engine` live; `hash_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_state_hash(const mb_engine *engine, uint64_t *hash_out);
 
 // Follows the `len` accounts listed (replacing what the session followed before; `len`
@@ -1311,6 +1507,9 @@ mb_status mb_engine_state_hash(const mb_engine *engine, uint64_t *hash_out);
 // # Safety
 // `session` live and used by this thread only; `accounts` NULL (with `len` 0) or `len`
 // readable elements.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_follow(mb_session *session, const uint32_t *accounts, size_t len);
 
 // Moves the events concerning the followed accounts since the last poll into `events`,
@@ -1320,6 +1519,9 @@ mb_status mb_session_follow(mb_session *session, const uint32_t *accounts, size_
 // # Safety
 // `session` live and used by this thread only; `events` NULL or `capacity` writable
 // elements; `len_out` writable.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_poll_followed(mb_session *session,
                                    mb_event *events,
                                    size_t capacity,
@@ -1333,6 +1535,9 @@ mb_status mb_session_poll_followed(mb_session *session,
 //
 // # Safety
 // `engine` live; `buf` `capacity` writable elements; `len_out`, `next_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_order_history(const mb_engine *engine,
                                   uint32_t account,
                                   uint64_t before,
@@ -1345,6 +1550,9 @@ mb_status mb_engine_order_history(const mb_engine *engine,
 //
 // # Safety
 // As `mb_engine_order_history`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_order_history(const mb_session *session,
                                    uint32_t account,
                                    uint64_t before,
@@ -1358,6 +1566,9 @@ mb_status mb_session_order_history(const mb_session *session,
 //
 // # Safety
 // `engine` live; `record_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_order_record(const mb_engine *engine,
                                  uint32_t account,
                                  uint64_t order,
@@ -1367,6 +1578,9 @@ mb_status mb_engine_order_record(const mb_engine *engine,
 //
 // # Safety
 // As `mb_engine_order_record`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_order_record(const mb_session *session,
                                   uint32_t account,
                                   uint64_t order,
@@ -1376,6 +1590,9 @@ mb_status mb_session_order_record(const mb_session *session,
 //
 // # Safety
 // `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_order_trades(const mb_engine *engine,
                                  uint32_t account,
                                  uint64_t order,
@@ -1387,6 +1604,9 @@ mb_status mb_engine_order_trades(const mb_engine *engine,
 //
 // # Safety
 // As `mb_engine_order_trades`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_order_trades(const mb_session *session,
                                   uint32_t account,
                                   uint64_t order,
@@ -1398,12 +1618,18 @@ mb_status mb_session_order_trades(const mb_session *session,
 //
 // # Safety
 // `refdata` from a live handle; `code` NUL-terminated; `id_out` writable.
+//
+// Threads: any thread, concurrently (it never changes).
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_refdata_instrument(const mb_refdata *refdata, const char *code, uint16_t *id_out);
 
 // The index and balance scale (decimals of balance units) of a currency code.
 //
 // # Safety
 // `refdata` from a live handle; `code` NUL-terminated; outs writable.
+//
+// Threads: any thread, concurrently (it never changes).
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_refdata_currency(const mb_refdata *refdata,
                               const char *code,
                               uint16_t *id_out,
@@ -1414,6 +1640,9 @@ mb_status mb_refdata_currency(const mb_refdata *refdata,
 //
 // # Safety
 // `refdata` from a live handle; strings NUL-terminated; outs writable.
+//
+// Threads: any thread, concurrently (it never changes).
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_refdata_account(const mb_refdata *refdata,
                              const char *holder,
                              const char *account,
@@ -1424,6 +1653,9 @@ mb_status mb_refdata_account(const mb_refdata *refdata,
 //
 // # Safety
 // `refdata` from a live handle; `price` NUL-terminated; `ticks_out` writable.
+//
+// Threads: any thread, concurrently (it never changes).
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_refdata_price(const mb_refdata *refdata,
                            uint16_t instrument,
                            const char *price,
@@ -1433,6 +1665,9 @@ mb_status mb_refdata_price(const mb_refdata *refdata,
 //
 // # Safety
 // `refdata` from a live handle; `amount` NUL-terminated; `lots_out` writable.
+//
+// Threads: any thread, concurrently (it never changes).
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_refdata_amount(const mb_refdata *refdata,
                             uint16_t instrument,
                             const char *amount,
@@ -1442,6 +1677,9 @@ mb_status mb_refdata_amount(const mb_refdata *refdata,
 //
 // # Safety
 // `refdata` from a live handle; `amount` NUL-terminated; `units_out` writable.
+//
+// Threads: any thread, concurrently (it never changes).
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_refdata_funds(const mb_refdata *refdata,
                            uint16_t currency,
                            const char *amount,
@@ -1452,6 +1690,9 @@ mb_status mb_refdata_funds(const mb_refdata *refdata,
 // # Safety
 // `refdata` from a live handle; `buf` NULL or `capacity` writable bytes; `len_out`
 // writable.
+//
+// Threads: any thread, concurrently (it never changes).
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_refdata_format(const mb_refdata *refdata,
                             uint32_t unit,
                             uint16_t index,
@@ -1467,6 +1708,9 @@ mb_status mb_refdata_format(const mb_refdata *refdata,
 // # Safety
 // `refdata` from a live handle; strings NUL-terminated (`price` may be NULL);
 // `out_command` writable.
+//
+// Threads: any thread, concurrently (it never changes).
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_cmd_place_decimal(const mb_refdata *refdata,
                                uint32_t account,
                                const char *instrument,
@@ -1483,6 +1727,9 @@ mb_status mb_cmd_place_decimal(const mb_refdata *refdata,
 //
 // # Safety
 // `config` from `mb_config_*`; `options` NULL or valid; `out_runtime` writable.
+//
+// Threads: any thread, while no thread changes the definition.
+// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 mb_status mb_runtime_new(const mb_config *config,
                          const mb_runtime_options *options,
                          mb_runtime **out_runtime);
@@ -1493,6 +1740,9 @@ mb_status mb_runtime_new(const mb_config *config,
 //
 // # Safety
 // `runtime` NULL or from `mb_runtime_new`, not freed before, not used concurrently.
+//
+// Threads: one thread, once no other uses the runtime.
+// Ownership: frees the handle (NULL is ignored); do not use it after.
 void mb_runtime_free(mb_runtime *runtime);
 
 // The runtime's reference data; valid until the runtime is freed. Safe to use from any
@@ -1500,6 +1750,9 @@ void mb_runtime_free(mb_runtime *runtime);
 //
 // # Safety
 // `runtime` NULL or live.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrowed from the handle until it is freed; never free it.
 const mb_refdata *mb_runtime_refdata(const mb_runtime *runtime);
 
 // Sets the time of a manual clock (never backwards: an earlier time is refused with
@@ -1507,6 +1760,9 @@ const mb_refdata *mb_runtime_refdata(const mb_runtime *runtime);
 //
 // # Safety
 // `runtime` live (any thread).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_runtime_set_time(const mb_runtime *runtime, int64_t time_ns);
 
 // Opens a session for one producer thread (`keep_events` nonzero: the events of its
@@ -1514,12 +1770,18 @@ mb_status mb_runtime_set_time(const mb_runtime *runtime, int64_t time_ns);
 //
 // # Safety
 // `runtime` live; `out_session` writable.
+//
+// Threads: any thread, concurrently.
+// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 mb_status mb_session_new(const mb_runtime *runtime, uint8_t keep_events, mb_session **out_session);
 
 // Frees a session (NULL is ignored).
 //
 // # Safety
 // `session` NULL or from `mb_session_new`, not freed before.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: frees the handle (NULL is ignored); do not use it after.
 void mb_session_free(mb_session *session);
 
 // Queues `command`, waits until the engine applied it (at the runtime's clock) and
@@ -1530,6 +1792,9 @@ void mb_session_free(mb_session *session);
 // # Safety
 // `session` live and used by this thread only; `command` valid; `result` NULL or
 // writable.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_submit(mb_session *session, const mb_command *command, mb_result *result);
 
 // Moves the events of this session's commands since the last poll into `events` (all or
@@ -1537,6 +1802,9 @@ mb_status mb_session_submit(mb_session *session, const mb_command *command, mb_r
 //
 // # Safety
 // `session` live; `events` NULL or `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_poll_events(mb_session *session,
                                  mb_event *events,
                                  size_t capacity,
@@ -1546,6 +1814,9 @@ mb_status mb_session_poll_events(mb_session *session,
 //
 // # Safety
 // As `mb_engine_balances`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_balances(const mb_session *session,
                               uint32_t account,
                               mb_balance *buf,
@@ -1556,6 +1827,9 @@ mb_status mb_session_balances(const mb_session *session,
 //
 // # Safety
 // As `mb_engine_open_orders`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_open_orders(const mb_session *session,
                                  uint32_t account,
                                  mb_order *buf,
@@ -1566,15 +1840,22 @@ mb_status mb_session_open_orders(const mb_session *session,
 //
 // # Safety
 // As `mb_engine_order`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_order(const mb_session *session,
                            uint32_t account,
                            mb_order_ref order,
                            mb_order *order_out);
 
-// As `mb_engine_order_by_client_id`, through the runtime's market stage (never the matching thread).
+// As `mb_engine_order_by_client_id`, through the runtime's market stage (never the
+// matching thread).
 //
 // # Safety
 // As `mb_engine_order_by_client_id`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_order_by_client_id(const mb_session *session,
                                         uint32_t account,
                                         mb_uuid client_id,
@@ -1584,12 +1865,18 @@ mb_status mb_session_order_by_client_id(const mb_session *session,
 //
 // # Safety
 // As `mb_engine_book_top`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_book_top(const mb_session *session, uint16_t instrument, mb_top *top_out);
 
 // As `mb_engine_book_levels`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // As `mb_engine_book_levels`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_book_levels(const mb_session *session,
                                  uint16_t instrument,
                                  size_t depth,
@@ -1604,6 +1891,9 @@ mb_status mb_session_book_levels(const mb_session *session,
 //
 // # Safety
 // As `mb_engine_book_orders`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_book_orders(const mb_session *session,
                                  uint16_t instrument,
                                  size_t depth,
@@ -1618,6 +1908,9 @@ mb_status mb_session_book_orders(const mb_session *session,
 //
 // # Safety
 // As `mb_engine_candles`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_candles(const mb_session *session,
                              uint16_t instrument,
                              uint32_t unit,
@@ -1632,12 +1925,18 @@ mb_status mb_session_candles(const mb_session *session,
 //
 // # Safety
 // As `mb_engine_ticker`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_ticker(const mb_session *session, uint16_t instrument, mb_ticker *ticker_out);
 
 // As `mb_engine_positions`, through the runtime's market stage (never the matching thread).
 //
 // # Safety
 // As `mb_engine_positions`, with a live session.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_positions(const mb_session *session,
                                uint32_t account,
                                mb_position *buf,
@@ -1648,6 +1947,9 @@ mb_status mb_session_positions(const mb_session *session,
 //
 // # Safety
 // `session` live; `hash_out` writable.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_state_hash(const mb_session *session, uint64_t *hash_out);
 
 #ifdef __cplusplus

@@ -109,6 +109,9 @@ fn publish(config: MbConfig, out_config: *mut *mut MbConfig) -> Result<(), MbSta
 ///
 /// # Safety
 /// `out_config` NULL or writable.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_new_demo(out_config: *mut *mut MbConfig) -> MbStatus {
     guard(|| {
@@ -128,6 +131,9 @@ pub unsafe extern "C" fn mb_config_new_demo(out_config: *mut *mut MbConfig) -> M
 ///
 /// # Safety
 /// `text` NULL or NUL-terminated; `out_config` NULL or writable.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_parse(
     definition: *const c_char,
@@ -163,6 +169,9 @@ pub unsafe extern "C" fn mb_config_parse(
 ///
 /// # Safety
 /// `config` NULL or from `mb_config_*`, not freed before.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: frees the handle (NULL is ignored); do not use it after.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_free(config: *mut MbConfig) {
     // SAFETY: forwarded contract.
@@ -173,6 +182,9 @@ pub unsafe extern "C" fn mb_config_free(config: *mut MbConfig) {
 ///
 /// # Safety
 /// `config` live; strings NUL-terminated.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_add_currency(
     config: *mut MbConfig,
@@ -199,6 +211,9 @@ pub unsafe extern "C" fn mb_config_add_currency(
 ///
 /// # Safety
 /// `config` live; `spec` and its strings valid for the call.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_add_instrument(
     config: *mut MbConfig,
@@ -257,6 +272,9 @@ pub unsafe extern "C" fn mb_config_add_instrument(
 ///
 /// # Safety
 /// `config` live; strings NUL-terminated.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_add_fee_tier(
     config: *mut MbConfig,
@@ -305,6 +323,9 @@ pub unsafe extern "C" fn mb_config_add_fee_tier(
 ///
 /// # Safety
 /// `config` live; `name` NUL-terminated.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_add_holder(
     config: *mut MbConfig,
@@ -335,6 +356,9 @@ pub unsafe extern "C" fn mb_config_add_holder(
 ///
 /// # Safety
 /// `config` live; strings NUL-terminated (`kind`, `currency`, `amount` may be NULL).
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_add_deposit(
     config: *mut MbConfig,
@@ -391,6 +415,9 @@ pub unsafe extern "C" fn mb_config_add_deposit(
 ///
 /// # Safety
 /// `config` live.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_set_max_open_orders(
     config: *mut MbConfig,
@@ -408,6 +435,9 @@ pub unsafe extern "C" fn mb_config_set_max_open_orders(
 ///
 /// # Safety
 /// `config` live.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_set_market_data(config: *mut MbConfig, on: u8) -> MbStatus {
     guard(|| {
@@ -422,6 +452,9 @@ pub unsafe extern "C" fn mb_config_set_market_data(config: *mut MbConfig, on: u8
 ///
 /// # Safety
 /// `config` live.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_config_set_start_time(config: *mut MbConfig, time_ns: i64) -> MbStatus {
     guard(|| {

@@ -7,6 +7,9 @@ use crate::command::{MbCommand, MbCommandKind};
 use crate::types::{MbOrderRef, MbOrderType, MbTimeInForce, MbUuid};
 
 /// A command that creates a holder with its main account.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_create_holder() -> MbCommand {
     MbCommand::blank(MbCommandKind::CreateHolder)
@@ -14,6 +17,9 @@ pub extern "C" fn mb_cmd_create_holder() -> MbCommand {
 
 /// A subaccount creation (`kind` an `mb_account_kind`); `name` must stay valid until the
 /// command is submitted.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_create_subaccount(
     holder: u32,
@@ -29,6 +35,9 @@ pub extern "C" fn mb_cmd_create_subaccount(
 }
 
 /// A deposit of `amount` balance units (admin).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_deposit(account: u32, currency: u16, amount: i64) -> MbCommand {
     MbCommand {
@@ -40,6 +49,9 @@ pub extern "C" fn mb_cmd_deposit(account: u32, currency: u16, amount: i64) -> Mb
 }
 
 /// A withdrawal of `amount` balance units (admin).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_withdraw(account: u32, currency: u16, amount: i64) -> MbCommand {
     MbCommand {
@@ -51,6 +63,9 @@ pub extern "C" fn mb_cmd_withdraw(account: u32, currency: u16, amount: i64) -> M
 }
 
 /// A transfer between two accounts of `holder`.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_transfer(
     holder: u32,
@@ -70,6 +85,9 @@ pub extern "C" fn mb_cmd_transfer(
 }
 
 /// A limit order: price in ticks, amount in lots, `tif` an `mb_time_in_force`.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_place_limit(
     account: u32,
@@ -92,6 +110,9 @@ pub extern "C" fn mb_cmd_place_limit(
 }
 
 /// A market order (`protection_ticks` 0 = no protection price).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_place_market(
     account: u32,
@@ -113,6 +134,9 @@ pub extern "C" fn mb_cmd_place_market(
 }
 
 /// An amend (`amount_lots` / `price_ticks` 0 = unchanged).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_amend(
     account: u32,
@@ -130,6 +154,9 @@ pub extern "C" fn mb_cmd_amend(
 }
 
 /// A cancel of one order.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_cancel(account: u32, order: MbOrderRef) -> MbCommand {
     MbCommand {
@@ -140,6 +167,9 @@ pub extern "C" fn mb_cmd_cancel(account: u32, order: MbOrderRef) -> MbCommand {
 }
 
 /// A cancel of the newest open order with `client_id`.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_cancel_by_client_id(account: u32, client_id: MbUuid) -> MbCommand {
     MbCommand {
@@ -151,6 +181,9 @@ pub extern "C" fn mb_cmd_cancel_by_client_id(account: u32, client_id: MbUuid) ->
 
 /// A cancel of every open order of `account` (`only_instrument` nonzero: just those in
 /// `instrument`).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_cancel_all(
     account: u32,
@@ -166,6 +199,9 @@ pub extern "C" fn mb_cmd_cancel_all(
 }
 
 /// A cancel of the `len` listed orders of `account` (the list is read at submit).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_cancel_orders(
     account: u32,
@@ -183,6 +219,9 @@ pub extern "C" fn mb_cmd_cancel_orders(
 
 /// A cancel of the newest open order of `account` for each of `len` client ids (the list
 /// is read at submit).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_cancel_client_ids(
     account: u32,
@@ -199,6 +238,9 @@ pub extern "C" fn mb_cmd_cancel_client_ids(
 }
 
 /// Sets a futures index price (admin).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_set_index_price(instrument: u16, price_ticks: i64) -> MbCommand {
     MbCommand {
@@ -209,6 +251,9 @@ pub extern "C" fn mb_cmd_set_index_price(instrument: u16, price_ticks: i64) -> M
 }
 
 /// Moves time only (expiries, funding).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_advance_time() -> MbCommand {
     MbCommand::blank(MbCommandKind::AdvanceTime)
@@ -217,6 +262,9 @@ pub extern "C" fn mb_cmd_advance_time() -> MbCommand {
 /// Arms an account's dead-man switch: its open orders are cancelled once `timeout_ns`
 /// nanoseconds of engine time have passed, unless it is set again first; 0 turns it off.
 /// A timeout beyond `i64::MAX` is refused when applied.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_set_cancel_all_after(account: u32, timeout_ns: u64) -> MbCommand {
     MbCommand {
@@ -227,6 +275,9 @@ pub extern "C" fn mb_cmd_set_cancel_all_after(account: u32, timeout_ns: u64) -> 
 }
 
 /// Closes an account's futures positions (admin).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_liquidate(account: u32) -> MbCommand {
     MbCommand {
@@ -236,6 +287,9 @@ pub extern "C" fn mb_cmd_liquidate(account: u32) -> MbCommand {
 }
 
 /// Changes an instrument's state (`state` an `mb_instrument_state`; admin).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_cmd_set_instrument_state(instrument: u16, state: u32) -> MbCommand {
     MbCommand {

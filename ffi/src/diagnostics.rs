@@ -13,6 +13,9 @@ pub const MB_ABI_VERSION: u32 = 1;
 
 /// The ABI version of the linked library (compare with `MB_ABI_VERSION` of the header the
 /// program was compiled with); any thread.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_abi_version() -> u32 {
     MB_ABI_VERSION
@@ -21,6 +24,9 @@ pub extern "C" fn mb_abi_version() -> u32 {
 /// The name of a status code: its `mb_status` enumerator without the `MB_STATUS_` prefix
 /// (`"PRICE_OUT_OF_RANGE"`, `"BUFFER_TOO_SMALL"`), distinct for every code, or
 /// `"UNKNOWN"`; static storage, any thread.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: static storage; never free it.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_status_str(status: i32) -> *const c_char {
     MbStatus::from_code(status).map_or(c"UNKNOWN".as_ptr(), |s| s.name().as_ptr())
@@ -29,6 +35,9 @@ pub extern "C" fn mb_status_str(status: i32) -> *const c_char {
 /// The wire code REST and Python report for a status (`"INVALID_PRICE"` for both
 /// `MB_STATUS_INVALID_PRICE` and `MB_STATUS_PRICE_OUT_OF_RANGE`; the ABI's own statuses
 /// give their name), or `"UNKNOWN"`; static storage, any thread.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: static storage; never free it.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_status_wire_code(status: i32) -> *const c_char {
     MbStatus::from_code(status).map_or(c"UNKNOWN".as_ptr(), |s| s.wire_code().as_ptr())
@@ -39,6 +48,9 @@ pub extern "C" fn mb_status_wire_code(status: i32) -> *const c_char {
 ///
 /// # Safety
 /// `buf` NULL or `capacity` writable bytes; `len_out` NULL or writable.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_last_error(
     buf: *mut c_char,
@@ -51,6 +63,9 @@ pub unsafe extern "C" fn mb_last_error(
 
 /// Test hook: panics inside the boundary, to prove a panic becomes `MB_STATUS_PANIC`
 /// (built only with the `debug-panic` feature, which release builds leave off).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[cfg(feature = "debug-panic")]
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_debug_panic() -> MbStatus {
@@ -60,6 +75,9 @@ pub extern "C" fn mb_debug_panic() -> MbStatus {
 /// Test hook: the calling thread's next call of any export with a status panics inside
 /// the export's boundary, to prove each one turns a panic into `MB_STATUS_PANIC`
 /// (`debug-panic` feature only).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[cfg(feature = "debug-panic")]
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_debug_panic_next_call() {
@@ -68,6 +86,9 @@ pub extern "C" fn mb_debug_panic_next_call() {
 
 /// Test hook: the calling thread's next use of a handle panics just after the call
 /// entered it, to prove the handle is poisoned (`debug-panic` feature only).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[cfg(feature = "debug-panic")]
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_debug_panic_next_use() {

@@ -188,6 +188,9 @@ fn fees<H: QueryHandle>(
 ///
 /// # Safety
 /// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_accounts(
     engine: *const MbEngine,
@@ -202,6 +205,9 @@ pub unsafe extern "C" fn mb_engine_accounts(
 ///
 /// # Safety
 /// As `mb_engine_accounts`, with a live session.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_accounts(
     session: *const MbSession,
@@ -216,6 +222,9 @@ pub unsafe extern "C" fn mb_session_accounts(
 ///
 /// # Safety
 /// `engine` live; `info_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_instrument_info(
     engine: *const MbEngine,
@@ -229,6 +238,9 @@ pub unsafe extern "C" fn mb_engine_instrument_info(
 ///
 /// # Safety
 /// As `mb_engine_instrument_info`, with a live session.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_instrument_info(
     session: *const MbSession,
@@ -243,6 +255,9 @@ pub unsafe extern "C" fn mb_session_instrument_info(
 ///
 /// # Safety
 /// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_fees_collected(
     engine: *const MbEngine,
@@ -257,6 +272,9 @@ pub unsafe extern "C" fn mb_engine_fees_collected(
 ///
 /// # Safety
 /// As `mb_engine_fees_collected`, with a live session.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_fees_collected(
     session: *const MbSession,

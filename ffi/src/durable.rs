@@ -41,6 +41,9 @@ impl From<MbStoreOptions> for StoreOptions {
 }
 
 /// The defaults: a snapshot every 100,000 commands, two kept, fsync on.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub extern "C" fn mb_store_options_default() -> MbStoreOptions {
     let defaults = StoreOptions::default();
@@ -79,6 +82,9 @@ fn open(config: &MbConfig, dir: &Path, options: StoreOptions) -> Result<MbEngine
 /// # Safety
 /// `config` from `mb_config_*`; `dir` a NUL-terminated UTF-8 path; `options` NULL or
 /// valid; `out_engine` writable.
+///
+/// Threads: any thread, while no thread changes the definition.
+/// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_open(
     config: *const MbConfig,
@@ -103,6 +109,9 @@ pub unsafe extern "C" fn mb_engine_open(
 ///
 /// # Safety
 /// `engine` live.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_snapshot(engine: *mut MbEngine) -> MbStatus {
     guard(|| {

@@ -147,6 +147,9 @@ pub(crate) fn publish(
 ///
 /// # Safety
 /// `config` from `mb_config_*`; `out_engine` writable.
+///
+/// Threads: any thread, while no thread changes the definition.
+/// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_new(
     config: *const MbConfig,
@@ -159,6 +162,9 @@ pub unsafe extern "C" fn mb_engine_new(
 ///
 /// # Safety
 /// `out_engine` NULL or writable.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_new_demo(out_engine: *mut *mut MbEngine) -> MbStatus {
     guard(|| {
@@ -174,6 +180,9 @@ pub unsafe extern "C" fn mb_engine_new_demo(out_engine: *mut *mut MbEngine) -> M
 ///
 /// # Safety
 /// `engine` NULL or a handle from `mb_engine_new*` not freed before.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: frees the handle (NULL is ignored); do not use it after.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_free(engine: *mut MbEngine) {
     // SAFETY: forwarded contract.
@@ -185,6 +194,9 @@ pub unsafe extern "C" fn mb_engine_free(engine: *mut MbEngine) {
 ///
 /// # Safety
 /// `engine` NULL or live.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrowed from the handle until it is freed; never free it.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_refdata(engine: *const MbEngine) -> *const MbRefData {
     // SAFETY: NULL or live per the contract.
@@ -193,14 +205,18 @@ pub unsafe extern "C" fn mb_engine_refdata(engine: *const MbEngine) -> *const Mb
 
 /// Applies `command` at `time_ns` (nanoseconds since the epoch; never before the time of
 /// the previous command: an earlier time is refused with `MB_STATUS_INVALID_ARGUMENT` and
-/// changes nothing, equal times are fine) and writes what it produced into `*result` (may be NULL). A refusal
-/// returns its status and also leaves a `REJECTED` event to poll. A fill-or-kill order
-/// that cannot fill, or a post-only order that would take, is accepted and ended at once:
+/// changes nothing, equal times are fine) and writes what it produced into `*result`
+/// (may be NULL). A refusal returns its status and also leaves a `REJECTED` event to
+/// poll. A fill-or-kill order that cannot fill, or a post-only order that would take, is
+/// accepted and ended at once:
 /// the call returns `MB_STATUS_INSUFFICIENT_LIQUIDITY` or `MB_STATUS_POST_ONLY_WOULD_TAKE`
 /// and `*result` still names the order (its history record holds the rejection).
 ///
 /// # Safety
 /// `engine` live; `command` valid; `result` NULL or writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_submit(
     engine: *mut MbEngine,
@@ -227,6 +243,9 @@ pub unsafe extern "C" fn mb_engine_submit(
 ///
 /// # Safety
 /// `engine` live; `order_out` NULL or writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments, reason = "a flat C signature")]
 pub unsafe extern "C" fn mb_engine_place_limit(
@@ -267,6 +286,9 @@ pub unsafe extern "C" fn mb_engine_place_limit(
 ///
 /// # Safety
 /// `engine` live.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_cancel(
     engine: *mut MbEngine,
@@ -290,6 +312,9 @@ pub unsafe extern "C" fn mb_engine_cancel(
 ///
 /// # Safety
 /// `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_poll_events(
     engine: *mut MbEngine,
@@ -307,6 +332,9 @@ pub unsafe extern "C" fn mb_engine_poll_events(
 ///
 /// # Safety
 /// `engine` live.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_clear_events(engine: *mut MbEngine) -> MbStatus {
     guard(|| {
@@ -319,6 +347,9 @@ pub unsafe extern "C" fn mb_engine_clear_events(engine: *mut MbEngine) -> MbStat
 ///
 /// # Safety
 /// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_balances(
     engine: *const MbEngine,
@@ -334,6 +365,9 @@ pub unsafe extern "C" fn mb_engine_balances(
 ///
 /// # Safety
 /// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_open_orders(
     engine: *const MbEngine,
@@ -349,6 +383,9 @@ pub unsafe extern "C" fn mb_engine_open_orders(
 ///
 /// # Safety
 /// `engine` live; `order_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_order(
     engine: *const MbEngine,
@@ -363,6 +400,9 @@ pub unsafe extern "C" fn mb_engine_order(
 ///
 /// # Safety
 /// `engine` live; `order_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_order_by_client_id(
     engine: *const MbEngine,
@@ -377,6 +417,9 @@ pub unsafe extern "C" fn mb_engine_order_by_client_id(
 ///
 /// # Safety
 /// `engine` live; `top_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_book_top(
     engine: *const MbEngine,
@@ -390,6 +433,9 @@ pub unsafe extern "C" fn mb_engine_book_top(
 ///
 /// # Safety
 /// `engine` live; each buffer NULL or its capacity in writable elements; lengths writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments, reason = "a flat C signature")]
 pub unsafe extern "C" fn mb_engine_book_levels(
@@ -416,6 +462,9 @@ pub unsafe extern "C" fn mb_engine_book_levels(
 ///
 /// # Safety
 /// `engine` live; each buffer NULL or its capacity in writable elements; lengths writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments, reason = "a flat C signature")]
 pub unsafe extern "C" fn mb_engine_book_orders(
@@ -444,6 +493,9 @@ pub unsafe extern "C" fn mb_engine_book_orders(
 ///
 /// # Safety
 /// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments, reason = "a flat C signature")]
 pub unsafe extern "C" fn mb_engine_candles(
@@ -465,6 +517,9 @@ pub unsafe extern "C" fn mb_engine_candles(
 ///
 /// # Safety
 /// `engine` live; `ticker_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_ticker(
     engine: *const MbEngine,
@@ -478,6 +533,9 @@ pub unsafe extern "C" fn mb_engine_ticker(
 ///
 /// # Safety
 /// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_positions(
     engine: *const MbEngine,
@@ -495,6 +553,9 @@ pub unsafe extern "C" fn mb_engine_positions(
 ///
 /// # Safety
 /// `engine` live; `hash_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_state_hash(
     engine: *const MbEngine,

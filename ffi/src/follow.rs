@@ -133,6 +133,9 @@ impl Follow {
 /// # Safety
 /// `session` live and used by this thread only; `accounts` NULL (with `len` 0) or `len`
 /// readable elements.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_follow(
     session: *mut MbSession,
@@ -160,6 +163,9 @@ pub unsafe extern "C" fn mb_session_follow(
 /// # Safety
 /// `session` live and used by this thread only; `events` NULL or `capacity` writable
 /// elements; `len_out` writable.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_poll_followed(
     session: *mut MbSession,

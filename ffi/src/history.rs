@@ -261,6 +261,9 @@ fn trades<H: QueryHandle>(
 ///
 /// # Safety
 /// `engine` live; `buf` `capacity` writable elements; `len_out`, `next_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_order_history(
     engine: *const MbEngine,
@@ -278,6 +281,9 @@ pub unsafe extern "C" fn mb_engine_order_history(
 ///
 /// # Safety
 /// As `mb_engine_order_history`, with a live session.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_order_history(
     session: *const MbSession,
@@ -296,6 +302,9 @@ pub unsafe extern "C" fn mb_session_order_history(
 ///
 /// # Safety
 /// `engine` live; `record_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_order_record(
     engine: *const MbEngine,
@@ -310,6 +319,9 @@ pub unsafe extern "C" fn mb_engine_order_record(
 ///
 /// # Safety
 /// As `mb_engine_order_record`, with a live session.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_order_record(
     session: *const MbSession,
@@ -324,6 +336,9 @@ pub unsafe extern "C" fn mb_session_order_record(
 ///
 /// # Safety
 /// `engine` live; `buf` NULL or `capacity` writable elements; `len_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_engine_order_trades(
     engine: *const MbEngine,
@@ -340,6 +355,9 @@ pub unsafe extern "C" fn mb_engine_order_trades(
 ///
 /// # Safety
 /// As `mb_engine_order_trades`, with a live session.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_order_trades(
     session: *const MbSession,

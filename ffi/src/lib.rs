@@ -36,6 +36,7 @@ pub mod query;
 mod query_exports;
 pub mod refdata;
 pub mod runtime;
+pub mod session_queries;
 pub mod status;
 pub mod types;
 

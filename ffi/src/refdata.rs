@@ -91,6 +91,9 @@ fn parse(textual: &str, scale: u8) -> Result<i64, MbStatus> {
 ///
 /// # Safety
 /// `refdata` from a live handle; `code` NUL-terminated; `id_out` writable.
+///
+/// Threads: any thread, concurrently (it never changes).
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_refdata_instrument(
     refdata: *const MbRefData,
@@ -111,6 +114,9 @@ pub unsafe extern "C" fn mb_refdata_instrument(
 ///
 /// # Safety
 /// `refdata` from a live handle; `code` NUL-terminated; outs writable.
+///
+/// Threads: any thread, concurrently (it never changes).
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_refdata_currency(
     refdata: *const MbRefData,
@@ -136,6 +142,9 @@ pub unsafe extern "C" fn mb_refdata_currency(
 ///
 /// # Safety
 /// `refdata` from a live handle; strings NUL-terminated; outs writable.
+///
+/// Threads: any thread, concurrently (it never changes).
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_refdata_account(
     refdata: *const MbRefData,
@@ -171,6 +180,9 @@ pub unsafe extern "C" fn mb_refdata_account(
 ///
 /// # Safety
 /// `refdata` from a live handle; `price` NUL-terminated; `ticks_out` writable.
+///
+/// Threads: any thread, concurrently (it never changes).
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_refdata_price(
     refdata: *const MbRefData,
@@ -192,6 +204,9 @@ pub unsafe extern "C" fn mb_refdata_price(
 ///
 /// # Safety
 /// `refdata` from a live handle; `amount` NUL-terminated; `lots_out` writable.
+///
+/// Threads: any thread, concurrently (it never changes).
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_refdata_amount(
     refdata: *const MbRefData,
@@ -213,6 +228,9 @@ pub unsafe extern "C" fn mb_refdata_amount(
 ///
 /// # Safety
 /// `refdata` from a live handle; `amount` NUL-terminated; `units_out` writable.
+///
+/// Threads: any thread, concurrently (it never changes).
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_refdata_funds(
     refdata: *const MbRefData,
@@ -247,6 +265,9 @@ pub enum MbUnit {
 /// # Safety
 /// `refdata` from a live handle; `buf` NULL or `capacity` writable bytes; `len_out`
 /// writable.
+///
+/// Threads: any thread, concurrently (it never changes).
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_refdata_format(
     refdata: *const MbRefData,
@@ -281,6 +302,9 @@ pub unsafe extern "C" fn mb_refdata_format(
 /// # Safety
 /// `refdata` from a live handle; strings NUL-terminated (`price` may be NULL);
 /// `out_command` writable.
+///
+/// Threads: any thread, concurrently (it never changes).
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 #[allow(clippy::too_many_arguments, reason = "a flat C signature")]
 pub unsafe extern "C" fn mb_cmd_place_decimal(

@@ -16,13 +16,13 @@ use crate::boundary::{Poison, arg, fail, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, to_command};
 use crate::config::MbConfig;
 use crate::event::MbEvent;
-use crate::query::{
-    MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop, Reader,
-};
+use crate::query::Reader;
 use crate::query_exports as exports;
 use crate::refdata::MbRefData;
 use crate::status::MbStatus;
-use crate::types::{MbOrderRef, MbUuid};
+
+// The session's read exports live in their own file; the runtime's API is one module.
+pub use crate::session_queries::*;
 
 /// How a thread-safe engine runs.
 #[repr(C)]
@@ -239,6 +239,9 @@ fn runtime_ref<'a>(runtime: *const MbRuntime) -> Result<&'a MbRuntime, MbStatus>
 ///
 /// # Safety
 /// `config` from `mb_config_*`; `options` NULL or valid; `out_runtime` writable.
+///
+/// Threads: any thread, while no thread changes the definition.
+/// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_runtime_new(
     config: *const MbConfig,
@@ -268,6 +271,9 @@ pub unsafe extern "C" fn mb_runtime_new(
 ///
 /// # Safety
 /// `runtime` NULL or from `mb_runtime_new`, not freed before, not used concurrently.
+///
+/// Threads: one thread, once no other uses the runtime.
+/// Ownership: frees the handle (NULL is ignored); do not use it after.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_runtime_free(runtime: *mut MbRuntime) {
     // SAFETY: forwarded contract; dropping the runtime stops its threads after the queue
@@ -280,6 +286,9 @@ pub unsafe extern "C" fn mb_runtime_free(runtime: *mut MbRuntime) {
 ///
 /// # Safety
 /// `runtime` NULL or live.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrowed from the handle until it is freed; never free it.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_runtime_refdata(runtime: *const MbRuntime) -> *const MbRefData {
     // SAFETY: NULL or live per the contract.
@@ -291,6 +300,9 @@ pub unsafe extern "C" fn mb_runtime_refdata(runtime: *const MbRuntime) -> *const
 ///
 /// # Safety
 /// `runtime` live (any thread).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_runtime_set_time(runtime: *const MbRuntime, time_ns: i64) -> MbStatus {
     guard(|| {
@@ -314,6 +326,9 @@ pub unsafe extern "C" fn mb_runtime_set_time(runtime: *const MbRuntime, time_ns:
 ///
 /// # Safety
 /// `runtime` live; `out_session` writable.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_new(
     runtime: *const MbRuntime,
@@ -341,6 +356,9 @@ pub unsafe extern "C" fn mb_session_new(
 ///
 /// # Safety
 /// `session` NULL or from `mb_session_new`, not freed before.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: frees the handle (NULL is ignored); do not use it after.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_free(session: *mut MbSession) {
     // SAFETY: forwarded contract.
@@ -355,6 +373,9 @@ pub unsafe extern "C" fn mb_session_free(session: *mut MbSession) {
 /// # Safety
 /// `session` live and used by this thread only; `command` valid; `result` NULL or
 /// writable.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_submit(
     session: *mut MbSession,
@@ -377,6 +398,9 @@ pub unsafe extern "C" fn mb_session_submit(
 ///
 /// # Safety
 /// `session` live; `events` NULL or `capacity` writable elements; `len_out` writable.
+///
+/// Threads: the one thread using the session at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mb_session_poll_events(
     session: *mut MbSession,
@@ -388,188 +412,4 @@ pub unsafe extern "C" fn mb_session_poll_events(
         let s = session_mut(session)?;
         crate::event::drain(&mut s.pending, events, capacity, len_out)
     })
-}
-
-/// As `mb_engine_balances`, through the runtime's market stage (never the matching thread).
-///
-/// # Safety
-/// As `mb_engine_balances`, with a live session.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_session_balances(
-    session: *const MbSession,
-    account: u32,
-    buf: *mut MbBalance,
-    capacity: usize,
-    len_out: *mut usize,
-) -> MbStatus {
-    exports::balances(session, account, buf, capacity, len_out)
-}
-
-/// As `mb_engine_open_orders`, through the runtime's market stage (never the matching thread).
-///
-/// # Safety
-/// As `mb_engine_open_orders`, with a live session.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_session_open_orders(
-    session: *const MbSession,
-    account: u32,
-    buf: *mut MbOrder,
-    capacity: usize,
-    len_out: *mut usize,
-) -> MbStatus {
-    exports::open_orders(session, account, buf, capacity, len_out)
-}
-
-/// As `mb_engine_order`, through the runtime's market stage (never the matching thread).
-///
-/// # Safety
-/// As `mb_engine_order`, with a live session.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_session_order(
-    session: *const MbSession,
-    account: u32,
-    order: MbOrderRef,
-    order_out: *mut MbOrder,
-) -> MbStatus {
-    exports::order(session, account, order, order_out)
-}
-
-/// As `mb_engine_order_by_client_id`, through the runtime's market stage (never the matching thread).
-///
-/// # Safety
-/// As `mb_engine_order_by_client_id`, with a live session.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_session_order_by_client_id(
-    session: *const MbSession,
-    account: u32,
-    client_id: MbUuid,
-    order_out: *mut MbOrder,
-) -> MbStatus {
-    exports::order_by_client_id(session, account, client_id, order_out)
-}
-
-/// As `mb_engine_book_top`, through the runtime's market stage (never the matching thread).
-///
-/// # Safety
-/// As `mb_engine_book_top`, with a live session.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_session_book_top(
-    session: *const MbSession,
-    instrument: u16,
-    top_out: *mut MbTop,
-) -> MbStatus {
-    exports::book_top(session, instrument, top_out)
-}
-
-/// As `mb_engine_book_levels`, through the runtime's market stage (never the matching thread).
-///
-/// # Safety
-/// As `mb_engine_book_levels`, with a live session.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
-pub unsafe extern "C" fn mb_session_book_levels(
-    session: *const MbSession,
-    instrument: u16,
-    depth: usize,
-    bids: *mut MbLevel,
-    bids_capacity: usize,
-    bids_len: *mut usize,
-    asks: *mut MbLevel,
-    asks_capacity: usize,
-    asks_len: *mut usize,
-) -> MbStatus {
-    exports::book_levels(
-        session,
-        instrument,
-        depth,
-        (bids, bids_capacity, bids_len),
-        (asks, asks_capacity, asks_len),
-    )
-}
-
-/// As `mb_engine_book_orders`, through the runtime's market stage (never the matching thread).
-///
-/// # Safety
-/// As `mb_engine_book_orders`, with a live session.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
-pub unsafe extern "C" fn mb_session_book_orders(
-    session: *const MbSession,
-    instrument: u16,
-    depth: usize,
-    bids: *mut MbBookOrder,
-    bids_capacity: usize,
-    bids_len: *mut usize,
-    asks: *mut MbBookOrder,
-    asks_capacity: usize,
-    asks_len: *mut usize,
-) -> MbStatus {
-    exports::book_orders(
-        session,
-        instrument,
-        depth,
-        (bids, bids_capacity, bids_len),
-        (asks, asks_capacity, asks_len),
-    )
-}
-
-/// As `mb_engine_candles`, through the market-data thread.
-///
-/// # Safety
-/// As `mb_engine_candles`, with a live session.
-#[unsafe(no_mangle)]
-#[allow(clippy::too_many_arguments, reason = "a flat C signature")]
-pub unsafe extern "C" fn mb_session_candles(
-    session: *const MbSession,
-    instrument: u16,
-    unit: u32,
-    period: u32,
-    from_ns: i64,
-    to_ns: i64,
-    buf: *mut MbCandle,
-    capacity: usize,
-    len_out: *mut usize,
-) -> MbStatus {
-    let query = (instrument, unit, period, from_ns, to_ns);
-    exports::candles(session, query, buf, capacity, len_out)
-}
-
-/// As `mb_engine_ticker`, at the runtime's clock.
-///
-/// # Safety
-/// As `mb_engine_ticker`, with a live session.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_session_ticker(
-    session: *const MbSession,
-    instrument: u16,
-    ticker_out: *mut MbTicker,
-) -> MbStatus {
-    exports::ticker(session, instrument, ticker_out)
-}
-
-/// As `mb_engine_positions`, through the runtime's market stage (never the matching thread).
-///
-/// # Safety
-/// As `mb_engine_positions`, with a live session.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_session_positions(
-    session: *const MbSession,
-    account: u32,
-    buf: *mut MbPosition,
-    capacity: usize,
-    len_out: *mut usize,
-) -> MbStatus {
-    exports::positions(session, account, buf, capacity, len_out)
-}
-
-/// As `mb_engine_state_hash`, through the runtime's market stage (never the matching thread).
-///
-/// # Safety
-/// `session` live; `hash_out` writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_session_state_hash(
-    session: *const MbSession,
-    hash_out: *mut u64,
-) -> MbStatus {
-    exports::state_hash(session, hash_out)
 }

@@ -195,3 +195,35 @@ fn the_library_reports_the_abi_version_of_the_header() {
         .and_then(|v| v.trim().parse::<u32>().ok());
     assert_eq!(declared, Some(matchbook_ffi::diagnostics::mb_abi_version()));
 }
+
+#[test]
+fn every_function_says_which_threads_may_call_it_and_who_owns_what() {
+    let text = header();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut checked = 0;
+    let mut silent = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let declares = line.starts_with("mb_status mb_")
+            || line.starts_with("void mb_")
+            || line.starts_with("const ")
+            || line.starts_with("uint32_t mb_")
+            || line.starts_with("mb_command mb_")
+            || line.starts_with("mb_store_options mb_");
+        if !declares || !line.contains('(') {
+            continue;
+        }
+        let comment: Vec<&str> = lines[..i]
+            .iter()
+            .rev()
+            .take_while(|l| l.starts_with("//") || l.starts_with("#if"))
+            .copied()
+            .collect();
+        let says = |word: &str| comment.iter().any(|l| l.contains(word));
+        checked += 1;
+        if !(says("Threads:") && says("Ownership:")) {
+            silent.push(line.to_string());
+        }
+    }
+    assert!(checked > 90, "{checked} functions found");
+    assert!(silent.is_empty(), "no Threads:/Ownership: for {silent:#?}");
+}
