@@ -87,6 +87,19 @@ impl NativeEngine {
         Ok((id, values::fixed(py, amount, scale, "amount")?))
     }
 
+    /// The order `value` names for `account`: a handle as `place_order` returns it, or a
+    /// bare order number (trade columns, history records), whose slot history knows; so
+    /// either is accepted wherever an order is.
+    pub(crate) fn order_ref(&self, account: u32, value: u128) -> matchbook::OrderRef {
+        let given = unpack(value);
+        if value >> 64 != 0 {
+            return given;
+        }
+        (self.core.market.as_ref())
+            .and_then(|m| m.orders().get(AccountId(account), given.id))
+            .map_or(given, |r| r.accepted.order)
+    }
+
     pub(crate) fn run(
         &mut self,
         py: Python<'_>,
@@ -477,7 +490,7 @@ impl NativeEngine {
         amount: Option<&str>,
         price: Option<&str>,
     ) -> PyResult<()> {
-        let handle = unpack(order);
+        let handle = self.order_ref(account, order);
         let instrument = self
             .core
             .engine
@@ -510,7 +523,7 @@ impl NativeEngine {
             py,
             Command::CancelOrder {
                 account: AccountId(account),
-                order: unpack(order),
+                order: self.order_ref(account, order),
             },
             time_ns,
         )
@@ -555,7 +568,11 @@ impl NativeEngine {
             (Some(code), None, None) => {
                 CancelScope::Instrument(instrument_of(py, &self.core.engine, code)?)
             }
-            (None, Some(list), None) => CancelScope::Orders(list.into_iter().map(unpack).collect()),
+            (None, Some(list), None) => CancelScope::Orders(
+                list.into_iter()
+                    .map(|o| self.order_ref(account, o))
+                    .collect(),
+            ),
             (None, None, Some(ids)) => CancelScope::ClientIds(
                 ids.iter()
                     .map(|id| values::uuid(py, id))

@@ -11,7 +11,7 @@ use pyo3::types::{PyDict, PyList};
 use crate::engine::{NativeEngine, instrument_of};
 use crate::errors::{self, invalid};
 use crate::events;
-use crate::values::{self, pack, unpack};
+use crate::values::{self, pack};
 
 impl NativeEngine {
     pub(crate) fn order_dict<'py>(
@@ -123,7 +123,7 @@ impl NativeEngine {
         let engine = &self.core.engine;
         let found = match (order, client_id) {
             (Some(h), None) => engine
-                .order(unpack(h))
+                .order(self.order_ref(account, h))
                 .filter(|o| o.account() == AccountId(account)),
             (None, Some(c)) => {
                 let id = values::uuid(py, c)?;

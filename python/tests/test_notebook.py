@@ -61,3 +61,22 @@ def test_columns_of_ticks_and_lots_as_decimals_or_floats(
     assert candles.converted(True)["volume"][0] == Decimal("601.0000000"), "quote: 0.01 x 60100"
     book = engine.book_columns("BTC_EUR")
     assert set(book.scaled) == {"price", "amount"}
+
+
+def test_one_order_id_everywhere_the_handle_or_its_number(
+    engine: matchbook.Engine, maker: int, taker: int
+) -> None:
+    handles = [engine.place_order(START, maker, "BTC_EUR", "SELL", "0.01", price=60100 + i)
+               for i in range(3)]
+    assert handles[2] >> 64 != 0, "a handle carries its slot above the number"
+    engine.place_order(START, taker, "BTC_EUR", "BUY", "0.005", price="60100")
+    number = int(engine.trades()["maker_order"][0])  # trade columns carry numbers
+    assert number == handles[0] & (2**64 - 1)
+    assert engine.order_history(maker, number)["filled"] == Decimal("0.00500")
+    last = handles[2] & (2**64 - 1)
+    assert engine.order(maker, last)["handle"] == handles[2]
+    engine.amend_order(START, maker, last, amount="0.02")
+    engine.cancel_order(START, maker, last)
+    assert engine.order_history(maker, handles[2])["status"] == "CANCELLED"
+    engine.cancel_all(START, maker, orders=[handles[1] & (2**64 - 1)])
+    assert [o["handle"] for o in engine.open_orders(maker)] == [handles[0]]
