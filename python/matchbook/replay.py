@@ -1,0 +1,192 @@
+"""Backtesting on recorded market data: replays a venue's L2 book and trade tape through an
+:class:`~matchbook.Engine`, so a strategy's own orders rest in the same book with a queue
+position and are filled by the recorded takers.
+
+The data is one table, rows in time order (CSV with a header, or Parquet with pyarrow):
+
+============  ==========================================================================
+column        meaning
+============  ==========================================================================
+``time_ns``   nanoseconds since the epoch (int)
+``kind``      ``snapshot`` (the whole book: rows of one snapshot share a time),
+              ``update`` (one level's new total amount; 0 removes it) or ``trade``
+``side``      ``BUY``/``SELL``: the level's side, or a trade's aggressor (taker)
+``price``     decimal text
+``amount``    decimal text: the level's total, or the traded amount
+============  ==========================================================================
+
+How it maps onto the engine: the recorded liquidity rests as orders of a ``venue`` holder,
+one per increase of a level, in arrival order; a recorded trade is an immediate-or-cancel
+order of a ``flow`` holder at the trade's price and amount, so it takes from the book in
+price-time priority, the strategy's orders included where they stand. Afterwards a
+level's recorded total is restored by adding the missing amount at the back of its queue
+or by taking the excess from its newest venue orders first (cancellations are assumed to
+come from the back of the queue, so the strategy's place improves only through trades).
+An increase below the instrument's minimum order value joins the newest venue order of
+the level. Both holders are created by :class:`Replay` with ample funds; their fills are
+theirs, and the strategy's account is whatever it trades with.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from . import Engine
+from .errors import MatchbookError
+
+#: The columns of a replay table, in this order.
+COLUMNS = ("time_ns", "kind", "side", "price", "amount")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One recorded book level change or trade."""
+
+    time_ns: int
+    kind: str
+    side: str
+    price: Decimal
+    amount: Decimal
+
+
+def _row(values: dict[str, Any]) -> Row:
+    kind, side = str(values["kind"]), str(values["side"]).upper()
+    if kind not in ("snapshot", "update", "trade") or side not in ("BUY", "SELL"):
+        raise ValueError(f"row {values}: kind snapshot/update/trade, side BUY/SELL")
+    return Row(int(values["time_ns"]), kind, side, Decimal(str(values["price"])),
+               Decimal(str(values["amount"])))
+
+
+def read_csv(path: str) -> Iterator[Row]:
+    """The rows of a CSV file with a ``time_ns,kind,side,price,amount`` header."""
+    with open(path, newline="") as f:
+        for values in csv.DictReader(f):
+            yield _row(values)
+
+
+def read_parquet(path: str) -> Iterator[Row]:
+    """The rows of a Parquet file with the same columns (needs pyarrow)."""
+    import pyarrow.parquet as pq  # optional: imported on use
+
+    table = pq.read_table(path, columns=list(COLUMNS))
+    for values in table.to_pylist():
+        yield _row(values)
+
+
+class Replay:
+    """Drives ``engine``'s ``instrument`` with recorded rows (see the module's text)."""
+
+    def __init__(self, engine: Engine, instrument: str, start_time: int) -> None:
+        self.engine = engine
+        self.instrument = instrument
+        info = engine.instruments[instrument]
+        self._min_value = Decimal(info["min_size"])
+        base, quote = info["base"], info["quote"]
+        self.venue = self._funded(start_time, base, quote)
+        self.flow = self._funded(start_time, base, quote)
+        # Per (side, price): the venue's orders at that level, oldest first, with amounts.
+        self._levels: dict[tuple[str, Decimal], list[list[Any]]] = {}
+
+    def _funded(self, time: int, base: str, quote: str) -> int:
+        _, account = self.engine.create_holder(time)
+        # Ample for any recorded book, within the engine's balance range (i64 units).
+        self.engine.deposit(time, account, base, "1000000")
+        self.engine.deposit(time, account, quote, "10000000000")
+        return account
+
+    def run(self, rows: Iterable[Row],
+            on_step: Callable[[Engine, int], None] | None = None) -> int:
+        """Applies ``rows`` in order; after the rows of each time, calls
+        ``on_step(engine, time_ns)`` (the strategy acts then, at that time). Returns the
+        number of rows applied."""
+        applied, current, batch = 0, None, []
+        for row in rows:
+            if current is not None and row.time_ns != current:
+                applied += self._apply(batch, on_step)
+                batch = []
+            current = row.time_ns
+            batch.append(row)
+        if batch:
+            applied += self._apply(batch, on_step)
+        return applied
+
+    def _apply(self, rows: list[Row], on_step: Callable[[Engine, int], None] | None) -> int:
+        time = rows[0].time_ns
+        snapshot = {(r.side, r.price): r.amount for r in rows if r.kind == "snapshot"}
+        if snapshot:
+            for key in list(self._levels):
+                snapshot.setdefault(key, Decimal(0))
+            for (side, price), amount in snapshot.items():
+                self._set_level(time, side, price, amount)
+        for r in rows:
+            if r.kind == "update":
+                self._set_level(time, r.side, r.price, r.amount)
+            elif r.kind == "trade":
+                self._trade(time, r)
+        if on_step is not None:
+            on_step(self.engine, time)
+        return len(rows)
+
+    def _trade(self, time: int, r: Row) -> None:
+        try:
+            self.engine.place_order(time, self.flow, self.instrument, r.side, r.amount,
+                                    price=r.price, time_in_force="IMMEDIATE_OR_CANCELLED")
+        except MatchbookError:
+            pass  # the recorded taker found nothing at that price in this book
+        self._forget_filled()
+
+    def _forget_filled(self) -> None:
+        """Drops the venue orders takers filled (they are no longer open)."""
+        open_amounts = {o["handle"]: o["amount"] - o["filled"]
+                        for o in self.engine.open_orders(self.venue)}
+        for key, queue in list(self._levels.items()):
+            queue[:] = [[h, open_amounts[h]] for h, _ in queue if h in open_amounts]
+            if not queue:
+                del self._levels[key]
+
+    def _set_level(self, time: int, side: str, price: Decimal, total: Decimal) -> None:
+        queue = self._levels.setdefault((side, price), [])
+        have = sum((a for _, a in queue), Decimal(0))
+        if total > have:
+            self._add(time, side, price, total - have, queue)
+        while have > total and queue:
+            handle, amount = queue[-1]
+            excess = have - total
+            if excess >= amount or not self._amend(time, handle, amount - excess):
+                self.engine.cancel_order(time, self.venue, handle)
+                queue.pop()
+                have -= amount
+            else:
+                queue[-1][1] = amount - excess
+                have = total
+        if queue:
+            self._levels[(side, price)] = queue
+        else:
+            self._levels.pop((side, price), None)
+
+    def _add(self, time: int, side: str, price: Decimal, amount: Decimal,
+             queue: list[list[Any]]) -> None:
+        if amount * price < self._min_value and queue:
+            handle, held = queue[-1]
+            if self._amend(time, handle, held + amount):
+                queue[-1][1] = held + amount
+            return
+        try:
+            handle = self.engine.place_order(time, self.venue, self.instrument, side, amount,
+                                             price=price)
+        except MatchbookError:
+            return  # below the minimum with nothing to join: not represented
+        queue.append([handle, amount])
+        self._forget_filled()  # a crossing level may have traded at once
+
+    def _amend(self, time: int, handle: int, amount: Decimal) -> bool:
+        order = self.engine.order(self.venue, handle)
+        try:
+            self.engine.amend_order(time, self.venue, handle, amount=amount + order["filled"])
+        except MatchbookError:
+            return False
+        return True
