@@ -9,6 +9,7 @@ import importlib.util
 import os
 import sys
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -92,13 +93,19 @@ def test_rows_are_read_from_csv_in_the_documented_layout(tmp_path) -> None:
         list(read_csv(str(path)))
 
 
-def test_the_example_maker_runs_on_the_sample_and_the_books_balance() -> None:
+def _example() -> Any:
+    """examples/replay_maker.py as a module."""
     spec = importlib.util.spec_from_file_location("replay_maker",
                                                   os.path.join(EXAMPLES, "replay_maker.py"))
     assert spec and spec.loader
     example = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = example  # its dataclasses look their module up
     spec.loader.exec_module(example)
+    return example
+
+
+def test_the_example_maker_runs_on_the_sample_and_the_books_balance() -> None:
+    example = _example()
     table = list(read_csv(example.SAMPLE))
     assert len(table) > 10_000, "the shipped sample"
     result = example.run(table, table[0].time_ns)
@@ -111,3 +118,20 @@ def test_the_example_maker_runs_on_the_sample_and_the_books_balance() -> None:
     assert held + engine.fees_collected()["BTC"] == deposited, "no BTC made or lost"
     again = example.run(table, table[0].time_ns)
     assert (again.pnl, again.fills) == (result.pnl, result.fills), "a replay is deterministic"
+
+
+def test_the_example_maker_earns_what_is_computed_by_hand_on_a_small_table() -> None:
+    example = _example()
+    table = rows(
+        (0, "snapshot", "BUY", "60000.00", "0.01"),
+        (0, "snapshot", "SELL", "60010.00", "0.01"),
+        # The maker joins both sides behind the 0.01 resting there; each taker takes the
+        # 0.01 ahead of it, then its 0.01.
+        (1, "trade", "SELL", "60000.00", "0.02"),
+        (2, "trade", "BUY", "60010.00", "0.02"),
+    )
+    result = example.run(table, START)
+    assert result.fills == 2
+    assert result.inventory == D("-0.00001"), "bought 0.01 less the 0.1% fee, sold 0.01"
+    # EUR: -600.00 + 600.10 - 0.6001 fee (0.1% of 600.10); BTC: -0.00001 at 60,010.
+    assert result.pnl == D("-600.00") + D("600.10") - D("0.6001") - D("0.00001") * D("60010")
