@@ -15,6 +15,7 @@ mod errors;
 mod events;
 mod lookups;
 mod queries;
+mod refdata;
 mod values;
 
 /// The native module.
