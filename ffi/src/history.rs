@@ -4,7 +4,7 @@
 
 use matchbook::market::MarketData;
 use matchbook::market::orders::{OrderFilter, OrderRecord};
-use matchbook::{AccountId, OrderStatus, Timestamp};
+use matchbook::{AccountId, OrderStatus};
 
 use crate::boundary::{fail, fill, guard, out};
 use crate::engine::MbEngine;
@@ -161,15 +161,7 @@ fn page(
     if limit == 0 {
         return Err(fail(MbStatus::InvalidArgument, "a page of 0 orders"));
     }
-    let filter = OrderFilter {
-        from: Timestamp(i64::MIN),
-        to: Timestamp(i64::MAX),
-        instrument: None,
-        with_cancelled_and_rejected: true,
-        with_just_filled_inactive: true,
-        max_page_size: limit,
-        cursor: (before > 0).then_some(before),
-    };
+    let filter = OrderFilter::every(limit, (before > 0).then_some(before));
     r.market(move |md, _| {
         md.orders().page(AccountId(account), &filter).map(|p| {
             let records = p.orders.iter().map(|r| MbOrderRecord::from(*r)).collect();

@@ -3,7 +3,7 @@
 //! its trades. Decimal values go out as text at their scale, as in `queries`.
 
 use matchbook::market::orders::{OrderFilter, OrderRecord};
-use matchbook::{AccountId, AccountState, EngineError, HolderId, Timestamp};
+use matchbook::{AccountId, AccountState, EngineError, HolderId};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -12,7 +12,8 @@ use crate::errors::{self, invalid};
 use crate::values::{self, pack};
 
 impl NativeEngine {
-    fn market_data(&self, py: Python<'_>) -> PyResult<&matchbook::market::MarketData> {
+    /// Market data, or `InvalidArgument` for an engine made without it.
+    pub(crate) fn market_data(&self, py: Python<'_>) -> PyResult<&matchbook::market::MarketData> {
         self.core
             .market
             .as_ref()
@@ -102,15 +103,7 @@ impl NativeEngine {
         if limit == 0 {
             return Err(invalid(py, "limit 0: a page holds at least one order"));
         }
-        let filter = OrderFilter {
-            from: Timestamp(i64::MIN),
-            to: Timestamp(i64::MAX),
-            instrument: None,
-            with_cancelled_and_rejected: true,
-            with_just_filled_inactive: true,
-            max_page_size: limit,
-            cursor: (before > 0).then_some(before),
-        };
+        let filter = OrderFilter::every(limit, (before > 0).then_some(before));
         let page = self
             .market_data(py)?
             .orders()

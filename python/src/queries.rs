@@ -142,11 +142,7 @@ impl NativeEngine {
         account: u32,
         order_id: u64,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let market = self
-            .core
-            .market
-            .as_ref()
-            .ok_or_else(|| invalid(py, "market data is off"))?;
+        let market = self.market_data(py)?;
         let r = market
             .orders()
             .get(AccountId(account), order_id)
@@ -259,11 +255,7 @@ impl NativeEngine {
         from_ns: i64,
         to_ns: i64,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let market = self
-            .core
-            .market
-            .as_ref()
-            .ok_or_else(|| invalid(py, "market data is off"))?;
+        let market = self.market_data(py)?;
         let id = instrument_of(py, &self.core.engine, instrument)?;
         let unit = match unit {
             "MINUTES" => Unit::Minutes,
@@ -316,11 +308,7 @@ impl NativeEngine {
 
     /// The 24-hour ticker at engine time (decimal text).
     fn ticker<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
-        let market = self
-            .core
-            .market
-            .as_ref()
-            .ok_or_else(|| invalid(py, "market data is off"))?;
+        let market = self.market_data(py)?;
         let id = instrument_of(py, &self.core.engine, instrument)?;
         let (ps, qs) = values::scales(py, &self.core.engine, id)?;
         let t = market
@@ -405,11 +393,7 @@ impl NativeEngine {
         after: u64,
         instrument: Option<&str>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let market = self
-            .core
-            .market
-            .as_ref()
-            .ok_or_else(|| invalid(py, "market data is off"))?;
+        let market = self.market_data(py)?;
         let only = instrument
             .map(|c| instrument_of(py, &self.core.engine, c))
             .transpose()?;

@@ -156,6 +156,23 @@ pub struct OrderFilter {
     pub cursor: Option<u64>,
 }
 
+impl OrderFilter {
+    /// Every retained order of an account, open or ended, whenever it was active: at most
+    /// `limit` below order number `before` (`None`: from the newest). What the bindings
+    /// page an account's history with.
+    pub fn every(limit: usize, before: Option<u64>) -> Self {
+        Self {
+            from: Timestamp(i64::MIN),
+            to: Timestamp(i64::MAX),
+            instrument: None,
+            with_cancelled_and_rejected: true,
+            with_just_filled_inactive: true,
+            max_page_size: limit,
+            cursor: before,
+        }
+    }
+}
+
 /// A page of orders, newest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderPage<'a> {
