@@ -50,7 +50,7 @@
 // The version of the ABI this header describes. It changes whenever a struct's layout, a
 // function's signature or an enumerator's value changes, so a program built against one
 // header can refuse a library of another: `mb_abi_version() == MB_ABI_VERSION`.
-#define MB_ABI_VERSION 1
+#define MB_ABI_VERSION 2
 
 // Longest code or decimal text of an `mb_instrument_info` field, with its NUL.
 #define MB_MAX_CODE 32
@@ -89,6 +89,10 @@ typedef enum {
   MB_STATUS_TIME_OUT_OF_RANGE = 1014,
   // An order amount above the engine's largest.
   MB_STATUS_AMOUNT_TOO_LARGE = 1015,
+  // A trailing order without a valid trail or limit offset, or either on another type.
+  MB_STATUS_INVALID_TRAIL = 1016,
+  // A mark-price trigger on a spot market or on an order without a trigger.
+  MB_STATUS_INVALID_TRIGGER_REFERENCE = 1017,
   // Not enough available balance or margin.
   MB_STATUS_INSUFFICIENT_FUNDS = 2001,
   // A transfer larger than the source balance.
@@ -115,6 +119,8 @@ typedef enum {
   MB_STATUS_MAX_OPEN_ORDERS_EXCEEDED = 3006,
   // Amend below the filled amount.
   MB_STATUS_AMEND_BELOW_FILLED = 3007,
+  // A trailing order in a market with no reference price yet.
+  MB_STATUS_NO_REFERENCE_PRICE = 3008,
   // No such account.
   MB_STATUS_UNKNOWN_ACCOUNT = 4001,
   // No such holder.
@@ -178,6 +184,12 @@ typedef enum {
   // A futures position changed (`account`, `instrument`, `amount` = signed size,
   // `price` = entry price, `fee` = realised).
   MB_EVENT_KIND_POSITION_CHANGED = 8,
+  // A held trigger order fired (`order`, `instrument`, `price` = the trigger it fired
+  // at, `amount` = the limit it enters with, 0 for a market-type order); an order
+  // refused at that moment ends next with `MB_EVENT_KIND_ORDER_CANCELLED`.
+  MB_EVENT_KIND_TRIGGERED = 9,
+  // A trailing order's trigger moved (`order`, `instrument`, `price` = new trigger).
+  MB_EVENT_KIND_TRIGGER_MOVED = 10,
 } mb_event_kind;
 
 // Buy or sell.
@@ -210,6 +222,16 @@ typedef enum {
   MB_ORDER_TYPE_MARKET = 1,
   // Stop-limit (`trigger_price` required).
   MB_ORDER_TYPE_STOP = 2,
+  // Stop entering as a market order (`trigger_price` required).
+  MB_ORDER_TYPE_STOP_MARKET = 3,
+  // Take-profit limit: limit-if-touched (`price`, `trigger_price` required).
+  MB_ORDER_TYPE_TAKE_PROFIT = 4,
+  // Take-profit market: market-if-touched (`trigger_price` required).
+  MB_ORDER_TYPE_TAKE_PROFIT_MARKET = 5,
+  // Trailing stop entering as a market order (`trail_kind`, `trail` required).
+  MB_ORDER_TYPE_TRAILING_STOP = 6,
+  // Trailing stop entering as a limit order `limit_offset` past its trigger.
+  MB_ORDER_TYPE_TRAILING_STOP_LIMIT = 7,
 } mb_order_type;
 
 // Self-trade prevention of one order.
@@ -468,6 +490,15 @@ typedef struct {
   const mb_uuid *client_id_list;
   // Entries at `order_list` or `client_id_list`.
   size_t list_len;
+  // An `mb_trigger_ref`: what a trigger order watches.
+  uint32_t trigger_ref;
+  // An `mb_trail_kind`: how `trail` is measured (trailing orders only).
+  uint32_t trail_kind;
+  // A trailing order's distance from the best reference price seen.
+  int64_t trail;
+  // A trailing stop-limit's limit offset past its trigger, in ticks (0 allowed there;
+  // must be 0 on every other order).
+  int64_t limit_offset;
 } mb_command;
 
 // One account.
@@ -1000,6 +1031,36 @@ mb_command mb_cmd_place_market(uint32_t account,
                                uint32_t side,
                                int64_t amount_lots,
                                int64_t protection_ticks);
+
+// A held trigger order: `order_type` an `mb_order_type` among `STOP` (stop-limit),
+// `STOP_MARKET`, `TAKE_PROFIT` (limit) and `TAKE_PROFIT_MARKET`; `price_ticks` the limit
+// (0 for the market types); it watches the last trade price (set `trigger_ref` to
+// `MB_TRIGGER_REF_MARK_PRICE` for a future's mark).
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_command mb_cmd_place_trigger(uint32_t account,
+                                uint16_t instrument,
+                                uint32_t side,
+                                uint32_t order_type,
+                                int64_t trigger_ticks,
+                                int64_t price_ticks,
+                                int64_t amount_lots,
+                                uint32_t tif);
+
+// A trailing stop: `trail_kind` an `mb_trail_kind` (`TICKS` or `BPS`) and its `trail`;
+// a negative `limit_offset_ticks` makes a trailing stop entering as a market order, zero
+// or more a trailing stop-limit that far past its trigger.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_command mb_cmd_place_trailing(uint32_t account,
+                                 uint16_t instrument,
+                                 uint32_t side,
+                                 uint32_t trail_kind,
+                                 int64_t trail,
+                                 int64_t limit_offset_ticks,
+                                 int64_t amount_lots);
 
 // An amend (`amount_lots` / `price_ticks` 0 = unchanged).
 //

@@ -6,14 +6,15 @@
 use std::ffi::c_char;
 
 use matchbook::{
-    AccountId, CancelScope, Command, CurrencyId, HolderId, InstrumentId, NewOrder, Price, Qty,
-    Timestamp,
+    AccountId, CancelScope, Command, CurrencyId, HolderId, InstrumentId, NewOrder, OrderType,
+    Price, Qty, Timestamp, Trail, TriggerRef,
 };
 
 use crate::boundary::{fail, text};
 use crate::status::MbStatus;
 use crate::types::{
-    MbAccountKind, MbInstrumentState, MbOrderRef, MbOrderType, MbSide, MbStp, MbTimeInForce, MbUuid,
+    MbAccountKind, MbInstrumentState, MbOrderRef, MbOrderType, MbSide, MbStp, MbTimeInForce,
+    MbTrailKind, MbTriggerRef, MbUuid,
 };
 
 /// Longest subaccount name, in bytes.
@@ -149,6 +150,15 @@ pub struct MbCommand {
     pub client_id_list: *const MbUuid,
     /// Entries at `order_list` or `client_id_list`.
     pub list_len: usize,
+    /// An `mb_trigger_ref`: what a trigger order watches.
+    pub trigger_ref: u32,
+    /// An `mb_trail_kind`: how `trail` is measured (trailing orders only).
+    pub trail_kind: u32,
+    /// A trailing order's distance from the best reference price seen.
+    pub trail: i64,
+    /// A trailing stop-limit's limit offset past its trigger, in ticks (0 allowed there;
+    /// must be 0 on every other order).
+    pub limit_offset: i64,
 }
 
 impl MbCommand {
@@ -175,6 +185,10 @@ impl MbCommand {
             order_list: std::ptr::null(),
             client_id_list: std::ptr::null(),
             list_len: 0,
+            trigger_ref: 0,
+            trail_kind: 0,
+            trail: 0,
+            limit_offset: 0,
         }
     }
 }
@@ -304,28 +318,7 @@ pub(crate) fn to_command(c: &MbCommand) -> Result<Command, MbStatus> {
                 .ok_or_else(|| bad("instrument state", c.flag))?
                 .into(),
         },
-        K::PlaceOrder => Command::PlaceOrder(NewOrder {
-            account,
-            instrument,
-            side: MbSide::from_raw(c.side)
-                .ok_or_else(|| bad("side", c.side))?
-                .into(),
-            order_type: MbOrderType::from_raw(c.order_type)
-                .ok_or_else(|| bad("order type", c.order_type))?
-                .into(),
-            time_in_force: MbTimeInForce::from_raw(c.time_in_force)
-                .ok_or_else(|| bad("time in force", c.time_in_force))?
-                .into(),
-            price: price(c.price),
-            trigger_price: price(c.trigger_price),
-            amount: Qty(c.amount),
-            expire_at: (c.expire_at_ns != 0).then_some(Timestamp(c.expire_at_ns)),
-            client_id: c.client_id.to_engine(),
-            stp: MbStp::from_raw(c.stp)
-                .ok_or_else(|| bad("stp", c.stp))?
-                .to_engine(),
-            reduce_only: c.flag != 0,
-        }),
+        K::PlaceOrder => Command::PlaceOrder(new_order(c, account, instrument)?),
         K::AmendOrder => Command::AmendOrder {
             account,
             order: c.order.into(),
@@ -377,6 +370,54 @@ pub(crate) fn to_command(c: &MbCommand) -> Result<Command, MbStatus> {
             timeout: u64::try_from(c.amount)
                 .map_err(|_| fail(MbStatus::InvalidArgument, "a negative timeout".to_owned()))?,
         },
+    })
+}
+
+/// An order entry from its command's fields.
+fn new_order(
+    c: &MbCommand,
+    account: AccountId,
+    instrument: InstrumentId,
+) -> Result<NewOrder, MbStatus> {
+    let order_type: OrderType = MbOrderType::from_raw(c.order_type)
+        .ok_or_else(|| bad("order type", c.order_type))?
+        .into();
+    let trail =
+        match MbTrailKind::from_raw(c.trail_kind).ok_or_else(|| bad("trail kind", c.trail_kind))? {
+            MbTrailKind::None => None,
+            MbTrailKind::Ticks => Some(Trail::Price(Price(c.trail))),
+            MbTrailKind::Bps => Some(Trail::Bps(u32::try_from(c.trail).unwrap_or(u32::MAX))),
+        };
+    let trigger_ref = match MbTriggerRef::from_raw(c.trigger_ref)
+        .ok_or_else(|| bad("trigger reference", c.trigger_ref))?
+    {
+        MbTriggerRef::LastPrice => TriggerRef::LastPrice,
+        MbTriggerRef::MarkPrice => TriggerRef::MarkPrice,
+    };
+    let limit_offset = (order_type == OrderType::TrailingStopLimit || c.limit_offset != 0)
+        .then_some(Price(c.limit_offset));
+    Ok(NewOrder {
+        account,
+        instrument,
+        side: MbSide::from_raw(c.side)
+            .ok_or_else(|| bad("side", c.side))?
+            .into(),
+        order_type,
+        time_in_force: MbTimeInForce::from_raw(c.time_in_force)
+            .ok_or_else(|| bad("time in force", c.time_in_force))?
+            .into(),
+        price: price(c.price),
+        trigger_price: price(c.trigger_price),
+        trigger_ref,
+        trail,
+        limit_offset,
+        amount: Qty(c.amount),
+        expire_at: (c.expire_at_ns != 0).then_some(Timestamp(c.expire_at_ns)),
+        client_id: c.client_id.to_engine(),
+        stp: MbStp::from_raw(c.stp)
+            .ok_or_else(|| bad("stp", c.stp))?
+            .to_engine(),
+        reduce_only: c.flag != 0,
     })
 }
 

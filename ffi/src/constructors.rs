@@ -133,6 +133,71 @@ pub extern "C" fn mb_cmd_place_market(
     }
 }
 
+/// A held trigger order: `order_type` an `mb_order_type` among `STOP` (stop-limit),
+/// `STOP_MARKET`, `TAKE_PROFIT` (limit) and `TAKE_PROFIT_MARKET`; `price_ticks` the limit
+/// (0 for the market types); it watches the last trade price (set `trigger_ref` to
+/// `MB_TRIGGER_REF_MARK_PRICE` for a future's mark).
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_place_trigger(
+    account: u32,
+    instrument: u16,
+    side: u32,
+    order_type: u32,
+    trigger_ticks: i64,
+    price_ticks: i64,
+    amount_lots: i64,
+    tif: u32,
+) -> MbCommand {
+    MbCommand {
+        account,
+        instrument,
+        side,
+        order_type,
+        time_in_force: tif,
+        trigger_price: trigger_ticks,
+        price: price_ticks,
+        amount: amount_lots,
+        ..MbCommand::blank(MbCommandKind::PlaceOrder)
+    }
+}
+
+/// A trailing stop: `trail_kind` an `mb_trail_kind` (`TICKS` or `BPS`) and its `trail`;
+/// a negative `limit_offset_ticks` makes a trailing stop entering as a market order, zero
+/// or more a trailing stop-limit that far past its trigger.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_place_trailing(
+    account: u32,
+    instrument: u16,
+    side: u32,
+    trail_kind: u32,
+    trail: i64,
+    limit_offset_ticks: i64,
+    amount_lots: i64,
+) -> MbCommand {
+    let (order_type, limit_offset) = if limit_offset_ticks < 0 {
+        (MbOrderType::TrailingStop, 0)
+    } else {
+        (MbOrderType::TrailingStopLimit, limit_offset_ticks)
+    };
+    MbCommand {
+        account,
+        instrument,
+        side,
+        order_type: order_type as u32,
+        trail_kind,
+        trail,
+        limit_offset,
+        amount: amount_lots,
+        ..MbCommand::blank(MbCommandKind::PlaceOrder)
+    }
+}
+
 /// An amend (`amount_lots` / `price_ticks` 0 = unchanged).
 ///
 /// Threads: any thread, concurrently.

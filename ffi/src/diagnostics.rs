@@ -9,7 +9,7 @@ use crate::status::MbStatus;
 /// The version of the ABI this header describes. It changes whenever a struct's layout, a
 /// function's signature or an enumerator's value changes, so a program built against one
 /// header can refuse a library of another: `mb_abi_version() == MB_ABI_VERSION`.
-pub const MB_ABI_VERSION: u32 = 1;
+pub const MB_ABI_VERSION: u32 = 2;
 
 /// The ABI version of the linked library (compare with `MB_ABI_VERSION` of the header the
 /// program was compiled with); any thread.

@@ -27,6 +27,12 @@ pub enum MbEventKind {
     /// A futures position changed (`account`, `instrument`, `amount` = signed size,
     /// `price` = entry price, `fee` = realised).
     PositionChanged = 8,
+    /// A held trigger order fired (`order`, `instrument`, `price` = the trigger it fired
+    /// at, `amount` = the limit it enters with, 0 for a market-type order); an order
+    /// refused at that moment ends next with `MB_EVENT_KIND_ORDER_CANCELLED`.
+    Triggered = 9,
+    /// A trailing order's trigger moved (`order`, `instrument`, `price` = new trigger).
+    TriggerMoved = 10,
 }
 
 /// One event.
@@ -196,6 +202,30 @@ impl From<&EventRecord> for MbEvent {
                 price: entry_price.0,
                 fee: realised,
                 ..Self::blank(record, MbEventKind::PositionChanged)
+            },
+            Event::StopTriggered {
+                order,
+                instrument,
+                trigger_price,
+                price,
+            } => Self {
+                order: order.id,
+                order_slot: order.slot,
+                instrument: instrument.0,
+                price: trigger_price.0,
+                amount: price.map_or(0, |p| p.0),
+                ..Self::blank(record, MbEventKind::Triggered)
+            },
+            Event::TriggerMoved {
+                order,
+                instrument,
+                trigger_price,
+            } => Self {
+                order: order.id,
+                order_slot: order.slot,
+                instrument: instrument.0,
+                price: trigger_price.0,
+                ..Self::blank(record, MbEventKind::TriggerMoved)
             },
             _ => Self::blank(record, MbEventKind::Other),
         }

@@ -40,6 +40,10 @@ pub enum MbStatus {
     TimeOutOfRange = 1014,
     /// An order amount above the engine's largest.
     AmountTooLarge = 1015,
+    /// A trailing order without a valid trail or limit offset, or either on another type.
+    InvalidTrail = 1016,
+    /// A mark-price trigger on a spot market or on an order without a trigger.
+    InvalidTriggerReference = 1017,
     /// Not enough available balance or margin.
     InsufficientFunds = 2001,
     /// A transfer larger than the source balance.
@@ -66,6 +70,8 @@ pub enum MbStatus {
     MaxOpenOrdersExceeded = 3006,
     /// Amend below the filled amount.
     AmendBelowFilled = 3007,
+    /// A trailing order in a market with no reference price yet.
+    NoReferencePrice = 3008,
     /// No such account.
     UnknownAccount = 4001,
     /// No such holder.
@@ -137,6 +143,9 @@ impl From<EngineError> for MbStatus {
             E::TimeOutOfRange => Self::TimeOutOfRange,
             E::AmountTooLarge => Self::AmountTooLarge,
             E::BalanceLimitExceeded => Self::BalanceLimitExceeded,
+            E::InvalidTrail => Self::InvalidTrail,
+            E::NoReferencePrice => Self::NoReferencePrice,
+            E::InvalidTriggerReference => Self::InvalidTriggerReference,
             E::InsufficientFunds => Self::InsufficientFunds,
             E::InsufficientBalance { .. } => Self::InsufficientBalance,
             E::BelowBlpThreshold => Self::BelowBlpThreshold,
@@ -163,7 +172,7 @@ impl From<EngineError> for MbStatus {
 }
 
 /// Every engine error, for the name table (field values do not matter for names).
-const ENGINE_ERRORS: [EngineError; 37] = {
+const ENGINE_ERRORS: [EngineError; 40] = {
     use EngineError as E;
     [
         E::InvalidAmount,
@@ -182,6 +191,9 @@ const ENGINE_ERRORS: [EngineError; 37] = {
         E::TimeOutOfRange,
         E::AmountTooLarge,
         E::BalanceLimitExceeded,
+        E::InvalidTrail,
+        E::NoReferencePrice,
+        E::InvalidTriggerReference,
         E::InsufficientFunds,
         E::InsufficientBalance {
             account: matchbook::AccountId(0),

@@ -111,25 +111,66 @@ pub enum MbOrderType {
     Market = 1,
     /// Stop-limit (`trigger_price` required).
     Stop = 2,
+    /// Stop entering as a market order (`trigger_price` required).
+    StopMarket = 3,
+    /// Take-profit limit: limit-if-touched (`price`, `trigger_price` required).
+    TakeProfit = 4,
+    /// Take-profit market: market-if-touched (`trigger_price` required).
+    TakeProfitMarket = 5,
+    /// Trailing stop entering as a market order (`trail_kind`, `trail` required).
+    TrailingStop = 6,
+    /// Trailing stop entering as a limit order `limit_offset` past its trigger.
+    TrailingStopLimit = 7,
 }
+
+/// What a trigger order watches.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MbTriggerRef {
+    /// The last trade price.
+    LastPrice = 0,
+    /// The futures mark price.
+    MarkPrice = 1,
+}
+
+/// How `mb_command.trail` is measured.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MbTrailKind {
+    /// No trail (every order but a trailing one).
+    None = 0,
+    /// A price distance in ticks.
+    Ticks = 1,
+    /// A distance in basis points (1-9999) of the reference price.
+    Bps = 2,
+}
+
+const ORDER_TYPES: [(MbOrderType, OrderType); 8] = [
+    (MbOrderType::Limit, OrderType::Limit),
+    (MbOrderType::Market, OrderType::Market),
+    (MbOrderType::Stop, OrderType::Stop),
+    (MbOrderType::StopMarket, OrderType::StopMarket),
+    (MbOrderType::TakeProfit, OrderType::TakeProfit),
+    (MbOrderType::TakeProfitMarket, OrderType::TakeProfitMarket),
+    (MbOrderType::TrailingStop, OrderType::TrailingStop),
+    (MbOrderType::TrailingStopLimit, OrderType::TrailingStopLimit),
+];
 
 impl From<MbOrderType> for OrderType {
     fn from(t: MbOrderType) -> Self {
-        match t {
-            MbOrderType::Limit => OrderType::Limit,
-            MbOrderType::Market => OrderType::Market,
-            MbOrderType::Stop => OrderType::Stop,
-        }
+        ORDER_TYPES
+            .iter()
+            .find(|(c, _)| *c == t)
+            .map_or(OrderType::Limit, |&(_, e)| e)
     }
 }
 
 impl From<OrderType> for MbOrderType {
     fn from(t: OrderType) -> Self {
-        match t {
-            OrderType::Limit => Self::Limit,
-            OrderType::Market => Self::Market,
-            OrderType::Stop => Self::Stop,
-        }
+        ORDER_TYPES
+            .iter()
+            .find(|(_, e)| *e == t)
+            .map_or(Self::Limit, |&(c, _)| c)
     }
 }
 
@@ -305,7 +346,18 @@ from_raw!(MbTimeInForce:
     PostOnly,
     GoodTillTime
 );
-from_raw!(MbOrderType: Limit, Market, Stop);
+from_raw!(MbOrderType:
+    Limit,
+    Market,
+    Stop,
+    StopMarket,
+    TakeProfit,
+    TakeProfitMarket,
+    TrailingStop,
+    TrailingStopLimit
+);
+from_raw!(MbTriggerRef: LastPrice, MarkPrice);
+from_raw!(MbTrailKind: None, Ticks, Bps);
 from_raw!(MbStp: AccountDefault, None, CancelNewest, CancelOldest, CancelBoth);
 from_raw!(MbAccountKind: Regular, InstantTrade, Blp);
 from_raw!(MbInstrumentState: Active, PostOnly, Suspended, Closed);

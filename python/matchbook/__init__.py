@@ -337,16 +337,28 @@ class Engine:
         client_id: str | None = None,
         stp: str | None = None,
         reduce_only: bool = False,
+        trigger_reference: str = "LAST_PRICE",
+        trailing_offset: Number | None = None,
+        trailing_offset_bps: int | None = None,
+        limit_offset: Number | None = None,
     ) -> int:
-        """Places an order (LIMIT, MARKET or STOP; GOOD_TILL_CANCELLED,
-        IMMEDIATE_OR_CANCELLED, FILL_OR_KILL, POST_ONLY or GOOD_TILL_TIME); returns its
-        handle, which cancels and amends take. A FILL_OR_KILL order that cannot fill, or a
-        POST_ONLY order that would take, is accepted and ended at once: OrderRejected is
-        raised with the order's handle as ``order`` (its history record keeps the status)."""
+        """Places an order; returns its handle, which cancels and amends take.
+
+        ``type`` is LIMIT, MARKET, or a held trigger order: STOP (stop-limit), STOP_MARKET,
+        TAKE_PROFIT (limit), TAKE_PROFIT_MARKET (each with ``trigger_price``), TRAILING_STOP
+        or TRAILING_STOP_LIMIT (with ``trailing_offset``, a price, or
+        ``trailing_offset_bps``; the limit variant with ``limit_offset``). A trigger order
+        watches the last trade price, or the mark price of a future with
+        ``trigger_reference="MARK_PRICE"``. Time in force: GOOD_TILL_CANCELLED,
+        IMMEDIATE_OR_CANCELLED, FILL_OR_KILL, POST_ONLY or GOOD_TILL_TIME. A FILL_OR_KILL
+        order that cannot fill, or a POST_ONLY order that would take, is accepted and ended
+        at once: OrderRejected is raised with the order's handle as ``order`` (its history
+        record keeps the status)."""
         return self._native.place_order(
             _ns(time), account, instrument, side, _text(amount), _text(price), type,
             time_in_force, None if trigger_price is None else _text(trigger_price),
-            None if expire_at is None else _ns(expire_at), client_id, stp, reduce_only)
+            None if expire_at is None else _ns(expire_at), client_id, stp, reduce_only,
+            trigger_reference, _text(trailing_offset), trailing_offset_bps, _text(limit_offset))
 
     def amend_order(self, time: Time, account: int, order: int, *, amount: Number | None = None,
                     price: Number | None = None) -> None:

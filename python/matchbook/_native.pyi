@@ -61,6 +61,10 @@ class NativeEngine:
         client_id: str | None = None,
         stp: str | None = None,
         reduce_only: bool = False,
+        trigger_reference: str = "LAST_PRICE",
+        trailing_offset: str | None = None,
+        trailing_offset_bps: int | None = None,
+        limit_offset: str | None = None,
     ) -> int: ...
     def amend_order(
         self, time_ns: int, account: int, order: int, amount: str | None = None, price: str | None = None

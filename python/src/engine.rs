@@ -8,7 +8,7 @@ use matchbook::market::{MarketData, MarketDataConfig};
 use matchbook::store::Host;
 use matchbook::{
     AccountId, Applied, CancelScope, Command, CurrencyId, Engine, EngineError, HolderId,
-    InstrumentId, NewOrder, Order, Price, Qty, Timestamp,
+    InstrumentId, Order, Price, Qty, Timestamp,
 };
 use matchbook_config::{Directory, Exchange};
 use pyo3::prelude::*;
@@ -348,7 +348,7 @@ impl NativeEngine {
 
     /// Places an order; its handle (an int). A fill-or-kill that cannot fill, or a post-only
     /// order that would take, raises its refusal with the handle as the exception's `order`.
-    #[pyo3(signature = (time_ns, account, instrument, side, amount, price = None, order_type = "LIMIT", time_in_force = "GOOD_TILL_CANCELLED", trigger_price = None, expire_at_ns = None, client_id = None, stp = None, reduce_only = false))]
+    #[pyo3(signature = (time_ns, account, instrument, side, amount, price = None, order_type = "LIMIT", time_in_force = "GOOD_TILL_CANCELLED", trigger_price = None, expire_at_ns = None, client_id = None, stp = None, reduce_only = false, trigger_reference = "LAST_PRICE", trailing_offset = None, trailing_offset_bps = None, limit_offset = None))]
     #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
     fn place_order(
         &mut self,
@@ -366,27 +366,30 @@ impl NativeEngine {
         client_id: Option<&str>,
         stp: Option<&str>,
         reduce_only: bool,
+        trigger_reference: &str,
+        trailing_offset: Option<&str>,
+        trailing_offset_bps: Option<u32>,
+        limit_offset: Option<&str>,
     ) -> PyResult<u128> {
-        let id = instrument_of(py, &self.core.engine, instrument)?;
-        let (ps, qs) = values::scales(py, &self.core.engine, id)?;
-        let order = NewOrder {
-            account: AccountId(account),
-            instrument: id,
-            side: values::side(py, side)?,
-            order_type: values::order_type(py, order_type)?,
-            time_in_force: values::time_in_force(py, time_in_force)?,
-            price: price
-                .map(|p| values::fixed(py, p, ps, "price").map(Price))
-                .transpose()?,
-            trigger_price: trigger_price
-                .map(|p| values::fixed(py, p, ps, "trigger price").map(Price))
-                .transpose()?,
-            amount: Qty(values::fixed(py, amount, qs, "amount")?),
-            expire_at: expire_at_ns.map(Timestamp),
-            client_id: client_id.map(|c| values::uuid(py, c)).transpose()?,
-            stp: stp.map(|s| values::stp(py, s)).transpose()?,
+        let args = crate::order_entry::OrderArgs {
+            account,
+            instrument,
+            side,
+            amount,
+            price,
+            order_type,
+            time_in_force,
+            trigger_price,
+            expire_at_ns,
+            client_id,
+            stp,
             reduce_only,
+            trigger_reference,
+            trailing_offset,
+            trailing_offset_bps,
+            limit_offset,
         };
+        let order = crate::order_entry::new_order(py, &self.core.engine, &args)?;
         let applied = self.run(py, Command::PlaceOrder(order), time_ns)?;
         let handle = applied.order.map_or(0, pack);
         if let Some(refusal) = applied.rejected {

@@ -14,6 +14,7 @@ mod engine;
 mod errors;
 mod events;
 mod lookups;
+mod order_entry;
 mod queries;
 mod refdata;
 mod values;

@@ -40,6 +40,13 @@ impl NativeEngine {
             "trigger_price",
             o.trigger_price().map(|p| values::text(p.0, ps)),
         )?;
+        d.set_item("trigger_reference", o.trigger_ref().as_str())?;
+        let state = match o.state() {
+            matchbook::LiveState::Resting => "RESTING",
+            matchbook::LiveState::PendingTrigger => "HELD",
+            matchbook::LiveState::Taking => "TAKING",
+        };
+        d.set_item("state", state)?;
         d.set_item("amount", values::text(o.amount().0, qs))?;
         d.set_item("filled", values::text(o.filled().0, qs))?;
         d.set_item("client_id", o.client_id().map(values::uuid_text))?;

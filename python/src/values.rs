@@ -46,13 +46,7 @@ pub(crate) fn side(py: Python<'_>, text: &str) -> PyResult<Side> {
 }
 
 pub(crate) fn order_type(py: Python<'_>, text: &str) -> PyResult<OrderType> {
-    spelled(
-        py,
-        text,
-        "order type",
-        &[OrderType::Limit, OrderType::Market, OrderType::Stop],
-        OrderType::as_str,
-    )
+    spelled(py, text, "order type", &OrderType::ALL, OrderType::as_str)
 }
 
 pub(crate) fn time_in_force(py: Python<'_>, text: &str) -> PyResult<TimeInForce> {

@@ -104,11 +104,14 @@ pub fn engine_status(error: EngineError) -> StatusCode {
         | E::AccountInDerisk
         | E::AccountClosed
         | E::ReduceOnlyWouldIncrease
+        | E::NoReferencePrice
         | E::BalanceLimitExceeded => StatusCode::UNPROCESSABLE_ENTITY,
         E::InvalidAmount
         | E::InvalidPrice
         | E::MissingPrice
         | E::InvalidTriggerPrice
+        | E::InvalidTrail
+        | E::InvalidTriggerReference
         | E::PriceOutOfRange
         | E::MinSizeNotSatisfied
         | E::InvalidExpiry

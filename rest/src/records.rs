@@ -6,7 +6,8 @@ use crate::markets::{Market, Markets};
 use crate::wire::orders::{FeeBody, OrderAck, OrderBody, TradeBody, TradeWrapper};
 use matchbook::market::orders::OrderRecord;
 use matchbook::market::trades::TradeRecord;
-use matchbook::{AccountId, Side, TimeInForce, Uuid};
+use matchbook::market::trigger_terms::TriggerTerms;
+use matchbook::{AccountId, Side, TimeInForce, Trail, TriggerRef, Uuid};
 
 /// How much of an order record to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,10 +56,37 @@ pub fn order_body(markets: &Markets, r: &OrderRecord, form: OrderForm) -> Option
         is_post_only: a.time_in_force == TimeInForce::PostOnly,
         average_price: r.average_price().map(|avg| market.price(avg)),
         trigger_price: a.trigger_price.map(|t| market.price(t)),
+        trigger_reference: a
+            .order_type
+            .is_trigger()
+            .then_some(TriggerRef::LastPrice.as_str()),
+        trailing_offset: None,
+        trailing_offset_bps: None,
+        limit_offset: None,
         origin: full.then_some("API"),
         time_nanos: full.then(|| iso_nanos(r.created)),
         time_last_updated_nanos: full.then(|| iso_nanos(r.updated)),
     })
+}
+
+/// Adds a trigger order's terms beyond its record (mark-price reference, trail, limit
+/// offset) to its body.
+pub fn add_trigger_terms(
+    markets: &Markets,
+    body: &mut OrderBody,
+    r: &OrderRecord,
+    terms: &TriggerTerms,
+) {
+    let Some(market) = markets.market_of(r.accepted.instrument) else {
+        return;
+    };
+    body.trigger_reference = Some(terms.reference.as_str());
+    match terms.trail {
+        Some(Trail::Price(p)) => body.trailing_offset = Some(market.price(p)),
+        Some(Trail::Bps(bps)) => body.trailing_offset_bps = Some(bps),
+        None => {}
+    }
+    body.limit_offset = terms.limit_offset.map(|p| market.price(p));
 }
 
 /// The acknowledgement of create and cancel: `time_in_force` on create only.

@@ -65,9 +65,38 @@ pub fn normalize(event: Event) -> Event {
             remaining,
             reason,
         },
-        Event::StopTriggered { order, instrument } => Event::StopTriggered {
+        Event::StopTriggered {
+            order,
+            instrument,
+            trigger_price,
+            price,
+        } => Event::StopTriggered {
             order: strip(order),
             instrument,
+            trigger_price,
+            price,
+        },
+        Event::TriggerMoved {
+            order,
+            instrument,
+            trigger_price,
+        } => Event::TriggerMoved {
+            order: strip(order),
+            instrument,
+            trigger_price,
+        },
+        Event::TriggerTerms {
+            order,
+            instrument,
+            reference,
+            trail,
+            limit_offset,
+        } => Event::TriggerTerms {
+            order: strip(order),
+            instrument,
+            reference,
+            trail,
+            limit_offset,
         },
         other => other,
     }

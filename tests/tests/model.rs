@@ -246,7 +246,7 @@ fn price() -> impl Strategy<Value = i64> {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        12 => (0usize..6, 0u16..10, any::<bool>(), 0u8..10, 0u8..6, price(), 90i64..=110, prop_oneof![10 => 1i64..6, 1 => -1i64..=0], 0i64..8, 0u8..4, 0u8..8)
+        12 => (0usize..6, 0u16..10, any::<bool>(), 0u8..20, 0u8..6, price(), 90i64..=110, prop_oneof![10 => 1i64..6, 1 => -1i64..=0], 0i64..8, 0u8..4, 0u8..8)
             .prop_map(|(account, instrument, buy, kind, tif, price, trigger, amount, expire_in, client, stp)| Op::Place {
                 account, instrument: match instrument { 0..=4 => 0, 5..=8 => 1, _ => 8 }, side: if buy { Side::Buy } else { Side::Sell },
                 kind, tif, price, trigger, amount, expire_in, client, stp,
@@ -328,10 +328,17 @@ fn resolve(
             stp,
         } => {
             let order_type = match kind {
-                0..=6 => OrderType::Limit,
-                7 => OrderType::Market,
-                _ => OrderType::Stop,
+                0..=10 => OrderType::Limit,
+                11 | 19 => OrderType::Market,
+                12 => OrderType::Stop,
+                13 => OrderType::StopMarket,
+                14 => OrderType::TakeProfit,
+                15 => OrderType::TakeProfitMarket,
+                16 | 17 => OrderType::TrailingStop,
+                _ => OrderType::TrailingStopLimit,
             };
+            let trailing = order_type.is_trailing();
+            let held = order_type.is_trigger() && !trailing;
             let time_in_force = [
                 TimeInForce::GoodTillCancelled,
                 TimeInForce::GoodTillCancelled,
@@ -347,10 +354,24 @@ fn resolve(
                 side: *side,
                 order_type,
                 time_in_force,
-                price: (*price != -5 && (order_type != OrderType::Market || *price % 2 == 0))
+                price: (*price != -5
+                    && (!order_type.is_market() || *price % 2 == 0)
+                    && (!trailing || *price == 0))
                     .then_some(Price(*price)),
-                trigger_price: (order_type == OrderType::Stop || *expire_in == 7)
-                    .then_some(Price(*trigger)),
+                trigger_price: (held || *expire_in == 7).then_some(Price(*trigger)),
+                trigger_ref: matchbook::TriggerRef::LastPrice,
+                // A trail of 0..=20 ticks (0 is refused) or 50..=1,050 basis points; now and
+                // then one on an order that does not trail.
+                trail: (trailing || (*client == 3 && *expire_in == 5)).then(|| {
+                    if *kind == 17 {
+                        matchbook::Trail::Bps(((*trigger - 89) * 50) as u32)
+                    } else {
+                        matchbook::Trail::Price(Price(*trigger - 90))
+                    }
+                }),
+                limit_offset: (order_type == OrderType::TrailingStopLimit
+                    || (*expire_in == 4 && *client == 2))
+                    .then_some(Price(*expire_in)),
                 amount: Qty(*amount),
                 expire_at: (gtt != (*expire_in == 6))
                     .then_some(Timestamp(now + expire_in * 1_000_000)),
@@ -790,6 +811,12 @@ fn generator_reaches_every_outcome() {
         "BalanceChanged",
         "TopOfBook",
         "Rejected UnknownAccount",
+        "TriggerMoved",
+        "TriggerTerms",
+        "Cancelled TriggerRefused(InsufficientFunds)",
+        "Cancelled TriggerRefused(MinSizeNotSatisfied)",
+        "Rejected InvalidTrail",
+        "Rejected NoReferencePrice",
     ];
     let missing: Vec<_> = expected
         .iter()

@@ -131,6 +131,17 @@ pub enum EngineError {
     /// [`crate::limits::MAX_BALANCE`].
     #[error("the balance would pass the largest one an account may hold")]
     BalanceLimitExceeded,
+    /// A trailing order without a valid trail (a positive price distance in range, or
+    /// 1..=9,999 basis points), a trailing stop-limit without a valid limit offset, or
+    /// either on another order type.
+    #[error("invalid trail or limit offset for this order type")]
+    InvalidTrail,
+    /// A trailing order in a market with no reference price yet (no trade, or no mark).
+    #[error("no reference price to trail yet")]
+    NoReferencePrice,
+    /// A mark-price trigger on a spot market or on an order that has no trigger.
+    #[error("trigger reference not available for this order or instrument")]
+    InvalidTriggerReference,
 }
 
 impl EngineError {
@@ -174,6 +185,9 @@ impl EngineError {
             Self::TimeOutOfRange => 1014,
             Self::AmountTooLarge => 1015,
             Self::BalanceLimitExceeded => 2006,
+            Self::InvalidTrail => 1016,
+            Self::NoReferencePrice => 3008,
+            Self::InvalidTriggerReference => 1017,
         }
     }
 
@@ -217,6 +231,9 @@ impl EngineError {
             Self::TimeOutOfRange => "TIME_OUT_OF_RANGE",
             Self::AmountTooLarge => "INVALID_AMOUNT",
             Self::BalanceLimitExceeded => "BALANCE_LIMIT_EXCEEDED",
+            Self::InvalidTrail => "INVALID_TRAIL",
+            Self::NoReferencePrice => "NO_REFERENCE_PRICE",
+            Self::InvalidTriggerReference => "INVALID_TRIGGER_REFERENCE",
         }
     }
 }

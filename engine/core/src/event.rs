@@ -6,7 +6,7 @@ use crate::fixed::{Price, Qty};
 use crate::ids::{
     AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, TradeId, Uuid,
 };
-use crate::order::{OrderType, Side, StpMode, TimeInForce};
+use crate::order::{OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef};
 use crate::refdata::InstrumentState;
 
 /// An event with its sequence number and the time of the command that caused it.
@@ -41,6 +41,9 @@ pub enum CancelReason {
     InstrumentClosed,
     /// Its account's dead-man switch (cancel all after) ran out.
     CancelAllAfter,
+    /// A held trigger order that the checks of a new order refused when it fired
+    /// (instrument state, price, size, funds, reduce-only).
+    TriggerRefused(EngineError),
 }
 
 impl CancelReason {
@@ -59,6 +62,7 @@ impl CancelReason {
         match self {
             Self::FillOrKillUnfilled => OrderStatus::FilledRejected,
             Self::PostOnlyWouldTake => OrderStatus::Rejected(EngineError::PostOnlyWouldTake),
+            Self::TriggerRefused(error) => OrderStatus::Rejected(error),
             Self::Requested
             | Self::Unfilled
             | Self::SelfTrade
@@ -128,7 +132,8 @@ pub struct AcceptedOrder {
     pub stp: StpMode,
     /// Limit (or protection) price.
     pub price: Option<Price>,
-    /// Stop trigger.
+    /// Trigger (a trailing order's first one; [`Event::TriggerTerms`] follows for an
+    /// order with terms beyond this record).
     pub trigger_price: Option<Price>,
     /// Amount.
     pub amount: Qty,
@@ -370,12 +375,42 @@ pub enum Event {
         /// When its open orders are cancelled unless it is set again.
         deadline: Option<Timestamp>,
     },
-    /// A stop order's trigger was reached; it is entered as a limit order next.
+    /// A held trigger order's trigger was reached; it is checked as a new order and entered
+    /// (at its limit, or as a market order) next.
     StopTriggered {
         /// Order.
         order: OrderRef,
         /// Market.
         instrument: InstrumentId,
+        /// The trigger it fired at.
+        trigger_price: Price,
+        /// The limit it enters with (a trailing stop-limit's is set now); none for a
+        /// market-type order.
+        price: Option<Price>,
+    },
+    /// Trigger terms of an accepted order beyond [`AcceptedOrder`] (kept apart so that
+    /// record, and the history files holding it, keep their form): follows the
+    /// `OrderAccepted` of an order that watches the mark price or trails.
+    TriggerTerms {
+        /// Order.
+        order: OrderRef,
+        /// Market.
+        instrument: InstrumentId,
+        /// The price it watches.
+        reference: TriggerRef,
+        /// A trailing order's trail.
+        trail: Option<Trail>,
+        /// A trailing stop-limit's limit offset.
+        limit_offset: Option<Price>,
+    },
+    /// A trailing order's trigger followed a new best reference price.
+    TriggerMoved {
+        /// Order.
+        order: OrderRef,
+        /// Market.
+        instrument: InstrumentId,
+        /// Its new trigger.
+        trigger_price: Price,
     },
 }
 

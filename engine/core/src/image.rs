@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::account::{AccountKind, AccountState, Balance};
 use crate::fixed::{Notional, Price, Qty};
 use crate::ids::{AccountId, HolderId, InstrumentId, Timestamp, Uuid};
-use crate::order::{LiveState, OrderType, Side, StpMode, TimeInForce};
+use crate::order::{LiveState, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef};
 use crate::refdata::InstrumentState;
 
 /// Slot-addressed records: the occupied slots and the vacant ones in the order they will be
@@ -62,6 +62,25 @@ pub struct EngineImage {
     /// format 7 image has none.
     #[serde(deserialize_with = "crate::persist::added_last::deserialize", default)]
     pub cancel_all_after: Vec<(AccountId, Timestamp)>,
+    /// Held orders whose trigger terms go beyond their record (a mark-price reference, a
+    /// trail), by order number. Added in format 9; older images have none.
+    #[serde(deserialize_with = "crate::persist::added_last::deserialize", default)]
+    pub trigger_terms: Vec<TriggerTermsImage>,
+}
+
+/// A held order's trigger terms beyond its [`OrderImage`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TriggerTermsImage {
+    /// Order number.
+    pub order: u64,
+    /// The price it watches.
+    pub reference: TriggerRef,
+    /// A trailing order's trail.
+    pub trail: Option<Trail>,
+    /// A trailing stop-limit's limit offset (0 otherwise).
+    pub limit_offset: Price,
+    /// A trailing order's best reference price so far (0 otherwise).
+    pub extreme: Price,
 }
 
 /// One instrument's book.

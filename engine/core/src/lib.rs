@@ -59,7 +59,9 @@ pub use hashing::StateHasher;
 pub use ids::{
     AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, TradeId, Uuid, UuidError,
 };
-pub use order::{LiveState, NewOrder, Order, OrderType, Side, StpMode, TimeInForce};
+pub use order::{
+    LiveState, NewOrder, Order, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef,
+};
 pub use refdata::{
     ConfigError, Currency, FundingSchedule, FundingSettings, FuturesTerms, Instrument,
     InstrumentKind, InstrumentSpec, InstrumentState,

@@ -49,8 +49,22 @@ pub enum OrderType {
     Limit,
     /// Takes what the book offers, up to an optional protection price; never rests.
     Market,
-    /// A stop-limit: held off the book until the last trade reaches `trigger_price`.
+    /// A stop-limit: held off the book until its reference price reaches `trigger_price`
+    /// (rising to it for a buy, falling to it for a sell), then entered at its limit.
     Stop,
+    /// A stop that enters as a market order (with MARKET's protection rules) when triggered.
+    StopMarket,
+    /// Take-profit limit (limit-if-touched): triggers in the opposite direction to a stop
+    /// (a buy when the reference falls to its trigger, a sell when it rises to it).
+    TakeProfit,
+    /// Take-profit market (market-if-touched).
+    TakeProfitMarket,
+    /// Trailing stop entering as a market order: its trigger follows the best reference
+    /// price seen since entry at a fixed distance ([`Trail`]) and never loosens.
+    TrailingStop,
+    /// Trailing stop entering as a limit order at its trigger plus (buy) or minus (sell)
+    /// the order's limit offset.
+    TrailingStopLimit,
 }
 
 impl OrderType {
@@ -60,7 +74,119 @@ impl OrderType {
             Self::Limit => "LIMIT",
             Self::Market => "MARKET",
             Self::Stop => "STOP",
+            Self::StopMarket => "STOP_MARKET",
+            Self::TakeProfit => "TAKE_PROFIT",
+            Self::TakeProfitMarket => "TAKE_PROFIT_MARKET",
+            Self::TrailingStop => "TRAILING_STOP",
+            Self::TrailingStopLimit => "TRAILING_STOP_LIMIT",
         }
+    }
+    /// Every type, in the order of their codes (journal, C and Python enumerations).
+    pub const ALL: [Self; 8] = [
+        Self::Limit,
+        Self::Market,
+        Self::Stop,
+        Self::StopMarket,
+        Self::TakeProfit,
+        Self::TakeProfitMarket,
+        Self::TrailingStop,
+        Self::TrailingStopLimit,
+    ];
+    /// Held off the book until a trigger is reached.
+    pub const fn is_trigger(self) -> bool {
+        !matches!(self, Self::Limit | Self::Market)
+    }
+    /// Trails the reference price.
+    pub const fn is_trailing(self) -> bool {
+        matches!(self, Self::TrailingStop | Self::TrailingStopLimit)
+    }
+    /// Enters the market as a market order (no limit; MARKET's rules).
+    pub const fn is_market(self) -> bool {
+        matches!(
+            self,
+            Self::Market | Self::StopMarket | Self::TakeProfitMarket | Self::TrailingStop
+        )
+    }
+    /// Carries its limit price from entry (a limit, a stop-limit, a take-profit limit).
+    pub const fn needs_price(self) -> bool {
+        matches!(self, Self::Limit | Self::Stop | Self::TakeProfit)
+    }
+    /// Reserves funds (or margin) when it is placed: every type whose price is known then.
+    /// Market-type and trailing trigger orders reserve when triggered instead, after the
+    /// checks of a new order at that moment.
+    pub const fn reserves_at_entry(self) -> bool {
+        !self.is_trigger() || self.needs_price()
+    }
+    /// Whether a held order of this type on `side` fires when its reference price rises to
+    /// its trigger (`true`: buy stops, sell take-profits) or falls to it.
+    pub const fn fires_rising(self, side: Side) -> bool {
+        let stop_like = !matches!(self, Self::TakeProfit | Self::TakeProfitMarket);
+        matches!(side, Side::Buy) == stop_like
+    }
+}
+
+/// The price a held trigger order watches.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+pub enum TriggerRef {
+    /// The instrument's last trade price.
+    #[default]
+    LastPrice,
+    /// The futures mark price (futures only).
+    MarkPrice,
+}
+
+impl TriggerRef {
+    /// Wire spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::LastPrice => "LAST_PRICE",
+            Self::MarkPrice => "MARK_PRICE",
+        }
+    }
+}
+
+/// How far a trailing stop's trigger stays from the best reference price seen.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum Trail {
+    /// An absolute price distance (in the instrument's price units).
+    Price(Price),
+    /// A distance in basis points of the reference price (1..=9,999); the trigger is
+    /// rounded away from the reference to the instrument's price precision.
+    Bps(u32),
+}
+
+impl Trail {
+    /// The trigger of a trailing order on `side` whose best reference so far is `extreme`
+    /// (the highest for a sell, the lowest for a buy): below it for a sell, above it for a
+    /// buy, never nearer than the trail.
+    pub fn trigger(self, side: Side, extreme: Price) -> Price {
+        let distance = match self {
+            Self::Price(offset) => i128::from(offset.0),
+            Self::Bps(bps) => {
+                let exact = i128::from(extreme.0) * i128::from(bps);
+                // Away from the reference: a sell rounds its distance up, so does a buy.
+                (exact + 9_999) / 10_000
+            }
+        };
+        let trigger = match side {
+            Side::Sell => i128::from(extreme.0) - distance,
+            Side::Buy => i128::from(extreme.0) + distance,
+        };
+        Price(trigger.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
     }
 }
 
@@ -142,8 +268,14 @@ pub struct NewOrder {
     pub time_in_force: TimeInForce,
     /// Limit price; protection price for a market order (optional there).
     pub price: Option<Price>,
-    /// Trigger price of a stop order.
+    /// Trigger price of a stop or take-profit order (a trailing order computes its own).
     pub trigger_price: Option<Price>,
+    /// The price a trigger order watches.
+    pub trigger_ref: TriggerRef,
+    /// Distance of a trailing order's trigger from the best reference price seen.
+    pub trail: Option<Trail>,
+    /// A trailing stop-limit's limit: this far past its trigger when it fires.
+    pub limit_offset: Option<Price>,
     /// Amount in lots.
     pub amount: Qty,
     /// Expiry of a good-till-time order.
@@ -176,6 +308,9 @@ impl NewOrder {
             time_in_force: TimeInForce::GoodTillCancelled,
             price: Some(price),
             trigger_price: None,
+            trigger_ref: TriggerRef::LastPrice,
+            trail: None,
+            limit_offset: None,
             amount,
             expire_at: None,
             client_id: None,
@@ -199,7 +334,7 @@ pub enum LiveState {
     Taking,
     /// On the book.
     Resting,
-    /// A stop order waiting for its trigger.
+    /// A trigger order waiting for its trigger.
     PendingTrigger,
 }
 
@@ -227,13 +362,17 @@ pub struct Order {
     pub(crate) state: LiveState,
     /// Futures: fills never take the position past flat (capped at match time).
     pub(crate) reduce_only: bool,
+    /// What a held trigger order watches (not in the legacy image, which had no other
+    /// reference than the last price).
+    #[serde(skip)]
+    pub(crate) trigger_ref: TriggerRef,
     /// Limit price; `Price(0)` for a market order without a protection price.
     pub(crate) price: Price,
     pub(crate) amount: Qty,
     pub(crate) filled: Qty,
     // Second cache line: read on fills and by views.
     pub(crate) filled_notional: Notional,
-    /// Stop trigger; `Price(0)` when none.
+    /// Trigger; `Price(0)` when none. A trailing order's moves as it ratchets.
     pub(crate) trigger_price: Price,
     /// Balance units still reserved (quote for a buy, base for a sell); 0 with balances off.
     pub(crate) reserved: i64,
@@ -295,9 +434,13 @@ impl Order {
     pub fn price(&self) -> Option<Price> {
         non_zero(self.price)
     }
-    /// Stop trigger price.
+    /// Trigger price (a trailing order's current one).
     pub fn trigger_price(&self) -> Option<Price> {
         non_zero(self.trigger_price)
+    }
+    /// The price a trigger order watches.
+    pub fn trigger_ref(&self) -> TriggerRef {
+        self.trigger_ref
     }
     /// Total amount (an amend may change it).
     pub fn amount(&self) -> Qty {
@@ -367,6 +510,7 @@ impl crate::persist::slab_image::Filler for Order {
             stp: StpMode::None,
             state: LiveState::Resting,
             reduce_only: false,
+            trigger_ref: TriggerRef::LastPrice,
             price: Price(0),
             amount: Qty(0),
             filled: Qty(0),

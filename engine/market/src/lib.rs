@@ -11,6 +11,7 @@ pub mod period;
 pub mod query;
 pub mod ticker;
 pub mod trades;
+pub mod trigger_terms;
 
 use candles::{Candle, CandleSeries};
 use futures::{FundingPayment, FuturesHistory, SettledRate};
@@ -22,6 +23,7 @@ use period::{GRANULARITIES, Granularity};
 use query::{DAY, QueryError};
 use ticker::{RollingStats, RollingWindow};
 use trades::{TradeRecord, TradeStore};
+use trigger_terms::{TriggerTerms, TriggerTermsStore};
 
 /// Latest time restored market data may hold (about the year 2116): far enough from the
 /// end of the clock that period arithmetic on it cannot overflow.
@@ -134,6 +136,13 @@ pub struct MarketData {
     /// ever hold market data that is on).
     #[serde(skip, default = "on")]
     on: bool,
+    /// Trigger terms beyond the order records (added last in snapshot format 9; older
+    /// snapshots have none).
+    #[serde(
+        deserialize_with = "matchbook_core::persist::added_last::deserialize",
+        default
+    )]
+    trigger_terms: TriggerTermsStore,
 }
 
 fn on() -> bool {
@@ -162,6 +171,7 @@ impl MarketData {
             orders: OrderStore::default(),
             futures: FuturesHistory::default(),
             on: true,
+            trigger_terms: TriggerTermsStore::default(),
         }
     }
 
@@ -245,9 +255,38 @@ impl MarketData {
                         .touch(order.id, Some(price), Some(amount), time, seq);
                     self.instrument(instrument, seq);
                 }
-                Event::StopTriggered { order, instrument } => {
-                    self.orders.touch(order.id, None, None, time, seq);
+                Event::StopTriggered {
+                    order,
+                    instrument,
+                    trigger_price,
+                    price,
+                } => {
+                    self.orders
+                        .trigger(order.id, trigger_price, price, time, seq);
                     self.instrument(instrument, seq);
+                }
+                Event::TriggerMoved {
+                    order,
+                    instrument,
+                    trigger_price,
+                } => {
+                    self.orders
+                        .trigger_moved(order.id, trigger_price, time, seq);
+                    self.instrument(instrument, seq);
+                }
+                Event::TriggerTerms {
+                    order,
+                    reference,
+                    trail,
+                    limit_offset,
+                    ..
+                } => {
+                    let terms = TriggerTerms {
+                        reference,
+                        trail,
+                        limit_offset,
+                    };
+                    self.trigger_terms.insert(order.id, terms);
                 }
                 Event::OrderBooked { instrument, .. } => {
                     self.instrument(instrument, seq);
@@ -311,6 +350,9 @@ impl MarketData {
             let horizon = Timestamp(time.0 - self.config.trade_retention_days * DAY);
             self.trades.forget_before(horizon);
             self.orders.forget_before(horizon);
+            if !self.trigger_terms.is_empty() {
+                self.trigger_terms.forget_gone(&self.orders);
+            }
         }
     }
 
@@ -381,6 +423,11 @@ impl MarketData {
     /// Order history.
     pub fn orders(&self) -> &OrderStore {
         &self.orders
+    }
+
+    /// Trigger terms of orders that watch the mark price or trail.
+    pub fn trigger_terms(&self) -> &TriggerTermsStore {
+        &self.trigger_terms
     }
 
     /// Funding payments, settled rates, positions history and position trades.

@@ -337,6 +337,39 @@ impl OrderStore {
         }
     }
 
+    /// A held order fired: its trigger then, and the limit it entered with.
+    pub fn trigger(
+        &mut self,
+        id: u64,
+        trigger: Price,
+        price: Option<Price>,
+        time: Timestamp,
+        sequence: u64,
+    ) {
+        if let Some(r) = self.record_mut(id) {
+            r.accepted.trigger_price = Some(trigger);
+            r.on_touch(Some(price), None, time, sequence);
+        }
+    }
+
+    /// A trailing order's trigger moved.
+    pub fn trigger_moved(&mut self, id: u64, trigger: Price, time: Timestamp, sequence: u64) {
+        if let Some(r) = self.record_mut(id) {
+            r.accepted.trigger_price = Some(trigger);
+            r.on_touch(None, None, time, sequence);
+        }
+    }
+
+    /// The lowest order number whose record may still be held.
+    pub fn first_retained(&self) -> u64 {
+        self.first
+    }
+
+    /// Whether the record of order `id` is held.
+    pub fn holds(&self, id: u64) -> bool {
+        self.record(id).is_some()
+    }
+
     /// An order by number, if it belongs to `account`.
     pub fn get(&self, account: AccountId, id: u64) -> Option<&OrderRecord> {
         self.record(id).filter(|r| r.accepted.account == account)

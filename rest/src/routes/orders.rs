@@ -8,9 +8,10 @@ use axum::response::{IntoResponse, Response};
 use matchbook::fixed::ParseDecimalError;
 use matchbook::market::orders::{OrderFilter, OrderRecord};
 use matchbook::market::trades::TradeRecord;
+use matchbook::market::trigger_terms::TriggerTerms;
 use matchbook::{
     AccountId, CancelScope, Command, EngineError, Event, NewOrder, OrderRef, OrderType, Side,
-    TimeInForce, Timestamp, Uuid,
+    TimeInForce, Timestamp, Trail, TriggerRef, Uuid,
 };
 
 use crate::auth::Caller;
@@ -21,10 +22,12 @@ use crate::history::{HistoryQuery, Window};
 use crate::keys::Scope;
 use crate::markets::Market;
 use crate::params::Params;
-use crate::records::{OrderForm, order_ack, order_body, trade_wrappers};
+use crate::records::{OrderForm, add_trigger_terms, order_ack, order_body, trade_wrappers};
 use crate::state::{CANCEL_WAIT, Shared};
 use crate::wire::orders::{OrderAck, OrderPage, OrderWithTrades};
-use crate::wire::requests::{CreateOrderRequest, OrderTypeName, SideName, TimeInForceName};
+use crate::wire::requests::{
+    CreateOrderRequest, OrderTypeName, SideName, TimeInForceName, TriggerReferenceName,
+};
 use crate::wire::{Flag, Numeric};
 
 fn decimal_field(
@@ -77,6 +80,37 @@ fn new_client_id() -> Result<Uuid, ApiError> {
     Ok(Uuid(v))
 }
 
+/// The trigger-order extensions of a create body: reference, trail (a price or basis
+/// points, not both) and limit offset. Whether they suit the order type is the engine's
+/// check (`INVALID_TRAIL`, `INVALID_TRIGGER_REFERENCE`).
+fn trigger_terms(
+    market: &Market,
+    request: &CreateOrderRequest,
+) -> Result<(TriggerRef, Option<Trail>, Option<matchbook::Price>), ApiError> {
+    let reference = match request.trigger_reference {
+        None | Some(TriggerReferenceName::LastPrice) => TriggerRef::LastPrice,
+        Some(TriggerReferenceName::MarkPrice) => TriggerRef::MarkPrice,
+    };
+    let offset = |field: &Option<Numeric>| {
+        field
+            .as_ref()
+            .map(|Numeric(text)| {
+                price_field(market, text).map_err(|_| ApiError::bad("INVALID_TRAIL"))
+            })
+            .transpose()
+    };
+    let trail = match (
+        offset(&request.trailing_offset)?,
+        request.trailing_offset_bps,
+    ) {
+        (Some(p), None) => Some(Trail::Price(p)),
+        (None, Some(bps)) => Some(Trail::Bps(bps)),
+        (None, None) => None,
+        (Some(_), Some(_)) => return Err(ApiError::bad("INVALID_TRAIL")),
+    };
+    Ok((reference, trail, offset(&request.limit_offset)?))
+}
+
 /// Turns a create-order body into an engine order, checking every field at the edge.
 fn parse_order(
     state: &Shared,
@@ -92,6 +126,11 @@ fn parse_order(
         Some(OrderTypeName::Limit) => OrderType::Limit,
         Some(OrderTypeName::Market) => OrderType::Market,
         Some(OrderTypeName::Stop) => OrderType::Stop,
+        Some(OrderTypeName::StopMarket) => OrderType::StopMarket,
+        Some(OrderTypeName::TakeProfit) => OrderType::TakeProfit,
+        Some(OrderTypeName::TakeProfitMarket) => OrderType::TakeProfitMarket,
+        Some(OrderTypeName::TrailingStop) => OrderType::TrailingStop,
+        Some(OrderTypeName::TrailingStopLimit) => OrderType::TrailingStopLimit,
     };
     let side = match request.side {
         None => return Err(ApiError::bad("MISSING_SIDE")),
@@ -110,7 +149,7 @@ fn parse_order(
     )?;
     let price = match &request.price {
         Some(Numeric(p)) => Some(price_field(market, p)?),
-        None if order_type == OrderType::Market => None,
+        None if !order_type.needs_price() => None,
         None => return Err(ApiError::bad("MISSING_PRICE")),
     };
     let trigger_price = (request.trigger_price.as_ref())
@@ -128,6 +167,7 @@ fn parse_order(
         }
         None => None,
     };
+    let (trigger_ref, trail, limit_offset) = trigger_terms(market, request)?;
     Ok(NewOrder {
         account,
         instrument: market.id,
@@ -136,6 +176,9 @@ fn parse_order(
         time_in_force: time_in_force(request),
         price,
         trigger_price,
+        trigger_ref,
+        trail,
+        limit_offset,
         amount: matchbook::Qty(amount),
         expire_at,
         client_id: Some(client_id),
@@ -220,16 +263,27 @@ pub(crate) fn parse_order_id(text: &str) -> Result<OrderRef, ApiError> {
 fn order_with_trades(
     state: &Shared,
     account: AccountId,
-    record: &OrderRecord,
-    trades: &[TradeRecord],
+    (record, trades, terms): &OrderDetail,
     form: OrderForm,
 ) -> Result<OrderWithTrades, ApiError> {
+    let mut order = order_body(&state.markets, record, form).ok_or(ApiError::Internal(
+        "an order on an instrument the server does not list",
+    ))?;
+    if let Some(terms) = terms {
+        add_trigger_terms(&state.markets, &mut order, record, terms);
+    }
     Ok(OrderWithTrades {
-        order: order_body(&state.markets, record, form).ok_or(ApiError::Internal(
-            "an order on an instrument the server does not list",
-        ))?,
+        order,
         trades: trade_wrappers(&state.markets, trades, account),
     })
+}
+
+/// An order's record, its trades and its trigger terms, as read from market data.
+type OrderDetail = (OrderRecord, Vec<TradeRecord>, Option<TriggerTerms>);
+
+/// The trigger terms of an order, if it has any beyond its record.
+fn terms_of(md: &matchbook::market::MarketData, record: &OrderRecord) -> Option<TriggerTerms> {
+    md.trigger_terms().get(record.accepted.order.id).copied()
 }
 
 pub(crate) fn trades_of(
@@ -297,11 +351,11 @@ where
         + 'static,
 {
     let now = state.now();
-    let (record, trades) = state
-        .market(move |md| find(md, now).map(|r| (r.clone(), trades_of(md, r))))
+    let detail = state
+        .market(move |md| find(md, now).map(|r| (r.clone(), trades_of(md, r), terms_of(md, r))))
         .await?
         .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))?;
-    order_with_trades(state, account, &record, &trades, OrderForm::Full).map(Json)
+    order_with_trades(state, account, &detail, OrderForm::Full).map(Json)
 }
 
 /// Open orders, and inactive ones on request, newest first.
@@ -352,7 +406,7 @@ pub async fn list(
     let (page, next) = state
         .market(move |md| {
             md.orders().page(account, &filter).map(|p| {
-                let list: Vec<(OrderRecord, Vec<TradeRecord>)> = p
+                let list: Vec<OrderDetail> = p
                     .orders
                     .iter()
                     .map(|r| {
@@ -361,7 +415,7 @@ pub async fn list(
                         } else {
                             trades_of(md, r)
                         };
-                        ((*r).clone(), trades)
+                        ((*r).clone(), trades, terms_of(md, r))
                     })
                     .collect();
                 (list, p.cursor)
@@ -370,7 +424,7 @@ pub async fn list(
         .await??;
     let order_history = page
         .iter()
-        .map(|(r, t)| order_with_trades(&state, account, r, t, OrderForm::History))
+        .map(|detail| order_with_trades(&state, account, detail, OrderForm::History))
         .collect::<Result<_, _>>()?;
     Ok(Json(OrderPage {
         order_history,

@@ -18,7 +18,7 @@ use matchbook::market::trades::TradeRecord;
 use matchbook::runtime::ReadView;
 use matchbook::{
     AcceptedOrder, AccountId, CancelReason, CurrencyId, Event, EventRecord, HolderId, InstrumentId,
-    OrderRef, OrderType, Side, Timestamp, Trade, Uuid,
+    OrderRef, Side, Timestamp, Trade, Uuid,
 };
 
 use super::account_messages::{AccountUpdate, AccountUpdateFrame, BalanceDelta};
@@ -66,6 +66,7 @@ pub fn reason_name(reason: CancelReason) -> &'static str {
         CancelReason::AccountClosed => "ACCOUNT_CLOSED",
         CancelReason::InstrumentClosed => "INSTRUMENT_CLOSED",
         CancelReason::CancelAllAfter => "CANCEL_ALL_AFTER",
+        CancelReason::TriggerRefused(_) => "TRIGGER_REFUSED",
     }
 }
 
@@ -164,8 +165,26 @@ impl AccountFeed {
                     }
                 }
             }
-            Event::StopTriggered { order, instrument } => {
+            Event::StopTriggered {
+                order,
+                instrument,
+                trigger_price,
+                price,
+            } => {
+                if let Some(r) = self.orders.get_mut(&order.id) {
+                    r.accepted.trigger_price = Some(trigger_price);
+                    r.accepted.price = price;
+                }
                 self.on_triggered(markets, order, instrument, watched, at);
+            }
+            Event::TriggerMoved {
+                order,
+                trigger_price,
+                ..
+            } => {
+                if let Some(r) = self.orders.get_mut(&order.id) {
+                    r.accepted.trigger_price = Some(trigger_price);
+                }
             }
             Event::OrderBooked { order, .. } => {
                 if let Some(r) = self.orders.get(&order.id).cloned()
@@ -211,9 +230,10 @@ impl AccountFeed {
             created.order_id = Some(Uuid::of_order(accepted.order).to_string());
             created.order = order_body(markets, &order, OrderForm::Full);
             self.push(accepted.account, None, created);
-            let kind = match accepted.order_type {
-                OrderType::Stop => "STOP_TRACKED",
-                _ => "TRACKED",
+            let kind = if accepted.order_type.is_trigger() {
+                "STOP_TRACKED"
+            } else {
+                "TRACKED"
             };
             self.trade_event(markets, kind, &order, None, at);
         }

@@ -54,9 +54,21 @@ pub struct OrderBody {
     /// Average fill price, once filled in part.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub average_price: Option<String>,
-    /// Stop trigger.
+    /// Trigger of a held order (a trailing order's current one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trigger_price: Option<String>,
+    /// Extension: what a trigger order watches, `LAST_PRICE` or `MARK_PRICE`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger_reference: Option<&'static str>,
+    /// Extension: a trailing order's distance from the best price seen, as a price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trailing_offset: Option<String>,
+    /// Extension: a trailing order's distance in basis points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trailing_offset_bps: Option<u32>,
+    /// Extension: a trailing stop-limit's limit offset past its trigger.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_offset: Option<String>,
     /// Origin, `API` (by id or client id only).
     #[serde(rename = "order_type", skip_serializing_if = "Option::is_none")]
     pub origin: Option<&'static str>,

@@ -18,6 +18,26 @@ pub enum OrderTypeName {
     Market,
     /// A stop-limit, held until its trigger.
     Stop,
+    /// Extension: a stop entering as a market order.
+    StopMarket,
+    /// Extension: take-profit limit (limit-if-touched).
+    TakeProfit,
+    /// Extension: take-profit market (market-if-touched).
+    TakeProfitMarket,
+    /// Extension: trailing stop entering as a market order.
+    TrailingStop,
+    /// Extension: trailing stop entering as a limit order (`limit_offset` past its trigger).
+    TrailingStopLimit,
+}
+
+/// Extension: the price a trigger order watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TriggerReferenceName {
+    /// The last trade price (the default).
+    LastPrice,
+    /// The futures mark price.
+    MarkPrice,
 }
 
 /// Order side.
@@ -100,9 +120,21 @@ pub struct CreateOrderRequest {
     /// Limit price (required except for market orders).
     #[schema(schema_with = numeric_schema)]
     pub price: Option<Numeric>,
-    /// Stop trigger (stop orders).
+    /// Trigger of a stop or take-profit order (a trailing order computes its own).
     #[schema(schema_with = numeric_schema)]
     pub trigger_price: Option<Numeric>,
+    /// Extension: what a trigger order watches, `LAST_PRICE` (default) or `MARK_PRICE`
+    /// (futures).
+    pub trigger_reference: Option<TriggerReferenceName>,
+    /// Extension: a trailing order's distance from the best price seen, as a price.
+    #[schema(schema_with = numeric_schema)]
+    pub trailing_offset: Option<Numeric>,
+    /// Extension: a trailing order's distance in basis points (1-9999), instead of
+    /// `trailing_offset`.
+    pub trailing_offset_bps: Option<u32>,
+    /// Extension: a trailing stop-limit's limit, this far past its trigger when it fires.
+    #[schema(schema_with = numeric_schema)]
+    pub limit_offset: Option<Numeric>,
     /// Client order id (a UUID); one is made up when absent.
     #[schema(format = "uuid")]
     pub client_id: Option<String>,

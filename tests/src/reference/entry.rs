@@ -15,27 +15,64 @@ impl RefEngine {
         if o.amount.0 <= 0 {
             return Err(EngineError::InvalidAmount);
         }
-        if matches!(o.order_type, OrderType::Limit | OrderType::Stop) && o.price.is_none() {
+        let kind = o.order_type;
+        let trigger_type = !matches!(kind, OrderType::Limit | OrderType::Market);
+        let trailing = matches!(kind, OrderType::TrailingStop | OrderType::TrailingStopLimit);
+        let market_type = matches!(
+            kind,
+            OrderType::Market
+                | OrderType::StopMarket
+                | OrderType::TakeProfitMarket
+                | OrderType::TrailingStop
+        );
+        if matches!(
+            kind,
+            OrderType::Limit | OrderType::Stop | OrderType::TakeProfit
+        ) && o.price.is_none()
+        {
             return Err(EngineError::MissingPrice);
         }
-        if o.order_type == OrderType::Market
-            && matches!(
-                o.time_in_force,
-                TimeInForce::PostOnly | TimeInForce::GoodTillTime
-            )
-        {
+        if trailing && o.price.is_some() {
+            return Err(EngineError::InvalidPrice);
+        }
+        let bad_tif = match o.time_in_force {
+            TimeInForce::PostOnly => market_type,
+            TimeInForce::GoodTillTime => kind == OrderType::Market,
+            _ => false,
+        };
+        if bad_tif {
             return Err(EngineError::InvalidTimeInForce);
         }
-        if (o.order_type == OrderType::Stop) != o.trigger_price.is_some() {
+        if (trigger_type && !trailing) != o.trigger_price.is_some() {
             return Err(EngineError::InvalidTriggerPrice);
         }
         if let Some(t) = o.trigger_price {
             self.check_price(&inst, t)
                 .map_err(|_| EngineError::InvalidTriggerPrice)?;
         }
+        let trail_ok = match (trailing, o.trail) {
+            (true, Some(Trail::Price(p))) => p.0 > 0 && p.0 <= inst.max_price,
+            (true, Some(Trail::Bps(b))) => (1..=9_999).contains(&b),
+            (false, None) => true,
+            _ => false,
+        };
+        let offset_ok = match (kind == OrderType::TrailingStopLimit, o.limit_offset) {
+            (true, Some(p)) => p.0 >= 0 && p.0 <= inst.max_price,
+            (false, None) => true,
+            _ => false,
+        };
+        if !trail_ok || !offset_ok {
+            return Err(EngineError::InvalidTrail);
+        }
+        if o.trigger_ref != TriggerRef::LastPrice {
+            // The model's markets are spot: no mark price.
+            return Err(EngineError::InvalidTriggerReference);
+        }
         if let Some(p) = o.price {
             self.check_price(&inst, p)?;
             Self::check_min_size(&inst, p.0, o.amount.0)?;
+        } else if let Some(t) = o.trigger_price {
+            Self::check_min_size(&inst, t.0, o.amount.0)?;
         }
         let gtt = o.time_in_force == TimeInForce::GoodTillTime;
         match o.expire_at {
@@ -87,10 +124,13 @@ impl RefEngine {
             place: Where::Taking,
             stamp: 0,
             reserved: 0,
+            trail: o.trail,
+            limit_offset: o.limit_offset.map_or(0, |p| p.0),
+            extreme: 0,
         };
         // Refused by its time in force: still accepted (funds permitting), then ended.
         let refused = match o.time_in_force {
-            _ if o.order_type == OrderType::Stop => None,
+            _ if trigger_type => None,
             TimeInForce::FillOrKill
                 if !self.can_fill(
                     o.instrument,
@@ -108,7 +148,16 @@ impl RefEngine {
             }
             _ => None,
         };
-        let reservation = if self.funds.enforce {
+        if spot_reduce_only(o) {
+            return Err(EngineError::ReduceOnlyWouldIncrease);
+        }
+        if trailing {
+            let last = inst.last_price.ok_or(EngineError::NoReferencePrice)?;
+            order.extreme = last;
+            order.trigger = Some(trail_trigger(o.trail, o.side, last));
+        }
+        let reserves_now = !trigger_type || matches!(kind, OrderType::Stop | OrderType::TakeProfit);
+        let reservation = if self.funds.enforce && reserves_now {
             let (currency, need) = match o.side {
                 Side::Buy => {
                     let need = match o.price {
@@ -141,11 +190,20 @@ impl RefEngine {
             time_in_force: o.time_in_force,
             stp,
             price: o.price,
-            trigger_price: o.trigger_price,
+            trigger_price: order.trigger.map(Price),
             amount: o.amount,
             client_id: o.client_id,
             expire_at: o.expire_at,
         }));
+        if o.trail.is_some() {
+            self.events.push(Event::TriggerTerms {
+                order: order.handle(),
+                instrument: o.instrument,
+                reference: o.trigger_ref,
+                trail: o.trail,
+                limit_offset: o.limit_offset,
+            });
+        }
         if is_counted {
             self.holders[holder] += 1;
         }
@@ -158,14 +216,14 @@ impl RefEngine {
             self.cancel(self.orders.len() - 1, reason);
             return Ok(());
         }
-        if o.order_type == OrderType::Stop {
+        if trigger_type {
             order.place = Where::Pending;
             self.orders.push(order);
         } else {
             self.orders.push(order);
             self.enter(self.orders.len() - 1);
         }
-        self.run_stops(o.instrument);
+        self.run_triggers(o.instrument);
         Ok(())
     }
 
@@ -327,10 +385,7 @@ impl RefEngine {
         if t.remaining() == 0 {
             let gone = self.remove(ti);
             self.release(&gone);
-        } else if !self_trade
-            && t.order_type != OrderType::Market
-            && counted(OrderType::Limit, t.tif)
-        {
+        } else if !self_trade && !is_market_type(t.order_type) && counted(OrderType::Limit, t.tif) {
             let stamp = self.next_stamp;
             self.next_stamp += 1;
             let t = &mut self.orders[ti];
@@ -352,55 +407,6 @@ impl RefEngine {
                     CancelReason::Unfilled
                 },
             );
-        }
-    }
-
-    pub(super) fn run_stops(&mut self, instrument: InstrumentId) {
-        loop {
-            let Some(last) = self.instruments[instrument.0 as usize].last_price else {
-                return;
-            };
-            let pending = |o: &&RefOrder, side| {
-                o.place == Where::Pending && o.instrument == instrument && o.side == side
-            };
-            let buy = self
-                .orders
-                .iter()
-                .filter(|o| pending(o, Side::Buy) && o.trigger.unwrap_or(0) <= last)
-                .min_by_key(|o| (o.trigger, o.id))
-                .map(|o| o.id);
-            let sell = self
-                .orders
-                .iter()
-                .filter(|o| pending(o, Side::Sell) && o.trigger.unwrap_or(0) >= last)
-                .min_by_key(|o| (-o.trigger.unwrap_or(0), o.id))
-                .map(|o| o.id);
-            let Some(id) = buy.or(sell) else { return };
-            let i = self.index_of(id);
-            self.orders[i].place = Where::Taking;
-            let o = self.orders[i].clone();
-            self.events.push(Event::StopTriggered {
-                order: o.handle(),
-                instrument,
-            });
-            match o.tif {
-                TimeInForce::FillOrKill
-                    if !self.can_fill(
-                        instrument,
-                        o.side,
-                        o.limit(),
-                        o.remaining(),
-                        o.account,
-                        o.stp,
-                    ) =>
-                {
-                    self.cancel(i, CancelReason::FillOrKillUnfilled);
-                }
-                TimeInForce::PostOnly if self.would_take(instrument, o.side, o.limit()) => {
-                    self.cancel(i, CancelReason::PostOnlyWouldTake);
-                }
-                _ => self.enter(i),
-            }
         }
     }
 
@@ -431,8 +437,21 @@ impl RefEngine {
         if new_amount <= o.filled {
             return Err(EngineError::AmendBelowFilled);
         }
-        self.check_price(&inst, Price(new_price))?;
-        Self::check_min_size(&inst, new_price, new_amount)?;
+        // Market-type and trailing trigger orders have no limit to amend; sized at trigger.
+        let unpriced = o.place == Where::Pending
+            && !matches!(o.order_type, OrderType::Stop | OrderType::TakeProfit);
+        if unpriced && price.is_some() {
+            return Err(EngineError::InvalidPrice);
+        }
+        if !unpriced {
+            self.check_price(&inst, Price(new_price))?;
+        }
+        let size_price = if unpriced {
+            o.trigger.unwrap_or(0)
+        } else {
+            new_price
+        };
+        Self::check_min_size(&inst, size_price, new_amount)?;
         let price_changed = Some(new_price) != o.price;
         let keeps = !price_changed && new_amount <= o.amount;
         let must_not_take =
@@ -444,7 +463,7 @@ impl RefEngine {
         {
             return Err(EngineError::PostOnlyWouldTake);
         }
-        let delta = if self.funds.enforce {
+        let delta = if self.funds.enforce && !unpriced {
             let remaining = new_amount - o.filled;
             let (currency, need) = match o.side {
                 Side::Buy => (inst.quote, new_price * remaining * inst.quote_unit),
@@ -461,7 +480,9 @@ impl RefEngine {
         let resting = o.place == Where::Resting;
         let m = &mut self.orders[i];
         m.amount = new_amount;
-        m.price = Some(new_price);
+        if !unpriced {
+            m.price = Some(new_price);
+        }
         if resting && !keeps {
             m.place = Where::Taking;
         }
@@ -480,7 +501,7 @@ impl RefEngine {
         }
         if resting && !keeps {
             self.enter(i);
-            self.run_stops(o.instrument);
+            self.run_triggers(o.instrument);
         }
         Ok(())
     }

@@ -4,13 +4,15 @@
 
 mod entry;
 pub mod funds;
+mod triggers;
 
 use funds::{RefAccount, RefFunds};
 use matchbook::{
     AcceptedOrder, AccountId, CancelReason, CancelScope, Command, EngineError, Event, InstrumentId,
     InstrumentState, NewOrder, OrderRef, OrderType, Price, Qty, Side, StpMode, TimeInForce,
-    Timestamp, Trade, TradeId, Uuid,
+    Timestamp, Trade, TradeId, Trail, TriggerRef, Uuid,
 };
+use triggers::{is_market_type, spot_reduce_only, trail_trigger};
 
 /// What the reference needs of an instrument, in fixed point.
 #[derive(Debug, Clone)]
@@ -70,6 +72,12 @@ pub struct RefOrder {
     stamp: u64,
     /// Balance units still reserved.
     pub reserved: i64,
+    /// A trailing order's trail.
+    trail: Option<Trail>,
+    /// A trailing stop-limit's limit offset.
+    limit_offset: i64,
+    /// A trailing order's best reference price so far.
+    extreme: i64,
 }
 
 impl RefOrder {
@@ -95,7 +103,7 @@ impl RefOrder {
 }
 
 fn counted(order_type: OrderType, tif: TimeInForce) -> bool {
-    order_type == OrderType::Stop
+    !matches!(order_type, OrderType::Limit | OrderType::Market)
         || (order_type == OrderType::Limit
             && matches!(
                 tif,

@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 
 use slab::Slab;
 
-use super::{Book, key};
+use super::{Book, key, triggers};
 use crate::fixed::Price;
 use crate::ids::InstrumentId;
-use crate::order::{LiveState, NIL, Order, Side};
+use crate::order::{LiveState, NIL, Order, Side, TriggerRef};
 
 /// How many orders a checked book holds.
 pub(crate) struct BookCounts {
@@ -82,18 +82,19 @@ impl Book {
             return Err("a level is on no ladder".into());
         }
         let mut stops = 0usize;
-        for (queue, side) in [(&self.buy_stops, Side::Buy), (&self.sell_stops, Side::Sell)] {
-            for (&(trigger_key, id), &slot) in queue {
+        for reference in [TriggerRef::LastPrice, TriggerRef::MarkPrice] {
+            for (rising, (trigger_key, id), slot) in self.held(reference).held() {
                 let order = orders
                     .get(slot as usize)
-                    .ok_or("a stop entry names a missing order")?;
+                    .ok_or("a held trigger names a missing order")?;
                 if order.state != LiveState::PendingTrigger
                     || order.instrument != instrument
-                    || order.side != side
+                    || order.order_type.fires_rising(order.side) != rising
+                    || order.trigger_ref != reference
                     || order.id != id
-                    || key(side.opposite(), order.trigger_price) != trigger_key
+                    || triggers::trigger_key(rising, order.trigger_price) != trigger_key
                 {
-                    return Err("a stop entry disagrees with its order".into());
+                    return Err("a held trigger disagrees with its order".into());
                 }
                 stops += 1;
             }

@@ -1,19 +1,19 @@
 //! The order book of one instrument: two price ladders whose levels are intrusive FIFO queues
-//! of orders (prev/next slots into the engine's order slab), the pending stop orders, and the
+//! of orders (prev/next slots into the engine's order slab), the held trigger orders, and the
 //! last trade price. Cancel by slot is O(1); best bid and ask are O(1).
 
 mod check;
 mod image;
 mod ladder;
+pub(crate) mod triggers;
 pub mod view;
-
-use std::collections::BTreeMap;
 
 use slab::Slab;
 
 use crate::fixed::{Price, Qty};
 use crate::order::{NIL, Order, Side};
 use ladder::Ladder;
+use triggers::HeldTriggers;
 
 /// One price level: a FIFO of orders and its total remaining amount.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
@@ -32,10 +32,12 @@ pub(crate) struct Book {
     asks: Ladder,
     #[serde(deserialize_with = "crate::persist::slab_image::deserialize")]
     pub(crate) levels: Slab<Level>,
-    /// Buy stops by (trigger, order number): lowest trigger triggers first.
-    pub(crate) buy_stops: BTreeMap<(i64, u64), u32>,
-    /// Sell stops by (-trigger, order number): highest trigger triggers first.
-    pub(crate) sell_stops: BTreeMap<(i64, u64), u32>,
+    /// Held trigger orders watching the last trade price.
+    pub(crate) on_last: HeldTriggers,
+    /// Held trigger orders watching the mark price (futures); not in the legacy image,
+    /// which had none.
+    #[serde(skip)]
+    pub(crate) on_mark: HeldTriggers,
     /// Price of the last trade.
     pub(crate) last_price: Option<Price>,
     /// Book sequence: how many commands changed this book (its levels or their queues).
@@ -57,6 +59,24 @@ pub(crate) fn key(side: Side, price: Price) -> i64 {
 }
 
 impl Book {
+    /// The held triggers watching `reference`.
+    #[inline]
+    pub(crate) fn held(&self, reference: crate::order::TriggerRef) -> &HeldTriggers {
+        match reference {
+            crate::order::TriggerRef::LastPrice => &self.on_last,
+            crate::order::TriggerRef::MarkPrice => &self.on_mark,
+        }
+    }
+
+    /// The held triggers watching `reference`, to change.
+    #[inline]
+    pub(crate) fn held_mut(&mut self, reference: crate::order::TriggerRef) -> &mut HeldTriggers {
+        match reference {
+            crate::order::TriggerRef::LastPrice => &mut self.on_last,
+            crate::order::TriggerRef::MarkPrice => &mut self.on_mark,
+        }
+    }
+
     #[inline]
     fn ladder(&self, side: Side) -> &Ladder {
         match side {

@@ -38,8 +38,17 @@ impl Engine {
         if new_amount <= o.filled {
             return Err(EngineError::AmendBelowFilled);
         }
-        check_price(inst, new_price)?;
-        check_min_size(inst, new_price, new_amount)?;
+        // A held market-type or trailing trigger order has no limit to move (a trailing
+        // stop-limit's is set when it fires); it is sized at its trigger.
+        let unpriced = o.state == LiveState::PendingTrigger && !o.order_type.reserves_at_entry();
+        if unpriced && price.is_some() {
+            return Err(EngineError::InvalidPrice);
+        }
+        let size_price = if unpriced { o.trigger_price } else { new_price };
+        if !unpriced {
+            check_price(inst, new_price)?;
+        }
+        check_min_size(inst, size_price, new_amount)?;
         let price_changed = new_price != o.price;
         let keeps_priority = !price_changed && new_amount <= o.amount;
         let b = usize::from(o.instrument.0);
@@ -53,7 +62,7 @@ impl Engine {
             return Err(EngineError::PostOnlyWouldTake);
         }
         // The reservation follows the new price and amount; more of it must be available.
-        let reserve_delta = if self.enforce_balances {
+        let reserve_delta = if self.enforce_balances && !unpriced {
             let remaining = Qty(new_amount.0 - o.filled.0);
             let (currency, need) = self.reservation(o.instrument, o.side, new_price, remaining, 0);
             let delta = need - i128::from(o.reserved);
@@ -115,7 +124,7 @@ impl Engine {
             self.book_changed(b, seq);
             if !keeps_priority {
                 self.enter(slot, sink);
-                self.run_stops(instrument, sink);
+                self.run_triggers(instrument, sink);
             }
         }
         Ok(Applied {

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 use super::Engine;
 use super::place::counts_as_open;
 use crate::ids::AccountId;
-use crate::order::{LiveState, NIL, OrderType};
+use crate::order::{LiveState, NIL};
 
 /// Why a decoded engine cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -149,15 +149,17 @@ impl Engine {
             }
             match o.state {
                 LiveState::Resting => resting += 1,
-                LiveState::PendingTrigger if o.order_type == OrderType::Stop => stops += 1,
+                LiveState::PendingTrigger if o.order_type.is_trigger() => stops += 1,
                 _ => return fail("an order is neither resting nor waiting for its trigger"),
             }
-            if o.order_type == OrderType::Stop
+            if o.order_type.is_trigger()
+                && !o.order_type.is_trailing()
                 && (o.trigger_price < instrument.min_price
                     || o.trigger_price > instrument.max_price)
             {
                 return fail("a stop order's trigger is out of range");
             }
+            self.check_trailing(o)?;
             open_per_holder[core.holder.0 as usize] += 1;
             if let Some(at) = o.expire_at {
                 with_expiry += 1;
@@ -194,6 +196,17 @@ impl Engine {
                 .is_some_and(|p| p < i.min_price || p > i.max_price)
         }) {
             return fail("a last trade price is out of range");
+        }
+        let tracked: usize = (self.books.iter())
+            .map(|b| {
+                b.on_last.trail_rising.len()
+                    + b.on_last.trail_falling.len()
+                    + b.on_mark.trail_rising.len()
+                    + b.on_mark.trail_falling.len()
+            })
+            .sum();
+        if tracked != self.trails.len() {
+            return fail("the trailing index names orders that do not trail");
         }
         if in_books != resting || in_stop_queues != stops {
             return fail("an order is in no book level or stop queue");

@@ -1,12 +1,12 @@
 //! Matching: an incoming (or moved, or triggered) order against the opposite side in
 //! price-time priority at the maker's price, with self-trade prevention; then the remainder
-//! rests or is cancelled; then stop orders whose trigger the last trade reached are entered.
+//! rests or is cancelled (held trigger orders are the triggers module's).
 
 use super::Engine;
 use crate::event::{CancelReason, Event, EventSink, Trade};
 use crate::fixed::{Price, Qty};
 use crate::ids::{AccountId, InstrumentId, TradeId};
-use crate::order::{LiveState, NIL, OrderType, Side, StpMode, TimeInForce};
+use crate::order::{LiveState, NIL, Side, StpMode};
 
 /// How matching of a taker ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +70,7 @@ impl Engine {
             self.finish(slot);
             return;
         }
-        let rests = o.order_type != OrderType::Market && o.time_in_force.rests();
+        let rests = !o.order_type.is_market() && o.time_in_force.rests();
         if stop == Stop::Exhausted && rests {
             self.rest(slot, sink);
         } else {
@@ -259,12 +259,7 @@ impl Engine {
         match o.state {
             LiveState::Resting => self.books[b].unlink(&mut self.orders, slot),
             LiveState::PendingTrigger => {
-                let trigger = o.trigger_price;
-                let book = &mut self.books[b];
-                match o.side {
-                    Side::Buy => book.buy_stops.remove(&(trigger.0, handle.id)),
-                    Side::Sell => book.sell_stops.remove(&(-trigger.0, handle.id)),
-                };
+                self.unhold(slot);
             }
             LiveState::Taking => {}
         }
@@ -284,79 +279,5 @@ impl Engine {
         }
         self.release_order(slot, sink);
         self.finish(slot);
-    }
-
-    /// Parks an accepted stop order until its trigger is reached.
-    pub(super) fn hold_stop(&mut self, slot: u32) {
-        let o = &mut self.orders[slot as usize];
-        o.state = LiveState::PendingTrigger;
-        let trigger = o.trigger_price;
-        let (side, id) = (o.side, o.id);
-        let book = &mut self.books[usize::from(o.instrument.0)];
-        match side {
-            Side::Buy => book.buy_stops.insert((trigger.0, id), slot),
-            Side::Sell => book.sell_stops.insert((-trigger.0, id), slot),
-        };
-    }
-
-    /// Enters every stop whose trigger the last trade price has reached, one at a time:
-    /// buy stops (lowest trigger first) before sell stops (highest first), ties by age.
-    /// Each entry may trade and move the price, so the check repeats until none is due.
-    pub(super) fn run_stops<S: EventSink>(&mut self, instrument: InstrumentId, sink: &mut S) {
-        let b = usize::from(instrument.0);
-        loop {
-            let book = &mut self.books[b];
-            let Some(last) = book.last_price else { return };
-            let due = if let Some((&k, &slot)) = book
-                .buy_stops
-                .first_key_value()
-                .filter(|(k, _)| k.0 <= last.0)
-            {
-                book.buy_stops.remove(&k);
-                slot
-            } else if let Some((&k, &slot)) = book
-                .sell_stops
-                .first_key_value()
-                .filter(|(k, _)| -k.0 >= last.0)
-            {
-                book.sell_stops.remove(&k);
-                slot
-            } else {
-                return;
-            };
-            let o = &mut self.orders[due as usize];
-            o.state = LiveState::Taking;
-            let (handle, side, limit, amount, account, stp, tif) = (
-                o.handle(),
-                o.side,
-                o.match_limit(),
-                o.remaining(),
-                o.account,
-                o.stp,
-                o.time_in_force,
-            );
-            self.emit(
-                sink,
-                Event::StopTriggered {
-                    order: handle,
-                    instrument,
-                },
-            );
-            let refused = match tif {
-                TimeInForce::FillOrKill
-                    if !self.can_fill(instrument, side, limit, amount, account, stp) =>
-                {
-                    Some(CancelReason::FillOrKillUnfilled)
-                }
-                TimeInForce::PostOnly if self.books[b].would_take(side, limit) => {
-                    Some(CancelReason::PostOnlyWouldTake)
-                }
-                _ => None,
-            };
-            match refused {
-                Some(reason) => self.end_taker(due, reason, sink),
-                None => self.enter(due, sink),
-            }
-        }
     }
 }

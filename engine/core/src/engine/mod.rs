@@ -15,6 +15,7 @@ mod place;
 mod state_hash;
 mod tops;
 mod transfer;
+mod triggers;
 mod views;
 
 pub use accounts::MAIN_ACCOUNT_NAME;
@@ -135,6 +136,9 @@ pub struct Engine {
     next_trade: u64,
     scratch_slots: Vec<u32>,
     futures: futures::Futures,
+    /// Trailing orders' terms by order number (format 8 had none).
+    #[serde(skip)]
+    trails: BTreeMap<u64, triggers::Trailing>,
 }
 
 impl Engine {
@@ -222,6 +226,7 @@ impl Engine {
             scratch_slots: Vec::new(),
             account_orders: Vec::new(),
             futures,
+            trails: BTreeMap::new(),
         })
     }
 
@@ -318,6 +323,7 @@ impl Engine {
                 Ok(Applied::default())
             }
         };
+        self.run_mark_triggers(sink);
         self.publish_tops(sink);
         if let Err(error) = result {
             let (account, client_id) = (command.account(), command.client_id());

@@ -5,41 +5,78 @@ use super::{Applied, Engine};
 use crate::error::EngineError;
 use crate::event::{AcceptedOrder, CancelReason, EventSink};
 use crate::fixed::{Notional, Price, Qty};
-use crate::ids::{AccountId, OrderRef, Timestamp, Uuid};
-use crate::order::{LiveState, NIL, NewOrder, Order, OrderType, Side, StpMode, TimeInForce};
+use crate::ids::{AccountId, CurrencyId, OrderRef, Timestamp, Uuid};
+use crate::order::{
+    LiveState, NIL, NewOrder, Order, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef,
+};
 use crate::refdata::{Instrument, InstrumentState};
 
 /// Checks that need only the request, the instrument and the time.
 pub(super) fn validate(inst: &Instrument, o: &NewOrder, now: Timestamp) -> Result<(), EngineError> {
     check_amount(o.amount)?;
-    match o.order_type {
-        OrderType::Limit | OrderType::Stop if o.price.is_none() => {
-            return Err(EngineError::MissingPrice);
-        }
-        OrderType::Market
-            if matches!(
-                o.time_in_force,
-                TimeInForce::PostOnly | TimeInForce::GoodTillTime
-            ) =>
-        {
-            return Err(EngineError::InvalidTimeInForce);
-        }
-        _ => {}
+    let kind = o.order_type;
+    if kind.needs_price() && o.price.is_none() {
+        return Err(EngineError::MissingPrice);
     }
-    if (o.order_type == OrderType::Stop) != o.trigger_price.is_some() {
+    if kind.is_trailing() && o.price.is_some() {
+        // A trailing order's limit is set when it fires (its trigger plus the offset).
+        return Err(EngineError::InvalidPrice);
+    }
+    // A market-type trigger order may be good till a time while it is held.
+    let refused_tif = match o.time_in_force {
+        TimeInForce::PostOnly => kind.is_market(),
+        TimeInForce::GoodTillTime => kind == OrderType::Market,
+        _ => false,
+    };
+    if refused_tif {
+        return Err(EngineError::InvalidTimeInForce);
+    }
+    let takes_trigger = kind.is_trigger() && !kind.is_trailing();
+    if takes_trigger != o.trigger_price.is_some() {
         return Err(EngineError::InvalidTriggerPrice);
     }
     if let Some(trigger) = o.trigger_price {
         check_price(inst, trigger).map_err(|_| EngineError::InvalidTriggerPrice)?;
     }
+    check_trail(inst, o)?;
+    if o.trigger_ref == TriggerRef::MarkPrice && !(kind.is_trigger() && inst.spec.kind.is_future())
+    {
+        return Err(EngineError::InvalidTriggerReference);
+    }
     if let Some(price) = o.price {
         check_price(inst, price)?;
         check_min_size(inst, price, o.amount)?;
+    } else if let Some(trigger) = o.trigger_price {
+        // A market-type trigger order is sized at its trigger.
+        check_min_size(inst, trigger, o.amount)?;
     }
     match (o.time_in_force, o.expire_at) {
         (TimeInForce::GoodTillTime, Some(at)) if at > now => Ok(()),
         (TimeInForce::GoodTillTime, _) | (_, Some(_)) => Err(EngineError::InvalidExpiry),
         _ => Ok(()),
+    }
+}
+
+/// A trailing order has a trail (a positive price distance inside the instrument's range,
+/// or 1..=9,999 basis points), a trailing stop-limit a limit offset (0 to the range's top);
+/// no other order has either.
+fn check_trail(inst: &Instrument, o: &NewOrder) -> Result<(), EngineError> {
+    let max = inst.max_price.0;
+    let trail_ok = match (o.order_type.is_trailing(), o.trail) {
+        (true, Some(Trail::Price(p))) => p.0 > 0 && p.0 <= max,
+        (true, Some(Trail::Bps(bps))) => (1..10_000).contains(&bps),
+        (false, None) => true,
+        _ => false,
+    };
+    let offset_ok = match (o.order_type == OrderType::TrailingStopLimit, o.limit_offset) {
+        (true, Some(p)) => (0..=max).contains(&p.0),
+        (false, None) => true,
+        _ => false,
+    };
+    if trail_ok && offset_ok {
+        Ok(())
+    } else {
+        Err(EngineError::InvalidTrail)
     }
 }
 
@@ -111,7 +148,7 @@ impl Engine {
         // An order its time in force forbids to enter as the book stands is still accepted
         // (funds permitting) and ended at once, so it has a number and a history record with
         // its rejection, as a triggered stop refused the same way has.
-        let refused_at_entry = if o.order_type == OrderType::Stop {
+        let refused_at_entry = if o.order_type.is_trigger() {
             None
         } else {
             let limit = match_limit(o);
@@ -131,36 +168,29 @@ impl Engine {
         if o.reduce_only && futures.is_none() {
             return Err(EngineError::ReduceOnlyWouldIncrease);
         }
-        let reservation = if let Some(m) = futures {
+        let trailing = if o.order_type.is_trailing() {
+            Some(self.trailing_entry(o)?)
+        } else {
+            None
+        };
+        let reservation = if !o.order_type.reserves_at_entry() {
+            None
+        } else if let Some(m) = futures {
             let need = self.futures_entry(o, usize::from(m))?;
             let collateral = self.futures.markets[usize::from(m)].collateral;
             self.enforce_balances.then_some((collateral, need as i64))
         } else if self.enforce_balances {
-            let market_cost = match (o.order_type, o.side, o.price) {
-                (OrderType::Market, Side::Buy, None) => {
-                    self.market_buy_cost(o.instrument, o.amount, o.account, stp)
-                }
-                _ => 0,
-            };
-            let (currency, need) = self.reservation(
-                o.instrument,
-                o.side,
-                o.price.unwrap_or_default(),
-                o.amount,
-                market_cost,
-            );
-            let available = self.accounts.accounts[o.account.0 as usize].balances
-                [usize::from(currency.0)]
-            .available;
-            if need > i128::from(available) {
-                return Err(EngineError::InsufficientFunds);
-            }
+            let (currency, need) = self.spot_need(o)?;
             Some((currency, need as i64))
         } else {
             None
         };
 
-        let slot = self.accept(o, stp, counted, sink);
+        let mut entry = *o;
+        if let Some((_, trigger)) = trailing {
+            entry.trigger_price = Some(trigger);
+        }
+        let slot = self.accept(&entry, stp, counted, sink);
         let handle = self.orders[slot as usize].handle();
         if let Some((currency, need)) = reservation.filter(|r| r.1 > 0) {
             self.orders[slot as usize].reserved = need;
@@ -177,16 +207,40 @@ impl Engine {
                 ..Applied::default()
             });
         }
-        if o.order_type == OrderType::Stop {
-            self.hold_stop(slot);
+        if o.order_type.is_trigger() {
+            self.hold_trigger(slot, trailing.map(|(terms, _)| terms));
         } else {
             self.enter(slot, sink);
         }
-        self.run_stops(o.instrument, sink);
+        self.run_triggers(o.instrument, sink);
         Ok(Applied {
             order: Some(handle),
             ..Applied::default()
         })
+    }
+
+    /// What a spot order reserves (quote for a buy, base for a sell), checked against the
+    /// account's available balance: a market buy the cost of taking its amount now.
+    pub(super) fn spot_need(&self, o: &NewOrder) -> Result<(CurrencyId, i128), EngineError> {
+        let stp = o.stp.unwrap_or(self.accounts.core(o.account)?.stp);
+        let market_cost = match (o.side, o.price) {
+            (Side::Buy, None) => self.market_buy_cost(o.instrument, o.amount, o.account, stp),
+            _ => 0,
+        };
+        let (currency, need) = self.reservation(
+            o.instrument,
+            o.side,
+            o.price.unwrap_or_default(),
+            o.amount,
+            market_cost,
+        );
+        let available = self.accounts.accounts[o.account.0 as usize].balances
+            [usize::from(currency.0)]
+        .available;
+        if need > i128::from(available) {
+            return Err(EngineError::InsufficientFunds);
+        }
+        Ok((currency, need))
     }
 
     /// Creates the live order record and emits `OrderAccepted`.
@@ -213,6 +267,7 @@ impl Engine {
             stp,
             state: LiveState::Taking,
             reduce_only: o.reduce_only,
+            trigger_ref: o.trigger_ref,
             price: o.price.unwrap_or_default(),
             trigger_price: o.trigger_price.unwrap_or_default(),
             reserved: 0,
@@ -250,6 +305,16 @@ impl Engine {
             }),
         );
         self.orders[slot as usize].sequence = seq;
+        if o.trigger_ref != TriggerRef::LastPrice || o.trail.is_some() {
+            let event = crate::event::Event::TriggerTerms {
+                order: handle,
+                instrument: o.instrument,
+                reference: o.trigger_ref,
+                trail: o.trail,
+                limit_offset: o.limit_offset,
+            };
+            self.emit(sink, event);
+        }
         if counted {
             let holder = self.accounts.holder_of(o.account);
             self.accounts.holder_mut(holder).open_orders += 1;
@@ -351,7 +416,7 @@ impl Engine {
 /// Whether an order of this type and time in force counts against the open-order limit
 /// (it can rest or wait for a trigger).
 pub(super) fn counts_as_open(order_type: OrderType, tif: TimeInForce) -> bool {
-    order_type == OrderType::Stop || (order_type == OrderType::Limit && tif.rests())
+    order_type.is_trigger() || (order_type == OrderType::Limit && tif.rests())
 }
 
 /// Matching bound of a request (see `Order::match_limit`).

@@ -83,7 +83,7 @@ impl Engine {
                     }
                 }
             }
-            for (&(trigger, id), &slot) in book.buy_stops.iter().chain(&book.sell_stops) {
+            for (_, (trigger, id), slot) in book.on_last.held() {
                 h.i64(trigger);
                 h.u64(id);
                 hash_order(&mut h, &self.orders[slot as usize]);
@@ -106,6 +106,25 @@ impl Engine {
         for (account, deadline) in self.dead_man.entries() {
             h.u64(u64::from(account.0));
             h.i64(deadline.0);
+        }
+        // Likewise mark-price triggers and trailing terms, only when there are any.
+        for book in self.books.iter().filter(|b| b.on_mark.len() > 0) {
+            for (_, (trigger, id), slot) in book.on_mark.held() {
+                h.i64(trigger);
+                h.u64(id);
+                hash_order(&mut h, &self.orders[slot as usize]);
+            }
+        }
+        for (&id, t) in &self.trails {
+            h.u64(id);
+            let (kind, distance) = match t.trail {
+                crate::order::Trail::Price(p) => (0, p.0),
+                crate::order::Trail::Bps(bps) => (1, i64::from(bps)),
+            };
+            h.bytes(&[kind]);
+            h.i64(distance);
+            h.i64(t.limit_offset.0);
+            h.i64(t.extreme.0);
         }
         h.finish()
     }

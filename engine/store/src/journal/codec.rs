@@ -8,7 +8,7 @@ use matchbook_core::account::AccountKind;
 use matchbook_core::fixed::{Price, Qty};
 use matchbook_core::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
 use matchbook_core::{CancelScope, Command};
-use matchbook_core::{NewOrder, OrderType, Side, StpMode, TimeInForce};
+use matchbook_core::{NewOrder, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef};
 
 /// Why a record's payload could not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -144,7 +144,8 @@ impl Reader<'_> {
 }
 
 const SIDES: [Side; 2] = [Side::Buy, Side::Sell];
-const TYPES: [OrderType; 3] = [OrderType::Limit, OrderType::Market, OrderType::Stop];
+const TYPES: [OrderType; 8] = OrderType::ALL;
+const REFERENCES: [TriggerRef; 2] = [TriggerRef::LastPrice, TriggerRef::MarkPrice];
 const TIFS: [TimeInForce; 5] = [
     TimeInForce::GoodTillCancelled,
     TimeInForce::ImmediateOrCancelled,
@@ -172,6 +173,53 @@ const STATES: [InstrumentState; 4] = [
 
 fn index_of<T: PartialEq>(values: &[T], v: &T) -> u8 {
     values.iter().position(|x| x == v).unwrap_or(0) as u8
+}
+
+/// The fields of an order entry that every format has.
+fn write_order(w: &mut Writer<'_>, o: &NewOrder) {
+    w.u32(o.account.0);
+    w.u16(o.instrument.0);
+    w.u8(index_of(&SIDES, &o.side));
+    w.u8(index_of(&TYPES, &o.order_type));
+    w.u8(index_of(&TIFS, &o.time_in_force));
+    w.opt_i64(o.price.map(|p| p.0));
+    w.opt_i64(o.trigger_price.map(|p| p.0));
+    w.i64(o.amount.0);
+    w.opt_i64(o.expire_at.map(|t| t.0));
+    w.opt_u128(o.client_id.map(|c| c.0));
+    match o.stp {
+        Some(mode) => {
+            w.u8(1);
+            w.u8(index_of(&STPS, &mode));
+        }
+        None => w.u8(0),
+    }
+    w.u8(u8::from(o.reduce_only));
+}
+
+/// Reads what [`write_order`] wrote; the trigger terms default.
+fn read_order(r: &mut Reader<'_>) -> Result<NewOrder, DecodeError> {
+    Ok(NewOrder {
+        account: AccountId(r.u32()?),
+        instrument: InstrumentId(r.u16()?),
+        side: r.pick(&SIDES)?,
+        order_type: r.pick(&TYPES)?,
+        time_in_force: r.pick(&TIFS)?,
+        price: r.opt_i64()?.map(Price),
+        trigger_price: r.opt_i64()?.map(Price),
+        trigger_ref: TriggerRef::LastPrice,
+        trail: None,
+        limit_offset: None,
+        amount: Qty(r.i64()?),
+        expire_at: r.opt_i64()?.map(Timestamp),
+        client_id: r.opt_u128()?.map(Uuid),
+        stp: if r.flag()? {
+            Some(r.pick(&STPS)?)
+        } else {
+            None
+        },
+        reduce_only: r.flag()?,
+    })
 }
 
 /// Appends the encoding of `command` to `out`.
@@ -245,25 +293,28 @@ pub fn encode(command: &Command, out: &mut Vec<u8>) {
             w.u8(index_of(&STATES, state));
         }
         Command::PlaceOrder(o) => {
-            w.u8(11);
-            w.u32(o.account.0);
-            w.u16(o.instrument.0);
-            w.u8(index_of(&SIDES, &o.side));
-            w.u8(index_of(&TYPES, &o.order_type));
-            w.u8(index_of(&TIFS, &o.time_in_force));
-            w.opt_i64(o.price.map(|p| p.0));
-            w.opt_i64(o.trigger_price.map(|p| p.0));
-            w.i64(o.amount.0);
-            w.opt_i64(o.expire_at.map(|t| t.0));
-            w.opt_u128(o.client_id.map(|c| c.0));
-            match o.stp {
-                Some(mode) => {
-                    w.u8(1);
-                    w.u8(index_of(&STPS, &mode));
+            // Tag 11 is the order as format 1 wrote it; tag 20 adds the trigger terms, so
+            // journals of plain orders keep their bytes.
+            let extended = o.trigger_ref != TriggerRef::LastPrice
+                || o.trail.is_some()
+                || o.limit_offset.is_some();
+            w.u8(if extended { 20 } else { 11 });
+            write_order(&mut w, o);
+            if extended {
+                w.u8(index_of(&REFERENCES, &o.trigger_ref));
+                match o.trail {
+                    None => w.u8(0),
+                    Some(Trail::Price(p)) => {
+                        w.u8(1);
+                        w.i64(p.0);
+                    }
+                    Some(Trail::Bps(bps)) => {
+                        w.u8(2);
+                        w.u32(bps);
+                    }
                 }
-                None => w.u8(0),
+                w.opt_i64(o.limit_offset.map(|p| p.0));
             }
-            w.u8(u8::from(o.reduce_only));
         }
         Command::AmendOrder {
             account,
@@ -388,24 +439,20 @@ pub fn decode(bytes: &[u8]) -> Result<Command, DecodeError> {
             instrument: InstrumentId(r.u16()?),
             state: r.pick(&STATES)?,
         },
-        11 => Command::PlaceOrder(NewOrder {
-            account: AccountId(r.u32()?),
-            instrument: InstrumentId(r.u16()?),
-            side: r.pick(&SIDES)?,
-            order_type: r.pick(&TYPES)?,
-            time_in_force: r.pick(&TIFS)?,
-            price: r.opt_i64()?.map(Price),
-            trigger_price: r.opt_i64()?.map(Price),
-            amount: Qty(r.i64()?),
-            expire_at: r.opt_i64()?.map(Timestamp),
-            client_id: r.opt_u128()?.map(Uuid),
-            stp: if r.flag()? {
-                Some(r.pick(&STPS)?)
-            } else {
-                None
-            },
-            reduce_only: r.flag()?,
-        }),
+        11 => Command::PlaceOrder(read_order(&mut r)?),
+        20 => {
+            let mut o = read_order(&mut r)?;
+            o.trigger_ref = r.pick(&REFERENCES)?;
+            let at = r.at;
+            o.trail = match r.u8()? {
+                0 => None,
+                1 => Some(Trail::Price(Price(r.i64()?))),
+                2 => Some(Trail::Bps(r.u32()?)),
+                v => return Err(DecodeError::Unknown(v, at)),
+            };
+            o.limit_offset = r.opt_i64()?.map(Price);
+            Command::PlaceOrder(o)
+        }
         12 => Command::AmendOrder {
             account: AccountId(r.u32()?),
             order: r.order_ref()?,

@@ -26,9 +26,12 @@ use matchbook_market::MarketData;
 /// File magic of a snapshot.
 pub const MAGIC: &[u8; 8] = b"MBSNAP01";
 /// Snapshot format version written (bumped whenever a saved type changes shape).
-pub const VERSION: u8 = 8;
-/// The previous format version, still read: the engine image without dead-man switches.
-pub const PREVIOUS_VERSION: u8 = 7;
+pub const VERSION: u8 = 9;
+/// The previous format version, still read: images without trigger terms (mark-price and
+/// trailing orders).
+pub const PREVIOUS_VERSION: u8 = 8;
+/// The format before it, still read: also without dead-man switches.
+pub const EARLIER_VERSION: u8 = 7;
 /// The format before it, still read: the engine part is the in-memory engine.
 pub const LEGACY_VERSION: u8 = 6;
 
@@ -149,10 +152,10 @@ impl Snapshot {
             bytes: &bytes[MAGIC.len()..body_end],
         };
         let version = reader.take(1)?[0];
-        if ![VERSION, PREVIOUS_VERSION, LEGACY_VERSION].contains(&version) {
+        if ![VERSION, PREVIOUS_VERSION, EARLIER_VERSION, LEGACY_VERSION].contains(&version) {
             return Err(SnapshotError::Damaged(format!(
                 "format version {version}, this build reads {VERSION} (and upgrades \
-                 {PREVIOUS_VERSION} and {LEGACY_VERSION})"
+                 {PREVIOUS_VERSION}, {EARLIER_VERSION} and {LEGACY_VERSION})"
             )));
         }
         let seq = reader.u64()?;

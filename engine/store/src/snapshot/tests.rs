@@ -5,14 +5,16 @@ use super::*;
 use matchbook_core::Command;
 use matchbook_core::fixed::{Price, Qty};
 use matchbook_core::{AccountId, CurrencyId, InstrumentId};
-use matchbook_core::{NewOrder, Side};
+use matchbook_core::{NewOrder, OrderType, Side, Trail, TriggerRef};
 
 fn busy_engine() -> (Engine, MarketData) {
-    busy_engine_with(true)
+    busy_engine_with(VERSION)
 }
 
-/// The busy state, with or without its dead-man switch (formats before 8 have none).
-fn busy_engine_with(switch: bool) -> (Engine, MarketData) {
+/// The busy state as a format could hold it: formats before 8 have no dead-man switch,
+/// formats before 9 no trailing or mark-price trigger orders.
+fn busy_engine_with(format: u8) -> (Engine, MarketData) {
+    let switch = format >= 8;
     let mut engine = Engine::new(matchbook_config::demo::config()).expect("demo");
     let mut market = MarketData::new(engine.instruments().len(), Default::default());
     let mut commands = vec![Command::CreateHolder, Command::CreateHolder];
@@ -42,11 +44,37 @@ fn busy_engine_with(switch: bool) -> (Engine, MarketData) {
             timeout: 3_600_000_000_000,
         });
     }
+    if format >= 9 {
+        // A trailing stop-limit on the spot market and a mark-price stop on the perpetual.
+        let mut trailing = NewOrder::limit(
+            AccountId(0),
+            InstrumentId(0),
+            Side::Sell,
+            Price(1),
+            Qty(20_000),
+        );
+        trailing.order_type = OrderType::TrailingStopLimit;
+        trailing.price = None;
+        trailing.trail = Some(Trail::Bps(150));
+        trailing.limit_offset = Some(Price(500));
+        let mut on_mark =
+            NewOrder::limit(AccountId(1), InstrumentId(5), Side::Buy, Price(1), Qty(10));
+        on_mark.order_type = OrderType::StopMarket;
+        on_mark.price = None;
+        on_mark.trigger_price = Some(Price(700_000));
+        on_mark.trigger_ref = TriggerRef::MarkPrice;
+        commands.extend([trailing, on_mark].map(Command::PlaceOrder));
+    }
     let mut events = Vec::new();
     for (i, command) in commands.iter().enumerate() {
         events.clear();
         let time = Timestamp(1_767_225_600_000_000_000 + i as i64 * 1_000);
-        let _ = engine.apply(command, time, &mut events);
+        let result = engine.apply(command, time, &mut events);
+        assert!(
+            result.is_ok()
+                || !matches!(command, Command::PlaceOrder(o) if o.order_type.is_trigger()),
+            "{command:?}: {result:?}"
+        );
         market.on_events(&events);
     }
     (engine, market)
@@ -145,7 +173,9 @@ fn an_intact_file_with_a_bad_state_encoding_is_refused_not_panicked_on() {
 
 /// The committed snapshot of the current format: the busy state above, engine and market
 /// data, as the encoder wrote it when the format was last changed.
-const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v8.snap");
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v9.snap");
+/// The same state as format 8 wrote it, without trigger terms.
+const GOLDEN_V8: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v8.snap");
 /// The same state but its dead-man switch as written by format 7, before the switches.
 const GOLDEN_PREVIOUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/golden/snapshot-v7.snap");
 /// The same state as written by format 6, the last format before the engine image.
@@ -193,14 +223,37 @@ fn image_of(engine: &Engine, book_sequences: bool) -> matchbook_core::image::Eng
     image
 }
 
+/// A data directory written by format 8 upgrades: its snapshot loads into the same state
+/// (it could hold no trigger terms) and saves as today's format.
+#[test]
+fn a_format_8_snapshot_upgrades_to_the_same_state() {
+    let (engine, market) = busy_engine_with(PREVIOUS_VERSION);
+    let previous = Snapshot::from_bytes(&std::fs::read(GOLDEN_V8).expect("committed"))
+        .expect("format 8 is still read");
+    assert_eq!(previous.version, PREVIOUS_VERSION);
+    let reference = Engine::new(matchbook_config::demo::config()).expect("demo");
+    let upgraded = previous.engine(&reference).expect("loads");
+    assert_eq!(upgraded.state_hash(), engine.state_hash());
+    let upgraded_market = previous
+        .market(engine.instruments().len())
+        .expect("market")
+        .expect("kept");
+    assert!(
+        encode_market(&upgraded_market).expect("encode") == encode_market(&market).expect("encode")
+    );
+    let rewritten =
+        Snapshot::capture(previous.seq, &upgraded, Some(&upgraded_market)).expect("capture");
+    assert_eq!(rewritten.version, VERSION);
+}
+
 /// A data directory written by format 7 upgrades: its snapshot loads into the same state
 /// but for the dead-man switch format 7 could not hold, and saves as format 8.
 #[test]
 fn a_format_7_snapshot_upgrades_to_the_same_state() {
-    let (engine, market) = busy_engine_with(false);
+    let (engine, market) = busy_engine_with(EARLIER_VERSION);
     let previous = Snapshot::from_bytes(&std::fs::read(GOLDEN_PREVIOUS).expect("committed"))
         .expect("format 7 is still read");
-    assert_eq!(previous.version, PREVIOUS_VERSION);
+    assert_eq!(previous.version, EARLIER_VERSION);
     let reference = Engine::new(matchbook_config::demo::config()).expect("demo");
     let upgraded = previous.engine(&reference).expect("loads");
     assert_eq!(upgraded.cancel_all_after(AccountId(1)), None);
@@ -225,7 +278,7 @@ fn a_format_7_snapshot_upgrades_to_the_same_state() {
 /// format.
 #[test]
 fn a_format_6_snapshot_upgrades_to_the_same_state() {
-    let (engine, market) = busy_engine_with(false);
+    let (engine, market) = busy_engine_with(LEGACY_VERSION);
     let legacy = Snapshot::from_bytes(&std::fs::read(GOLDEN_LEGACY).expect("committed"))
         .expect("format 6 is still read");
     assert_eq!(legacy.version, LEGACY_VERSION);

@@ -8,7 +8,7 @@ use crate::error::EngineError;
 use crate::event::{Event, EventSink};
 use crate::fixed::{Price, Qty};
 use crate::ids::{AccountId, CurrencyId, InstrumentId};
-use crate::order::{NewOrder, OrderType, Side};
+use crate::order::{NewOrder, Side};
 
 /// Money of one account across its futures positions, in USD balance units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -146,7 +146,9 @@ impl Engine {
             Side::Sell => size > 0 && o.amount.0 <= size,
         };
         if o.reduce_only {
-            if !reduces || o.order_type == OrderType::Stop {
+            // A held trigger order is checked against the position when it fires: a
+            // protective stop may be placed before the position it protects exists.
+            if !reduces && !o.order_type.is_trigger() {
                 return Err(EngineError::ReduceOnlyWouldIncrease);
             }
             return Ok(0);

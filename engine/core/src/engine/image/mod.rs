@@ -11,8 +11,9 @@ use super::integrity::IntegrityError;
 use super::{Engine, PublishedTop};
 use crate::book::Book;
 use crate::fees::VolumeWindow;
-use crate::image::{EngineImage, FuturesImage};
-use crate::order::{LiveState, NIL, OrderType, Side};
+use crate::fixed::Price;
+use crate::image::{EngineImage, FuturesImage, TriggerTermsImage};
+use crate::order::{LiveState, NIL, TriggerRef};
 use crate::persist::slab_image;
 use records::*;
 
@@ -58,6 +59,7 @@ impl Engine {
                 scheduled: f.scheduled,
             },
             cancel_all_after: self.dead_man.entries().collect(),
+            trigger_terms: self.trigger_terms_image(),
         })
     }
 
@@ -103,6 +105,7 @@ impl Engine {
             }
             e.dead_man.set(account, Some(deadline));
         }
+        e.restore_trigger_terms(image.trigger_terms)?;
         e.rebuild_order_indexes()?;
         e.check_restored(reference)?;
         Ok(e)
@@ -180,16 +183,19 @@ impl Engine {
             if let Some(at) = o.expire_at {
                 self.expiries.insert((at, o.id), slot);
             }
-            if o.order_type == OrderType::Stop && o.state == LiveState::PendingTrigger {
+            if o.order_type.is_trigger() && o.state == LiveState::PendingTrigger {
                 let Some(book) = self.books.get_mut(usize::from(o.instrument.0)) else {
                     return refuse("an order on an unknown instrument");
                 };
-                let queue = match o.side {
-                    Side::Buy => book.buy_stops.insert((o.trigger_price.0, o.id), slot),
-                    Side::Sell => book.sell_stops.insert((-o.trigger_price.0, o.id), slot),
-                };
-                if queue.is_some() {
-                    return refuse("two stop orders share a number");
+                let rising = o.order_type.fires_rising(o.side);
+                let held = book.held_mut(o.trigger_ref);
+                if !held.hold(rising, o.trigger_price, o.id, slot) {
+                    return refuse("two held orders share a number");
+                }
+                if let Some(terms) = self.trails.get(&o.id)
+                    && !held.track(rising, terms.extreme, o.id, slot)
+                {
+                    return refuse("two trailing orders share a number");
                 }
             }
         }
@@ -204,5 +210,72 @@ impl Engine {
     /// [`Engine::check_restored`] before use.
     pub fn decode_legacy(bytes: &[u8]) -> Result<Engine, IntegrityError> {
         postcard::from_bytes(bytes).map_err(|e| IntegrityError(e.to_string()))
+    }
+}
+
+impl Engine {
+    /// The trigger terms of held orders that have more than their record holds.
+    fn trigger_terms_image(&self) -> Vec<TriggerTermsImage> {
+        let mut terms: Vec<TriggerTermsImage> = (self.orders.iter())
+            .filter(|(_, o)| o.trigger_ref != TriggerRef::LastPrice && !o.order_type.is_trailing())
+            .map(|(_, o)| TriggerTermsImage {
+                order: o.id,
+                reference: o.trigger_ref,
+                trail: None,
+                limit_offset: Price(0),
+                extreme: Price(0),
+            })
+            .collect();
+        for (slot, o) in self
+            .orders
+            .iter()
+            .filter(|(_, o)| o.order_type.is_trailing())
+        {
+            let _ = slot;
+            let Some(t) = self.trails.get(&o.id) else {
+                continue;
+            };
+            terms.push(TriggerTermsImage {
+                order: o.id,
+                reference: o.trigger_ref,
+                trail: Some(t.trail),
+                limit_offset: t.limit_offset,
+                extreme: t.extreme,
+            });
+        }
+        terms.sort_by_key(|t| t.order);
+        terms
+    }
+
+    /// Puts the saved trigger terms back on their orders (before the indexes are rebuilt).
+    fn restore_trigger_terms(
+        &mut self,
+        saved: Vec<TriggerTermsImage>,
+    ) -> Result<(), IntegrityError> {
+        let slots: BTreeMap<u64, u32> = (self.orders.iter())
+            .filter(|(_, o)| o.state == LiveState::PendingTrigger)
+            .map(|(slot, o)| (o.id, slot as u32))
+            .collect();
+        self.trails.clear();
+        for t in saved {
+            let Some(&slot) = slots.get(&t.order) else {
+                return refuse("trigger terms of an order that is not held");
+            };
+            let o = &mut self.orders[slot as usize];
+            o.trigger_ref = t.reference;
+            match (o.order_type.is_trailing(), t.trail) {
+                (true, Some(trail)) => {
+                    let terms = super::triggers::Trailing {
+                        trail,
+                        limit_offset: t.limit_offset,
+                        extreme: t.extreme,
+                    };
+                    self.trails.insert(t.order, terms);
+                }
+                (false, None) => {}
+                _ => return refuse("a trail on an order that does not trail"),
+            }
+        }
+        Ok(())
     }
 }

@@ -56,6 +56,7 @@ pub(super) fn order_from_image(o: OrderImage) -> Order {
         stp: o.stp,
         state: o.state,
         reduce_only: o.reduce_only,
+        trigger_ref: crate::order::TriggerRef::LastPrice,
         price: o.price,
         amount: o.amount,
         filled: o.filled,

@@ -1,0 +1,58 @@
+//! Trigger terms of orders beyond their accepted record: the mark-price reference, a
+//! trailing order's trail and limit offset. Kept as long as their order's history record.
+
+use std::collections::BTreeMap;
+
+use matchbook_core::{Price, Trail, TriggerRef};
+
+use super::orders::OrderStore;
+
+/// Terms of one order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TriggerTerms {
+    /// The price it watches.
+    pub reference: TriggerRef,
+    /// A trailing order's trail.
+    pub trail: Option<Trail>,
+    /// A trailing stop-limit's limit offset.
+    pub limit_offset: Option<Price>,
+}
+
+/// Terms by order number, for the orders that have any.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TriggerTermsStore {
+    terms: BTreeMap<u64, TriggerTerms>,
+}
+
+impl TriggerTermsStore {
+    /// Records an accepted order's terms.
+    pub fn insert(&mut self, order: u64, terms: TriggerTerms) {
+        self.terms.insert(order, terms);
+    }
+
+    /// An order's terms, if it has any.
+    pub fn get(&self, order: u64) -> Option<&TriggerTerms> {
+        self.terms.get(&order)
+    }
+
+    /// Forgets the terms of orders whose record `orders` no longer holds.
+    pub fn forget_gone(&mut self, orders: &OrderStore) {
+        let gone: Vec<u64> = (self.terms.range(..orders.first_retained()))
+            .map(|(&id, _)| id)
+            .filter(|&id| !orders.holds(id))
+            .collect();
+        for id in gone {
+            self.terms.remove(&id);
+        }
+    }
+
+    /// Number of orders with terms.
+    pub fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// True when no order has terms.
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+}
