@@ -8,7 +8,7 @@
 use matchbook::{
     AccountId, CancelScope, Command, CurrencyId, Engine, EventRecord, HolderId, InstrumentId,
     InstrumentState, NewOrder, OrderRef, OrderType, Price, Qty, Side, StpMode, TimeInForce,
-    Timestamp, Uuid,
+    Timestamp, Trail, TriggerRef, Uuid,
 };
 
 use super::Input;
@@ -215,8 +215,26 @@ impl World {
                     order.time_in_force = TimeInForce::ImmediateOrCancelled;
                 }
                 if shape & 0x20 != 0 {
-                    order.order_type = OrderType::Stop;
+                    // Every trigger type, with the fields it needs (and now and then one
+                    // it must not have: the engine refuses those).
+                    let kind = input.u8();
+                    order.order_type = OrderType::ALL[2 + usize::from(kind % 6)];
                     order.trigger_price = Some(Price((price.0 + step * 3).max(1)));
+                    if order.order_type.is_market() || order.order_type.is_trailing() {
+                        order.price = (kind & 0x40 != 0).then_some(price);
+                    }
+                    if order.order_type.is_trailing() {
+                        order.trigger_price = None;
+                        order.trail = Some(if kind & 0x08 != 0 {
+                            Trail::Bps(u32::from(input.u8()) * 40)
+                        } else {
+                            Trail::Price(Price(step * i64::from(input.u8() % 8)))
+                        });
+                        order.limit_offset = (kind & 0x10 != 0).then_some(Price(step));
+                    }
+                    if kind & 0x80 != 0 {
+                        order.trigger_ref = TriggerRef::MarkPrice;
+                    }
                 }
                 if shape & 0x40 != 0 {
                     order.client_id = Some(Uuid(u128::from(input.u8() % 8)));
