@@ -468,7 +468,7 @@ fn a_mark_price_trigger_fires_when_the_index_moves_the_mark() {
     let (placed, events) = run(&mut engine, Command::PlaceOrder(stop)).expect("accepted");
     let stop = placed.order.expect("order");
     assert!(events.iter().any(|r| matches!(r.event,
-        Event::TriggerTerms { order, reference: TriggerRef::MarkPrice, .. } if order == stop)));
+        Event::OrderTerms { order, reference: TriggerRef::MarkPrice, .. } if order == stop)));
     let (_, events) = run(&mut engine, index(59_500)).expect("index");
     assert!(
         !events

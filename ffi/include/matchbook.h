@@ -93,6 +93,9 @@ typedef enum {
   MB_STATUS_INVALID_TRAIL = 1016,
   // A mark-price trigger on a spot market or on an order without a trigger.
   MB_STATUS_INVALID_TRIGGER_REFERENCE = 1017,
+  // An iceberg display that is not positive, not below the amount, or on an order that
+  // cannot rest.
+  MB_STATUS_INVALID_DISPLAY = 1018,
   // Not enough available balance or margin.
   MB_STATUS_INSUFFICIENT_FUNDS = 2001,
   // A transfer larger than the source balance.
@@ -499,6 +502,8 @@ typedef struct {
   // A trailing stop-limit's limit offset past its trigger, in ticks (0 allowed there;
   // must be 0 on every other order).
   int64_t limit_offset;
+  // An iceberg limit order's displayed amount in lots (0: not an iceberg).
+  int64_t display;
 } mb_command;
 
 // One account.

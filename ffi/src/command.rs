@@ -159,6 +159,8 @@ pub struct MbCommand {
     /// A trailing stop-limit's limit offset past its trigger, in ticks (0 allowed there;
     /// must be 0 on every other order).
     pub limit_offset: i64,
+    /// An iceberg limit order's displayed amount in lots (0: not an iceberg).
+    pub display: i64,
 }
 
 impl MbCommand {
@@ -189,6 +191,7 @@ impl MbCommand {
             trail_kind: 0,
             trail: 0,
             limit_offset: 0,
+            display: 0,
         }
     }
 }
@@ -411,6 +414,7 @@ fn new_order(
         trigger_ref,
         trail,
         limit_offset,
+        display: (c.display != 0).then_some(Qty(c.display)),
         amount: Qty(c.amount),
         expire_at: (c.expire_at_ns != 0).then_some(Timestamp(c.expire_at_ns)),
         client_id: c.client_id.to_engine(),

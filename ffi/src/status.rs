@@ -44,6 +44,9 @@ pub enum MbStatus {
     InvalidTrail = 1016,
     /// A mark-price trigger on a spot market or on an order without a trigger.
     InvalidTriggerReference = 1017,
+    /// An iceberg display that is not positive, not below the amount, or on an order that
+    /// cannot rest.
+    InvalidDisplay = 1018,
     /// Not enough available balance or margin.
     InsufficientFunds = 2001,
     /// A transfer larger than the source balance.
@@ -146,6 +149,7 @@ impl From<EngineError> for MbStatus {
             E::InvalidTrail => Self::InvalidTrail,
             E::NoReferencePrice => Self::NoReferencePrice,
             E::InvalidTriggerReference => Self::InvalidTriggerReference,
+            E::InvalidDisplay => Self::InvalidDisplay,
             E::InsufficientFunds => Self::InsufficientFunds,
             E::InsufficientBalance { .. } => Self::InsufficientBalance,
             E::BelowBlpThreshold => Self::BelowBlpThreshold,
@@ -172,7 +176,7 @@ impl From<EngineError> for MbStatus {
 }
 
 /// Every engine error, for the name table (field values do not matter for names).
-const ENGINE_ERRORS: [EngineError; 40] = {
+const ENGINE_ERRORS: [EngineError; 41] = {
     use EngineError as E;
     [
         E::InvalidAmount,
@@ -194,6 +198,7 @@ const ENGINE_ERRORS: [EngineError; 40] = {
         E::InvalidTrail,
         E::NoReferencePrice,
         E::InvalidTriggerReference,
+        E::InvalidDisplay,
         E::InsufficientFunds,
         E::InsufficientBalance {
             account: matchbook::AccountId(0),

@@ -44,7 +44,7 @@ fn rust_layouts() -> BTreeSet<String> {
         "mb_command" => MbCommand { kind, account, other_account, holder, instrument, currency,
             side, order_type, time_in_force, stp, flag, price, trigger_price, amount,
             expire_at_ns, order, client_id, name, order_list, client_id_list, list_len,
-            trigger_ref, trail_kind, trail, limit_offset },
+            trigger_ref, trail_kind, trail, limit_offset, display },
         "mb_store_options" => MbStoreOptions { snapshot_every, keep_snapshots, fsync },
         "mb_result" => MbResult { order, account, holder, time_ns },
         "mb_event" => MbEvent { seq, time_ns, kind, side, instrument, currency, account,

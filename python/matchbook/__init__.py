@@ -341,6 +341,7 @@ class Engine:
         trailing_offset: Number | None = None,
         trailing_offset_bps: int | None = None,
         limit_offset: Number | None = None,
+        display: Number | None = None,
     ) -> int:
         """Places an order; returns its handle, which cancels and amends take.
 
@@ -349,7 +350,9 @@ class Engine:
         or TRAILING_STOP_LIMIT (with ``trailing_offset``, a price, or
         ``trailing_offset_bps``; the limit variant with ``limit_offset``). A trigger order
         watches the last trade price, or the mark price of a future with
-        ``trigger_reference="MARK_PRICE"``. Time in force: GOOD_TILL_CANCELLED,
+        ``trigger_reference="MARK_PRICE"``. A resting LIMIT order with ``display`` is an
+        iceberg: the book shows that much at a time, the next part queued at the back of
+        its price each time the shown part fills. Time in force: GOOD_TILL_CANCELLED,
         IMMEDIATE_OR_CANCELLED, FILL_OR_KILL, POST_ONLY or GOOD_TILL_TIME. A FILL_OR_KILL
         order that cannot fill, or a POST_ONLY order that would take, is accepted and ended
         at once: OrderRejected is raised with the order's handle as ``order`` (its history
@@ -358,7 +361,8 @@ class Engine:
             _ns(time), account, instrument, side, _text(amount), _text(price), type,
             time_in_force, None if trigger_price is None else _text(trigger_price),
             None if expire_at is None else _ns(expire_at), client_id, stp, reduce_only,
-            trigger_reference, _text(trailing_offset), trailing_offset_bps, _text(limit_offset))
+            trigger_reference, _text(trailing_offset), trailing_offset_bps, _text(limit_offset),
+            _text(display))
 
     def amend_order(self, time: Time, account: int, order: int, *, amount: Number | None = None,
                     price: Number | None = None) -> None:

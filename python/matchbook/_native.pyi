@@ -65,6 +65,7 @@ class NativeEngine:
         trailing_offset: str | None = None,
         trailing_offset_bps: int | None = None,
         limit_offset: str | None = None,
+        display: str | None = None,
     ) -> int: ...
     def amend_order(
         self, time_ns: int, account: int, order: int, amount: str | None = None, price: str | None = None

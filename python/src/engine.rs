@@ -348,7 +348,7 @@ impl NativeEngine {
 
     /// Places an order; its handle (an int). A fill-or-kill that cannot fill, or a post-only
     /// order that would take, raises its refusal with the handle as the exception's `order`.
-    #[pyo3(signature = (time_ns, account, instrument, side, amount, price = None, order_type = "LIMIT", time_in_force = "GOOD_TILL_CANCELLED", trigger_price = None, expire_at_ns = None, client_id = None, stp = None, reduce_only = false, trigger_reference = "LAST_PRICE", trailing_offset = None, trailing_offset_bps = None, limit_offset = None))]
+    #[pyo3(signature = (time_ns, account, instrument, side, amount, price = None, order_type = "LIMIT", time_in_force = "GOOD_TILL_CANCELLED", trigger_price = None, expire_at_ns = None, client_id = None, stp = None, reduce_only = false, trigger_reference = "LAST_PRICE", trailing_offset = None, trailing_offset_bps = None, limit_offset = None, display = None))]
     #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
     fn place_order(
         &mut self,
@@ -370,6 +370,7 @@ impl NativeEngine {
         trailing_offset: Option<&str>,
         trailing_offset_bps: Option<u32>,
         limit_offset: Option<&str>,
+        display: Option<&str>,
     ) -> PyResult<u128> {
         let args = crate::order_entry::OrderArgs {
             account,
@@ -388,6 +389,7 @@ impl NativeEngine {
             trailing_offset,
             trailing_offset_bps,
             limit_offset,
+            display,
         };
         let order = crate::order_entry::new_order(py, &self.core.engine, &args)?;
         let applied = self.run(py, Command::PlaceOrder(order), time_ns)?;

@@ -26,6 +26,7 @@ pub(crate) struct OrderArgs<'a> {
     pub(crate) trailing_offset: Option<&'a str>,
     pub(crate) trailing_offset_bps: Option<u32>,
     pub(crate) limit_offset: Option<&'a str>,
+    pub(crate) display: Option<&'a str>,
 }
 
 /// The engine's order entry for `args`.
@@ -75,6 +76,10 @@ pub(crate) fn new_order(
         trigger_ref,
         trail,
         limit_offset: price_of(args.limit_offset, "limit offset")?,
+        display: args
+            .display
+            .map(|d| values::fixed(py, d, qs, "display").map(Qty))
+            .transpose()?,
         amount: Qty(values::fixed(py, args.amount, qs, "amount")?),
         expire_at: args.expire_at_ns.map(Timestamp),
         client_id: args.client_id.map(|c| values::uuid(py, c)).transpose()?,

@@ -112,6 +112,7 @@ pub fn engine_status(error: EngineError) -> StatusCode {
         | E::InvalidTriggerPrice
         | E::InvalidTrail
         | E::InvalidTriggerReference
+        | E::InvalidDisplay
         | E::PriceOutOfRange
         | E::MinSizeNotSatisfied
         | E::InvalidExpiry

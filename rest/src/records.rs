@@ -4,9 +4,9 @@
 use crate::format::{iso_ms, iso_nanos};
 use crate::markets::{Market, Markets};
 use crate::wire::orders::{FeeBody, OrderAck, OrderBody, TradeBody, TradeWrapper};
+use matchbook::market::order_terms::OrderTerms;
 use matchbook::market::orders::OrderRecord;
 use matchbook::market::trades::TradeRecord;
-use matchbook::market::trigger_terms::TriggerTerms;
 use matchbook::{AccountId, Side, TimeInForce, Trail, TriggerRef, Uuid};
 
 /// How much of an order record to write.
@@ -63,23 +63,28 @@ pub fn order_body(markets: &Markets, r: &OrderRecord, form: OrderForm) -> Option
         trailing_offset: None,
         trailing_offset_bps: None,
         limit_offset: None,
+        display_amount: None,
         origin: full.then_some("API"),
         time_nanos: full.then(|| iso_nanos(r.created)),
         time_last_updated_nanos: full.then(|| iso_nanos(r.updated)),
     })
 }
 
-/// Adds a trigger order's terms beyond its record (mark-price reference, trail, limit
-/// offset) to its body.
-pub fn add_trigger_terms(
+/// Adds an order's terms beyond its record (mark-price reference, trail, limit offset,
+/// iceberg display) to its body.
+pub fn add_order_terms(
     markets: &Markets,
     body: &mut OrderBody,
     r: &OrderRecord,
-    terms: &TriggerTerms,
+    terms: &OrderTerms,
 ) {
     let Some(market) = markets.market_of(r.accepted.instrument) else {
         return;
     };
+    body.display_amount = terms.display.map(|q| market.qty(q));
+    if !r.accepted.order_type.is_trigger() {
+        return;
+    }
     body.trigger_reference = Some(terms.reference.as_str());
     match terms.trail {
         Some(Trail::Price(p)) => body.trailing_offset = Some(market.price(p)),

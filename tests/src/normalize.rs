@@ -85,18 +85,20 @@ pub fn normalize(event: Event) -> Event {
             instrument,
             trigger_price,
         },
-        Event::TriggerTerms {
+        Event::OrderTerms {
             order,
             instrument,
             reference,
             trail,
             limit_offset,
-        } => Event::TriggerTerms {
+            display,
+        } => Event::OrderTerms {
             order: strip(order),
             instrument,
             reference,
             trail,
             limit_offset,
+            display,
         },
         other => other,
     }

@@ -372,6 +372,9 @@ fn resolve(
                 limit_offset: (order_type == OrderType::TrailingStopLimit
                     || (*expire_in == 4 && *client == 2))
                     .then_some(Price(*expire_in)),
+                // Icebergs showing 1 or 2 of their amount (now and then all of it, refused).
+                display: (*kind < 4 || (*kind == 11 && *client == 1))
+                    .then_some(Qty(i64::from(*stp % 2) + 1)),
                 amount: Qty(*amount),
                 expire_at: (gtt != (*expire_in == 6))
                     .then_some(Timestamp(now + expire_in * 1_000_000)),
@@ -701,8 +704,18 @@ fn run(ops: &[(Op, i64)], enforce_balances: bool) -> Result<(), TestCaseError> {
         prop_assert_eq!(&shadow, &ref_balances, "balances differ from the reference");
         prop_assert_eq!(engine.fees_collected(), &reference.funds.fees[..]);
         check_money(&engine, &net_deposits)?;
+        let mut last_maker = None;
         for record in &sink {
-            OUTCOMES.with(|s| *s.borrow_mut().entry(outcome(&record.event)).or_insert(0) += 1);
+            let mut seen = outcome(&record.event);
+            match record.event {
+                // An iceberg booked again right after its shown part filled: replenished.
+                matchbook::Event::OrderBooked { order, .. } if last_maker == Some(order) => {
+                    seen = "Iceberg replenished".into();
+                }
+                matchbook::Event::Trade(t) => last_maker = Some(t.maker),
+                _ => {}
+            }
+            OUTCOMES.with(|s| *s.borrow_mut().entry(seen).or_insert(0) += 1);
             if let matchbook::Event::OrderAccepted(a) = record.event {
                 known.push((a.order, a.account.0 as usize));
             }
@@ -812,11 +825,13 @@ fn generator_reaches_every_outcome() {
         "TopOfBook",
         "Rejected UnknownAccount",
         "TriggerMoved",
-        "TriggerTerms",
+        "OrderTerms",
         "Cancelled TriggerRefused(InsufficientFunds)",
         "Cancelled TriggerRefused(MinSizeNotSatisfied)",
         "Rejected InvalidTrail",
         "Rejected NoReferencePrice",
+        "Rejected InvalidDisplay",
+        "Iceberg replenished",
     ];
     let missing: Vec<_> = expected
         .iter()

@@ -142,6 +142,10 @@ pub enum EngineError {
     /// A mark-price trigger on a spot market or on an order that has no trigger.
     #[error("trigger reference not available for this order or instrument")]
     InvalidTriggerReference,
+    /// An iceberg display amount that is not positive, not below the order's amount, or on
+    /// an order that cannot rest (only resting limit orders hide part of their amount).
+    #[error("display amount must be positive, below the amount, on a resting limit order")]
+    InvalidDisplay,
 }
 
 impl EngineError {
@@ -188,6 +192,7 @@ impl EngineError {
             Self::InvalidTrail => 1016,
             Self::NoReferencePrice => 3008,
             Self::InvalidTriggerReference => 1017,
+            Self::InvalidDisplay => 1018,
         }
     }
 
@@ -234,6 +239,7 @@ impl EngineError {
             Self::InvalidTrail => "INVALID_TRAIL",
             Self::NoReferencePrice => "NO_REFERENCE_PRICE",
             Self::InvalidTriggerReference => "INVALID_TRIGGER_REFERENCE",
+            Self::InvalidDisplay => "INVALID_DISPLAY",
         }
     }
 }

@@ -132,7 +132,7 @@ pub struct AcceptedOrder {
     pub stp: StpMode,
     /// Limit (or protection) price.
     pub price: Option<Price>,
-    /// Trigger (a trailing order's first one; [`Event::TriggerTerms`] follows for an
+    /// Trigger (a trailing order's first one; [`Event::OrderTerms`] follows for an
     /// order with terms beyond this record).
     pub trigger_price: Option<Price>,
     /// Amount.
@@ -388,10 +388,10 @@ pub enum Event {
         /// market-type order.
         price: Option<Price>,
     },
-    /// Trigger terms of an accepted order beyond [`AcceptedOrder`] (kept apart so that
-    /// record, and the history files holding it, keep their form): follows the
-    /// `OrderAccepted` of an order that watches the mark price or trails.
-    TriggerTerms {
+    /// Terms of an accepted order beyond [`AcceptedOrder`] (kept apart so that record, and
+    /// the history files holding it, keep their form): follows the `OrderAccepted` of an
+    /// order that watches the mark price, trails, or is an iceberg.
+    OrderTerms {
         /// Order.
         order: OrderRef,
         /// Market.
@@ -402,6 +402,8 @@ pub enum Event {
         trail: Option<Trail>,
         /// A trailing stop-limit's limit offset.
         limit_offset: Option<Price>,
+        /// An iceberg's displayed amount.
+        display: Option<Qty>,
     },
     /// A trailing order's trigger followed a new best reference price.
     TriggerMoved {

@@ -62,15 +62,15 @@ pub struct EngineImage {
     /// format 7 image has none.
     #[serde(deserialize_with = "crate::persist::added_last::deserialize", default)]
     pub cancel_all_after: Vec<(AccountId, Timestamp)>,
-    /// Held orders whose trigger terms go beyond their record (a mark-price reference, a
-    /// trail), by order number. Added in format 9; older images have none.
+    /// Live orders whose terms go beyond their record (a mark-price reference, a trail, an
+    /// iceberg's display), by order number. Added in format 9; older images have none.
     #[serde(deserialize_with = "crate::persist::added_last::deserialize", default)]
-    pub trigger_terms: Vec<TriggerTermsImage>,
+    pub order_terms: Vec<OrderTermsImage>,
 }
 
-/// A held order's trigger terms beyond its [`OrderImage`].
+/// A live order's terms beyond its [`OrderImage`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TriggerTermsImage {
+pub struct OrderTermsImage {
     /// Order number.
     pub order: u64,
     /// The price it watches.
@@ -81,6 +81,10 @@ pub struct TriggerTermsImage {
     pub limit_offset: Price,
     /// A trailing order's best reference price so far (0 otherwise).
     pub extreme: Price,
+    /// An iceberg's displayed amount (0 otherwise).
+    pub display: Qty,
+    /// A resting iceberg's shown part still to fill (0 otherwise).
+    pub shown: Qty,
 }
 
 /// One instrument's book.

@@ -276,6 +276,9 @@ pub struct NewOrder {
     pub trail: Option<Trail>,
     /// A trailing stop-limit's limit: this far past its trigger when it fires.
     pub limit_offset: Option<Price>,
+    /// An iceberg limit order's displayed amount: the book shows at most this much of it;
+    /// each time the shown part fills, the next part is shown at the back of its price.
+    pub display: Option<Qty>,
     /// Amount in lots.
     pub amount: Qty,
     /// Expiry of a good-till-time order.
@@ -311,6 +314,7 @@ impl NewOrder {
             trigger_ref: TriggerRef::LastPrice,
             trail: None,
             limit_offset: None,
+            display: None,
             amount,
             expire_at: None,
             client_id: None,
@@ -380,6 +384,10 @@ pub struct Order {
     pub(crate) updated: Timestamp,
     pub(crate) sequence: u64,
     pub(crate) expire_at: Option<Timestamp>,
+    /// An iceberg's shown part still to fill (0: not an iceberg). In the padding before
+    /// `client_id`, so the record keeps its three lines; not in the legacy image.
+    #[serde(skip)]
+    pub(crate) shown: Qty,
     pub(crate) client_id: Option<Uuid>,
     pub(crate) client_older: u32,
     pub(crate) client_newer: u32,
@@ -483,6 +491,20 @@ impl Order {
     pub fn remaining(&self) -> Qty {
         Qty(self.amount.0 - self.filled.0)
     }
+    /// What the book shows of it: an iceberg's shown part, else all that remains.
+    #[inline]
+    pub fn visible(&self) -> Qty {
+        if self.shown.0 > 0 {
+            self.shown
+        } else {
+            self.remaining()
+        }
+    }
+    /// Whether it is an iceberg resting with a hidden reserve or a shown part.
+    #[inline]
+    pub fn is_iceberg(&self) -> bool {
+        self.shown.0 > 0
+    }
     /// The price bound used while matching: the limit, or no bound for a bare market order.
     #[inline]
     pub(crate) fn match_limit(&self) -> Price {
@@ -521,6 +543,7 @@ impl crate::persist::slab_image::Filler for Order {
             updated: Timestamp(0),
             sequence: 0,
             expire_at: None,
+            shown: Qty(0),
             client_id: None,
             client_older: NIL,
             client_newer: NIL,

@@ -6,24 +6,24 @@
 pub mod candles;
 pub mod chunked;
 pub mod futures;
+pub mod order_terms;
 pub mod orders;
 pub mod period;
 pub mod query;
 pub mod ticker;
 pub mod trades;
-pub mod trigger_terms;
 
 use candles::{Candle, CandleSeries};
 use futures::{FundingPayment, FuturesHistory, SettledRate};
 use matchbook_core::fixed::Price;
 use matchbook_core::{Event, EventRecord};
 use matchbook_core::{InstrumentId, Timestamp};
+use order_terms::{OrderTerms, OrderTermsStore};
 use orders::OrderStore;
 use period::{GRANULARITIES, Granularity};
 use query::{DAY, QueryError};
 use ticker::{RollingStats, RollingWindow};
 use trades::{TradeRecord, TradeStore};
-use trigger_terms::{TriggerTerms, TriggerTermsStore};
 
 /// Latest time restored market data may hold (about the year 2116): far enough from the
 /// end of the clock that period arithmetic on it cannot overflow.
@@ -142,7 +142,7 @@ pub struct MarketData {
         deserialize_with = "matchbook_core::persist::added_last::deserialize",
         default
     )]
-    trigger_terms: TriggerTermsStore,
+    order_terms: OrderTermsStore,
 }
 
 fn on() -> bool {
@@ -171,7 +171,7 @@ impl MarketData {
             orders: OrderStore::default(),
             futures: FuturesHistory::default(),
             on: true,
-            trigger_terms: TriggerTermsStore::default(),
+            order_terms: OrderTermsStore::default(),
         }
     }
 
@@ -274,19 +274,21 @@ impl MarketData {
                         .trigger_moved(order.id, trigger_price, time, seq);
                     self.instrument(instrument, seq);
                 }
-                Event::TriggerTerms {
+                Event::OrderTerms {
                     order,
                     reference,
                     trail,
                     limit_offset,
+                    display,
                     ..
                 } => {
-                    let terms = TriggerTerms {
+                    let terms = OrderTerms {
                         reference,
                         trail,
                         limit_offset,
+                        display,
                     };
-                    self.trigger_terms.insert(order.id, terms);
+                    self.order_terms.insert(order.id, terms);
                 }
                 Event::OrderBooked { instrument, .. } => {
                     self.instrument(instrument, seq);
@@ -350,8 +352,8 @@ impl MarketData {
             let horizon = Timestamp(time.0 - self.config.trade_retention_days * DAY);
             self.trades.forget_before(horizon);
             self.orders.forget_before(horizon);
-            if !self.trigger_terms.is_empty() {
-                self.trigger_terms.forget_gone(&self.orders);
+            if !self.order_terms.is_empty() {
+                self.order_terms.forget_gone(&self.orders);
             }
         }
     }
@@ -426,8 +428,8 @@ impl MarketData {
     }
 
     /// Trigger terms of orders that watch the mark price or trail.
-    pub fn trigger_terms(&self) -> &TriggerTermsStore {
-        &self.trigger_terms
+    pub fn order_terms(&self) -> &OrderTermsStore {
+        &self.order_terms
     }
 
     /// Funding payments, settled rates, positions history and position trades.

@@ -6,9 +6,9 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use matchbook::fixed::ParseDecimalError;
+use matchbook::market::order_terms::OrderTerms;
 use matchbook::market::orders::{OrderFilter, OrderRecord};
 use matchbook::market::trades::TradeRecord;
-use matchbook::market::trigger_terms::TriggerTerms;
 use matchbook::{
     AccountId, CancelScope, Command, EngineError, Event, NewOrder, OrderRef, OrderType, Side,
     TimeInForce, Timestamp, Trail, TriggerRef, Uuid,
@@ -22,7 +22,7 @@ use crate::history::{HistoryQuery, Window};
 use crate::keys::Scope;
 use crate::markets::Market;
 use crate::params::Params;
-use crate::records::{OrderForm, add_trigger_terms, order_ack, order_body, trade_wrappers};
+use crate::records::{OrderForm, add_order_terms, order_ack, order_body, trade_wrappers};
 use crate::state::{CANCEL_WAIT, Shared};
 use crate::wire::orders::{OrderAck, OrderPage, OrderWithTrades};
 use crate::wire::requests::{
@@ -83,7 +83,7 @@ fn new_client_id() -> Result<Uuid, ApiError> {
 /// The trigger-order extensions of a create body: reference, trail (a price or basis
 /// points, not both) and limit offset. Whether they suit the order type is the engine's
 /// check (`INVALID_TRAIL`, `INVALID_TRIGGER_REFERENCE`).
-fn trigger_terms(
+fn order_terms(
     market: &Market,
     request: &CreateOrderRequest,
 ) -> Result<(TriggerRef, Option<Trail>, Option<matchbook::Price>), ApiError> {
@@ -167,7 +167,17 @@ fn parse_order(
         }
         None => None,
     };
-    let (trigger_ref, trail, limit_offset) = trigger_terms(market, request)?;
+    let (trigger_ref, trail, limit_offset) = order_terms(market, request)?;
+    let display = match &request.display_amount {
+        Some(Numeric(text)) => Some(matchbook::Qty(decimal_field(
+            text,
+            market.amount_precision,
+            "INVALID_DISPLAY",
+            "BAD_AMOUNT_PRECISION",
+            "INVALID_DISPLAY",
+        )?)),
+        None => None,
+    };
     Ok(NewOrder {
         account,
         instrument: market.id,
@@ -179,6 +189,7 @@ fn parse_order(
         trigger_ref,
         trail,
         limit_offset,
+        display,
         amount: matchbook::Qty(amount),
         expire_at,
         client_id: Some(client_id),
@@ -270,7 +281,7 @@ fn order_with_trades(
         "an order on an instrument the server does not list",
     ))?;
     if let Some(terms) = terms {
-        add_trigger_terms(&state.markets, &mut order, record, terms);
+        add_order_terms(&state.markets, &mut order, record, terms);
     }
     Ok(OrderWithTrades {
         order,
@@ -279,11 +290,11 @@ fn order_with_trades(
 }
 
 /// An order's record, its trades and its trigger terms, as read from market data.
-type OrderDetail = (OrderRecord, Vec<TradeRecord>, Option<TriggerTerms>);
+type OrderDetail = (OrderRecord, Vec<TradeRecord>, Option<OrderTerms>);
 
 /// The trigger terms of an order, if it has any beyond its record.
-fn terms_of(md: &matchbook::market::MarketData, record: &OrderRecord) -> Option<TriggerTerms> {
-    md.trigger_terms().get(record.accepted.order.id).copied()
+fn terms_of(md: &matchbook::market::MarketData, record: &OrderRecord) -> Option<OrderTerms> {
+    md.order_terms().get(record.accepted.order.id).copied()
 }
 
 pub(crate) fn trades_of(

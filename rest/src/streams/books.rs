@@ -175,9 +175,11 @@ impl Books {
                 self.change(instrument, side, price.0, remaining.0);
             }
             Event::Trade(trade) => {
+                // What the book showed less the fill: an iceberg's hidden reserve is never
+                // shown (its next part arrives as a new `OrderBooked`).
                 if let Some(r) = self.resting.get_mut(&trade.maker) {
                     let r = *r;
-                    self.set_remaining(trade.maker, r, trade.maker_remaining.0);
+                    self.set_remaining(trade.maker, r, r.remaining - trade.amount.0);
                 }
             }
             Event::OrderCancelled { order, .. } => {

@@ -69,6 +69,9 @@ pub struct OrderBody {
     /// Extension: a trailing stop-limit's limit offset past its trigger.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit_offset: Option<String>,
+    /// Extension: an iceberg's displayed amount.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub display_amount: Option<String>,
     /// Origin, `API` (by id or client id only).
     #[serde(rename = "order_type", skip_serializing_if = "Option::is_none")]
     pub origin: Option<&'static str>,

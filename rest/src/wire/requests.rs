@@ -135,6 +135,10 @@ pub struct CreateOrderRequest {
     /// Extension: a trailing stop-limit's limit, this far past its trigger when it fires.
     #[schema(schema_with = numeric_schema)]
     pub limit_offset: Option<Numeric>,
+    /// Extension: an iceberg limit order's displayed amount (below `amount`); the book
+    /// shows this much at a time.
+    #[schema(schema_with = numeric_schema)]
+    pub display_amount: Option<Numeric>,
     /// Client order id (a UUID); one is made up when absent.
     #[schema(format = "uuid")]
     pub client_id: Option<String>,

@@ -64,6 +64,16 @@ impl RefEngine {
         if !trail_ok || !offset_ok {
             return Err(EngineError::InvalidTrail);
         }
+        let resting_limit = kind == OrderType::Limit
+            && matches!(
+                o.time_in_force,
+                TimeInForce::GoodTillCancelled | TimeInForce::PostOnly | TimeInForce::GoodTillTime
+            );
+        if o.display
+            .is_some_and(|d| !resting_limit || d.0 <= 0 || d.0 >= o.amount.0)
+        {
+            return Err(EngineError::InvalidDisplay);
+        }
         if o.trigger_ref != TriggerRef::LastPrice {
             // The model's markets are spot: no mark price.
             return Err(EngineError::InvalidTriggerReference);
@@ -127,6 +137,8 @@ impl RefEngine {
             trail: o.trail,
             limit_offset: o.limit_offset.map_or(0, |p| p.0),
             extreme: 0,
+            display: o.display.map(|d| d.0),
+            shown: 0,
         };
         // Refused by its time in force: still accepted (funds permitting), then ended.
         let refused = match o.time_in_force {
@@ -195,13 +207,14 @@ impl RefEngine {
             client_id: o.client_id,
             expire_at: o.expire_at,
         }));
-        if o.trail.is_some() {
-            self.events.push(Event::TriggerTerms {
+        if o.trail.is_some() || o.display.is_some() {
+            self.events.push(Event::OrderTerms {
                 order: order.handle(),
                 instrument: o.instrument,
                 reference: o.trigger_ref,
                 trail: o.trail,
                 limit_offset: o.limit_offset,
+                display: o.display,
             });
         }
         if is_counted {
@@ -332,7 +345,7 @@ impl RefEngine {
                 }
             }
             let ti = self.index_of(taker_id);
-            let qty = self.orders[ti].remaining().min(self.orders[m].remaining());
+            let qty = self.orders[ti].remaining().min(self.orders[m].visible());
             let (maker_fee, taker_fee) = if self.funds.enforce {
                 self.settle(
                     instrument.0 as usize,
@@ -378,6 +391,23 @@ impl RefEngine {
             if self.orders[m].remaining() == 0 {
                 let gone = self.remove(m);
                 self.release(&gone);
+            } else if self.orders[m].shown > 0 {
+                self.orders[m].shown -= qty;
+                if self.orders[m].shown == 0 {
+                    // The shown part is used up: the next one queues at the back.
+                    let stamp = self.next_stamp;
+                    self.next_stamp += 1;
+                    let o = &mut self.orders[m];
+                    o.shown = o.display.unwrap_or(0).min(o.remaining());
+                    o.stamp = stamp;
+                    self.events.push(Event::OrderBooked {
+                        order: o.handle(),
+                        instrument: o.instrument,
+                        side: o.side,
+                        price: Price(o.price.unwrap_or(0)),
+                        remaining: Qty(o.shown),
+                    });
+                }
             }
         }
         let ti = self.index_of(taker_id);
@@ -391,12 +421,15 @@ impl RefEngine {
             let t = &mut self.orders[ti];
             t.place = Where::Resting;
             t.stamp = stamp;
+            if let Some(display) = t.display {
+                t.shown = display.min(t.remaining());
+            }
             self.events.push(Event::OrderBooked {
                 order: t.handle(),
                 instrument: t.instrument,
                 side: t.side,
                 price: Price(t.price.unwrap_or(0)),
-                remaining: Qty(t.remaining()),
+                remaining: Qty(t.visible()),
             });
         } else {
             self.cancel(
@@ -453,7 +486,7 @@ impl RefEngine {
         };
         Self::check_min_size(&inst, size_price, new_amount)?;
         let price_changed = Some(new_price) != o.price;
-        let keeps = !price_changed && new_amount <= o.amount;
+        let keeps = !price_changed && new_amount <= o.amount && o.shown == 0;
         let must_not_take =
             o.tif == TimeInForce::PostOnly || inst.state == InstrumentState::PostOnly;
         if o.place == Where::Resting
@@ -485,6 +518,7 @@ impl RefEngine {
         }
         if resting && !keeps {
             m.place = Where::Taking;
+            m.shown = 0;
         }
         self.events.push(Event::OrderAmended {
             order: m.handle(),

@@ -78,11 +78,23 @@ pub struct RefOrder {
     limit_offset: i64,
     /// A trailing order's best reference price so far.
     extreme: i64,
+    /// An iceberg's displayed amount.
+    display: Option<i64>,
+    /// An iceberg's shown part still to fill (0: not resting as an iceberg).
+    shown: i64,
 }
 
 impl RefOrder {
     fn remaining(&self) -> i64 {
         self.amount - self.filled
+    }
+    /// What the book shows: an iceberg's shown part, else everything left.
+    fn visible(&self) -> i64 {
+        if self.shown > 0 {
+            self.shown
+        } else {
+            self.remaining()
+        }
     }
     fn limit(&self) -> i64 {
         match (self.price, self.side) {
@@ -513,7 +525,7 @@ impl RefEngine {
             .into_iter()
             .map(|i| {
                 let o = &self.orders[i];
-                (o.id, o.account, o.price.unwrap_or(0), o.remaining())
+                (o.id, o.account, o.price.unwrap_or(0), o.visible())
             })
             .collect()
     }

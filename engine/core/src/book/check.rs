@@ -49,6 +49,7 @@ impl Book {
                     return Err("a level's price disagrees with its ladder key".into());
                 }
                 let (mut slot, mut prev, mut count, mut total) = (level.head, NIL, 0u32, 0i64);
+                let mut hidden = 0i64;
                 while slot != NIL {
                     let order = orders
                         .get(slot as usize)
@@ -63,15 +64,21 @@ impl Book {
                         return Err("a level links to an order that is not resting in it".into());
                     }
                     count += 1;
+                    let visible = order.visible().0;
+                    if visible > order.remaining().0 || visible <= 0 {
+                        return Err("an iceberg shows more than it has".into());
+                    }
                     total = total
-                        .checked_add(order.remaining().0)
+                        .checked_add(visible)
                         .ok_or("a level's total overflows")?;
+                    hidden += order.remaining().0 - visible;
                     (prev, slot) = (slot, order.next);
                 }
                 if count == 0
                     || level.count != count
                     || level.tail != prev
                     || level.total.0 != total
+                    || level.hidden.0 != hidden
                 {
                     return Err("a level's count, tail or total disagrees with its orders".into());
                 }

@@ -3,7 +3,7 @@
 //! engine from its orders.
 
 use super::{Book, Level, key};
-use crate::fixed::Price;
+use crate::fixed::{Price, Qty};
 use crate::image::{BookImage, LevelImage};
 use crate::order::Side;
 use crate::persist::slab_image;
@@ -42,6 +42,7 @@ impl Book {
                 count: l.count,
                 head: l.head,
                 tail: l.tail,
+                hidden: Qty(0),
             })?,
             last_price: image.last_price,
             sequence: image.sequence,

@@ -15,14 +15,18 @@ use crate::order::{NIL, Order, Side};
 use ladder::Ladder;
 use triggers::HeldTriggers;
 
-/// One price level: a FIFO of orders and its total remaining amount.
+/// One price level: a FIFO of orders, the amount it shows and what icebergs hide in it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub(crate) struct Level {
     pub(crate) price: Price,
+    /// Visible amount: every order's remaining, an iceberg's shown part only.
     pub(crate) total: Qty,
     pub(crate) count: u32,
     pub(crate) head: u32,
     pub(crate) tail: u32,
+    /// Icebergs' reserves behind their shown parts (rebuilt from the orders on restore).
+    #[serde(skip)]
+    pub(crate) hidden: Qty,
 }
 
 /// Book of one instrument.
@@ -139,7 +143,7 @@ impl Book {
     #[inline]
     pub(crate) fn push_back(&mut self, orders: &mut Slab<Order>, slot: u32) {
         let order = &orders[slot as usize];
-        let (side, remaining) = (order.side, order.remaining());
+        let (side, remaining, visible) = (order.side, order.remaining(), order.visible());
         let price = order.price;
         let k = key(side, price);
         let level_idx = match self.ladder(side).get(k) {
@@ -151,6 +155,7 @@ impl Book {
                     count: 0,
                     head: NIL,
                     tail: NIL,
+                    hidden: Qty(0),
                 }) as u32;
                 self.ladder_mut(side).insert(k, level);
                 level
@@ -162,7 +167,8 @@ impl Book {
         if old_tail == NIL {
             level.head = slot;
         }
-        level.total.0 += remaining.0;
+        level.total.0 += visible.0;
+        level.hidden.0 += remaining.0 - visible.0;
         level.count += 1;
         if old_tail != NIL {
             orders[old_tail as usize].next = slot;
@@ -177,12 +183,13 @@ impl Book {
     #[inline]
     pub(crate) fn unlink(&mut self, orders: &mut Slab<Order>, slot: u32) {
         let order = &orders[slot as usize];
-        let (prev, next, level_idx, side, remaining) = (
+        let (prev, next, level_idx, side, remaining, visible) = (
             order.prev,
             order.next,
             order.level,
             order.side,
             order.remaining(),
+            order.visible(),
         );
         if prev != NIL {
             orders[prev as usize].next = next;
@@ -197,7 +204,8 @@ impl Book {
         if next == NIL {
             level.tail = prev;
         }
-        level.total.0 -= remaining.0;
+        level.total.0 -= visible.0;
+        level.hidden.0 -= remaining.0 - visible.0;
         level.count -= 1;
         if level.count == 0 {
             let price = level.price;
@@ -216,6 +224,36 @@ impl Book {
         self.levels[level as usize].total.0 -= qty.0;
     }
 
+    /// Shows `shown` more of an iceberg whose shown part just filled, and moves it to the
+    /// back of its level: a replenished part queues behind what was there.
+    pub(crate) fn replenish(&mut self, orders: &mut Slab<Order>, slot: u32, shown: Qty) {
+        let (level_idx, prev, next) = {
+            let o = &orders[slot as usize];
+            (o.level, o.prev, o.next)
+        };
+        let level = &mut self.levels[level_idx as usize];
+        level.total.0 += shown.0;
+        level.hidden.0 -= shown.0;
+        orders[slot as usize].shown = shown;
+        if next == NIL {
+            return;
+        }
+        // Unlink from where it is (it has a successor, so it is not the tail)...
+        orders[next as usize].prev = prev;
+        if prev == NIL {
+            level.head = next;
+        } else {
+            orders[prev as usize].next = next;
+        }
+        // ...and append behind the tail.
+        let tail = level.tail;
+        orders[tail as usize].next = slot;
+        level.tail = slot;
+        let o = &mut orders[slot as usize];
+        o.prev = tail;
+        o.next = NIL;
+    }
+
     /// Whether `amount` can be filled against the opposite side within `limit`, counting
     /// whole levels (no self-trade rules).
     pub(crate) fn can_fill(&self, side: Side, limit: Price, amount: Qty) -> bool {
@@ -224,7 +262,7 @@ impl Book {
             if !side.crosses(limit, level.price) {
                 return false;
             }
-            need -= level.total.0;
+            need -= level.total.0 + level.hidden.0;
             if need <= 0 {
                 return true;
             }
@@ -241,6 +279,7 @@ impl crate::persist::slab_image::Filler for Level {
             count: 0,
             head: NIL,
             tail: NIL,
+            hidden: Qty(0),
         }
     }
 }

@@ -50,7 +50,8 @@ impl Engine {
         }
         check_min_size(inst, size_price, new_amount)?;
         let price_changed = new_price != o.price;
-        let keeps_priority = !price_changed && new_amount <= o.amount;
+        // An iceberg re-queues on any amend (what it shows is recomputed as it rests).
+        let keeps_priority = !price_changed && new_amount <= o.amount && !o.is_iceberg();
         let b = usize::from(o.instrument.0);
         let must_not_take =
             o.time_in_force == TimeInForce::PostOnly || inst.state == InstrumentState::PostOnly;
@@ -95,6 +96,7 @@ impl Engine {
             o.amount = new_amount;
             o.price = new_price;
             o.state = LiveState::Taking;
+            o.shown = crate::fixed::Qty(0);
             o.updated = now;
         } else {
             o.amount = new_amount;

@@ -127,6 +127,7 @@ impl Engine {
         let mut ids = HashSet::with_capacity(self.orders.len());
         let mut open_per_holder = vec![0u32; self.accounts.holders.len()];
         let (mut resting, mut stops, mut with_expiry, mut with_client_id) = (0, 0, 0, 0);
+        let mut icebergs = 0usize;
         for (slot, o) in &self.orders {
             let Some(instrument) = self.instruments.get(usize::from(o.instrument.0)) else {
                 return fail("an order on an unknown instrument");
@@ -160,6 +161,8 @@ impl Engine {
                 return fail("a stop order's trigger is out of range");
             }
             self.check_trailing(o)?;
+            self.check_iceberg(o)?;
+            icebergs += usize::from(o.is_iceberg());
             open_per_holder[core.holder.0 as usize] += 1;
             if let Some(at) = o.expire_at {
                 with_expiry += 1;
@@ -205,7 +208,7 @@ impl Engine {
                     + b.on_mark.trail_falling.len()
             })
             .sum();
-        if tracked != self.trails.len() {
+        if tracked != self.trails.len() || icebergs != self.displays.len() {
             return fail("the trailing index names orders that do not trail");
         }
         if in_books != resting || in_stop_queues != stops {

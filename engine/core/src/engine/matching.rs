@@ -104,10 +104,17 @@ impl Engine {
 
     /// Puts the order in `slot` on the book.
     fn rest<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
+        let display = match self.displays.is_empty() {
+            true => None,
+            false => self.displays.get(&self.orders[slot as usize].id).copied(),
+        };
         let o = &mut self.orders[slot as usize];
         o.state = LiveState::Resting;
+        if let Some(display) = display {
+            o.shown = Qty(display.0.min(o.remaining().0));
+        }
         let (instrument, side, price, remaining, handle) =
-            (o.instrument, o.side, o.price, o.remaining(), o.handle());
+            (o.instrument, o.side, o.price, o.visible(), o.handle());
         let book = &mut self.books[usize::from(instrument.0)];
         book.push_back(&mut self.orders, slot);
         let seq = self.emit(
@@ -169,7 +176,7 @@ impl Engine {
                     }
                 }
             }
-            let mut qty = Qty(remaining.0.min(maker.remaining().0));
+            let mut qty = Qty(remaining.0.min(maker.visible().0));
             if taker_reduce_only || maker.reduce_only {
                 // Futures reduce-only: never fill past flat.
                 let (maker_account, maker_reduce_only) = (maker.account, maker.reduce_only);
@@ -202,6 +209,11 @@ impl Engine {
             maker.filled.0 += qty.0;
             maker.filled_notional.0 += notional.0;
             maker.updated = now;
+            // An iceberg whose shown part is used up shows its next part (below).
+            let replenish = maker.shown.0 > 0 && {
+                maker.shown.0 -= qty.0;
+                maker.shown.0 == 0
+            };
             let (maker_ref, maker_account, maker_remaining) =
                 (maker.handle(), maker.account, maker.remaining());
             let taker = &mut self.orders[taker_slot as usize];
@@ -240,8 +252,29 @@ impl Engine {
                 book.unlink(&mut self.orders, maker_slot);
                 self.release_order(maker_slot, sink);
                 self.finish(maker_slot);
+            } else if replenish {
+                self.replenish(maker_slot, sink);
             }
         }
+    }
+
+    /// Shows an iceberg's next part at the back of its level, as a new booking.
+    fn replenish<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
+        let o = &self.orders[slot as usize];
+        let display = self.displays.get(&o.id).copied().unwrap_or(o.remaining());
+        let shown = Qty(display.0.min(o.remaining().0));
+        let (instrument, side, price, handle) = (o.instrument, o.side, o.price, o.handle());
+        let b = usize::from(instrument.0);
+        self.books[b].replenish(&mut self.orders, slot, shown);
+        let event = Event::OrderBooked {
+            order: handle,
+            instrument,
+            side,
+            price,
+            remaining: shown,
+        };
+        let seq = self.emit(sink, event);
+        self.book_changed(b, seq);
     }
 
     /// Cancels a live order (resting or pending trigger), emits the event, drops it.
@@ -279,5 +312,19 @@ impl Engine {
         }
         self.release_order(slot, sink);
         self.finish(slot);
+    }
+
+    /// An iceberg has its display and shows no more than it; no other order has one.
+    pub(super) fn check_iceberg(
+        &self,
+        o: &crate::order::Order,
+    ) -> Result<(), super::integrity::IntegrityError> {
+        match (self.displays.get(&o.id), o.is_iceberg()) {
+            (Some(display), true) if o.shown <= *display && o.shown <= o.remaining() => Ok(()),
+            (None, false) => Ok(()),
+            _ => Err(super::integrity::IntegrityError(
+                "an iceberg without its display, or a display on another order".into(),
+            )),
+        }
     }
 }

@@ -139,6 +139,9 @@ pub struct Engine {
     /// Trailing orders' terms by order number (format 8 had none).
     #[serde(skip)]
     trails: BTreeMap<u64, triggers::Trailing>,
+    /// Icebergs' displayed amounts by order number (format 8 had none).
+    #[serde(skip)]
+    displays: BTreeMap<u64, crate::fixed::Qty>,
 }
 
 impl Engine {
@@ -227,6 +230,7 @@ impl Engine {
             account_orders: Vec::new(),
             futures,
             trails: BTreeMap::new(),
+            displays: BTreeMap::new(),
         })
     }
 
@@ -559,7 +563,7 @@ impl Engine {
                     let o = &self.orders[slot as usize];
                     out.push(OrderView {
                         price: level.price,
-                        amount: o.remaining(),
+                        amount: o.visible(),
                         order: o.handle(),
                         account: o.account,
                     });

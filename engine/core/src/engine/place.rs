@@ -39,6 +39,13 @@ pub(super) fn validate(inst: &Instrument, o: &NewOrder, now: Timestamp) -> Resul
         check_price(inst, trigger).map_err(|_| EngineError::InvalidTriggerPrice)?;
     }
     check_trail(inst, o)?;
+    if let Some(display) = o.display {
+        // An iceberg: a resting limit order showing part of its amount.
+        let rests = kind == OrderType::Limit && o.time_in_force.rests();
+        if !rests || display.0 <= 0 || display >= o.amount {
+            return Err(EngineError::InvalidDisplay);
+        }
+    }
     if o.trigger_ref == TriggerRef::MarkPrice && !(kind.is_trigger() && inst.spec.kind.is_future())
     {
         return Err(EngineError::InvalidTriggerReference);
@@ -276,6 +283,7 @@ impl Engine {
             filled_notional: Notional(0),
             client_id: o.client_id,
             expire_at: o.expire_at,
+            shown: Qty(0),
             created: self.now,
             updated: self.now,
             sequence: 0,
@@ -305,15 +313,19 @@ impl Engine {
             }),
         );
         self.orders[slot as usize].sequence = seq;
-        if o.trigger_ref != TriggerRef::LastPrice || o.trail.is_some() {
-            let event = crate::event::Event::TriggerTerms {
+        if o.trigger_ref != TriggerRef::LastPrice || o.trail.is_some() || o.display.is_some() {
+            let event = crate::event::Event::OrderTerms {
                 order: handle,
                 instrument: o.instrument,
                 reference: o.trigger_ref,
                 trail: o.trail,
                 limit_offset: o.limit_offset,
+                display: o.display,
             };
             self.emit(sink, event);
+        }
+        if let Some(display) = o.display {
+            self.displays.insert(id, display);
         }
         if counted {
             let holder = self.accounts.holder_of(o.account);
@@ -409,7 +421,10 @@ impl Engine {
             let holder = self.accounts.holder_of(account);
             self.accounts.holder_mut(holder).open_orders -= 1;
         }
-        self.orders.remove(slot as usize);
+        let o = self.orders.remove(slot as usize);
+        if o.shown.0 > 0 || !self.displays.is_empty() {
+            self.displays.remove(&o.id);
+        }
     }
 }
 

@@ -115,6 +115,14 @@ impl Engine {
                 hash_order(&mut h, &self.orders[slot as usize]);
             }
         }
+        for (&id, display) in &self.displays {
+            h.u64(id);
+            h.i64(display.0);
+        }
+        for (_, o) in self.orders.iter().filter(|(_, o)| o.is_iceberg()) {
+            h.u64(o.id);
+            h.i64(o.shown.0);
+        }
         for (&id, t) in &self.trails {
             h.u64(id);
             let (kind, distance) = match t.trail {

@@ -210,6 +210,7 @@ fn read_order(r: &mut Reader<'_>) -> Result<NewOrder, DecodeError> {
         trigger_ref: TriggerRef::LastPrice,
         trail: None,
         limit_offset: None,
+        display: None,
         amount: Qty(r.i64()?),
         expire_at: r.opt_i64()?.map(Timestamp),
         client_id: r.opt_u128()?.map(Uuid),
@@ -293,11 +294,13 @@ pub fn encode(command: &Command, out: &mut Vec<u8>) {
             w.u8(index_of(&STATES, state));
         }
         Command::PlaceOrder(o) => {
-            // Tag 11 is the order as format 1 wrote it; tag 20 adds the trigger terms, so
+            // Tag 11 is the order as format 1 wrote it; tag 20 adds the trigger terms and an
+            // iceberg's display, so
             // journals of plain orders keep their bytes.
             let extended = o.trigger_ref != TriggerRef::LastPrice
                 || o.trail.is_some()
-                || o.limit_offset.is_some();
+                || o.limit_offset.is_some()
+                || o.display.is_some();
             w.u8(if extended { 20 } else { 11 });
             write_order(&mut w, o);
             if extended {
@@ -314,6 +317,7 @@ pub fn encode(command: &Command, out: &mut Vec<u8>) {
                     }
                 }
                 w.opt_i64(o.limit_offset.map(|p| p.0));
+                w.opt_i64(o.display.map(|q| q.0));
             }
         }
         Command::AmendOrder {
@@ -451,6 +455,7 @@ pub fn decode(bytes: &[u8]) -> Result<Command, DecodeError> {
                 v => return Err(DecodeError::Unknown(v, at)),
             };
             o.limit_offset = r.opt_i64()?.map(Price);
+            o.display = r.opt_i64()?.map(Qty);
             Command::PlaceOrder(o)
         }
         12 => Command::AmendOrder {

@@ -107,9 +107,34 @@ fn every_command() -> Vec<Command> {
     ]
 }
 
+/// Orders with the extensions of tag 20 (not in the committed format-1 journal): each kind
+/// of trail, a mark-price reference, a limit offset and an iceberg display.
+fn extended_orders() -> Vec<Command> {
+    let a = AccountId(7);
+    vec![
+        Command::PlaceOrder(NewOrder {
+            order_type: matchbook_core::OrderType::TrailingStopLimit,
+            price: None,
+            trigger_ref: matchbook_core::TriggerRef::MarkPrice,
+            trail: Some(matchbook_core::Trail::Bps(9_999)),
+            limit_offset: Some(Price(0)),
+            ..NewOrder::limit(a, InstrumentId(5), Side::Sell, Price(1), Qty(2))
+        }),
+        Command::PlaceOrder(NewOrder {
+            order_type: matchbook_core::OrderType::TrailingStop,
+            trail: Some(matchbook_core::Trail::Price(Price(i64::MAX))),
+            ..NewOrder::limit(a, InstrumentId(0), Side::Buy, Price(1), Qty(1))
+        }),
+        Command::PlaceOrder(NewOrder {
+            display: Some(Qty(i64::MIN)),
+            ..NewOrder::limit(a, InstrumentId(0), Side::Buy, Price(1), Qty(1))
+        }),
+    ]
+}
+
 #[test]
 fn every_command_round_trips_and_damage_is_refused() {
-    for command in every_command() {
+    for command in every_command().into_iter().chain(extended_orders()) {
         let mut bytes = Vec::new();
         codec::encode(&command, &mut bytes);
         assert_eq!(codec::decode(&bytes), Ok(command.clone()));

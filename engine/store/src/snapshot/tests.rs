@@ -12,7 +12,7 @@ fn busy_engine() -> (Engine, MarketData) {
 }
 
 /// The busy state as a format could hold it: formats before 8 have no dead-man switch,
-/// formats before 9 no trailing or mark-price trigger orders.
+/// formats before 9 no trailing or mark-price trigger orders and no icebergs.
 fn busy_engine_with(format: u8) -> (Engine, MarketData) {
     let switch = format >= 8;
     let mut engine = Engine::new(matchbook_config::demo::config()).expect("demo");
@@ -63,7 +63,16 @@ fn busy_engine_with(format: u8) -> (Engine, MarketData) {
         on_mark.price = None;
         on_mark.trigger_price = Some(Price(700_000));
         on_mark.trigger_ref = TriggerRef::MarkPrice;
-        commands.extend([trailing, on_mark].map(Command::PlaceOrder));
+        // And an iceberg showing a quarter of its amount.
+        let mut iceberg = NewOrder::limit(
+            AccountId(1),
+            InstrumentId(0),
+            Side::Sell,
+            Price(5_100_000),
+            Qty(40_000),
+        );
+        iceberg.display = Some(Qty(10_000));
+        commands.extend([trailing, on_mark, iceberg].map(Command::PlaceOrder));
     }
     let mut events = Vec::new();
     for (i, command) in commands.iter().enumerate() {

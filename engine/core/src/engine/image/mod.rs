@@ -11,8 +11,8 @@ use super::integrity::IntegrityError;
 use super::{Engine, PublishedTop};
 use crate::book::Book;
 use crate::fees::VolumeWindow;
-use crate::fixed::Price;
-use crate::image::{EngineImage, FuturesImage, TriggerTermsImage};
+use crate::fixed::{Price, Qty};
+use crate::image::{EngineImage, FuturesImage, OrderTermsImage};
 use crate::order::{LiveState, NIL, TriggerRef};
 use crate::persist::slab_image;
 use records::*;
@@ -59,7 +59,7 @@ impl Engine {
                 scheduled: f.scheduled,
             },
             cancel_all_after: self.dead_man.entries().collect(),
-            trigger_terms: self.trigger_terms_image(),
+            order_terms: self.order_terms_image(),
         })
     }
 
@@ -105,7 +105,7 @@ impl Engine {
             }
             e.dead_man.set(account, Some(deadline));
         }
-        e.restore_trigger_terms(image.trigger_terms)?;
+        e.restore_order_terms(image.order_terms)?;
         e.rebuild_order_indexes()?;
         e.check_restored(reference)?;
         Ok(e)
@@ -215,55 +215,45 @@ impl Engine {
 
 impl Engine {
     /// The trigger terms of held orders that have more than their record holds.
-    fn trigger_terms_image(&self) -> Vec<TriggerTermsImage> {
-        let mut terms: Vec<TriggerTermsImage> = (self.orders.iter())
-            .filter(|(_, o)| o.trigger_ref != TriggerRef::LastPrice && !o.order_type.is_trailing())
-            .map(|(_, o)| TriggerTermsImage {
+    fn order_terms_image(&self) -> Vec<OrderTermsImage> {
+        let mut terms: Vec<OrderTermsImage> = (self.orders.iter())
+            .map(|(_, o)| (o, self.trails.get(&o.id), self.displays.get(&o.id)))
+            .filter(|(o, trail, display)| {
+                o.trigger_ref != TriggerRef::LastPrice || trail.is_some() || display.is_some()
+            })
+            .map(|(o, trail, display)| OrderTermsImage {
                 order: o.id,
                 reference: o.trigger_ref,
-                trail: None,
-                limit_offset: Price(0),
-                extreme: Price(0),
+                trail: trail.map(|t| t.trail),
+                limit_offset: trail.map_or(Price(0), |t| t.limit_offset),
+                extreme: trail.map_or(Price(0), |t| t.extreme),
+                display: display.copied().unwrap_or(Qty(0)),
+                shown: o.shown,
             })
             .collect();
-        for (slot, o) in self
-            .orders
-            .iter()
-            .filter(|(_, o)| o.order_type.is_trailing())
-        {
-            let _ = slot;
-            let Some(t) = self.trails.get(&o.id) else {
-                continue;
-            };
-            terms.push(TriggerTermsImage {
-                order: o.id,
-                reference: o.trigger_ref,
-                trail: Some(t.trail),
-                limit_offset: t.limit_offset,
-                extreme: t.extreme,
-            });
-        }
         terms.sort_by_key(|t| t.order);
         terms
     }
 
-    /// Puts the saved trigger terms back on their orders (before the indexes are rebuilt).
-    fn restore_trigger_terms(
-        &mut self,
-        saved: Vec<TriggerTermsImage>,
-    ) -> Result<(), IntegrityError> {
+    /// Puts the saved terms back on their orders (before the indexes are rebuilt), and
+    /// what resting icebergs hide back in their levels.
+    fn restore_order_terms(&mut self, saved: Vec<OrderTermsImage>) -> Result<(), IntegrityError> {
         let slots: BTreeMap<u64, u32> = (self.orders.iter())
-            .filter(|(_, o)| o.state == LiveState::PendingTrigger)
             .map(|(slot, o)| (o.id, slot as u32))
             .collect();
         self.trails.clear();
+        self.displays.clear();
         for t in saved {
             let Some(&slot) = slots.get(&t.order) else {
-                return refuse("trigger terms of an order that is not held");
+                return refuse("order terms of an order that is not live");
             };
             let o = &mut self.orders[slot as usize];
+            let held = o.state == LiveState::PendingTrigger;
+            if t.reference != TriggerRef::LastPrice && !held {
+                return refuse("a mark-price reference on an order that is not held");
+            }
             o.trigger_ref = t.reference;
-            match (o.order_type.is_trailing(), t.trail) {
+            match (o.order_type.is_trailing() && held, t.trail) {
                 (true, Some(trail)) => {
                     let terms = super::triggers::Trailing {
                         trail,
@@ -274,6 +264,21 @@ impl Engine {
                 }
                 (false, None) => {}
                 _ => return refuse("a trail on an order that does not trail"),
+            }
+            if t.display.0 > 0 {
+                o.shown = t.shown;
+                self.displays.insert(t.order, t.display);
+            } else if t.shown.0 != 0 {
+                return refuse("a shown part on an order that is not an iceberg");
+            }
+        }
+        for (_, o) in self.orders.iter().filter(|(_, o)| o.is_iceberg()) {
+            let hidden = o.remaining().0 - o.shown.0;
+            let level = (self.books.get_mut(usize::from(o.instrument.0)))
+                .and_then(|b| b.levels.get_mut(o.level as usize));
+            match level {
+                Some(level) if o.state == LiveState::Resting => level.hidden.0 += hidden,
+                _ => return refuse("an iceberg that is not resting in a level"),
             }
         }
         Ok(())

@@ -67,6 +67,7 @@ pub(super) fn order_from_image(o: OrderImage) -> Order {
         updated: o.updated,
         sequence: o.sequence,
         expire_at: o.expire_at,
+        shown: crate::fixed::Qty(0),
         client_id: o.client_id,
         client_older: o.client_older,
         client_newer: o.client_newer,

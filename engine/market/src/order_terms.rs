@@ -1,37 +1,39 @@
-//! Trigger terms of orders beyond their accepted record: the mark-price reference, a
-//! trailing order's trail and limit offset. Kept as long as their order's history record.
+//! Terms of orders beyond their accepted record: the mark-price reference, a trailing
+//! order's trail and limit offset, an iceberg's display. Kept as long as their order's history record.
 
 use std::collections::BTreeMap;
 
-use matchbook_core::{Price, Trail, TriggerRef};
+use matchbook_core::{Price, Qty, Trail, TriggerRef};
 
 use super::orders::OrderStore;
 
 /// Terms of one order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TriggerTerms {
+pub struct OrderTerms {
     /// The price it watches.
     pub reference: TriggerRef,
     /// A trailing order's trail.
     pub trail: Option<Trail>,
     /// A trailing stop-limit's limit offset.
     pub limit_offset: Option<Price>,
+    /// An iceberg's displayed amount.
+    pub display: Option<Qty>,
 }
 
 /// Terms by order number, for the orders that have any.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TriggerTermsStore {
-    terms: BTreeMap<u64, TriggerTerms>,
+pub struct OrderTermsStore {
+    terms: BTreeMap<u64, OrderTerms>,
 }
 
-impl TriggerTermsStore {
+impl OrderTermsStore {
     /// Records an accepted order's terms.
-    pub fn insert(&mut self, order: u64, terms: TriggerTerms) {
+    pub fn insert(&mut self, order: u64, terms: OrderTerms) {
         self.terms.insert(order, terms);
     }
 
     /// An order's terms, if it has any.
-    pub fn get(&self, order: u64) -> Option<&TriggerTerms> {
+    pub fn get(&self, order: u64) -> Option<&OrderTerms> {
         self.terms.get(&order)
     }
 
