@@ -96,6 +96,9 @@ typedef enum {
   // An iceberg display that is not positive, not below the amount, or on an order that
   // cannot rest.
   MB_STATUS_INVALID_DISPLAY = 1018,
+  // An OCO pair whose legs differ in account, instrument or side or include a market or
+  // immediate order; a bracket whose exits are on the wrong side of each other.
+  MB_STATUS_INVALID_CONTINGENT = 1019,
   // Not enough available balance or margin.
   MB_STATUS_INSUFFICIENT_FUNDS = 2001,
   // A transfer larger than the source balance.
@@ -193,6 +196,10 @@ typedef enum {
   MB_EVENT_KIND_TRIGGERED = 9,
   // A trailing order's trigger moved (`order`, `instrument`, `price` = new trigger).
   MB_EVENT_KIND_TRIGGER_MOVED = 10,
+  // Two orders were linked one-cancels-the-other (`order` = first leg,
+  // `order_slot` its slot, `maker_order` / `maker_slot` = second leg, `trade` = the
+  // bracket entry whose exits they are, 0 for a plain pair).
+  MB_EVENT_KIND_ORDERS_LINKED = 11,
 } mb_event_kind;
 
 // Buy or sell.
@@ -355,6 +362,16 @@ typedef enum {
   // Arms the dead-man switch of `account`: unless set again first, its open orders are
   // cancelled once `amount` nanoseconds have passed; `amount` 0 turns it off.
   MB_COMMAND_KIND_SET_CANCEL_ALL_AFTER = 18,
+  // Places a one-cancels-the-other pair: the order fields are the first leg; the second
+  // leg shares `account`, `instrument`, `side` and `time_in_force` and takes
+  // `oco_order_type`, `oco_price`, `oco_trigger_price` and `oco_amount` (0 = `amount`).
+  // Result: `order` (first leg), `linked` (second leg).
+  MB_COMMAND_KIND_PLACE_OCO = 19,
+  // Places a bracket: the order fields are its entry; once the entry is done, a
+  // take-profit limit at `take_profit` and a stop-loss triggered at `stop_loss`
+  // (stop-limit at `stop_limit`, 0 = stop-market) are placed for what it filled.
+  // Result: `order` (the entry).
+  MB_COMMAND_KIND_PLACE_BRACKET = 20,
 } mb_command_kind;
 
 // How an order stands, as the public exchange names it.
@@ -504,6 +521,20 @@ typedef struct {
   int64_t limit_offset;
   // An iceberg limit order's displayed amount in lots (0: not an iceberg).
   int64_t display;
+  // A one-cancels-the-other pair's second leg: its `mb_order_type`.
+  uint32_t oco_order_type;
+  // Its limit price in ticks (0 = none).
+  int64_t oco_price;
+  // Its trigger in ticks (0 = none).
+  int64_t oco_trigger_price;
+  // Its amount in lots (0 = the first leg's).
+  int64_t oco_amount;
+  // A bracket's take-profit limit price in ticks.
+  int64_t take_profit;
+  // A bracket's stop-loss trigger in ticks.
+  int64_t stop_loss;
+  // A bracket's stop-loss limit in ticks (0 = it enters as a market order).
+  int64_t stop_limit;
 } mb_command;
 
 // One account.
@@ -577,6 +608,8 @@ typedef struct {
   uint32_t holder;
   // Engine time the command was applied at.
   int64_t time_ns;
+  // The second leg of a one-cancels-the-other pair placed.
+  mb_order_ref linked;
 } mb_result;
 
 // One event.
@@ -1066,6 +1099,37 @@ mb_command mb_cmd_place_trailing(uint32_t account,
                                  int64_t trail,
                                  int64_t limit_offset_ticks,
                                  int64_t amount_lots);
+
+// A one-cancels-the-other exit pair on one side: a limit at `limit_ticks` and a stop
+// triggered at `stop_trigger_ticks` (a stop-limit at `stop_limit_ticks`, 0 = a
+// stop-market), each for `amount_lots`. The first fill or trigger of one cancels the other.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_command mb_cmd_place_oco(uint32_t account,
+                            uint16_t instrument,
+                            uint32_t side,
+                            int64_t amount_lots,
+                            int64_t limit_ticks,
+                            int64_t stop_trigger_ticks,
+                            int64_t stop_limit_ticks);
+
+// A bracket: an entry (a limit at `price_ticks`, or a market order when it is 0) whose
+// exits, placed once it is done for what it filled, are a take-profit limit at
+// `take_profit_ticks` and a stop-loss triggered at `stop_loss_ticks` (a stop-limit at
+// `stop_limit_ticks`, 0 = a stop-market), linked one-cancels-the-other.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_command mb_cmd_place_bracket(uint32_t account,
+                                uint16_t instrument,
+                                uint32_t side,
+                                int64_t price_ticks,
+                                int64_t amount_lots,
+                                uint32_t tif,
+                                int64_t take_profit_ticks,
+                                int64_t stop_loss_ticks,
+                                int64_t stop_limit_ticks);
 
 // An amend (`amount_lots` / `price_ticks` 0 = unchanged).
 //

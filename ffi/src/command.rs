@@ -6,8 +6,8 @@
 use std::ffi::c_char;
 
 use matchbook::{
-    AccountId, CancelScope, Command, CurrencyId, HolderId, InstrumentId, NewOrder, OrderType,
-    Price, Qty, Timestamp, Trail, TriggerRef,
+    AccountId, BracketExits, CancelScope, Command, CurrencyId, HolderId, InstrumentId, NewOrder,
+    OrderType, Price, Qty, Timestamp, Trail, TriggerRef,
 };
 
 use crate::boundary::{fail, text};
@@ -70,6 +70,16 @@ pub enum MbCommandKind {
     /// Arms the dead-man switch of `account`: unless set again first, its open orders are
     /// cancelled once `amount` nanoseconds have passed; `amount` 0 turns it off.
     SetCancelAllAfter = 18,
+    /// Places a one-cancels-the-other pair: the order fields are the first leg; the second
+    /// leg shares `account`, `instrument`, `side` and `time_in_force` and takes
+    /// `oco_order_type`, `oco_price`, `oco_trigger_price` and `oco_amount` (0 = `amount`).
+    /// Result: `order` (first leg), `linked` (second leg).
+    PlaceOco = 19,
+    /// Places a bracket: the order fields are its entry; once the entry is done, a
+    /// take-profit limit at `take_profit` and a stop-loss triggered at `stop_loss`
+    /// (stop-limit at `stop_limit`, 0 = stop-market) are placed for what it filled.
+    /// Result: `order` (the entry).
+    PlaceBracket = 20,
 }
 
 impl MbCommandKind {
@@ -96,6 +106,8 @@ impl MbCommandKind {
             16 => K::Liquidate,
             17 => K::AdvanceTime,
             18 => K::SetCancelAllAfter,
+            19 => K::PlaceOco,
+            20 => K::PlaceBracket,
             _ => return None,
         })
     }
@@ -161,6 +173,20 @@ pub struct MbCommand {
     pub limit_offset: i64,
     /// An iceberg limit order's displayed amount in lots (0: not an iceberg).
     pub display: i64,
+    /// A one-cancels-the-other pair's second leg: its `mb_order_type`.
+    pub oco_order_type: u32,
+    /// Its limit price in ticks (0 = none).
+    pub oco_price: i64,
+    /// Its trigger in ticks (0 = none).
+    pub oco_trigger_price: i64,
+    /// Its amount in lots (0 = the first leg's).
+    pub oco_amount: i64,
+    /// A bracket's take-profit limit price in ticks.
+    pub take_profit: i64,
+    /// A bracket's stop-loss trigger in ticks.
+    pub stop_loss: i64,
+    /// A bracket's stop-loss limit in ticks (0 = it enters as a market order).
+    pub stop_limit: i64,
 }
 
 impl MbCommand {
@@ -192,6 +218,13 @@ impl MbCommand {
             trail: 0,
             limit_offset: 0,
             display: 0,
+            oco_order_type: 0,
+            oco_price: 0,
+            oco_trigger_price: 0,
+            oco_amount: 0,
+            take_profit: 0,
+            stop_loss: 0,
+            stop_limit: 0,
         }
     }
 }
@@ -208,6 +241,8 @@ pub struct MbResult {
     pub holder: u32,
     /// Engine time the command was applied at.
     pub time_ns: i64,
+    /// The second leg of a one-cancels-the-other pair placed.
+    pub linked: MbOrderRef,
 }
 
 /// The status an applied command reports: OK, or, for an order accepted and ended at once
@@ -230,6 +265,7 @@ impl MbResult {
             account: applied.account.map_or(0, |a| a.0),
             holder: applied.holder.map_or(0, |h| h.0),
             time_ns: time.0,
+            linked: applied.linked.map(MbOrderRef::from).unwrap_or_default(),
         }
     }
 }
@@ -322,6 +358,38 @@ pub(crate) fn to_command(c: &MbCommand) -> Result<Command, MbStatus> {
                 .into(),
         },
         K::PlaceOrder => Command::PlaceOrder(new_order(c, account, instrument)?),
+        K::PlaceOco => {
+            let first = new_order(c, account, instrument)?;
+            let second = NewOrder {
+                order_type: MbOrderType::from_raw(c.oco_order_type)
+                    .ok_or_else(|| bad("order type", c.oco_order_type))?
+                    .into(),
+                price: price(c.oco_price),
+                trigger_price: price(c.oco_trigger_price),
+                amount: if c.oco_amount == 0 {
+                    first.amount
+                } else {
+                    Qty(c.oco_amount)
+                },
+                client_id: None,
+                trail: None,
+                limit_offset: None,
+                display: None,
+                ..first
+            };
+            Command::PlaceOco {
+                first,
+                second: Box::new(second),
+            }
+        }
+        K::PlaceBracket => Command::PlaceBracket {
+            entry: new_order(c, account, instrument)?,
+            exits: BracketExits {
+                take_profit: Price(c.take_profit),
+                stop_loss: Price(c.stop_loss),
+                stop_limit: price(c.stop_limit),
+            },
+        },
         K::AmendOrder => Command::AmendOrder {
             account,
             order: c.order.into(),
@@ -438,6 +506,6 @@ mod tests {
                 known += 1;
             }
         }
-        assert_eq!(known, 19, "every kind is reachable");
+        assert_eq!(known, 21, "every kind is reachable");
     }
 }

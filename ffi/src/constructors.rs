@@ -198,6 +198,84 @@ pub extern "C" fn mb_cmd_place_trailing(
     }
 }
 
+/// A one-cancels-the-other exit pair on one side: a limit at `limit_ticks` and a stop
+/// triggered at `stop_trigger_ticks` (a stop-limit at `stop_limit_ticks`, 0 = a
+/// stop-market), each for `amount_lots`. The first fill or trigger of one cancels the other.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
+#[unsafe(no_mangle)]
+pub extern "C" fn mb_cmd_place_oco(
+    account: u32,
+    instrument: u16,
+    side: u32,
+    amount_lots: i64,
+    limit_ticks: i64,
+    stop_trigger_ticks: i64,
+    stop_limit_ticks: i64,
+) -> MbCommand {
+    let stop_type = if stop_limit_ticks == 0 {
+        MbOrderType::StopMarket
+    } else {
+        MbOrderType::Stop
+    };
+    MbCommand {
+        account,
+        instrument,
+        side,
+        order_type: MbOrderType::Limit as u32,
+        price: limit_ticks,
+        amount: amount_lots,
+        oco_order_type: stop_type as u32,
+        oco_price: stop_limit_ticks,
+        oco_trigger_price: stop_trigger_ticks,
+        ..MbCommand::blank(MbCommandKind::PlaceOco)
+    }
+}
+
+/// A bracket: an entry (a limit at `price_ticks`, or a market order when it is 0) whose
+/// exits, placed once it is done for what it filled, are a take-profit limit at
+/// `take_profit_ticks` and a stop-loss triggered at `stop_loss_ticks` (a stop-limit at
+/// `stop_limit_ticks`, 0 = a stop-market), linked one-cancels-the-other.
+///
+/// Threads: any thread, concurrently.
+/// Ownership: borrows its arguments for the call; nothing to free.
+#[unsafe(no_mangle)]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a C constructor takes every field it sets"
+)]
+pub extern "C" fn mb_cmd_place_bracket(
+    account: u32,
+    instrument: u16,
+    side: u32,
+    price_ticks: i64,
+    amount_lots: i64,
+    tif: u32,
+    take_profit_ticks: i64,
+    stop_loss_ticks: i64,
+    stop_limit_ticks: i64,
+) -> MbCommand {
+    let order_type = if price_ticks == 0 {
+        MbOrderType::Market
+    } else {
+        MbOrderType::Limit
+    };
+    MbCommand {
+        account,
+        instrument,
+        side,
+        order_type: order_type as u32,
+        time_in_force: tif,
+        price: price_ticks,
+        amount: amount_lots,
+        take_profit: take_profit_ticks,
+        stop_loss: stop_loss_ticks,
+        stop_limit: stop_limit_ticks,
+        ..MbCommand::blank(MbCommandKind::PlaceBracket)
+    }
+}
+
 /// An amend (`amount_lots` / `price_ticks` 0 = unchanged).
 ///
 /// Threads: any thread, concurrently.

@@ -33,6 +33,10 @@ pub enum MbEventKind {
     Triggered = 9,
     /// A trailing order's trigger moved (`order`, `instrument`, `price` = new trigger).
     TriggerMoved = 10,
+    /// Two orders were linked one-cancels-the-other (`order` = first leg,
+    /// `order_slot` its slot, `maker_order` / `maker_slot` = second leg, `trade` = the
+    /// bracket entry whose exits they are, 0 for a plain pair).
+    OrdersLinked = 11,
 }
 
 /// One event.
@@ -226,6 +230,20 @@ impl From<&EventRecord> for MbEvent {
                 instrument: instrument.0,
                 price: trigger_price.0,
                 ..Self::blank(record, MbEventKind::TriggerMoved)
+            },
+            Event::OrdersLinked {
+                first,
+                second,
+                instrument,
+                parent,
+            } => Self {
+                order: first.id,
+                order_slot: first.slot,
+                maker_order: second.id,
+                maker_slot: second.slot,
+                instrument: instrument.0,
+                trade: parent.map_or(0, |p| p.id),
+                ..Self::blank(record, MbEventKind::OrdersLinked)
             },
             _ => Self::blank(record, MbEventKind::Other),
         }

@@ -47,6 +47,9 @@ pub enum MbStatus {
     /// An iceberg display that is not positive, not below the amount, or on an order that
     /// cannot rest.
     InvalidDisplay = 1018,
+    /// An OCO pair whose legs differ in account, instrument or side or include a market or
+    /// immediate order; a bracket whose exits are on the wrong side of each other.
+    InvalidContingent = 1019,
     /// Not enough available balance or margin.
     InsufficientFunds = 2001,
     /// A transfer larger than the source balance.
@@ -150,6 +153,7 @@ impl From<EngineError> for MbStatus {
             E::NoReferencePrice => Self::NoReferencePrice,
             E::InvalidTriggerReference => Self::InvalidTriggerReference,
             E::InvalidDisplay => Self::InvalidDisplay,
+            E::InvalidContingent => Self::InvalidContingent,
             E::InsufficientFunds => Self::InsufficientFunds,
             E::InsufficientBalance { .. } => Self::InsufficientBalance,
             E::BelowBlpThreshold => Self::BelowBlpThreshold,
@@ -176,7 +180,7 @@ impl From<EngineError> for MbStatus {
 }
 
 /// Every engine error, for the name table (field values do not matter for names).
-const ENGINE_ERRORS: [EngineError; 41] = {
+const ENGINE_ERRORS: [EngineError; 42] = {
     use EngineError as E;
     [
         E::InvalidAmount,
@@ -199,6 +203,7 @@ const ENGINE_ERRORS: [EngineError; 41] = {
         E::NoReferencePrice,
         E::InvalidTriggerReference,
         E::InvalidDisplay,
+        E::InvalidContingent,
         E::InsufficientFunds,
         E::InsufficientBalance {
             account: matchbook::AccountId(0),

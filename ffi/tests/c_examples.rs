@@ -109,6 +109,30 @@ fn the_c_market_maker_runs_and_reports_what_the_engine_did() {
 }
 
 #[test]
+fn the_c_bracket_places_its_exits_and_the_stop_loss_fires() {
+    let program = compile("gcc", "-std=c11", "examples/c/bracket.c");
+    // The entry (order 2) buys 0.05 of its 0.10 and ends; its exits are orders 3 (take
+    // profit, LIMIT = 0) and 4 (stop-loss, STOP_MARKET = 3), for the 0.04992 BTC the trader
+    // holds (0.05 less the 0.15 % taker fee of 0.000075, in whole lots). A trade at
+    // 58000.00 fires the stop-loss, which cancels the take-profit and sells into the bid.
+    run_and_check(
+        &program,
+        &[
+            "entry: 5000 lots at 6000000 (taker 2)",
+            "entry: order 2 cancelled with 5000 lots left",
+            "entry: exits 3 and 4 linked for entry 2",
+            "exit 3: type 0, 4992 lots, price 6300000, trigger 0",
+            "exit 4: type 3, 4992 lots, price 0, trigger 5800000",
+            "fall: 1000 lots at 5800000 (taker 6)",
+            "fall: order 4 fired at 5800000",
+            "fall: order 3 cancelled with 4992 lots left",
+            "fall: 4992 lots at 5800000 (taker 4)",
+            "trader open orders: 0",
+        ],
+    );
+}
+
+#[test]
 fn the_cpp_producers_share_one_engine_without_losing_an_order() {
     let program = compile("g++", "-std=c++17", "examples/cpp/multi_producer.cpp");
     // 4 x 200 bids, every second one cancelled: 400 rest, one per price level (prices

@@ -364,6 +364,30 @@ class Engine:
             trigger_reference, _text(trailing_offset), trailing_offset_bps, _text(limit_offset),
             _text(display))
 
+    def place_oco(self, time: Time, account: int, instrument: str, side: str, amount: Number,
+                  price: Number, *, stop_trigger: Number,
+                  stop_limit: Number | None = None) -> tuple[int, int]:
+        """Places a one-cancels-the-other pair on one side: a limit at ``price`` and a stop
+        triggered at ``stop_trigger`` (a stop-limit at ``stop_limit``, else a stop-market).
+        The first fill or trigger of one leg cancels the other, and so does cancelling
+        either. Returns both handles."""
+        return self._native.place_oco(_ns(time), account, instrument, side, _text(amount),
+                                      _text(price), _text(stop_trigger), _text(stop_limit))
+
+    def place_bracket(self, time: Time, account: int, instrument: str, side: str,
+                      amount: Number, price: Number | None = None, *, take_profit: Number,
+                      stop_loss: Number, stop_limit: Number | None = None,
+                      time_in_force: str = "GOOD_TILL_CANCELLED") -> int:
+        """Places a bracket: an entry (a limit at ``price``, or a market order) whose exits,
+        placed once the entry is done (filled, or ended by the market after filling part;
+        not when you cancel it), are a take-profit limit at ``take_profit`` and a stop-loss
+        triggered at ``stop_loss`` (a stop-limit at ``stop_limit``), for what it filled,
+        linked one-cancels-the-other. Returns the entry's handle; the exits appear in
+        ``open_orders``."""
+        return self._native.place_bracket(_ns(time), account, instrument, side, _text(amount),
+                                          _text(price), _text(take_profit), _text(stop_loss),
+                                          _text(stop_limit), time_in_force)
+
     def amend_order(self, time: Time, account: int, order: int, *, amount: Number | None = None,
                     price: Number | None = None) -> None:
         """Changes an open order's total amount and/or price."""

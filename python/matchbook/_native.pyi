@@ -67,6 +67,30 @@ class NativeEngine:
         limit_offset: str | None = None,
         display: str | None = None,
     ) -> int: ...
+    def place_oco(
+        self,
+        time_ns: int,
+        account: int,
+        instrument: str,
+        side: str,
+        amount: str,
+        price: str,
+        stop_trigger: str,
+        stop_limit: str | None = None,
+    ) -> tuple[int, int]: ...
+    def place_bracket(
+        self,
+        time_ns: int,
+        account: int,
+        instrument: str,
+        side: str,
+        amount: str,
+        price: str | None,
+        take_profit: str,
+        stop_loss: str,
+        stop_limit: str | None = None,
+        time_in_force: str = "GOOD_TILL_CANCELLED",
+    ) -> int: ...
     def amend_order(
         self, time_ns: int, account: int, order: int, amount: str | None = None, price: str | None = None
     ) -> None: ...

@@ -87,3 +87,113 @@ pub(crate) fn new_order(
         reduce_only: args.reduce_only,
     })
 }
+
+#[pymethods]
+impl crate::engine::NativeEngine {
+    /// Places a one-cancels-the-other exit pair on one side: a limit at `price` and a stop
+    /// triggered at `stop_trigger` (a stop-limit at `stop_limit`, else a stop-market);
+    /// returns both handles.
+    #[pyo3(signature = (time_ns, account, instrument, side, amount, price, stop_trigger, stop_limit = None))]
+    #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
+    fn place_oco(
+        &mut self,
+        py: Python<'_>,
+        time_ns: i64,
+        account: u32,
+        instrument: &str,
+        side: &str,
+        amount: &str,
+        price: &str,
+        stop_trigger: &str,
+        stop_limit: Option<&str>,
+    ) -> PyResult<(u128, u128)> {
+        let limit = OrderArgs::simple(account, instrument, side, amount, Some(price), "LIMIT");
+        let first = new_order(py, &self.core.engine, &limit)?;
+        let stop_type = if stop_limit.is_some() {
+            "STOP"
+        } else {
+            "STOP_MARKET"
+        };
+        let stop = OrderArgs {
+            trigger_price: Some(stop_trigger),
+            ..OrderArgs::simple(account, instrument, side, amount, stop_limit, stop_type)
+        };
+        let second = Box::new(new_order(py, &self.core.engine, &stop)?);
+        let applied = self.run(py, matchbook::Command::PlaceOco { first, second }, time_ns)?;
+        let handle = |o: Option<matchbook::OrderRef>| o.map_or(0, crate::values::pack);
+        Ok((handle(applied.order), handle(applied.linked)))
+    }
+
+    /// Places a bracket: an entry (a limit at `price`, or a market order without one) whose
+    /// exits, once it is done, are a take-profit limit at `take_profit` and a stop-loss
+    /// triggered at `stop_loss` (a stop-limit at `stop_limit`) for what it filled; returns
+    /// the entry's handle.
+    #[pyo3(signature = (time_ns, account, instrument, side, amount, price, take_profit, stop_loss, stop_limit = None, time_in_force = "GOOD_TILL_CANCELLED"))]
+    #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
+    fn place_bracket(
+        &mut self,
+        py: Python<'_>,
+        time_ns: i64,
+        account: u32,
+        instrument: &str,
+        side: &str,
+        amount: &str,
+        price: Option<&str>,
+        take_profit: &str,
+        stop_loss: &str,
+        stop_limit: Option<&str>,
+        time_in_force: &str,
+    ) -> PyResult<u128> {
+        let kind = if price.is_some() { "LIMIT" } else { "MARKET" };
+        let args = OrderArgs {
+            time_in_force,
+            ..OrderArgs::simple(account, instrument, side, amount, price, kind)
+        };
+        let entry = new_order(py, &self.core.engine, &args)?;
+        let (ps, _) = values::scales(py, &self.core.engine, entry.instrument)?;
+        let at = |text: &str, what: &str| values::fixed(py, text, ps, what).map(Price);
+        let exits = matchbook::BracketExits {
+            take_profit: at(take_profit, "take profit")?,
+            stop_loss: at(stop_loss, "stop loss")?,
+            stop_limit: stop_limit.map(|p| at(p, "stop limit")).transpose()?,
+        };
+        let applied = self.run(
+            py,
+            matchbook::Command::PlaceBracket { entry, exits },
+            time_ns,
+        )?;
+        Ok(applied.order.map_or(0, crate::values::pack))
+    }
+}
+
+impl<'a> OrderArgs<'a> {
+    /// A good-till-cancelled order of `order_type` with nothing else set.
+    fn simple(
+        account: u32,
+        instrument: &'a str,
+        side: &'a str,
+        amount: &'a str,
+        price: Option<&'a str>,
+        order_type: &'a str,
+    ) -> Self {
+        Self {
+            account,
+            instrument,
+            side,
+            amount,
+            price,
+            order_type,
+            time_in_force: "GOOD_TILL_CANCELLED",
+            trigger_price: None,
+            expire_at_ns: None,
+            client_id: None,
+            stp: None,
+            reduce_only: false,
+            trigger_reference: "LAST_PRICE",
+            trailing_offset: None,
+            trailing_offset_bps: None,
+            limit_offset: None,
+            display: None,
+        }
+    }
+}

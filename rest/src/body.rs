@@ -21,6 +21,9 @@ pub struct Body(Map<String, Value>);
 /// Request fields whose value is a list of strings (an admin key's scopes).
 pub const LIST_FIELDS: &[&str] = &["scopes"];
 
+/// Request fields whose value is an object of scalar fields (an OCO pair's second leg).
+pub const OBJECT_FIELDS: &[&str] = &["oco_order"];
+
 /// The error code that names a request field (the spec's own code where it has one).
 pub fn field_code(name: &str) -> &'static str {
     match name {
@@ -77,7 +80,10 @@ impl Body {
         let mut map = Map::with_capacity(fields.len());
         for (name, value) in fields {
             let allowed = match &value {
-                Value::Object(_) => false,
+                Value::Object(inner) => {
+                    OBJECT_FIELDS.contains(&name.as_str())
+                        && inner.values().all(|v| !v.is_object() && !v.is_array())
+                }
                 Value::Array(items) => {
                     LIST_FIELDS.contains(&name.as_str()) && items.iter().all(Value::is_string)
                 }
@@ -128,6 +134,11 @@ mod tests {
         assert_eq!(refused(r#"["side"]"#), "INVALID_REQUEST_BODY");
         assert_eq!(refused(r#"{"whatever": []}"#), "INVALID_REQUEST_BODY");
         assert_eq!(refused(r#"{"scopes": [1]}"#), "INVALID_SCOPES");
+        assert_eq!(
+            refused(r#"{"oco_order": {"price": {"deep": 1}}}"#),
+            "INVALID_REQUEST_BODY"
+        );
+        assert!(Body::parse(br#"{"oco_order": {"type": "STOP_MARKET"}}"#).is_ok());
         assert!(Body::parse(br#"{"scopes": ["TRADE"]}"#).is_ok());
     }
 

@@ -113,6 +113,7 @@ pub fn engine_status(error: EngineError) -> StatusCode {
         | E::InvalidTrail
         | E::InvalidTriggerReference
         | E::InvalidDisplay
+        | E::InvalidContingent
         | E::PriceOutOfRange
         | E::MinSizeNotSatisfied
         | E::InvalidExpiry

@@ -104,6 +104,7 @@ pub fn order_ack<'a>(
     let a = &r.accepted;
     let market = markets.market_of(a.instrument)?;
     Some(OrderAck {
+        linked_order_id: None,
         order_id: Uuid::of_order(a.order).to_string(),
         client_id: a.client_id.map(|c| c.to_string()),
         account_id: Uuid::of_account(a.account).to_string(),

@@ -76,6 +76,26 @@ pub fn normalize(event: Event) -> Event {
             trigger_price,
             price,
         },
+        Event::OrdersLinked {
+            first,
+            second,
+            instrument,
+            parent,
+        } => Event::OrdersLinked {
+            first: strip(first),
+            second: strip(second),
+            instrument,
+            parent: parent.map(strip),
+        },
+        Event::BracketPlaced {
+            order,
+            instrument,
+            exits,
+        } => Event::BracketPlaced {
+            order: strip(order),
+            instrument,
+            exits,
+        },
         Event::TriggerMoved {
             order,
             instrument,

@@ -155,6 +155,19 @@ enum Op {
         client: u8,
         stp: u8,
     },
+    /// A one-cancels-the-other pair: two legs of (kind, price, trigger, amount).
+    Oco {
+        account: usize,
+        side: Side,
+        legs: [(u8, i64, i64, i64); 2],
+    },
+    /// A bracket: entry (kind, price, amount) and exits (take-profit, stop-loss, stop limit).
+    Bracket {
+        account: usize,
+        side: Side,
+        entry: (u8, i64, i64),
+        exits: (i64, i64, Option<i64>),
+    },
     Amend {
         pick: usize,
         owner: bool,
@@ -251,6 +264,10 @@ fn op() -> impl Strategy<Value = Op> {
                 account, instrument: match instrument { 0..=4 => 0, 5..=8 => 1, _ => 8 }, side: if buy { Side::Buy } else { Side::Sell },
                 kind, tif, price, trigger, amount, expire_in, client, stp,
             }),
+        2 => (0usize..6, any::<bool>(), [(0u8..7, 93i64..=107, 93i64..=107, 1i64..5), (0u8..7, 93i64..=107, 93i64..=107, 1i64..5)])
+            .prop_map(|(account, buy, legs)| Op::Oco { account, side: if buy { Side::Buy } else { Side::Sell }, legs }),
+        2 => (0usize..6, any::<bool>(), (0u8..4, 95i64..=105, 1i64..6), (90i64..=110, 90i64..=110, prop::option::of(90i64..=110)))
+            .prop_map(|(account, buy, entry, exits)| Op::Bracket { account, side: if buy { Side::Buy } else { Side::Sell }, entry, exits }),
         4 => (any::<usize>(), prop::bool::weighted(0.9), prop::option::weighted(0.7, 0i64..8), prop::option::weighted(0.7, price()))
             .prop_map(|(pick, owner, amount, price)| Op::Amend { pick, owner, amount, price }),
         3 => (any::<usize>(), prop::bool::weighted(0.9)).prop_map(|(pick, owner)| Op::Cancel { pick, owner }),
@@ -437,6 +454,71 @@ fn resolve(
                 _ => InstrumentState::Active,
             },
         },
+        Op::Oco {
+            account,
+            side,
+            legs,
+        } => {
+            let [first, second] = legs.map(|(kind, price, trigger, amount)| {
+                let mut o = NewOrder::limit(
+                    account_id(*account),
+                    InstrumentId(0),
+                    *side,
+                    Price(price),
+                    Qty(amount),
+                );
+                o.order_type = [
+                    OrderType::Limit,
+                    OrderType::Limit,
+                    OrderType::Stop,
+                    OrderType::StopMarket,
+                    OrderType::TakeProfit,
+                    OrderType::TakeProfitMarket,
+                    OrderType::Market,
+                ][usize::from(kind % 7)];
+                if o.order_type.is_trigger() {
+                    o.trigger_price = Some(Price(trigger));
+                }
+                if o.order_type.is_market() {
+                    o.price = None;
+                }
+                o
+            });
+            Command::PlaceOco {
+                first,
+                second: Box::new(second),
+            }
+        }
+        Op::Bracket {
+            account,
+            side,
+            entry: (kind, price, amount),
+            exits: (take_profit, stop_loss, stop_limit),
+        } => {
+            let mut entry = NewOrder::limit(
+                account_id(*account),
+                InstrumentId(0),
+                *side,
+                Price(*price),
+                Qty(*amount),
+            );
+            match kind % 4 {
+                0 => entry.time_in_force = TimeInForce::ImmediateOrCancelled,
+                1 => {
+                    entry.order_type = OrderType::Market;
+                    entry.price = None;
+                }
+                _ => {}
+            }
+            Command::PlaceBracket {
+                entry,
+                exits: matchbook::BracketExits {
+                    take_profit: Price(*take_profit),
+                    stop_loss: Price(*stop_loss),
+                    stop_limit: stop_limit.map(Price),
+                },
+            }
+        }
         Op::Advance | Op::AdvanceDays { .. } => Command::AdvanceTime,
         Op::CancelAllAfter { account, millis } => Command::SetCancelAllAfter {
             account: AccountId(*account),
@@ -713,6 +795,9 @@ fn run(ops: &[(Op, i64)], enforce_balances: bool) -> Result<(), TestCaseError> {
                     seen = "Iceberg replenished".into();
                 }
                 matchbook::Event::Trade(t) => last_maker = Some(t.maker),
+                matchbook::Event::OrdersLinked {
+                    parent: Some(_), ..
+                } => seen = "Bracket exits placed".into(),
                 _ => {}
             }
             OUTCOMES.with(|s| *s.borrow_mut().entry(seen).or_insert(0) += 1);
@@ -832,6 +917,11 @@ fn generator_reaches_every_outcome() {
         "Rejected NoReferencePrice",
         "Rejected InvalidDisplay",
         "Iceberg replenished",
+        "OrdersLinked",
+        "BracketPlaced",
+        "Bracket exits placed",
+        "Cancelled ContingentCancelled",
+        "Rejected InvalidContingent",
     ];
     let missing: Vec<_> = expected
         .iter()

@@ -4,7 +4,7 @@
 use crate::account::AccountKind;
 use crate::fixed::{Price, Qty};
 use crate::ids::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Uuid};
-use crate::order::{NewOrder, StpMode};
+use crate::order::{BracketExits, NewOrder, StpMode};
 use crate::refdata::InstrumentState;
 
 /// Which open orders a cancel-all command covers. Unknown or foreign ids in a list are
@@ -103,6 +103,25 @@ pub enum Command {
     },
     /// Order entry.
     PlaceOrder(NewOrder),
+    /// Two orders of one account, instrument and side, each cancelling the other: the
+    /// first fill or trigger of one leg, or its end for any other reason, cancels the other.
+    /// Neither may be a market order or take liquidity when placed.
+    PlaceOco {
+        /// First leg (its number is the command's order).
+        first: NewOrder,
+        /// Second leg (boxed: commands travel through queues, and an OCO is rare enough to
+        /// pay for the indirection rather than make every command two orders wide).
+        second: Box<NewOrder>,
+    },
+    /// An entry order whose exits are placed, as a one-cancels-the-other pair sized to what
+    /// it filled, once it is done: filled, or ended by the market (an IOC or market
+    /// remainder, an expiry) after filling part. Cancelled by its owner, it places none.
+    PlaceBracket {
+        /// The entry.
+        entry: NewOrder,
+        /// Its exits.
+        exits: BracketExits,
+    },
     /// Changes an open order's total amount and/or price atomically.
     AmendOrder {
         /// Owner (must match).
@@ -168,7 +187,9 @@ impl Command {
     /// event names.
     pub fn account(&self) -> Option<AccountId> {
         match self {
-            Command::PlaceOrder(o) => Some(o.account),
+            Command::PlaceOrder(o)
+            | Command::PlaceOco { first: o, .. }
+            | Command::PlaceBracket { entry: o, .. } => Some(o.account),
             Command::SetStpMode { account, .. }
             | Command::CloseSubaccount { account }
             | Command::Deposit { account, .. }
@@ -195,7 +216,9 @@ impl Command {
     /// The caller's tracking id a command carries, if any.
     pub fn client_id(&self) -> Option<Uuid> {
         match self {
-            Command::PlaceOrder(o) => o.client_id,
+            Command::PlaceOrder(o)
+            | Command::PlaceOco { first: o, .. }
+            | Command::PlaceBracket { entry: o, .. } => o.client_id,
             Command::CancelByClientId { client_id, .. } => Some(*client_id),
             _ => None,
         }

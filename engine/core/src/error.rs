@@ -146,6 +146,11 @@ pub enum EngineError {
     /// an order that cannot rest (only resting limit orders hide part of their amount).
     #[error("display amount must be positive, below the amount, on a resting limit order")]
     InvalidDisplay,
+    /// A one-cancels-the-other pair whose legs differ in account, instrument or side, or
+    /// include a market or immediate order; a bracket whose exits are on the wrong side of
+    /// each other.
+    #[error("invalid one-cancels-the-other pair or bracket")]
+    InvalidContingent,
 }
 
 impl EngineError {
@@ -193,6 +198,7 @@ impl EngineError {
             Self::NoReferencePrice => 3008,
             Self::InvalidTriggerReference => 1017,
             Self::InvalidDisplay => 1018,
+            Self::InvalidContingent => 1019,
         }
     }
 
@@ -240,6 +246,7 @@ impl EngineError {
             Self::NoReferencePrice => "NO_REFERENCE_PRICE",
             Self::InvalidTriggerReference => "INVALID_TRIGGER_REFERENCE",
             Self::InvalidDisplay => "INVALID_DISPLAY",
+            Self::InvalidContingent => "INVALID_CONTINGENT_ORDER",
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::fixed::{Price, Qty};
 use crate::ids::{
     AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, TradeId, Uuid,
 };
-use crate::order::{OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef};
+use crate::order::{BracketExits, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef};
 use crate::refdata::InstrumentState;
 
 /// An event with its sequence number and the time of the command that caused it.
@@ -42,8 +42,11 @@ pub enum CancelReason {
     /// Its account's dead-man switch (cancel all after) ran out.
     CancelAllAfter,
     /// A held trigger order that the checks of a new order refused when it fired
-    /// (instrument state, price, size, funds, reduce-only).
+    /// (instrument state, price, size, funds, reduce-only), or a bracket's exit refused
+    /// when it was placed.
     TriggerRefused(EngineError),
+    /// The other leg of its one-cancels-the-other pair filled, fired or ended.
+    ContingentCancelled,
 }
 
 impl CancelReason {
@@ -69,7 +72,8 @@ impl CancelReason {
             | Self::Expired
             | Self::AccountClosed
             | Self::InstrumentClosed
-            | Self::CancelAllAfter => OrderStatus::Cancelled,
+            | Self::CancelAllAfter
+            | Self::ContingentCancelled => OrderStatus::Cancelled,
         }
     }
 }
@@ -404,6 +408,27 @@ pub enum Event {
         limit_offset: Option<Price>,
         /// An iceberg's displayed amount.
         display: Option<Qty>,
+    },
+    /// Two live orders were linked one-cancels-the-other (an OCO, or a bracket's exits,
+    /// `parent` naming the bracket's entry).
+    OrdersLinked {
+        /// First leg (a bracket's take-profit).
+        first: OrderRef,
+        /// Second leg (a bracket's stop-loss).
+        second: OrderRef,
+        /// Market.
+        instrument: InstrumentId,
+        /// The bracket entry whose exits they are.
+        parent: Option<OrderRef>,
+    },
+    /// A bracket entry was accepted with these exits (placed once it is done).
+    BracketPlaced {
+        /// The entry.
+        order: OrderRef,
+        /// Market.
+        instrument: InstrumentId,
+        /// Its exits.
+        exits: BracketExits,
     },
     /// A trailing order's trigger followed a new best reference price.
     TriggerMoved {

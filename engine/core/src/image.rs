@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use crate::account::{AccountKind, AccountState, Balance};
 use crate::fixed::{Notional, Price, Qty};
 use crate::ids::{AccountId, HolderId, InstrumentId, Timestamp, Uuid};
-use crate::order::{LiveState, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef};
+use crate::order::{
+    BracketExits, LiveState, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef,
+};
 use crate::refdata::InstrumentState;
 
 /// Slot-addressed records: the occupied slots and the vacant ones in the order they will be
@@ -63,7 +65,7 @@ pub struct EngineImage {
     #[serde(deserialize_with = "crate::persist::added_last::deserialize", default)]
     pub cancel_all_after: Vec<(AccountId, Timestamp)>,
     /// Live orders whose terms go beyond their record (a mark-price reference, a trail, an
-    /// iceberg's display), by order number. Added in format 9; older images have none.
+    /// iceberg's display, a contingent link), by order number. Added in format 9; older images have none.
     #[serde(deserialize_with = "crate::persist::added_last::deserialize", default)]
     pub order_terms: Vec<OrderTermsImage>,
 }
@@ -85,6 +87,10 @@ pub struct OrderTermsImage {
     pub display: Qty,
     /// A resting iceberg's shown part still to fill (0 otherwise).
     pub shown: Qty,
+    /// The other leg of its one-cancels-the-other pair, by order number.
+    pub peer: Option<u64>,
+    /// A bracket entry's exits, placed once it is done.
+    pub exits: Option<BracketExits>,
 }
 
 /// One instrument's book.

@@ -60,7 +60,8 @@ pub use ids::{
     AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, TradeId, Uuid, UuidError,
 };
 pub use order::{
-    LiveState, NewOrder, Order, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef,
+    BracketExits, LiveState, NewOrder, Order, OrderType, Side, StpMode, TimeInForce, Trail,
+    TriggerRef,
 };
 pub use refdata::{
     ConfigError, Currency, FundingSchedule, FundingSettings, FuturesTerms, Instrument,

@@ -253,6 +253,18 @@ pub enum StpMode {
     CancelBoth,
 }
 
+/// The exits of a bracket: once its entry is done, a take-profit limit and a stop-loss
+/// (stop-market, or stop-limit at `stop_limit`) on the other side, one-cancels-the-other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct BracketExits {
+    /// Limit price of the take-profit.
+    pub take_profit: Price,
+    /// Trigger of the stop-loss.
+    pub stop_loss: Price,
+    /// Limit of the stop-loss once triggered (`None`: it enters as a market order).
+    pub stop_limit: Option<Price>,
+}
+
 /// An order-entry request, in fixed-point units of its instrument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NewOrder {

@@ -5,6 +5,7 @@
 pub mod account;
 pub mod admin;
 pub mod futures;
+mod order_request;
 pub mod orders;
 pub mod public;
 pub mod trades;

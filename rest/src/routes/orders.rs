@@ -5,14 +5,10 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
-use matchbook::fixed::ParseDecimalError;
 use matchbook::market::order_terms::OrderTerms;
 use matchbook::market::orders::{OrderFilter, OrderRecord};
 use matchbook::market::trades::TradeRecord;
-use matchbook::{
-    AccountId, CancelScope, Command, EngineError, Event, NewOrder, OrderRef, OrderType, Side,
-    TimeInForce, Timestamp, Trail, TriggerRef, Uuid,
-};
+use matchbook::{AccountId, CancelScope, Command, EngineError, Event, OrderRef, Timestamp, Uuid};
 
 use crate::auth::Caller;
 use crate::body::Body;
@@ -20,183 +16,13 @@ use crate::cursor::CursorKind;
 use crate::error::ApiError;
 use crate::history::{HistoryQuery, Window};
 use crate::keys::Scope;
-use crate::markets::Market;
 use crate::params::Params;
 use crate::records::{OrderForm, add_order_terms, order_ack, order_body, trade_wrappers};
 use crate::state::{CANCEL_WAIT, Shared};
 use crate::wire::orders::{OrderAck, OrderPage, OrderWithTrades};
-use crate::wire::requests::{
-    CreateOrderRequest, OrderTypeName, SideName, TimeInForceName, TriggerReferenceName,
-};
-use crate::wire::{Flag, Numeric};
+use crate::wire::requests::CreateOrderRequest;
 
-fn decimal_field(
-    text: &str,
-    decimals: u8,
-    negative: &'static str,
-    precision: &'static str,
-    invalid: &'static str,
-) -> Result<i64, ApiError> {
-    matchbook::fixed::parse_scaled(text, decimals).map_err(|e| {
-        ApiError::bad(match e {
-            ParseDecimalError::Sign if text.starts_with('-') => negative,
-            ParseDecimalError::TooManyDecimals => precision,
-            _ => invalid,
-        })
-    })
-}
-
-fn price_field(market: &Market, text: &str) -> Result<matchbook::Price, ApiError> {
-    decimal_field(
-        text,
-        market.market_precision,
-        "NEGATIVE_PRICE",
-        "BAD_PRICE_PRECISION",
-        "INVALID_PRICE",
-    )
-    .map(matchbook::Price)
-}
-
-fn time_in_force(request: &CreateOrderRequest) -> TimeInForce {
-    let tif = match request.time_in_force {
-        None | Some(TimeInForceName::GoodTillCancelled) => TimeInForce::GoodTillCancelled,
-        Some(TimeInForceName::ImmediateOrCancelled) => TimeInForce::ImmediateOrCancelled,
-        Some(TimeInForceName::FillOrKill) => TimeInForce::FillOrKill,
-        Some(TimeInForceName::PostOnly) => TimeInForce::PostOnly,
-        Some(TimeInForceName::GoodTillTime) => TimeInForce::GoodTillTime,
-    };
-    match (request.is_post_only, tif) {
-        (Some(Flag(true)), TimeInForce::GoodTillCancelled) => TimeInForce::PostOnly,
-        _ => tif,
-    }
-}
-
-fn new_client_id() -> Result<Uuid, ApiError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|_| ApiError::Internal("no randomness for a client id"))?;
-    // RFC 9562 version 4, variant 0b10.
-    let v = u128::from_be_bytes(bytes);
-    let v = (v & !(0xf << 76) & !(0b11 << 62)) | (4 << 76) | (0b10 << 62);
-    Ok(Uuid(v))
-}
-
-/// The trigger-order extensions of a create body: reference, trail (a price or basis
-/// points, not both) and limit offset. Whether they suit the order type is the engine's
-/// check (`INVALID_TRAIL`, `INVALID_TRIGGER_REFERENCE`).
-fn order_terms(
-    market: &Market,
-    request: &CreateOrderRequest,
-) -> Result<(TriggerRef, Option<Trail>, Option<matchbook::Price>), ApiError> {
-    let reference = match request.trigger_reference {
-        None | Some(TriggerReferenceName::LastPrice) => TriggerRef::LastPrice,
-        Some(TriggerReferenceName::MarkPrice) => TriggerRef::MarkPrice,
-    };
-    let offset = |field: &Option<Numeric>| {
-        field
-            .as_ref()
-            .map(|Numeric(text)| {
-                price_field(market, text).map_err(|_| ApiError::bad("INVALID_TRAIL"))
-            })
-            .transpose()
-    };
-    let trail = match (
-        offset(&request.trailing_offset)?,
-        request.trailing_offset_bps,
-    ) {
-        (Some(p), None) => Some(Trail::Price(p)),
-        (None, Some(bps)) => Some(Trail::Bps(bps)),
-        (None, None) => None,
-        (Some(_), Some(_)) => return Err(ApiError::bad("INVALID_TRAIL")),
-    };
-    Ok((reference, trail, offset(&request.limit_offset)?))
-}
-
-/// Turns a create-order body into an engine order, checking every field at the edge.
-fn parse_order(
-    state: &Shared,
-    account: AccountId,
-    request: &CreateOrderRequest,
-) -> Result<NewOrder, ApiError> {
-    let code =
-        (request.instrument_code.as_deref()).ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
-    // The spec lists 200, 400 and 422 for create: an unknown instrument is a bad request.
-    let market = (state.markets.market(code)).ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
-    let order_type = match request.order_type {
-        None => return Err(ApiError::bad("MISSING_ORDER_TYPE")),
-        Some(OrderTypeName::Limit) => OrderType::Limit,
-        Some(OrderTypeName::Market) => OrderType::Market,
-        Some(OrderTypeName::Stop) => OrderType::Stop,
-        Some(OrderTypeName::StopMarket) => OrderType::StopMarket,
-        Some(OrderTypeName::TakeProfit) => OrderType::TakeProfit,
-        Some(OrderTypeName::TakeProfitMarket) => OrderType::TakeProfitMarket,
-        Some(OrderTypeName::TrailingStop) => OrderType::TrailingStop,
-        Some(OrderTypeName::TrailingStopLimit) => OrderType::TrailingStopLimit,
-    };
-    let side = match request.side {
-        None => return Err(ApiError::bad("MISSING_SIDE")),
-        Some(SideName::Buy) => Side::Buy,
-        Some(SideName::Sell) => Side::Sell,
-    };
-    let Some(Numeric(amount)) = &request.amount else {
-        return Err(ApiError::bad("INVALID_AMOUNT"));
-    };
-    let amount = decimal_field(
-        amount,
-        market.amount_precision,
-        "NEGATIVE_AMOUNT",
-        "BAD_AMOUNT_PRECISION",
-        "INVALID_AMOUNT",
-    )?;
-    let price = match &request.price {
-        Some(Numeric(p)) => Some(price_field(market, p)?),
-        None if !order_type.needs_price() => None,
-        None => return Err(ApiError::bad("MISSING_PRICE")),
-    };
-    let trigger_price = (request.trigger_price.as_ref())
-        .map(|Numeric(p)| price_field(market, p))
-        .transpose()?;
-    let client_id = match &request.client_id {
-        Some(text) => text
-            .parse::<Uuid>()
-            .map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?,
-        None => new_client_id()?,
-    };
-    let expire_at = match &request.expire_after {
-        Some(text) => {
-            Some(crate::params::parse_time(text, true).ok_or(ApiError::bad("INVALID_EXPIRY"))?)
-        }
-        None => None,
-    };
-    let (trigger_ref, trail, limit_offset) = order_terms(market, request)?;
-    let display = match &request.display_amount {
-        Some(Numeric(text)) => Some(matchbook::Qty(decimal_field(
-            text,
-            market.amount_precision,
-            "INVALID_DISPLAY",
-            "BAD_AMOUNT_PRECISION",
-            "INVALID_DISPLAY",
-        )?)),
-        None => None,
-    };
-    Ok(NewOrder {
-        account,
-        instrument: market.id,
-        side,
-        order_type,
-        time_in_force: time_in_force(request),
-        price,
-        trigger_price,
-        trigger_ref,
-        trail,
-        limit_offset,
-        display,
-        amount: matchbook::Qty(amount),
-        expire_at,
-        client_id: Some(client_id),
-        stp: None,
-        reduce_only: request.reduce_only.is_some_and(|Flag(on)| on),
-    })
-}
+use super::order_request::{contingent_command, parse_order};
 
 /// Creates an order.
 #[utoipa::path(post, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
@@ -212,22 +38,25 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     caller.require(&[Scope::Trade])?;
     let request: CreateOrderRequest = Body::read(&bytes)?;
-    let record = place(&state, caller.0.account, &request).await?;
-    order_ack(&state.markets, &record, "OPEN", true)
-        .map(|ack| Json(ack).into_response())
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
+    let (record, linked) = place(&state, caller.0.account, &request).await?;
+    let mut ack = order_ack(&state.markets, &record, "OPEN", true)
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    ack.linked_order_id = linked.map(|l| Uuid::of_order(l).to_string());
+    Ok(Json(ack).into_response())
 }
 
 /// Places an order for `account` as REST and the `TRADING` stream do: every field checked,
 /// then the engine's answer; an order accepted and ended at once by its time in force is
-/// answered as that refusal (its history record keeps it). Returns the order as accepted.
+/// answered as that refusal (its history record keeps it). Returns the order as accepted,
+/// and the second leg of a one-cancels-the-other pair.
 pub(crate) async fn place(
     state: &Shared,
     account: AccountId,
     request: &CreateOrderRequest,
-) -> Result<OrderRecord, ApiError> {
+) -> Result<(OrderRecord, Option<OrderRef>), ApiError> {
     let order = parse_order(state, account, request)?;
-    let outcome = state.submit(Command::PlaceOrder(order)).await?;
+    let command = contingent_command(state, request, order)?;
+    let outcome = state.submit(command).await?;
     let applied = outcome.result?;
     if let Some(refusal) = applied.rejected {
         return Err(refusal.into());
@@ -245,7 +74,7 @@ pub(crate) async fn place(
         .ok_or(ApiError::Internal("a placed order without its acceptance"))?;
     let mut record = OrderRecord::accepted(accepted, outcome.time, 0);
     filled_at_entry(&mut record, &outcome.events);
-    Ok(record)
+    Ok((record, applied.linked))
 }
 
 /// Adds what the order filled while it was placed (it took from the book, or a stop

@@ -67,6 +67,7 @@ pub fn reason_name(reason: CancelReason) -> &'static str {
         CancelReason::InstrumentClosed => "INSTRUMENT_CLOSED",
         CancelReason::CancelAllAfter => "CANCEL_ALL_AFTER",
         CancelReason::TriggerRefused(_) => "TRIGGER_REFUSED",
+        CancelReason::ContingentCancelled => "CONTINGENT_CANCELLED",
     }
 }
 

@@ -49,7 +49,7 @@ pub async fn create(
     let key = trader(key)?;
     let bytes = serde_json::to_vec(order).map_err(|_| ApiError::bad("INVALID_JSON"))?;
     let request: CreateOrderRequest = Body::read(&bytes)?;
-    let record = place(state, key.account, &request).await?;
+    let (record, _) = place(state, key.account, &request).await?;
     let ack = order_ack(&state.markets, &record, "OPEN", true)
         .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
     answer(state, "CREATE_ORDER_ACCEPTED", ack)

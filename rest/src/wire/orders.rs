@@ -107,6 +107,9 @@ pub struct OrderPage {
 /// The acknowledgement of create and cancel (spec 2.6).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OrderAck<'a> {
+    /// Extension: the second leg of a one-cancels-the-other pair placed with this order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linked_order_id: Option<String>,
     /// Order id.
     pub order_id: String,
     /// Client order id (absent when the order has none).

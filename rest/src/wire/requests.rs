@@ -139,6 +139,19 @@ pub struct CreateOrderRequest {
     /// shows this much at a time.
     #[schema(schema_with = numeric_schema)]
     pub display_amount: Option<Numeric>,
+    /// Extension: makes the order a bracket's entry: once it is done, a take-profit limit
+    /// at this price is placed for what it filled (with `stop_loss_price`).
+    #[schema(schema_with = numeric_schema)]
+    pub take_profit_price: Option<Numeric>,
+    /// Extension: a bracket's stop-loss trigger (with `take_profit_price`).
+    #[schema(schema_with = numeric_schema)]
+    pub stop_loss_price: Option<Numeric>,
+    /// Extension: a bracket's stop-loss limit once triggered (absent: a stop-market).
+    #[schema(schema_with = numeric_schema)]
+    pub stop_loss_limit_price: Option<Numeric>,
+    /// Extension: makes the order the first leg of a one-cancels-the-other pair with this
+    /// second leg (same instrument, side and time in force).
+    pub oco_order: Option<OcoLegRequest>,
     /// Client order id (a UUID); one is made up when absent.
     #[schema(format = "uuid")]
     pub client_id: Option<String>,
@@ -155,6 +168,24 @@ pub struct CreateOrderRequest {
     /// Futures: never take the position past flat.
     #[schema(schema_with = flag_schema)]
     pub reduce_only: Option<Flag>,
+}
+
+/// Extension: the second leg of a one-cancels-the-other pair.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct OcoLegRequest {
+    /// Its type (`LIMIT` or a trigger type; not `MARKET`).
+    #[serde(rename = "type")]
+    #[schema(required = true)]
+    pub order_type: Option<OrderTypeName>,
+    /// Its limit price.
+    #[schema(schema_with = numeric_schema)]
+    pub price: Option<Numeric>,
+    /// Its trigger.
+    #[schema(schema_with = numeric_schema)]
+    pub trigger_price: Option<Numeric>,
+    /// Its amount (absent: the first leg's).
+    #[schema(schema_with = numeric_schema)]
+    pub amount: Option<Numeric>,
 }
 
 /// `POST /v1/subaccounts/transfers` (spec 2.5).

@@ -6,6 +6,16 @@ use super::*;
 
 impl RefEngine {
     pub(super) fn place(&mut self, o: &NewOrder) -> Result<(), EngineError> {
+        let plan = self.plan(o)?;
+        let instrument = o.instrument;
+        let id = self.admit(plan);
+        self.start(id, plan.refused, plan.trigger_type);
+        self.settle_entries(instrument);
+        Ok(())
+    }
+
+    /// Every check of a new order, changing nothing (the engine's order of checks).
+    pub(super) fn plan(&self, o: &NewOrder) -> Result<RefPlan, EngineError> {
         let inst = self
             .instruments
             .get(o.instrument.0 as usize)
@@ -192,6 +202,21 @@ impl RefEngine {
         } else {
             None
         };
+        Ok(RefPlan {
+            order,
+            new: *o,
+            refused,
+            reservation,
+            counted: is_counted,
+            holder,
+            trigger_type,
+        })
+    }
+
+    /// Accepts a planned order: its number, events, count and reservation; it is taking.
+    pub(super) fn admit(&mut self, plan: RefPlan) -> u64 {
+        let (o, mut order) = (plan.new, plan.order);
+        order.id = self.next_order;
         self.next_order += 1;
         self.events.push(Event::OrderAccepted(AcceptedOrder {
             order: order.handle(),
@@ -200,7 +225,7 @@ impl RefEngine {
             side: o.side,
             order_type: o.order_type,
             time_in_force: o.time_in_force,
-            stp,
+            stp: order.stp,
             price: o.price,
             trigger_price: order.trigger.map(Price),
             amount: o.amount,
@@ -217,27 +242,29 @@ impl RefEngine {
                 display: o.display,
             });
         }
-        if is_counted {
-            self.holders[holder] += 1;
+        if plan.counted {
+            self.holders[plan.holder] += 1;
         }
-        if let Some((currency, need)) = reservation.filter(|r| r.1 > 0) {
+        if let Some((currency, need)) = plan.reservation.filter(|r| r.1 > 0) {
             order.reserved = need;
             self.lock(o.account.0 as usize, currency, need);
         }
+        let id = order.id;
+        self.orders.push(order);
+        id
+    }
+
+    /// Sets an admitted order going: ended if its time in force refused it, held if it
+    /// waits for a trigger, else matched.
+    pub(super) fn start(&mut self, id: u64, refused: Option<CancelReason>, trigger_type: bool) {
+        let i = self.index_of(id);
         if let Some(reason) = refused {
-            self.orders.push(order);
-            self.cancel(self.orders.len() - 1, reason);
-            return Ok(());
-        }
-        if trigger_type {
-            order.place = Where::Pending;
-            self.orders.push(order);
+            self.cancel(i, reason);
+        } else if trigger_type {
+            self.orders[i].place = Where::Pending;
         } else {
-            self.orders.push(order);
-            self.enter(self.orders.len() - 1);
+            self.enter(i);
         }
-        self.run_triggers(o.instrument);
-        Ok(())
     }
 
     pub(super) fn remove(&mut self, i: usize) -> RefOrder {
@@ -258,6 +285,7 @@ impl RefEngine {
             reason,
         });
         self.release(&o);
+        self.on_end(&o, Some(reason));
     }
 
     /// Unlocks whatever an ended order still reserves.
@@ -388,9 +416,11 @@ impl RefEngine {
             }
             self.next_trade += 1;
             self.instruments[instrument.0 as usize].last_price = Some(maker_price);
+            let (maker_id, taker_id) = (self.orders[m].id, taker_id);
             if self.orders[m].remaining() == 0 {
                 let gone = self.remove(m);
                 self.release(&gone);
+                self.on_end(&gone, None);
             } else if self.orders[m].shown > 0 {
                 self.orders[m].shown -= qty;
                 if self.orders[m].shown == 0 {
@@ -409,12 +439,16 @@ impl RefEngine {
                     });
                 }
             }
+            // A fill of an OCO leg cancels its peer before the sweep goes on.
+            self.resolve(maker_id);
+            self.resolve(taker_id);
         }
         let ti = self.index_of(taker_id);
         let t = &self.orders[ti];
         if t.remaining() == 0 {
             let gone = self.remove(ti);
             self.release(&gone);
+            self.on_end(&gone, None);
         } else if !self_trade && !is_market_type(t.order_type) && counted(OrderType::Limit, t.tif) {
             let stamp = self.next_stamp;
             self.next_stamp += 1;
@@ -454,7 +488,7 @@ impl RefEngine {
             return Err(EngineError::EmptyAmend);
         }
         let i = self.find(account, id)?;
-        let o = self.orders[i].clone();
+        let o = self.orders[i];
         let inst = self.instruments[o.instrument.0 as usize].clone();
         if matches!(
             inst.state,
@@ -535,7 +569,7 @@ impl RefEngine {
         }
         if resting && !keeps {
             self.enter(i);
-            self.run_triggers(o.instrument);
+            self.settle_entries(o.instrument);
         }
         Ok(())
     }

@@ -129,7 +129,7 @@ impl RefEngine {
         qty: i64,
     ) -> (i64, i64) {
         let inst = self.instruments[instrument].clone();
-        let (t, m) = (self.orders[taker].clone(), self.orders[maker].clone());
+        let (t, m) = (self.orders[taker], self.orders[maker]);
         let (th, mh) = (
             self.accounts[t.account.0 as usize].holder,
             self.accounts[m.account.0 as usize].holder,
@@ -239,8 +239,10 @@ impl RefEngine {
             .collect();
         ids.sort_unstable();
         for id in ids {
-            let i = self.index_of(id);
-            self.cancel(i, matchbook::CancelReason::AccountClosed);
+            // An OCO leg may have gone with its peer.
+            if let Some(i) = self.orders.iter().position(|o| o.id == id) {
+                self.cancel(i, matchbook::CancelReason::AccountClosed);
+            }
         }
         self.accounts[a].closed = true;
         self.events.push(Event::AccountClosed { account });

@@ -2,15 +2,16 @@
 //! scan, no indexes, no caches. Written to be obviously right rather than fast, it emits the
 //! same events as `matchbook::Engine` so the two can be compared after every command.
 
+mod contingent;
 mod entry;
 pub mod funds;
 mod triggers;
 
 use funds::{RefAccount, RefFunds};
 use matchbook::{
-    AcceptedOrder, AccountId, CancelReason, CancelScope, Command, EngineError, Event, InstrumentId,
-    InstrumentState, NewOrder, OrderRef, OrderType, Price, Qty, Side, StpMode, TimeInForce,
-    Timestamp, Trade, TradeId, Trail, TriggerRef, Uuid,
+    AcceptedOrder, AccountId, BracketExits, CancelReason, CancelScope, Command, EngineError, Event,
+    InstrumentId, InstrumentState, NewOrder, OrderRef, OrderType, Price, Qty, Side, StpMode,
+    TimeInForce, Timestamp, Trade, TradeId, Trail, TriggerRef, Uuid,
 };
 use triggers::{is_market_type, spot_reduce_only, trail_trigger};
 
@@ -45,7 +46,7 @@ enum Where {
 }
 
 /// A live order of the reference engine.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub struct RefOrder {
     /// Order number.
     pub id: u64,
@@ -130,6 +131,18 @@ fn crosses(side: Side, limit: i64, resting: i64) -> bool {
     }
 }
 
+/// What the checks of a new order decided (see `RefEngine::plan`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct RefPlan {
+    order: RefOrder,
+    new: NewOrder,
+    refused: Option<CancelReason>,
+    reservation: Option<(usize, i64)>,
+    counted: bool,
+    holder: usize,
+    trigger_type: bool,
+}
+
 /// The reference engine.
 #[derive(Debug, Clone)]
 pub struct RefEngine {
@@ -154,6 +167,10 @@ pub struct RefEngine {
     tops: Vec<(Option<i64>, Option<i64>)>,
     /// Armed dead-man switches: account -> deadline.
     switches: std::collections::BTreeMap<AccountId, Timestamp>,
+    /// Contingent links: order -> (OCO peer, bracket exits).
+    links: std::collections::BTreeMap<u64, (Option<u64>, Option<BracketExits>)>,
+    /// Bracket exits due.
+    activations: Vec<contingent::RefActivation>,
 }
 
 impl RefEngine {
@@ -174,6 +191,8 @@ impl RefEngine {
             events: Vec::new(),
             tops: Vec::new(),
             switches: Default::default(),
+            links: Default::default(),
+            activations: Vec::new(),
         }
     }
 
@@ -187,8 +206,10 @@ impl RefEngine {
         self.now = self.now.max(time);
         self.expire();
         self.run_switches();
+        self.run_activations();
         self.publish_tops();
         let result = self.dispatch(command);
+        self.run_activations();
         self.publish_tops();
         if let Err(error) = result {
             let (account, client_id) = (command.account(), command.client_id());
@@ -278,6 +299,8 @@ impl RefEngine {
                 Ok(())
             }
             Command::PlaceOrder(o) => self.place(o),
+            Command::PlaceOco { first, second } => self.place_oco(first, second),
+            Command::PlaceBracket { entry, exits } => self.place_bracket(entry, exits),
             Command::AmendOrder {
                 account,
                 order,

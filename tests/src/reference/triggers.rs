@@ -118,13 +118,16 @@ impl RefEngine {
                 Side::Sell => trigger - o.limit_offset,
             });
         }
-        let o = o.clone();
+        let o = *o;
         self.events.push(Event::StopTriggered {
             order: o.handle(),
             instrument: o.instrument,
             trigger_price: Price(trigger),
             price: o.price.map(Price),
         });
+        // Firing is the leg's turn: its OCO peer is cancelled first.
+        self.resolve(o.id);
+        let i = self.index_of(o.id);
         if let Err(error) = self.entry_at_trigger(i) {
             self.cancel(i, CancelReason::TriggerRefused(error));
             return;
@@ -152,7 +155,7 @@ impl RefEngine {
     /// The checks of a new order when a held one fires, and the reservation of the types
     /// that reserve only then.
     fn entry_at_trigger(&mut self, i: usize) -> Result<(), EngineError> {
-        let o = self.orders[i].clone();
+        let o = self.orders[i];
         let inst = self.instruments[o.instrument.0 as usize].clone();
         match inst.state {
             InstrumentState::Suspended | InstrumentState::Closed => {
@@ -175,7 +178,9 @@ impl RefEngine {
                 }
             }
         }
-        if matches!(o.order_type, OrderType::Stop | OrderType::TakeProfit) || !self.funds.enforce {
+        // What reserved when placed keeps it; the rest (market types, trailing orders, OCO
+        // trigger legs) reserve now.
+        if o.reserved != 0 || !self.funds.enforce {
             return Ok(());
         }
         let (currency, need) = match (o.side, o.price) {

@@ -75,7 +75,7 @@ impl Engine {
         targets.extend(self.account_slots(account));
         targets.reverse();
         for &slot in &targets {
-            self.cancel_live(slot, CancelReason::AccountClosed, sink);
+            self.cancel_if_live(slot, CancelReason::AccountClosed, sink);
         }
         self.scratch_slots = targets;
         self.accounts.core[account.0 as usize].state = AccountState::Closed;

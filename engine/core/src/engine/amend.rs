@@ -126,7 +126,7 @@ impl Engine {
             self.book_changed(b, seq);
             if !keeps_priority {
                 self.enter(slot, sink);
-                self.run_triggers(instrument, sink);
+                self.settle_entries(instrument, sink);
             }
         }
         Ok(Applied {

@@ -100,7 +100,7 @@ impl Engine {
             CancelScope::Orders(_) | CancelScope::ClientIds(_) => {}
         }
         for &slot in &targets {
-            self.cancel_live(slot, reason, sink);
+            self.cancel_if_live(slot, reason, sink);
         }
         // Listed ids are resolved one at a time so duplicates and unknown ids are skipped.
         match scope {

@@ -208,6 +208,7 @@ impl Engine {
                     + b.on_mark.trail_falling.len()
             })
             .sum();
+        self.check_links()?;
         if tracked != self.trails.len() || icebergs != self.displays.len() {
             return fail("the trailing index names orders that do not trail");
         }

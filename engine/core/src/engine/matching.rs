@@ -67,6 +67,9 @@ impl Engine {
         let remaining = o.remaining();
         if remaining.0 == 0 {
             self.release_order(slot, sink);
+            if !self.links.is_empty() {
+                self.on_end(slot, None, sink);
+            }
             self.finish(slot);
             return;
         }
@@ -99,6 +102,9 @@ impl Engine {
         };
         self.emit(sink, event);
         self.release_order(slot, sink);
+        if !self.links.is_empty() {
+            self.on_end(slot, Some(reason), sink);
+        }
         self.finish(slot);
     }
 
@@ -251,9 +257,17 @@ impl Engine {
             if maker_remaining.0 == 0 {
                 book.unlink(&mut self.orders, maker_slot);
                 self.release_order(maker_slot, sink);
+                if !self.links.is_empty() {
+                    self.on_end(maker_slot, None, sink);
+                }
                 self.finish(maker_slot);
             } else if replenish {
                 self.replenish(maker_slot, sink);
+            }
+            if !self.links.is_empty() {
+                // A fill of an OCO leg cancels its peer before the sweep goes on.
+                self.resolve_oco(maker_ref.id, sink);
+                self.resolve_oco(taker_ref.id, sink);
             }
         }
     }
@@ -275,6 +289,19 @@ impl Engine {
         };
         let seq = self.emit(sink, event);
         self.book_changed(b, seq);
+    }
+
+    /// Cancels the order in `slot` unless it has already ended: a list of slots taken
+    /// before a mass cancel may name the other leg of an OCO pair, cancelled with its peer.
+    pub(super) fn cancel_if_live<S: EventSink>(
+        &mut self,
+        slot: u32,
+        reason: CancelReason,
+        sink: &mut S,
+    ) {
+        if self.orders.contains(slot as usize) {
+            self.cancel_live(slot, reason, sink);
+        }
     }
 
     /// Cancels a live order (resting or pending trigger), emits the event, drops it.
@@ -311,6 +338,9 @@ impl Engine {
             self.book_changed(b, seq);
         }
         self.release_order(slot, sink);
+        if !self.links.is_empty() {
+            self.on_end(slot, Some(reason), sink);
+        }
         self.finish(slot);
     }
 

@@ -5,6 +5,7 @@ mod accounts;
 mod admin;
 mod amend;
 mod cancel;
+mod contingent;
 mod dead_man;
 mod futures;
 mod image;
@@ -81,6 +82,8 @@ pub struct Applied {
     /// `PostOnlyWouldTake` for a post-only order that would have taken. Adapters report it
     /// to the caller as that error.
     pub rejected: Option<EngineError>,
+    /// The second leg of a one-cancels-the-other pair placed.
+    pub linked: Option<OrderRef>,
 }
 
 /// Best bid and ask of a book as last published, and whether the book changed since.
@@ -142,6 +145,12 @@ pub struct Engine {
     /// Icebergs' displayed amounts by order number (format 8 had none).
     #[serde(skip)]
     displays: BTreeMap<u64, crate::fixed::Qty>,
+    /// One-cancels-the-other and bracket links by order number (format 8 had none).
+    #[serde(skip)]
+    links: BTreeMap<u64, contingent::Link>,
+    /// Bracket exits due, placed once the current taker is done (empty between commands).
+    #[serde(skip)]
+    activations: Vec<contingent::Activation>,
 }
 
 impl Engine {
@@ -231,6 +240,8 @@ impl Engine {
             futures,
             trails: BTreeMap::new(),
             displays: BTreeMap::new(),
+            links: BTreeMap::new(),
+            activations: Vec::new(),
         })
     }
 
@@ -253,6 +264,7 @@ impl Engine {
         self.run_futures_schedule(sink);
         self.expire_due(sink);
         self.run_dead_man_switches(sink);
+        self.run_activations(sink);
         self.publish_tops(sink);
         let result = match command {
             Command::CreateHolder => {
@@ -304,6 +316,8 @@ impl Engine {
                 self.set_instrument_state(*instrument, *state, sink)
             }
             Command::PlaceOrder(order) => self.place(order, sink),
+            Command::PlaceOco { first, second } => self.place_oco(first, second, sink),
+            Command::PlaceBracket { entry, exits } => self.place_bracket(entry, exits, sink),
             Command::AmendOrder {
                 account,
                 order,
@@ -327,6 +341,7 @@ impl Engine {
                 Ok(Applied::default())
             }
         };
+        self.run_activations(sink);
         self.run_mark_triggers(sink);
         self.publish_tops(sink);
         if let Err(error) = result {

@@ -121,12 +121,43 @@ pub(super) fn check_min_size(
     Ok(())
 }
 
+/// What the checks of a new order decided, before anything changed.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct EntryPlan {
+    stp: StpMode,
+    counted: bool,
+    /// Accepted, then ended at once by its time in force.
+    refused_at_entry: Option<CancelReason>,
+    trailing: Option<(super::triggers::Trailing, Price)>,
+    /// Currency and amount reserved at acceptance.
+    pub(super) reservation: Option<(CurrencyId, i64)>,
+    futures: bool,
+}
+
+impl EntryPlan {
+    /// Whether it counts against its holder's open-order limit.
+    pub(super) fn counted(&self) -> bool {
+        self.counted
+    }
+}
+
 impl Engine {
     pub(super) fn place<S: EventSink>(
         &mut self,
         o: &NewOrder,
         sink: &mut S,
     ) -> Result<Applied, EngineError> {
+        let plan = self.plan_entry(o)?;
+        let slot = self.admit(o, &plan, sink);
+        let applied = self.start(slot, &plan, sink);
+        self.settle_entries(o.instrument, sink);
+        Ok(applied)
+    }
+
+    /// Every check of a new order, changing nothing: validity, market state, account,
+    /// open-order limit, time in force as the book stands, reduce-only, trailing reference
+    /// and the reservation (with the funds to cover it).
+    pub(super) fn plan_entry(&self, o: &NewOrder) -> Result<EntryPlan, EngineError> {
         let inst = self.instrument(o.instrument)?;
         validate(inst, o, self.now)?;
         match inst.state {
@@ -192,38 +223,65 @@ impl Engine {
         } else {
             None
         };
+        Ok(EntryPlan {
+            stp,
+            counted,
+            refused_at_entry,
+            trailing,
+            reservation,
+            futures: futures.is_some(),
+        })
+    }
 
+    /// Accepts a planned order: its record, `OrderAccepted` and its reservation.
+    pub(super) fn admit<S: EventSink>(
+        &mut self,
+        o: &NewOrder,
+        plan: &EntryPlan,
+        sink: &mut S,
+    ) -> u32 {
         let mut entry = *o;
-        if let Some((_, trigger)) = trailing {
+        if let Some((_, trigger)) = plan.trailing {
             entry.trigger_price = Some(trigger);
         }
-        let slot = self.accept(&entry, stp, counted, sink);
-        let handle = self.orders[slot as usize].handle();
-        if let Some((currency, need)) = reservation.filter(|r| r.1 > 0) {
+        let slot = self.accept(&entry, plan.stp, plan.counted, sink);
+        if let Some((currency, need)) = plan.reservation.filter(|r| r.1 > 0) {
             self.orders[slot as usize].reserved = need;
-            if futures.is_some() {
+            if plan.futures {
                 self.futures.account_mut(o.account).order_margin += need;
             }
             self.lock(o.account, currency, need, sink);
         }
-        if let Some(reason) = refused_at_entry {
+        slot
+    }
+
+    /// Sets an admitted order going: ended at once when its time in force refused it, held
+    /// when it waits for a trigger, else matched (and rested or ended).
+    pub(super) fn start<S: EventSink>(
+        &mut self,
+        slot: u32,
+        plan: &EntryPlan,
+        sink: &mut S,
+    ) -> Applied {
+        let o = &self.orders[slot as usize];
+        let (handle, trigger) = (o.handle(), o.order_type.is_trigger());
+        if let Some(reason) = plan.refused_at_entry {
             self.end_taker(slot, reason, sink);
-            return Ok(Applied {
+            return Applied {
                 order: Some(handle),
                 rejected: reason.refusal(),
                 ..Applied::default()
-            });
+            };
         }
-        if o.order_type.is_trigger() {
-            self.hold_trigger(slot, trailing.map(|(terms, _)| terms));
+        if trigger {
+            self.hold_trigger(slot, plan.trailing.map(|(terms, _)| terms));
         } else {
             self.enter(slot, sink);
         }
-        self.run_triggers(o.instrument, sink);
-        Ok(Applied {
+        Applied {
             order: Some(handle),
             ..Applied::default()
-        })
+        }
     }
 
     /// What a spot order reserves (quote for a buy, base for a sell), checked against the
@@ -251,7 +309,7 @@ impl Engine {
     }
 
     /// Creates the live order record and emits `OrderAccepted`.
-    fn accept<S: EventSink>(
+    pub(super) fn accept<S: EventSink>(
         &mut self,
         o: &NewOrder,
         stp: StpMode,

@@ -115,6 +115,15 @@ impl Engine {
                 hash_order(&mut h, &self.orders[slot as usize]);
             }
         }
+        for (&id, link) in &self.links {
+            h.u64(id);
+            h.u64(link.peer.map_or(0, |p| p.id));
+            if let Some(e) = link.exits {
+                h.i64(e.take_profit.0);
+                h.i64(e.stop_loss.0);
+                h.opt_i64(e.stop_limit.map(|p| p.0));
+            }
+        }
         for (&id, display) in &self.displays {
             h.u64(id);
             h.i64(display.0);

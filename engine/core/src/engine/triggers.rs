@@ -172,7 +172,12 @@ impl Engine {
             trigger_price: o.trigger_price,
             price: o.price(),
         };
+        let id = self.orders[slot as usize].id;
         self.emit(sink, event);
+        if !self.links.is_empty() {
+            // Firing counts as the leg's turn: its OCO peer is cancelled.
+            self.resolve_oco(id, sink);
+        }
         let refused = match self.entry_at_trigger(slot, sink) {
             Err(error) => Some(CancelReason::TriggerRefused(error)),
             Ok(()) => self.refused_by_time_in_force(slot),
@@ -240,7 +245,9 @@ impl Engine {
                 _ => Err(EngineError::ReduceOnlyWouldIncrease),
             };
         }
-        if o.order_type.reserves_at_entry() {
+        // What reserved when placed holds its reservation; the rest reserve now (market
+        // types, trailing orders, and OCO trigger legs, whose peer has just freed its own).
+        if o.reserved != 0 {
             return Ok(());
         }
         let request = self.request_of(slot);
@@ -287,7 +294,7 @@ impl Engine {
         for m in 0..self.futures.markets.len() {
             let instrument = self.futures.markets[m].instrument;
             if self.books[usize::from(instrument.0)].on_mark.len() > 0 {
-                self.run_triggers(instrument, sink);
+                self.settle_entries(instrument, sink);
             }
         }
     }

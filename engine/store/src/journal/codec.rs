@@ -7,8 +7,10 @@ use matchbook_core::InstrumentState;
 use matchbook_core::account::AccountKind;
 use matchbook_core::fixed::{Price, Qty};
 use matchbook_core::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
+use matchbook_core::{
+    BracketExits, NewOrder, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef,
+};
 use matchbook_core::{CancelScope, Command};
-use matchbook_core::{NewOrder, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef};
 
 /// Why a record's payload could not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -223,6 +225,48 @@ fn read_order(r: &mut Reader<'_>) -> Result<NewOrder, DecodeError> {
     })
 }
 
+/// Whether an order needs tag 20's extensions.
+fn is_extended(o: &NewOrder) -> bool {
+    o.trigger_ref != TriggerRef::LastPrice
+        || o.trail.is_some()
+        || o.limit_offset.is_some()
+        || o.display.is_some()
+}
+
+/// The extensions of tag 20: trigger reference, trail, limit offset, display.
+fn write_extensions(w: &mut Writer<'_>, o: &NewOrder) {
+    w.u8(index_of(&REFERENCES, &o.trigger_ref));
+    match o.trail {
+        None => w.u8(0),
+        Some(Trail::Price(p)) => {
+            w.u8(1);
+            w.i64(p.0);
+        }
+        Some(Trail::Bps(bps)) => {
+            w.u8(2);
+            w.u32(bps);
+        }
+    }
+    w.opt_i64(o.limit_offset.map(|p| p.0));
+    w.opt_i64(o.display.map(|q| q.0));
+}
+
+/// An order with the extensions [`write_extensions`] wrote after it.
+fn read_extended(r: &mut Reader<'_>) -> Result<NewOrder, DecodeError> {
+    let mut o = read_order(r)?;
+    o.trigger_ref = r.pick(&REFERENCES)?;
+    let at = r.at;
+    o.trail = match r.u8()? {
+        0 => None,
+        1 => Some(Trail::Price(Price(r.i64()?))),
+        2 => Some(Trail::Bps(r.u32()?)),
+        v => return Err(DecodeError::Unknown(v, at)),
+    };
+    o.limit_offset = r.opt_i64()?.map(Price);
+    o.display = r.opt_i64()?.map(Qty);
+    Ok(o)
+}
+
 /// Appends the encoding of `command` to `out`.
 pub fn encode(command: &Command, out: &mut Vec<u8>) {
     let mut w = Writer(out);
@@ -295,30 +339,28 @@ pub fn encode(command: &Command, out: &mut Vec<u8>) {
         }
         Command::PlaceOrder(o) => {
             // Tag 11 is the order as format 1 wrote it; tag 20 adds the trigger terms and an
-            // iceberg's display, so
-            // journals of plain orders keep their bytes.
-            let extended = o.trigger_ref != TriggerRef::LastPrice
-                || o.trail.is_some()
-                || o.limit_offset.is_some()
-                || o.display.is_some();
+            // iceberg's display, so journals of plain orders keep their bytes.
+            let extended = is_extended(o);
             w.u8(if extended { 20 } else { 11 });
             write_order(&mut w, o);
             if extended {
-                w.u8(index_of(&REFERENCES, &o.trigger_ref));
-                match o.trail {
-                    None => w.u8(0),
-                    Some(Trail::Price(p)) => {
-                        w.u8(1);
-                        w.i64(p.0);
-                    }
-                    Some(Trail::Bps(bps)) => {
-                        w.u8(2);
-                        w.u32(bps);
-                    }
-                }
-                w.opt_i64(o.limit_offset.map(|p| p.0));
-                w.opt_i64(o.display.map(|q| q.0));
+                write_extensions(&mut w, o);
             }
+        }
+        Command::PlaceOco { first, second } => {
+            w.u8(21);
+            for o in [first, second.as_ref()] {
+                write_order(&mut w, o);
+                write_extensions(&mut w, o);
+            }
+        }
+        Command::PlaceBracket { entry, exits } => {
+            w.u8(22);
+            write_order(&mut w, entry);
+            write_extensions(&mut w, entry);
+            w.i64(exits.take_profit.0);
+            w.i64(exits.stop_loss.0);
+            w.opt_i64(exits.stop_limit.map(|p| p.0));
         }
         Command::AmendOrder {
             account,
@@ -444,20 +486,19 @@ pub fn decode(bytes: &[u8]) -> Result<Command, DecodeError> {
             state: r.pick(&STATES)?,
         },
         11 => Command::PlaceOrder(read_order(&mut r)?),
-        20 => {
-            let mut o = read_order(&mut r)?;
-            o.trigger_ref = r.pick(&REFERENCES)?;
-            let at = r.at;
-            o.trail = match r.u8()? {
-                0 => None,
-                1 => Some(Trail::Price(Price(r.i64()?))),
-                2 => Some(Trail::Bps(r.u32()?)),
-                v => return Err(DecodeError::Unknown(v, at)),
-            };
-            o.limit_offset = r.opt_i64()?.map(Price);
-            o.display = r.opt_i64()?.map(Qty);
-            Command::PlaceOrder(o)
-        }
+        20 => Command::PlaceOrder(read_extended(&mut r)?),
+        21 => Command::PlaceOco {
+            first: read_extended(&mut r)?,
+            second: Box::new(read_extended(&mut r)?),
+        },
+        22 => Command::PlaceBracket {
+            entry: read_extended(&mut r)?,
+            exits: BracketExits {
+                take_profit: Price(r.i64()?),
+                stop_loss: Price(r.i64()?),
+                stop_limit: r.opt_i64()?.map(Price),
+            },
+        },
         12 => Command::AmendOrder {
             account: AccountId(r.u32()?),
             order: r.order_ref()?,

@@ -108,10 +108,40 @@ fn every_command() -> Vec<Command> {
 }
 
 /// Orders with the extensions of tag 20 (not in the committed format-1 journal): each kind
-/// of trail, a mark-price reference, a limit offset and an iceberg display.
+/// of trail, a mark-price reference, a limit offset and an iceberg display; an OCO pair and
+/// brackets (tags 21 and 22).
 fn extended_orders() -> Vec<Command> {
     let a = AccountId(7);
+    let limit = NewOrder::limit(a, InstrumentId(0), Side::Sell, Price(9), Qty(2));
     vec![
+        Command::PlaceOco {
+            first: limit,
+            second: Box::new(NewOrder {
+                order_type: matchbook_core::OrderType::StopMarket,
+                price: None,
+                trigger_price: Some(Price(5)),
+                ..limit
+            }),
+        },
+        Command::PlaceBracket {
+            entry: NewOrder {
+                display: Some(Qty(1)),
+                ..limit
+            },
+            exits: matchbook_core::BracketExits {
+                take_profit: Price(3),
+                stop_loss: Price(12),
+                stop_limit: Some(Price(13)),
+            },
+        },
+        Command::PlaceBracket {
+            entry: limit,
+            exits: matchbook_core::BracketExits {
+                take_profit: Price(3),
+                stop_loss: Price(12),
+                stop_limit: None,
+            },
+        },
         Command::PlaceOrder(NewOrder {
             order_type: matchbook_core::OrderType::TrailingStopLimit,
             price: None,

@@ -73,6 +73,35 @@ fn busy_engine_with(format: u8) -> (Engine, MarketData) {
         );
         iceberg.display = Some(Qty(10_000));
         commands.extend([trailing, on_mark, iceberg].map(Command::PlaceOrder));
+        // A one-cancels-the-other pair and a bracket waiting for its entry.
+        let first = NewOrder::limit(
+            AccountId(0),
+            InstrumentId(0),
+            Side::Sell,
+            Price(5_200_000),
+            Qty(10_000),
+        );
+        let mut second = first;
+        second.order_type = OrderType::StopMarket;
+        second.price = None;
+        second.trigger_price = Some(Price(4_000_000));
+        commands.push(Command::PlaceOco {
+            first,
+            second: Box::new(second),
+        });
+        let entry = NewOrder::limit(
+            AccountId(1),
+            InstrumentId(0),
+            Side::Buy,
+            Price(4_500_000),
+            Qty(10_000),
+        );
+        let exits = matchbook_core::BracketExits {
+            take_profit: Price(5_500_000),
+            stop_loss: Price(4_200_000),
+            stop_limit: None,
+        };
+        commands.push(Command::PlaceBracket { entry, exits });
     }
     let mut events = Vec::new();
     for (i, command) in commands.iter().enumerate() {

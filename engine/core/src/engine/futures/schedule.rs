@@ -250,7 +250,7 @@ impl Engine {
             .map(|(slot, _)| slot as u32)
             .collect();
         for slot in slots {
-            self.cancel_live(slot, CancelReason::InstrumentClosed, sink);
+            self.cancel_if_live(slot, CancelReason::InstrumentClosed, sink);
         }
         let mark = self.mark_price(m);
         let collateral = self.futures.markets[m].collateral;
@@ -351,7 +351,7 @@ impl Engine {
             .map(|(slot, _)| slot as u32)
             .collect();
         for slot in slots {
-            self.cancel_live(slot, CancelReason::Requested, sink);
+            self.cancel_if_live(slot, CancelReason::Requested, sink);
         }
         for m in 0..self.futures.markets.len() {
             let Some(p) = self

@@ -219,7 +219,10 @@ impl Engine {
         let mut terms: Vec<OrderTermsImage> = (self.orders.iter())
             .map(|(_, o)| (o, self.trails.get(&o.id), self.displays.get(&o.id)))
             .filter(|(o, trail, display)| {
-                o.trigger_ref != TriggerRef::LastPrice || trail.is_some() || display.is_some()
+                o.trigger_ref != TriggerRef::LastPrice
+                    || trail.is_some()
+                    || display.is_some()
+                    || self.links.contains_key(&o.id)
             })
             .map(|(o, trail, display)| OrderTermsImage {
                 order: o.id,
@@ -229,6 +232,8 @@ impl Engine {
                 extreme: trail.map_or(Price(0), |t| t.extreme),
                 display: display.copied().unwrap_or(Qty(0)),
                 shown: o.shown,
+                peer: self.links.get(&o.id).and_then(|l| l.peer).map(|p| p.id),
+                exits: self.links.get(&o.id).and_then(|l| l.exits),
             })
             .collect();
         terms.sort_by_key(|t| t.order);
@@ -243,7 +248,22 @@ impl Engine {
             .collect();
         self.trails.clear();
         self.displays.clear();
+        self.links.clear();
         for t in saved {
+            if t.peer.is_some() || t.exits.is_some() {
+                let peer = match t.peer {
+                    Some(id) => match slots.get(&id) {
+                        Some(&slot) => Some(self.orders[slot as usize].handle()),
+                        None => return refuse("an order linked to one that is not live"),
+                    },
+                    None => None,
+                };
+                let link = super::contingent::Link {
+                    peer,
+                    exits: t.exits,
+                };
+                self.links.insert(t.order, link);
+            }
             let Some(&slot) = slots.get(&t.order) else {
                 return refuse("order terms of an order that is not live");
             };
