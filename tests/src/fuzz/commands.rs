@@ -151,6 +151,7 @@ impl World {
         }
         if let Ok(a) = &applied {
             self.orders.extend(a.order);
+            self.orders.extend(a.linked);
             self.accounts.extend(a.account);
         }
         applied
@@ -245,7 +246,7 @@ impl World {
                     order.expire_at =
                         Some(Timestamp(self.time + i64::from(input.u8()) * 1_000_000_000));
                 }
-                Command::PlaceOrder(order)
+                contingent(order, step, input.u8())
             }
             7 => Command::CancelOrder {
                 account: self.account(input),
@@ -495,5 +496,44 @@ impl World {
             let _ = self.apply(command.clone());
             self.audit(&command);
         }
+    }
+}
+
+/// Now and then the order as one leg of an OCO pair (with a stop on the same side, or a
+/// leg on the other side the engine refuses) or as a bracket's entry (exits on either
+/// side, with or without a stop limit).
+fn contingent(order: NewOrder, step: i64, shape: u8) -> Command {
+    let price = order.price.unwrap_or(Price(step * 500)).0;
+    match shape % 8 {
+        0 => {
+            let mut second = order;
+            second.order_type = OrderType::StopMarket;
+            second.price = None;
+            second.trigger_price = Some(Price((price - step * 2).max(1)));
+            second.client_id = None;
+            if shape & 0x80 != 0 {
+                second.side = second.side.opposite();
+            }
+            Command::PlaceOco {
+                first: order,
+                second: Box::new(second),
+            }
+        }
+        1 => {
+            let away = step * i64::from(shape >> 4).max(1);
+            let (take_profit, stop_loss) = match (order.side, shape & 0x08 != 0) {
+                (Side::Buy, true) | (Side::Sell, false) => (price + away, price - away),
+                _ => (price - away, price + away),
+            };
+            Command::PlaceBracket {
+                entry: order,
+                exits: matchbook::BracketExits {
+                    take_profit: Price(take_profit.max(1)),
+                    stop_loss: Price(stop_loss.max(1)),
+                    stop_limit: (shape & 0x04 != 0).then_some(Price(stop_loss.max(1))),
+                },
+            }
+        }
+        _ => Command::PlaceOrder(order),
     }
 }
