@@ -8,11 +8,12 @@
 //! toward the last trade), cancel and move targets drawn from the oldest live orders.
 //! `deep-book` is the same mix held around 100,000 resting orders.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use matchbook::{
-    AccountId, Command, Engine, EngineConfig, Event, EventRecord, InstrumentId, InstrumentKind,
-    InstrumentSpec, InstrumentState, NewOrder, OrderRef, Price, Qty, Side, TimeInForce, Timestamp,
+    AccountId, BracketExits, Command, Engine, EngineConfig, Event, EventRecord, InstrumentId,
+    InstrumentKind, InstrumentSpec, InstrumentState, NewOrder, OrderRef, OrderType, Price, Qty,
+    Side, TimeInForce, Timestamp, Trail,
 };
 
 use crate::rng::SplitMix64;
@@ -130,6 +131,10 @@ struct Generator {
     last: i64,
     clock: usize,
     events: Vec<EventRecord>,
+    /// Share of measured commands that are the order types beyond the exchange-core mix.
+    new_types: f64,
+    /// Held trigger orders, oldest first (some may have fired or ended since).
+    held: VecDeque<(OrderRef, AccountId)>,
 }
 
 impl Generator {
@@ -192,7 +197,82 @@ impl Generator {
         self.live.values().nth(k).copied()
     }
 
+    /// An order of the types beyond the exchange-core mix, around the last trade: an
+    /// iceberg, a stop-market, a take-profit limit, a trailing stop, an OCO exit pair or a
+    /// bracket with an immediate entry; or, once 400 are held, a cancel of the oldest held.
+    fn new_type(&mut self) -> Command {
+        if self.held.len() > 400
+            && let Some((order, account)) = self.held.pop_front()
+        {
+            return Command::CancelOrder { account, order };
+        }
+        let side = if self.rng.chance(0.5) {
+            Side::Buy
+        } else {
+            Side::Sell
+        };
+        let (account, amount) = (self.account(), Qty(self.size().0 + 1));
+        let away = 1 + self.rng.below((self.profile.price_span / 4).max(1) as u64) as i64;
+        let last = self.last;
+        // Passive prices and take-profit triggers lie on the order's own side of the last
+        // trade; stop triggers on the other side.
+        let (passive, stop) = match side {
+            Side::Buy => ((last - away).max(1), last + away),
+            Side::Sell => (last + away, (last - away).max(1)),
+        };
+        let limit = NewOrder::limit(account, INSTRUMENT, side, Price(passive), amount);
+        let stop_market = NewOrder {
+            order_type: OrderType::StopMarket,
+            price: None,
+            trigger_price: Some(Price(stop)),
+            ..limit
+        };
+        match self.rng.below(6) {
+            0 => Command::PlaceOrder(NewOrder {
+                display: Some(Qty(1)),
+                ..limit
+            }),
+            1 => Command::PlaceOrder(stop_market),
+            2 => Command::PlaceOrder(NewOrder {
+                order_type: OrderType::TakeProfit,
+                trigger_price: Some(Price(passive)),
+                ..limit
+            }),
+            3 => Command::PlaceOrder(NewOrder {
+                order_type: OrderType::TrailingStop,
+                price: None,
+                trail: Some(Trail::Price(Price(away))),
+                ..limit
+            }),
+            4 => Command::PlaceOco {
+                first: limit,
+                second: Box::new(stop_market),
+            },
+            _ => {
+                let reach = match side {
+                    Side::Buy => last + 1 + self.rng.below(8) as i64,
+                    Side::Sell => (last - 1 - self.rng.below(8) as i64).max(1),
+                };
+                let entry = NewOrder::limit(account, INSTRUMENT, side, Price(reach), amount)
+                    .with_tif(TimeInForce::ImmediateOrCancelled);
+                let (take_profit, stop_loss) = match side {
+                    Side::Buy => (last + 2 * away, (last - away).max(1)),
+                    Side::Sell => ((last - 2 * away).max(1), last + away),
+                };
+                let exits = BracketExits {
+                    take_profit: Price(take_profit),
+                    stop_loss: Price(stop_loss),
+                    stop_limit: None,
+                };
+                Command::PlaceBracket { entry, exits }
+            }
+        }
+    }
+
     fn next_command(&mut self) -> Command {
+        if self.new_types > 0.0 && self.rng.chance(self.new_types) {
+            return self.new_type();
+        }
         let n = self.live.len();
         let target = self.profile.target_orders;
         let gtc = if n < target * 95 / 100 {
@@ -244,6 +324,9 @@ impl Generator {
         self.clock += 1;
         for record in &self.events {
             match record.event {
+                Event::OrderAccepted(a) if a.order_type.is_trigger() => {
+                    self.held.push_back((a.order, a.account));
+                }
                 Event::OrderBooked {
                     order, price, side, ..
                 } => {
@@ -313,7 +396,61 @@ fn generate_with(profile: Profile, seed: u64, n: usize, balances: bool) -> Workl
     generate_from(profile, seed, n, bench_config(balances))
 }
 
+/// As [`generate`] (or [`generate_funded`]), with `share` of the measured commands
+/// replaced by the order types beyond the exchange-core mix: icebergs, stop-markets,
+/// take-profits, trailing stops, OCO exit pairs and brackets (and cancels of the oldest
+/// held triggers, so about 400 stay held).
+pub fn generate_with_new_types(
+    profile: Profile,
+    seed: u64,
+    n: usize,
+    balances: bool,
+    share: f64,
+) -> Workload {
+    mixed_from(profile, seed, n, bench_config(balances), share, &[])
+}
+
+/// As [`generate`] (or [`generate_funded`]), with `count` stop-market orders placed at
+/// set-up (before the book is filled, so the stream's handles account for them), parked so
+/// far from the price that no trade reaches them: sell stops near the bottom of the range,
+/// buy stops near its top. What held triggers cost a stream that never fires them.
+pub fn generate_with_parked_triggers(
+    profile: Profile,
+    seed: u64,
+    n: usize,
+    balances: bool,
+    count: usize,
+) -> Workload {
+    let parked = (0..count).map(|i| {
+        let (side, trigger) = if i % 2 == 0 {
+            (Side::Sell, 1 + (i % 1_000) as i64)
+        } else {
+            (Side::Buy, 900_000_000 - (i % 1_000) as i64)
+        };
+        let account = AccountId((i as u32) % profile.accounts);
+        Command::PlaceOrder(NewOrder {
+            order_type: OrderType::StopMarket,
+            price: None,
+            trigger_price: Some(Price(trigger)),
+            ..NewOrder::limit(account, INSTRUMENT, side, Price(1), Qty(1))
+        })
+    });
+    let parked: Vec<Command> = parked.collect();
+    mixed_from(profile, seed, n, bench_config(balances), 0.0, &parked)
+}
+
 fn generate_from(profile: Profile, seed: u64, n: usize, config: EngineConfig) -> Workload {
+    mixed_from(profile, seed, n, config, 0.0, &[])
+}
+
+fn mixed_from(
+    profile: Profile,
+    seed: u64,
+    n: usize,
+    config: EngineConfig,
+    share: f64,
+    parked: &[Command],
+) -> Workload {
     let balances = config.enforce_balances;
     let mut g = Generator {
         profile,
@@ -323,6 +460,8 @@ fn generate_from(profile: Profile, seed: u64, n: usize, config: EngineConfig) ->
         last: START_PRICE,
         clock: 0,
         events: Vec::new(),
+        new_types: share,
+        held: VecDeque::new(),
     };
     let mut setup = Vec::with_capacity(profile.accounts as usize + profile.target_orders);
     for _ in 0..profile.accounts {
@@ -348,6 +487,10 @@ fn generate_from(profile: Profile, seed: u64, n: usize, config: EngineConfig) ->
                 setup.push(deposit);
             }
         }
+    }
+    for command in parked {
+        g.apply(command);
+        setup.push(command.clone());
     }
     while g.live.len() < profile.target_orders {
         let command = g.passive();

@@ -64,6 +64,11 @@ pub fn order_body(markets: &Markets, r: &OrderRecord, form: OrderForm) -> Option
         trailing_offset_bps: None,
         limit_offset: None,
         display_amount: None,
+        linked_order_id: None,
+        parent_order_id: None,
+        take_profit_price: None,
+        stop_loss_price: None,
+        stop_loss_limit_price: None,
         origin: full.then_some("API"),
         time_nanos: full.then(|| iso_nanos(r.created)),
         time_last_updated_nanos: full.then(|| iso_nanos(r.updated)),
@@ -82,6 +87,14 @@ pub fn add_order_terms(
         return;
     };
     body.display_amount = terms.display.map(|q| market.qty(q));
+    let order_id = |handle| Uuid::of_order(handle).to_string();
+    body.linked_order_id = terms.peer.map(order_id);
+    body.parent_order_id = terms.parent.map(order_id);
+    if let Some(exits) = terms.exits {
+        body.take_profit_price = Some(market.price(exits.take_profit));
+        body.stop_loss_price = Some(market.price(exits.stop_loss));
+        body.stop_loss_limit_price = exits.stop_limit.map(|p| market.price(p));
+    }
     if !r.accepted.order_type.is_trigger() {
         return;
     }

@@ -116,6 +116,10 @@ async fn a_bracket_places_its_exits_and_an_oco_pair_ends_together() {
         })
         .collect();
     exits.sort();
+    let parents: Vec<&str> = (open["order_history"].as_array().into_iter().flatten())
+        .filter_map(|e| e["order"]["parent_order_id"].as_str())
+        .collect();
+    assert_eq!(parents.len(), 2, "both exits name their entry: {open}");
     assert_eq!(
         exits,
         [
@@ -138,6 +142,8 @@ async fn a_bracket_places_its_exits_and_an_oco_pair_ends_together() {
         .to_owned();
     assert!(!second.is_empty(), "{ack}");
     let first = ack["order_id"].as_str().unwrap_or_default();
+    let leg = record(&x, &key, &ack, "order_id").await;
+    assert_eq!(leg["linked_order_id"], second.as_str(), "{leg}");
     let (s, body) = x.delete(&format!("/v1/account/orders/{first}"), &key).await;
     assert_eq!(s, StatusCode::OK, "{body}");
     let (_, leg) = x

@@ -382,6 +382,10 @@ pub struct Order {
     /// reference than the last price).
     #[serde(skip)]
     pub(crate) trigger_ref: TriggerRef,
+    /// Rests as an iceberg (its shown part is `shown`): a flag in the first line, so book
+    /// operations on plain orders never read the second.
+    #[serde(skip)]
+    pub(crate) iceberg: bool,
     /// Limit price; `Price(0)` for a market order without a protection price.
     pub(crate) price: Price,
     pub(crate) amount: Qty,
@@ -506,7 +510,7 @@ impl Order {
     /// What the book shows of it: an iceberg's shown part, else all that remains.
     #[inline]
     pub fn visible(&self) -> Qty {
-        if self.shown.0 > 0 {
+        if self.iceberg {
             self.shown
         } else {
             self.remaining()
@@ -515,7 +519,7 @@ impl Order {
     /// Whether it is an iceberg resting with a hidden reserve or a shown part.
     #[inline]
     pub fn is_iceberg(&self) -> bool {
-        self.shown.0 > 0
+        self.iceberg
     }
     /// The price bound used while matching: the limit, or no bound for a bare market order.
     #[inline]
@@ -545,6 +549,7 @@ impl crate::persist::slab_image::Filler for Order {
             state: LiveState::Resting,
             reduce_only: false,
             trigger_ref: TriggerRef::LastPrice,
+            iceberg: false,
             price: Price(0),
             amount: Qty(0),
             filled: Qty(0),

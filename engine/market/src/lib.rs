@@ -18,7 +18,7 @@ use futures::{FundingPayment, FuturesHistory, SettledRate};
 use matchbook_core::fixed::Price;
 use matchbook_core::{Event, EventRecord};
 use matchbook_core::{InstrumentId, Timestamp};
-use order_terms::{OrderTerms, OrderTermsStore};
+use order_terms::OrderTermsStore;
 use orders::OrderStore;
 use period::{GRANULARITIES, Granularity};
 use query::{DAY, QueryError};
@@ -274,22 +274,9 @@ impl MarketData {
                         .trigger_moved(order.id, trigger_price, time, seq);
                     self.instrument(instrument, seq);
                 }
-                Event::OrderTerms {
-                    order,
-                    reference,
-                    trail,
-                    limit_offset,
-                    display,
-                    ..
-                } => {
-                    let terms = OrderTerms {
-                        reference,
-                        trail,
-                        limit_offset,
-                        display,
-                    };
-                    self.order_terms.insert(order.id, terms);
-                }
+                Event::OrderTerms { .. }
+                | Event::OrdersLinked { .. }
+                | Event::BracketPlaced { .. } => self.order_terms.on_event(&record.event),
                 Event::OrderBooked { instrument, .. } => {
                     self.instrument(instrument, seq);
                 }

@@ -1,14 +1,16 @@
 //! Terms of orders beyond their accepted record: the mark-price reference, a trailing
-//! order's trail and limit offset, an iceberg's display. Kept as long as their order's history record.
+//! order's trail and limit offset, an iceberg's display, the other leg of a
+//! one-cancels-the-other pair, a bracket's exits (or, for an exit, its entry). Kept as long
+//! as their order's history record.
 
 use std::collections::BTreeMap;
 
-use matchbook_core::{Price, Qty, Trail, TriggerRef};
+use matchbook_core::{BracketExits, Event, OrderRef, Price, Qty, Trail, TriggerRef};
 
 use super::orders::OrderStore;
 
 /// Terms of one order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OrderTerms {
     /// The price it watches.
     pub reference: TriggerRef,
@@ -18,6 +20,12 @@ pub struct OrderTerms {
     pub limit_offset: Option<Price>,
     /// An iceberg's displayed amount.
     pub display: Option<Qty>,
+    /// The other leg of its one-cancels-the-other pair.
+    pub peer: Option<OrderRef>,
+    /// The bracket entry whose exit it is.
+    pub parent: Option<OrderRef>,
+    /// A bracket entry's exits.
+    pub exits: Option<BracketExits>,
 }
 
 /// Terms by order number, for the orders that have any.
@@ -30,6 +38,40 @@ impl OrderTermsStore {
     /// Records an accepted order's terms.
     pub fn insert(&mut self, order: u64, terms: OrderTerms) {
         self.terms.insert(order, terms);
+    }
+
+    /// Takes in the events that carry terms (`OrderTerms`, `OrdersLinked`,
+    /// `BracketPlaced`); ignores the rest.
+    pub fn on_event(&mut self, event: &Event) {
+        match *event {
+            Event::OrderTerms {
+                order,
+                reference,
+                trail,
+                limit_offset,
+                display,
+                ..
+            } => {
+                let terms = self.terms.entry(order.id).or_default();
+                (terms.reference, terms.trail) = (reference, trail);
+                (terms.limit_offset, terms.display) = (limit_offset, display);
+            }
+            Event::OrdersLinked {
+                first,
+                second,
+                parent,
+                ..
+            } => {
+                for (own, peer) in [(first, second), (second, first)] {
+                    let terms = self.terms.entry(own.id).or_default();
+                    (terms.peer, terms.parent) = (Some(peer), parent);
+                }
+            }
+            Event::BracketPlaced { order, exits, .. } => {
+                self.terms.entry(order.id).or_default().exits = Some(exits);
+            }
+            _ => {}
+        }
     }
 
     /// An order's terms, if it has any.

@@ -72,6 +72,21 @@ pub struct OrderBody {
     /// Extension: an iceberg's displayed amount.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub display_amount: Option<String>,
+    /// Extension: the other leg of its one-cancels-the-other pair.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub linked_order_id: Option<String>,
+    /// Extension: the bracket entry whose exit it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_order_id: Option<String>,
+    /// Extension: a bracket entry's take-profit price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub take_profit_price: Option<String>,
+    /// Extension: a bracket entry's stop-loss trigger.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_loss_price: Option<String>,
+    /// Extension: a bracket entry's stop-loss limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_loss_limit_price: Option<String>,
     /// Origin, `API` (by id or client id only).
     #[serde(rename = "order_type", skip_serializing_if = "Option::is_none")]
     pub origin: Option<&'static str>,

@@ -97,6 +97,7 @@ impl Engine {
             o.price = new_price;
             o.state = LiveState::Taking;
             o.shown = crate::fixed::Qty(0);
+            o.iceberg = false;
             o.updated = now;
         } else {
             o.amount = new_amount;

@@ -118,6 +118,7 @@ impl Engine {
         o.state = LiveState::Resting;
         if let Some(display) = display {
             o.shown = Qty(display.0.min(o.remaining().0));
+            o.iceberg = true;
         }
         let (instrument, side, price, remaining, handle) =
             (o.instrument, o.side, o.price, o.visible(), o.handle());
@@ -216,7 +217,7 @@ impl Engine {
             maker.filled_notional.0 += notional.0;
             maker.updated = now;
             // An iceberg whose shown part is used up shows its next part (below).
-            let replenish = maker.shown.0 > 0 && {
+            let replenish = maker.iceberg && {
                 maker.shown.0 -= qty.0;
                 maker.shown.0 == 0
             };

@@ -380,8 +380,9 @@ impl Engine {
         Ok(Applied::default())
     }
 
-    /// Stamps and writes one event; returns its sequence number.
-    #[inline]
+    /// Stamps and writes one event; returns its sequence number. Always inlined: the
+    /// event is built in place in the sink rather than copied through a call.
+    #[inline(always)]
     pub(crate) fn emit<S: EventSink>(&mut self, sink: &mut S, event: Event) -> u64 {
         self.seq += 1;
         sink.push(EventRecord {

@@ -157,6 +157,7 @@ impl Engine {
     /// Every check of a new order, changing nothing: validity, market state, account,
     /// open-order limit, time in force as the book stands, reduce-only, trailing reference
     /// and the reservation (with the funds to cover it).
+    #[inline]
     pub(super) fn plan_entry(&self, o: &NewOrder) -> Result<EntryPlan, EngineError> {
         let inst = self.instrument(o.instrument)?;
         validate(inst, o, self.now)?;
@@ -218,7 +219,7 @@ impl Engine {
             let collateral = self.futures.markets[usize::from(m)].collateral;
             self.enforce_balances.then_some((collateral, need as i64))
         } else if self.enforce_balances {
-            let (currency, need) = self.spot_need(o)?;
+            let (currency, need) = self.spot_need(o, stp)?;
             Some((currency, need as i64))
         } else {
             None
@@ -234,6 +235,7 @@ impl Engine {
     }
 
     /// Accepts a planned order: its record, `OrderAccepted` and its reservation.
+    #[inline]
     pub(super) fn admit<S: EventSink>(
         &mut self,
         o: &NewOrder,
@@ -257,6 +259,7 @@ impl Engine {
 
     /// Sets an admitted order going: ended at once when its time in force refused it, held
     /// when it waits for a trigger, else matched (and rested or ended).
+    #[inline]
     pub(super) fn start<S: EventSink>(
         &mut self,
         slot: u32,
@@ -285,9 +288,14 @@ impl Engine {
     }
 
     /// What a spot order reserves (quote for a buy, base for a sell), checked against the
-    /// account's available balance: a market buy the cost of taking its amount now.
-    pub(super) fn spot_need(&self, o: &NewOrder) -> Result<(CurrencyId, i128), EngineError> {
-        let stp = o.stp.unwrap_or(self.accounts.core(o.account)?.stp);
+    /// account's available balance: a market buy the cost of taking its amount now (under
+    /// the buyer's self-trade prevention `stp`).
+    #[inline]
+    pub(super) fn spot_need(
+        &self,
+        o: &NewOrder,
+        stp: StpMode,
+    ) -> Result<(CurrencyId, i128), EngineError> {
         let market_cost = match (o.side, o.price) {
             (Side::Buy, None) => self.market_buy_cost(o.instrument, o.amount, o.account, stp),
             _ => 0,
@@ -333,6 +341,7 @@ impl Engine {
             state: LiveState::Taking,
             reduce_only: o.reduce_only,
             trigger_ref: o.trigger_ref,
+            iceberg: false,
             price: o.price.unwrap_or_default(),
             trigger_price: o.trigger_price.unwrap_or_default(),
             reserved: 0,
@@ -479,9 +488,11 @@ impl Engine {
             let holder = self.accounts.holder_of(account);
             self.accounts.holder_mut(holder).open_orders -= 1;
         }
-        let o = self.orders.remove(slot as usize);
-        if o.shown.0 > 0 || !self.displays.is_empty() {
-            self.displays.remove(&o.id);
+        let o = &self.orders[slot as usize];
+        let displayed = (!self.displays.is_empty()).then_some(o.id);
+        self.orders.remove(slot as usize);
+        if let Some(id) = displayed {
+            self.displays.remove(&id);
         }
     }
 }

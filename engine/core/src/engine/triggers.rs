@@ -85,7 +85,16 @@ impl Engine {
     /// reached, one at a time: last-price triggers before mark-price ones, rising before
     /// falling, nearest trigger first, ties by age. Trailing triggers follow each new
     /// price before it is compared.
+    #[inline]
     pub(super) fn run_triggers<S: EventSink>(&mut self, instrument: InstrumentId, sink: &mut S) {
+        let book = &self.books[usize::from(instrument.0)];
+        // The common case, nothing held, costs two length reads.
+        if book.on_last.len() + book.on_mark.len() > 0 {
+            self.enter_due_triggers(instrument, sink);
+        }
+    }
+
+    fn enter_due_triggers<S: EventSink>(&mut self, instrument: InstrumentId, sink: &mut S) {
         let b = usize::from(instrument.0);
         'entries: loop {
             for reference in REFERENCES {
@@ -255,7 +264,7 @@ impl Engine {
             let need = self.futures_entry(&request, m)?;
             (self.futures.markets[m].collateral, need)
         } else if self.enforce_balances {
-            self.spot_need(&request)?
+            self.spot_need(&request, self.orders[slot as usize].stp)?
         } else {
             return Ok(());
         };
@@ -290,6 +299,7 @@ impl Engine {
 
     /// Mark-price triggers of every futures market: the mark moves with the book's touch
     /// and the index, so any command may reach them.
+    #[inline]
     pub(super) fn run_mark_triggers<S: EventSink>(&mut self, sink: &mut S) {
         for m in 0..self.futures.markets.len() {
             let instrument = self.futures.markets[m].instrument;

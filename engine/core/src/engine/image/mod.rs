@@ -287,6 +287,7 @@ impl Engine {
             }
             if t.display.0 > 0 {
                 o.shown = t.shown;
+                o.iceberg = t.shown.0 > 0;
                 self.displays.insert(t.order, t.display);
             } else if t.shown.0 != 0 {
                 return refuse("a shown part on an order that is not an iceberg");

@@ -57,6 +57,7 @@ pub(super) fn order_from_image(o: OrderImage) -> Order {
         state: o.state,
         reduce_only: o.reduce_only,
         trigger_ref: crate::order::TriggerRef::LastPrice,
+        iceberg: false,
         price: o.price,
         amount: o.amount,
         filled: o.filled,
