@@ -491,3 +491,30 @@ fn a_mark_price_trigger_fires_when_the_index_moves_the_mark() {
     );
     assert!(engine.order(stop).is_none(), "no bids: it ended unfilled");
 }
+
+#[test]
+fn a_trailing_stop_limit_whose_limit_comes_to_zero_is_refused_not_sent_to_market() {
+    let mut b = Bench::new(1_000_000);
+    b.trade_at("100.00");
+    let mut o = b.trigger_order(OrderType::TrailingStopLimit, Side::Sell, None);
+    o.trail = Some(Trail::Price(p("5.00")));
+    o.limit_offset = Some(p("95.00"));
+    let stop = b.place(o);
+    let bid = NewOrder::limit(b.maker, b.inst, Side::Buy, p("90.00"), q("1"));
+    let bid = b.place(bid);
+    b.trade_at("95.00");
+    assert_eq!(
+        b.fired(stop),
+        Some((p("95.00"), None)),
+        "its limit, 95.00 - 95.00, is zero"
+    );
+    assert_eq!(
+        b.ended(stop),
+        Some(CancelReason::TriggerRefused(EngineError::InvalidPrice))
+    );
+    assert_eq!(
+        b.engine.order(bid).map(|o| o.filled()),
+        Some(Qty(0)),
+        "nothing sold at market"
+    );
+}

@@ -236,7 +236,12 @@ impl Engine {
             _ => {}
         }
         let remaining = o.remaining();
-        match o.price() {
+        // A trailing stop-limit always has a limit now, even one of zero (refused below).
+        let limit = match o.order_type {
+            OrderType::TrailingStopLimit => Some(o.price),
+            _ => o.price(),
+        };
+        match limit {
             Some(limit) => {
                 check_price(inst, limit)?;
                 check_min_size(inst, limit, remaining)?;
