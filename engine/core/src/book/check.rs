@@ -28,6 +28,7 @@ impl Book {
     pub(crate) fn check(
         &self,
         orders: &Slab<Order>,
+        held_at: &triggers::HeldPositions,
         instrument: InstrumentId,
         price_range: (Price, Price),
     ) -> Result<BookCounts, String> {
@@ -90,6 +91,7 @@ impl Book {
         }
         let mut stops = 0usize;
         for reference in [TriggerRef::LastPrice, TriggerRef::MarkPrice] {
+            self.held(reference).check(held_at)?;
             for (rising, (trigger_key, id), slot) in self.held(reference).held() {
                 let order = orders
                     .get(slot as usize)

@@ -138,7 +138,7 @@ impl Engine {
                 peer: Some(peer),
                 exits: None,
             };
-            self.links.insert(own.id, link);
+            self.links.insert(own, link);
         }
         let event = Event::OrdersLinked {
             first: a,
@@ -182,7 +182,7 @@ impl Engine {
             peer: None,
             exits: Some(*exits),
         };
-        self.links.insert(order.id, link);
+        self.links.insert(order, link);
         let event = Event::BracketPlaced {
             order,
             instrument: entry.instrument,
@@ -196,13 +196,13 @@ impl Engine {
 
     /// A linked order filled or fired: its OCO peer is cancelled (at once, so a sweep
     /// cannot fill both).
-    pub(super) fn resolve_oco<S: EventSink>(&mut self, id: u64, sink: &mut S) {
-        let Some(peer) = self.links.get(&id).and_then(|l| l.peer) else {
+    pub(super) fn resolve_oco<S: EventSink>(&mut self, order: OrderRef, sink: &mut S) {
+        let Some(peer) = self.links.get(order).and_then(|l| l.peer) else {
             return;
         };
         // OCO legs carry no exits: both links go.
-        self.links.remove(&id);
-        self.links.remove(&peer.id);
+        self.links.remove(order);
+        self.links.remove(peer);
         if let Some(o) = self.order(peer) {
             let slot = o.slot;
             self.cancel_live(slot, CancelReason::ContingentCancelled, sink);
@@ -218,7 +218,7 @@ impl Engine {
         sink: &mut S,
     ) {
         let o = &self.orders[slot as usize];
-        let Some(link) = self.links.remove(&o.id) else {
+        let Some(link) = self.links.remove(o.handle()) else {
             return;
         };
         if let Some(exits) = link.exits
@@ -236,7 +236,7 @@ impl Engine {
             });
         }
         if let Some(peer) = link.peer {
-            self.links.remove(&peer.id);
+            self.links.remove(peer);
             if let Some(p) = self.order(peer) {
                 let peer_slot = p.slot;
                 self.cancel_live(peer_slot, CancelReason::ContingentCancelled, sink);
@@ -346,13 +346,13 @@ impl Engine {
         if !self.activations.is_empty() {
             return fail("bracket exits left due between commands");
         }
-        for (&id, link) in &self.links {
-            if !self.orders.iter().any(|(_, o)| o.id == id) {
+        for (order, link) in self.links.iter() {
+            if self.order(order).is_none() {
                 return fail("a contingent link of an order that is not live");
             }
             if let Some(peer) = link.peer {
-                let back = self.links.get(&peer.id).and_then(|l| l.peer).map(|p| p.id);
-                if self.order(peer).is_none() || back != Some(id) || link.exits.is_some() {
+                let back = self.links.get(peer).and_then(|l| l.peer);
+                if self.order(peer).is_none() || back != Some(order) || link.exits.is_some() {
                     return fail("one-cancels-the-other legs that do not name each other");
                 }
             }

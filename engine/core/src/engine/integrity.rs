@@ -187,6 +187,7 @@ impl Engine {
             let counts = book
                 .check(
                     &self.orders,
+                    &self.held_at,
                     crate::ids::InstrumentId(i as u16),
                     (instrument.min_price, instrument.max_price),
                 )
@@ -201,12 +202,7 @@ impl Engine {
             return fail("a last trade price is out of range");
         }
         let tracked: usize = (self.books.iter())
-            .map(|b| {
-                b.on_last.trail_rising.len()
-                    + b.on_last.trail_falling.len()
-                    + b.on_mark.trail_rising.len()
-                    + b.on_mark.trail_falling.len()
-            })
+            .map(|b| b.on_last.tracked() + b.on_mark.tracked())
             .sum();
         self.check_links()?;
         if tracked != self.trails.len() || icebergs != self.displays.len() {

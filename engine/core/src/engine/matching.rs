@@ -112,7 +112,10 @@ impl Engine {
     fn rest<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
         let display = match self.displays.is_empty() {
             true => None,
-            false => self.displays.get(&self.orders[slot as usize].id).copied(),
+            false => self
+                .displays
+                .get(self.orders[slot as usize].handle())
+                .copied(),
         };
         let o = &mut self.orders[slot as usize];
         o.state = LiveState::Resting;
@@ -267,8 +270,8 @@ impl Engine {
             }
             if !self.links.is_empty() {
                 // A fill of an OCO leg cancels its peer before the sweep goes on.
-                self.resolve_oco(maker_ref.id, sink);
-                self.resolve_oco(taker_ref.id, sink);
+                self.resolve_oco(maker_ref, sink);
+                self.resolve_oco(taker_ref, sink);
             }
         }
     }
@@ -276,7 +279,11 @@ impl Engine {
     /// Shows an iceberg's next part at the back of its level, as a new booking.
     fn replenish<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
         let o = &self.orders[slot as usize];
-        let display = self.displays.get(&o.id).copied().unwrap_or(o.remaining());
+        let display = self
+            .displays
+            .get(o.handle())
+            .copied()
+            .unwrap_or(o.remaining());
         let shown = Qty(display.0.min(o.remaining().0));
         let (instrument, side, price, handle) = (o.instrument, o.side, o.price, o.handle());
         let b = usize::from(instrument.0);
@@ -350,7 +357,7 @@ impl Engine {
         &self,
         o: &crate::order::Order,
     ) -> Result<(), super::integrity::IntegrityError> {
-        match (self.displays.get(&o.id), o.is_iceberg()) {
+        match (self.displays.get(o.handle()), o.is_iceberg()) {
             (Some(display), true) if o.shown <= *display && o.shown <= o.remaining() => Ok(()),
             (None, false) => Ok(()),
             _ => Err(super::integrity::IntegrityError(

@@ -4,6 +4,7 @@
 mod accounts;
 mod admin;
 mod amend;
+mod book_views;
 mod cancel;
 mod contingent;
 mod dead_man;
@@ -13,6 +14,7 @@ mod integrity;
 mod ledger;
 mod matching;
 mod place;
+mod slot_table;
 mod state_hash;
 mod tops;
 mod transfer;
@@ -32,7 +34,6 @@ use slab::Slab;
 
 use crate::account::AccountView;
 use crate::book::Book;
-use crate::book::view::{BookView, LevelView, OrderView};
 use crate::command::Command;
 use crate::error::EngineError;
 use crate::event::{Event, EventRecord, EventSink};
@@ -141,13 +142,16 @@ pub struct Engine {
     futures: futures::Futures,
     /// Trailing orders' terms by order number (format 8 had none).
     #[serde(skip)]
-    trails: BTreeMap<u64, triggers::Trailing>,
+    trails: slot_table::SlotTable<triggers::Trailing>,
+    /// Where each held order sits in its book's trigger queues, by slot.
+    #[serde(skip)]
+    held_at: crate::book::triggers::HeldPositions,
     /// Icebergs' displayed amounts by order number (format 8 had none).
     #[serde(skip)]
-    displays: BTreeMap<u64, crate::fixed::Qty>,
+    displays: slot_table::SlotTable<crate::fixed::Qty>,
     /// One-cancels-the-other and bracket links by order number (format 8 had none).
     #[serde(skip)]
-    links: BTreeMap<u64, contingent::Link>,
+    links: slot_table::SlotTable<contingent::Link>,
     /// Bracket exits due, placed once the current taker is done (empty between commands).
     #[serde(skip)]
     activations: Vec<contingent::Activation>,
@@ -238,9 +242,10 @@ impl Engine {
             scratch_slots: Vec::new(),
             account_orders: Vec::new(),
             futures,
-            trails: BTreeMap::new(),
-            displays: BTreeMap::new(),
-            links: BTreeMap::new(),
+            trails: Default::default(),
+            held_at: Default::default(),
+            displays: Default::default(),
+            links: Default::default(),
             activations: Vec::new(),
         })
     }
@@ -519,79 +524,5 @@ impl Engine {
     /// Whether orders reserve and settle funds.
     pub fn enforces_balances(&self) -> bool {
         self.enforce_balances
-    }
-
-    /// Price of the last trade in an instrument.
-    pub fn last_price(&self, instrument: InstrumentId) -> Result<Option<Price>, EngineError> {
-        self.book(instrument).map(|b| b.last_price)
-    }
-
-    fn book(&self, instrument: InstrumentId) -> Result<&Book, EngineError> {
-        self.books
-            .get(usize::from(instrument.0))
-            .ok_or(EngineError::UnknownInstrument)
-    }
-
-    /// Best bid and best ask, without building a view.
-    pub fn best_bid_ask(
-        &self,
-        instrument: InstrumentId,
-    ) -> Result<(Option<Price>, Option<Price>), EngineError> {
-        self.book(instrument).map(Book::top)
-    }
-
-    /// L2 view: up to `depth` aggregated levels per side (L1 is `depth = 1`).
-    pub fn book_levels(
-        &self,
-        instrument: InstrumentId,
-        depth: usize,
-    ) -> Result<BookView<LevelView>, EngineError> {
-        let book = self.book(instrument)?;
-        let side = |side| {
-            book.levels_of(side)
-                .take(depth)
-                .map(|l| LevelView {
-                    price: l.price,
-                    amount: l.total,
-                    number_of_orders: l.count,
-                })
-                .collect()
-        };
-        Ok(BookView {
-            bids: side(crate::order::Side::Buy),
-            asks: side(crate::order::Side::Sell),
-            sequence: book.sequence,
-        })
-    }
-
-    /// L3 view: every resting order of up to `depth` price levels per side, in queue order.
-    pub fn book_orders(
-        &self,
-        instrument: InstrumentId,
-        depth: usize,
-    ) -> Result<BookView<OrderView>, EngineError> {
-        let book = self.book(instrument)?;
-        let side = |side| {
-            let mut out = Vec::new();
-            for level in book.levels_of(side).take(depth) {
-                let mut slot = level.head;
-                while slot != crate::order::NIL {
-                    let o = &self.orders[slot as usize];
-                    out.push(OrderView {
-                        price: level.price,
-                        amount: o.visible(),
-                        order: o.handle(),
-                        account: o.account,
-                    });
-                    slot = o.next;
-                }
-            }
-            out
-        };
-        Ok(BookView {
-            bids: side(crate::order::Side::Buy),
-            asks: side(crate::order::Side::Sell),
-            sequence: book.sequence,
-        })
     }
 }

@@ -392,7 +392,7 @@ impl Engine {
             self.emit(sink, event);
         }
         if let Some(display) = o.display {
-            self.displays.insert(id, display);
+            self.displays.insert(handle, display);
         }
         if counted {
             let holder = self.accounts.holder_of(o.account);
@@ -489,10 +489,10 @@ impl Engine {
             self.accounts.holder_mut(holder).open_orders -= 1;
         }
         let o = &self.orders[slot as usize];
-        let displayed = (!self.displays.is_empty()).then_some(o.id);
+        let displayed = (!self.displays.is_empty()).then_some(o.handle());
         self.orders.remove(slot as usize);
-        if let Some(id) = displayed {
-            self.displays.remove(&id);
+        if let Some(order) = displayed {
+            self.displays.remove(order);
         }
     }
 }

@@ -115,8 +115,8 @@ impl Engine {
                 hash_order(&mut h, &self.orders[slot as usize]);
             }
         }
-        for (&id, link) in &self.links {
-            h.u64(id);
+        for (order, link) in self.links.by_number() {
+            h.u64(order.id);
             h.u64(link.peer.map_or(0, |p| p.id));
             if let Some(e) = link.exits {
                 h.i64(e.take_profit.0);
@@ -124,16 +124,16 @@ impl Engine {
                 h.opt_i64(e.stop_limit.map(|p| p.0));
             }
         }
-        for (&id, display) in &self.displays {
-            h.u64(id);
+        for (order, display) in self.displays.by_number() {
+            h.u64(order.id);
             h.i64(display.0);
         }
         for (_, o) in self.orders.iter().filter(|(_, o)| o.is_iceberg()) {
             h.u64(o.id);
             h.i64(o.shown.0);
         }
-        for (&id, t) in &self.trails {
-            h.u64(id);
+        for (order, t) in self.trails.by_number() {
+            h.u64(order.id);
             let (kind, distance) = match t.trail {
                 crate::order::Trail::Price(p) => (0, p.0),
                 crate::order::Trail::Bps(bps) => (1, i64::from(bps)),

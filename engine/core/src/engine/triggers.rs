@@ -11,7 +11,7 @@ use super::place::{check_min_size, check_price};
 use crate::error::EngineError;
 use crate::event::{CancelReason, Event, EventSink};
 use crate::fixed::{Price, Qty};
-use crate::ids::InstrumentId;
+use crate::ids::{InstrumentId, OrderRef};
 use crate::order::{LiveState, NewOrder, OrderType, Side, TimeInForce, Trail, TriggerRef};
 use crate::refdata::InstrumentState;
 
@@ -61,10 +61,10 @@ impl Engine {
         let rising = o.order_type.fires_rising(o.side);
         let (trigger, id, reference) = (o.trigger_price, o.id, o.trigger_ref);
         let held = self.books[usize::from(o.instrument.0)].held_mut(reference);
-        held.hold(rising, trigger, id, slot);
+        held.hold(&mut self.held_at, rising, trigger, id, slot);
         if let Some(terms) = trailing {
-            held.track(rising, terms.extreme, id, slot);
-            self.trails.insert(id, terms);
+            held.track(&mut self.held_at, rising, terms.extreme, id, slot);
+            self.trails.insert(OrderRef { id, slot }, terms);
         }
     }
 
@@ -73,11 +73,11 @@ impl Engine {
     pub(super) fn unhold(&mut self, slot: u32) -> Option<Trailing> {
         let o = &self.orders[slot as usize];
         let rising = o.order_type.fires_rising(o.side);
-        let (trigger, id, reference) = (o.trigger_price, o.id, o.trigger_ref);
+        let (id, reference) = (o.id, o.trigger_ref);
         let held = self.books[usize::from(o.instrument.0)].held_mut(reference);
-        held.release(rising, trigger, id);
-        let terms = self.trails.remove(&id)?;
-        held.untrack(rising, terms.extreme, id);
+        held.release(&mut self.held_at, rising, slot);
+        let terms = self.trails.remove(OrderRef { id, slot })?;
+        held.untrack(&mut self.held_at, rising, slot);
         Some(terms)
     }
 
@@ -106,10 +106,10 @@ impl Engine {
                     continue;
                 };
                 self.ratchet(b, reference, price, sink);
-                let Some((rising, key)) = self.books[b].held(reference).first_due(price) else {
+                let Some((rising, slot)) = self.books[b].held(reference).first_due(price) else {
                     continue;
                 };
-                if let Some(slot) = self.books[b].held_mut(reference).take(rising, key) {
+                if (self.books[b].held_mut(reference)).release(&mut self.held_at, rising, slot) {
                     self.fire(slot, sink);
                 }
                 continue 'entries;
@@ -127,20 +127,20 @@ impl Engine {
         sink: &mut S,
     ) {
         while let Some((rising, id, slot)) = self.books[b].held(reference).first_to_ratchet(price) {
-            let Some(terms) = self.trails.get_mut(&id) else {
+            let Some(terms) = self.trails.get_mut(OrderRef { id, slot }) else {
                 return;
             };
-            let old_extreme = std::mem::replace(&mut terms.extreme, price);
+            terms.extreme = price;
             let o = &mut self.orders[slot as usize];
             let trigger = terms.trail.trigger(o.side, price);
             let old_trigger = std::mem::replace(&mut o.trigger_price, trigger);
             let (handle, instrument) = (o.handle(), o.instrument);
             let held = self.books[b].held_mut(reference);
-            held.untrack(rising, old_extreme, id);
-            held.track(rising, price, id, slot);
+            held.untrack(&mut self.held_at, rising, slot);
+            held.track(&mut self.held_at, rising, price, id, slot);
             if trigger != old_trigger {
-                held.release(rising, old_trigger, id);
-                held.hold(rising, trigger, id, slot);
+                held.release(&mut self.held_at, rising, slot);
+                held.hold(&mut self.held_at, rising, trigger, id, slot);
                 let event = Event::TriggerMoved {
                     order: handle,
                     instrument,
@@ -155,14 +155,13 @@ impl Engine {
     fn fire<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
         let trailing = {
             let o = &self.orders[slot as usize];
-            let id = o.id;
-            let terms = self.trails.remove(&id);
-            if let Some(t) = terms {
+            let terms = self.trails.remove(o.handle());
+            if terms.is_some() {
                 let rising = o.order_type.fires_rising(o.side);
                 let reference = o.trigger_ref;
                 self.books[usize::from(o.instrument.0)]
                     .held_mut(reference)
-                    .untrack(rising, t.extreme, id);
+                    .untrack(&mut self.held_at, rising, slot);
             }
             terms
         };
@@ -185,7 +184,7 @@ impl Engine {
         self.emit(sink, event);
         if !self.links.is_empty() {
             // Firing counts as the leg's turn: its OCO peer is cancelled.
-            self.resolve_oco(id, sink);
+            self.resolve_oco(OrderRef { id, slot }, sink);
         }
         let refused = match self.entry_at_trigger(slot, sink) {
             Err(error) => Some(CancelReason::TriggerRefused(error)),
@@ -320,7 +319,7 @@ impl Engine {
         &self,
         o: &crate::order::Order,
     ) -> Result<(), super::integrity::IntegrityError> {
-        let terms = self.trails.get(&o.id);
+        let terms = self.trails.get(o.handle());
         let Some(t) = terms.filter(|_| o.order_type.is_trailing()) else {
             return match (o.order_type.is_trailing(), terms) {
                 (false, None) => Ok(()),
@@ -330,14 +329,10 @@ impl Engine {
             };
         };
         let rising = o.order_type.fires_rising(o.side);
-        let book = &self.books[usize::from(o.instrument.0)];
-        let index = if rising {
-            &book.held(o.trigger_ref).trail_rising
-        } else {
-            &book.held(o.trigger_ref).trail_falling
-        };
+        let held = self.books[usize::from(o.instrument.0)].held(o.trigger_ref);
         let key = (crate::book::triggers::extreme_key(rising, t.extreme), o.id);
-        if t.trail.trigger(o.side, t.extreme) != o.trigger_price || index.get(&key) != Some(&o.slot)
+        if t.trail.trigger(o.side, t.extreme) != o.trigger_price
+            || held.trail_key(&self.held_at, rising, o.slot) != Some(key)
         {
             return Err(super::integrity::IntegrityError(
                 "a trailing order's trigger or index disagrees with its terms".into(),

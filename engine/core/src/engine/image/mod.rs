@@ -12,6 +12,7 @@ use super::{Engine, PublishedTop};
 use crate::book::Book;
 use crate::fees::VolumeWindow;
 use crate::fixed::{Price, Qty};
+use crate::ids::OrderRef;
 use crate::image::{EngineImage, FuturesImage, OrderTermsImage};
 use crate::order::{LiveState, NIL, TriggerRef};
 use crate::persist::slab_image;
@@ -164,6 +165,7 @@ impl Engine {
         self.account_orders = vec![NIL; self.accounts.core.len()];
         self.client_index.clear();
         self.expiries = BTreeMap::new();
+        self.held_at.clear();
         for (slot, o) in &self.orders {
             let slot = slot as u32;
             if o.account_newer == NIL {
@@ -189,11 +191,11 @@ impl Engine {
                 };
                 let rising = o.order_type.fires_rising(o.side);
                 let held = book.held_mut(o.trigger_ref);
-                if !held.hold(rising, o.trigger_price, o.id, slot) {
-                    return refuse("two held orders share a number");
+                if !held.hold(&mut self.held_at, rising, o.trigger_price, o.id, slot) {
+                    return refuse("an order is held twice");
                 }
-                if let Some(terms) = self.trails.get(&o.id)
-                    && !held.track(rising, terms.extreme, o.id, slot)
+                if let Some(terms) = self.trails.get(o.handle())
+                    && !held.track(&mut self.held_at, rising, terms.extreme, o.id, slot)
                 {
                     return refuse("two trailing orders share a number");
                 }
@@ -209,7 +211,12 @@ impl Engine {
     /// store's committed format-6 file pins the decoder). The result must pass
     /// [`Engine::check_restored`] before use.
     pub fn decode_legacy(bytes: &[u8]) -> Result<Engine, IntegrityError> {
-        postcard::from_bytes(bytes).map_err(|e| IntegrityError(e.to_string()))
+        let mut engine: Engine =
+            postcard::from_bytes(bytes).map_err(|e| IntegrityError(e.to_string()))?;
+        for book in &mut engine.books {
+            book.on_last.reindex(&mut engine.held_at);
+        }
+        Ok(engine)
     }
 }
 
@@ -217,12 +224,18 @@ impl Engine {
     /// The trigger terms of held orders that have more than their record holds.
     fn order_terms_image(&self) -> Vec<OrderTermsImage> {
         let mut terms: Vec<OrderTermsImage> = (self.orders.iter())
-            .map(|(_, o)| (o, self.trails.get(&o.id), self.displays.get(&o.id)))
+            .map(|(_, o)| {
+                (
+                    o,
+                    self.trails.get(o.handle()),
+                    self.displays.get(o.handle()),
+                )
+            })
             .filter(|(o, trail, display)| {
                 o.trigger_ref != TriggerRef::LastPrice
                     || trail.is_some()
                     || display.is_some()
-                    || self.links.contains_key(&o.id)
+                    || self.links.contains(o.handle())
             })
             .map(|(o, trail, display)| OrderTermsImage {
                 order: o.id,
@@ -232,8 +245,12 @@ impl Engine {
                 extreme: trail.map_or(Price(0), |t| t.extreme),
                 display: display.copied().unwrap_or(Qty(0)),
                 shown: o.shown,
-                peer: self.links.get(&o.id).and_then(|l| l.peer).map(|p| p.id),
-                exits: self.links.get(&o.id).and_then(|l| l.exits),
+                peer: self
+                    .links
+                    .get(o.handle())
+                    .and_then(|l| l.peer)
+                    .map(|p| p.id),
+                exits: self.links.get(o.handle()).and_then(|l| l.exits),
             })
             .collect();
         terms.sort_by_key(|t| t.order);
@@ -250,6 +267,10 @@ impl Engine {
         self.displays.clear();
         self.links.clear();
         for t in saved {
+            let Some(&slot) = slots.get(&t.order) else {
+                return refuse("order terms of an order that is not live");
+            };
+            let order = OrderRef { id: t.order, slot };
             if t.peer.is_some() || t.exits.is_some() {
                 let peer = match t.peer {
                     Some(id) => match slots.get(&id) {
@@ -262,11 +283,8 @@ impl Engine {
                     peer,
                     exits: t.exits,
                 };
-                self.links.insert(t.order, link);
+                self.links.insert(order, link);
             }
-            let Some(&slot) = slots.get(&t.order) else {
-                return refuse("order terms of an order that is not live");
-            };
             let o = &mut self.orders[slot as usize];
             let held = o.state == LiveState::PendingTrigger;
             if t.reference != TriggerRef::LastPrice && !held {
@@ -280,7 +298,7 @@ impl Engine {
                         limit_offset: t.limit_offset,
                         extreme: t.extreme,
                     };
-                    self.trails.insert(t.order, terms);
+                    self.trails.insert(order, terms);
                 }
                 (false, None) => {}
                 _ => return refuse("a trail on an order that does not trail"),
@@ -288,7 +306,7 @@ impl Engine {
             if t.display.0 > 0 {
                 o.shown = t.shown;
                 o.iceberg = t.shown.0 > 0;
-                self.displays.insert(t.order, t.display);
+                self.displays.insert(order, t.display);
             } else if t.shown.0 != 0 {
                 return refuse("a shown part on an order that is not an iceberg");
             }
