@@ -324,3 +324,48 @@ fn an_image_keeps_the_links() {
     )));
     assert_eq!(restored.state_hash(), b.engine.state_hash());
 }
+
+/// A holder whose only base is what its bracket entry bought: the take-profit reserves it
+/// all, and the stop-loss, which reserves only when it fires, must still be placed (it was
+/// checked against what the take-profit had just taken and refused for want of funds).
+#[test]
+fn a_stop_limit_exit_is_placed_when_the_take_profit_holds_all_the_base() {
+    let mut b = Bench::new();
+    let buyer = (b.run(Command::CreateHolder))
+        .expect("holder")
+        .account
+        .expect("main");
+    let eur = b.engine.currency_by_code("EUR").expect("EUR");
+    let deposit = Command::Deposit {
+        account: buyer,
+        currency: eur,
+        amount: 1 << 50,
+    };
+    b.run(deposit).expect("deposit");
+    let ask = b.limit(b.other, Side::Sell, "100.00", "0.6");
+    b.run(Command::PlaceOrder(ask)).expect("ask");
+    let exits = BracketExits {
+        take_profit: p("110.00"),
+        stop_loss: p("95.00"),
+        stop_limit: Some(p("94.00")),
+    };
+    let entry =
+        (b.limit(buyer, Side::Buy, "100.00", "0.6")).with_tif(TimeInForce::ImmediateOrCancelled);
+    b.run(Command::PlaceBracket { entry, exits })
+        .expect("bracket");
+    let refused = b.events.iter().find_map(|r| match r.event {
+        Event::OrderCancelled { reason, .. } => Some(reason),
+        _ => None,
+    });
+    assert_eq!(refused, None, "no exit refused");
+    let stop_loss = (b.engine.open_orders(buyer).into_iter())
+        .find(|o| o.order_type() == OrderType::Stop)
+        .map(|o| (o.trigger_price(), o.price()));
+    assert_eq!(stop_loss, Some((Some(p("95.00")), Some(p("94.00")))));
+    b.trade_at("95.00");
+    let sold = b.events.iter().any(|r| match r.event {
+        Event::StopTriggered { trigger_price, .. } => trigger_price == p("95.00"),
+        _ => false,
+    });
+    assert!(sold, "the stop-loss fired once the price fell to it");
+}

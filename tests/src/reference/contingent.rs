@@ -213,9 +213,12 @@ impl RefEngine {
         };
         stop_loss.price = a.exits.stop_limit;
         stop_loss.trigger_price = Some(a.exits.stop_loss);
+        // Both checked before either is admitted: the stop-loss reserves when it fires.
+        let exits = [take_profit, stop_loss];
+        let plans = exits.map(|o| self.plan(&o));
         let mut admitted: [Option<(u64, RefPlan)>; 2] = [None, None];
-        for (i, o) in [take_profit, stop_loss].iter().enumerate() {
-            match self.plan(o) {
+        for (i, (o, plan)) in exits.iter().zip(plans).enumerate() {
+            match plan {
                 Ok(mut plan) => {
                     if plan.trigger_type {
                         plan.reservation = None;

@@ -287,10 +287,14 @@ impl Engine {
         };
         stop_loss.price = a.exits.stop_limit;
         stop_loss.trigger_price = Some(a.exits.stop_loss);
-        // One after the other, so the second is checked against what the first took.
+        // Both checked against the account before either is admitted: the stop-loss
+        // reserves only when it fires (after the take-profit, cancelled then, has freed
+        // what it holds), so what the take-profit reserves now is no reason to refuse it.
+        let exits = [take_profit, stop_loss];
+        let plans = exits.map(|o| self.plan_entry(&o));
         let mut admitted: [Option<(u32, EntryPlan)>; 2] = [None, None];
-        for (i, o) in [take_profit, stop_loss].iter().enumerate() {
-            match self.plan_entry(o) {
+        for (i, (o, plan)) in exits.iter().zip(plans).enumerate() {
+            match plan {
                 Ok(mut plan) => {
                     if o.order_type.is_trigger() {
                         plan.reservation = None;
