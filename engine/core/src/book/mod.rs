@@ -44,6 +44,11 @@ pub(crate) struct Book {
     pub(crate) on_mark: HeldTriggers,
     /// Price of the last trade.
     pub(crate) last_price: Option<Price>,
+    /// The last price at which the last-price triggers were last found settled (none due,
+    /// none to ratchet); `None` once a trigger has been held since. While the price stays
+    /// there, no trigger can be due, so most commands skip the look at the queues.
+    #[serde(skip)]
+    pub(crate) settled_at: Option<Option<Price>>,
     /// Book sequence: how many commands changed this book (its levels or their queues).
     /// Streams number their book updates with it, one per command, and REST shows it.
     pub(crate) sequence: u64,

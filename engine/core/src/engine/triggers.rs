@@ -60,7 +60,9 @@ impl Engine {
         o.state = LiveState::PendingTrigger;
         let rising = o.order_type.fires_rising(o.side);
         let (trigger, id, reference) = (o.trigger_price, o.id, o.trigger_ref);
-        let held = self.books[usize::from(o.instrument.0)].held_mut(reference);
+        let book = &mut self.books[usize::from(o.instrument.0)];
+        book.settled_at = None;
+        let held = book.held_mut(reference);
         held.hold(&mut self.held_at, rising, trigger, id, slot);
         if let Some(terms) = trailing {
             held.track(&mut self.held_at, rising, terms.extreme, id, slot);
@@ -88,8 +90,10 @@ impl Engine {
     #[inline]
     pub(super) fn run_triggers<S: EventSink>(&mut self, instrument: InstrumentId, sink: &mut S) {
         let book = &self.books[usize::from(instrument.0)];
-        // The common case, nothing held, costs two length reads.
-        if book.on_last.len() + book.on_mark.len() > 0 {
+        // The common cases, nothing held or the last price where it was when nothing was
+        // due, cost a length read and a comparison.
+        let settled = book.on_last.len() == 0 || book.settled_at == Some(book.last_price);
+        if !settled || book.on_mark.len() > 0 {
             self.enter_due_triggers(instrument, sink);
         }
     }
@@ -114,6 +118,7 @@ impl Engine {
                 }
                 continue 'entries;
             }
+            self.books[b].settled_at = Some(self.books[b].last_price);
             return;
         }
     }
