@@ -110,6 +110,15 @@ pub fn run(args: &[String], allocations: &dyn Fn() -> u64) -> Result<(), String>
     let text = std::fs::read_to_string(&input)
         .map_err(|e| format!("cannot read {}: {e}", input.display()))?;
     let script = Script::parse(&text).map_err(|e| format!("{}: {e}", input.display()))?;
+    if script.has_extended_orders() {
+        engines.retain(|name| {
+            let places = venues::open(name, &script).is_some_and(|v| v.places_extended_orders());
+            if !places {
+                eprintln!("{name}: skipped: the file has trigger, iceberg or contingent orders");
+            }
+            places
+        });
+    }
     let bar = indicatif::ProgressBar::new(0);
     if !std::io::stderr().is_terminal() {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());

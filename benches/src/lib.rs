@@ -11,5 +11,6 @@ pub mod profiles;
 pub mod report;
 pub mod rng;
 pub mod script;
+pub mod script_terms;
 pub mod venues;
 pub mod workload;

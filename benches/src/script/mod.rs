@@ -4,9 +4,13 @@
 //! of them; anyone can write one from their own order flow.
 //!
 //! Order numbers are implicit: the k-th order line of the file (set-up and measured alike,
-//! counting from 0) is order `#k`, which later cancel and move lines name.
+//! counting from 0) is order `#k`, which later cancel and move lines name; a line placing an
+//! OCO pair numbers both legs, first then second. Order types beyond limit and market are
+//! read by [`crate::script_terms`].
 
 use std::fmt::{self, Write as _};
+
+use crate::script_terms::{Kind, Terms};
 
 /// First line of every workload file.
 pub const MAGIC: &str = "matchbook-workload 1";
@@ -89,6 +93,24 @@ pub enum Op {
         /// The order.
         target: Target,
     },
+    /// A new order of a type beyond limit and market, or with options (trigger, trail,
+    /// display, bracket exits, an OCO leg): its terms are `Script::terms[terms]`.
+    PlaceWith {
+        /// Account (0-based).
+        account: u32,
+        /// Instrument (0-based).
+        instrument: u16,
+        /// Buy or sell.
+        side: Side,
+        /// Lots.
+        amount: i64,
+        /// Client order id, if any.
+        client: Option<u64>,
+        /// Index of its terms in [`Script::terms`].
+        terms: u32,
+        /// Whether it places an OCO pair (two order numbers).
+        pair: bool,
+    },
     /// Move an open order to a new price (an amend: it keeps its remaining amount, loses its
     /// time priority, and trades if the new price crosses).
     Move {
@@ -99,6 +121,17 @@ pub enum Op {
         /// New limit price in ticks.
         price: i64,
     },
+}
+
+impl Op {
+    /// How many order numbers the command takes: one per order it places.
+    pub fn orders_placed(&self) -> u32 {
+        match self {
+            Op::Place { .. } => 1,
+            Op::PlaceWith { pair, .. } => 1 + u32::from(*pair),
+            _ => 0,
+        }
+    }
 }
 
 /// One line: a command and the time it is applied at (nanoseconds since the Unix epoch).
@@ -122,7 +155,7 @@ impl OrderCounter {
     /// counts it.
     pub fn number(&mut self, line: &Line) -> u32 {
         let number = self.next;
-        self.next += u32::from(matches!(line.op, Op::Place { .. }));
+        self.next += line.op.orders_placed();
         number
     }
 }
@@ -140,6 +173,8 @@ pub struct Script {
     pub setup: Vec<Line>,
     /// The commands measured.
     pub measured: Vec<Line>,
+    /// Terms of the orders placed by `PlaceWith` lines.
+    pub terms: Vec<Terms>,
 }
 
 /// Why a workload file was refused, with the 1-based line it was found on.
@@ -160,10 +195,7 @@ impl Script {
 
     /// Order lines in the set-up (the first measured order is number `setup_orders()`).
     pub fn setup_orders(&self) -> u32 {
-        self.setup
-            .iter()
-            .filter(|l| matches!(l.op, Op::Place { .. }))
-            .count() as u32
+        self.setup.iter().map(|l| l.op.orders_placed()).sum()
     }
 
     /// The text form.
@@ -175,13 +207,49 @@ impl Script {
         let _ = writeln!(out, "accounts {}", self.accounts);
         let _ = writeln!(out, "setup");
         for line in &self.setup {
-            let _ = writeln!(out, "{line}");
+            self.write_line(&mut out, line);
         }
         let _ = writeln!(out, "measure");
         for line in &self.measured {
-            let _ = writeln!(out, "{line}");
+            self.write_line(&mut out, line);
         }
         out
+    }
+
+    /// Whether any line places an order type beyond limit and market.
+    pub fn has_extended_orders(&self) -> bool {
+        !self.terms.is_empty()
+    }
+
+    fn write_line(&self, out: &mut String, line: &Line) {
+        let Op::PlaceWith {
+            account,
+            instrument,
+            side,
+            amount,
+            client,
+            terms,
+            ..
+        } = line.op
+        else {
+            let _ = writeln!(out, "{line}");
+            return;
+        };
+        let Some(t) = self.terms.get(terms as usize) else {
+            return;
+        };
+        let side = side_letter(side);
+        let price = t.price.map_or("-".to_owned(), |p| p.to_string());
+        let client = client.map_or("-".to_owned(), |c| c.to_string());
+        let _ = write!(
+            out,
+            "N {} {account} {instrument} {side} {} {} {price} {amount} {client}",
+            line.time,
+            t.kind.letters(),
+            tif_word(t.tif),
+        );
+        let _ = t.write_options(out);
+        out.push('\n');
     }
 
     /// Reads the text form, checking every field and every order reference.
@@ -213,10 +281,14 @@ impl Script {
                 ("setup", None, []) => section = Some(false),
                 ("measure", Some(false), []) => section = Some(true),
                 (_, Some(measured), _) => {
-                    let line = read_line(head, &rest, &script, orders).map_err(|m| fail(n, m))?;
-                    if matches!(line.op, Op::Place { .. }) {
-                        orders += 1;
+                    let (mut line, terms) =
+                        read_line(head, &rest, &script, orders).map_err(|m| fail(n, m))?;
+                    if let (Some(terms), Op::PlaceWith { terms: index, .. }) = (terms, &mut line.op)
+                    {
+                        *index = script.terms.len() as u32;
+                        script.terms.push(terms);
                     }
+                    orders += line.op.orders_placed();
                     if measured {
                         script.measured.push(line);
                     } else {
@@ -264,7 +336,13 @@ fn order_number(word: &str, orders: u32) -> Result<u32, String> {
     Ok(k)
 }
 
-fn read_line(head: &str, rest: &[&str], script: &Script, orders: u32) -> Result<Line, String> {
+/// Reads one command line; an order with terms beyond the plain fields comes with them.
+fn read_line(
+    head: &str,
+    rest: &[&str],
+    script: &Script,
+    orders: u32,
+) -> Result<(Line, Option<Terms>), String> {
     let account = |w: &str| -> Result<u32, String> {
         let a: u32 = number(w)?;
         if a >= script.accounts {
@@ -291,51 +369,52 @@ fn read_line(head: &str, rest: &[&str], script: &Script, orders: u32) -> Result<
                 amount: positive(amount)?,
             }
         }
-        ("N", [a, i, side, kind, tif, price, amount, client]) => {
+        ("N", [a, i, side, kind, tif, price, amount, client, options @ ..]) => {
             let instrument: u16 = number(i)?;
             if instrument >= script.instruments {
                 return Err(format!(
                     "instrument {instrument} is not below `instruments`"
                 ));
             }
-            let side = match *side {
-                "B" => Side::Buy,
-                "S" => Side::Sell,
-                other => return Err(format!("side `{other}` is not B or S")),
-            };
-            let price = match (*kind, *price) {
-                ("L", p) => Some(positive(p)?),
-                ("M", "-") => None,
-                ("M", p) => return Err(format!("market order with price `{p}`; write -")),
-                (other, _) => return Err(format!("order type `{other}` is not L or M")),
-            };
-            let tif = match *tif {
-                "GTC" => Tif::Gtc,
-                "IOC" => Tif::Ioc,
-                "FOK" => Tif::Fok,
-                "PO" => Tif::PostOnly,
-                other => {
+            let (account, side) = (account(a)?, side_of(side)?);
+            let (kind, tif) = (Kind::parse(kind)?, tif_of(tif)?);
+            let price = match (kind.priced(), *price) {
+                (true, p) => Some(positive(p)?),
+                (false, "-") => None,
+                (false, p) => {
                     return Err(format!(
-                        "time in force `{other}` is not GTC, IOC, FOK or PO"
+                        "a {} order with price `{p}`; write -",
+                        kind.letters()
                     ));
                 }
             };
-            if price.is_none() && matches!(tif, Tif::Gtc | Tif::PostOnly) {
+            if kind == Kind::Market && matches!(tif, Tif::Gtc | Tif::PostOnly) {
                 return Err("a market order is IOC or FOK".into());
             }
-            let client = match *client {
-                "-" => None,
-                c => Some(number(c)?),
-            };
-            Op::Place {
-                account: account(a)?,
+            let (amount, client) = (positive(amount)?, client_of(client)?);
+            let terms = Terms::parse(kind, tif, price, options, tif_of)?;
+            if terms.is_plain() {
+                let op = Op::Place {
+                    account,
+                    instrument,
+                    side,
+                    price,
+                    amount,
+                    tif,
+                    client,
+                };
+                return Ok((Line { time, op }, None));
+            }
+            let op = Op::PlaceWith {
+                account,
                 instrument,
                 side,
-                price,
-                amount: positive(amount)?,
-                tif,
+                amount,
                 client,
-            }
+                terms: 0,
+                pair: terms.oco.is_some(),
+            };
+            return Ok((Line { time, op }, Some(terms)));
         }
         ("C", [a, target]) => {
             let target = match target.strip_prefix('c') {
@@ -359,7 +438,52 @@ fn read_line(head: &str, rest: &[&str], script: &Script, orders: u32) -> Result<
             ));
         }
     };
-    Ok(Line { time, op })
+    Ok((Line { time, op }, None))
+}
+
+fn side_of(word: &str) -> Result<Side, String> {
+    match word {
+        "B" => Ok(Side::Buy),
+        "S" => Ok(Side::Sell),
+        other => Err(format!("side `{other}` is not B or S")),
+    }
+}
+
+/// Reads a time in force.
+pub(crate) fn tif_of(word: &str) -> Result<Tif, String> {
+    match word {
+        "GTC" => Ok(Tif::Gtc),
+        "IOC" => Ok(Tif::Ioc),
+        "FOK" => Ok(Tif::Fok),
+        "PO" => Ok(Tif::PostOnly),
+        other => Err(format!(
+            "time in force `{other}` is not GTC, IOC, FOK or PO"
+        )),
+    }
+}
+
+/// The letters of a time in force.
+pub(crate) fn tif_word(tif: Tif) -> &'static str {
+    match tif {
+        Tif::Gtc => "GTC",
+        Tif::Ioc => "IOC",
+        Tif::Fok => "FOK",
+        Tif::PostOnly => "PO",
+    }
+}
+
+fn side_letter(side: Side) -> &'static str {
+    match side {
+        Side::Buy => "B",
+        Side::Sell => "S",
+    }
+}
+
+fn client_of(word: &str) -> Result<Option<u64>, String> {
+    match word {
+        "-" => Ok(None),
+        c => number(c).map(Some),
+    }
 }
 
 impl fmt::Display for Line {
@@ -380,16 +504,7 @@ impl fmt::Display for Line {
                 tif,
                 client,
             } => {
-                let side = match side {
-                    Side::Buy => "B",
-                    Side::Sell => "S",
-                };
-                let tif = match tif {
-                    Tif::Gtc => "GTC",
-                    Tif::Ioc => "IOC",
-                    Tif::Fok => "FOK",
-                    Tif::PostOnly => "PO",
-                };
+                let (side, tif) = (side_letter(side), tif_word(tif));
                 write!(f, "N {t} {account} {instrument} {side} ")?;
                 match price {
                     Some(p) => write!(f, "L {tif} {p} {amount} ")?,
@@ -399,6 +514,22 @@ impl fmt::Display for Line {
                     Some(c) => write!(f, "{c}"),
                     None => write!(f, "-"),
                 }
+            }
+            // Its type and options are in the script's table: `Script::to_text` writes it
+            // whole; alone, it names them.
+            Op::PlaceWith {
+                account,
+                instrument,
+                side,
+                amount,
+                terms,
+                ..
+            } => {
+                let side = side_letter(side);
+                write!(
+                    f,
+                    "N {t} {account} {instrument} {side} (terms #{terms}) {amount}"
+                )
             }
             Op::Cancel {
                 account,
@@ -418,108 +549,4 @@ impl fmt::Display for Line {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sample() -> Script {
-        let place = |account, side, price, tif, client| Op::Place {
-            account,
-            instrument: 0,
-            side,
-            price,
-            amount: 5,
-            tif,
-            client,
-        };
-        Script {
-            name: "sample".into(),
-            instruments: 1,
-            accounts: 2,
-            setup: vec![
-                Line {
-                    time: 1,
-                    op: Op::Deposit {
-                        account: 0,
-                        currency: 1,
-                        amount: 100,
-                    },
-                },
-                Line {
-                    time: 2,
-                    op: place(0, Side::Sell, Some(101), Tif::Gtc, Some(7)),
-                },
-            ],
-            measured: vec![
-                Line {
-                    time: 3,
-                    op: place(1, Side::Buy, None, Tif::Ioc, None),
-                },
-                Line {
-                    time: 4,
-                    op: place(1, Side::Buy, Some(99), Tif::PostOnly, None),
-                },
-                Line {
-                    time: 5,
-                    op: Op::Move {
-                        account: 1,
-                        order: 2,
-                        price: 98,
-                    },
-                },
-                Line {
-                    time: 6,
-                    op: Op::Cancel {
-                        account: 0,
-                        target: Target::Client(7),
-                    },
-                },
-                Line {
-                    time: 7,
-                    op: Op::Cancel {
-                        account: 1,
-                        target: Target::Order(2),
-                    },
-                },
-            ],
-        }
-    }
-
-    #[test]
-    fn text_round_trips() {
-        let script = sample();
-        let text = script.to_text();
-        assert_eq!(Script::parse(&text), Ok(script.clone()));
-        assert_eq!(script.setup_orders(), 1);
-    }
-
-    #[test]
-    fn bad_lines_are_refused_with_their_line_number() {
-        let text = sample().to_text();
-        let cases = [
-            (
-                "N 3 1 0 B M IOC - 5 -",
-                "N 3 1 0 B M GTC - 5 -",
-                "a market order",
-            ),
-            ("C 7 1 #2", "C 7 1 #9", "not placed"),
-            ("C 7 1 #2", "C 7 5 #2", "account 5"),
-            (
-                "N 3 1 0 B M IOC - 5 -",
-                "N 3 1 3 B M IOC - 5 -",
-                "instrument 3",
-            ),
-            ("M 5 1 #2 98", "M 5 1 #2 -98", "positive"),
-            ("M 5 1 #2 98", "M 5 1 #2 9x", "integer"),
-            ("D 1 0 1 100", "D 1 0 2 100", "currency 2"),
-            ("N 3 1 0 B M IOC - 5 -", "N 3 1 0 X M IOC - 5 -", "side"),
-            ("measure\n", "", "missing"),
-        ];
-        for (from, to, want) in cases {
-            let bad = text.replacen(from, to, 1);
-            let err = Script::parse(&bad).expect_err(to);
-            assert!(err.message.contains(want), "{to}: {err}");
-        }
-        let err = Script::parse("matchbook-workload 1\nsetup\nX 1\n").expect_err("X");
-        assert_eq!(err.line, 3);
-    }
-}
+mod tests;

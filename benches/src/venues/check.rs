@@ -155,12 +155,7 @@ fn without(script: &Script, i: usize) -> Option<Script> {
     let lines: Vec<Line> = script.lines().copied().collect();
     let removed = lines[i];
     let number = match removed.op {
-        Op::Place { .. } => Some(
-            lines[..i]
-                .iter()
-                .filter(|l| matches!(l.op, Op::Place { .. }))
-                .count() as u32,
-        ),
+        Op::Place { .. } => Some(lines[..i].iter().map(|l| l.op.orders_placed()).sum()),
         _ => None,
     };
     let mut out = script.clone();

@@ -3,13 +3,14 @@
 //! funded by the file's deposit lines).
 
 use matchbook::{
-    AccountId, Command, Currency, CurrencyId, Engine, EngineConfig, Event, EventRecord,
-    InstrumentId, InstrumentKind, InstrumentSpec, InstrumentState, NewOrder, OrderRef, OrderType,
-    Price, Qty, TimeInForce, Timestamp, Uuid,
+    AccountId, BracketExits, Command, Currency, CurrencyId, Engine, EngineConfig, Event,
+    EventRecord, InstrumentId, InstrumentKind, InstrumentSpec, InstrumentState, NewOrder, OrderRef,
+    OrderType, Price, Qty, TimeInForce, Timestamp, Trail, TriggerRef, Uuid,
 };
 
 use super::{Fill, Level, OrderIds, Outcome, Venue};
 use crate::script::{Line, Op, Script, Side, Target, Tif};
+use crate::script_terms::{Kind, Leg, Terms, TrailSpec};
 
 /// Code of the quote currency every bench instrument shares.
 const QUOTE: &str = "QQQ";
@@ -66,6 +67,8 @@ pub struct Matchbook {
     /// (the file counts whole lots and tick x lots).
     currencies: Vec<(CurrencyId, i64)>,
     orders: OrderIds<OrderRef>,
+    /// The script's order terms (`PlaceWith` lines).
+    terms: Vec<Terms>,
     /// File order number by engine order id (kept only while recording fills).
     numbers: Vec<u32>,
     events: Vec<EventRecord>,
@@ -88,6 +91,7 @@ impl Matchbook {
             balances,
             currencies,
             orders: OrderIds::default(),
+            terms: script.terms.clone(),
             numbers: Vec::new(),
             events: Vec::with_capacity(64),
         };
@@ -139,18 +143,51 @@ impl Matchbook {
                     Price(price.unwrap_or_default()),
                     Qty(amount),
                 )
-                .with_tif(match tif {
-                    Tif::Gtc => TimeInForce::GoodTillCancelled,
-                    Tif::Ioc => TimeInForce::ImmediateOrCancelled,
-                    Tif::Fok => TimeInForce::FillOrKill,
-                    Tif::PostOnly => TimeInForce::PostOnly,
-                });
+                .with_tif(tif_of(tif));
                 if price.is_none() {
                     order.order_type = OrderType::Market;
                     order.price = None;
                 }
                 order.client_id = client.map(|c| Uuid(u128::from(c)));
                 Command::PlaceOrder(order)
+            }
+            Op::PlaceWith {
+                account,
+                instrument,
+                side,
+                amount,
+                client,
+                terms,
+                ..
+            } => {
+                let terms = self.terms.get(terms as usize)?;
+                let base = NewOrder::limit(
+                    AccountId(account),
+                    InstrumentId(instrument),
+                    side_of(side),
+                    Price(0),
+                    Qty(amount),
+                );
+                let mut order = extended_order(base, terms);
+                order.client_id = client.map(|c| Uuid(u128::from(c)));
+                if let Some(leg) = terms.oco {
+                    let second = leg_order(base, &leg);
+                    return Some(Command::PlaceOco {
+                        first: order,
+                        second: Box::new(second),
+                    });
+                }
+                match terms.bracket {
+                    Some((tp, sl, limit)) => Command::PlaceBracket {
+                        entry: order,
+                        exits: BracketExits {
+                            take_profit: Price(tp),
+                            stop_loss: Price(sl),
+                            stop_limit: limit.map(Price),
+                        },
+                    },
+                    None => Command::PlaceOrder(order),
+                }
             }
             Op::Cancel {
                 account,
@@ -187,6 +224,62 @@ impl Matchbook {
     }
 }
 
+fn tif_of(tif: Tif) -> TimeInForce {
+    match tif {
+        Tif::Gtc => TimeInForce::GoodTillCancelled,
+        Tif::Ioc => TimeInForce::ImmediateOrCancelled,
+        Tif::Fok => TimeInForce::FillOrKill,
+        Tif::PostOnly => TimeInForce::PostOnly,
+    }
+}
+
+fn type_of(kind: Kind) -> OrderType {
+    match kind {
+        Kind::Limit => OrderType::Limit,
+        Kind::Market => OrderType::Market,
+        Kind::StopLimit => OrderType::Stop,
+        Kind::StopMarket => OrderType::StopMarket,
+        Kind::TakeProfit => OrderType::TakeProfit,
+        Kind::TakeProfitMarket => OrderType::TakeProfitMarket,
+        Kind::TrailingStop => OrderType::TrailingStop,
+        Kind::TrailingStopLimit => OrderType::TrailingStopLimit,
+    }
+}
+
+/// `base` (account, instrument, side, amount) with the type, prices and options of `t`.
+fn extended_order(base: NewOrder, t: &Terms) -> NewOrder {
+    NewOrder {
+        order_type: type_of(t.kind),
+        time_in_force: tif_of(t.tif),
+        price: t.price.map(Price),
+        trigger_price: t.trigger.map(Price),
+        trigger_ref: if t.mark {
+            TriggerRef::MarkPrice
+        } else {
+            TriggerRef::LastPrice
+        },
+        trail: t.trail.map(|trail| match trail {
+            TrailSpec::Ticks(ticks) => Trail::Price(Price(ticks)),
+            TrailSpec::Bps(bps) => Trail::Bps(bps),
+        }),
+        limit_offset: t.offset.map(Price),
+        display: t.display.map(Qty),
+        ..base
+    }
+}
+
+/// The second leg of an OCO pair placed with `base`.
+fn leg_order(base: NewOrder, leg: &Leg) -> NewOrder {
+    NewOrder {
+        order_type: type_of(leg.kind),
+        time_in_force: tif_of(leg.tif),
+        price: leg.price.map(Price),
+        trigger_price: leg.trigger.map(Price),
+        amount: Qty(leg.amount),
+        ..base
+    }
+}
+
 fn side_of(side: Side) -> matchbook::Side {
     match side {
         Side::Buy => matchbook::Side::Buy,
@@ -204,7 +297,7 @@ impl Venue for Matchbook {
     }
 
     fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, record: bool) {
-        let placing = matches!(line.op, Op::Place { .. });
+        let placing = line.op.orders_placed() > 0;
         let Some(command) = self.command(&line.op) else {
             if placing {
                 self.orders.set(number, None);
@@ -219,14 +312,16 @@ impl Venue for Matchbook {
         // refused, as the other books count it.
         out.applied = applied.is_ok_and(|a| a.rejected.is_none());
         if placing {
-            let handle = applied.ok().and_then(|a| a.order);
-            self.orders.set(number, handle);
-            if record && let Some(h) = handle {
-                let id = h.id as usize;
-                if self.numbers.len() <= id {
-                    self.numbers.resize(id + 1, u32::MAX);
+            let handles = applied.map_or([None; 2], |a| [a.order, a.linked]);
+            for (k, handle) in (number..number + line.op.orders_placed()).zip(handles) {
+                self.orders.set(k, handle);
+                if record && let Some(h) = handle {
+                    let id = h.id as usize;
+                    if self.numbers.len() <= id {
+                        self.numbers.resize(id + 1, u32::MAX);
+                    }
+                    self.numbers[id] = k;
                 }
-                self.numbers[id] = number;
             }
         }
         if record {
@@ -244,6 +339,10 @@ impl Venue for Matchbook {
                 }
             }
         }
+    }
+
+    fn places_extended_orders(&self) -> bool {
+        true
     }
 
     fn top(&self, instrument: u16) -> (Level, Level) {

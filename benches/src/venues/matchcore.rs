@@ -101,6 +101,9 @@ impl Venue for Matchcore {
     fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, record: bool) {
         match line.op {
             Op::Deposit { .. } => out.applied = true,
+            // No trigger, iceberg or contingent orders: not applied (the harness runs
+            // files with them on matchbook only).
+            Op::PlaceWith { .. } => {}
             Op::Place {
                 account,
                 instrument,

@@ -96,6 +96,11 @@ pub trait Venue {
     fn gaps(&self) -> &'static [Gap] {
         &[]
     }
+
+    /// Whether it places the order types beyond limit and market (`PlaceWith` lines).
+    fn places_extended_orders(&self) -> bool {
+        false
+    }
 }
 
 /// Names accepted by `--engine`, in report order.

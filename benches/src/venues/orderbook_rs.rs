@@ -120,6 +120,9 @@ impl Venue for OrderbookRs {
                 out.applied = true;
                 return;
             }
+            // No trigger, iceberg or contingent orders: not applied (the harness runs files
+            // with them on matchbook only).
+            Op::PlaceWith { .. } => return,
             Op::Place {
                 account,
                 instrument,

@@ -71,6 +71,9 @@ impl Venue for RustOrderBook {
     fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, _record: bool) {
         match line.op {
             Op::Deposit { .. } => out.applied = true,
+            // No trigger, iceberg or contingent orders: not applied (the harness runs
+            // files with them on matchbook only).
+            Op::PlaceWith { .. } => {}
             Op::Place {
                 account,
                 instrument,
