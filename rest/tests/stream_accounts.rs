@@ -1,7 +1,8 @@
 //! The private `ACCOUNT_HISTORY` channel over real sockets: authentication first, the
 //! snapshots of the key's account (open orders, ended orders, balances) as REST shows
 //! them, then one `ACCOUNT_UPDATE` per change of its orders with the balances that moved,
-//! each checked against REST; another account's updates never reach the session.
+//! each checked against REST (an order's terms beyond the spec too: display, linked leg);
+//! another account's updates never reach the session.
 
 mod common;
 
@@ -251,5 +252,56 @@ async fn authenticating_again_follows_the_new_keys_account() {
     let created = next_update(&mut ws, &x.sub.account_id).await;
     assert_eq!(created["type"], "ORDER_CREATED", "{created}");
     assert_eq!(created["order"]["order_id"], placed["order_id"]);
+    x.stop().await;
+}
+
+/// The order as REST's record shows it.
+async fn rest_order(x: &Exchange, key: &str, id: &Value) -> Value {
+    let id = id.as_str().expect("an order id");
+    let (status, v) = x.get(&format!("/v1/account/orders/{id}"), Some(key)).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    v["order"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn order_created_shows_the_terms_rest_shows() {
+    let x = exchange().await;
+    let (key, account) = (x.trader.key.clone(), x.trader.account_id.clone());
+    let mut ws = connect(&x, "/").await;
+    send(&mut ws, json!({"type": "AUTHENTICATE", "api_token": key})).await;
+    assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+    assert_eq!(
+        subscribe(&mut ws, "ACCOUNT_HISTORY").await["type"],
+        "SUBSCRIPTIONS"
+    );
+    for _ in 0..3 {
+        next(&mut ws).await;
+    }
+    let iceberg = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
+        "price": "100.00", "amount": "0.1", "display_amount": "0.02"});
+    let (status, placed) = x.post("/v1/account/orders", &key, iceberg).await;
+    assert_eq!(status, StatusCode::OK, "{placed}");
+    let created = next_update(&mut ws, &account).await;
+    assert_eq!(created["type"], "ORDER_CREATED", "{created}");
+    let rest = rest_order(&x, &key, &placed["order_id"]).await;
+    assert_eq!(rest["display_amount"], "0.02000", "{rest}");
+    assert_eq!(created["order"]["display_amount"], rest["display_amount"]);
+
+    let pair = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
+        "price": "150.00", "amount": "0.1", "oco_order": {"type": "LIMIT", "price": "120.00"}});
+    let (status, placed) = x.post("/v1/account/orders", &key, pair).await;
+    assert_eq!(status, StatusCode::OK, "{placed}");
+    let legs = [
+        placed["order_id"].clone(),
+        placed["linked_order_id"].clone(),
+    ];
+    for (leg, peer) in [(&legs[0], &legs[1]), (&legs[1], &legs[0])] {
+        let created = next_update(&mut ws, &account).await;
+        assert_eq!(created["type"], "ORDER_CREATED", "{created}");
+        assert_eq!(created["order"]["order_id"], *leg, "{created}");
+        let rest = rest_order(&x, &key, leg).await;
+        assert_eq!(rest["linked_order_id"], *peer, "{rest}");
+        assert_eq!(created["order"]["linked_order_id"], *peer, "{created}");
+    }
     x.stop().await;
 }

@@ -13,6 +13,7 @@
 
 use std::collections::HashMap;
 
+use matchbook::market::order_terms::OrderTermsStore;
 use matchbook::market::orders::OrderRecord;
 use matchbook::market::trades::TradeRecord;
 use matchbook::runtime::ReadView;
@@ -25,13 +26,15 @@ use super::account_messages::{AccountUpdate, AccountUpdateFrame, BalanceDelta};
 use super::messages::Stamp;
 use super::trading::{self, Fill, TradingFrame};
 use crate::markets::Markets;
-use crate::records::{OrderForm, order_body, trade_wrapper};
+use crate::records::{OrderForm, add_order_terms, order_body, trade_wrapper};
 
 /// An update being built: its account, and the currency its order pays with (fills).
 struct Pending {
     account: AccountId,
     pays: Option<CurrencyId>,
     update: AccountUpdate,
+    /// The order an `ORDER_CREATED` announces (its terms follow its acceptance).
+    created: Option<u64>,
 }
 
 /// Live orders, and the frames of the command being applied.
@@ -39,6 +42,8 @@ struct Pending {
 pub struct AccountFeed {
     orders: HashMap<u64, OrderRecord>,
     pending: Vec<Pending>,
+    /// Terms of the orders the command being applied placed (trail, display, links).
+    command_terms: OrderTermsStore,
     trading: Vec<(AccountId, u64, TradingFrame)>,
 }
 
@@ -114,6 +119,7 @@ impl AccountFeed {
         for record in events {
             self.on_event(markets, record, &watched);
         }
+        self.attach_terms(markets);
         let history = (self.pending.drain(..))
             .map(|p| {
                 let stamp = (p.update.stamp.clone()).unwrap_or_else(|| Stamp::of(Timestamp(0)));
@@ -131,6 +137,23 @@ impl AccountFeed {
         PrivateFrames {
             history,
             trading: std::mem::take(&mut self.trading),
+        }
+    }
+
+    /// Puts the terms that came after each order's acceptance on its `ORDER_CREATED`,
+    /// as REST's order record shows them.
+    fn attach_terms(&mut self, markets: &Markets) {
+        if self.command_terms.is_empty() {
+            return;
+        }
+        let terms = std::mem::take(&mut self.command_terms);
+        for p in &mut self.pending {
+            let Some(id) = p.created else { continue };
+            if let (Some(t), Some(r), Some(body)) =
+                (terms.get(id), self.orders.get(&id), p.update.order.as_mut())
+            {
+                add_order_terms(markets, body, r, t);
+            }
         }
     }
 
@@ -220,6 +243,9 @@ impl AccountFeed {
                 available,
                 locked,
             } => self.on_balance(markets, account, currency, available, locked),
+            Event::OrderTerms { .. } | Event::OrdersLinked { .. } | Event::BracketPlaced { .. } => {
+                self.command_terms.on_event(&record.event);
+            }
             _ => {}
         }
     }
@@ -231,6 +257,9 @@ impl AccountFeed {
             created.order_id = Some(Uuid::of_order(accepted.order).to_string());
             created.order = order_body(markets, &order, OrderForm::Full);
             self.push(accepted.account, None, created);
+            if let Some(p) = self.pending.last_mut() {
+                p.created = Some(accepted.order.id);
+            }
             let kind = if accepted.order_type.is_trigger() {
                 "STOP_TRACKED"
             } else {
@@ -375,6 +404,7 @@ impl AccountFeed {
             account,
             pays,
             update,
+            created: None,
         });
     }
 
