@@ -422,8 +422,12 @@ class Engine:
     def order_history(self, account: int, order: int) -> dict[str, Any]:
         """An order's record, open or done: status (the public exchange's names: OPEN,
         FILLED_FULLY, FILLED_CLOSED, CANCELLED, FILLED_REJECTED), reason (the refusal code
-        beside FILLED_REJECTED, else None), filled, average price, fee, trades. ``order``
-        is the handle ``place_order`` returned (or the order's number, its low 64 bits)."""
+        beside FILLED_REJECTED, else None), filled, average price, fee, trades, and the
+        terms beyond the plain fields (``None`` where an order has none): trigger_reference,
+        trailing_offset or trailing_offset_bps, limit_offset, display, linked_order and
+        parent_order (handles), take_profit_price, stop_loss_price, stop_loss_limit_price.
+        ``order`` is the handle ``place_order`` returned (or the order's number, its low 64
+        bits)."""
         return _decimals(self._native.order_history(account, order & _NUMBER))
 
     def order_page(self, account: int, before: int | None = None,
@@ -594,6 +598,8 @@ _DECIMAL_KEYS = {
     "price", "trigger_price", "amount", "filled", "average_price", "open", "high", "low",
     "last", "base_volume", "quote_volume", "bid", "ask", "size", "entry_price", "mark_price",
     "unrealised", "realised", "initial_margin", "maintenance_margin", "index_price",
+    "trailing_offset", "limit_offset", "display", "take_profit_price", "stop_loss_price",
+    "stop_loss_limit_price",
 }
 
 

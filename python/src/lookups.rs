@@ -2,14 +2,49 @@
 //! history a page at a time (open and ended orders, newest first), one order's record and
 //! its trades. Decimal values go out as text at their scale, as in `queries`.
 
+use matchbook::market::order_terms::OrderTerms;
 use matchbook::market::orders::{OrderFilter, OrderRecord};
-use matchbook::{AccountId, AccountState, EngineError, HolderId};
+use matchbook::{AccountId, AccountState, EngineError, HolderId, Price, Trail};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::engine::NativeEngine;
 use crate::errors::{self, invalid};
 use crate::values::{self, pack};
+
+/// An order's terms beyond its record (every key present, `None` when it has no such
+/// term): its trigger reference (trigger types), trail, limit offset, iceberg display,
+/// OCO peer and bracket parent (as handles) and a bracket entry's exits.
+fn add_terms(
+    d: &Bound<'_, PyDict>,
+    trigger: bool,
+    terms: Option<&OrderTerms>,
+    ps: u8,
+    qs: u8,
+) -> PyResult<()> {
+    let t = terms.copied().unwrap_or_default();
+    let price = |p: Option<Price>| p.map(|p| values::text(p.0, ps));
+    d.set_item("trigger_reference", trigger.then(|| t.reference.as_str()))?;
+    let (ticks, bps) = match t.trail {
+        Some(Trail::Price(p)) => (Some(p), None),
+        Some(Trail::Bps(b)) => (None, Some(b)),
+        None => (None, None),
+    };
+    d.set_item("trailing_offset", price(ticks))?;
+    d.set_item("trailing_offset_bps", bps)?;
+    d.set_item("limit_offset", price(t.limit_offset))?;
+    d.set_item("display", t.display.map(|q| values::text(q.0, qs)))?;
+    d.set_item("linked_order", t.peer.map(pack))?;
+    d.set_item("parent_order", t.parent.map(pack))?;
+    let exits = t.exits;
+    d.set_item("take_profit_price", price(exits.map(|e| e.take_profit)))?;
+    d.set_item("stop_loss_price", price(exits.map(|e| e.stop_loss)))?;
+    d.set_item(
+        "stop_loss_limit_price",
+        price(exits.and_then(|e| e.stop_limit)),
+    )?;
+    Ok(())
+}
 
 impl NativeEngine {
     /// Market data, or `InvalidArgument` for an engine made without it.
@@ -60,6 +95,8 @@ impl NativeEngine {
         d.set_item("client_id", a.client_id.map(values::uuid_text))?;
         d.set_item("created", r.created.0)?;
         d.set_item("updated", r.updated.0)?;
+        let terms = self.market_data(py)?.order_terms().get(a.order.id);
+        add_terms(&d, a.order_type.is_trigger(), terms, ps, qs)?;
         Ok(d)
     }
 }

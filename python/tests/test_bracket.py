@@ -4,6 +4,7 @@ lots), the stop-loss fires and cancels the take-profit; and an OCO pair from Pyt
 from __future__ import annotations
 
 import runpy
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -37,3 +38,23 @@ def test_an_oco_pair_from_python(engine: matchbook.Engine, maker: int) -> None:
         engine.place_oco(t, maker, "BTC_EUR", "SELL", "0.0001", "65000", stop_trigger="55000")
     assert refused.value.name == "MIN_SIZE_NOT_SATISFIED"
     assert engine.open_orders(maker) == [], "a refused pair places neither leg"
+
+
+def test_order_history_shows_the_terms_beyond_the_plain_fields(
+        engine: matchbook.Engine, maker: int) -> None:
+    t = START + 1
+    limit, stop = engine.place_oco(t, maker, "BTC_EUR", "SELL", "0.1", "65000", stop_trigger="55000")
+    record = engine.order_history(maker, limit)
+    assert (record["linked_order"], record["parent_order"]) == (stop, None)
+    assert engine.order_history(maker, stop)["linked_order"] == limit
+    assert engine.order_history(maker, stop)["trigger_reference"] == "LAST_PRICE"
+    assert record["trigger_reference"] is None, "a limit order watches no price"
+    iceberg = engine.place_order(t, maker, "BTC_EUR", "SELL", "0.1", "66000", display="0.02")
+    assert engine.order_history(maker, iceberg)["display"] == Decimal("0.02")
+    bracket = engine.place_bracket(t, maker, "BTC_EUR", "SELL", "0.1", "67000",
+                                   take_profit="60000", stop_loss="70000", stop_limit="70100")
+    record = engine.order_history(maker, bracket)
+    assert (record["take_profit_price"], record["stop_loss_price"],
+            record["stop_loss_limit_price"]) == (Decimal("60000"), Decimal("70000"),
+                                                 Decimal("70100"))
+    assert record["linked_order"] is None and record["display"] is None

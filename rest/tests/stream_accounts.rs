@@ -57,6 +57,19 @@ async fn subscribe(ws: &mut Socket, name: &str) -> Value {
     next(ws).await
 }
 
+/// A socket authenticated with `key` and subscribed to ACCOUNT_HISTORY (its snapshots
+/// not read yet).
+async fn follow_history(x: &Exchange, key: &str) -> Socket {
+    let mut ws = connect(x, "/").await;
+    send(&mut ws, json!({"type": "AUTHENTICATE", "api_token": key})).await;
+    assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+    assert_eq!(
+        subscribe(&mut ws, "ACCOUNT_HISTORY").await["type"],
+        "SUBSCRIPTIONS"
+    );
+    ws
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_private_channel_needs_authentication_first() {
     let x = exchange().await;
@@ -86,13 +99,7 @@ async fn account_history_snapshots_then_updates_match_rest() {
     let (status, early) = x.order(&key, "BUY", "100.00", "0.1", json!({})).await;
     assert_eq!(status, StatusCode::OK, "{early}");
 
-    let mut ws = connect(&x, "/").await;
-    send(&mut ws, json!({"type": "AUTHENTICATE", "api_token": key})).await;
-    assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
-    assert_eq!(
-        subscribe(&mut ws, "ACCOUNT_HISTORY").await["type"],
-        "SUBSCRIPTIONS"
-    );
+    let mut ws = follow_history(&x, &key).await;
     let active = next(&mut ws).await;
     assert_eq!(active["type"], "ACTIVE_ORDERS_SNAPSHOT", "{active}");
     let ids: Vec<&str> = (active["orders"].as_array().expect("orders").iter())
@@ -267,13 +274,7 @@ async fn rest_order(x: &Exchange, key: &str, id: &Value) -> Value {
 async fn order_created_shows_the_terms_rest_shows() {
     let x = exchange().await;
     let (key, account) = (x.trader.key.clone(), x.trader.account_id.clone());
-    let mut ws = connect(&x, "/").await;
-    send(&mut ws, json!({"type": "AUTHENTICATE", "api_token": key})).await;
-    assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
-    assert_eq!(
-        subscribe(&mut ws, "ACCOUNT_HISTORY").await["type"],
-        "SUBSCRIPTIONS"
-    );
+    let mut ws = follow_history(&x, &key).await;
     for _ in 0..3 {
         next(&mut ws).await;
     }
