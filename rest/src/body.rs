@@ -48,8 +48,34 @@ pub fn field_code(name: &str) -> &'static str {
 }
 
 /// The fields of a JSON object in the order written, duplicates kept (so they can be
-/// refused: `serde_json::Map` would keep only the last).
-struct Fields(Vec<(String, Value)>);
+/// refused: `serde_json::Map` would keep only the last), nested objects likewise.
+struct Fields(Vec<(String, FieldValue)>);
+
+/// A field's value: an object keeps its own fields as written, anything else is a value.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum FieldValue {
+    Object(Fields),
+    Other(Value),
+}
+
+impl Fields {
+    /// The object these fields make if each key is given once and every value is a
+    /// scalar (what an object field such as `oco_order` holds).
+    fn scalar_object(self) -> Option<Map<String, Value>> {
+        let mut map = Map::with_capacity(self.0.len());
+        for (name, value) in self.0 {
+            let FieldValue::Other(value) = value else {
+                return None;
+            };
+            if value.is_array() || value.is_object() || map.contains_key(&name) {
+                return None;
+            }
+            map.insert(name, value);
+        }
+        Some(map)
+    }
+}
 
 impl<'de> Deserialize<'de> for Fields {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -61,7 +87,7 @@ impl<'de> Deserialize<'de> for Fields {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
                 let mut fields = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Value>()? {
+                while let Some(entry) = map.next_entry::<String, FieldValue>()? {
                     fields.push(entry);
                 }
                 Ok(Fields(fields))
@@ -79,19 +105,19 @@ impl Body {
             .map_err(|_| ApiError::bad("INVALID_REQUEST_BODY"))?;
         let mut map = Map::with_capacity(fields.len());
         for (name, value) in fields {
-            let allowed = match &value {
-                Value::Object(inner) => {
-                    OBJECT_FIELDS.contains(&name.as_str())
-                        && inner.values().all(|v| !v.is_object() && !v.is_array())
+            let value = match value {
+                FieldValue::Object(inner) if OBJECT_FIELDS.contains(&name.as_str()) => {
+                    inner.scalar_object().map(Value::Object)
                 }
-                Value::Array(items) => {
-                    LIST_FIELDS.contains(&name.as_str()) && items.iter().all(Value::is_string)
-                }
-                _ => true,
+                FieldValue::Object(_) => None,
+                FieldValue::Other(Value::Array(items)) => (LIST_FIELDS.contains(&name.as_str())
+                    && items.iter().all(Value::is_string))
+                .then_some(Value::Array(items)),
+                FieldValue::Other(value) => Some(value),
             };
-            if !allowed {
+            let Some(value) = value else {
                 return Err(ApiError::bad(field_code(&name)));
-            }
+            };
             if map.contains_key(&name) {
                 return Err(ApiError::bad("INVALID_REQUEST_BODY"));
             }
@@ -138,7 +164,13 @@ mod tests {
             refused(r#"{"oco_order": {"price": {"deep": 1}}}"#),
             "INVALID_REQUEST_BODY"
         );
-        assert!(Body::parse(br#"{"oco_order": {"type": "STOP_MARKET"}}"#).is_ok());
+        assert_eq!(
+            refused(r#"{"oco_order": {"price": "1", "price": "2"}}"#),
+            "INVALID_REQUEST_BODY",
+            "a key given twice inside a leg"
+        );
+        assert!(Body::parse(br#"{"oco_order": {"type": "STOP_MARKET", "price": 1.5}}"#).is_ok());
+        assert!(Body::parse(br#"{"oco_order": {}}"#).is_ok());
         assert!(Body::parse(br#"{"scopes": ["TRADE"]}"#).is_ok());
     }
 
