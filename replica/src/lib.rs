@@ -7,11 +7,14 @@
 //! so a deposed leader can never append (fencing), and with a message id per batch, so a
 //! retried publish is stored once. A commit returns only once JetStream has acknowledged
 //! the batch, which with `sync_interval: always` on the servers means fsynced on a quorum.
-//! [`cluster`] runs a NATS cluster on loopback for the tests and `make cluster`.
+//! [`lease`] elects the one node that writes: a lease in a JetStream key-value bucket,
+//! taken and renewed by compare-and-set. [`cluster`] runs a NATS cluster on loopback for the tests and `make cluster`.
 #![deny(missing_docs)]
 
 pub mod batch;
 pub mod cluster;
+pub mod lease;
 mod log;
+mod nats;
 
 pub use log::{JetStreamLog, LogConfig, LogError};

@@ -109,22 +109,6 @@ impl std::fmt::Debug for JetStreamLog {
     }
 }
 
-/// Connects to the servers, retrying until `timeout`.
-async fn connect(config: &LogConfig) -> Result<jetstream::Context, LogError> {
-    let client = async_nats::ConnectOptions::new()
-        .connection_timeout(config.timeout)
-        .request_timeout(Some(config.timeout))
-        .retry_on_initial_connect()
-        .connect(config.servers.clone());
-    let client = tokio::time::timeout(config.timeout, client)
-        .await
-        .map_err(|_| LogError::Connect("timed out".into()))?
-        .map_err(|e| LogError::Connect(e.to_string()))?;
-    let mut context = jetstream::new(client);
-    context.set_timeout(config.timeout);
-    Ok(context)
-}
-
 /// Creates the stream (or finds it), retrying while the cluster is still electing its
 /// JetStream leader.
 async fn ensure_stream(
@@ -216,12 +200,9 @@ impl JetStreamLog {
     /// Connects, creates the stream if it does not exist, and reads every batch stored:
     /// the log appends after the last of them. Returns the commands to replay.
     pub fn open(config: LogConfig) -> Result<(Self, Vec<JournalEntry>), LogError> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| LogError::Connect(e.to_string()))?;
+        let runtime = crate::nats::runtime()?;
         let (context, entries, last) = runtime.block_on(async {
-            let context = connect(&config).await?;
+            let context = crate::nats::connect(&config.servers, config.timeout).await?;
             let (entries, last) = read_all_patiently(&context, &config).await?;
             Ok::<_, LogError>((context, entries, last))
         })?;

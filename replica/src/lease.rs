@@ -1,0 +1,216 @@
+//! Leadership: one lease in a JetStream key-value bucket (replicated like the log). The
+//! holder renews it by a compare-and-set on the revision it last wrote; a node that sees
+//! the same revision for a whole lease period takes it by a compare-and-set on that
+//! revision, so exactly one of several contenders wins. Each node measures the lease with
+//! its own monotonic clock (the caller's `now`), never with another machine's wall clock:
+//! a holder that has not renewed for a lease period stops calling itself leader, before
+//! any follower, which starts counting only when it sees the last renewal, can take over.
+//! The revision a node took the lease at is its term (it only grows), which the command
+//! log puts in its message ids; the log's own fencing keeps a deposed leader from
+//! appending whatever the lease says.
+
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream::{self, kv};
+
+use crate::LogError;
+
+/// The key the lease is kept under.
+const KEY: &str = "leader";
+
+/// Who a node is, after a [`Lease::tick`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// It holds the lease, taken at revision `term`.
+    Leader {
+        /// The revision it took the lease at.
+        term: u64,
+    },
+    /// Another node holds it (`None`: nobody known to hold it, or this node cannot tell).
+    Follower {
+        /// The holder's node name, as it wrote it.
+        leader: Option<String>,
+    },
+}
+
+/// Where the lease lives and how long it lasts.
+#[derive(Debug, Clone)]
+pub struct LeaseConfig {
+    /// Server URLs.
+    pub servers: Vec<String>,
+    /// Bucket name (one per engine group).
+    pub bucket: String,
+    /// Copies the bucket keeps.
+    pub replicas: usize,
+    /// This node's name.
+    pub node: String,
+    /// How long a lease lasts without renewal.
+    pub lease: Duration,
+    /// How long one request may take.
+    pub timeout: Duration,
+}
+
+/// What this node last saw of the lease.
+#[derive(Debug, Clone)]
+struct Seen {
+    revision: u64,
+    holder: String,
+    since: Instant,
+}
+
+/// One node's view of the lease.
+pub struct Lease {
+    runtime: tokio::runtime::Runtime,
+    store: kv::Store,
+    config: LeaseConfig,
+    /// While leader: (term, revision of the last renewal, when it was written).
+    held: Option<(u64, u64, Instant)>,
+    seen: Option<Seen>,
+}
+
+impl std::fmt::Debug for Lease {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (f.debug_struct("Lease"))
+            .field("node", &self.config.node)
+            .field("held", &self.held)
+            .finish()
+    }
+}
+
+async fn bucket(context: &jetstream::Context, config: &LeaseConfig) -> Result<kv::Store, LogError> {
+    let settings = kv::Config {
+        bucket: config.bucket.clone(),
+        history: 1,
+        storage: jetstream::stream::StorageType::File,
+        num_replicas: config.replicas,
+        ..Default::default()
+    };
+    let deadline = Instant::now() + config.timeout.max(Duration::from_secs(20));
+    loop {
+        match context.create_key_value(settings.clone()).await {
+            Ok(store) => return Ok(store),
+            Err(e) => {
+                if let Ok(store) = context.get_key_value(&config.bucket).await {
+                    return Ok(store);
+                }
+                if Instant::now() >= deadline {
+                    return Err(LogError::Stream {
+                        stream: config.bucket.clone(),
+                        reason: e.to_string(),
+                    });
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        }
+    }
+}
+
+impl Lease {
+    /// Connects and opens (or creates) the bucket; the node starts as a follower.
+    pub fn open(config: LeaseConfig) -> Result<Self, LogError> {
+        let runtime = crate::nats::runtime()?;
+        let store = runtime.block_on(async {
+            let context = crate::nats::connect(&config.servers, config.timeout).await?;
+            bucket(&context, &config).await
+        })?;
+        Ok(Lease {
+            runtime,
+            store,
+            config,
+            held: None,
+            seen: None,
+        })
+    }
+
+    /// This node's name.
+    pub fn node(&self) -> &str {
+        &self.config.node
+    }
+
+    /// One step at `now`: a leader renews; a follower looks at the lease and takes it when
+    /// nobody holds it or its holder has not renewed for a lease period. Call it more often
+    /// than the lease lasts (a third of it, say).
+    pub fn tick(&mut self, now: Instant) -> Role {
+        match self.held {
+            Some(held) => self.renew(held, now),
+            None => self.contend(now),
+        }
+    }
+
+    fn renew(&mut self, (term, revision, at): (u64, u64, Instant), now: Instant) -> Role {
+        let value = self.config.node.clone().into_bytes().into();
+        let renewed = (self.runtime).block_on(self.store.update(KEY, value, revision));
+        match renewed {
+            Ok(revision) => {
+                self.held = Some((term, revision, now));
+                Role::Leader { term }
+            }
+            Err(e) if e.kind() == kv::UpdateErrorKind::WrongLastRevision => {
+                self.held = None;
+                self.contend(now)
+            }
+            // Not renewed (no quorum, no server): leader only until the lease runs out.
+            Err(_) if now.duration_since(at) < self.config.lease => Role::Leader { term },
+            Err(_) => {
+                self.held = None;
+                Role::Follower { leader: None }
+            }
+        }
+    }
+
+    fn contend(&mut self, now: Instant) -> Role {
+        let entry = (self.runtime).block_on(self.store.entry(KEY));
+        let current = match entry {
+            Ok(Some(e)) if e.operation == kv::Operation::Put => Some(e),
+            Ok(_) => None,
+            Err(_) => return Role::Follower { leader: None },
+        };
+        let Some(entry) = current else {
+            return self.take(None, now);
+        };
+        let holder = String::from_utf8_lossy(&entry.value).into_owned();
+        let since = match &self.seen {
+            Some(seen) if seen.revision == entry.revision => seen.since,
+            _ => now,
+        };
+        self.seen = Some(Seen {
+            revision: entry.revision,
+            holder: holder.clone(),
+            since,
+        });
+        if now.duration_since(since) >= self.config.lease {
+            return self.take(Some(entry.revision), now);
+        }
+        Role::Follower {
+            leader: Some(holder),
+        }
+    }
+
+    /// Takes the lease: created if nobody holds it, else over the stale `revision`.
+    fn take(&mut self, revision: Option<u64>, now: Instant) -> Role {
+        let value: bytes::Bytes = self.config.node.clone().into_bytes().into();
+        let taken = self.runtime.block_on(async {
+            match revision {
+                Some(r) => (self.store.update(KEY, value, r).await).map_err(|e| e.to_string()),
+                None => (self.store.create(KEY, value).await).map_err(|e| e.to_string()),
+            }
+        });
+        match taken {
+            Ok(term) => {
+                self.held = Some((term, term, now));
+                Role::Leader { term }
+            }
+            // Another node was faster: it leads; the next tick reads who.
+            Err(_) => Role::Follower {
+                leader: self.seen.as_ref().map(|s| s.holder.clone()),
+            },
+        }
+    }
+
+    /// Gives the lease up at once (a clean stop), so a follower need not wait it out.
+    pub fn resign(&mut self) {
+        if self.held.take().is_some() {
+            let _ = self.runtime.block_on(self.store.delete(KEY));
+        }
+    }
+}
