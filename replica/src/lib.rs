@@ -7,7 +7,7 @@
 //! so a deposed leader can never append (fencing), and with a message id per batch, so a
 //! retried publish is stored once. A commit returns only once JetStream has acknowledged
 //! the batch, which with `sync_interval: always` on the servers means fsynced on a quorum.
-//! [`lease`] elects the one node that writes: a lease in a JetStream key-value bucket,
+//! [`LogTail`] is a follower's reader of it, from any command on. [`lease`] elects the one node that writes: a lease in a JetStream key-value bucket,
 //! taken and renewed by compare-and-set. [`cluster`] runs a NATS cluster on loopback for the tests and `make cluster`.
 #![deny(missing_docs)]
 
@@ -16,5 +16,7 @@ pub mod cluster;
 pub mod lease;
 mod log;
 mod nats;
+mod tail;
 
 pub use log::{JetStreamLog, LogConfig, LogError};
+pub use tail::LogTail;

@@ -11,7 +11,8 @@ use async_nats::jetstream::{self, context::PublishErrorKind, stream};
 use matchbook_core::{Command, Timestamp};
 use matchbook_store::journal::{CommandLog, JournalEntry};
 
-use crate::batch::{BatchError, BatchWriter, decode_batch};
+use crate::batch::BatchWriter;
+use crate::tail::read_messages;
 
 /// Where the log lives and how it is written.
 #[derive(Debug, Clone)]
@@ -142,42 +143,6 @@ async fn ensure_stream(
     }
 }
 
-/// Every batch of the stream from `from` on, decoded and checked to follow one another.
-async fn read_stream(
-    stream: &stream::Stream,
-    name: &str,
-    from: u64,
-) -> Result<(Vec<JournalEntry>, u64), LogError> {
-    let info = stream.get_info().await.map_err(|e| LogError::Stream {
-        stream: name.to_owned(),
-        reason: e.to_string(),
-    })?;
-    let (first, last) = (
-        info.state.first_sequence.max(from),
-        info.state.last_sequence,
-    );
-    let mut entries: Vec<JournalEntry> = Vec::new();
-    for sequence in first..=last {
-        let corrupt = |reason: String| LogError::Corrupt { sequence, reason };
-        let message = (stream.get_raw_message(sequence).await).map_err(|e| LogError::Stream {
-            stream: name.to_owned(),
-            reason: format!("message {sequence}: {e}"),
-        })?;
-        let batch =
-            decode_batch(&message.payload).map_err(|e: BatchError| corrupt(e.to_string()))?;
-        if let (Some(prev), Some(next)) = (entries.last(), batch.first())
-            && next.seq != prev.seq + 1
-        {
-            return Err(corrupt(format!(
-                "commands jump from {} to {}",
-                prev.seq, next.seq
-            )));
-        }
-        entries.extend(batch);
-    }
-    Ok((entries, last))
-}
-
 /// The whole stream, retried while the servers cannot serve it yet (a cluster that has
 /// just regained its quorum is still electing the stream's leader); damage is not retried.
 async fn read_all_patiently(
@@ -187,7 +152,7 @@ async fn read_all_patiently(
     let deadline = Instant::now() + config.timeout.max(Duration::from_secs(20));
     loop {
         let stream = ensure_stream(context, config).await?;
-        match read_stream(&stream, &config.stream, 1).await {
+        match read_messages(&stream, &config.stream, 1, &mut None).await {
             Err(LogError::Stream { .. }) if Instant::now() < deadline => {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }

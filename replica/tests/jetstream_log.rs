@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use matchbook_core::{AccountId, Command, CurrencyId, Timestamp};
 use matchbook_replica::cluster::{NatsCluster, server_binary};
-use matchbook_replica::{JetStreamLog, LogConfig, LogError};
+use matchbook_replica::{JetStreamLog, LogConfig, LogError, LogTail};
 use matchbook_store::journal::CommandLog;
 
 fn cluster(test: &str) -> NatsCluster {
@@ -142,4 +142,30 @@ fn a_second_writer_fences_the_first() {
         "and stays refused"
     );
     assert_eq!(numbers_read(&cluster), expected(1..5));
+}
+
+#[test]
+fn a_tail_returns_each_new_command_once_in_order() {
+    let cluster = cluster("tail");
+    let (mut log, _) = JetStreamLog::open(config(&cluster, 1)).expect("the log opens");
+    let open_tail = |from| {
+        LogTail::open(&cluster.urls(), "TEST", from, Duration::from_secs(2)).expect("a tail")
+    };
+    let (mut all, mut late) = (open_tail(1), open_tail(3));
+    assert!(all.poll().expect("an empty log").is_empty());
+    write(&mut log, 1..3).expect("two commands");
+    write(&mut log, 3..6).expect("three more");
+    let numbers = |entries: Vec<matchbook_store::journal::JournalEntry>| -> Vec<u64> {
+        entries.into_iter().map(|e| e.seq).collect()
+    };
+    assert_eq!(numbers(all.poll().expect("poll")), [1, 2, 3, 4, 5]);
+    assert_eq!(
+        numbers(late.poll().expect("poll")),
+        [3, 4, 5],
+        "from a snapshot's next"
+    );
+    assert!(all.poll().expect("nothing new").is_empty());
+    write(&mut log, 6..7).expect("one more");
+    assert_eq!(numbers(all.poll().expect("poll")), [6]);
+    assert_eq!(all.next_command(), 7);
 }
