@@ -28,6 +28,7 @@ pub mod market_frames;
 pub mod messages;
 pub mod order_entry;
 pub mod session;
+mod subscribe_snapshots;
 pub mod trading;
 
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -16,15 +16,12 @@ use tokio::sync::broadcast::error::RecvError;
 
 use matchbook::market::period::{GRANULARITIES, Granularity, Unit};
 
-use super::account_frames;
-use super::book_frames;
 use super::hub::{Channel, Frame, Frames, PRIVATE_TOPIC, Topic, Watch};
-use super::market_frames::{candle_frames, price_tick, ticker_updates};
 use super::messages::{
-    ChannelRequest, ChannelState, ClientMessage, ErrorFrame, PriceTickHistory, SessionFrame, Stamp,
-    TickerFrame, TimerFrame,
+    ChannelRequest, ChannelState, ClientMessage, ErrorFrame, SessionFrame, Stamp, TimerFrame,
 };
 use super::order_entry;
+use super::subscribe_snapshots;
 use crate::error::ApiError;
 use crate::format::iso_ms;
 use crate::keys::{ApiKey, Scope};
@@ -59,7 +56,7 @@ enum Reply {
     Close(String, u16),
 }
 
-fn json(value: &impl Serialize) -> String {
+pub(super) fn json(value: &impl Serialize) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
@@ -448,7 +445,8 @@ impl Session {
                 // Before the snapshot is read: the frames after it must be made.
                 self.watch = account.map(|a| state.streams.hub.watch(a));
             }
-            let (snapshots, covered) = snapshot(state, channel, ids, depth, account).await;
+            let (snapshots, covered) =
+                subscribe_snapshots::snapshot(state, channel, ids, depth, account).await;
             frames.extend(snapshots);
             (self.after).extend(covered.into_iter().map(|(id, seq)| ((channel, id), seq)));
         }
@@ -516,107 +514,4 @@ impl Session {
         }
         vec![self.answer(state, "UNSUBSCRIBED", true)]
     }
-}
-
-/// The frames a new subscriber of `channel` gets for `topics` before live frames (books
-/// up to `depth` levels per side, 0 for all), and per market what they cover. They are
-/// read at or after the last command the hub has sent frames for, so the frames that
-/// follow them in the session's feed leave no gap.
-async fn snapshot(
-    state: &Shared,
-    channel: Channel,
-    topics: Vec<Topic>,
-    depth: usize,
-    account: Option<matchbook::AccountId>,
-) -> (Vec<String>, Vec<(InstrumentId, u64)>) {
-    if topics.is_empty() {
-        return (Vec::new(), Vec::new());
-    }
-    let markets = state.markets.clone();
-    let now = state.now();
-    let ids: Vec<InstrumentId> = topics.iter().map(|&(id, _)| id).collect();
-    let after = state.streams.hub.sent_through();
-    let read = state.view_after(after, move |view| match channel {
-        Channel::OrderBook | Channel::BookTicker => (ids.iter())
-            .filter_map(|&id| {
-                let market = markets.market_of(id)?;
-                let depth = if channel == Channel::BookTicker {
-                    1
-                } else {
-                    depth
-                };
-                let (levels, seq) = book_frames::engine_levels(view.engine, id, depth)?;
-                let frame = if channel == Channel::OrderBook {
-                    json(&book_frames::snapshot(market, levels, seq, now))
-                } else {
-                    let top = book_frames::top_of(&levels);
-                    json(&book_frames::tick(
-                        market,
-                        "BOOK_TICKER_SNAPSHOT",
-                        top,
-                        seq,
-                        now,
-                    ))
-                };
-                Some((frame, Some((id, seq))))
-            })
-            .collect(),
-        Channel::MarketTicker => {
-            let updates = ticker_updates(view, &markets, &ids, now);
-            let updates = updates.into_iter().map(|(_, u)| u).collect();
-            vec![(json(&TickerFrame::of(updates, now)), None)]
-        }
-        Channel::Candlesticks => {
-            candle_frames(view.market, &markets, &topics, now, "CANDLESTICK_SNAPSHOT")
-                .iter()
-                .map(|(_, frame)| (json(frame), None))
-                .collect()
-        }
-        Channel::Trading => Vec::new(),
-        Channel::AccountHistory => account
-            .map(|account| account_frames::snapshots(view, &markets, account, now))
-            .unwrap_or_default()
-            .into_iter()
-            .map(|frame| (frame, Some((PRIVATE_TOPIC.0, view.event_seq))))
-            .collect(),
-        Channel::PriceTicks => (ids.iter())
-            .filter_map(|&id| {
-                let history = tick_history(view.market, &markets, id, now)?;
-                Some((json(&history), Some((id, view.event_seq))))
-            })
-            .collect::<Vec<_>>(),
-    });
-    let Ok(frames) = read.await else {
-        return (Vec::new(), Vec::new());
-    };
-    let (texts, covered): (Vec<String>, Vec<Option<(InstrumentId, u64)>>) =
-        frames.into_iter().unzip();
-    (texts, covered.into_iter().flatten().collect())
-}
-
-/// The last 80 trades of a market, newest first.
-fn tick_history(
-    market: &matchbook::market::MarketData,
-    markets: &crate::markets::Markets,
-    id: InstrumentId,
-    now: matchbook::Timestamp,
-) -> Option<PriceTickHistory> {
-    let filter = matchbook::market::trades::TradeFilter {
-        from: matchbook::Timestamp(now.0 - matchbook::market::query::MAX_WINDOW),
-        to: now,
-        instruments: None,
-        max_page_size: 80,
-        cursor: None,
-    };
-    let page = market.trades().instrument_page(id, &filter).ok()?;
-    let history = (page.trades.iter())
-        .filter_map(|r| price_tick(markets, &r.trade, r.time, None))
-        .collect();
-    Some(PriceTickHistory {
-        channel_name: "PRICE_TICKS",
-        kind: "PRICE_TICK_HISTORY",
-        instrument_code: markets.market_of(id)?.code.clone(),
-        history,
-        stamp: Stamp::of(now),
-    })
 }

@@ -1,0 +1,116 @@
+//! What a new subscriber gets before live frames: per channel, the snapshot frames read
+//! at or after the last command the hub has sent frames for (books, tickers, candles,
+//! the account's snapshots, the last trades), and per market the sequence they cover.
+
+use matchbook::InstrumentId;
+
+use super::account_frames;
+use super::book_frames;
+use super::hub::{Channel, PRIVATE_TOPIC, Topic};
+use super::market_frames::{candle_frames, price_tick, ticker_updates};
+use super::messages::{PriceTickHistory, Stamp, TickerFrame};
+use super::session::json;
+use crate::state::Shared;
+
+/// The frames a new subscriber of `channel` gets for `topics` before live frames (books
+/// up to `depth` levels per side, 0 for all), and per market what they cover. They are
+/// read at or after the last command the hub has sent frames for, so the frames that
+/// follow them in the session's feed leave no gap.
+pub(super) async fn snapshot(
+    state: &Shared,
+    channel: Channel,
+    topics: Vec<Topic>,
+    depth: usize,
+    account: Option<matchbook::AccountId>,
+) -> (Vec<String>, Vec<(InstrumentId, u64)>) {
+    if topics.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let markets = state.markets.clone();
+    let now = state.now();
+    let ids: Vec<InstrumentId> = topics.iter().map(|&(id, _)| id).collect();
+    let after = state.streams.hub.sent_through();
+    let read = state.view_after(after, move |view| match channel {
+        Channel::OrderBook | Channel::BookTicker => (ids.iter())
+            .filter_map(|&id| {
+                let market = markets.market_of(id)?;
+                let depth = if channel == Channel::BookTicker {
+                    1
+                } else {
+                    depth
+                };
+                let (levels, seq) = book_frames::engine_levels(view.engine, id, depth)?;
+                let frame = if channel == Channel::OrderBook {
+                    json(&book_frames::snapshot(market, levels, seq, now))
+                } else {
+                    let top = book_frames::top_of(&levels);
+                    json(&book_frames::tick(
+                        market,
+                        "BOOK_TICKER_SNAPSHOT",
+                        top,
+                        seq,
+                        now,
+                    ))
+                };
+                Some((frame, Some((id, seq))))
+            })
+            .collect(),
+        Channel::MarketTicker => {
+            let updates = ticker_updates(view, &markets, &ids, now);
+            let updates = updates.into_iter().map(|(_, u)| u).collect();
+            vec![(json(&TickerFrame::of(updates, now)), None)]
+        }
+        Channel::Candlesticks => {
+            candle_frames(view.market, &markets, &topics, now, "CANDLESTICK_SNAPSHOT")
+                .iter()
+                .map(|(_, frame)| (json(frame), None))
+                .collect()
+        }
+        Channel::Trading => Vec::new(),
+        Channel::AccountHistory => account
+            .map(|account| account_frames::snapshots(view, &markets, account, now))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|frame| (frame, Some((PRIVATE_TOPIC.0, view.event_seq))))
+            .collect(),
+        Channel::PriceTicks => (ids.iter())
+            .filter_map(|&id| {
+                let history = tick_history(view.market, &markets, id, now)?;
+                Some((json(&history), Some((id, view.event_seq))))
+            })
+            .collect::<Vec<_>>(),
+    });
+    let Ok(frames) = read.await else {
+        return (Vec::new(), Vec::new());
+    };
+    let (texts, covered): (Vec<String>, Vec<Option<(InstrumentId, u64)>>) =
+        frames.into_iter().unzip();
+    (texts, covered.into_iter().flatten().collect())
+}
+
+/// The last 80 trades of a market, newest first.
+fn tick_history(
+    market: &matchbook::market::MarketData,
+    markets: &crate::markets::Markets,
+    id: InstrumentId,
+    now: matchbook::Timestamp,
+) -> Option<PriceTickHistory> {
+    let filter = matchbook::market::trades::TradeFilter {
+        from: matchbook::Timestamp(now.0 - matchbook::market::query::MAX_WINDOW),
+        to: now,
+        instruments: None,
+        max_page_size: 80,
+        cursor: None,
+    };
+    let page = market.trades().instrument_page(id, &filter).ok()?;
+    let history = (page.trades.iter())
+        .filter_map(|r| price_tick(markets, &r.trade, r.time, None))
+        .collect();
+    Some(PriceTickHistory {
+        channel_name: "PRICE_TICKS",
+        kind: "PRICE_TICK_HISTORY",
+        instrument_code: markets.market_of(id)?.code.clone(),
+        history,
+        stamp: Stamp::of(now),
+    })
+}
