@@ -123,7 +123,8 @@ impl From<matchbook::runtime::RuntimeError> for MbStatus {
     fn from(e: matchbook::runtime::RuntimeError) -> Self {
         use matchbook::runtime::RuntimeError as R;
         match e {
-            R::Busy => Self::Busy,
+            // Try again later, as when the queue is full.
+            R::Busy | R::LogUnavailable => Self::Busy,
             R::Stopped | R::Failed => Self::Stopped,
         }
     }

@@ -234,6 +234,12 @@ impl JetStreamLog {
 }
 
 impl CommandLog for JetStreamLog {
+    /// A batch not acknowledged is published again (after 100 ms); a fenced log never.
+    fn retry_after(&self, error: &std::io::Error) -> Option<Duration> {
+        let cause = error.get_ref()?.downcast_ref::<LogError>()?;
+        matches!(cause, LogError::Unacknowledged { .. }).then_some(Duration::from_millis(100))
+    }
+
     fn append(&mut self, time: Timestamp, command: &Command) -> std::io::Result<u64> {
         if self.fenced {
             return Err(LogError::Fenced {

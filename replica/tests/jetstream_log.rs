@@ -91,6 +91,10 @@ fn acknowledged_batches_survive_lost_servers_and_a_new_writer() {
     );
     cluster.kill(1).expect("kill n2");
     let refused = write(&mut log, 6..8).expect_err("no quorum: not acknowledged");
+    assert!(
+        log.retry_after(&refused).is_some(),
+        "the runtime may try it again"
+    );
     let cause = refused
         .into_inner()
         .and_then(|e| e.downcast::<LogError>().ok());
@@ -129,6 +133,11 @@ fn a_second_writer_fences_the_first() {
     assert_eq!(replay.len(), 2);
     write(&mut new, 3..5).expect("the new leader appends");
     let refused = write(&mut old, 3..4).expect_err("the deposed writer is refused");
+    assert_eq!(
+        old.retry_after(&refused),
+        None,
+        "never retried: it must step down"
+    );
     let cause = refused
         .into_inner()
         .and_then(|e| e.downcast::<LogError>().ok());

@@ -67,7 +67,9 @@ impl ApiError {
         match self {
             Self::Engine(e) => (engine_status(*e), e.as_str().to_owned()),
             Self::Query(e) => (query_status(*e), e.as_str().to_owned()),
-            Self::Runtime(RuntimeError::Busy | RuntimeError::Stopped) => (
+            Self::Runtime(
+                RuntimeError::Busy | RuntimeError::Stopped | RuntimeError::LogUnavailable,
+            ) => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 "SERVICE_UNAVAILABLE".into(),
             ),

@@ -46,6 +46,10 @@ pub enum RuntimeError {
     /// A stage thread panicked.
     #[error("engine thread failed")]
     Failed,
+    /// The command log cannot store commands now (a replicated log without its quorum);
+    /// commands are refused until it can again. Try again later.
+    #[error("the command log is unavailable")]
+    LogUnavailable,
 }
 
 /// State as the market stage holds it when a read runs: the replica of the engine,
@@ -115,6 +119,9 @@ fn refused<T>(e: TrySendError<T>) -> RuntimeError {
 
 impl RuntimeHandle {
     fn enqueue(&self, command: Command, reply: Reply) -> Result<(), RuntimeError> {
+        if self.stats.log_unavailable.load(Ordering::Acquire) {
+            return Err(RuntimeError::LogUnavailable);
+        }
         if !self.stats.admit(self.limit) {
             return Err(RuntimeError::Busy);
         }

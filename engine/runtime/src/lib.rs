@@ -59,6 +59,7 @@ pub use output::{DropReason, MatchedCommand, Published, Subscription};
 pub use stats::{Histogram, RuntimeStats, StatsSnapshot};
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 
 use matchbook_core::Engine;
@@ -229,6 +230,7 @@ impl Runtime {
             return Err(RuntimeError::Stopped);
         };
         // A blocking send: the stop must not be lost to a momentarily full queue.
+        self.handle.stats.stopping.store(true, Ordering::Release);
         let _ = self.handle.requests.send(handle::Request::Stop);
         let sequenced = stages.sequencer.join();
         let engine = stages.matching.join();

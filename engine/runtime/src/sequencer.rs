@@ -161,10 +161,29 @@ impl Sequencer {
         })
     }
 
+    /// Commits the batch; a failure the log says may be retried is retried (the same
+    /// batch, so nothing is stored twice or lost) while ingress refuses new commands,
+    /// until it succeeds or a stop is asked for.
     fn commit(&mut self) -> std::io::Result<()> {
-        match self.log.as_mut() {
-            Some(log) => log.commit(),
-            None => Ok(()),
+        let Some(log) = self.log.as_mut() else {
+            return Ok(());
+        };
+        loop {
+            let error = match log.commit() {
+                Ok(()) => {
+                    self.stats.log_unavailable.store(false, Ordering::Release);
+                    return Ok(());
+                }
+                Err(error) => error,
+            };
+            let Some(wait) = log.retry_after(&error) else {
+                return Err(error);
+            };
+            self.stats.log_unavailable.store(true, Ordering::Release);
+            if self.stats.stopping.load(Ordering::Acquire) {
+                return Err(error);
+            }
+            std::thread::sleep(wait);
         }
     }
 

@@ -129,6 +129,11 @@ pub struct RuntimeStats {
     pub(crate) snapshots: AtomicU64,
     /// The longest a snapshot copy held the market stage, nanoseconds.
     pub(crate) longest_snapshot_copy: AtomicU64,
+    /// Set while the command log cannot store a batch (a replicated log without its
+    /// quorum): ingress refuses commands with [`crate::RuntimeError::LogUnavailable`].
+    pub(crate) log_unavailable: std::sync::atomic::AtomicBool,
+    /// Set when a stop is asked for, so a sequencer retrying its log gives up.
+    pub(crate) stopping: std::sync::atomic::AtomicBool,
 }
 
 /// Raises a single-writer maximum.
@@ -169,6 +174,8 @@ pub struct StatsSnapshot {
     /// The longest a snapshot copy held the market stage, nanoseconds (the matching thread
     /// never copies).
     pub longest_snapshot_copy_nanos: u64,
+    /// Whether the command log cannot store commands now (ingress refuses them).
+    pub log_unavailable: bool,
 }
 
 impl RuntimeStats {
@@ -219,6 +226,7 @@ impl RuntimeStats {
             longest_batch_nanos: load(&self.longest_batch),
             snapshots: load(&self.snapshots),
             longest_snapshot_copy_nanos: load(&self.longest_snapshot_copy),
+            log_unavailable: self.log_unavailable.load(Ordering::Acquire),
         }
     }
 

@@ -49,6 +49,13 @@ pub trait CommandLog: Send {
     fn rotate(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+    /// Whether a failed [`CommandLog::commit`] may be tried again, and after how long: a
+    /// replicated log that lost its quorum can store the same batch once it is back. By
+    /// default never: after a failed fsync the file's state is unknown, and the runtime
+    /// stops rather than acknowledge what may not be on disk.
+    fn retry_after(&self, _error: &std::io::Error) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// When the journal forces its writes to stable storage.
