@@ -46,11 +46,17 @@ fn config_text(name: &str, client: u16, route: u16, routes: &[u16], store: &Path
     let routes: Vec<String> = (routes.iter())
         .map(|p| format!("nats-route://127.0.0.1:{p}"))
         .collect();
-    format!(
+    let server = format!(
         "server_name: {name}\nlisten: 127.0.0.1:{client}\n\
-         jetstream {{\n  store_dir: \"{}\"\n  sync_interval: always\n}}\n\
-         cluster {{\n  name: matchbook\n  listen: 127.0.0.1:{route}\n  routes: [{}]\n}}\n",
-        store.display(),
+         jetstream {{\n  store_dir: \"{}\"\n  sync_interval: always\n}}\n",
+        store.display()
+    );
+    // One server alone is no cluster (it would wait for routes to itself).
+    if routes.len() < 2 {
+        return server;
+    }
+    format!(
+        "{server}cluster {{\n  name: matchbook\n  listen: 127.0.0.1:{route}\n  routes: [{}]\n}}\n",
         routes.join(", ")
     )
 }
