@@ -7,7 +7,8 @@
 //! so a deposed leader can never append (fencing), and with a message id per batch, so a
 //! retried publish is stored once. A commit returns only once JetStream has acknowledged
 //! the batch, which with `sync_interval: always` on the servers means fsynced on a quorum.
-//! [`LogTail`] is a follower's reader of it, from any command on. [`lease`] elects the one node that writes: a lease in a JetStream key-value bucket,
+//! [`node`] is what a server process uses: the wait for the lease, its keeper, the log
+//! opened for recovery. [`LogTail`] is a follower's reader of it, from any command on. [`lease`] elects the one node that writes: a lease in a JetStream key-value bucket,
 //! taken and renewed by compare-and-set. [`cluster`] runs a NATS cluster on loopback for the tests and `make cluster`.
 #![deny(missing_docs)]
 
@@ -16,6 +17,7 @@ pub mod cluster;
 pub mod lease;
 mod log;
 mod nats;
+pub mod node;
 mod tail;
 
 pub use log::{JetStreamLog, LogConfig, LogError};

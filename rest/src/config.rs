@@ -186,6 +186,9 @@ pub struct Settings {
     pub stream_heartbeat: std::time::Duration,
     /// Interval of `MARKET_TICKER` updates.
     pub stream_ticker_interval: std::time::Duration,
+    /// `--log`/`--node`: the commands go to the group's replicated log on NATS JetStream
+    /// (written while this node holds the lease) instead of the local journal.
+    pub replication: Option<matchbook_replica::node::NodeConfig>,
 }
 
 fn address(text: &str) -> Result<SocketAddr, ConfigFileError> {
@@ -269,6 +272,7 @@ impl Settings {
             stream_buffer: crate::streams::DEFAULT_BUFFER,
             stream_heartbeat: crate::streams::DEFAULT_HEARTBEAT,
             stream_ticker_interval: crate::streams::DEFAULT_TICKER_INTERVAL,
+            replication: None,
         }
     }
 
@@ -382,6 +386,7 @@ impl Settings {
                     std::time::Duration::from_secs(s.max(1))
                 }),
             stream_ticker_interval: demo.stream_ticker_interval,
+            replication: None,
         })
     }
 }

@@ -25,6 +25,7 @@ pub mod config;
 pub mod connection;
 pub mod cursor;
 pub mod deadlines;
+mod durability;
 pub mod error;
 pub mod format;
 pub mod history;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use matchbook_rest::Server;
 use matchbook_rest::config::Settings;
 
-const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--snapshot-every COMMANDS]\n\nWithout --config, a data directory that holds a config.toml (copied there at its first\nstart) is started with that file; otherwise the embedded demo.\n\nStreams (WebSocket) are served on the --bind address at / and /ws; their limits are set in\nthe [server] section of the configuration: stream_buffer (broadcasts, one per batch of\ncommands, a session may fall behind before it is closed with SLOW_CONSUMER, default 4096) and stream_heartbeat_seconds\n(default 10).";
+const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--snapshot-every COMMANDS] [--log nats://HOST:PORT[,...] --node NAME [--lease-ms MS]]\n\nWith --log, commands go to the group's replicated log on NATS JetStream instead of the\ndata directory's journal; the node waits for the group's lease before it serves, and\nstops if it loses it (snapshots stay local).\n\nWithout --config, a data directory that holds a config.toml (copied there at its first\nstart) is started with that file; otherwise the embedded demo.\n\nStreams (WebSocket) are served on the --bind address at / and /ws; their limits are set in\nthe [server] section of the configuration: stream_buffer (broadcasts, one per batch of\ncommands, a session may fall behind before it is closed with SLOW_CONSUMER, default 4096) and stream_heartbeat_seconds\n(default 10).";
 
 fn parse_args() -> Result<Settings, String> {
     let mut args = std::env::args().skip(1);
@@ -23,7 +23,8 @@ fn parse_args() -> Result<Settings, String> {
             .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))?;
         match flag.as_str() {
             "--config" => config = Some(PathBuf::from(value)),
-            "--bind" | "--admin-bind" | "--data-dir" | "--keys-out" | "--snapshot-every" => {
+            "--bind" | "--admin-bind" | "--data-dir" | "--keys-out" | "--snapshot-every"
+            | "--log" | "--node" | "--lease-ms" => {
                 overrides.push((flag, value));
             }
             _ => return Err(format!("unknown option {flag}\n{USAGE}")),
@@ -43,8 +44,10 @@ fn parse_args() -> Result<Settings, String> {
         Some(path) => Settings::from_file(&path).map_err(|e| e.to_string())?,
         None => Settings::demo(),
     };
+    settings.replication = replication(&overrides)?;
     for (flag, value) in overrides {
         match flag.as_str() {
+            "--log" | "--node" | "--lease-ms" => {}
             "--bind" => {
                 settings.bind = value.parse().map_err(|_| format!("bad --bind {value}"))?;
             }
@@ -63,6 +66,30 @@ fn parse_args() -> Result<Settings, String> {
         }
     }
     Ok(settings)
+}
+
+/// `--log` with `--node` (and `--lease-ms`): the node's replication settings.
+fn replication(
+    overrides: &[(String, String)],
+) -> Result<Option<matchbook_replica::node::NodeConfig>, String> {
+    let value = |name: &str| {
+        (overrides.iter().rev())
+            .find(|(flag, _)| flag == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let (servers, node) = match (value("--log"), value("--node")) {
+        (None, None) if value("--lease-ms").is_none() => return Ok(None),
+        (Some(servers), Some(node)) => (servers, node),
+        _ => return Err(format!("--log and --node go together\n{USAGE}")),
+    };
+    let mut config = matchbook_replica::node::NodeConfig::parse(servers, node)?;
+    if let Some(ms) = value("--lease-ms") {
+        let ms: u64 = (ms.parse().ok())
+            .filter(|ms| (100..=60_000).contains(ms))
+            .ok_or_else(|| format!("bad --lease-ms {ms}: 100 to 60000"))?;
+        config.lease = std::time::Duration::from_millis(ms);
+    }
+    Ok(Some(config))
 }
 
 async fn shutdown_signal() {
@@ -112,13 +139,17 @@ fn main() -> ExitCode {
         }
     };
     let result = runtime.block_on(async {
-        let server = Server::start(settings).await?;
+        let mut server = Server::start(settings).await?;
         matchbook_rest::server::print_issued_keys(&server.issued_keys);
         println!(
             "matchbook exchange on http://{} (admin http://{}); Ctrl-C to stop",
             server.addr, server.admin_addr
         );
-        shutdown_signal().await;
+        let lease_lost = server.lease_lost();
+        tokio::select! {
+            _ = shutdown_signal() => {}
+            _ = lease_lost => tracing::error!("lost the group's lease (another node writes now): stopping"),
+        }
         tracing::info!("stopping: draining requests and the engine queue");
         server.stop().await.map(|_| ())
     });

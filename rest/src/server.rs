@@ -54,6 +54,9 @@ pub enum ServerError {
     /// The journal or snapshots could not be opened or recovered.
     #[error(transparent)]
     Store(#[from] matchbook::store::StoreError),
+    /// The replicated log or its lease could not be reached.
+    #[error("replication: {0}")]
+    Replication(String),
 }
 
 /// Copy, in the data directory, of the configuration file the exchange was first started
@@ -120,6 +123,9 @@ pub struct Server {
     _lock: DirLock,
     /// The public listener's connection limits at work.
     pub public_connections: ListenerStats,
+    /// On a replicated log: the keeper of the lease, resigned once the runtime stopped.
+    lease: Option<matchbook_replica::node::Keeper>,
+    lease_lost: Option<tokio::sync::oneshot::Receiver<()>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -161,6 +167,19 @@ impl Server {
             keep_snapshots: settings.keep_snapshots,
         };
         let started = std::time::Instant::now();
+        let durable = crate::durability::recover(
+            &settings.data_dir,
+            options,
+            settings.replication.as_ref(),
+            move || {
+                let instruments = fresh.instruments().len();
+                (
+                    fresh,
+                    MarketData::new(instruments, MarketDataConfig::default()),
+                )
+            },
+        )
+        .await?;
         let Recovery {
             engine,
             market,
@@ -168,13 +187,7 @@ impl Server {
             report,
             lock,
             check,
-        } = store::recover(&settings.data_dir, options, move || {
-            let instruments = fresh.instruments().len();
-            (
-                fresh,
-                MarketData::new(instruments, MarketDataConfig::default()),
-            )
-        })?;
+        } = durable.recovery;
         for (path, reason) in &report.skipped_snapshots {
             tracing::warn!(path = %path.display(), reason, "snapshot skipped");
         }
@@ -213,7 +226,7 @@ impl Server {
             market,
             clock.clone(),
             settings.queue_capacity,
-            Box::new(journal),
+            journal,
             Some(plan),
         )?;
         let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join(KEY_STORE)))?);
@@ -297,7 +310,23 @@ impl Server {
             snapshots,
             _lock: lock,
             public_connections,
+            lease: durable.keeper,
+            lease_lost: durable.lease_lost,
         })
+    }
+
+    /// Resolves if this node loses the group's lease (another node now writes the log):
+    /// the server must then stop. Never resolves for a server on its own journal.
+    pub fn lease_lost(&mut self) -> impl std::future::Future<Output = ()> + use<> {
+        let lost = self.lease_lost.take();
+        async move {
+            match lost {
+                Some(lost) => {
+                    let _ = lost.await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        }
     }
 
     /// Stops gracefully and returns the engine and market data as they ended.
@@ -308,7 +337,7 @@ impl Server {
                 result?;
             }
         }
-        let (runtime, snapshots) = (self.runtime, self.snapshots);
+        let (runtime, snapshots, lease) = (self.runtime, self.snapshots, self.lease);
         let state = tokio::task::spawn_blocking(move || {
             let state = runtime.shutdown();
             // The runtime handed its last snapshot over as it stopped: wait for the file.
@@ -316,6 +345,8 @@ impl Server {
             if let Some(error) = written.last_error {
                 tracing::warn!(error, "a snapshot could not be written");
             }
+            // Resigned only now: every command it acknowledged is in the log.
+            drop(lease);
             state
         })
         .await

@@ -147,13 +147,13 @@ impl RecoveryReport {
 
 /// State recovered from a data directory, and its journal ready for appends.
 #[derive(Debug)]
-pub struct Recovery {
+pub struct Recovery<L = SegmentedJournal> {
     /// The engine as the journalled commands left it.
     pub engine: Engine,
     /// Market data as those commands' events built it.
     pub market: MarketData,
-    /// The journal, positioned after its last record.
-    pub journal: SegmentedJournal,
+    /// The journal (or the log that stands for it), positioned after its last record.
+    pub journal: L,
     /// What happened.
     pub report: RecoveryReport,
     /// The directory's writer lock: keep it for as long as the engine runs.
@@ -179,6 +179,19 @@ pub fn recover(
     options: StoreOptions,
     fresh: impl FnOnce() -> (Engine, MarketData),
 ) -> Result<Recovery, StoreError> {
+    recover_with(dir, fresh, |after| {
+        SegmentedJournal::open(dir, options.sync, after)
+    })
+}
+
+/// As [`recover`], with the commands after the snapshot from another log (a replicated
+/// one): `open_log(after)` opens it and returns the records after command `after` (the
+/// snapshot's, 0 without one) to replay.
+pub fn recover_with<L>(
+    dir: &Path,
+    fresh: impl FnOnce() -> (Engine, MarketData),
+    open_log: impl FnOnce(u64) -> Result<(L, journal::Recovered), JournalError>,
+) -> Result<Recovery<L>, StoreError> {
     std::fs::create_dir_all(dir).map_err(io_error(dir))?;
     let lock = DirLock::acquire(dir)?;
     let mut report = RecoveryReport::default();
@@ -206,7 +219,7 @@ pub fn recover(
         }
         None => (0, (fresh_engine, fresh_market)),
     };
-    let (journal, recovered) = match SegmentedJournal::open(dir, options.sync, after) {
+    let (journal, recovered) = match open_log(after) {
         Ok(opened) => opened,
         // The journal cannot reach back to where the refused snapshots would have started:
         // say why they were refused (a format from another version, most likely).
