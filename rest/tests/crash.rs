@@ -9,62 +9,18 @@
 //! after it), in which money is conserved, every lock is backed by open orders and open
 //! interest is balanced.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+mod common;
+
+use common::process::Process;
 use rust_decimal::Decimal;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
-struct Server {
-    child: Child,
-    base: String,
-    admin: String,
-}
-
-#[allow(
-    clippy::zombie_processes,
-    reason = "the child is returned inside `Server`; the test kills and waits for it"
-)]
-fn start(dir: &std::path::Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_matchbook-rest"))
-        .args([
-            "--bind",
-            "127.0.0.1:0",
-            "--admin-bind",
-            "127.0.0.1:0",
-            "--data-dir",
-        ])
-        .arg(dir)
-        .args(["--snapshot-every", "250"])
-        .arg("--keys-out")
-        .arg(dir.join("keys-out.json"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("server starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    loop {
-        let line = lines
-            .next()
-            .expect("server printed its address")
-            .expect("line");
-        if let Some(rest) = line.split("exchange on ").nth(1) {
-            let base = rest.split(' ').next().expect("url").to_owned();
-            let admin = rest
-                .split("(admin ")
-                .nth(1)
-                .and_then(|a| a.split(')').next())
-                .expect("admin url")
-                .to_owned();
-            // Keep draining stdout so the child never blocks on a full pipe.
-            std::thread::spawn(move || for _ in lines {});
-            return Server { child, base, admin };
-        }
-    }
+fn start(dir: &std::path::Path) -> Process {
+    common::process::start(dir, &["--snapshot-every", "250"])
 }
 
 #[derive(Default)]

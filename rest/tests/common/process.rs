@@ -1,0 +1,59 @@
+//! `matchbook-rest` as a child process on loopback, for the tests that kill it: started
+//! on a data directory with the demo keys written to `keys-out.json` in it, and found by
+//! the address line it prints once it serves.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// A running server process.
+pub struct Process {
+    pub child: Child,
+    pub base: String,
+    pub admin: String,
+}
+
+/// Starts the binary on `dir` with `extra` arguments and waits until it prints its
+/// addresses (a node waiting for the replication lease prints them only once it leads).
+#[allow(
+    clippy::zombie_processes,
+    reason = "the child is returned inside `Process`; the test kills and waits for it"
+)]
+pub fn start(dir: &Path, extra: &[&str]) -> Process {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_matchbook-rest"))
+        .args([
+            "--bind",
+            "127.0.0.1:0",
+            "--admin-bind",
+            "127.0.0.1:0",
+            "--data-dir",
+        ])
+        .arg(dir)
+        .args(extra)
+        .arg("--keys-out")
+        .arg(dir.join("keys-out.json"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("server starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    loop {
+        let line = lines
+            .next()
+            .expect("server printed its address")
+            .expect("line");
+        if let Some(rest) = line.split("exchange on ").nth(1) {
+            let base = rest.split(' ').next().expect("url").to_owned();
+            let admin = rest
+                .split("(admin ")
+                .nth(1)
+                .and_then(|a| a.split(')').next())
+                .expect("admin url")
+                .to_owned();
+            // Keep draining stdout so the child never blocks on a full pipe.
+            std::thread::spawn(move || for _ in lines {});
+            return Process { child, base, admin };
+        }
+    }
+}
