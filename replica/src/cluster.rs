@@ -36,10 +36,14 @@ pub struct NatsCluster {
     servers: Vec<Server>,
 }
 
-/// A port nothing listens on now (the listener is closed at once; the race with another
-/// process taking it is accepted in tests).
-fn free_port() -> io::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+/// `n` distinct ports nothing listens on now: all are held open until all are chosen (a
+/// port closed at once could be handed out again by the next bind), then closed. The race
+/// with another process taking one before the servers bind is accepted in tests.
+fn free_ports(n: usize) -> io::Result<Vec<u16>> {
+    let held: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0"))
+        .collect::<io::Result<_>>()?;
+    held.iter().map(|l| Ok(l.local_addr()?.port())).collect()
 }
 
 fn config_text(name: &str, client: u16, route: u16, routes: &[u16], store: &Path) -> String {
@@ -63,8 +67,23 @@ fn config_text(name: &str, client: u16, route: u16, routes: &[u16], store: &Path
 
 impl NatsCluster {
     /// Starts `size` routed servers with their configuration, logs and data under `dir`,
-    /// and waits until each accepts connections.
+    /// and waits until each accepts connections. A server that exits at start (another
+    /// process took one of its ports between their choice and its bind) makes the whole
+    /// cluster start again on new ports, three times at most.
     pub fn start(binary: &Path, dir: &Path, size: usize) -> io::Result<Self> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            match Self::start_once(binary, dir, size) {
+                Err(e) if e.kind() == io::ErrorKind::AddrInUse && attempt < 3 => {
+                    let _ = fs::remove_dir_all(dir);
+                }
+                started => return started,
+            }
+        }
+    }
+
+    fn start_once(binary: &Path, dir: &Path, size: usize) -> io::Result<Self> {
         if !binary.exists() {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
@@ -75,9 +94,8 @@ impl NatsCluster {
             ));
         }
         fs::create_dir_all(dir)?;
-        let ports: Vec<(u16, u16)> = (0..size)
-            .map(|_| Ok((free_port()?, free_port()?)))
-            .collect::<io::Result<_>>()?;
+        let free = free_ports(2 * size)?;
+        let ports: Vec<(u16, u16)> = free.chunks(2).map(|p| (p[0], p[1])).collect();
         let routes: Vec<u16> = ports.iter().map(|p| p.1).collect();
         let mut servers = Vec::with_capacity(size);
         for (i, &(client, route)) in ports.iter().enumerate() {
@@ -129,11 +147,15 @@ impl NatsCluster {
             if let Some(child) = self.servers[i].child.as_mut()
                 && let Some(status) = child.try_wait()?
             {
-                return Err(io::Error::other(format!(
-                    "nats-server n{} exited ({status}); see {}",
-                    i + 1,
-                    self.servers[i].log.display()
-                )));
+                // Most likely a port taken by another process meanwhile: worth a new try.
+                return Err(io::Error::new(
+                    io::ErrorKind::AddrInUse,
+                    format!(
+                        "nats-server n{} exited ({status}); see {}",
+                        i + 1,
+                        self.servers[i].log.display()
+                    ),
+                ));
             }
             if Instant::now() > deadline {
                 return Err(io::Error::new(

@@ -187,13 +187,6 @@ impl JetStreamLog {
         Ok((log, entries))
     }
 
-    /// Every command stored, as a follower or a restarted node reads it.
-    pub fn read_all(&self) -> Result<Vec<JournalEntry>, LogError> {
-        self.runtime
-            .block_on(read_all_patiently(&self.context, &self.config))
-            .map(|(entries, _)| entries)
-    }
-
     /// Sequence number the next appended command takes.
     pub fn next_seq(&self) -> u64 {
         self.next_seq

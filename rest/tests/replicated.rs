@@ -220,3 +220,35 @@ async fn a_waiting_node_leads_after_the_leader_is_killed_with_every_acknowledged
     let _ = std::fs::remove_dir_all(dir_a);
     let _ = std::fs::remove_dir_all(dir_b);
 }
+
+#[test]
+fn replication_options_are_checked_before_anything_starts() {
+    let cases: [&[&str]; 5] = [
+        &["--log", "nats://127.0.0.1:1"],
+        &["--node", "a"],
+        &["--log", "127.0.0.1:4222", "--node", "a"],
+        &["--log", "nats://127.0.0.1:1", "--node", "a b"],
+        &[
+            "--log",
+            "nats://127.0.0.1:1",
+            "--node",
+            "a",
+            "--lease-ms",
+            "5",
+        ],
+    ];
+    for args in cases {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_matchbook-rest"))
+            .args(args)
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            ["--log", "--node", "--lease-ms"]
+                .iter()
+                .any(|f| stderr.contains(f)),
+            "{args:?}: {stderr}"
+        );
+    }
+}
