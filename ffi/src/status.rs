@@ -124,7 +124,7 @@ impl From<matchbook::runtime::RuntimeError> for MbStatus {
         use matchbook::runtime::RuntimeError as R;
         match e {
             // Try again later, as when the queue is full.
-            R::Busy | R::LogUnavailable => Self::Busy,
+            R::Busy | R::LogUnavailable | R::NotLeader => Self::Busy,
             R::Stopped | R::Failed => Self::Stopped,
         }
     }

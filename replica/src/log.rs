@@ -233,6 +233,11 @@ impl CommandLog for JetStreamLog {
         matches!(cause, LogError::Unacknowledged { .. }).then_some(Duration::from_millis(100))
     }
 
+    fn deposed(&self, error: &std::io::Error) -> bool {
+        let cause = error.get_ref().and_then(|e| e.downcast_ref::<LogError>());
+        matches!(cause, Some(LogError::Fenced { .. }))
+    }
+
     fn append(&mut self, time: Timestamp, command: &Command) -> std::io::Result<u64> {
         if self.fenced {
             return Err(LogError::Fenced {

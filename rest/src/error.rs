@@ -68,7 +68,10 @@ impl ApiError {
             Self::Engine(e) => (engine_status(*e), e.as_str().to_owned()),
             Self::Query(e) => (query_status(*e), e.as_str().to_owned()),
             Self::Runtime(
-                RuntimeError::Busy | RuntimeError::Stopped | RuntimeError::LogUnavailable,
+                RuntimeError::Busy
+                | RuntimeError::Stopped
+                | RuntimeError::LogUnavailable
+                | RuntimeError::NotLeader,
             ) => (
                 StatusCode::SERVICE_UNAVAILABLE,
                 "SERVICE_UNAVAILABLE".into(),

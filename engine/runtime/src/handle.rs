@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Sender, TrySendError};
 use matchbook_core::{Applied, Command, Engine, EngineError, EventRecord, Timestamp};
 use matchbook_market::MarketData;
+use matchbook_store::journal::{CommandLog, JournalEntry};
 
 use crate::output::{SubscribeRequest, Subscription};
 use crate::stats::{RuntimeStats, StatsSnapshot};
@@ -50,6 +51,10 @@ pub enum RuntimeError {
     /// commands are refused until it can again. Try again later.
     #[error("the command log is unavailable")]
     LogUnavailable,
+    /// This runtime follows a replicated log that another node writes: it applies that
+    /// node's commands and takes none of its own.
+    #[error("this node follows the leader; commands go to the leader")]
+    NotLeader,
 }
 
 /// State as the market stage holds it when a read runs: the replica of the engine,
@@ -77,10 +82,22 @@ pub type Read = Box<dyn FnOnce(&ReadView<'_>) + Send>;
 pub(crate) enum Reply {
     Ack(AckReply),
     Market(MarketReply),
+    /// A command another node sequenced and answered: nobody here waits for it.
+    Replicated,
 }
 
 pub(crate) enum Request {
-    Apply { command: Command, reply: Reply },
+    Apply {
+        command: Command,
+        reply: Reply,
+    },
+    /// Commands of the replicated log, already numbered and timed, to apply as they are.
+    Replicate(Vec<JournalEntry>),
+    /// Write this log from now on (the node took the lease); its next command must follow
+    /// the last one sequenced.
+    Lead(Box<dyn CommandLog>),
+    /// Stop writing: another node leads.
+    Follow,
     Subscribe(SubscribeRequest),
     Snapshot,
     Stop,
@@ -119,6 +136,9 @@ fn refused<T>(e: TrySendError<T>) -> RuntimeError {
 
 impl RuntimeHandle {
     fn enqueue(&self, command: Command, reply: Reply) -> Result<(), RuntimeError> {
+        if self.stats.following.load(Ordering::Acquire) {
+            return Err(RuntimeError::NotLeader);
+        }
         if self.stats.log_unavailable.load(Ordering::Acquire) {
             return Err(RuntimeError::LogUnavailable);
         }
@@ -283,6 +303,55 @@ impl RuntimeHandle {
     /// snapshot plan only; otherwise nothing happens).
     pub fn request_snapshot(&self) -> Result<(), RuntimeError> {
         self.requests.try_send(Request::Snapshot).map_err(refused)
+    }
+
+    /// Hands the replicated log's next commands to a following runtime (they must follow
+    /// the last one it sequenced, or it stops). Waits while the pipeline holds `capacity`
+    /// unfinished commands, so a follower catching up never outruns its own stages.
+    pub fn replicate(&self, entries: Vec<JournalEntry>) -> Result<(), RuntimeError> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        while self.stats.in_flight() >= self.limit {
+            if self.requests.is_empty() && self.stats.stopping.load(Ordering::Acquire) {
+                return Err(RuntimeError::Stopped);
+            }
+            std::thread::sleep(ADMISSION_RETRY);
+        }
+        let count = entries.len() as u64;
+        self.stats.admitted.fetch_add(count, Ordering::AcqRel);
+        self.requests
+            .send(Request::Replicate(entries))
+            .map_err(|_| {
+                self.stats.admitted.fetch_sub(count, Ordering::AcqRel);
+                RuntimeError::Stopped
+            })
+    }
+
+    /// Makes a following runtime write `log` from now on: it takes commands again once the
+    /// sequencer has the log. The log's next command must follow the last one replicated.
+    pub fn lead(&self, log: Box<dyn CommandLog>) -> Result<(), RuntimeError> {
+        (self.requests.send(Request::Lead(log))).map_err(|_| RuntimeError::Stopped)
+    }
+
+    /// Makes a leading runtime step down: the batch being written is finished (or, if the
+    /// log cannot store it, dropped unanswered), the log is closed, and commands are
+    /// refused with [`RuntimeError::NotLeader`] from then on.
+    pub fn follow(&self) -> Result<(), RuntimeError> {
+        self.stats.demote.store(true, Ordering::Release);
+        (self.requests.send(Request::Follow)).map_err(|_| RuntimeError::Stopped)
+    }
+
+    /// Whether this runtime follows (takes no commands of its own).
+    pub fn is_following(&self) -> bool {
+        self.stats.following.load(Ordering::Acquire)
+    }
+
+    /// Sequence number of the last command sequenced (durable and on its way to matching),
+    /// or `None` before the first in this run.
+    pub fn last_sequenced(&self) -> Option<u64> {
+        let seq = self.stats.sequenced.load(Ordering::Acquire);
+        (seq > 0).then_some(seq)
     }
 
     /// Requests in the ingress queue, not yet taken by the sequencer.

@@ -69,7 +69,7 @@ use matchbook_store::snapshot::SnapshotSink;
 
 use market_stage::MarketStage;
 use matching::{Outputs, run_matching};
-use sequencer::{Sequencer, SnapshotRule};
+use sequencer::{Sequencer, SequencerStart, SnapshotRule};
 
 /// Default number of commands in flight (and of reads queued).
 pub const DEFAULT_QUEUE_CAPACITY: usize = 65_536;
@@ -133,7 +133,13 @@ impl Runtime {
         clock: Arc<dyn Clock>,
         capacity: usize,
     ) -> std::io::Result<Self> {
-        Self::start_inner(engine, market, clock, capacity, None, None)
+        let start = SequencerStart {
+            time: engine.now(),
+            log: None,
+            next_seq: Some(1),
+            following: false,
+        };
+        Self::start_inner(engine, market, clock, capacity, start, None)
     }
 
     /// As [`Runtime::start`], every command appended to `log` and its batch committed
@@ -149,7 +155,36 @@ impl Runtime {
         log: Box<dyn CommandLog>,
         snapshots: Option<SnapshotPlan>,
     ) -> std::io::Result<Self> {
-        Self::start_inner(engine, market, clock, capacity, Some(log), snapshots)
+        let start = SequencerStart {
+            time: engine.now(),
+            log: Some(log),
+            next_seq: None,
+            following: false,
+        };
+        Self::start_inner(engine, market, clock, capacity, start, snapshots)
+    }
+
+    /// Starts the stages as a follower of a replicated log another node writes, on the
+    /// state after command `next_seq - 1` (a local snapshot's, or 0): it applies the
+    /// commands handed to [`RuntimeHandle::replicate`], which must follow on from there,
+    /// refuses commands of its own with [`RuntimeError::NotLeader`], and serves reads,
+    /// subscriptions and snapshots as any runtime does. [`RuntimeHandle::lead`] makes it
+    /// write a log of its own; a log that says another writer leads makes it follow again.
+    pub fn start_follower(
+        engine: Engine,
+        market: MarketData,
+        clock: Arc<dyn Clock>,
+        capacity: usize,
+        next_seq: u64,
+        snapshots: Option<SnapshotPlan>,
+    ) -> std::io::Result<Self> {
+        let start = SequencerStart {
+            time: engine.now(),
+            log: None,
+            next_seq: Some(next_seq.max(1)),
+            following: true,
+        };
+        Self::start_inner(engine, market, clock, capacity, start, snapshots)
     }
 
     fn start_inner(
@@ -157,7 +192,7 @@ impl Runtime {
         market: MarketData,
         clock: Arc<dyn Clock>,
         capacity: usize,
-        log: Option<Box<dyn CommandLog>>,
+        start: SequencerStart,
         plan: Option<SnapshotPlan>,
     ) -> std::io::Result<Self> {
         let capacity = capacity.max(1);
@@ -172,7 +207,6 @@ impl Runtime {
             on_stop: p.on_stop,
         });
         let sink = plan.map(|p| p.sink);
-        let engine_now = engine.now();
         // Spawned from the end of the pipeline back: if a spawn fails, the senders held by
         // the closures not yet started are dropped and the stages already running stop.
         let replica = engine.clone();
@@ -193,7 +227,7 @@ impl Runtime {
         let matching = spawn("matchbook-matching", move || {
             run_matching(engine, &matching_inbox, outputs, &matching_stats)
         })?;
-        let sequencer = Sequencer::new(clock, engine_now, log, rule, stats.clone());
+        let sequencer = Sequencer::new(clock, start, rule, stats.clone());
         let sequencer = spawn("matchbook-sequencer", move || {
             sequencer.run(&ingress, &to_matching)
         })?;

@@ -94,6 +94,7 @@ fn publish(
         match stamped.reply {
             Reply::Ack(reply) => acks.push((index, reply)),
             Reply::Market(reply) => market.push((index, reply)),
+            Reply::Replicated => {}
         }
     }
     if let Some(seq) = published.last_seq() {

@@ -10,7 +10,7 @@ use std::sync::atomic::Ordering;
 
 use crossbeam_channel::{Receiver, Sender};
 use matchbook_core::{Command, Timestamp};
-use matchbook_store::journal::CommandLog;
+use matchbook_store::journal::{CommandLog, JournalEntry};
 
 use crate::clock::Clock;
 use crate::handle::{Reply, Request};
@@ -40,6 +40,8 @@ pub(crate) struct Sequenced {
     pub(crate) snapshot: bool,
     /// The last batch: every stage stops after it.
     pub(crate) stop: bool,
+    /// Step down after this batch (another node leads).
+    pub(crate) step_down: bool,
 }
 
 /// When snapshots are due: after `every` journalled commands (0: never by count), on
@@ -50,32 +52,61 @@ pub(crate) struct SnapshotRule {
     pub(crate) on_stop: bool,
 }
 
+/// How a batch's commit ended.
+enum Committed {
+    Stored,
+    /// Another writer leads (or this node was told to step down): the batch's own
+    /// commands are not known to be stored and are dropped unanswered.
+    Deposed,
+    Failed,
+}
+
+/// How the sequencer starts.
+pub(crate) struct SequencerStart {
+    /// Latest time stamped (a recovered engine's time).
+    pub(crate) time: Timestamp,
+    /// The log to write, if this runtime leads.
+    pub(crate) log: Option<Box<dyn CommandLog>>,
+    /// Number of the next command, when known (without a log: 1, or after a follower's
+    /// snapshot; with a recovered log: the log numbers them).
+    pub(crate) next_seq: Option<u64>,
+    /// Whether it follows another node's log (takes no commands of its own).
+    pub(crate) following: bool,
+}
+
 pub(crate) struct Sequencer {
     clock: Arc<dyn Clock>,
-    /// Latest time stamped (a recovered engine's time at first).
+    /// Latest time stamped or replicated.
     last: Timestamp,
     log: Option<Box<dyn CommandLog>>,
-    /// Number of the next command without a log.
-    next_seq: u64,
+    /// Number the next command takes, once known: replicated commands and a log handed
+    /// over by [`Request::Lead`] must continue it.
+    next_seq: Option<u64>,
+    following: bool,
     rule: Option<SnapshotRule>,
     since_snapshot: u64,
     requested: bool,
     stats: Arc<RuntimeStats>,
 }
 
+fn out_of_step(what: &str, seq: u64, due: u64) -> std::io::Error {
+    std::io::Error::other(format!("{what} command {seq} where {due} was due"))
+}
+
 impl Sequencer {
     pub(crate) fn new(
         clock: Arc<dyn Clock>,
-        start: Timestamp,
-        log: Option<Box<dyn CommandLog>>,
+        start: SequencerStart,
         rule: Option<SnapshotRule>,
         stats: Arc<RuntimeStats>,
     ) -> Self {
+        stats.following.store(start.following, Ordering::Release);
         Self {
             clock,
-            last: start,
-            log,
-            next_seq: 1,
+            last: start.time,
+            log: start.log,
+            next_seq: start.next_seq,
+            following: start.following,
             rule,
             since_snapshot: 0,
             requested: false,
@@ -84,25 +115,34 @@ impl Sequencer {
     }
 
     /// Runs until a stop request, a log failure or matching going away. On a log failure
-    /// the batch being written is dropped unanswered: nothing unlogged is acknowledged.
+    /// the batch being written is dropped unanswered: nothing unlogged is acknowledged. A
+    /// log that says another writer leads makes it step down and follow instead.
     pub(crate) fn run(mut self, inbox: &Receiver<Request>, matching: &Sender<Sequenced>) {
         while let Ok(first) = inbox.recv() {
             let Ok(mut batch) = self.take(first, inbox) else {
                 break;
             };
-            if self.commit().is_err() {
-                break;
+            match self.commit() {
+                Committed::Stored => {}
+                Committed::Deposed => {
+                    self.drop_own_commands(&mut batch);
+                    batch.step_down = true;
+                }
+                Committed::Failed => break,
             }
             batch.snapshot = self.snapshot_due(batch.stop);
             if let Some(last) = batch.commands.last() {
                 self.stats.sequenced.store(last.seq, Ordering::Release);
             }
-            let (stop, rotate) = (batch.stop, batch.snapshot);
+            let (stop, rotate, step_down) = (batch.stop, batch.snapshot, batch.step_down);
             if matching.send(batch).is_err() {
                 return;
             }
             if stop || (rotate && self.rotate().is_err()) {
                 return;
+            }
+            if step_down {
+                self.step_down();
             }
         }
         let _ = matching.send(Sequenced {
@@ -121,12 +161,15 @@ impl Sequencer {
         let mut next = Some(first);
         while let Some(request) = next.take() {
             match request {
-                Request::Apply { command, reply } => {
-                    let stamped = self.stamp(command, reply)?;
-                    batch.commands.push(stamped);
-                }
+                Request::Apply { command, reply } => self.take_own(command, reply, &mut batch)?,
+                Request::Replicate(entries) => self.take_replicated(entries, &mut batch)?,
+                Request::Lead(log) => self.lead(log),
                 Request::Subscribe(request) => batch.subscribers.push(request),
                 Request::Snapshot => self.requested = true,
+                Request::Follow => {
+                    batch.step_down = true;
+                    break;
+                }
                 Request::Stop => {
                     batch.stop = true;
                     break;
@@ -139,6 +182,78 @@ impl Sequencer {
         Ok(batch)
     }
 
+    /// A caller's command: stamped and logged, or, while following, refused (its reply
+    /// dropped: the caller was admitted just before the node stepped down).
+    fn take_own(
+        &mut self,
+        command: Command,
+        reply: Reply,
+        batch: &mut Sequenced,
+    ) -> std::io::Result<()> {
+        if self.following {
+            self.stats.unadmit();
+            return Ok(());
+        }
+        let stamped = self.stamp(command, reply)?;
+        batch.commands.push(stamped);
+        Ok(())
+    }
+
+    /// Commands the leader sequenced, applied with its numbers and times.
+    fn take_replicated(
+        &mut self,
+        entries: Vec<JournalEntry>,
+        batch: &mut Sequenced,
+    ) -> std::io::Result<()> {
+        for entry in entries {
+            let due = self.next_seq.unwrap_or(entry.seq);
+            if entry.seq != due {
+                return Err(out_of_step("replicated", entry.seq, due));
+            }
+            self.next_seq = Some(due + 1);
+            self.last = self.last.max(entry.time);
+            self.since_snapshot += 1;
+            batch.commands.push(Stamped {
+                seq: entry.seq,
+                time: entry.time,
+                command: entry.command,
+                reply: Reply::Replicated,
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes `log` from now on and takes commands again.
+    fn lead(&mut self, log: Box<dyn CommandLog>) {
+        self.log = Some(log);
+        self.following = false;
+        self.stats.demote.store(false, Ordering::Release);
+        self.stats.following.store(false, Ordering::Release);
+    }
+
+    /// Closes the log and refuses commands: another node leads. Said after the last
+    /// batch's sequence number is published, so whoever starts following from it starts
+    /// in the right place.
+    fn step_down(&mut self) {
+        self.log = None;
+        self.following = true;
+        self.stats.log_unavailable.store(false, Ordering::Release);
+        self.stats.demote.store(false, Ordering::Release);
+        self.stats.following.store(true, Ordering::Release);
+    }
+
+    /// Drops the batch's own (unstored) commands unanswered; numbering resumes at the first.
+    fn drop_own_commands(&mut self, batch: &mut Sequenced) {
+        let own = |c: &Stamped| !matches!(c.reply, Reply::Replicated);
+        if let Some(first) = batch.commands.iter().find(|c| own(c)) {
+            self.next_seq = Some(first.seq);
+        }
+        let before = batch.commands.len();
+        batch.commands.retain(|c| !own(c));
+        let dropped = (before - batch.commands.len()) as u64;
+        self.stats.admitted.fetch_sub(dropped, Ordering::AcqRel);
+    }
+
     fn stamp(&mut self, command: Command, reply: Reply) -> std::io::Result<Stamped> {
         // Never backwards, so the journal's times replay in order.
         let time = self.clock.now().max(self.last);
@@ -146,13 +261,15 @@ impl Sequencer {
         let seq = match self.log.as_mut() {
             Some(log) => {
                 self.since_snapshot += 1;
-                log.append(time, &command)?
+                let seq = log.append(time, &command)?;
+                match self.next_seq {
+                    Some(due) if due != seq => return Err(out_of_step("logged", seq, due)),
+                    _ => seq,
+                }
             }
-            None => {
-                self.next_seq += 1;
-                self.next_seq - 1
-            }
+            None => self.next_seq.unwrap_or(1),
         };
+        self.next_seq = Some(seq + 1);
         Ok(Stamped {
             seq,
             time,
@@ -163,25 +280,31 @@ impl Sequencer {
 
     /// Commits the batch; a failure the log says may be retried is retried (the same
     /// batch, so nothing is stored twice or lost) while ingress refuses new commands,
-    /// until it succeeds or a stop is asked for.
-    fn commit(&mut self) -> std::io::Result<()> {
+    /// until it succeeds, a stop is asked for, or the node is told to step down.
+    fn commit(&mut self) -> Committed {
         let Some(log) = self.log.as_mut() else {
-            return Ok(());
+            return Committed::Stored;
         };
         loop {
             let error = match log.commit() {
                 Ok(()) => {
                     self.stats.log_unavailable.store(false, Ordering::Release);
-                    return Ok(());
+                    return Committed::Stored;
                 }
                 Err(error) => error,
             };
+            if log.deposed(&error) {
+                return Committed::Deposed;
+            }
             let Some(wait) = log.retry_after(&error) else {
-                return Err(error);
+                return Committed::Failed;
             };
             self.stats.log_unavailable.store(true, Ordering::Release);
             if self.stats.stopping.load(Ordering::Acquire) {
-                return Err(error);
+                return Committed::Failed;
+            }
+            if self.stats.demote.load(Ordering::Acquire) {
+                return Committed::Deposed;
             }
             std::thread::sleep(wait);
         }
@@ -193,7 +316,6 @@ impl Sequencer {
             None => Ok(()),
         }
     }
-
     /// Whether the state after this batch is to be copied (resets the count when it is).
     fn snapshot_due(&mut self, stopping: bool) -> bool {
         let requested = std::mem::take(&mut self.requested);

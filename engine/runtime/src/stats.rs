@@ -134,6 +134,12 @@ pub struct RuntimeStats {
     pub(crate) log_unavailable: std::sync::atomic::AtomicBool,
     /// Set when a stop is asked for, so a sequencer retrying its log gives up.
     pub(crate) stopping: std::sync::atomic::AtomicBool,
+    /// Set while the runtime follows a log another node writes: ingress refuses commands
+    /// with [`crate::RuntimeError::NotLeader`].
+    pub(crate) following: std::sync::atomic::AtomicBool,
+    /// Set when the node is asked to step down, so a sequencer retrying its log gives up
+    /// the batch (the new leader decides what the log holds).
+    pub(crate) demote: std::sync::atomic::AtomicBool,
 }
 
 /// Raises a single-writer maximum.
@@ -176,6 +182,8 @@ pub struct StatsSnapshot {
     pub longest_snapshot_copy_nanos: u64,
     /// Whether the command log cannot store commands now (ingress refuses them).
     pub log_unavailable: bool,
+    /// Whether the runtime follows a log another node writes.
+    pub following: bool,
 }
 
 impl RuntimeStats {
@@ -227,6 +235,7 @@ impl RuntimeStats {
             snapshots: load(&self.snapshots),
             longest_snapshot_copy_nanos: load(&self.longest_snapshot_copy),
             log_unavailable: self.log_unavailable.load(Ordering::Acquire),
+            following: self.following.load(Ordering::Acquire),
         }
     }
 

@@ -56,6 +56,12 @@ pub trait CommandLog: Send {
     fn retry_after(&self, _error: &std::io::Error) -> Option<std::time::Duration> {
         None
     }
+    /// Whether a failed [`CommandLog::commit`] means another writer leads the log now (a
+    /// replicated log's fencing): the batch was not stored, and this writer must step down
+    /// and follow rather than stop. By default never.
+    fn deposed(&self, _error: &std::io::Error) -> bool {
+        false
+    }
 }
 
 /// When the journal forces its writes to stable storage.
