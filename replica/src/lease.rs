@@ -17,6 +17,8 @@ use crate::LogError;
 
 /// The key the lease is kept under.
 const KEY: &str = "leader";
+/// The key the leader's state-hash checkpoints are kept under.
+const CHECKPOINTS: &str = "checkpoints";
 
 /// Who a node is, after a [`Lease::tick`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,6 +207,51 @@ impl Lease {
                 leader: self.seen.as_ref().map(|s| s.holder.clone()),
             },
         }
+    }
+
+    /// Publishes where this node serves clients (its HTTP base address), so that the other
+    /// nodes can send the leader's requests to it.
+    pub fn announce(&mut self, address: &str) -> Result<(), LogError> {
+        let key = format!("address.{}", self.config.node);
+        let value: bytes::Bytes = address.to_owned().into_bytes().into();
+        (self.runtime.block_on(self.store.put(key, value))).map_err(|e| LogError::Stream {
+            stream: self.config.bucket.clone(),
+            reason: e.to_string(),
+        })?;
+        Ok(())
+    }
+
+    /// Where node `node` said it serves clients, if it did.
+    pub fn address_of(&mut self, node: &str) -> Option<String> {
+        let entry = self
+            .runtime
+            .block_on(self.store.get(format!("address.{node}")));
+        let value = entry.ok().flatten()?;
+        String::from_utf8(value.to_vec()).ok()
+    }
+
+    /// Publishes the leader's recorded (command number, state hash) checkpoints for the
+    /// followers to compare theirs with (best effort: the next tick publishes again).
+    pub fn publish_checkpoints(&mut self, checkpoints: &[(u64, u64)]) {
+        let text: Vec<String> = (checkpoints.iter())
+            .map(|(seq, hash)| format!("{seq}:{hash:016x}"))
+            .collect();
+        let value: bytes::Bytes = text.join(",").into_bytes().into();
+        let _ = self.runtime.block_on(self.store.put(CHECKPOINTS, value));
+    }
+
+    /// The leader's last published checkpoints (none if unreadable).
+    pub fn checkpoints(&mut self) -> Vec<(u64, u64)> {
+        let Ok(Some(value)) = self.runtime.block_on(self.store.get(CHECKPOINTS)) else {
+            return Vec::new();
+        };
+        let text = String::from_utf8_lossy(&value);
+        (text.split(','))
+            .filter_map(|pair| {
+                let (seq, hash) = pair.split_once(':')?;
+                Some((seq.parse().ok()?, u64::from_str_radix(hash, 16).ok()?))
+            })
+            .collect()
     }
 
     /// Gives the lease up at once (a clean stop), so a follower need not wait it out.

@@ -7,15 +7,19 @@
 //! so a deposed leader can never append (fencing), and with a message id per batch, so a
 //! retried publish is stored once. A commit returns only once JetStream has acknowledged
 //! the batch, which with `sync_interval: always` on the servers means fsynced on a quorum.
-//! [`node`] is what a server process uses: the wait for the lease, its keeper, the log
-//! opened for recovery. [`LogTail`] is a follower's reader of it, from any command on. [`lease`] elects the one node that writes: a lease in a JetStream key-value bucket,
-//! taken and renewed by compare-and-set. [`cluster`] runs a NATS cluster on loopback for the tests and `make cluster`.
+//! [`LogTail`] is a follower's reader of it, from any command on. [`lease`] elects the one
+//! node that writes: a lease in a JetStream key-value bucket, taken and renewed by
+//! compare-and-set. [`member`] runs a node of a group: a follower applying the log to its
+//! runtime (a hot standby) until it takes the lease, then the writer until it loses it,
+//! with state-hash checkpoints compared between nodes; [`node`] holds its settings.
+//! [`cluster`] runs a NATS cluster on loopback for the tests and `make cluster`.
 #![deny(missing_docs)]
 
 pub mod batch;
 pub mod cluster;
 pub mod lease;
 mod log;
+pub mod member;
 mod nats;
 pub mod node;
 mod tail;

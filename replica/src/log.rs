@@ -12,7 +12,7 @@ use matchbook_core::{Command, Timestamp};
 use matchbook_store::journal::{CommandLog, JournalEntry};
 
 use crate::batch::BatchWriter;
-use crate::tail::read_messages;
+use crate::tail::{locate, read_messages};
 
 /// Where the log lives and how it is written.
 #[derive(Debug, Clone)]
@@ -172,6 +172,36 @@ impl JetStreamLog {
             Ok::<_, LogError>((context, entries, last))
         })?;
         let next_seq = entries.last().map_or(1, |e| e.seq + 1);
+        let subject = config.subject();
+        let log = JetStreamLog {
+            runtime,
+            context,
+            config,
+            subject,
+            batch: BatchWriter::default(),
+            unsent: None,
+            next_seq,
+            last_stream_seq: last,
+            fenced: false,
+        };
+        Ok((log, entries))
+    }
+
+    /// Connects, creates the stream if it does not exist, and reads the batches from the
+    /// one holding command `next` on (a node that has applied every command before it
+    /// takes over): the log appends after the last stored. Returns the commands from
+    /// `next` on, to apply before appending.
+    pub fn open_after(config: LogConfig, next: u64) -> Result<(Self, Vec<JournalEntry>), LogError> {
+        let runtime = crate::nats::runtime()?;
+        let next = next.max(1);
+        let (context, entries, last, next_seq) = runtime.block_on(async {
+            let context = crate::nats::connect(&config.servers, config.timeout).await?;
+            let stream = ensure_stream(&context, &config).await?;
+            let from = locate(&stream, &config.stream, next).await?;
+            let mut due = Some(next);
+            let (entries, last) = read_messages(&stream, &config.stream, from, &mut due).await?;
+            Ok::<_, LogError>((context, entries, last, due.unwrap_or(next)))
+        })?;
         let subject = config.subject();
         let log = JetStreamLog {
             runtime,

@@ -41,19 +41,22 @@ impl LogTail {
         timeout: Duration,
     ) -> Result<Self, LogError> {
         let runtime = crate::nats::runtime()?;
-        let stream = runtime.block_on(async {
+        let from = from.max(1);
+        let (stream, next_message) = runtime.block_on(async {
             let context: jetstream::Context = crate::nats::connect(servers, timeout).await?;
-            (context.get_stream(name).await).map_err(|e| LogError::Stream {
+            let stream = (context.get_stream(name).await).map_err(|e| LogError::Stream {
                 stream: name.to_owned(),
                 reason: e.to_string(),
-            })
+            })?;
+            let message = locate(&stream, name, from).await?;
+            Ok::<_, LogError>((stream, message))
         })?;
         Ok(LogTail {
             runtime,
             stream,
             name: name.to_owned(),
-            next_message: 1,
-            next_command: from.max(1),
+            next_message,
+            next_command: from,
         })
     }
 
@@ -71,6 +74,66 @@ impl LogTail {
         self.next_command = next.unwrap_or(self.next_command);
         Ok(entries)
     }
+}
+
+/// First command of stream message `sequence` (a batch is never empty).
+async fn first_command(
+    stream: &stream::Stream,
+    name: &str,
+    sequence: u64,
+) -> Result<u64, LogError> {
+    let message = (stream.get_raw_message(sequence).await).map_err(|e| LogError::Stream {
+        stream: name.to_owned(),
+        reason: format!("message {sequence}: {e}"),
+    })?;
+    let batch = decode_batch(&message.payload).map_err(|e| LogError::Corrupt {
+        sequence,
+        reason: e.to_string(),
+    })?;
+    (batch.first().map(|e| e.seq)).ok_or(LogError::Corrupt {
+        sequence,
+        reason: "an empty batch".into(),
+    })
+}
+
+/// The stream message that holds command `command`, found by bisection over the
+/// messages' first commands (batches are stored in command order), or the one after the
+/// last when `command` is not stored yet. A stream trimmed past `command` cannot serve a
+/// reader that needs it: that is an error (the reader needs a newer snapshot).
+pub(crate) async fn locate(
+    stream: &stream::Stream,
+    name: &str,
+    command: u64,
+) -> Result<u64, LogError> {
+    let mut stream = stream.clone();
+    let info = (stream.info().await).map_err(|e| LogError::Stream {
+        stream: name.to_owned(),
+        reason: e.to_string(),
+    })?;
+    let (mut low, mut high) = (info.state.first_sequence, info.state.last_sequence);
+    if info.state.messages == 0 || high < low {
+        return Ok(high + 1);
+    }
+    let oldest = first_command(&stream, name, low).await?;
+    if oldest > command {
+        return Err(LogError::Stream {
+            stream: name.to_owned(),
+            reason: format!(
+                "command {command} is no longer stored (the log starts at {oldest}): \
+                 start from a newer snapshot"
+            ),
+        });
+    }
+    // Invariant: message `low` starts at or before `command`.
+    while low < high {
+        let middle = low + (high - low).div_ceil(2);
+        if first_command(&stream, name, middle).await? <= command {
+            low = middle;
+        } else {
+            high = middle - 1;
+        }
+    }
+    Ok(low)
 }
 
 /// The commands of the stream's messages from message `from` to the last stored, each

@@ -1,76 +1,113 @@
 //! Where the exchange's commands are made durable: the data directory's own journal, or,
-//! with `--log`, the group's replicated log on NATS JetStream, written only while this
-//! node holds the group's lease (it waits for it at start, and a keeper renews it). Either
-//! way the state is recovered from the newest local snapshot and the commands after it.
+//! with `--log`, the group's replicated log on NATS JetStream. A node of a group starts
+//! from its newest local snapshot as a follower of the log (a hot standby that serves
+//! reads and streams); its membership thread makes it the writer while it holds the
+//! group's lease. This module recovers the state, joins the group, and waits until the
+//! node is in step with it before the server provisions anything.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use matchbook::Engine;
 use matchbook::market::MarketData;
-use matchbook::store::journal::CommandLog;
+use matchbook::runtime::RuntimeHandle;
+use matchbook::store::journal::{CommandLog, Recovered};
 use matchbook::store::{self, Recovery, StoreOptions};
-use matchbook_replica::node::{self, Keeper, Leadership, NodeConfig};
+use matchbook_replica::member::{Membership, NodeStatus};
+use matchbook_replica::node::NodeConfig;
 use tokio::sync::oneshot;
 
 use crate::server::ServerError;
 
-/// How long a starting node waits for the lease before it gives up.
-const LEASE_PATIENCE: Duration = Duration::from_secs(120);
+/// How long a starting node waits to be in step with its group before it gives up.
+const SETTLE_PATIENCE: Duration = Duration::from_secs(120);
 
-/// The recovered state, its log, and, on a replicated log, the lease keeper and word of
-/// the lease being lost.
-pub(crate) struct Durable {
-    pub(crate) recovery: Recovery<Box<dyn CommandLog>>,
-    pub(crate) keeper: Option<Keeper>,
-    pub(crate) lease_lost: Option<oneshot::Receiver<()>>,
-}
+/// The recovered state and its log: the local journal, or `None` on a replicated log
+/// (the node follows it until it leads).
+pub(crate) type StartState = Recovery<Option<Box<dyn CommandLog>>>;
 
-fn boxed<L: CommandLog + 'static>(r: Recovery<L>) -> Recovery<Box<dyn CommandLog>> {
-    Recovery {
-        engine: r.engine,
-        market: r.market,
-        journal: Box::new(r.journal),
-        report: r.report,
-        lock: r.lock,
-        check: r.check,
-    }
-}
-
-/// Recovers the state in `dir` with its commands from the local journal or, with
-/// `replication`, from the group's log once this node leads.
-pub(crate) async fn recover(
+/// Recovers the state in `dir`: from the newest snapshot and the local journal, or, with
+/// `replication`, from the newest snapshot alone (the log supplies the rest).
+pub(crate) fn recover(
     dir: &std::path::Path,
     options: StoreOptions,
     replication: Option<&NodeConfig>,
-    fresh: impl FnOnce() -> (Engine, MarketData) + Send + 'static,
-) -> Result<Durable, ServerError> {
-    let Some(config) = replication else {
-        let recovery = store::recover(dir, options, fresh)?;
-        return Ok(Durable {
-            recovery: boxed(recovery),
-            keeper: None,
-            lease_lost: None,
-        });
-    };
-    let (config, dir) = (config.clone(), dir.to_owned());
-    tokio::task::spawn_blocking(move || {
-        tracing::info!(node = %config.node, "waiting for the group's lease");
-        let leadership = Leadership::acquire(&config, LEASE_PATIENCE)
-            .map_err(|e| ServerError::Replication(e.to_string()))?;
-        let term = leadership.term;
-        tracing::info!(node = %config.node, term, "holding the lease: this node writes");
-        let recovery =
-            store::recover_with(&dir, fresh, |after| node::open_log(&config, term, after))?;
-        let (lost, lease_lost) = oneshot::channel();
-        let keeper = leadership.keep(&config, move || {
-            let _ = lost.send(());
-        });
-        Ok(Durable {
-            recovery: boxed(recovery),
-            keeper: Some(keeper),
-            lease_lost: Some(lease_lost),
-        })
+    fresh: impl FnOnce() -> (Engine, MarketData),
+) -> Result<StartState, ServerError> {
+    if replication.is_some() {
+        let none = |_| {
+            let log: Option<Box<dyn CommandLog>> = None;
+            let rest = Recovered {
+                entries: Vec::new(),
+                truncated: 0,
+            };
+            Ok((log, rest))
+        };
+        return Ok(store::recover_with(dir, fresh, none)?);
+    }
+    let r = store::recover(dir, options, fresh)?;
+    Ok(Recovery {
+        engine: r.engine,
+        market: r.market,
+        journal: Some(Box::new(r.journal)),
+        report: r.report,
+        lock: r.lock,
+        check: r.check,
     })
-    .await
-    .map_err(|e| ServerError::Io(std::io::Error::other(e)))?
+}
+
+/// This node's place in its group.
+pub(crate) struct Node {
+    /// Its name.
+    pub(crate) name: String,
+    /// The thread keeping it in its role.
+    pub(crate) membership: Membership,
+    /// Resolves with the reason if the node's state is found to differ from the leader's.
+    pub(crate) diverged: oneshot::Receiver<String>,
+}
+
+/// Joins the group with the runtime (a follower on the state before command `next`);
+/// `addresses` is where this node serves clients, for the others to forward to.
+pub(crate) fn join(
+    config: &NodeConfig,
+    addresses: String,
+    handle: RuntimeHandle,
+    next: u64,
+) -> Result<Node, ServerError> {
+    let (tell, diverged) = oneshot::channel();
+    let membership = Membership::start(config.clone(), addresses, handle, next, move |why| {
+        let _ = tell.send(why);
+    })?;
+    Ok(Node {
+        name: config.node.clone(),
+        membership,
+        diverged,
+    })
+}
+
+/// Waits until the node is in step with its group: it leads, or it follows a log that
+/// some leader has written and has applied what the log held. Returns whether this node
+/// is to provision the exchange (it leads a group whose log is empty, and `resumed` says
+/// it has no state of its own either).
+pub(crate) async fn settle(
+    handle: &RuntimeHandle,
+    status: &NodeStatus,
+    resumed: bool,
+) -> Result<bool, ServerError> {
+    let deadline = Instant::now() + SETTLE_PATIENCE;
+    loop {
+        if status.is_leading() {
+            return Ok(status.log_end() == 0 && !resumed);
+        }
+        let applied = handle.stats().market;
+        let written = status.log_end() > 0 || resumed;
+        if status.caught_up() && written && applied >= status.log_end() {
+            return Ok(false);
+        }
+        if Instant::now() >= deadline {
+            return Err(ServerError::Replication(
+                "neither leading nor following a written log after 120 s".into(),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }

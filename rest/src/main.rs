@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use matchbook_rest::Server;
 use matchbook_rest::config::Settings;
 
-const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--snapshot-every COMMANDS] [--log nats://HOST:PORT[,...] --node NAME [--lease-ms MS]]\n\nWith --log, commands go to the group's replicated log on NATS JetStream instead of the\ndata directory's journal; the node waits for the group's lease before it serves, and\nstops if it loses it (snapshots stay local).\n\nWithout --config, a data directory that holds a config.toml (copied there at its first\nstart) is started with that file; otherwise the embedded demo.\n\nStreams (WebSocket) are served on the --bind address at / and /ws; their limits are set in\nthe [server] section of the configuration: stream_buffer (broadcasts, one per batch of\ncommands, a session may fall behind before it is closed with SLOW_CONSUMER, default 4096) and stream_heartbeat_seconds\n(default 10).";
+const USAGE: &str = "usage: matchbook-rest [--config FILE] [--bind ADDR:PORT] [--admin-bind ADDR:PORT] [--data-dir DIR] [--keys-out FILE] [--snapshot-every COMMANDS] [--log nats://HOST:PORT[,...] --node NAME [--lease-ms MS] [--checkpoint-every COMMANDS]]\n\nWith --log, commands go to the group's replicated log on NATS JetStream instead of the\ndata directory's journal. A node follows the log (serving market data, streams and\n/v1/health itself, forwarding everything else to the leader) and writes it while it holds\nthe group's lease; nodes compare state hashes every --checkpoint-every commands\n(default 10000) and one that differs stops. Snapshots stay local; a node's keys file is\ncopied from the node that first provisioned the group.\n\nWithout --config, a data directory that holds a config.toml (copied there at its first\nstart) is started with that file; otherwise the embedded demo.\n\nStreams (WebSocket) are served on the --bind address at / and /ws; their limits are set in\nthe [server] section of the configuration: stream_buffer (broadcasts, one per batch of\ncommands, a session may fall behind before it is closed with SLOW_CONSUMER, default 4096) and stream_heartbeat_seconds\n(default 10).";
 
 fn parse_args() -> Result<Settings, String> {
     let mut args = std::env::args().skip(1);
@@ -24,7 +24,7 @@ fn parse_args() -> Result<Settings, String> {
         match flag.as_str() {
             "--config" => config = Some(PathBuf::from(value)),
             "--bind" | "--admin-bind" | "--data-dir" | "--keys-out" | "--snapshot-every"
-            | "--log" | "--node" | "--lease-ms" => {
+            | "--log" | "--node" | "--lease-ms" | "--checkpoint-every" => {
                 overrides.push((flag, value));
             }
             _ => return Err(format!("unknown option {flag}\n{USAGE}")),
@@ -47,7 +47,7 @@ fn parse_args() -> Result<Settings, String> {
     settings.replication = replication(&overrides)?;
     for (flag, value) in overrides {
         match flag.as_str() {
-            "--log" | "--node" | "--lease-ms" => {}
+            "--log" | "--node" | "--lease-ms" | "--checkpoint-every" => {}
             "--bind" => {
                 settings.bind = value.parse().map_err(|_| format!("bad --bind {value}"))?;
             }
@@ -78,7 +78,9 @@ fn replication(
             .map(|(_, v)| v.as_str())
     };
     let (servers, node) = match (value("--log"), value("--node")) {
-        (None, None) if value("--lease-ms").is_none() => return Ok(None),
+        (None, None) if value("--lease-ms").is_none() && value("--checkpoint-every").is_none() => {
+            return Ok(None);
+        }
         (Some(servers), Some(node)) => (servers, node),
         _ => return Err(format!("--log and --node go together\n{USAGE}")),
     };
@@ -88,6 +90,10 @@ fn replication(
             .filter(|ms| (100..=60_000).contains(ms))
             .ok_or_else(|| format!("bad --lease-ms {ms}: 100 to 60000"))?;
         config.lease = std::time::Duration::from_millis(ms);
+    }
+    if let Some(every) = value("--checkpoint-every") {
+        config.checkpoint_every = (every.parse().ok())
+            .ok_or_else(|| format!("bad --checkpoint-every {every}: a number of commands"))?;
     }
     Ok(Some(config))
 }
@@ -145,16 +151,24 @@ fn main() -> ExitCode {
             "matchbook exchange on http://{} (admin http://{}); Ctrl-C to stop",
             server.addr, server.admin_addr
         );
-        let lease_lost = server.lease_lost();
-        tokio::select! {
-            _ = shutdown_signal() => {}
-            _ = lease_lost => tracing::error!("lost the group's lease (another node writes now): stopping"),
-        }
+        let diverged = server.diverged();
+        let failure = tokio::select! {
+            _ = shutdown_signal() => None,
+            why = diverged => {
+                tracing::error!(why, "this node's state differs from the leader's: stopping");
+                Some(why)
+            }
+        };
         tracing::info!("stopping: draining requests and the engine queue");
-        server.stop().await.map(|_| ())
+        server.stop().await?;
+        Ok::<_, matchbook_rest::server::ServerError>(failure)
     });
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(why)) => {
+            eprintln!("matchbook-rest: diverged from the group's leader: {why}");
+            ExitCode::FAILURE
+        }
         Err(e) => {
             eprintln!("matchbook-rest: {e}");
             ExitCode::FAILURE

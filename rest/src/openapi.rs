@@ -10,7 +10,7 @@ use utoipa::Modify;
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use crate::routes::{account, admin, futures, orders, public, trades};
+use crate::routes::{account, admin, cluster, futures, orders, public, trades};
 
 struct BearerKeys;
 
@@ -31,7 +31,7 @@ impl Modify for BearerKeys {
         description = "Spot and futures exchange: accounts, transfers, orders, trades, fees and market data. Every error is `{\"error\": CODE}`. Streams (WebSocket, the same listener at `/` and `/ws`): ORDER_BOOK, BOOK_TICKER, PRICE_TICKS, MARKET_TICKER, CANDLESTICKS, ACCOUNT_HISTORY and CANCEL_ALL_AFTER as `docs/api.md` and README.md of the repository describe them; a field without a value is left out of an answer, never `\"\"` or null; the order book's `sequence` here is the stream's book sequence."),
     paths(
         public::time, public::currencies, public::instruments, public::fees, public::tickers,
-        public::ticker, public::candlesticks, public::order_book,
+        public::ticker, public::candlesticks, public::order_book, cluster::health,
         account::subaccounts, account::balances, account::account_fees, account::transfer,
         orders::create, orders::list, orders::by_id, orders::by_client_id, orders::cancel,
         orders::cancel_by_client_id, orders::cancel_all,

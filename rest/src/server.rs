@@ -123,9 +123,10 @@ pub struct Server {
     _lock: DirLock,
     /// The public listener's connection limits at work.
     pub public_connections: ListenerStats,
-    /// On a replicated log: the keeper of the lease, resigned once the runtime stopped.
-    lease: Option<matchbook_replica::node::Keeper>,
-    lease_lost: Option<tokio::sync::oneshot::Receiver<()>>,
+    /// On a replicated log: the thread keeping this node in its role (a leader resigns
+    /// the lease when it stops, once the runtime has stopped).
+    membership: Option<matchbook_replica::member::Membership>,
+    diverged: Option<tokio::sync::oneshot::Receiver<String>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -167,7 +168,7 @@ impl Server {
             keep_snapshots: settings.keep_snapshots,
         };
         let started = std::time::Instant::now();
-        let durable = crate::durability::recover(
+        let recovered = crate::durability::recover(
             &settings.data_dir,
             options,
             settings.replication.as_ref(),
@@ -178,8 +179,7 @@ impl Server {
                     MarketData::new(instruments, MarketDataConfig::default()),
                 )
             },
-        )
-        .await?;
+        )?;
         let Recovery {
             engine,
             market,
@@ -187,7 +187,7 @@ impl Server {
             report,
             lock,
             check,
-        } = durable.recovery;
+        } = recovered;
         for (path, reason) in &report.skipped_snapshots {
             tracing::warn!(path = %path.display(), reason, "snapshot skipped");
         }
@@ -221,14 +221,40 @@ impl Server {
             on_stop: true,
             sink: snapshots.sink(),
         };
-        let runtime = Runtime::start_durable(
-            engine,
-            market,
-            clock.clone(),
-            settings.queue_capacity,
-            journal,
-            Some(plan),
-        )?;
+        let capacity = settings.queue_capacity;
+        // A node of a group follows the log from its snapshot until it holds the lease.
+        let next = report.snapshot_seq.unwrap_or(0) + 1;
+        let runtime = match journal {
+            Some(journal) => {
+                let log_clock = clock.clone();
+                Runtime::start_durable(engine, market, log_clock, capacity, journal, Some(plan))?
+            }
+            None => {
+                Runtime::start_follower(engine, market, clock.clone(), capacity, next, Some(plan))?
+            }
+        };
+        let limited = |listener| {
+            LimitedListener::new(
+                listener,
+                ConnectionLimits {
+                    max_connections: settings.max_connections,
+                    max_per_address: settings.max_connections_per_address,
+                    idle: settings.idle_timeout,
+                    head: settings.header_timeout,
+                },
+            )
+        };
+        let public = limited(TcpListener::bind(settings.bind).await?);
+        let admin = limited(TcpListener::bind(settings.admin_bind).await?);
+        let (addr, admin_addr) = (public.local_addr()?, admin.local_addr()?);
+        let node = match &settings.replication {
+            Some(config) => {
+                let addresses = format!("http://{addr} http://{admin_addr}");
+                let node = crate::durability::join(config, addresses, runtime.handle(), next)?;
+                Some(node)
+            }
+            None => None,
+        };
         let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join(KEY_STORE)))?);
         let hub = crate::streams::hub::Hub::start(
             runtime.handle(),
@@ -254,22 +280,38 @@ impl Server {
                 heartbeat: settings.stream_heartbeat,
                 counters: Default::default(),
             },
+            node: node.as_ref().map(|n| crate::state::NodeView {
+                name: n.name.clone(),
+                status: n.membership.status(),
+            }),
         });
         // Holders and opening balances are commands like any other: on a restart they
-        // come back from the journal, so they are provisioned only into an empty one.
-        let directory = if resumed {
-            setup::directory(&state, &settings.holders).await?
-        } else {
+        // come back from the journal (or the group's log), so they are provisioned only
+        // into an empty one, by the node that writes it.
+        let provision = match &node {
+            Some(node) => {
+                let status = node.membership.status();
+                crate::durability::settle(&state.runtime, &status, resumed).await?
+            }
+            None => !resumed,
+        };
+        let directory = if provision {
             setup::provision(&state, &settings.holders).await?
+        } else {
+            setup::directory_when_applied(&state, &settings.holders).await?
         };
         if settings.demo
-            && !resumed
+            && provision
             && let Some((_, accounts)) = directory.get("market-maker")
             && let Some(&maker) = accounts.get("main")
         {
             setup::seed_demo_liquidity(&state, maker).await?;
         }
-        let issued_keys = setup::install_keys(&state, &settings, &directory).await?;
+        // A follower's demo keys would be its own, unknown to the leader: a node of a
+        // group shares the keys file of the node that provisioned it.
+        let issue_demo_keys = node.is_none() || provision;
+        let issued_keys =
+            setup::install_keys(&state, &settings, &directory, issue_demo_keys).await?;
         if let Some(path) = &settings.keys_out
             && !issued_keys.is_empty()
         {
@@ -277,20 +319,6 @@ impl Server {
                 .map_err(|e| ServerError::Io(std::io::Error::other(e)))?;
             crate::keys::write_file_atomically(path, text.as_bytes())?;
         }
-        let limited = |listener| {
-            LimitedListener::new(
-                listener,
-                ConnectionLimits {
-                    max_connections: settings.max_connections,
-                    max_per_address: settings.max_connections_per_address,
-                    idle: settings.idle_timeout,
-                    head: settings.header_timeout,
-                },
-            )
-        };
-        let public = limited(TcpListener::bind(settings.bind).await?);
-        let admin = limited(TcpListener::bind(settings.admin_bind).await?);
-        let (addr, admin_addr) = (public.local_addr()?, admin.local_addr()?);
         let public_connections = public.stats();
         let (stop, stopped) = watch::channel(false);
         let listeners = vec![
@@ -299,6 +327,10 @@ impl Server {
             tokio::spawn(crate::deadlines::keep(state.clone(), stopped)),
         ];
         tracing::info!(%addr, %admin_addr, "matchbook exchange listening");
+        let (membership, diverged) = match node {
+            Some(node) => (Some(node.membership), Some(node.diverged)),
+            None => (None, None),
+        };
         Ok(Self {
             addr,
             admin_addr,
@@ -310,21 +342,22 @@ impl Server {
             snapshots,
             _lock: lock,
             public_connections,
-            lease: durable.keeper,
-            lease_lost: durable.lease_lost,
+            membership,
+            diverged,
         })
     }
 
-    /// Resolves if this node loses the group's lease (another node now writes the log):
-    /// the server must then stop. Never resolves for a server on its own journal.
-    pub fn lease_lost(&mut self) -> impl std::future::Future<Output = ()> + use<> {
-        let lost = self.lease_lost.take();
+    /// Resolves, with the reason, if this node's state is found to differ from its group
+    /// leader's at a checkpoint: the server must then stop. Never resolves otherwise.
+    pub fn diverged(&mut self) -> impl std::future::Future<Output = String> + use<> {
+        let diverged = self.diverged.take();
         async move {
-            match lost {
-                Some(lost) => {
-                    let _ = lost.await;
-                }
-                None => std::future::pending::<()>().await,
+            match diverged {
+                Some(diverged) => match diverged.await {
+                    Ok(why) => why,
+                    Err(_) => std::future::pending::<String>().await,
+                },
+                None => std::future::pending::<String>().await,
             }
         }
     }
@@ -337,7 +370,7 @@ impl Server {
                 result?;
             }
         }
-        let (runtime, snapshots, lease) = (self.runtime, self.snapshots, self.lease);
+        let (runtime, snapshots, membership) = (self.runtime, self.snapshots, self.membership);
         let state = tokio::task::spawn_blocking(move || {
             let state = runtime.shutdown();
             // The runtime handed its last snapshot over as it stopped: wait for the file.
@@ -346,7 +379,9 @@ impl Server {
                 tracing::warn!(error, "a snapshot could not be written");
             }
             // Resigned only now: every command it acknowledged is in the log.
-            drop(lease);
+            if let Some(membership) = membership {
+                membership.stop();
+            }
             state
         })
         .await

@@ -76,6 +76,27 @@ async fn run(
     outcome.result.map_err(|e| fail(e.into()))
 }
 
+/// As [`directory`], on a node that follows a group's log: the holders may still be on
+/// their way from the leader's provisioning, so a missing one is waited for (at most
+/// [`PROVISION_PATIENCE`]) before it is an error.
+pub async fn directory_when_applied(
+    state: &Shared,
+    holders: &[HolderConfig],
+) -> Result<Directory, SetupError> {
+    let deadline = std::time::Instant::now() + PROVISION_PATIENCE;
+    loop {
+        match directory(state, holders).await {
+            Err(_) if state.node.is_some() && std::time::Instant::now() < deadline => {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            done => return done,
+        }
+    }
+}
+
+/// How long a following node waits for the holders the leader provisions.
+const PROVISION_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Creates the holders, accounts and deposits of `holders` (on a blocking thread: the
 /// commands go one after another through the runtime).
 pub async fn provision(state: &Shared, holders: &[HolderConfig]) -> Result<Directory, SetupError> {
@@ -210,6 +231,7 @@ pub async fn install_keys(
     state: &Shared,
     settings: &Settings,
     directory: &Directory,
+    issue_demo_keys: bool,
 ) -> Result<Vec<IssuedKey>, SetupError> {
     for k in &settings.keys {
         let (holder, account) = directory
@@ -229,7 +251,7 @@ pub async fn install_keys(
             false,
         )?;
     }
-    if !settings.demo || !state.keys.is_empty() {
+    if !settings.demo || !issue_demo_keys || !state.keys.is_empty() {
         return Ok(Vec::new());
     }
     let Some((holder, accounts)) = directory.get("demo") else {

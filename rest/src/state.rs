@@ -47,6 +47,17 @@ pub struct AppState {
     pub max_book_depth: usize,
     /// WebSocket streams.
     pub streams: crate::streams::Streams,
+    /// On a replicated log: this node and its role in the group.
+    pub node: Option<NodeView>,
+}
+
+/// A node of a replicated group as the handlers see it.
+#[derive(Debug, Clone)]
+pub struct NodeView {
+    /// Its name.
+    pub name: String,
+    /// Its role and the group as it knows them.
+    pub status: Arc<matchbook_replica::member::NodeStatus>,
 }
 
 /// The state as handlers receive it.

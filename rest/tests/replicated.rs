@@ -120,71 +120,130 @@ async fn order_flow(
     }
 }
 
+/// `GET /v1/health` of the node at `base`.
+async fn health(base: &str) -> Value {
+    let response = reqwest::get(format!("{base}/v1/health")).await;
+    match response {
+        Ok(r) => r.json().await.unwrap_or(Value::Null),
+        Err(_) => Value::Null,
+    }
+}
+
+/// Waits (at most 30 s) until every node in `bases` reports the same applied command and
+/// no lag; returns that command and the state hash they all report.
+async fn same_state(bases: &[&str]) -> (u64, String) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let mut seen = Vec::new();
+        for base in bases {
+            let h = health(base).await;
+            seen.push((
+                h["applied_seq"].as_u64(),
+                h["lag"].as_u64(),
+                h["state_hash"].clone(),
+            ));
+        }
+        let (seq, _, hash) = seen[0].clone();
+        if seen
+            .iter()
+            .all(|s| (s.0, s.1, &s.2) == (seq, Some(0), &hash))
+        {
+            let hash = hash.as_str().expect("a hash").to_owned();
+            return (seq.expect("a sequence"), hash);
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never the same: {seen:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The node settings every process of the group test gets.
+fn node_args(urls: &str, node: &str, lease_ms: u64) -> Vec<String> {
+    [
+        "--log",
+        urls,
+        "--node",
+        node,
+        "--lease-ms",
+        &lease_ms.to_string(),
+        "--snapshot-every",
+        "0",
+        "--checkpoint-every",
+        "50",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+/// Starts node `name` on `dir` with the group's keys file (none for the first node).
+fn start_node(
+    dir: &std::path::Path,
+    args: Vec<String>,
+    keys: Option<&std::path::Path>,
+) -> common::process::Process {
+    std::fs::create_dir_all(dir).expect("dir");
+    if let Some(keys) = keys {
+        std::fs::copy(keys, dir.join(KEY_STORE)).expect("shared keys");
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    common::process::start(dir, &args)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_waiting_node_leads_after_the_leader_is_killed_with_every_acknowledged_order() {
-    use common::process;
+async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order() {
     let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-failover");
     let _ = std::fs::remove_dir_all(&nats);
     let cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
     let urls = cluster.urls().join(",");
     const LEASE_MS: u64 = 1_000;
-    let args = |node: &'static str| {
-        let lease = LEASE_MS.to_string();
-        vec![
-            "--log".to_owned(),
-            urls.clone(),
-            "--node".into(),
-            node.into(),
-            "--lease-ms".into(),
-            lease,
-            "--snapshot-every".into(),
-            "0".into(),
-        ]
-    };
-    let (dir_a, dir_b) = (data_dir(), data_dir());
-    std::fs::create_dir_all(&dir_a).expect("dir");
-    let args_a = args("a");
-    let args_a: Vec<&str> = args_a.iter().map(String::as_str).collect();
-    let mut a = process::start(&dir_a, &args_a);
+    let dirs = [data_dir(), data_dir(), data_dir()];
+    let mut a = start_node(&dirs[0], node_args(&urls, "a", LEASE_MS), None);
     let keys: Value = serde_json::from_str(
-        &std::fs::read_to_string(dir_a.join("keys-out.json")).expect("keys written"),
+        &std::fs::read_to_string(dirs[0].join("keys-out.json")).expect("keys written"),
     )
     .expect("json");
     let key = keys[0]["key"].as_str().expect("trader key").to_owned();
-    std::fs::create_dir_all(&dir_b).expect("dir");
-    std::fs::copy(dir_a.join(KEY_STORE), dir_b.join(KEY_STORE)).expect("shared keys");
-    let args_b = args("b");
-    let waiting = {
-        let dir_b = dir_b.clone();
-        std::thread::spawn(move || {
-            let args_b: Vec<&str> = args_b.iter().map(String::as_str).collect();
-            process::start(&dir_b, &args_b)
-        })
-    };
+    let shared = dirs[0].join(KEY_STORE);
+    let b = start_node(&dirs[1], node_args(&urls, "b", LEASE_MS), Some(&shared));
+    let c = start_node(&dirs[2], node_args(&urls, "c", LEASE_MS), Some(&shared));
+    assert_eq!(health(&a.base).await["role"], "leader");
+    for follower in [&b, &c] {
+        let h = health(&follower.base).await;
+        assert_eq!(
+            (h["role"].as_str(), h["leader"].as_str()),
+            (Some("follower"), Some("a")),
+            "{h}"
+        );
+    }
 
+    // A client may talk to any node: orders sent to a follower are forwarded to the leader.
     let acked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let flow = tokio::spawn(order_flow(a.base.clone(), key.clone(), acked.clone()));
-    while acked.lock().expect("not poisoned").len() < 30 {
+    let flows = [
+        tokio::spawn(order_flow(a.base.clone(), key.clone(), acked.clone())),
+        tokio::spawn(order_flow(b.base.clone(), key.clone(), acked.clone())),
+    ];
+    while acked.lock().expect("not poisoned").len() < 60 {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     a.child.kill().expect("SIGKILL the leader");
     let killed = std::time::Instant::now();
     let _ = a.child.wait();
-    let _ = flow.await;
-    let mut b = tokio::task::spawn_blocking(move || waiting.join().expect("b started"))
-        .await
-        .expect("joined");
-    // The first order the new leader accepts.
+    for flow in flows {
+        let _ = flow.await;
+    }
+    // The first order the group accepts again, sent to c (leader or forwarding to b).
     let http = reqwest::Client::new();
     let accepted = loop {
         let body = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
             "price": "110.00", "amount": "0.1"});
-        let response = (http.post(format!("{}/v1/account/orders", b.base)))
+        let response = (http.post(format!("{}/v1/account/orders", c.base)))
             .bearer_auth(&key)
             .json(&body)
             .send()
             .await
-            .expect("b answers");
+            .expect("c answers");
         let status = response.status();
         if status == StatusCode::OK {
             break killed.elapsed();
@@ -192,33 +251,84 @@ async fn a_waiting_node_leads_after_the_leader_is_killed_with_every_acknowledged
         let body = response.text().await.unwrap_or_default();
         assert!(
             killed.elapsed() < Duration::from_secs(60),
-            "b never accepted an order: {status} {body}"
+            "never accepted an order again: {status} {body}"
         );
+        tokio::time::sleep(Duration::from_millis(5)).await;
     };
-    eprintln!("kill to first accepted order on the new leader: {accepted:?}");
-    // b counts the lease from the last renewal it saw (renewals come every third of it,
-    // b looks every sixth), so it takes over between half a lease and a lease after the
-    // kill, then recovers from the log and starts serving.
+    eprintln!("kill to first accepted order: {accepted:?}");
+    // A follower counts the lease from the last renewal it saw (renewals every third of
+    // it, looked at every sixth): it takes over between half a lease and a lease after the
+    // kill; it is a hot standby, so what is left is reading the log's last batches.
     let lease = Duration::from_millis(LEASE_MS);
     assert!(
         accepted >= lease / 2,
         "taken over before the lease ran out: {accepted:?}"
     );
-    assert!(accepted < lease + Duration::from_secs(10), "{accepted:?}");
+    assert!(accepted < lease + Duration::from_secs(5), "{accepted:?}");
+    let (hb, hc) = (health(&b.base).await, health(&c.base).await);
+    let roles = (hb["role"].as_str(), hc["role"].as_str());
+    let (leader, follower) = match roles {
+        (Some("leader"), Some("follower")) => (&b, &c),
+        (Some("follower"), Some("leader")) => (&c, &b),
+        _ => panic!("one leader, one follower: {hb} {hc}"),
+    };
+
     let acked = acked.lock().expect("not poisoned").clone();
-    assert!(acked.len() >= 30);
+    assert!(acked.len() >= 60);
     for id in &acked {
-        let (code, status) = order_status(&b.base, &key, &json!(id)).await;
+        let (code, status) = order_status(&leader.base, &key, &json!(id)).await;
         assert_eq!(
             (code, status.as_str()),
             (StatusCode::OK, Some("OPEN")),
             "{id}"
         );
     }
-    b.child.kill().expect("stop b");
-    let _ = b.child.wait();
-    let _ = std::fs::remove_dir_all(dir_a);
-    let _ = std::fs::remove_dir_all(dir_b);
+    // Through the follower once it has seen the new leader (until then it answers 503
+    // and a client tries again).
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while order_status(&follower.base, &key, &json!(acked[0])).await.0 != StatusCode::OK {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the follower never forwarded"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for id in &acked {
+        let (code, status) = order_status(&follower.base, &key, &json!(id)).await;
+        assert_eq!(
+            (code, status.as_str()),
+            (StatusCode::OK, Some("OPEN")),
+            "{id}"
+        );
+    }
+    let (seq, hash) = same_state(&[&b.base, &c.base]).await;
+    assert!(seq as usize > acked.len(), "{seq}");
+    eprintln!("both survivors at command {seq}, state hash {hash}");
+    for h in [health(&b.base).await, health(&c.base).await] {
+        assert!(h["diverged"].is_null(), "{h}");
+        if h["role"] == "follower" {
+            // Compared with the leader's state hash at a checkpoint (every 50 commands).
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            let mut h = h;
+            while h["checked_seq"].as_u64() < Some(50) {
+                assert!(std::time::Instant::now() < deadline, "never compared: {h}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                h = health(
+                    h["node"]
+                        .as_str()
+                        .map_or(&b.base, |n| if n == "b" { &b.base } else { &c.base }),
+                )
+                .await;
+            }
+        }
+    }
+    for mut node in [b, c] {
+        node.child.kill().expect("stop");
+        let _ = node.child.wait();
+    }
+    for dir in dirs {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 #[test]

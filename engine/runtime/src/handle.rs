@@ -354,6 +354,24 @@ impl RuntimeHandle {
         (seq > 0).then_some(seq)
     }
 
+    /// Makes the market stage record the state hash after every command whose number is a
+    /// multiple of `every` (0: never), so that nodes applying the same log can compare
+    /// their states at the same commands.
+    pub fn set_checkpoint_every(&self, every: u64) {
+        self.stats.checkpoint_every.store(every, Ordering::Relaxed);
+    }
+
+    /// The recorded (command number, state hash) checkpoints, oldest first (at most
+    /// [`crate::CHECKPOINTS_KEPT`]).
+    pub fn checkpoints(&self) -> Vec<(u64, u64)> {
+        let kept = self
+            .stats
+            .checkpoints
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        kept.iter().copied().collect()
+    }
+
     /// Requests in the ingress queue, not yet taken by the sequencer.
     pub fn queued(&self) -> usize {
         self.requests.len()

@@ -56,7 +56,7 @@ pub use handle::{
     ADMISSION_PATIENCE, AckReply, MarketReply, Outcome, Read, ReadView, RuntimeError, RuntimeHandle,
 };
 pub use output::{DropReason, MatchedCommand, Published, Subscription};
-pub use stats::{Histogram, RuntimeStats, StatsSnapshot};
+pub use stats::{CHECKPOINTS_KEPT, Histogram, RuntimeStats, StatsSnapshot};
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

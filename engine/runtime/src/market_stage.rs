@@ -139,6 +139,7 @@ impl<'a> MarketStage<'a> {
     }
 
     fn apply(&mut self, published: &Published, replies: Vec<(usize, MarketReply)>, copy: bool) {
+        let every = self.stats.checkpoint_every.load(Ordering::Relaxed);
         for (index, command) in published.commands.iter().enumerate() {
             self.scratch.clear();
             let result = self
@@ -146,6 +147,10 @@ impl<'a> MarketStage<'a> {
                 .apply(&command.command, command.time, &mut self.scratch);
             if result != command.result || self.scratch != published.events_of(index) {
                 self.stats.divergences.fetch_add(1, Ordering::Relaxed);
+            }
+            // At fixed command numbers, so every node of a group hashes the same states.
+            if every > 0 && command.seq % every == 0 {
+                (self.stats).record_checkpoint(command.seq, self.replica.state_hash());
             }
         }
         self.market.on_events(&published.events);

@@ -140,7 +140,14 @@ pub struct RuntimeStats {
     /// Set when the node is asked to step down, so a sequencer retrying its log gives up
     /// the batch (the new leader decides what the log holds).
     pub(crate) demote: std::sync::atomic::AtomicBool,
+    /// Every how many commands the market stage records the state hash (0: never).
+    pub(crate) checkpoint_every: AtomicU64,
+    /// The last [`CHECKPOINTS_KEPT`] (sequence number, state hash) recorded, oldest first.
+    pub(crate) checkpoints: std::sync::Mutex<std::collections::VecDeque<(u64, u64)>>,
 }
+
+/// How many checkpoints the runtime remembers.
+pub const CHECKPOINTS_KEPT: usize = 32;
 
 /// Raises a single-writer maximum.
 pub(crate) fn raise(max: &AtomicU64, value: u64) {
@@ -210,6 +217,16 @@ impl RuntimeStats {
         }
         self.admitted.fetch_add(1, Ordering::AcqRel);
         true
+    }
+
+    /// Records the state hash after command `seq`, forgetting the oldest beyond
+    /// [`CHECKPOINTS_KEPT`].
+    pub(crate) fn record_checkpoint(&self, seq: u64, hash: u64) {
+        let mut kept = self.checkpoints.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() == CHECKPOINTS_KEPT {
+            kept.pop_front();
+        }
+        kept.push_back((seq, hash));
     }
 
     /// Gives back an admission whose command never entered the pipeline.

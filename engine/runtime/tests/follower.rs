@@ -183,6 +183,8 @@ fn a_follower_reaches_the_leaders_state_and_takes_no_commands() {
     let leader = leader(&stored, T0);
     let follower = follower();
     let (lead, follow) = (leader.handle(), follower.handle());
+    lead.set_checkpoint_every(50);
+    follow.set_checkpoint_every(50);
     flow(&lead, 7, 200);
     assert!(follow.is_following() && !lead.is_following());
     assert_eq!(

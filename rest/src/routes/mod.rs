@@ -4,6 +4,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod cluster;
 pub mod futures;
 mod order_request;
 pub mod orders;
@@ -213,9 +214,14 @@ pub fn public_router(state: Shared) -> Router {
             "/v1/account/futures/funding-payments",
             get(futures::funding_payments),
         )
+        .route("/v1/health", get(cluster::health))
         .route("/openapi.json", get(crate::openapi::serve))
         .route("/", get(crate::streams::upgrade))
-        .route("/ws", get(crate::streams::upgrade));
+        .route("/ws", get(crate::streams::upgrade))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            cluster::forward_public,
+        ));
     with_layers(router, state)
 }
 
@@ -242,6 +248,10 @@ pub fn admin_router(state: Shared) -> Router {
         .route("/admin/liquidate", post(admin::liquidate))
         .route("/admin/state", get(admin::engine_state))
         .route("/admin/pipeline", get(admin::pipeline))
-        .route("/openapi.json", get(crate::openapi::serve_admin));
+        .route("/openapi.json", get(crate::openapi::serve_admin))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            cluster::forward_admin,
+        ));
     with_layers(router, state)
 }

@@ -13,6 +13,12 @@ pub struct Process {
     pub admin: String,
 }
 
+/// The process's log, kept in its data directory for a failing test to show.
+fn log_file(dir: &Path) -> Stdio {
+    let path = dir.join("stderr.log");
+    std::fs::File::create(&path).map_or_else(|_| Stdio::null(), Stdio::from)
+}
+
 /// Starts the binary on `dir` with `extra` arguments and waits until it prints its
 /// addresses (a node waiting for the replication lease prints them only once it leads).
 #[allow(
@@ -33,7 +39,7 @@ pub fn start(dir: &Path, extra: &[&str]) -> Process {
         .arg("--keys-out")
         .arg(dir.join("keys-out.json"))
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(log_file(dir))
         .spawn()
         .expect("server starts");
     let stdout = child.stdout.take().expect("stdout");

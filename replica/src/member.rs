@@ -1,0 +1,419 @@
+//! A node of a replicated group at run time: one thread that keeps its runtime in its role.
+//! While another node holds the lease it follows: it reads the log from the command after
+//! the last it applied and hands each command to the runtime (a hot standby serving reads
+//! and streams). When it takes the lease it reads the log to its end, applies the rest and
+//! gives the runtime a log to write; when it loses the lease, or the log refuses its batch
+//! because another node appended (fencing), it steps down and follows again. Where each
+//! node serves clients and the state hashes it recorded at fixed command numbers are kept
+//! beside the lease, so followers reach the leader and compare states.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use matchbook_runtime::{RuntimeError, RuntimeHandle};
+
+use crate::lease::{Lease, Role};
+use crate::node::NodeConfig;
+use crate::{JetStreamLog, LogTail};
+
+/// Pause between two reads of the log that found nothing new.
+const IDLE_POLL: Duration = Duration::from_millis(2);
+
+/// Pause before a tail that could not be opened is tried again.
+const REOPEN_PAUSE: Duration = Duration::from_millis(200);
+
+/// Longest a role change may wait for the runtime's sequencer (behind a full queue).
+const ROLE_CHANGE_PATIENCE: Duration = Duration::from_secs(30);
+
+/// The leader as this node knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaderInfo {
+    /// Its node name.
+    pub node: String,
+    /// Where it serves clients (`http://host:port`), if it said.
+    pub address: Option<String>,
+}
+
+/// What a node knows of its role and the group, shared with whoever reports it.
+#[derive(Debug, Default)]
+pub struct NodeStatus {
+    leading: AtomicBool,
+    term: AtomicU64,
+    log_end: AtomicU64,
+    caught_up: AtomicBool,
+    compared: AtomicU64,
+    leader: Mutex<Option<LeaderInfo>>,
+    divergence: Mutex<Option<String>>,
+}
+
+impl NodeStatus {
+    /// Whether this node writes the log now.
+    pub fn is_leading(&self) -> bool {
+        self.leading.load(Ordering::Acquire)
+    }
+
+    /// The lease term it leads in (0 if it never led).
+    pub fn term(&self) -> u64 {
+        self.term.load(Ordering::Acquire)
+    }
+
+    /// Number of the last command known stored in the log (read by a follower's last
+    /// poll; sequenced by a leader).
+    pub fn log_end(&self) -> u64 {
+        self.log_end.load(Ordering::Acquire)
+    }
+
+    /// Whether this node has applied (handed its runtime) everything the log held at some
+    /// moment since it started: a follower that has read to the end once, or a leader.
+    pub fn caught_up(&self) -> bool {
+        self.caught_up.load(Ordering::Acquire)
+    }
+
+    /// Number of the last checkpoint whose state hash was found equal to the leader's.
+    pub fn last_compared(&self) -> u64 {
+        self.compared.load(Ordering::Acquire)
+    }
+
+    /// The leader, if known.
+    pub fn leader(&self) -> Option<LeaderInfo> {
+        self.leader
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Why this node's state is known to differ from the leader's, if it is.
+    pub fn divergence(&self) -> Option<String> {
+        (self.divergence.lock().unwrap_or_else(|e| e.into_inner())).clone()
+    }
+
+    fn set_leader(&self, leader: Option<LeaderInfo>) {
+        *self.leader.lock().unwrap_or_else(|e| e.into_inner()) = leader;
+    }
+}
+
+/// The running member thread.
+#[derive(Debug)]
+pub struct Membership {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    status: Arc<NodeStatus>,
+}
+
+impl Membership {
+    /// Starts keeping `handle` (a runtime started with
+    /// [`matchbook_runtime::Runtime::start_follower`] on the state before command `next`)
+    /// in its role in the group; `address` is where this node serves clients. `diverged`
+    /// is called once if this node's state is found to differ from the leader's.
+    pub fn start(
+        config: NodeConfig,
+        address: String,
+        handle: RuntimeHandle,
+        next: u64,
+        diverged: impl FnOnce(String) + Send + 'static,
+    ) -> std::io::Result<Self> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let status = Arc::new(NodeStatus::default());
+        handle.set_checkpoint_every(config.checkpoint_every);
+        let member = Member {
+            config,
+            address,
+            handle,
+            lease: None,
+            tail: None,
+            reopen_at: Instant::now(),
+            leading: false,
+            next: next.max(1),
+            status: status.clone(),
+            diverged: Some(Box::new(diverged)),
+        };
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("matchbook-member".into())
+            .spawn(move || member.run(&flag))?;
+        Ok(Membership {
+            stop,
+            thread: Some(thread),
+            status,
+        })
+    }
+
+    /// The node's role and the group as it knows them.
+    pub fn status(&self) -> Arc<NodeStatus> {
+        self.status.clone()
+    }
+
+    /// Stops the thread; a leader resigns the lease, so another node need not wait it out.
+    /// Call it once the runtime has stopped writing.
+    pub fn stop(mut self) {
+        self.halt();
+    }
+
+    fn halt(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Membership {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+type Diverged = Box<dyn FnOnce(String) + Send>;
+
+struct Member {
+    config: NodeConfig,
+    address: String,
+    handle: RuntimeHandle,
+    lease: Option<Lease>,
+    tail: Option<LogTail>,
+    /// When a tail that could not be opened is tried again.
+    reopen_at: Instant,
+    leading: bool,
+    /// Number of the next command the runtime is to get from the log.
+    next: u64,
+    status: Arc<NodeStatus>,
+    diverged: Option<Diverged>,
+}
+
+impl Member {
+    fn run(mut self, stop: &AtomicBool) {
+        let mut next_tick = Instant::now();
+        while !stop.load(Ordering::Acquire) {
+            let now = Instant::now();
+            if now >= next_tick {
+                self.tick(now);
+                let share = if self.leading { 3 } else { 6 };
+                next_tick = now + self.config.lease / share;
+            }
+            let progressed = !self.leading && self.follow_step();
+            if !progressed {
+                let pause = if self.leading {
+                    10 * IDLE_POLL
+                } else {
+                    IDLE_POLL
+                };
+                std::thread::sleep(pause.min(next_tick.saturating_duration_since(now)));
+            }
+        }
+        if let (true, Some(lease)) = (self.leading, self.lease.as_mut()) {
+            lease.resign();
+        }
+    }
+
+    /// Looks at the lease (renewing it when held) and changes role if it changed hands.
+    fn tick(&mut self, now: Instant) {
+        if self.lease.is_none() {
+            match Lease::open(self.config.lease_config()) {
+                Ok(mut lease) => {
+                    if let Err(e) = lease.announce(&self.address) {
+                        tracing::warn!("cannot publish this node's address: {e}");
+                    }
+                    self.lease = Some(lease);
+                }
+                Err(e) => {
+                    tracing::warn!("cannot reach the group's lease: {e}");
+                    return;
+                }
+            }
+        }
+        let Some(lease) = self.lease.as_mut() else {
+            return;
+        };
+        match lease.tick(now) {
+            Role::Leader { term } => {
+                if self.leading && self.handle.is_following() {
+                    tracing::warn!("the log refused this node's batch (another node appended)");
+                    self.stepped_down();
+                }
+                if !self.leading {
+                    self.promote(term);
+                }
+            }
+            Role::Follower { leader } => {
+                if self.leading {
+                    tracing::warn!(?leader, "lost the group's lease: following");
+                    self.step_down();
+                }
+                self.note_leader(leader);
+            }
+        }
+        self.checkpoints();
+    }
+
+    fn note_leader(&mut self, leader: Option<String>) {
+        let known = self.status.leader();
+        let address = match (&leader, &known) {
+            (Some(node), Some(k)) if *node == k.node && k.address.is_some() => k.address.clone(),
+            (Some(node), _) => self.lease.as_mut().and_then(|l| l.address_of(node)),
+            (None, _) => None,
+        };
+        let info = leader.map(|node| LeaderInfo { node, address });
+        self.status.set_leader(info);
+    }
+
+    /// Reads the log to its end, applies the rest, and starts writing it.
+    fn promote(&mut self, term: u64) {
+        self.tail = None;
+        let opened = JetStreamLog::open_after(self.config.log_config(term), self.next);
+        let (log, entries) = match opened {
+            Ok(opened) => opened,
+            Err(e) => {
+                tracing::warn!("holding the lease but cannot open the log to lead: {e}");
+                return;
+            }
+        };
+        if let Some(last) = entries.last() {
+            self.next = last.seq + 1;
+        }
+        if self.handle.replicate(entries).is_err() || log.next_seq() != self.next {
+            tracing::error!(
+                next = self.next,
+                "the log and the runtime disagree: not leading"
+            );
+            return;
+        }
+        if self.handle.lead(Box::new(log)).is_err() {
+            return;
+        }
+        // Said only once the runtime takes commands: whoever reads it may send them.
+        if !self.wait_for(|handle| !handle.is_following()) {
+            return;
+        }
+        self.leading = true;
+        (self.status.log_end).fetch_max(self.next - 1, Ordering::AcqRel);
+        self.status.caught_up.store(true, Ordering::Release);
+        self.status.term.store(term, Ordering::Release);
+        self.status.leading.store(true, Ordering::Release);
+        let me = LeaderInfo {
+            node: self.config.node.clone(),
+            address: Some(self.address.clone()),
+        };
+        self.status.set_leader(Some(me));
+        tracing::info!(
+            term,
+            from = self.next,
+            "holding the lease: this node writes"
+        );
+    }
+
+    /// Tells the runtime to stop writing and follows from where it stopped.
+    fn step_down(&mut self) {
+        if self.handle.follow().is_err() {
+            return;
+        }
+        self.wait_for(RuntimeHandle::is_following);
+        self.stepped_down();
+    }
+
+    /// Waits (at most [`ROLE_CHANGE_PATIENCE`]) until the runtime's sequencer has taken a
+    /// role change; false if it has not.
+    fn wait_for(&self, done: impl Fn(&RuntimeHandle) -> bool) -> bool {
+        let deadline = Instant::now() + ROLE_CHANGE_PATIENCE;
+        while !done(&self.handle) {
+            if Instant::now() >= deadline {
+                tracing::error!("the runtime did not take the role change");
+                return false;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        true
+    }
+
+    fn stepped_down(&mut self) {
+        self.next = self.handle.last_sequenced().map_or(self.next, |s| s + 1);
+        self.leading = false;
+        self.status.leading.store(false, Ordering::Release);
+    }
+
+    /// Reads what the log holds past the last command handed over; true if it found any.
+    fn follow_step(&mut self) -> bool {
+        if self.tail.is_none() {
+            if Instant::now() < self.reopen_at {
+                return false;
+            }
+            let (servers, timeout) = (&self.config.servers, self.config.timeout());
+            match LogTail::open(servers, &self.config.group, self.next, timeout) {
+                Ok(tail) => self.tail = Some(tail),
+                // No stream yet (no leader has written), or no server: tried again soon.
+                Err(_) => {
+                    self.reopen_at = Instant::now() + REOPEN_PAUSE;
+                    return false;
+                }
+            }
+        }
+        let Some(tail) = self.tail.as_mut() else {
+            return false;
+        };
+        match tail.poll() {
+            Ok(entries) if entries.is_empty() => {
+                self.status.caught_up.store(true, Ordering::Release);
+                false
+            }
+            Ok(entries) => {
+                let last = entries.last().map_or(0, |e| e.seq);
+                self.status.log_end.fetch_max(last, Ordering::AcqRel);
+                match self.handle.replicate(entries) {
+                    Ok(()) => self.next = last + 1,
+                    Err(RuntimeError::Stopped) => self.tail = None,
+                    Err(e) => tracing::warn!("cannot apply the log: {e}"),
+                }
+                true
+            }
+            Err(e) => {
+                tracing::warn!("reading the log: {e}");
+                self.tail = None;
+                false
+            }
+        }
+    }
+
+    /// A leader publishes its recorded state hashes; a follower compares its own with
+    /// them, and a difference stops it (it says so once).
+    fn checkpoints(&mut self) {
+        let mine = self.handle.checkpoints();
+        if self.leading {
+            self.status
+                .log_end
+                .fetch_max(self.handle.last_sequenced().unwrap_or(0), Ordering::AcqRel);
+        }
+        let Some(lease) = self.lease.as_mut() else {
+            return;
+        };
+        if self.leading {
+            if !mine.is_empty() {
+                lease.publish_checkpoints(&mine);
+            }
+            return;
+        }
+        let theirs = lease.checkpoints();
+        for (seq, hash) in mine {
+            match theirs.iter().find(|c| c.0 == seq) {
+                Some(&(_, same)) if same == hash => {
+                    self.status.compared.fetch_max(seq, Ordering::AcqRel);
+                }
+                Some(&(_, other)) => {
+                    let why = format!(
+                        "state hash {hash:016x} after command {seq}, the leader's {other:016x}"
+                    );
+                    tracing::error!("this node's state differs from the leader's: {why}");
+                    *self
+                        .status
+                        .divergence
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()) = Some(why.clone());
+                    if let Some(diverged) = self.diverged.take() {
+                        diverged(why);
+                    }
+                }
+                None => {}
+            }
+        }
+    }
+}
