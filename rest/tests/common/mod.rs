@@ -6,6 +6,7 @@
     reason = "each test binary uses a different part of the helpers"
 )]
 
+pub mod group;
 pub mod process;
 pub mod ws;
 

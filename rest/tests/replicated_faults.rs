@@ -1,0 +1,202 @@
+//! A replicated group through faults, on a real three-server NATS cluster: servers of the
+//! log killed one then two (trading goes on, then writes are refused 503 and nothing
+//! acknowledged is lost, then trading resumes without a restart of matchbook); and a
+//! leader paused with SIGSTOP past its lease (a zombie): a follower takes over, and the old
+//! leader, resumed, has its appends refused, follows, and reaches the same state.
+
+mod common;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use common::group::{health, node, node_args, order_status, same_state, start_node};
+use common::{Exchange, data_dir, settings};
+use matchbook_replica::cluster::{NatsCluster, server_binary};
+use matchbook_rest::server::KEY_STORE;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+/// Places one order of the trader's on `base`: (status, answer).
+async fn place(base: &str, key: &str, price: u32) -> (StatusCode, Value) {
+    let body = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
+        "price": format!("{price}.00"), "amount": "0.1"});
+    let sent = (reqwest::Client::new())
+        .post(format!("{base}/v1/account/orders"))
+        .bearer_auth(key)
+        .json(&body)
+        .send()
+        .await
+        .expect("the node answers");
+    let status = sent.status();
+    (status, sent.json().await.unwrap_or(Value::Null))
+}
+
+/// Places orders until one is answered `want` (at most `patience`); returns how long that
+/// took and the ids of the orders acknowledged on the way.
+async fn until_answered(
+    base: &str,
+    key: &str,
+    want: StatusCode,
+    patience: Duration,
+) -> (Duration, Vec<String>) {
+    let started = Instant::now();
+    let mut acked = Vec::new();
+    loop {
+        let (status, answer) = place(base, key, 100 + acked.len() as u32 % 50).await;
+        if let Some(id) = answer["order_id"].as_str() {
+            acked.push(id.to_owned());
+        }
+        if status == want {
+            return (started.elapsed(), acked);
+        }
+        assert!(
+            started.elapsed() < patience,
+            "not answered {want} within {patience:?}: {status} {answer}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Every id in `acked` is an order the node at `base` knows as open.
+async fn all_open(base: &str, key: &str, acked: &[String]) {
+    for id in acked {
+        let (code, status) = order_status(base, key, &json!(id)).await;
+        let seen = (code, status.as_str());
+        assert_eq!(seen, (StatusCode::OK, Some("OPEN")), "{id}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn losing_log_servers_slows_or_refuses_writes_and_loses_nothing() {
+    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-outage");
+    let _ = std::fs::remove_dir_all(&nats);
+    let mut cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
+    let mut config = settings(data_dir());
+    config.replication = Some(node(&cluster, "a"));
+    let x = Exchange::with(config).await;
+    let key = x.trader.key.clone();
+    let ok = StatusCode::OK;
+    let (_, mut acked) = until_answered(&x.base, &key, ok, Duration::from_secs(5)).await;
+
+    // One server down: a quorum is left; trading goes on (after at most a stream-leader
+    // election if the lost server led the stream).
+    cluster.kill(0).expect("kill one");
+    let (after_one, more) = until_answered(&x.base, &key, ok, Duration::from_secs(15)).await;
+    acked.extend(more);
+    for _ in 0..20 {
+        let (status, answer) = place(&x.base, &key, 120).await;
+        assert_eq!(status, ok, "{answer}");
+        acked.extend(answer["order_id"].as_str().map(str::to_owned));
+    }
+    eprintln!("one server killed: next order accepted after {after_one:?}");
+
+    // Two down: no quorum; writes are refused with a clear error.
+    cluster.kill(1).expect("kill a second");
+    let unavailable = StatusCode::SERVICE_UNAVAILABLE;
+    let (refused_after, more) =
+        until_answered(&x.base, &key, unavailable, Duration::from_secs(15)).await;
+    acked.extend(more);
+    let (status, answer) = place(&x.base, &key, 130).await;
+    assert_eq!(
+        (status, &answer),
+        (unavailable, &json!({"error": "SERVICE_UNAVAILABLE"}))
+    );
+    eprintln!("two servers killed: refused after {refused_after:?}");
+
+    // Back: trading resumes, nothing acknowledged is lost, matchbook never restarted.
+    cluster.restart(1).expect("restart");
+    cluster.restart(0).expect("restart");
+    let (resumed, more) = until_answered(&x.base, &key, ok, Duration::from_secs(60)).await;
+    acked.extend(more);
+    eprintln!("servers back: trading resumed after {resumed:?}");
+    all_open(&x.base, &key, &acked).await;
+    let h = health(&x.base).await;
+    assert_eq!(h["role"], "leader", "{h}");
+    x.server.stop().await.expect("clean stop");
+}
+
+/// Sends a signal to a process (`kill -SIG pid`).
+fn signal(pid: u32, name: &str) {
+    let status = std::process::Command::new("kill")
+        .args([format!("-{name}"), pid.to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success(), "kill -{name} {pid}");
+}
+
+/// Waits (at most 30 s) until the node at `base` reports role `role`.
+async fn until_role(base: &str, role: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let h = health(base).await;
+        if h["role"] == role {
+            return h;
+        }
+        assert!(Instant::now() < deadline, "never {role}: {h}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_leader_comes_back_as_a_follower_without_divergence() {
+    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-zombie");
+    let _ = std::fs::remove_dir_all(&nats);
+    let cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
+    let urls = cluster.urls().join(",");
+    const LEASE_MS: u64 = 1_000;
+    let dirs = [data_dir(), data_dir()];
+    let mut a = start_node(&dirs[0], node_args(&urls, "a", LEASE_MS), None);
+    let keys: Value = serde_json::from_str(
+        &std::fs::read_to_string(dirs[0].join("keys-out.json")).expect("keys written"),
+    )
+    .expect("json");
+    let key = keys[0]["key"].as_str().expect("trader key").to_owned();
+    let shared = dirs[0].join(KEY_STORE);
+    let mut b = start_node(&dirs[1], node_args(&urls, "b", LEASE_MS), Some(&shared));
+    until_role(&a.base, "leader").await;
+    let ok = StatusCode::OK;
+    let mut acked = Vec::new();
+    for price in 100..130 {
+        let (status, answer) = place(&a.base, &key, price).await;
+        assert_eq!(status, ok, "{answer}");
+        acked.extend(answer["order_id"].as_str().map(str::to_owned));
+    }
+
+    // Paused with an order on its way in: it can neither renew nor answer.
+    let pid = a.child.id();
+    signal(pid, "STOP");
+    let stuck = {
+        let (base, key) = (a.base.clone(), key.clone());
+        tokio::spawn(async move { place(&base, &key, 140).await })
+    };
+    let taken = until_role(&b.base, "leader").await;
+    assert_eq!(taken["node"], "b");
+    let (took_over_in, more) = until_answered(&b.base, &key, ok, Duration::from_secs(10)).await;
+    acked.extend(more);
+    eprintln!("b leads and accepts orders {took_over_in:?} after it was seen leading");
+
+    // Resumed: its appends are refused (the log moved on); it follows.
+    signal(pid, "CONT");
+    // b appended since a's last batch, so a's append of it is refused (or a, seeing the
+    // lease lost first, no longer takes it): never acknowledged.
+    let (status, answer) = stuck.await.expect("answered");
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{answer}");
+    let h = until_role(&a.base, "follower").await;
+    assert_eq!(h["leader"], "b", "{h}");
+    // Through a, now forwarded to b.
+    let (_, more) = until_answered(&a.base, &key, ok, Duration::from_secs(10)).await;
+    acked.extend(more);
+    all_open(&b.base, &key, &acked).await;
+    let (seq, hash) = same_state(&[&a.base, &b.base]).await;
+    eprintln!("both at command {seq}, state hash {hash}");
+    for base in [&a.base, &b.base] {
+        assert!(health(base).await["diverged"].is_null());
+    }
+    for node in [&mut a, &mut b] {
+        node.child.kill().expect("stop");
+        let _ = node.child.wait();
+    }
+    for dir in dirs {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
