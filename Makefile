@@ -6,17 +6,30 @@
 #   make ffi-bench  - C ABI call overhead and thread-safe handle throughput (BENCHMARKS.md)
 #   make python-bench - Python order entry per call and in batches (BENCHMARKS.md)
 #   make fuzz   - every cargo-fuzz target for FUZZ_SECONDS each (default 600; SECURITY.md)
+#   make cluster - three NATS servers and three replicated nodes on loopback (docs/operations.md);
+#   make cluster-stop ends them
 
 CARGO ?= cargo
 VENV ?= .venv
 BENCH_N ?= 2000000
 
-.PHONY: compare all run test fmt-check lint unit ccxt conformance python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
+CLUSTER_DIR ?= target/cluster
+
+.PHONY: cluster cluster-stop compare all run test fmt-check lint unit ccxt conformance python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
 
 all: test
 
 run:
 	$(CARGO) run --release -p matchbook-rest
+
+# Nodes on 127.0.0.1:8090/8091 (n1), 8092/8093 (n2), 8094/8095 (n3).
+cluster: $(VENV)/ready
+	$(CARGO) build --release -p matchbook-rest --bins
+	target/release/matchbook-cluster start $(CLUSTER_DIR) target/release/matchbook-rest
+
+cluster-stop:
+	$(CARGO) build --release -p matchbook-rest --bin matchbook-cluster
+	target/release/matchbook-cluster stop $(CLUSTER_DIR)
 
 # The lint build is CPU-bound and the venv's downloads are not: they overlap.
 test: fmt-check

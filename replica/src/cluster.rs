@@ -191,6 +191,14 @@ impl NatsCluster {
         self.wait_listening(i)
     }
 
+    /// Leaves the servers running beyond this value (for `make cluster`, stopped later by
+    /// process id): returns their process ids.
+    pub fn detach(mut self) -> Vec<u32> {
+        (self.servers.iter_mut())
+            .filter_map(|s| s.child.take().map(|c| c.id()))
+            .collect()
+    }
+
     /// Process id of server `i`, while it runs.
     pub fn pid(&self, i: usize) -> Option<u32> {
         self.servers[i].child.as_ref().map(Child::id)
