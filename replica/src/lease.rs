@@ -12,6 +12,7 @@
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream::{self, kv};
+use futures_util::StreamExt;
 
 use crate::LogError;
 
@@ -252,6 +253,36 @@ impl Lease {
                 Some((seq.parse().ok()?, u64::from_str_radix(hash, 16).ok()?))
             })
             .collect()
+    }
+
+    /// Publishes the command of this node's newest local snapshot: the log must keep
+    /// every command after it for this node (best effort: published again next time).
+    pub fn publish_snapshot(&mut self, seq: u64) {
+        let key = format!("snapshot.{}", self.config.node);
+        let value: bytes::Bytes = seq.to_string().into_bytes().into();
+        let _ = self.runtime.block_on(self.store.put(key, value));
+    }
+
+    /// The newest snapshot command that every node of the group (every node that ever
+    /// announced its address) has: the log may lose the commands up to it. `None` when it
+    /// cannot be read; 0 when some node has no snapshot.
+    pub fn snapshot_floor(&mut self) -> Option<u64> {
+        self.runtime.block_on(async {
+            let mut keys = self.store.keys().await.ok()?;
+            let mut nodes = Vec::new();
+            while let Some(key) = keys.next().await {
+                if let Some(node) = key.ok()?.strip_prefix("address.") {
+                    nodes.push(node.to_owned());
+                }
+            }
+            let mut floor = u64::MAX;
+            for node in nodes {
+                let value = self.store.get(format!("snapshot.{node}")).await.ok()?;
+                let seq = value.and_then(|v| std::str::from_utf8(&v).ok()?.parse().ok());
+                floor = floor.min(seq.unwrap_or(0));
+            }
+            (floor != u64::MAX).then_some(floor)
+        })
     }
 
     /// Gives the lease up at once (a clean stop), so a follower need not wait it out.

@@ -65,6 +65,18 @@ pub enum LogError {
         /// The stream sequence this writer expected to follow.
         expected: u64,
     },
+    /// The stream no longer holds a command a reader needs (trimmed below it, after every
+    /// node's snapshot covered it): the reader must start from a newer snapshot.
+    #[error(
+        "command {needed} is no longer in the log (it starts at {oldest}): start this node \
+         from a newer snapshot (copy one from another node's data directory)"
+    )]
+    Trimmed {
+        /// The command needed.
+        needed: u64,
+        /// The oldest command stored.
+        oldest: u64,
+    },
     /// A stored batch does not decode, or its commands do not follow the previous ones.
     #[error("stream message {sequence}: {reason}")]
     Corrupt {

@@ -21,6 +21,9 @@ use crate::{JetStreamLog, LogTail};
 /// Pause between two reads of the log that found nothing new.
 const IDLE_POLL: Duration = Duration::from_millis(2);
 
+/// A leader looks at trimming the log every this many ticks of the lease.
+const TRIM_EVERY: u32 = 10;
+
 /// Pause before a tail that could not be opened is tried again.
 const REOPEN_PAUSE: Duration = Duration::from_millis(200);
 
@@ -44,8 +47,11 @@ pub struct NodeStatus {
     log_end: AtomicU64,
     caught_up: AtomicBool,
     compared: AtomicU64,
+    kept_from: AtomicU64,
+    trim_checks: AtomicU64,
     leader: Mutex<Option<LeaderInfo>>,
     divergence: Mutex<Option<String>>,
+    problem: Mutex<Option<String>>,
 }
 
 impl NodeStatus {
@@ -89,6 +95,22 @@ impl NodeStatus {
         (self.divergence.lock().unwrap_or_else(|e| e.into_inner())).clone()
     }
 
+    /// The first command the log keeps, as far as this node (while leading) trimmed it
+    /// (0: never trimmed here).
+    pub fn kept_from(&self) -> u64 {
+        self.kept_from.load(Ordering::Acquire)
+    }
+
+    /// How many times this node, leading, looked at trimming the log.
+    pub fn trim_checks(&self) -> u64 {
+        self.trim_checks.load(Ordering::Acquire)
+    }
+
+    /// Why this node cannot follow the log (it needs commands no longer stored), if so.
+    pub fn problem(&self) -> Option<String> {
+        (self.problem.lock().unwrap_or_else(|e| e.into_inner())).clone()
+    }
+
     fn set_leader(&self, leader: Option<LeaderInfo>) {
         *self.leader.lock().unwrap_or_else(|e| e.into_inner()) = leader;
     }
@@ -102,32 +124,46 @@ pub struct Membership {
     status: Arc<NodeStatus>,
 }
 
+/// What a node brings to its group.
+pub struct Joining {
+    /// Where it serves clients, for the other nodes to forward to.
+    pub address: String,
+    /// Its runtime, started with [`matchbook_runtime::Runtime::start_follower`] on the
+    /// state before command `next`.
+    pub handle: RuntimeHandle,
+    /// The first command it needs from the log.
+    pub next: u64,
+    /// The command of its newest local snapshot (the one it started from, or one written
+    /// since): the log keeps every command after it for this node.
+    pub snapshot: Box<dyn Fn() -> Option<u64> + Send>,
+    /// Called once if its state is found to differ from the leader's.
+    pub diverged: Box<dyn FnOnce(String) + Send>,
+}
+
 impl Membership {
-    /// Starts keeping `handle` (a runtime started with
-    /// [`matchbook_runtime::Runtime::start_follower`] on the state before command `next`)
-    /// in its role in the group; `address` is where this node serves clients. `diverged`
-    /// is called once if this node's state is found to differ from the leader's.
-    pub fn start(
-        config: NodeConfig,
-        address: String,
-        handle: RuntimeHandle,
-        next: u64,
-        diverged: impl FnOnce(String) + Send + 'static,
-    ) -> std::io::Result<Self> {
+    /// Starts keeping the node in its role in the group.
+    pub fn start(config: NodeConfig, joining: Joining) -> std::io::Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let status = Arc::new(NodeStatus::default());
-        handle.set_checkpoint_every(config.checkpoint_every);
+        joining.handle.set_checkpoint_every(config.checkpoint_every);
         let member = Member {
             config,
-            address,
-            handle,
+            address: joining.address,
+            handle: joining.handle,
             lease: None,
             tail: None,
             reopen_at: Instant::now(),
             leading: false,
-            next: next.max(1),
+            next: joining.next.max(1),
             status: status.clone(),
-            diverged: Some(Box::new(diverged)),
+            diverged: Some(joining.diverged),
+            log_keeping: LogKeeping {
+                snapshot: joining.snapshot,
+                published: None,
+                trimmer: None,
+                kept_from: 0,
+                ticks: 0,
+            },
         };
         let flag = stop.clone();
         let thread = std::thread::Builder::new()
@@ -180,6 +216,19 @@ struct Member {
     next: u64,
     status: Arc<NodeStatus>,
     diverged: Option<Diverged>,
+    log_keeping: LogKeeping,
+}
+
+/// What the log must keep for this node, and, on the leader, what it trims.
+struct LogKeeping {
+    snapshot: Box<dyn Fn() -> Option<u64> + Send>,
+    /// The snapshot command last published.
+    published: Option<u64>,
+    /// The leader's handle for trimming.
+    trimmer: Option<LogTail>,
+    /// The log holds every command from this one on (as far as this node trimmed it).
+    kept_from: u64,
+    ticks: u32,
 }
 
 impl Member {
@@ -245,6 +294,7 @@ impl Member {
             }
         }
         self.checkpoints();
+        self.keep_log();
     }
 
     fn note_leader(&mut self, leader: Option<String>) {
@@ -332,6 +382,19 @@ impl Member {
         self.status.leading.store(false, Ordering::Release);
     }
 
+    /// Says (once) why this node cannot follow.
+    fn report_problem(&self, why: String) {
+        let mut problem = self
+            .status
+            .problem
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if problem.is_none() {
+            tracing::error!("this node cannot follow the log: {why}");
+            *problem = Some(why);
+        }
+    }
+
     /// Reads what the log holds past the last command handed over; true if it found any.
     fn follow_step(&mut self) -> bool {
         if self.tail.is_none() {
@@ -341,6 +404,11 @@ impl Member {
             let (servers, timeout) = (&self.config.servers, self.config.timeout());
             match LogTail::open(servers, &self.config.group, self.next, timeout) {
                 Ok(tail) => self.tail = Some(tail),
+                Err(e @ crate::LogError::Trimmed { .. }) => {
+                    self.report_problem(e.to_string());
+                    self.reopen_at = Instant::now() + REOPEN_PAUSE;
+                    return false;
+                }
                 // No stream yet (no leader has written), or no server: tried again soon.
                 Err(_) => {
                     self.reopen_at = Instant::now() + REOPEN_PAUSE;
@@ -370,6 +438,52 @@ impl Member {
                 tracing::warn!("reading the log: {e}");
                 self.tail = None;
                 false
+            }
+        }
+    }
+
+    /// Publishes this node's newest snapshot; a leader, every [`TRIM_EVERY`] ticks, trims
+    /// the log below the oldest snapshot of every node of the group (never its last batch,
+    /// so the oldest command stored stays known).
+    fn keep_log(&mut self) {
+        let (Some(lease), keeping) = (self.lease.as_mut(), &mut self.log_keeping) else {
+            return;
+        };
+        if let Some(seq) = (keeping.snapshot)()
+            && keeping.published != Some(seq)
+        {
+            lease.publish_snapshot(seq);
+            keeping.published = Some(seq);
+        }
+        keeping.ticks += 1;
+        if !self.leading || keeping.ticks % TRIM_EVERY != 0 {
+            return;
+        }
+        let Some(floor) = lease.snapshot_floor() else {
+            return;
+        };
+        let keep_from = (floor + 1).min(self.status.log_end());
+        if keep_from <= keeping.kept_from.max(1) {
+            self.status.trim_checks.fetch_add(1, Ordering::AcqRel);
+            return;
+        }
+        if keeping.trimmer.is_none() {
+            let (servers, timeout) = (&self.config.servers, self.config.timeout());
+            keeping.trimmer = LogTail::open(servers, &self.config.group, keep_from, timeout).ok();
+        }
+        let Some(trimmer) = keeping.trimmer.as_mut() else {
+            return;
+        };
+        match trimmer.trim_before(keep_from) {
+            Ok(purged) => {
+                keeping.kept_from = keep_from;
+                self.status.kept_from.store(keep_from, Ordering::Release);
+                self.status.trim_checks.fetch_add(1, Ordering::AcqRel);
+                tracing::info!(purged, keep_from, "log trimmed below every node's snapshot");
+            }
+            Err(e) => {
+                tracing::warn!("trimming the log: {e}");
+                keeping.trimmer = None;
             }
         }
     }

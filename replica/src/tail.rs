@@ -65,6 +65,13 @@ impl LogTail {
         self.next_command
     }
 
+    /// Removes every batch wholly before command `keep_from` from the log (the group's
+    /// leader does, once every node's snapshot covers them); returns how many went.
+    pub fn trim_before(&mut self, keep_from: u64) -> Result<u64, LogError> {
+        self.runtime
+            .block_on(trim_before(&self.stream, &self.name, keep_from))
+    }
+
     /// The commands stored since the last poll (none when nothing new is stored).
     pub fn poll(&mut self) -> Result<Vec<JournalEntry>, LogError> {
         let mut next = Some(self.next_command);
@@ -116,12 +123,9 @@ pub(crate) async fn locate(
     }
     let oldest = first_command(&stream, name, low).await?;
     if oldest > command {
-        return Err(LogError::Stream {
-            stream: name.to_owned(),
-            reason: format!(
-                "command {command} is no longer stored (the log starts at {oldest}): \
-                 start from a newer snapshot"
-            ),
+        return Err(LogError::Trimmed {
+            needed: command,
+            oldest,
         });
     }
     // Invariant: message `low` starts at or before `command`.
@@ -134,6 +138,21 @@ pub(crate) async fn locate(
         }
     }
     Ok(low)
+}
+
+/// Removes from the stream every batch wholly before command `keep_from` (the batch that
+/// holds it stays); returns how many messages went.
+pub(crate) async fn trim_before(
+    stream: &stream::Stream,
+    name: &str,
+    keep_from: u64,
+) -> Result<u64, LogError> {
+    let message = locate(stream, name, keep_from).await?;
+    let purged = (stream.purge().sequence(message).await).map_err(|e| LogError::Stream {
+        stream: name.to_owned(),
+        reason: format!("trimming: {e}"),
+    })?;
+    Ok(purged.purged)
 }
 
 /// The commands of the stream's messages from message `from` to the last stored, each

@@ -12,7 +12,7 @@ use matchbook::market::MarketData;
 use matchbook::runtime::RuntimeHandle;
 use matchbook::store::journal::{CommandLog, Recovered};
 use matchbook::store::{self, Recovery, StoreOptions};
-use matchbook_replica::member::{Membership, NodeStatus};
+use matchbook_replica::member::{Joining, Membership, NodeStatus};
 use matchbook_replica::node::NodeConfig;
 use tokio::sync::oneshot;
 
@@ -66,20 +66,28 @@ pub(crate) struct Node {
 }
 
 /// Joins the group with the runtime (a follower on the state before command `next`);
-/// `addresses` is where this node serves clients, for the others to forward to.
+/// `addresses` is where this node serves clients, for the others to forward to;
+/// `snapshot` says the command of its newest local snapshot.
 pub(crate) fn join(
     config: &NodeConfig,
     addresses: String,
     handle: RuntimeHandle,
     next: u64,
+    snapshot: impl Fn() -> Option<u64> + Send + 'static,
 ) -> Result<Node, ServerError> {
     let (tell, diverged) = oneshot::channel();
-    let membership = Membership::start(config.clone(), addresses, handle, next, move |why| {
-        let _ = tell.send(why);
-    })?;
+    let joining = Joining {
+        address: addresses,
+        handle,
+        next,
+        snapshot: Box::new(snapshot),
+        diverged: Box::new(move |why| {
+            let _ = tell.send(why);
+        }),
+    };
     Ok(Node {
         name: config.node.clone(),
-        membership,
+        membership: Membership::start(config.clone(), joining)?,
         diverged,
     })
 }
@@ -95,6 +103,9 @@ pub(crate) async fn settle(
 ) -> Result<bool, ServerError> {
     let deadline = Instant::now() + SETTLE_PATIENCE;
     loop {
+        if let Some(problem) = status.problem() {
+            return Err(ServerError::Replication(problem));
+        }
         if status.is_leading() {
             return Ok(status.log_end() == 0 && !resumed);
         }

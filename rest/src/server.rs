@@ -250,7 +250,10 @@ impl Server {
         let node = match &settings.replication {
             Some(config) => {
                 let addresses = format!("http://{addr} http://{admin_addr}");
-                let node = crate::durability::join(config, addresses, runtime.handle(), next)?;
+                let (written, started_from) = (snapshots.newest_written(), report.snapshot_seq);
+                let newest = move || written().or(started_from);
+                let handle = runtime.handle();
+                let node = crate::durability::join(config, addresses, handle, next, newest)?;
                 Some(node)
             }
             None => None,

@@ -88,6 +88,13 @@ impl SnapshotWriter {
         self.status.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
+    /// A way to ask, from any thread, the command of the newest snapshot written so far
+    /// (a replicated node publishes it: the log is kept from the command after it).
+    pub fn newest_written(&self) -> impl Fn() -> Option<u64> + Send + Sync + 'static {
+        let status = self.status.clone();
+        move || status.lock().ok().and_then(|s| s.last_seq)
+    }
+
     /// Waits until every sink is gone and everything handed over is written.
     pub fn finish(mut self) -> WriterStatus {
         self.join();

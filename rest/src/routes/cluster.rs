@@ -47,6 +47,11 @@ pub struct Health {
     pub checked_seq: u64,
     /// Why this node's state is known to differ from the leader's (it stops), if it is.
     pub diverged: Option<String>,
+    /// The first command the log keeps, as far as this node trimmed it while leading (0:
+    /// never): the log is trimmed below the oldest of the nodes' newest snapshots.
+    pub log_kept_from: u64,
+    /// How many times this node, leading, looked at trimming the log.
+    pub log_trim_checks: u64,
 }
 
 /// This node's role, progress and state hash.
@@ -67,6 +72,8 @@ pub async fn health(State(state): State<Shared>) -> Result<Json<Health>, ApiErro
         state_hash: format!("{hash:016x}"),
         checked_seq: 0,
         diverged: None,
+        log_kept_from: 0,
+        log_trim_checks: 0,
     };
     if let Some(node) = &state.node {
         let status = &node.status;
@@ -81,7 +88,9 @@ pub async fn health(State(state): State<Shared>) -> Result<Json<Health>, ApiErro
         health.log_seq = status.log_end().max(applied_seq);
         health.lag = health.log_seq - applied_seq;
         health.checked_seq = status.last_compared();
-        health.diverged = status.divergence();
+        health.diverged = status.divergence().or_else(|| status.problem());
+        health.log_kept_from = status.kept_from();
+        health.log_trim_checks = status.trim_checks();
     }
     Ok(Json(health))
 }
