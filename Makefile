@@ -3,6 +3,7 @@
 #   make test   - everything CI runs: formatting, lints, every test
 #   make bench  - criterion benches and the latency harness (figures for BENCHMARKS.md)
 #   make rest-bench - REST order entry and cancel over loopback (figures for BENCHMARKS.md)
+#   make cluster-bench - the same on a replicated group, with the followers' lag
 #   make ffi-bench  - C ABI call overhead and thread-safe handle throughput (BENCHMARKS.md)
 #   make python-bench - Python order entry per call and in batches (BENCHMARKS.md)
 #   make fuzz   - every cargo-fuzz target for FUZZ_SECONDS each (default 600; SECURITY.md)
@@ -15,7 +16,7 @@ BENCH_N ?= 2000000
 
 CLUSTER_DIR ?= target/cluster
 
-.PHONY: cluster cluster-stop compare all run test fmt-check lint unit ccxt conformance python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
+.PHONY: cluster cluster-stop cluster-bench compare all run test fmt-check lint unit ccxt conformance python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
 
 all: test
 
@@ -114,6 +115,10 @@ soak:
 # REST order entry over loopback (BENCHMARKS.md): place + cancel, 5 s x 3 runs per load.
 rest-bench:
 	benches/rest-bench.sh 5 3 8 16 32 64
+
+# The same load on a replicated group (three NATS servers, three nodes), follower lag beside.
+cluster-bench: $(VENV)/ready
+	benches/cluster-bench.sh 5 3 8 16 32 64
 
 # C ABI: the same workload through the C ABI and in Rust; producers on the runtime handle.
 ffi-bench:
