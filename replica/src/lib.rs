@@ -16,6 +16,7 @@
 #![deny(missing_docs)]
 
 pub mod batch;
+mod checkpoint;
 pub mod cluster;
 pub mod lease;
 mod log;

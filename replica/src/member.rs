@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use matchbook_runtime::{RuntimeError, RuntimeHandle};
 
+use crate::checkpoint::{Compared, compare};
 use crate::lease::{Lease, Role};
 use crate::node::NodeConfig;
 use crate::{JetStreamLog, LogTail};
@@ -298,6 +299,9 @@ impl Member {
     }
 
     fn note_leader(&mut self, leader: Option<String>) {
+        // A lease read from a replica that is behind may still name this node: it does
+        // not lead, so it knows no leader yet (and never forwards to itself).
+        let leader = leader.filter(|node| *node != self.config.node);
         let known = self.status.leader();
         let address = match (&leader, &known) {
             (Some(node), Some(k)) if *node == k.node && k.address.is_some() => k.address.clone(),
@@ -506,27 +510,25 @@ impl Member {
             }
             return;
         }
-        let theirs = lease.checkpoints();
-        for (seq, hash) in mine {
-            match theirs.iter().find(|c| c.0 == seq) {
-                Some(&(_, same)) if same == hash => {
-                    self.status.compared.fetch_max(seq, Ordering::AcqRel);
+        match compare(&mine, &lease.checkpoints()) {
+            Compared::Nothing => {}
+            Compared::Equal(seq) => {
+                self.status.compared.fetch_max(seq, Ordering::AcqRel);
+            }
+            Compared::Differs { seq, mine, theirs } => {
+                let why = format!(
+                    "state hash {mine:016x} after command {seq}, the leader's {theirs:016x}"
+                );
+                tracing::error!("this node's state differs from the leader's: {why}");
+                let mut divergence = self
+                    .status
+                    .divergence
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                *divergence = Some(why.clone());
+                if let Some(diverged) = self.diverged.take() {
+                    diverged(why);
                 }
-                Some(&(_, other)) => {
-                    let why = format!(
-                        "state hash {hash:016x} after command {seq}, the leader's {other:016x}"
-                    );
-                    tracing::error!("this node's state differs from the leader's: {why}");
-                    *self
-                        .status
-                        .divergence
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner()) = Some(why.clone());
-                    if let Some(diverged) = self.diverged.take() {
-                        diverged(why);
-                    }
-                }
-                None => {}
             }
         }
     }

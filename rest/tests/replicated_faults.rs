@@ -2,7 +2,8 @@
 //! log killed one then two (trading goes on, then writes are refused 503 and nothing
 //! acknowledged is lost, then trading resumes without a restart of matchbook); and a
 //! leader paused with SIGSTOP past its lease (a zombie): a follower takes over, and the old
-//! leader, resumed, has its appends refused, follows, and reaches the same state.
+//! leader, resumed, has its appends refused, follows, and reaches the same state; and a
+//! node whose state differs from the leader's at a checkpoint says so and stops.
 
 mod common;
 
@@ -181,8 +182,13 @@ async fn a_paused_leader_comes_back_as_a_follower_without_divergence() {
     // lease lost first, no longer takes it): never acknowledged.
     let (status, answer) = stuck.await.expect("answered");
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{answer}");
-    let h = until_role(&a.base, "follower").await;
-    assert_eq!(h["leader"], "b", "{h}");
+    // (A lease read from a lagging replica may name no leader for a moment.)
+    until_role(&a.base, "follower").await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while health(&a.base).await["leader"] != "b" {
+        assert!(Instant::now() < deadline, "a never saw b lead");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     // Through a, now forwarded to b.
     let (_, more) = until_answered(&a.base, &key, ok, Duration::from_secs(10)).await;
     acked.extend(more);
@@ -199,4 +205,50 @@ async fn a_paused_leader_comes_back_as_a_follower_without_divergence() {
     for dir in dirs {
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_whose_state_differs_from_the_leaders_stops_loudly() {
+    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-diverged");
+    let _ = std::fs::remove_dir_all(&nats);
+    let cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
+    let with_checkpoints = |name: &str| {
+        let mut config = node(&cluster, name);
+        config.checkpoint_every = 10;
+        config
+    };
+    let mut first = settings(data_dir());
+    first.replication = Some(with_checkpoints("a"));
+    let a = Exchange::with(first).await;
+    // b's engine is not a's: one limit differs, and the state hash covers it.
+    let dir_b = data_dir();
+    std::fs::create_dir_all(&dir_b).expect("dir");
+    let keys = a.server.state.data_dir.join(KEY_STORE);
+    std::fs::copy(keys, dir_b.join(KEY_STORE)).expect("shared keys");
+    let mut second = settings(dir_b.clone());
+    second.engine.max_open_orders += 1;
+    second.replication = Some(with_checkpoints("b"));
+    let mut b = matchbook_rest::Server::start(second)
+        .await
+        .expect("b follows");
+    let diverged = b.diverged();
+    for price in 100..120 {
+        let (status, answer) = place(&a.base, &a.trader.key, price).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+    }
+    let why = tokio::time::timeout(Duration::from_secs(30), diverged)
+        .await
+        .expect("b finds it differs");
+    assert!(why.contains("state hash"), "{why}");
+    let h = health(&format!("http://{}", b.addr)).await;
+    assert!(
+        h["diverged"]
+            .as_str()
+            .is_some_and(|d| d.contains("state hash")),
+        "{h}"
+    );
+    assert!(health(&a.base).await["diverged"].is_null());
+    b.stop().await.expect("stops");
+    a.server.stop().await.expect("stops");
+    let _ = std::fs::remove_dir_all(dir_b);
 }
