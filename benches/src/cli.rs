@@ -10,9 +10,10 @@ use crate::{profiles, report, venues};
 
 /// Engines `--engine all` runs (the reference is too slow for large books; it checks the
 /// engines in the tests), ending with `null`, the harness's own cost.
-pub const ALL: [&str; 7] = [
+pub const ALL: [&str; 8] = [
     "matchbook",
     "matchbook-balances",
+    "floor",
     "rust-order-book",
     "lobster",
     "orderbook-rs",

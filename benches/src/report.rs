@@ -63,6 +63,16 @@ pub fn table(workload: &str, timer_ns: f64, reports: &[EngineReport]) -> String 
             ratio(r.percentile(0.99), base_p99),
         );
     }
+    let floor = reports
+        .iter()
+        .find(|r| r.name == "floor" && r.check.is_ok());
+    if let (Some(floor), Some(base)) = (floor.and_then(EngineReport::throughput), base_throughput) {
+        let _ = writeln!(
+            out,
+            "matchbook / floor (the bare-book limit): {:.2}x throughput",
+            base / floor
+        );
+    }
     for r in reports {
         for gap in r.gaps {
             let _ = writeln!(out, "  {}: {} ({})", r.name, gap.feature, gap.handling);

@@ -138,6 +138,13 @@ fn matchbook_agrees_with_the_reference_on_every_feature() {
 }
 
 #[test]
+fn the_floor_agrees_with_the_reference_on_every_feature() {
+    for seed in 0..30 {
+        agrees_with_reference("floor", &workload(seed, 400, ALL));
+    }
+}
+
+#[test]
 fn peers_agree_with_the_reference_where_features_overlap() {
     // Every peer has limit orders (GTC, IOC, post-only, some emulated), cancels and moves;
     // market and fill-or-kill orders are left to the peers that have them.

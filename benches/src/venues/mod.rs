@@ -1,10 +1,11 @@
 //! Engines the harness replays a [`Script`] through, behind one small trait: matchbook
 //! itself (book only, or with balances and fees), a deliberately simple reference book that
-//! every other engine's fills are checked against, and adapters for order books published on
-//! crates.io. Each adapter translates commands only; what an engine cannot do is listed in
+//! every other engine's fills are checked against, the floor (the bare-book limit matchbook
+//! is measured against), and adapters for order books published on crates.io. Each adapter translates commands only; what an engine cannot do is listed in
 //! [`Venue::gaps`] and either emulated (said so) or skipped, never faked.
 
 pub mod check;
+pub mod floor;
 pub mod lobster;
 pub mod matchbook;
 pub mod matchcore;
@@ -104,9 +105,10 @@ pub trait Venue {
 }
 
 /// Names accepted by `--engine`, in report order.
-pub const NAMES: [&str; 8] = [
+pub const NAMES: [&str; 9] = [
     "matchbook",
     "matchbook-balances",
+    "floor",
     "reference",
     "rust-order-book",
     "lobster",
@@ -121,6 +123,7 @@ pub fn open(name: &str, script: &Script) -> Option<Box<dyn Venue>> {
     Some(match name {
         "matchbook" => Box::new(matchbook::Matchbook::new(script, false)),
         "matchbook-balances" => Box::new(matchbook::Matchbook::new(script, true)),
+        "floor" => Box::new(floor::Floor::new(script)),
         "reference" => Box::new(reference::ReferenceBook::new(script)),
         "rust-order-book" => Box::new(rust_order_book::RustOrderBook::new(script)),
         "lobster" => Box::new(lobster::Lobster::new(script)),
