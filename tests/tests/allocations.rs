@@ -3,7 +3,8 @@
 //! then the measured part must not allocate at all (event sink cleared, never reallocated);
 //! the same for futures orders on a USD-margined perpetual, and for the exchange-core mix
 //! with a tenth of its commands replaced by trigger, trailing, iceberg, OCO and bracket
-//! orders.
+//! orders, and for the comparison harness's price-jumps workload (levels far from the
+//! touch).
 // A global allocator can only be written with `unsafe`; this one forwards to `System`.
 #![allow(unsafe_code)]
 
@@ -112,6 +113,43 @@ fn no_allocation_per_command_with_every_order_type_after_warm_up() {
         assert_eq!(
             allocations, 0,
             "new types (balances {balances}): {allocations} allocations over {commands} commands"
+        );
+    }
+}
+
+/// Allocations over the second half of a generated comparison workload run through the
+/// harness's matchbook venue (book only, or with balances and fees).
+fn venue_allocations_in_steady_state(profile: &str, venue: &str, n: usize) -> (u64, usize) {
+    use matchbook_bench::script::OrderCounter;
+    use matchbook_bench::venues::{self, Outcome};
+    let profile = matchbook_bench::profiles::by_name(profile).expect("a profile");
+    let script = matchbook_bench::profiles::generate(profile, 1, n);
+    let mut engine = venues::open(venue, &script).expect("a venue");
+    let (mut numbers, mut out) = (OrderCounter::default(), Outcome::default());
+    let half = script.measured.len() / 2;
+    let mut before = 0;
+    for (i, line) in script.setup.iter().chain(&script.measured).enumerate() {
+        if i == script.setup.len() + half {
+            before = allocations();
+        }
+        out.clear();
+        let number = numbers.number(line);
+        engine.apply(line, number, &mut out, false);
+    }
+    (allocations() - before, script.measured.len() - half)
+}
+
+/// Prices that jump far from the touch put levels outside the ladder's window: they are
+/// kept without allocating (a tree allocated a node on every split: 1,725 allocations over
+/// 500,000 commands before).
+#[test]
+fn no_allocation_per_command_when_prices_jump() {
+    for venue in ["matchbook", "matchbook-balances"] {
+        let (allocations, commands) =
+            venue_allocations_in_steady_state("price-jumps", venue, 1_000_000);
+        assert_eq!(
+            allocations, 0,
+            "price-jumps ({venue}): {allocations} allocations over {commands} commands"
         );
     }
 }

@@ -98,6 +98,12 @@ impl Matchbook {
         venue
             .orders
             .reserve(script.setup.len() + script.measured.len());
+        // Room for every order the script places, as the floor has: the order store never
+        // grows while the commands are timed.
+        let placed: usize = (script.lines())
+            .map(|l| l.op.orders_placed() as usize)
+            .sum();
+        venue.engine.reserve_orders(placed);
         let start = script.lines().next().map_or(0, |l| l.time);
         for _ in 0..script.accounts {
             let _ = venue

@@ -8,8 +8,7 @@
 //! holds anything. The window is moved (`rebase`) when a level arrives below it or when it
 //! empties while outliers remain; moves are rare in practice and cost O(levels moved).
 
-use std::collections::BTreeMap;
-
+use super::outliers::Outliers;
 use crate::order::NIL;
 
 /// Ticks covered by the dense window (64 words of 64 bits, one summary word).
@@ -26,8 +25,10 @@ pub(crate) struct Ladder {
     words: [u64; WORDS],
     summary: u64,
     window_len: usize,
-    outliers: BTreeMap<i64, u32>,
+    outliers: Outliers,
     scratch: Vec<(i64, u32)>,
+    /// Unused: kept so that snapshot format 6, which saved every field in order, decodes.
+    #[allow(dead_code, reason = "read by format 6's decoder only")]
     scratch_keys: Vec<i64>,
 }
 
@@ -75,7 +76,7 @@ impl Default for Ladder {
             words: [0; WORDS],
             summary: 0,
             window_len: 0,
-            outliers: BTreeMap::new(),
+            outliers: Outliers::default(),
             scratch: Vec::new(),
             scratch_keys: Vec::new(),
         }
@@ -106,7 +107,7 @@ impl Ladder {
                 let level = self.slots[i];
                 (level != NIL).then_some(level)
             }
-            None => self.outliers.get(&key).copied(),
+            None => self.outliers.get(key),
         }
     }
 
@@ -133,13 +134,13 @@ impl Ladder {
             Some(i) => {
                 self.clear(i);
                 if self.window_len == 0
-                    && let Some((&first, _)) = self.outliers.first_key_value()
+                    && let Some((first, _)) = self.outliers.first()
                 {
                     self.rebase(first - (WINDOW as i64) / 4);
                 }
             }
             None => {
-                self.outliers.remove(&key);
+                self.outliers.remove(key);
             }
         }
     }
@@ -152,7 +153,7 @@ impl Ladder {
             let i = w * 64 + self.words[w].trailing_zeros() as usize;
             return Some((self.base + i as i64, self.slots[i]));
         }
-        self.outliers.first_key_value().map(|(&k, &v)| (k, v))
+        self.outliers.first()
     }
 
     /// Best (smallest) key, without reading the level.
@@ -162,7 +163,7 @@ impl Ladder {
             let w = self.summary.trailing_zeros() as usize;
             return Some(self.base + (w * 64 + self.words[w].trailing_zeros() as usize) as i64);
         }
-        self.outliers.first_key_value().map(|(&k, _)| k)
+        self.outliers.first().map(|(k, _)| k)
     }
 
     /// The first level with a key strictly greater than `key`.
@@ -172,12 +173,9 @@ impl Ladder {
             if let Some(j) = self.next_set_after(i) {
                 return Some((self.base + j as i64, self.slots[j]));
             }
-            return self.outliers.first_key_value().map(|(&k, &v)| (k, v));
+            return self.outliers.first();
         }
-        self.outliers
-            .range(key.saturating_add(1)..)
-            .next()
-            .map(|(&k, &v)| (k, v))
+        self.outliers.next_after(key)
     }
 
     /// Levels in priority order, best first.
@@ -263,7 +261,7 @@ impl Ladder {
             return Err("ladder level count disagrees with its window".into());
         }
         let end = self.base + WINDOW as i64;
-        for (&key, &level) in &self.outliers {
+        for (key, level) in self.outliers.iter() {
             if key < end || level == NIL {
                 return Err("ladder outlier inside or below the window".into());
             }
@@ -291,15 +289,7 @@ impl Ladder {
         }
         self.base = new_base;
         let end = new_base.saturating_add(WINDOW as i64);
-        let mut pulled = std::mem::take(&mut self.scratch_keys);
-        pulled.clear();
-        pulled.extend(self.outliers.range(new_base..end).map(|(&k, _)| k));
-        for &key in &pulled {
-            if let Some(level) = self.outliers.remove(&key) {
-                moved.push((key, level));
-            }
-        }
-        self.scratch_keys = pulled;
+        self.outliers.take_range(new_base, end, &mut moved);
         for &(key, level) in &moved {
             match self.window_index(key) {
                 Some(i) => self.set(i, level),

@@ -5,6 +5,7 @@
 mod check;
 mod image;
 mod ladder;
+mod outliers;
 pub(crate) mod triggers;
 pub mod view;
 

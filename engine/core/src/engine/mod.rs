@@ -436,6 +436,14 @@ impl Engine {
         self.seq
     }
 
+    /// Makes room for `additional` more resting orders than the engine holds now, so that
+    /// placing them never grows the order store on the matching path (it otherwise
+    /// doubles as it fills, copying every order each time): a host that knows its peak
+    /// pre-sizes.
+    pub fn reserve_orders(&mut self, additional: usize) {
+        self.orders.reserve(additional);
+    }
+
     /// Engine time (the latest command time seen).
     pub fn now(&self) -> Timestamp {
         self.now
