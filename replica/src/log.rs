@@ -184,18 +184,7 @@ impl JetStreamLog {
             Ok::<_, LogError>((context, entries, last))
         })?;
         let next_seq = entries.last().map_or(1, |e| e.seq + 1);
-        let subject = config.subject();
-        let log = JetStreamLog {
-            runtime,
-            context,
-            config,
-            subject,
-            batch: BatchWriter::default(),
-            unsent: None,
-            next_seq,
-            last_stream_seq: last,
-            fenced: false,
-        };
+        let log = Self::writing(runtime, context, config, next_seq, last);
         Ok((log, entries))
     }
 
@@ -214,8 +203,20 @@ impl JetStreamLog {
             let (entries, last) = read_messages(&stream, &config.stream, from, &mut due).await?;
             Ok::<_, LogError>((context, entries, last, due.unwrap_or(next)))
         })?;
+        let log = Self::writing(runtime, context, config, next_seq, last);
+        Ok((log, entries))
+    }
+
+    /// A writer that appends command `next_seq` on after stream message `last`.
+    fn writing(
+        runtime: tokio::runtime::Runtime,
+        context: jetstream::Context,
+        config: LogConfig,
+        next_seq: u64,
+        last: u64,
+    ) -> Self {
         let subject = config.subject();
-        let log = JetStreamLog {
+        JetStreamLog {
             runtime,
             context,
             config,
@@ -225,8 +226,7 @@ impl JetStreamLog {
             next_seq,
             last_stream_seq: last,
             fenced: false,
-        };
-        Ok((log, entries))
+        }
     }
 
     /// Sequence number the next appended command takes.
