@@ -136,6 +136,9 @@ fn refused<T>(e: TrySendError<T>) -> RuntimeError {
 
 impl RuntimeHandle {
     fn enqueue(&self, command: Command, reply: Reply) -> Result<(), RuntimeError> {
+        if self.stats.stopped.load(Ordering::Acquire) {
+            return Err(RuntimeError::Stopped);
+        }
         if self.stats.following.load(Ordering::Acquire) {
             return Err(RuntimeError::NotLeader);
         }
@@ -312,8 +315,12 @@ impl RuntimeHandle {
         if entries.is_empty() {
             return Ok(());
         }
+        if self.stats.stopped.load(Ordering::Acquire) {
+            return Err(RuntimeError::Stopped);
+        }
         while self.stats.in_flight() >= self.limit {
-            if self.requests.is_empty() && self.stats.stopping.load(Ordering::Acquire) {
+            let stopping = self.requests.is_empty() && self.stats.stopping.load(Ordering::Acquire);
+            if stopping || self.stats.stopped.load(Ordering::Acquire) {
                 return Err(RuntimeError::Stopped);
             }
             std::thread::sleep(ADMISSION_RETRY);

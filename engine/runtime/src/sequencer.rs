@@ -89,6 +89,14 @@ pub(crate) struct Sequencer {
     stats: Arc<RuntimeStats>,
 }
 
+impl Drop for Sequencer {
+    /// However the sequencer leaves (even unwinding), ingress learns it before the inbox
+    /// is dropped.
+    fn drop(&mut self) {
+        self.stats.stopped.store(true, Ordering::Release);
+    }
+}
+
 fn out_of_step(what: &str, seq: u64, due: u64) -> std::io::Error {
     std::io::Error::other(format!("{what} command {seq} where {due} was due"))
 }

@@ -134,6 +134,10 @@ pub struct RuntimeStats {
     pub(crate) log_unavailable: std::sync::atomic::AtomicBool,
     /// Set when a stop is asked for, so a sequencer retrying its log gives up.
     pub(crate) stopping: std::sync::atomic::AtomicBool,
+    /// Set by the sequencer as it leaves (a stop, a log failure, a panic): ingress answers
+    /// [`crate::RuntimeError::Stopped`] before admission control, so requests left in a
+    /// queue nobody reads any more never make callers see `Busy` for ever.
+    pub(crate) stopped: std::sync::atomic::AtomicBool,
     /// Set while the runtime follows a log another node writes: ingress refuses commands
     /// with [`crate::RuntimeError::NotLeader`].
     pub(crate) following: std::sync::atomic::AtomicBool,

@@ -3,7 +3,8 @@
 //! `state_hash` at the same sequence number) and refuses commands of its own; handed a log
 //! it leads, its numbers continuing the log's; a leader whose log says another writer
 //! appended (fencing) steps down without applying or answering the refused batch, and
-//! follows from there; asked to step down during an outage, it gives the batch up.
+//! follows from there; asked to step down during an outage, it gives the batch up. A
+//! follower stopped by a gap refuses further hand-overs instead of waiting for room.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -222,6 +223,30 @@ fn a_command_out_of_sequence_stops_a_follower() {
     eventually("the follower stopped", || {
         follow.replicate(stored.after(5)).is_err()
     });
+}
+
+#[test]
+fn a_follower_stopped_with_a_full_pipeline_refuses_more_commands_at_once() {
+    let stored = Arc::new(Stored::default());
+    let leader = leader(&stored, T0);
+    flow(&leader.handle(), 5, 80);
+    let follower = follower();
+    let follow = follower.handle();
+    let mut entries = stored.after(0);
+    entries.remove(2);
+    assert!(entries.len() > 64, "more than the pipeline holds");
+    follow.replicate(entries).expect("queued");
+    // The out-of-step batch is never finished, so the pipeline stays full: the next
+    // hand-over must learn that the follower stopped rather than wait for room.
+    let (tx, answered) = crossbeam_channel::bounded(1);
+    let rest = stored.after(stored.len() as u64 - 1);
+    std::thread::spawn(move || {
+        let _ = tx.send(follow.replicate(rest));
+    });
+    let answer = answered
+        .recv_timeout(Duration::from_secs(10))
+        .expect("answered, not waiting for ever");
+    assert_eq!(answer, Err(RuntimeError::Stopped));
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! runtime: the batch being committed is retried as it is, ingress refuses new commands
 //! with `LogUnavailable` meanwhile, and once the log stores again the waiting command is
 //! applied and answered, stored exactly once, and new commands are taken again, all
-//! without a restart. A log whose failures are not retryable still stops the runtime.
+//! without a restart. A log whose failures are not retryable still stops the runtime, and
+//! callers are told so even when the queue it stopped reading was full.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,6 +22,8 @@ const T0: Timestamp = Timestamp(1_767_225_600_000_000_000);
 struct Shared {
     down: AtomicBool,
     stored: Mutex<Vec<u64>>,
+    /// While set, a failing commit first waits for a message on it (or its sender gone).
+    gate: Mutex<Option<crossbeam_channel::Receiver<()>>>,
 }
 
 /// A log that fails its commits while `down`, retryably when `retryable`.
@@ -39,6 +42,10 @@ impl CommandLog for OutageLog {
     }
     fn commit(&mut self) -> std::io::Result<()> {
         if self.shared.down.load(Ordering::Acquire) {
+            let gate = self.shared.gate.lock().expect("not poisoned").take();
+            if let Some(gate) = gate {
+                let _ = gate.recv();
+            }
             return Err(std::io::Error::other("no quorum"));
         }
         let batch = std::mem::take(&mut self.pending);
@@ -139,6 +146,36 @@ fn a_failure_that_cannot_be_retried_still_stops_the_runtime() {
             Err(RuntimeError::Stopped)
         )
     });
+    assert!(shared.stored.lock().expect("not poisoned").is_empty());
+}
+
+#[test]
+fn a_runtime_stopped_with_a_full_queue_says_stopped_not_busy() {
+    let (runtime, shared) = start(false);
+    let handle = runtime.handle();
+    let (release, gate) = crossbeam_channel::bounded::<()>(1);
+    *shared.gate.lock().expect("not poisoned") = Some(gate);
+    shared.down.store(true, Ordering::Release);
+    handle
+        .submit(Command::CreateHolder, |_| {})
+        .expect("admitted");
+    // The sequencer waits in its failing commit while callers fill the pipeline.
+    let mut admitted = 1;
+    while handle.submit(Command::CreateHolder, |_| {}).is_ok() {
+        admitted += 1;
+    }
+    assert_eq!(admitted, 64, "admitted up to the limit");
+    release.send(()).expect("the commit is waiting");
+    eventually("the runtime stopped", || {
+        matches!(
+            handle.submit(Command::CreateHolder, |_| {}),
+            Err(RuntimeError::Stopped)
+        )
+    });
+    assert_eq!(
+        handle.apply_blocking(Command::CreateHolder).err(),
+        Some(RuntimeError::Stopped)
+    );
     assert!(shared.stored.lock().expect("not poisoned").is_empty());
 }
 
