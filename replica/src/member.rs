@@ -282,7 +282,12 @@ impl Member {
                     tracing::warn!("the log refused this node's batch (another node appended)");
                     self.stepped_down();
                 }
-                if !self.leading {
+                if !self.leading && self.status.problem().is_some() {
+                    // A node that cannot follow the log must not write it either.
+                    if let Some(lease) = self.lease.as_mut() {
+                        lease.resign();
+                    }
+                } else if !self.leading {
                     self.promote(term);
                 }
             }
@@ -327,10 +332,11 @@ impl Member {
             self.next = last.seq + 1;
         }
         if self.handle.replicate(entries).is_err() || log.next_seq() != self.next {
-            tracing::error!(
-                next = self.next,
-                "the log and the runtime disagree: not leading"
-            );
+            let why = format!("the log and the runtime disagree at {}", self.next);
+            self.report_problem(why);
+            if let Some(lease) = self.lease.as_mut() {
+                lease.resign();
+            }
             return;
         }
         if self.handle.lead(Box::new(log)).is_err() {
@@ -386,7 +392,7 @@ impl Member {
         self.status.leading.store(false, Ordering::Release);
     }
 
-    /// Says (once) why this node cannot follow.
+    /// Says (once) why this node cannot follow (nor lead) the log.
     fn report_problem(&self, why: String) {
         let mut problem = self
             .status

@@ -68,7 +68,8 @@ impl NodeConfig {
         }
     }
 
-    pub(crate) fn lease_config(&self) -> LeaseConfig {
+    /// The settings of the group's lease as this node takes it.
+    pub fn lease_config(&self) -> LeaseConfig {
         LeaseConfig {
             servers: self.servers.clone(),
             bucket: format!("{}-leader", self.group),
