@@ -16,8 +16,11 @@ pub const START: i64 = 1_767_225_600_000_000_000;
 /// Price every book starts around, in ticks.
 pub const START_PRICE: i64 = 1_000_000;
 
-/// Whole quote units (tick x lots) each account is given.
-pub const QUOTE_FUNDING: i64 = 50_000_000_000;
+/// Whole quote units (tick x lots) each account is given: 2 x 10^18 balance units at the
+/// quote's 8 decimals, half the engine's per-balance limit (`limits::MAX_BALANCE`), so the
+/// deposit is taken and what sells bring in still fits. (5 x 10^10 was refused by the
+/// limit, leaving every buy unfunded when balances were on.)
+pub const QUOTE_FUNDING: i64 = 20_000_000_000;
 
 /// Whole base units (lots) each account is given per instrument it trades.
 pub const BASE_FUNDING: i64 = 1_000_000_000;

@@ -105,3 +105,33 @@ fn cancel_heavy_cancels_most_of_the_orders_it_places() {
     eprintln!("cancel-heavy: {cancelled} cancels for {placed} orders placed ({share:.3})");
     assert!((0.8..1.0).contains(&share), "cancelled share {share}");
 }
+
+/// With balances and fees on, every profile is the same work as book only: every deposit
+/// is taken and no command is refused that book only takes (a funding too large for the
+/// balance limit once left every buy unfunded, so "with balances" matched half the flow).
+#[test]
+fn with_balances_every_profile_refuses_nothing_more_than_book_only() {
+    for profile in PROFILES {
+        let script = profiles::generate(profile, 11, 20_000);
+        let refused = |engine: &str| {
+            let mut venue = venues::open(engine, &script).expect("matchbook");
+            let (mut out, mut numbers) = (Outcome::default(), OrderCounter::default());
+            let mut refused = Vec::new();
+            for (i, line) in script.lines().enumerate() {
+                out.clear();
+                venue.apply(line, numbers.number(line), &mut out, false);
+                if !out.applied {
+                    refused.push(i);
+                }
+            }
+            refused
+        };
+        let (book_only, with_balances) = (refused("matchbook"), refused("matchbook-balances"));
+        let deposits = script.setup.iter().enumerate();
+        let deposits = deposits.filter(|(_, l)| matches!(l.op, Op::Deposit { .. }));
+        for (i, _) in deposits {
+            assert!(!with_balances.contains(&i), "{}: deposit {i}", profile.name);
+        }
+        assert_eq!(with_balances, book_only, "{}", profile.name);
+    }
+}
