@@ -96,8 +96,11 @@ impl Engine {
             o.amount = new_amount;
             o.price = new_price;
             o.state = LiveState::Taking;
-            o.shown = crate::fixed::Qty(0);
-            o.iceberg = false;
+            if o.iceberg {
+                // Only an iceberg's third line is written: a plain order's stays cold.
+                o.shown = crate::fixed::Qty(0);
+                o.iceberg = false;
+            }
             o.updated = now;
         } else {
             o.amount = new_amount;

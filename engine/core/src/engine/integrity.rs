@@ -164,13 +164,13 @@ impl Engine {
             self.check_iceberg(o)?;
             icebergs += usize::from(o.is_iceberg());
             open_per_holder[core.holder.0 as usize] += 1;
-            if let Some(at) = o.expire_at {
+            if let Some(at) = o.expire_at() {
                 with_expiry += 1;
                 if self.expiries.get(&(at, o.id)) != Some(&(slot as u32)) {
                     return fail("an order with an expiry is not in the expiry queue");
                 }
             }
-            with_client_id += usize::from(o.client_id.is_some());
+            with_client_id += usize::from(o.client_id().is_some());
         }
         if self.expiries.len() != with_expiry {
             return fail("the expiry queue names orders that do not expire then");
@@ -259,7 +259,9 @@ impl Engine {
                 let Some(o) = self.orders.get(slot as usize) else {
                     return fail("a client-id chain names a missing order");
                 };
-                if o.account != account || o.client_id != Some(client_id) || o.client_newer != newer
+                if o.account != account
+                    || o.client_id() != Some(client_id)
+                    || o.client_newer != newer
                 {
                     return fail("a client-id chain links an order of another key");
                 }
@@ -564,7 +566,7 @@ mod tests {
                 e.accounts.accounts[0].balances[0].locked += 1;
             }),
             ("client index to another order", |e| {
-                let other = slot_where(e, |o| o.client_id.is_none()) as u32;
+                let other = slot_where(e, |o| o.client_id().is_none()) as u32;
                 *e.client_index.values_mut().next().expect("indexed") = other;
             }),
             ("expiry forgotten", |e| e.expiries.clear()),

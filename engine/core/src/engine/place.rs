@@ -348,8 +348,9 @@ impl Engine {
             amount: o.amount,
             filled: Qty(0),
             filled_notional: Notional(0),
-            client_id: o.client_id,
-            expire_at: o.expire_at,
+            extras: 0,
+            client_id: o.client_id.unwrap_or_default(),
+            expire_at: o.expire_at.unwrap_or_default(),
             shown: Qty(0),
             created: self.now,
             updated: self.now,
@@ -379,7 +380,10 @@ impl Engine {
                 expire_at: o.expire_at,
             }),
         );
-        self.orders[slot as usize].sequence = seq;
+        let order = &mut self.orders[slot as usize];
+        order.sequence = seq;
+        order.set_client_id(o.client_id);
+        order.set_expire_at(o.expire_at);
         if o.trigger_ref != TriggerRef::LastPrice || o.trail.is_some() || o.display.is_some() {
             let event = crate::event::Event::OrderTerms {
                 order: handle,
@@ -420,7 +424,9 @@ impl Engine {
     /// Removes `slot` from the client-id chains.
     pub(super) fn unlink_client_id(&mut self, slot: u32) {
         let o = &self.orders[slot as usize];
-        let Some(client_id) = o.client_id else { return };
+        let Some(client_id) = o.client_id() else {
+            return;
+        };
         let (account, older, newer) = (o.account, o.client_older, o.client_newer);
         if older != NIL {
             self.orders[older as usize].client_newer = newer;
@@ -479,7 +485,7 @@ impl Engine {
     pub(super) fn finish(&mut self, slot: u32) {
         let o = &self.orders[slot as usize];
         if counts_as_open(o.order_type, o.time_in_force) {
-            let (account, expiry) = (o.account, o.expire_at.map(|at| (at, o.id)));
+            let (account, expiry) = (o.account, o.expire_at().map(|at| (at, o.id)));
             self.unlink_client_id(slot);
             self.unlink_account_order(slot);
             if let Some(key) = expiry {

@@ -201,8 +201,8 @@ fn hash_order(h: &mut StateHasher, o: &Order) {
     h.i64(o.amount.0);
     h.i64(o.filled.0);
     h.i128(o.filled_notional.0);
-    h.i128(o.client_id.map_or(-1, |c| c.0 as i128));
-    h.opt_i64(o.expire_at.map(|t| t.0));
+    h.i128(o.client_id().map_or(-1, |c| c.0 as i128));
+    h.opt_i64(o.expire_at().map(|t| t.0));
     h.i64(o.created.0);
     h.i64(o.updated.0);
     h.u64(o.sequence);

@@ -4,5 +4,6 @@
 
 pub mod added_last;
 pub mod decimal_bytes;
+pub(crate) mod legacy_order;
 pub mod slab_image;
 pub mod sorted_map;

@@ -174,7 +174,7 @@ impl Engine {
                     _ => return refuse("an account has two newest orders or does not exist"),
                 }
             }
-            if let (Some(client_id), NIL) = (o.client_id, o.client_newer)
+            if let (Some(client_id), NIL) = (o.client_id(), o.client_newer)
                 && self
                     .client_index
                     .insert((o.account, client_id), slot)
@@ -182,7 +182,7 @@ impl Engine {
             {
                 return refuse("a client id has two newest orders");
             }
-            if let Some(at) = o.expire_at {
+            if let Some(at) = o.expire_at() {
                 self.expiries.insert((at, o.id), slot);
             }
             if o.order_type.is_trigger() && o.state == LiveState::PendingTrigger {

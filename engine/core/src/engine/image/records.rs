@@ -28,8 +28,8 @@ pub(super) fn order_image(o: &Order) -> OrderImage {
         created: o.created,
         updated: o.updated,
         sequence: o.sequence,
-        expire_at: o.expire_at,
-        client_id: o.client_id,
+        expire_at: o.expire_at(),
+        client_id: o.client_id(),
         level: o.level,
         prev: o.prev,
         next: o.next,
@@ -42,7 +42,7 @@ pub(super) fn order_image(o: &Order) -> OrderImage {
 
 /// The order from its image; its slot is filled in once the slab is built.
 pub(super) fn order_from_image(o: OrderImage) -> Order {
-    Order {
+    let mut order = Order {
         prev: o.prev,
         next: o.next,
         level: o.level,
@@ -58,6 +58,7 @@ pub(super) fn order_from_image(o: OrderImage) -> Order {
         reduce_only: o.reduce_only,
         trigger_ref: crate::order::TriggerRef::LastPrice,
         iceberg: false,
+        extras: 0,
         price: o.price,
         amount: o.amount,
         filled: o.filled,
@@ -67,14 +68,17 @@ pub(super) fn order_from_image(o: OrderImage) -> Order {
         created: o.created,
         updated: o.updated,
         sequence: o.sequence,
-        expire_at: o.expire_at,
+        expire_at: Default::default(),
         shown: crate::fixed::Qty(0),
-        client_id: o.client_id,
+        client_id: Default::default(),
         client_older: o.client_older,
         client_newer: o.client_newer,
         account_older: o.account_older,
         account_newer: o.account_newer,
-    }
+    };
+    order.set_client_id(o.client_id);
+    order.set_expire_at(o.expire_at);
+    order
 }
 
 pub(super) fn account_image(core: &AccountCore, record: &AccountRecord) -> AccountImage {

@@ -1,0 +1,318 @@
+//! The live order record: its cache-line layout (what matching touches in the first
+//! line, nothing with a niche past it), its accessors, and the blank record a restored
+//! slab fills its free slots with.
+
+use super::{LiveState, OrderType, Side, StpMode, TimeInForce, TriggerRef};
+use crate::fixed::{Notional, Price, Qty};
+use crate::ids::{AccountId, InstrumentId, OrderRef, Timestamp, Uuid};
+
+/// Sentinel for "no slot" in the intrusive links.
+pub(crate) const NIL: u32 = u32::MAX;
+
+/// A live order as the engine keeps it.
+///
+/// The layout is fixed (`repr(C)`, 64-byte aligned) so that everything matching, amending
+/// and unlinking touch sits in the first cache line; fields are read through accessors.
+/// No field past the first line has a niche (optional values there are a plain value
+/// plus a bit in [`Order::extras`]): an enum wrapping an order, such as the slab's
+/// occupied-or-vacant entry, then keeps its tag in the first line too, so finding an
+/// order by slot reads that line only (with `Option<Uuid>` at byte 144 it read the
+/// third).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(from = "crate::persist::legacy_order::LegacyOrder")]
+#[repr(C, align(64))]
+pub struct Order {
+    pub(crate) prev: u32,
+    pub(crate) next: u32,
+    pub(crate) level: u32,
+    pub(crate) account: AccountId,
+    pub(crate) id: u64,
+    pub(crate) slot: u32,
+    pub(crate) instrument: InstrumentId,
+    pub(crate) side: Side,
+    pub(crate) order_type: OrderType,
+    pub(crate) time_in_force: TimeInForce,
+    pub(crate) stp: StpMode,
+    pub(crate) state: LiveState,
+    /// Futures: fills never take the position past flat (capped at match time).
+    pub(crate) reduce_only: bool,
+    /// What a held trigger order watches.
+    pub(crate) trigger_ref: TriggerRef,
+    /// Rests as an iceberg (its shown part is `shown`): a flag in the first line, so book
+    /// operations on plain orders never read the second.
+    pub(crate) iceberg: bool,
+    /// Which optional fields past the first line are set ([`Order::HAS_CLIENT_ID`],
+    /// [`Order::EXPIRES`]): ending an order without them reads no other line.
+    pub(crate) extras: u8,
+    /// Limit price; `Price(0)` for a market order without a protection price.
+    pub(crate) price: Price,
+    pub(crate) amount: Qty,
+    pub(crate) filled: Qty,
+    // Second cache line: read on fills and by views.
+    pub(crate) filled_notional: Notional,
+    /// Trigger; `Price(0)` when none. A trailing order's moves as it ratchets.
+    pub(crate) trigger_price: Price,
+    /// Balance units still reserved (quote for a buy, base for a sell); 0 with balances off.
+    pub(crate) reserved: i64,
+    pub(crate) created: Timestamp,
+    pub(crate) updated: Timestamp,
+    pub(crate) sequence: u64,
+    /// Meaningful when [`Order::EXPIRES`] is set.
+    pub(crate) expire_at: Timestamp,
+    /// An iceberg's shown part still to fill (0: not an iceberg).
+    pub(crate) shown: Qty,
+    /// Meaningful when [`Order::HAS_CLIENT_ID`] is set.
+    pub(crate) client_id: Uuid,
+    pub(crate) client_older: u32,
+    pub(crate) client_newer: u32,
+    /// The account's chain of live orders (newest first from `Engine::account_orders`):
+    /// mass cancels and account reads walk an account's own orders, not the exchange's.
+    pub(crate) account_older: u32,
+    pub(crate) account_newer: u32,
+}
+
+fn non_zero(price: Price) -> Option<Price> {
+    (price.0 != 0).then_some(price)
+}
+
+impl Order {
+    /// [`Order::extras`] bit: the order carries a client id.
+    pub(crate) const HAS_CLIENT_ID: u8 = 1;
+    /// [`Order::extras`] bit: the order expires (good till time).
+    pub(crate) const EXPIRES: u8 = 2;
+
+    /// Sets (or clears) the client id.
+    pub(crate) fn set_client_id(&mut self, client_id: Option<Uuid>) {
+        self.client_id = client_id.unwrap_or_default();
+        self.set_extra(Self::HAS_CLIENT_ID, client_id.is_some());
+    }
+
+    /// Sets (or clears) the expiry.
+    pub(crate) fn set_expire_at(&mut self, at: Option<Timestamp>) {
+        self.expire_at = at.unwrap_or_default();
+        self.set_extra(Self::EXPIRES, at.is_some());
+    }
+
+    fn set_extra(&mut self, bit: u8, on: bool) {
+        self.extras = if on {
+            self.extras | bit
+        } else {
+            self.extras & !bit
+        };
+    }
+
+    /// Handle (order number and slot).
+    #[inline]
+    pub fn handle(&self) -> OrderRef {
+        OrderRef {
+            id: self.id,
+            slot: self.slot,
+        }
+    }
+    /// Owner.
+    pub fn account(&self) -> AccountId {
+        self.account
+    }
+    /// Market.
+    pub fn instrument(&self) -> InstrumentId {
+        self.instrument
+    }
+    /// Side.
+    pub fn side(&self) -> Side {
+        self.side
+    }
+    /// Type.
+    pub fn order_type(&self) -> OrderType {
+        self.order_type
+    }
+    /// Time in force.
+    pub fn time_in_force(&self) -> TimeInForce {
+        self.time_in_force
+    }
+    /// Effective self-trade prevention mode.
+    pub fn stp(&self) -> StpMode {
+        self.stp
+    }
+    /// Where it is.
+    pub fn state(&self) -> LiveState {
+        self.state
+    }
+    /// Limit price (protection price of a market order, if any).
+    pub fn price(&self) -> Option<Price> {
+        non_zero(self.price)
+    }
+    /// Trigger price (a trailing order's current one).
+    pub fn trigger_price(&self) -> Option<Price> {
+        non_zero(self.trigger_price)
+    }
+    /// The price a trigger order watches.
+    pub fn trigger_ref(&self) -> TriggerRef {
+        self.trigger_ref
+    }
+    /// Total amount (an amend may change it).
+    pub fn amount(&self) -> Qty {
+        self.amount
+    }
+    /// Amount filled so far.
+    pub fn filled(&self) -> Qty {
+        self.filled
+    }
+    /// Sum of price x amount over fills (average price = this / filled).
+    pub fn filled_notional(&self) -> Notional {
+        self.filled_notional
+    }
+    /// Caller's tracking id.
+    pub fn client_id(&self) -> Option<Uuid> {
+        (self.extras & Self::HAS_CLIENT_ID != 0).then_some(self.client_id)
+    }
+    /// Expiry of a good-till-time order.
+    pub fn expire_at(&self) -> Option<Timestamp> {
+        (self.extras & Self::EXPIRES != 0).then_some(self.expire_at)
+    }
+    /// Time of acceptance.
+    pub fn created(&self) -> Timestamp {
+        self.created
+    }
+    /// Time of the last change.
+    pub fn updated(&self) -> Timestamp {
+        self.updated
+    }
+    /// Sequence number of its acceptance event.
+    pub fn sequence(&self) -> u64 {
+        self.sequence
+    }
+    /// Balance units this order still holds locked.
+    pub fn reserved(&self) -> i64 {
+        self.reserved
+    }
+    /// Amount still to fill.
+    #[inline]
+    pub fn remaining(&self) -> Qty {
+        Qty(self.amount.0 - self.filled.0)
+    }
+    /// What the book shows of it: an iceberg's shown part, else all that remains.
+    #[inline]
+    pub fn visible(&self) -> Qty {
+        if self.iceberg {
+            self.shown
+        } else {
+            self.remaining()
+        }
+    }
+    /// Whether it is an iceberg resting with a hidden reserve or a shown part.
+    #[inline]
+    pub fn is_iceberg(&self) -> bool {
+        self.iceberg
+    }
+    /// The price bound used while matching: the limit, or no bound for a bare market order.
+    #[inline]
+    pub(crate) fn match_limit(&self) -> Price {
+        match (self.price.0, self.side) {
+            (0, Side::Buy) => Price(i64::MAX),
+            (0, Side::Sell) => Price(i64::MIN),
+            _ => self.price,
+        }
+    }
+}
+
+impl crate::persist::slab_image::Filler for Order {
+    fn filler() -> Self {
+        Self {
+            prev: NIL,
+            next: NIL,
+            level: NIL,
+            account: AccountId(0),
+            id: 0,
+            slot: NIL,
+            instrument: InstrumentId(0),
+            side: Side::Buy,
+            order_type: OrderType::Limit,
+            time_in_force: TimeInForce::GoodTillCancelled,
+            stp: StpMode::None,
+            state: LiveState::Resting,
+            reduce_only: false,
+            trigger_ref: TriggerRef::LastPrice,
+            iceberg: false,
+            extras: 0,
+            price: Price(0),
+            amount: Qty(0),
+            filled: Qty(0),
+            filled_notional: Notional(0),
+            trigger_price: Price(0),
+            reserved: 0,
+            created: Timestamp(0),
+            updated: Timestamp(0),
+            sequence: 0,
+            expire_at: Timestamp(0),
+            shown: Qty(0),
+            client_id: Uuid(0),
+            client_older: NIL,
+            client_newer: NIL,
+            account_older: NIL,
+            account_newer: NIL,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// Whether `T` leaves no spare bit pattern for an enclosing enum's tag.
+    fn has_no_niche<T>() -> bool {
+        size_of::<Option<T>>() > size_of::<T>()
+    }
+
+    /// The shape of the slab's entry: vacant (a free-list link) or an order.
+    #[allow(dead_code)]
+    enum SlabEntry {
+        Vacant(usize),
+        Occupied(Order),
+    }
+
+    #[test]
+    fn matching_reads_one_line_and_the_slab_tag_lives_there() {
+        assert_eq!(size_of::<Order>(), 192);
+        assert_eq!(
+            offset_of!(Order, filled),
+            56,
+            "price, amount, filled in line one"
+        );
+        assert_eq!(
+            offset_of!(Order, filled_notional),
+            64,
+            "line two starts here"
+        );
+        // Every field type past the first line has no niche ...
+        assert!(has_no_niche::<Notional>());
+        assert!(has_no_niche::<Price>());
+        assert!(has_no_niche::<Qty>());
+        assert!(has_no_niche::<i64>());
+        assert!(has_no_niche::<u64>());
+        assert!(has_no_niche::<u32>());
+        assert!(has_no_niche::<Timestamp>());
+        assert!(has_no_niche::<Uuid>());
+        // ... while the first line has some, so an enum around an order takes its tag
+        // from the first line without growing (with `Option<Uuid>` it took byte 144).
+        assert!(!has_no_niche::<Side>());
+        assert_eq!(size_of::<SlabEntry>(), size_of::<Order>());
+    }
+
+    #[test]
+    fn optional_fields_read_back_as_set() {
+        let mut order = <Order as crate::persist::slab_image::Filler>::filler();
+        assert_eq!((order.client_id(), order.expire_at()), (None, None));
+        order.set_client_id(Some(Uuid(0)));
+        order.set_expire_at(Some(Timestamp(5)));
+        assert_eq!(order.client_id(), Some(Uuid(0)), "a zero id is still an id");
+        assert_eq!(order.expire_at(), Some(Timestamp(5)));
+        order.set_client_id(None);
+        assert_eq!(
+            (order.client_id(), order.expire_at()),
+            (None, Some(Timestamp(5)))
+        );
+        order.set_expire_at(None);
+        assert_eq!(order.extras, 0);
+    }
+}
