@@ -47,7 +47,7 @@ impl Lobster {
             books: (0..script.instruments)
                 .map(|_| OrderBook::new(1 << 16, 16, false))
                 .collect(),
-            resting: OrderIds::default(),
+            resting: OrderIds::for_script(script),
             clients: ClientOrders::default(),
         }
     }

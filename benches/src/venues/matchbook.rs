@@ -59,6 +59,44 @@ pub fn script_config(script: &Script, balances: bool) -> EngineConfig {
     config
 }
 
+/// The most distinct prices any one instrument's orders are placed or moved at: room
+/// for that many levels per book means no level store grows while commands are timed.
+fn levels_per_book(script: &Script) -> usize {
+    let mut instrument_of: Vec<u16> = Vec::new();
+    let mut prices = std::collections::BTreeSet::new();
+    let mut numbers = crate::script::OrderCounter::default();
+    for line in script.lines() {
+        let number = numbers.number(line) as usize;
+        let priced = match line.op {
+            Op::Place {
+                instrument, price, ..
+            } => {
+                instrument_of.resize(number + 1, 0);
+                instrument_of[number] = instrument;
+                price.map(|p| (instrument, p))
+            }
+            Op::PlaceWith {
+                instrument, pair, ..
+            } => {
+                instrument_of.resize(number + 1 + usize::from(pair), instrument);
+                None
+            }
+            Op::Move { order, price, .. } => instrument_of
+                .get(order as usize)
+                .map(|&instrument| (instrument, price)),
+            _ => None,
+        };
+        prices.extend(priced);
+    }
+    let mut per_book = vec![0usize; usize::from(script.instruments)];
+    for (instrument, _) in prices {
+        if let Some(n) = per_book.get_mut(usize::from(instrument)) {
+            *n += 1;
+        }
+    }
+    per_book.into_iter().max().unwrap_or(0)
+}
+
 /// Matchbook driven by a script.
 pub struct Matchbook {
     engine: Engine,
@@ -90,20 +128,20 @@ impl Matchbook {
             engine,
             balances,
             currencies,
-            orders: OrderIds::default(),
+            orders: OrderIds::for_script(script),
             terms: script.terms.clone(),
             numbers: Vec::new(),
-            events: Vec::with_capacity(64),
+            // Room for a command that sweeps many levels with balances on (five events a
+            // fill): the buffer never grows while commands are timed.
+            events: Vec::with_capacity(4096),
         };
-        venue
-            .orders
-            .reserve(script.setup.len() + script.measured.len());
         // Room for every order the script places, as the floor has: the order store never
         // grows while the commands are timed.
         let placed: usize = (script.lines())
             .map(|l| l.op.orders_placed() as usize)
             .sum();
         venue.engine.reserve_orders(placed);
+        venue.engine.reserve_levels(levels_per_book(script));
         let start = script.lines().next().map_or(0, |l| l.time);
         for _ in 0..script.accounts {
             let _ = venue

@@ -39,7 +39,7 @@ impl Matchcore {
                 .map(|i| OrderBook::new(&format!("I{i}")))
                 .collect(),
             sequence: vec![0; usize::from(script.instruments)],
-            ids: OrderIds::default(),
+            ids: OrderIds::for_script(script),
             numbers: HashMap::new(),
             clients: ClientOrders::default(),
         }

@@ -160,9 +160,19 @@ impl<T: Copy> OrderIds<T> {
     pub fn get(&self, k: u32) -> Option<T> {
         self.ids.get(k as usize).copied().flatten()
     }
-    /// Reserves room for `n` orders.
+    /// A table with room for every order `script` places.
+    pub fn for_script(script: &crate::script::Script) -> Self {
+        let mut ids = Self::default();
+        ids.reserve(script.setup.len() + script.measured.len());
+        ids
+    }
+    /// Makes room for `n` orders, written now: a number's first use on the timed path
+    /// then faults no fresh page in (reserving alone left some 900 page faults in 1 M
+    /// exchange-core commands, every one charged to the venue being timed).
     pub fn reserve(&mut self, n: usize) {
-        self.ids.reserve(n);
+        if self.ids.len() < n {
+            self.ids.resize(n, None);
+        }
     }
 }
 

@@ -72,7 +72,7 @@ impl OrderbookRs {
             .collect();
         Self {
             books,
-            instrument_of: OrderIds::default(),
+            instrument_of: OrderIds::for_script(script),
             clients: ClientOrders::default(),
             recording,
             seen,

@@ -439,9 +439,20 @@ impl Engine {
     /// Makes room for `additional` more resting orders than the engine holds now, so that
     /// placing them never grows the order store on the matching path (it otherwise
     /// doubles as it fills, copying every order each time): a host that knows its peak
-    /// pre-sizes.
+    /// pre-sizes. The room is written now, so the first use of a slot does not fault a
+    /// fresh page in either; slots are handed out in the same order as without it.
     pub fn reserve_orders(&mut self, additional: usize) {
-        self.orders.reserve(additional);
+        crate::persist::slab_image::reserve_touched(&mut self.orders, additional);
+    }
+
+    /// Makes room for `additional` more price levels in every book, written now as
+    /// [`Engine::reserve_orders`] does: a host that knows how many prices a book will
+    /// hold at once keeps new levels from growing (and copying) its level store while
+    /// commands are timed.
+    pub fn reserve_levels(&mut self, additional: usize) {
+        for book in &mut self.books {
+            crate::persist::slab_image::reserve_touched(&mut book.levels, additional);
+        }
     }
 
     /// Engine time (the latest command time seen).

@@ -80,6 +80,21 @@ pub fn from_image<T: Filler, U>(
     Ok(slab)
 }
 
+/// Reserves room for `additional` more entries and writes all of it now, keeping the
+/// order in which vacant keys are handed out (fillers inserted until the capacity is used,
+/// then removed in reverse, as [`from_image`] does): a slot's first use later neither
+/// grows the slab nor faults a fresh page in on the caller's path.
+pub fn reserve_touched<T: Filler>(slab: &mut Slab<T>, additional: usize) {
+    slab.reserve(additional);
+    let mut keys = Vec::with_capacity(slab.capacity() - slab.len());
+    while slab.len() < slab.capacity() {
+        keys.push(slab.insert(T::filler()));
+    }
+    for &key in keys.iter().rev() {
+        slab.remove(key);
+    }
+}
+
 /// Serde `serialize_with`: the slab as its image.
 pub fn serialize<T, S>(slab: &Slab<T>, serializer: S) -> Result<S::Ok, S::Error>
 where
@@ -113,6 +128,33 @@ mod tests {
 
     #[derive(Serialize, Deserialize)]
     struct Holder(#[serde(with = "super")] Slab<u64>);
+
+    proptest! {
+        /// A touched reservation hands out the same keys as the slab would have without
+        /// it, and makes room without growing.
+        #[test]
+        fn a_touched_reservation_keeps_the_hand_out_order(
+            ops in proptest::collection::vec((any::<bool>(), 0usize..64), 1..200),
+            extra in 0usize..100,
+        ) {
+            let mut plain = Slab::new();
+            for (insert, k) in ops {
+                if insert || plain.is_empty() {
+                    plain.insert(k as u64);
+                } else if let Some(key) = plain.iter().map(|(key, _)| key).nth(k % plain.len()) {
+                    plain.remove(key);
+                }
+            }
+            let mut touched = plain.clone();
+            reserve_touched(&mut touched, extra);
+            let capacity = touched.capacity();
+            prop_assert!(capacity >= plain.len() + extra);
+            prop_assert_eq!(touched.len(), plain.len());
+            let n = capacity - plain.len();
+            prop_assert_eq!(next_keys(&mut touched, n), next_keys(&mut plain, n));
+            prop_assert_eq!(touched.capacity(), capacity, "no growth");
+        }
+    }
 
     /// Keys the next `n` inserts would get.
     fn next_keys(slab: &mut Slab<u64>, n: usize) -> Vec<usize> {
