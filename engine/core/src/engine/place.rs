@@ -348,7 +348,7 @@ impl Engine {
             amount: o.amount,
             filled: Qty(0),
             filled_notional: Notional(0),
-            extras: 0,
+            extras: Order::extras_for(o.client_id.is_some(), o.expire_at.is_some()),
             client_id: o.client_id.unwrap_or_default(),
             expire_at: o.expire_at.unwrap_or_default(),
             shown: Qty(0),
@@ -380,10 +380,7 @@ impl Engine {
                 expire_at: o.expire_at,
             }),
         );
-        let order = &mut self.orders[slot as usize];
-        order.sequence = seq;
-        order.set_client_id(o.client_id);
-        order.set_expire_at(o.expire_at);
+        self.orders[slot as usize].sequence = seq;
         if o.trigger_ref != TriggerRef::LastPrice || o.trail.is_some() || o.display.is_some() {
             let event = crate::event::Event::OrderTerms {
                 order: handle,

@@ -81,6 +81,12 @@ impl Order {
     /// [`Order::extras`] bit: the order expires (good till time).
     pub(crate) const EXPIRES: u8 = 2;
 
+    /// The [`Order::extras`] bits of an order with or without a client id and an expiry.
+    pub(crate) const fn extras_for(client_id: bool, expires: bool) -> u8 {
+        (if client_id { Self::HAS_CLIENT_ID } else { 0 })
+            | (if expires { Self::EXPIRES } else { 0 })
+    }
+
     /// Sets (or clears) the client id.
     pub(crate) fn set_client_id(&mut self, client_id: Option<Uuid>) {
         self.client_id = client_id.unwrap_or_default();
