@@ -28,11 +28,10 @@ pub fn to_image<'a, T, U>(
 where
     T: Clone + Filler,
 {
-    let mut probe = slab.clone();
-    let mut vacant_in_order = Vec::with_capacity(probe.capacity() - probe.len());
-    while probe.len() < probe.capacity() {
-        vacant_in_order.push(key_u32(probe.insert(T::filler()))?);
-    }
+    let vacant_in_order = fill_vacancies(&mut slab.clone())
+        .into_iter()
+        .map(key_u32)
+        .collect::<Result<_, String>>()?;
     let occupied = slab
         .iter()
         .map(|(key, value)| Ok((key_u32(key)?, record(value))))
@@ -86,13 +85,19 @@ pub fn from_image<T: Filler, U>(
 /// grows the slab nor faults a fresh page in on the caller's path.
 pub fn reserve_touched<T: Filler>(slab: &mut Slab<T>, additional: usize) {
     slab.reserve(additional);
+    for key in fill_vacancies(slab).into_iter().rev() {
+        slab.remove(key);
+    }
+}
+
+/// Inserts fillers until the slab's capacity is used up; returns their keys, which are
+/// the vacant keys in the order the slab would have handed them out.
+fn fill_vacancies<T: Filler>(slab: &mut Slab<T>) -> Vec<usize> {
     let mut keys = Vec::with_capacity(slab.capacity() - slab.len());
     while slab.len() < slab.capacity() {
         keys.push(slab.insert(T::filler()));
     }
-    for &key in keys.iter().rev() {
-        slab.remove(key);
-    }
+    keys
 }
 
 /// Serde `serialize_with`: the slab as its image.
