@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(hedge.kind, AccountKind::Blp);
         let (btc, scale) = currencies["BTC"];
         assert_eq!(
-            hedge.balances[usize::from(btc.0)].available,
+            hedge.balances.get(btc).available,
             2 * 10i64.pow(u32::from(scale))
         );
         assert_eq!(directory["bob"].holder, HolderId(1));

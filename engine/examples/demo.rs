@@ -153,7 +153,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     for (name, account) in [("maker", maker), ("taker", taker)] {
         let view = engine.account(account)?;
-        let b = |c: matchbook::CurrencyId| view.balances[usize::from(c.0)];
+        let b = |c: matchbook::CurrencyId| view.balances.get(c);
         let show = |v: i64| matchbook::fixed::format_scaled(v.into(), 8);
         println!(
             "{name}: BTC {} available, {} locked; EUR {} available, {} locked",

@@ -33,7 +33,7 @@
 //! engine.apply(&Command::PlaceOrder(NewOrder::limit(taker, btc_eur, Side::Buy, price, amount)), t, &mut events).unwrap();
 //! assert!(events.iter().any(|e| matches!(e.event, Event::Trade(_))));
 //! // The taker paid 15,000 EUR and received 0.5 BTC less the 0.15 % taker fee.
-//! assert_eq!(engine.account(taker).unwrap().balances[btc.0 as usize].available, 50_000_000 - 75_000);
+//! assert_eq!(engine.account(taker).unwrap().balances.get(btc).available, 50_000_000 - 75_000);
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]

@@ -80,7 +80,12 @@ impl World {
     }
 
     fn balance(&self, account: AccountId, currency: CurrencyId) -> (i64, i64) {
-        let b = self.engine.account(account).expect("account").balances[usize::from(currency.0)];
+        let b = self
+            .engine
+            .account(account)
+            .expect("account")
+            .balances
+            .get(currency);
         (b.available, b.locked)
     }
 

@@ -97,7 +97,12 @@ impl World {
 
     fn cash(&self, account: AccountId) -> (i64, i64) {
         let usd = self.engine.currency_by_code("USD").expect("USD");
-        let b = self.engine.account(account).expect("account").balances[usize::from(usd.0)];
+        let b = self
+            .engine
+            .account(account)
+            .expect("account")
+            .balances
+            .get(usd);
         (b.available, b.locked)
     }
 

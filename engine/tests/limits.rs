@@ -64,7 +64,12 @@ impl Setup {
 
     fn available(&self, account: AccountId, code: &str) -> i64 {
         let c = self.engine.currency_by_code(code).expect("currency");
-        self.engine.account(account).expect("account").balances[usize::from(c.0)].available
+        self.engine
+            .account(account)
+            .expect("account")
+            .balances
+            .get(c)
+            .available
     }
 }
 

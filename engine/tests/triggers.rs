@@ -235,10 +235,10 @@ fn funds_are_reserved_when_a_market_type_order_fires_and_a_shortfall_ends_it() {
     let mut b = Bench::new(5);
     b.trade_at("100.00");
     let eur = b.engine.currency_by_code("EUR").expect("EUR");
-    let before = b.engine.account(b.owner).expect("owner").balances[usize::from(eur.0)];
+    let before = b.engine.account(b.owner).expect("owner").balances.get(eur);
     let stop = b.trigger_order(OrderType::StopMarket, Side::Buy, Some("100.50"));
     let stop = b.place(stop);
-    let held = b.engine.account(b.owner).expect("owner").balances[usize::from(eur.0)];
+    let held = b.engine.account(b.owner).expect("owner").balances.get(eur);
     assert_eq!(held, before, "nothing is reserved while it is held");
     let ask = NewOrder::limit(b.maker, b.inst, Side::Sell, p("101.00"), q("1"));
     b.place(ask);
@@ -248,7 +248,7 @@ fn funds_are_reserved_when_a_market_type_order_fires_and_a_shortfall_ends_it() {
         Some(CancelReason::TriggerRefused(EngineError::InsufficientFunds)),
         "0.2 BTC at 101 is 20.20 EUR; the owner has 5"
     );
-    let after = b.engine.account(b.owner).expect("owner").balances[usize::from(eur.0)];
+    let after = b.engine.account(b.owner).expect("owner").balances.get(eur);
     assert_eq!(
         (after.available, after.locked),
         (before.available, before.locked)

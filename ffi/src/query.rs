@@ -50,7 +50,7 @@ pub(crate) fn balances(r: &impl Reader, account: u32) -> Result<Vec<MbBalance>, 
     r.engine(move |e| {
         let view = e.account(AccountId(account))?;
         Ok(view
-            .balances
+            .dense_balances()
             .iter()
             .enumerate()
             .map(|(i, b)| {

@@ -93,7 +93,7 @@ impl NativeEngine {
         let d = PyDict::new(py);
         for (i, c) in engine.currencies().iter().enumerate() {
             let scale = engine.balance_scale(CurrencyId(i as u16)).unwrap_or(0);
-            let b = view.balances[i];
+            let b = view.balances.get(CurrencyId(i as u16));
             d.set_item(
                 &c.code,
                 (

@@ -309,7 +309,7 @@ fn check_invariants(engine: &matchbook::Engine, seed: u64) {
         let mut sum = vec![0i128; currencies];
         for account in accounts(e) {
             let view = e.account(account).expect("account");
-            for (c, b) in view.balances.iter().enumerate() {
+            for (c, b) in view.dense_balances().iter().enumerate() {
                 sum[c] += i128::from(b.available) + i128::from(b.locked);
             }
         }
@@ -335,7 +335,7 @@ fn check_invariants(engine: &matchbook::Engine, seed: u64) {
             reserved[usize::from(currency.0)] += order.reserved();
         }
         let view = engine.account(account).expect("account");
-        let locked: Vec<i64> = view.balances.iter().map(|b| b.locked).collect();
+        let locked: Vec<i64> = view.dense_balances().iter().map(|b| b.locked).collect();
         assert_eq!(
             locked, reserved,
             "seed {seed}: locks of account {}",

@@ -72,7 +72,8 @@ fn funded_workload_is_deterministic_and_conserves_money() {
                 let b = first
                     .account(matchbook::AccountId(a))
                     .expect("account")
-                    .balances[c];
+                    .balances
+                    .get(currency);
                 i128::from(b.available) + i128::from(b.locked)
             })
             .sum();

@@ -204,8 +204,13 @@ impl Sim {
         for &a in &self.accounts {
             let s = self.engine.futures_summary(a).expect("account");
             equity += s.margin.equity();
-            let locked =
-                self.engine.account(a).expect("account").balances[usize::from(self.usd.0)].locked;
+            let locked = self
+                .engine
+                .account(a)
+                .expect("account")
+                .balances
+                .get(self.usd)
+                .locked;
             prop_assert_eq!(
                 i128::from(locked),
                 s.margin.order_margin,

@@ -639,7 +639,12 @@ fn both(engine: &mut Engine, reference: &mut RefEngine, command: Command, now: i
 fn balances(engine: &Engine) -> Vec<Vec<(i64, i64)>> {
     (0..)
         .map_while(|a| engine.account(AccountId(a)).ok())
-        .map(|v| v.balances.iter().map(|b| (b.available, b.locked)).collect())
+        .map(|v| {
+            v.dense_balances()
+                .iter()
+                .map(|b| (b.available, b.locked))
+                .collect()
+        })
         .collect()
 }
 

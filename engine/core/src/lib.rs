@@ -40,7 +40,7 @@ mod order;
 pub mod persist;
 mod refdata;
 
-pub use account::{AccountKind, AccountState, AccountView, Balance};
+pub use account::{AccountKind, AccountState, AccountView, Balance, Balances};
 pub use book::view::{BookView, LevelView, OrderView};
 pub use command::{CancelScope, Command};
 pub use engine::{

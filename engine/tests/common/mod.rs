@@ -73,7 +73,7 @@ pub fn reject_at_entry(
     let balances = |e: &Engine| -> Vec<i64> {
         (0u32..)
             .map_while(|a| e.account(matchbook::AccountId(a)).ok())
-            .flat_map(|view| view.balances.iter().map(|b| b.available))
+            .flat_map(|view| view.dense_balances().into_iter().map(|b| b.available))
             .collect()
     };
     let books = |e: &Engine| -> Vec<String> {

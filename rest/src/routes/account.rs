@@ -81,7 +81,7 @@ pub async fn subaccounts(
                         balances: if v.state == matchbook::AccountState::Closed {
                             Vec::new()
                         } else {
-                            v.balances.to_vec()
+                            v.dense_balances()
                         },
                         totals: e.margin_totals(v.id)?,
                     })
@@ -123,7 +123,7 @@ pub async fn balances(
     let (balances, totals) = state
         .engine(move |e| -> Result<_, EngineError> {
             let view = e.account(account)?;
-            Ok((view.balances.to_vec(), e.margin_totals(account)?))
+            Ok((view.dense_balances(), e.margin_totals(account)?))
         })
         .await??;
     Ok(Json(BalancesBody {

@@ -64,7 +64,7 @@ pub fn snapshots(
         })
         .unwrap_or_default();
     let balances = (view.engine.account(account).ok())
-        .map(|a| balance_bodies(markets, a.balances))
+        .map(|a| balance_bodies(markets, &a.dense_balances()))
         .unwrap_or_default();
     let orders_frame = |kind, orders| OrdersSnapshotFrame {
         channel_name: "ACCOUNT_HISTORY",

@@ -401,7 +401,7 @@ impl World {
                     }
                 }
                 let summary = e.futures_summary(view.id).expect("futures summary");
-                for (c, b) in view.balances.iter().enumerate() {
+                for (c, b) in view.dense_balances().iter().enumerate() {
                     assert!(
                         b.available >= 0 && b.locked >= 0,
                         "negative balance of account {} currency {c} after {after:?}",

@@ -1,7 +1,7 @@
 //! Holders and accounts: ownership, names, kinds, state, de-risk flag, BLP thresholds, the
-//! dense per-currency balances, and the per-holder count of open orders.
+//! compact per-currency balances, and the per-holder count of open orders.
 
-use crate::account::{AccountKind, AccountState, AccountView, Balance};
+use crate::account::{AccountKind, AccountState, AccountView, Balances};
 use crate::error::EngineError;
 use crate::ids::{AccountId, HolderId, Timestamp};
 use crate::order::StpMode;
@@ -24,7 +24,7 @@ pub(crate) struct AccountRecord {
     pub(crate) created: Timestamp,
     pub(crate) kind: AccountKind,
     pub(crate) derisk: bool,
-    pub(crate) balances: Vec<Balance>,
+    pub(crate) balances: Balances,
     pub(crate) blp_threshold: Vec<i64>,
 }
 
@@ -133,7 +133,7 @@ impl Accounts {
             created,
             kind,
             derisk: false,
-            balances: vec![Balance::default(); self.currencies],
+            balances: Balances::default(),
             blp_threshold: vec![0; self.currencies],
         });
         self.holders[holder.0 as usize].accounts.push(id);
@@ -152,6 +152,7 @@ impl Accounts {
             derisk: a.derisk,
             balances: &a.balances,
             blp_threshold: &a.blp_threshold,
+            currencies: self.currencies,
         })
     }
 }

@@ -67,9 +67,10 @@ impl Engine {
             let remaining = Qty(new_amount.0 - o.filled.0);
             let (currency, need) = self.reservation(o.instrument, o.side, new_price, remaining, 0);
             let delta = need - i128::from(o.reserved);
-            let available = self.accounts.accounts[account.0 as usize].balances
-                [usize::from(currency.0)]
-            .available;
+            let available = self.accounts.accounts[account.0 as usize]
+                .balances
+                .get(currency)
+                .available;
             let futures_short = self.settlements[usize::from(o.instrument.0)]
                 .futures
                 .is_some()

@@ -116,7 +116,7 @@ impl Engine {
         if let (Some((c1, n1)), Some((c2, n2))) = (plans[0].reservation, plans[1].reservation)
             && c1 == c2
         {
-            let available = self.accounts.account(account)?.balances[usize::from(c1.0)].available;
+            let available = self.accounts.account(account)?.balances.get(c1).available;
             if i128::from(n1) + i128::from(n2) > i128::from(available) {
                 return Err(EngineError::InsufficientFunds);
             }
@@ -329,7 +329,7 @@ impl Engine {
         let available = self
             .accounts
             .account(a.account)
-            .map_or(0, |v| v.balances[usize::from(s.base.0)].available);
+            .map_or(0, |v| v.balances.get(s.base).available);
         Qty(a.amount.0.min(available / s.base_unit.max(1)))
     }
 

@@ -225,7 +225,9 @@ impl Engine {
     /// Balance of one account in one currency, mutable.
     #[inline]
     pub(super) fn balance_mut(&mut self, account: AccountId, currency: CurrencyId) -> &mut Balance {
-        &mut self.accounts.accounts[account.0 as usize].balances[usize::from(currency.0)]
+        self.accounts.accounts[account.0 as usize]
+            .balances
+            .get_mut(currency)
     }
 
     /// Refuses a credit of `amount` that would take the balance (available and locked) past
@@ -236,7 +238,9 @@ impl Engine {
         currency: CurrencyId,
         amount: i64,
     ) -> Result<(), EngineError> {
-        let b = self.accounts.accounts[account.0 as usize].balances[usize::from(currency.0)];
+        let b = self.accounts.accounts[account.0 as usize]
+            .balances
+            .get(currency);
         let after = i128::from(b.available) + i128::from(b.locked) + i128::from(amount);
         if after > i128::from(crate::limits::MAX_BALANCE) {
             return Err(EngineError::BalanceLimitExceeded);
@@ -278,7 +282,9 @@ impl Engine {
         account: AccountId,
         currency: CurrencyId,
     ) {
-        let b = self.accounts.accounts[account.0 as usize].balances[usize::from(currency.0)];
+        let b = self.accounts.accounts[account.0 as usize]
+            .balances
+            .get(currency);
         self.emit(
             sink,
             Event::BalanceChanged {

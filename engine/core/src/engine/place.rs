@@ -307,9 +307,10 @@ impl Engine {
             o.amount,
             market_cost,
         );
-        let available = self.accounts.accounts[o.account.0 as usize].balances
-            [usize::from(currency.0)]
-        .available;
+        let available = self.accounts.accounts[o.account.0 as usize]
+            .balances
+            .get(currency)
+            .available;
         if need > i128::from(available) {
             return Err(EngineError::InsufficientFunds);
         }

@@ -39,7 +39,7 @@ impl Engine {
             h.bytes(a.name.as_bytes());
             h.u64(a.name.len() as u64);
             h.i64(a.created.0);
-            for b in &a.balances {
+            for b in a.balances.dense(self.currencies.len()) {
                 h.i64(b.available);
                 h.i64(b.locked);
                 h.i64(b.updated.0);

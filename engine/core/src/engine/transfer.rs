@@ -40,8 +40,7 @@ impl Engine {
         if src.derisk || self.futures.account(source).margin_call {
             return Err(EngineError::AccountInDerisk);
         }
-        let c = usize::from(currency.0);
-        let mut available = src.balances[c].available;
+        let mut available = src.balances.get(currency).available;
         if self
             .futures
             .markets
@@ -60,7 +59,9 @@ impl Engine {
                 requested: amount,
             });
         }
-        if src.kind == AccountKind::Blp && available - amount < src.blp_threshold[c] {
+        if src.kind == AccountKind::Blp
+            && available - amount < src.blp_threshold[usize::from(currency.0)]
+        {
             return Err(EngineError::BelowBlpThreshold);
         }
 

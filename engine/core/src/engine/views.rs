@@ -95,7 +95,7 @@ impl Engine {
             });
         }
         let equity = self.currency_by_code("USD").map_or(0, |usd| {
-            let b = record.balances[usize::from(usd.0)];
+            let b = record.balances.get(usd);
             i128::from(b.available) + i128::from(b.locked)
         });
         Ok(MarginTotals {

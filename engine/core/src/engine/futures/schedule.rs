@@ -177,9 +177,10 @@ impl Engine {
         let collateral = self.futures.markets[m].collateral;
         // What each payer pays: its exact share rounded up, capped by its available cash.
         let due = |engine: &Self, account: AccountId, o: i128| -> i128 {
-            let available = engine.accounts.account(account).map_or(0, |a| {
-                a.balances[usize::from(collateral.0)].available.max(0)
-            });
+            let available = engine
+                .accounts
+                .account(account)
+                .map_or(0, |a| a.balances.get(collateral).available.max(0));
             ((o + scale - 1) / scale).min(i128::from(available))
         };
         let paid: i128 = owed

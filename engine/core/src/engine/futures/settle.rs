@@ -90,7 +90,7 @@ impl Engine {
         if let (Some(market), Ok(record)) =
             (self.futures.markets.first(), self.accounts.account(account))
         {
-            let b = record.balances[usize::from(market.collateral.0)];
+            let b = record.balances.get(market.collateral);
             state.cash = i128::from(b.available) + i128::from(b.locked);
         }
         for (m, market) in self.futures.markets.iter().enumerate() {
@@ -180,7 +180,7 @@ impl Engine {
         let available = self
             .accounts
             .account(o.account)
-            .map(|a| a.balances[usize::from(market.collateral.0)].available)?;
+            .map(|a| a.balances.get(market.collateral).available)?;
         if need > self.margin_state(o.account).available() || need > i128::from(available) {
             return Err(EngineError::InsufficientFunds);
         }

@@ -44,7 +44,7 @@ impl Engine {
             books,
             orders: slab_image::to_image(&self.orders, order_image).map_err(IntegrityError)?,
             accounts: (self.accounts.core.iter().zip(&self.accounts.accounts))
-                .map(|(core, record)| account_image(core, record))
+                .map(|(core, record)| account_image(core, record, self.currencies.len()))
                 .collect(),
             holders: self.accounts.holders.iter().map(holder_image).collect(),
             volumes: (self.volumes.iter())
@@ -118,6 +118,10 @@ impl Engine {
         holders: Vec<crate::image::HolderImage>,
         volumes: Vec<Vec<crate::image::VolumeImage>>,
     ) -> Result<(), IntegrityError> {
+        let currencies = self.currencies.len();
+        if accounts.iter().any(|a| a.balances.len() != currencies) {
+            return refuse("an account's balances do not match the currencies");
+        }
         (self.accounts.core, self.accounts.accounts) =
             accounts.into_iter().map(account_from_image).unzip();
         self.accounts.holders = holders.into_iter().map(holder_from_image).collect();

@@ -2,6 +2,7 @@
 
 use super::super::accounts::{AccountCore, AccountRecord, HolderRecord};
 use super::super::futures::{Funding, FuturesAccount, FuturesMarket, Position};
+use crate::account::Balances;
 use crate::image::{
     AccountImage, FundingImage, FuturesAccountImage, FuturesMarketImage, HolderImage, OrderImage,
     PositionImage,
@@ -81,7 +82,11 @@ pub(super) fn order_from_image(o: OrderImage) -> Order {
     order
 }
 
-pub(super) fn account_image(core: &AccountCore, record: &AccountRecord) -> AccountImage {
+pub(super) fn account_image(
+    core: &AccountCore,
+    record: &AccountRecord,
+    currencies: usize,
+) -> AccountImage {
     AccountImage {
         holder: core.holder,
         stp: core.stp,
@@ -90,7 +95,7 @@ pub(super) fn account_image(core: &AccountCore, record: &AccountRecord) -> Accou
         created: record.created,
         kind: record.kind,
         derisk: record.derisk,
-        balances: record.balances.clone(),
+        balances: record.balances.to_dense(currencies),
         blp_threshold: record.blp_threshold.clone(),
     }
 }
@@ -107,7 +112,7 @@ pub(super) fn account_from_image(a: AccountImage) -> (AccountCore, AccountRecord
             created: a.created,
             kind: a.kind,
             derisk: a.derisk,
-            balances: a.balances,
+            balances: Balances::from_dense(&a.balances),
             blp_threshold: a.blp_threshold,
         },
     )

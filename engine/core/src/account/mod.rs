@@ -1,5 +1,9 @@
 //! Account vocabulary shared by the engine and its adapters: account kinds and states, the
-//! balance of one currency, and the read-only view of an account.
+//! balance of one currency, an account's balances, and the read-only view of an account.
+
+mod balances;
+
+pub use balances::Balances;
 
 use crate::ids::{AccountId, HolderId, Timestamp};
 
@@ -107,8 +111,17 @@ pub struct AccountView<'a> {
     pub kind: AccountKind,
     /// In de-risk: transfers out are refused.
     pub derisk: bool,
-    /// Balances by currency index.
-    pub balances: &'a [Balance],
+    /// Balances by currency.
+    pub balances: &'a Balances,
     /// Minimum balances a BLP account keeps, by currency index.
     pub blp_threshold: &'a [i64],
+    /// How many currencies are listed: the length of [`AccountView::dense_balances`].
+    pub currencies: usize,
+}
+
+impl AccountView<'_> {
+    /// One balance per listed currency, by currency index.
+    pub fn dense_balances(&self) -> Vec<Balance> {
+        self.balances.to_dense(self.currencies)
+    }
 }
