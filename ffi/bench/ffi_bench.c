@@ -73,7 +73,6 @@ static double engine_run(long pairs, int poll, int fast) {
     static mb_event events[1024];
     size_t got = 0;
     uint64_t checksum = 0;
-    long calls = 0;
     const double start = now_ns();
     for (long i = 0; i < pairs; i++) {
         if (fast) {
@@ -91,7 +90,6 @@ static double engine_run(long pairs, int poll, int fast) {
             mb_command cancel = mb_cmd_cancel(account, placed.order);
             CHECK(mb_engine_submit(engine, START + i, &cancel, NULL));
         }
-        calls += 2;
         if ((i & 31) == 31) {
             if (poll) {
                 CHECK(mb_engine_poll_events(engine, events, 1024, &got));
@@ -100,7 +98,6 @@ static double engine_run(long pairs, int poll, int fast) {
                 CHECK(mb_engine_clear_events(engine));
                 checksum += 1;
             }
-            calls += 1;
         }
     }
     const double elapsed = now_ns() - start;
