@@ -249,7 +249,12 @@ pub struct MbResult {
 /// because its time in force forbade what the book offered, that refusal (the result still
 /// names the order, whose history record says `FILLED_REJECTED` or the reason).
 pub(crate) fn status_of(applied: &matchbook::Applied) -> Result<(), MbStatus> {
-    match applied.rejected {
+    status_of_rejected(applied.rejected)
+}
+
+/// [`status_of`] from the one field it reads.
+pub(crate) fn status_of_rejected(rejected: Option<matchbook::EngineError>) -> Result<(), MbStatus> {
+    match rejected {
         Some(e) => Err(crate::boundary::fail(
             MbStatus::from(e),
             format!("{e} (the order was accepted and ended at once)"),

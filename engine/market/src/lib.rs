@@ -34,6 +34,7 @@ const _: () = assert!(matchbook_core::limits::TIME_HORIZON.0 <= LATEST_TIME.0);
 /// Applies `command` to `engine`, appends its events to `events` and feeds them to
 /// `market`: what every single-threaded owner of an engine with market data does per
 /// command.
+#[inline]
 pub fn apply_and_record(
     engine: &mut matchbook_core::Engine,
     market: Option<&mut MarketData>,

@@ -61,6 +61,7 @@ impl Host {
     }
 
     /// Applies `command` at `time`; a durable engine journals and commits it first.
+    #[inline]
     pub fn apply(&mut self, command: &Command, time: Timestamp) -> Journalled {
         let result = self.apply_uncommitted(command, time)?;
         self.commit()?;
@@ -68,6 +69,7 @@ impl Host {
     }
 
     /// As [`Host::apply`] without the commit, for batches ([`Host::commit`] once after).
+    #[inline]
     pub fn apply_uncommitted(&mut self, command: &Command, time: Timestamp) -> Journalled {
         let (engine, market, events) = (&mut self.engine, self.market.as_mut(), &mut self.events);
         let result = match self.durable.as_mut() {
