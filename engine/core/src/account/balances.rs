@@ -100,12 +100,6 @@ impl Balances {
         Self { held }
     }
 
-    /// Makes room for `currencies` entries so that holding that many never allocates.
-    pub fn reserve(&mut self, currencies: usize) {
-        self.held
-            .reserve(currencies.saturating_sub(self.held.len()));
-    }
-
     fn position(&self, currency: CurrencyId) -> Result<usize, usize> {
         // Two entries for most accounts: a scan beats a halving search's branches there.
         if self.held.len() <= 4 {
