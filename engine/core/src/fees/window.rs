@@ -245,6 +245,12 @@ mod tests {
         FeeGroup::build(spec, crate::ids::CurrencyId(0), 2).expect("valid")
     }
 
+    #[test]
+    fn what_a_fill_touches_is_one_line() {
+        assert_eq!(std::mem::size_of::<VolumeWindow>(), 64);
+        assert_eq!(std::mem::align_of::<VolumeWindow>(), 64);
+    }
+
     proptest! {
         /// Days that advance by 0 to 40 with adds of any size (zero included): the same
         /// running sum, tier, image and hash input as writing every add to its bucket.
