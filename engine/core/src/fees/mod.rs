@@ -6,6 +6,11 @@
 //! units of the currency received, so rounding favours the exchange; rates are never
 //! negative, so a fee is never below zero and never above what was received.
 
+mod window;
+
+pub use window::VOLUME_WINDOW_DAYS;
+pub(crate) use window::{VolumeWindow, day_of};
+
 use crate::fixed;
 use crate::refdata::ConfigError;
 
@@ -155,19 +160,10 @@ pub(crate) fn fee_for(amount: i64, ppm: u32) -> i64 {
     (product + 999_999).div_euclid(1_000_000) as i64
 }
 
-mod window;
-
-pub use window::VOLUME_WINDOW_DAYS;
-pub(crate) use window::{VolumeWindow, day_of};
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::{CurrencyId, Timestamp};
-
-    fn group() -> FeeGroup {
-        FeeGroup::build(default_fee_groups().remove(0), CurrencyId(0), 2).expect("valid")
-    }
+    use crate::ids::CurrencyId;
 
     #[test]
     fn percent_strings_become_millionths() {
@@ -188,37 +184,6 @@ mod tests {
         assert_eq!(fee_for(0, 1000), 0);
         assert_eq!(fee_for(5, 0), 0);
         assert_eq!(fee_for(7, 1_000_000), 7);
-    }
-
-    /// Whole euros in cents (the group's volume scale in this test).
-    fn eur(whole: i128) -> i128 {
-        whole * 100
-    }
-
-    #[test]
-    fn tiers_follow_volume_as_it_accrues_and_expires() {
-        let g = group();
-        let mut w = VolumeWindow::default();
-        let day = day_of(Timestamp(1_767_225_600_000_000_000));
-        w.roll(day, &g);
-        assert_eq!(w.tier, 0);
-        w.add(day, eur(99_999) + 99, &g);
-        assert_eq!(w.tier, 0);
-        w.add(day, 1, &g);
-        assert_eq!(w.tier, 1, "100000.00 EUR reaches tier 1");
-        w.roll(day + 10, &g);
-        w.add(day + 10, eur(150_000), &g);
-        assert_eq!(w.tier, 2);
-        w.roll(day + 29, &g);
-        assert_eq!((w.volume_on(day + 29), w.tier), (eur(250_000), 2));
-        w.roll(day + 30, &g);
-        assert_eq!(
-            (w.volume_on(day + 30), w.tier),
-            (eur(150_000), 1),
-            "day 0 left the window"
-        );
-        w.roll(day + 40, &g);
-        assert_eq!(w.tier, 0);
     }
 
     #[test]

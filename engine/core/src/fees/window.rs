@@ -245,6 +245,37 @@ mod tests {
         FeeGroup::build(spec, crate::ids::CurrencyId(0), 2).expect("valid")
     }
 
+    /// Whole euros in cents (the group's volume scale in this test).
+    fn eur(whole: i128) -> i128 {
+        whole * 100
+    }
+
+    #[test]
+    fn tiers_follow_volume_as_it_accrues_and_expires() {
+        let g = group();
+        let mut w = VolumeWindow::default();
+        let day = day_of(crate::ids::Timestamp(1_767_225_600_000_000_000));
+        w.roll(day, &g);
+        assert_eq!(w.tier, 0);
+        w.add(day, eur(99_999) + 99, &g);
+        assert_eq!(w.tier, 0);
+        w.add(day, 1, &g);
+        assert_eq!(w.tier, 1, "100000.00 EUR reaches tier 1");
+        w.roll(day + 10, &g);
+        w.add(day + 10, eur(150_000), &g);
+        assert_eq!(w.tier, 2);
+        w.roll(day + 29, &g);
+        assert_eq!((w.volume_on(day + 29), w.tier), (eur(250_000), 2));
+        w.roll(day + 30, &g);
+        assert_eq!(
+            (w.volume_on(day + 30), w.tier),
+            (eur(150_000), 1),
+            "day 0 left the window"
+        );
+        w.roll(day + 40, &g);
+        assert_eq!(w.tier, 0);
+    }
+
     #[test]
     fn what_a_fill_touches_is_one_line() {
         assert_eq!(std::mem::size_of::<VolumeWindow>(), 64);
