@@ -15,6 +15,14 @@ use crate::order::NIL;
 pub(crate) const WINDOW: usize = 4096;
 const WORDS: usize = WINDOW / 64;
 
+/// The cached best key of a ladder that holds no level. No price reaches it: prices are
+/// positive `i64` ticks, so keys lie strictly between `-i64::MAX` and `i64::MAX`.
+const NO_BEST: i64 = i64::MAX;
+
+fn no_best() -> i64 {
+    NO_BEST
+}
+
 /// Levels of one side, keyed by better-is-smaller price keys, valued by level index.
 #[derive(Debug, Clone, serde::Deserialize)]
 pub(crate) struct Ladder {
@@ -25,6 +33,11 @@ pub(crate) struct Ladder {
     words: [u64; WORDS],
     summary: u64,
     window_len: usize,
+    /// Key of the best level (`NO_BEST` when empty), kept by `insert` and `remove`: the
+    /// best price, asked for several times a command (matching, top of book, post-only
+    /// checks), is one load instead of a scan of the summary word and a bitset word.
+    #[serde(skip, default = "no_best")]
+    best: i64,
     outliers: Outliers,
     scratch: Vec<(i64, u32)>,
     /// Unused: kept so that snapshot format 6, which saved every field in order, decodes.
@@ -76,6 +89,7 @@ impl Default for Ladder {
             words: [0; WORDS],
             summary: 0,
             window_len: 0,
+            best: NO_BEST,
             outliers: Outliers::default(),
             scratch: Vec::new(),
             scratch_keys: Vec::new(),
@@ -125,6 +139,7 @@ impl Ladder {
                 self.outliers.insert(key, level);
             }
         }
+        self.best = self.best.min(key);
     }
 
     /// Removes the level at `key` (which must exist).
@@ -143,11 +158,30 @@ impl Ladder {
                 self.outliers.remove(key);
             }
         }
+        if key == self.best {
+            self.best = self.scan_first().map_or(NO_BEST, |(k, _)| k);
+        }
     }
 
     /// Best (smallest-key) level.
     #[inline]
     pub(crate) fn first(&self) -> Option<(i64, u32)> {
+        let key = self.first_key()?;
+        // The best level lies in the window whenever the ladder holds one (module doc).
+        match self.window_index(key) {
+            Some(i) => Some((key, self.slots[i])),
+            None => self.outliers.first(),
+        }
+    }
+
+    /// Best (smallest) key, without reading the level.
+    #[inline]
+    pub(crate) fn first_key(&self) -> Option<i64> {
+        (self.best != NO_BEST).then_some(self.best)
+    }
+
+    /// Best level found from the bitset and the outliers, not the cached key.
+    fn scan_first(&self) -> Option<(i64, u32)> {
         if self.summary != 0 {
             let w = self.summary.trailing_zeros() as usize;
             let i = w * 64 + self.words[w].trailing_zeros() as usize;
@@ -156,14 +190,10 @@ impl Ladder {
         self.outliers.first()
     }
 
-    /// Best (smallest) key, without reading the level.
-    #[inline]
-    pub(crate) fn first_key(&self) -> Option<i64> {
-        if self.summary != 0 {
-            let w = self.summary.trailing_zeros() as usize;
-            return Some(self.base + (w * 64 + self.words[w].trailing_zeros() as usize) as i64);
-        }
-        self.outliers.first().map(|(k, _)| k)
+    /// Sets the cached best key from the levels held (after a decoder filled them in
+    /// without `insert`).
+    pub(crate) fn recompute_best(&mut self) {
+        self.best = self.scan_first().map_or(NO_BEST, |(k, _)| k);
     }
 
     /// The first level with a key strictly greater than `key`.
@@ -267,6 +297,9 @@ impl Ladder {
             }
             entries.push((key, level));
         }
+        if self.first_key() != entries.first().map(|&(k, _)| k) {
+            return Err("ladder best key disagrees with its levels".into());
+        }
         Ok(entries)
     }
 
@@ -325,6 +358,8 @@ mod tests {
                 }
                 prop_assert_eq!(ladder.len(), model.len());
                 prop_assert_eq!(ladder.first(), model.first_key_value().map(|(&k, &v)| (k, v)));
+                prop_assert_eq!(ladder.first_key(), model.first_key_value().map(|(&k, _)| k));
+                prop_assert_eq!(ladder.checked_entries().map(|e| e.len()), Ok(model.len()));
                 let all: Vec<_> = ladder.iter().collect();
                 let want: Vec<_> = model.iter().map(|(&k, &v)| (k, v)).collect();
                 prop_assert_eq!(all, want);

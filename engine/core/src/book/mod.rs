@@ -68,6 +68,15 @@ pub(crate) fn key(side: Side, price: Price) -> i64 {
     }
 }
 
+/// Price of a ladder key of `side` (the inverse of [`key`]).
+#[inline]
+fn price_of(side: Side, key: i64) -> Price {
+    match side {
+        Side::Sell => Price(key),
+        Side::Buy => Price(-key),
+    }
+}
+
 impl Book {
     /// The held triggers watching `reference`.
     #[inline]
@@ -103,21 +112,26 @@ impl Book {
         }
     }
 
-    /// Best level of `side`: its price and level index.
+    /// Best level of `side`: its price (from its key: the level is not read) and level
+    /// index.
     #[inline]
     pub(crate) fn best(&self, side: Side) -> Option<(Price, u32)> {
         self.ladder(side)
             .first()
-            .map(|(_, level)| (self.levels[level as usize].price, level))
+            .map(|(k, level)| (price_of(side, k), level))
     }
 
     /// Best price of `side`, from the ladder alone.
     #[inline]
     pub(crate) fn best_price(&self, side: Side) -> Option<Price> {
-        self.ladder(side).first_key().map(|k| match side {
-            Side::Sell => Price(k),
-            Side::Buy => Price(-k),
-        })
+        self.ladder(side).first_key().map(|k| price_of(side, k))
+    }
+
+    /// Sets both ladders' cached best keys from their levels (a decoder that filled the
+    /// ladders in directly calls it).
+    pub(crate) fn recompute_best(&mut self) {
+        self.bids.recompute_best();
+        self.asks.recompute_best();
     }
 
     /// Best bid and best ask.
@@ -141,12 +155,13 @@ impl Book {
     /// True when an order on `side` limited at `limit` would take liquidity.
     #[inline]
     pub(crate) fn would_take(&self, side: Side, limit: Price) -> bool {
-        self.best(side.opposite())
-            .is_some_and(|(price, _)| side.crosses(limit, price))
+        self.best_price(side.opposite())
+            .is_some_and(|price| side.crosses(limit, price))
     }
 
-    /// Appends a resting order to the back of its price level.
-    #[inline]
+    /// Appends a resting order to the back of its price level. Always inlined, as
+    /// `unlink` is: a call's saved registers and reloads cost about a fifth of the work.
+    #[inline(always)]
     pub(crate) fn push_back(&mut self, orders: &mut Slab<Order>, slot: u32) {
         let order = &orders[slot as usize];
         let (side, remaining, visible) = (order.side, order.remaining(), order.visible());
@@ -186,7 +201,7 @@ impl Book {
     }
 
     /// Takes a resting order out of its level; removes the level when it empties.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn unlink(&mut self, orders: &mut Slab<Order>, slot: u32) {
         let order = &orders[slot as usize];
         let (prev, next, level_idx, side, remaining, visible) = (

@@ -245,14 +245,14 @@ impl Engine {
     }
 
     /// Triggers of `instrument`, then bracket exits due, until neither has anything left.
-    #[inline]
+    #[inline(always)]
     pub(super) fn settle_entries<S: EventSink>(&mut self, instrument: InstrumentId, sink: &mut S) {
         self.run_triggers(instrument, sink);
         self.run_activations(sink);
     }
 
     /// Places the exits of every bracket entry that is done, oldest first.
-    #[inline]
+    #[inline(always)]
     pub(super) fn run_activations<S: EventSink>(&mut self, sink: &mut S) {
         if !self.activations.is_empty() {
             self.place_due_exits(sink);

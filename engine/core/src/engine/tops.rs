@@ -4,12 +4,13 @@
 
 use super::Engine;
 use crate::event::{Event, EventSink};
+use crate::fixed::Price;
 use crate::ids::InstrumentId;
 
 impl Engine {
     /// Records that book `b` changed at event `seq`: the book sequence rises once per
     /// command, at its first change.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn book_changed(&mut self, b: usize, seq: u64) {
         let book = &mut self.books[b];
         if book.changed_at <= self.command_base {
@@ -23,36 +24,50 @@ impl Engine {
     }
 
     /// Emits `TopOfBook` for every changed book whose best bid or ask moved, by index.
-    #[inline]
+    /// Always inlined: most commands change no book or one, and the check is all they pay.
+    #[inline(always)]
     pub(super) fn publish_tops<S: EventSink>(&mut self, sink: &mut S) {
         if !self.dirty_books.is_empty() {
             self.publish_changed_tops(sink);
         }
     }
 
+    /// The tops of the changed books compared with what was published. Writing the event
+    /// is out of line: most changes leave both best prices where they were, and this
+    /// function stays small enough to need no stack frame for the event.
     #[inline(never)]
     fn publish_changed_tops<S: EventSink>(&mut self, sink: &mut S) {
         if self.dirty_books.len() > 1 {
             self.dirty_books.sort_unstable();
         }
         for i in 0..self.dirty_books.len() {
-            let b = self.dirty_books[i];
-            let book = &self.books[usize::from(b)];
-            let top = book.top();
-            let published = &mut self.tops[usize::from(b)];
+            let b = usize::from(self.dirty_books[i]);
+            let top = self.books[b].top();
+            let published = &mut self.tops[b];
             published.dirty = false;
             if top != published.top {
                 published.top = top;
-                self.emit(
-                    sink,
-                    Event::TopOfBook {
-                        instrument: InstrumentId(b),
-                        bid: top.0,
-                        ask: top.1,
-                    },
-                );
+                self.emit_top(b, top, sink);
             }
         }
         self.dirty_books.clear();
+    }
+
+    #[inline(never)]
+    fn emit_top<S: EventSink>(
+        &mut self,
+        b: usize,
+        (bid, ask): (Option<Price>, Option<Price>),
+        sink: &mut S,
+    ) {
+        let instrument = InstrumentId(b as u16);
+        self.emit(
+            sink,
+            Event::TopOfBook {
+                instrument,
+                bid,
+                ask,
+            },
+        );
     }
 }

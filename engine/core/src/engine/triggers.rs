@@ -86,8 +86,9 @@ impl Engine {
     /// Enters every held order of `instrument` whose trigger its reference prices have
     /// reached, one at a time: last-price triggers before mark-price ones, rising before
     /// falling, nearest trigger first, ties by age. Trailing triggers follow each new
-    /// price before it is compared.
-    #[inline]
+    /// price before it is compared. Always inlined: the common case is the check alone,
+    /// and a call around it cost more than the check.
+    #[inline(always)]
     pub(super) fn run_triggers<S: EventSink>(&mut self, instrument: InstrumentId, sink: &mut S) {
         let book = &self.books[usize::from(instrument.0)];
         // The common cases, nothing held or the last price where it was when nothing was
@@ -98,6 +99,7 @@ impl Engine {
         }
     }
 
+    #[inline(never)]
     fn enter_due_triggers<S: EventSink>(&mut self, instrument: InstrumentId, sink: &mut S) {
         let b = usize::from(instrument.0);
         'entries: loop {

@@ -219,6 +219,7 @@ impl Engine {
             postcard::from_bytes(bytes).map_err(|e| IntegrityError(e.to_string()))?;
         for book in &mut engine.books {
             book.on_last.reindex(&mut engine.held_at);
+            book.recompute_best();
         }
         Ok(engine)
     }
