@@ -259,12 +259,7 @@ impl Engine {
         currency: CurrencyId,
         amount: i64,
     ) -> i128 {
-        let b = self.balance_mut(account, currency);
-        let room =
-            i128::from(crate::limits::MAX_BALANCE) - i128::from(b.available) - i128::from(b.locked);
-        let credited = i128::from(amount).min(room);
-        b.available = (i128::from(b.available) + credited) as i64;
-        i128::from(amount) - credited
+        credit_capped_in(self.balance_mut(account, currency), amount)
     }
 
     /// Adds to the exchange's fee account in `currency`, kept inside the balance range.
@@ -310,7 +305,18 @@ impl Engine {
         b.available -= amount;
         b.locked += amount;
         b.updated = now;
-        self.emit_balance(sink, account, currency);
+        // Reported from the entry just written: a second look-up of the same balance cost
+        // as much as the change.
+        let (available, locked) = (b.available, b.locked);
+        self.emit(
+            sink,
+            Event::BalanceChanged {
+                account,
+                currency,
+                available,
+                locked,
+            },
+        );
     }
 
     /// Releases what an ending order still reserves.
@@ -386,13 +392,16 @@ impl Engine {
         q.locked -= consumed;
         q.available += consumed - quote_units;
         q.updated = now;
-        let spill_base = self.credit_capped(buyer, s.base, base_units - buyer_fee);
-        self.balance_mut(buyer, s.base).updated = now;
+        // Each balance is looked up once: the credit and its time go to the same entry.
+        let b = self.balance_mut(buyer, s.base);
+        let spill_base = credit_capped_in(b, base_units - buyer_fee);
+        b.updated = now;
         let b = self.balance_mut(seller, s.base);
         b.locked -= base_units;
         b.updated = now;
-        let spill_quote = self.credit_capped(seller, s.quote, quote_units - seller_fee);
-        self.balance_mut(seller, s.quote).updated = now;
+        let b = self.balance_mut(seller, s.quote);
+        let spill_quote = credit_capped_in(b, quote_units - seller_fee);
+        b.updated = now;
         self.add_to_fee_pot(s.base, i128::from(buyer_fee) + spill_base);
         self.add_to_fee_pot(s.quote, i128::from(seller_fee) + spill_quote);
         if let Some(g) = s.fee_group {
@@ -466,4 +475,15 @@ impl Engine {
             Conversion::Uncounted => 0,
         }
     }
+}
+
+/// Credits `amount` to `b`'s available balance up to the cap (see
+/// [`Engine::credit_capped`]); returns what did not fit.
+#[inline]
+fn credit_capped_in(b: &mut Balance, amount: i64) -> i128 {
+    let room =
+        i128::from(crate::limits::MAX_BALANCE) - i128::from(b.available) - i128::from(b.locked);
+    let credited = i128::from(amount).min(room);
+    b.available = (i128::from(b.available) + credited) as i64;
+    i128::from(amount) - credited
 }
