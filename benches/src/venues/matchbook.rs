@@ -3,9 +3,9 @@
 //! funded by the file's deposit lines).
 
 use matchbook::{
-    AccountId, BracketExits, Command, Currency, CurrencyId, Engine, EngineConfig, Event,
-    EventRecord, InstrumentId, InstrumentKind, InstrumentSpec, InstrumentState, NewOrder, OrderRef,
-    OrderType, Price, Qty, TimeInForce, Timestamp, Trail, TriggerRef, Uuid,
+    AccountId, Applied, BracketExits, Command, Currency, CurrencyId, Engine, EngineConfig,
+    EngineError, Event, EventRecord, InstrumentId, InstrumentKind, InstrumentSpec, InstrumentState,
+    NewOrder, OrderRef, OrderType, Price, Qty, TimeInForce, Timestamp, Trail, TriggerRef, Uuid,
 };
 
 use super::{Fill, Level, OrderIds, Outcome, Venue};
@@ -260,6 +260,36 @@ impl Matchbook {
         })
     }
 
+    /// Applies the command of `op`, or `None` when it names what the engine never made.
+    /// The commands of most lines (moves and cancels) are built where they are applied:
+    /// one shared construction of every kind cost each line a copy of the largest.
+    fn submit(&mut self, op: &Op, time: Timestamp) -> Option<Result<Applied, EngineError>> {
+        let command = match *op {
+            Op::Move {
+                account,
+                order,
+                price,
+            } => Command::AmendOrder {
+                account: AccountId(account),
+                order: self.orders.get(order)?,
+                amount: None,
+                price: Some(Price(price)),
+            },
+            Op::Cancel {
+                account,
+                target: Target::Order(k),
+            } => Command::CancelOrder {
+                account: AccountId(account),
+                order: self.orders.get(k)?,
+            },
+            _ => {
+                let command = self.command(op)?;
+                return Some(self.engine.apply(&command, time, &mut self.events));
+            }
+        };
+        Some(self.engine.apply(&command, time, &mut self.events))
+    }
+
     fn number_of(&self, order: OrderRef) -> u32 {
         self.numbers
             .get(order.id as usize)
@@ -342,16 +372,13 @@ impl Venue for Matchbook {
 
     fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, record: bool) {
         let placing = line.op.orders_placed() > 0;
-        let Some(command) = self.command(&line.op) else {
+        self.events.clear();
+        let Some(applied) = self.submit(&line.op, Timestamp(line.time)) else {
             if placing {
                 self.orders.set(number, None);
             }
             return;
         };
-        self.events.clear();
-        let applied = self
-            .engine
-            .apply(&command, Timestamp(line.time), &mut self.events);
         // A fill-or-kill or post-only order the book refuses is accepted and ended at once:
         // refused, as the other books count it.
         out.applied = applied.is_ok_and(|a| a.rejected.is_none());
