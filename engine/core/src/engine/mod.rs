@@ -1,6 +1,7 @@
 //! The engine: owns every book, order, account and counter, and applies one command at a
 //! time (`Engine::apply`). It never reads a clock: each command brings its time.
 
+mod account_chain;
 mod accounts;
 mod admin;
 mod amend;
@@ -106,8 +107,8 @@ pub struct Engine {
     /// (account, client id) -> newest live order carrying it; older ones chain behind it.
     #[serde(deserialize_with = "crate::persist::sorted_map::deserialize")]
     client_index: HashMap<(AccountId, Uuid), u32, ClientKeyBuildHasher>,
-    /// Per account: its newest live order (`NIL`: none); older ones chain behind it.
-    account_orders: Vec<u32>,
+    /// Each account's live orders, newest first.
+    account_chains: account_chain::AccountChains,
     /// Good-till-time orders by (expiry, order number).
     expiries: BTreeMap<(Timestamp, u64), u32>,
     max_open_orders: u32,
@@ -240,7 +241,7 @@ impl Engine {
             next_order: 1,
             next_trade: 1,
             scratch_slots: Vec::new(),
-            account_orders: Vec::new(),
+            account_chains: Default::default(),
             futures,
             trails: Default::default(),
             held_at: Default::default(),
@@ -443,6 +444,7 @@ impl Engine {
     /// fresh page in either; slots are handed out in the same order as without it.
     pub fn reserve_orders(&mut self, additional: usize) {
         crate::persist::slab_image::reserve_touched(&mut self.orders, additional);
+        self.account_chains.reserve(self.orders.capacity());
     }
 
     /// Makes room for `additional` more price levels in every book, written now as

@@ -361,8 +361,6 @@ impl Engine {
             level: NIL,
             client_older: NIL,
             client_newer: NIL,
-            account_older: NIL,
-            account_newer: NIL,
         });
         let seq = self.emit(
             sink,
@@ -399,7 +397,7 @@ impl Engine {
         if counted {
             let holder = self.accounts.holder_of(o.account);
             self.accounts.holder_mut(holder).open_orders += 1;
-            self.link_account_order(slot);
+            self.account_chains.link(o.account, slot);
             if let Some(client_id) = o.client_id {
                 self.link_client_id(slot, client_id);
             }
@@ -438,45 +436,9 @@ impl Engine {
         }
     }
 
-    /// Makes `slot` the newest live order of its account.
-    fn link_account_order(&mut self, slot: u32) {
-        let account = self.orders[slot as usize].account.0 as usize;
-        if self.account_orders.len() <= account {
-            // Once per account, at its first order that can rest.
-            self.account_orders.resize(account + 1, NIL);
-        }
-        let newest = std::mem::replace(&mut self.account_orders[account], slot);
-        if newest != NIL {
-            self.orders[newest as usize].account_newer = slot;
-        }
-        self.orders[slot as usize].account_older = newest;
-    }
-
-    /// Removes `slot` from its account's chain.
-    fn unlink_account_order(&mut self, slot: u32) {
-        let o = &self.orders[slot as usize];
-        let (account, older, newer) = (o.account.0 as usize, o.account_older, o.account_newer);
-        if older != NIL {
-            self.orders[older as usize].account_newer = newer;
-        }
-        if newer != NIL {
-            self.orders[newer as usize].account_older = older;
-        } else {
-            self.account_orders[account] = older;
-        }
-    }
-
     /// Slots of an account's live orders, newest first.
     pub(super) fn account_slots(&self, account: AccountId) -> impl Iterator<Item = u32> + '_ {
-        let newest = self
-            .account_orders
-            .get(account.0 as usize)
-            .copied()
-            .unwrap_or(NIL);
-        std::iter::successors((newest != NIL).then_some(newest), |&slot| {
-            let older = self.orders[slot as usize].account_older;
-            (older != NIL).then_some(older)
-        })
+        self.account_chains.slots(account)
     }
 
     /// Drops a live order that has ended: indexes, open-order count, then the slot.
@@ -485,7 +447,7 @@ impl Engine {
         if counts_as_open(o.order_type, o.time_in_force) {
             let (account, expiry) = (o.account, o.expire_at().map(|at| (at, o.id)));
             self.unlink_client_id(slot);
-            self.unlink_account_order(slot);
+            self.account_chains.unlink(account, slot);
             if let Some(key) = expiry {
                 self.expiries.remove(&key);
             }

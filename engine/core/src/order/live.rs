@@ -65,10 +65,6 @@ pub struct Order {
     pub(crate) client_id: Uuid,
     pub(crate) client_older: u32,
     pub(crate) client_newer: u32,
-    /// The account's chain of live orders (newest first from `Engine::account_orders`):
-    /// mass cancels and account reads walk an account's own orders, not the exchange's.
-    pub(crate) account_older: u32,
-    pub(crate) account_newer: u32,
 }
 
 fn non_zero(price: Price) -> Option<Price> {
@@ -254,8 +250,6 @@ impl crate::persist::slab_image::Filler for Order {
             client_id: Uuid(0),
             client_older: NIL,
             client_newer: NIL,
-            account_older: NIL,
-            account_newer: NIL,
         }
     }
 }

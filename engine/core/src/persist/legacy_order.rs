@@ -35,7 +35,15 @@ pub struct LegacyOrder {
     client_id: Option<Uuid>,
     client_older: u32,
     client_newer: u32,
+    #[allow(
+        dead_code,
+        reason = "format 6's account chains are rebuilt from order numbers"
+    )]
     account_older: u32,
+    #[allow(
+        dead_code,
+        reason = "format 6's account chains are rebuilt from order numbers"
+    )]
     account_newer: u32,
 }
 
@@ -73,8 +81,6 @@ impl From<LegacyOrder> for Order {
             client_id: Uuid::default(),
             client_older: o.client_older,
             client_newer: o.client_newer,
-            account_older: o.account_older,
-            account_newer: o.account_newer,
         };
         order.set_client_id(o.client_id);
         order.set_expire_at(o.expire_at);

@@ -7,12 +7,13 @@ mod records;
 
 use std::collections::BTreeMap;
 
+use super::account_chain::Link;
 use super::integrity::IntegrityError;
 use super::{Engine, PublishedTop};
 use crate::book::Book;
 use crate::fees::VolumeWindow;
 use crate::fixed::{Price, Qty};
-use crate::ids::OrderRef;
+use crate::ids::{AccountId, OrderRef};
 use crate::image::{EngineImage, FuturesImage, OrderTermsImage};
 use crate::order::{LiveState, NIL, TriggerRef};
 use crate::persist::slab_image;
@@ -42,7 +43,10 @@ impl Engine {
             next_transfer: self.next_transfer,
             instrument_states: self.instruments.iter().map(|i| i.state).collect(),
             books,
-            orders: slab_image::to_image(&self.orders, order_image).map_err(IntegrityError)?,
+            orders: slab_image::to_image(&self.orders, |o| {
+                order_image(o, self.account_chains.link_of(o.slot))
+            })
+            .map_err(IntegrityError)?,
             accounts: (self.accounts.core.iter().zip(&self.accounts.accounts))
                 .map(|(core, record)| account_image(core, record, self.currencies.len()))
                 .collect(),
@@ -93,6 +97,9 @@ impl Engine {
             };
             e.books[i] = Book::from_image(book).map_err(IntegrityError)?;
         }
+        let chain_links: Vec<(u32, AccountId, Link)> = (image.orders.occupied.iter())
+            .map(|(slot, o)| (*slot, o.account, chain_link(o)))
+            .collect();
         e.orders =
             slab_image::from_image(image.orders, order_from_image).map_err(IntegrityError)?;
         for (slot, order) in e.orders.iter_mut() {
@@ -107,7 +114,7 @@ impl Engine {
             e.dead_man.set(account, Some(deadline));
         }
         e.restore_order_terms(image.order_terms)?;
-        e.rebuild_order_indexes()?;
+        e.rebuild_order_indexes(chain_links)?;
         e.check_restored(reference)?;
         Ok(e)
     }
@@ -165,19 +172,18 @@ impl Engine {
     /// The indexes over live orders, from the orders: each account's and each client id's
     /// newest order (the one with no newer link), the expiry queue and the stop queues.
     /// Whether the chains behind them hold together is the integrity check's job.
-    fn rebuild_order_indexes(&mut self) -> Result<(), IntegrityError> {
-        self.account_orders = vec![NIL; self.accounts.core.len()];
+    fn rebuild_order_indexes(
+        &mut self,
+        chain_links: Vec<(u32, AccountId, Link)>,
+    ) -> Result<(), IntegrityError> {
+        (self.account_chains)
+            .restore(self.accounts.core.len(), chain_links.into_iter())
+            .map_err(|e| IntegrityError(e.into()))?;
         self.client_index.clear();
         self.expiries = BTreeMap::new();
         self.held_at.clear();
         for (slot, o) in &self.orders {
             let slot = slot as u32;
-            if o.account_newer == NIL {
-                match self.account_orders.get_mut(o.account.0 as usize) {
-                    Some(newest) if *newest == NIL => *newest = slot,
-                    _ => return refuse("an account has two newest orders or does not exist"),
-                }
-            }
             if let (Some(client_id), NIL) = (o.client_id(), o.client_newer)
                 && self
                     .client_index
@@ -221,6 +227,7 @@ impl Engine {
             book.on_last.reindex(&mut engine.held_at);
             book.recompute_best();
         }
+        engine.account_chains.rebuild(engine.orders.iter());
         Ok(engine)
     }
 }

@@ -1,5 +1,6 @@
 //! Record-by-record conversion between the engine's live structures and their images.
 
+use super::super::account_chain::Link;
 use super::super::accounts::{AccountCore, AccountRecord, HolderRecord};
 use super::super::futures::{Funding, FuturesAccount, FuturesMarket, Position};
 use crate::account::Balances;
@@ -9,7 +10,7 @@ use crate::image::{
 };
 use crate::order::{NIL, Order};
 
-pub(super) fn order_image(o: &Order) -> OrderImage {
+pub(super) fn order_image(o: &Order, chain: Link) -> OrderImage {
     OrderImage {
         id: o.id,
         account: o.account,
@@ -36,12 +37,13 @@ pub(super) fn order_image(o: &Order) -> OrderImage {
         next: o.next,
         client_older: o.client_older,
         client_newer: o.client_newer,
-        account_older: o.account_older,
-        account_newer: o.account_newer,
+        account_older: chain.older,
+        account_newer: chain.newer,
     }
 }
 
-/// The order from its image; its slot is filled in once the slab is built.
+/// The order from its image; its slot is filled in once the slab is built, and its
+/// account chain links go to the engine's chains (`chain_link`).
 pub(super) fn order_from_image(o: OrderImage) -> Order {
     let mut order = Order {
         prev: o.prev,
@@ -74,8 +76,6 @@ pub(super) fn order_from_image(o: OrderImage) -> Order {
         client_id: Default::default(),
         client_older: o.client_older,
         client_newer: o.client_newer,
-        account_older: o.account_older,
-        account_newer: o.account_newer,
     };
     order.set_client_id(o.client_id);
     order.set_expire_at(o.expire_at);
@@ -203,5 +203,13 @@ pub(super) fn futures_account_from_image(a: FuturesAccountImage) -> FuturesAccou
     FuturesAccount {
         order_margin: a.order_margin,
         margin_call: a.margin_call,
+    }
+}
+
+/// An order image's links in its account's chain.
+pub(super) fn chain_link(o: &OrderImage) -> Link {
+    Link {
+        older: o.account_older,
+        newer: o.account_newer,
     }
 }

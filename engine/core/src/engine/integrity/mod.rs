@@ -225,19 +225,21 @@ impl Engine {
     /// Walks every account's chain of live orders from its newest; returns how many orders
     /// they hold (each chain lists only its account's orders, newest first, without loops).
     fn chained_account_orders(&self) -> Result<usize, IntegrityError> {
-        if self.account_orders.len() > self.accounts.core.len() {
+        let heads = self.account_chains.heads();
+        if heads.len() > self.accounts.core.len() {
             return fail("order chains for accounts that do not exist");
         }
         let mut chained = 0usize;
-        for (account, &newest) in self.account_orders.iter().enumerate() {
+        for (account, &newest) in heads.iter().enumerate() {
             let (mut slot, mut newer) = (newest, NIL);
             while slot != NIL {
                 let Some(o) = self.orders.get(slot as usize) else {
                     return fail("an account's order chain names a missing order");
                 };
-                let older_id = self.orders.get(o.account_older as usize).map(|x| x.id);
+                let link = self.account_chains.link_of(slot);
+                let older_id = self.orders.get(link.older as usize).map(|x| x.id);
                 if o.account.0 as usize != account
-                    || o.account_newer != newer
+                    || link.newer != newer
                     || older_id.is_some_and(|id| id >= o.id)
                 {
                     return fail("an account's order chain links another account's order");
@@ -246,7 +248,7 @@ impl Engine {
                 if chained > self.orders.len() {
                     return fail("an account's order chain loops");
                 }
-                (newer, slot) = (slot, o.account_older);
+                (newer, slot) = (slot, link.older);
             }
         }
         Ok(chained)
