@@ -64,6 +64,8 @@ impl Book {
                 book.ladder_mut(side).insert(k, level);
             }
         }
+        // The engine restores the published top beside the book.
+        book.top_moved = false;
         Ok(book)
     }
 }

@@ -125,9 +125,9 @@ impl Ladder {
         }
     }
 
-    /// Adds a level at a key that holds none.
+    /// Adds a level at a key that holds none; returns whether it is the new best.
     #[inline]
-    pub(crate) fn insert(&mut self, key: i64, level: u32) {
+    pub(crate) fn insert(&mut self, key: i64, level: u32) -> bool {
         if self.window_len == 0 && self.outliers.is_empty() {
             self.base = key - (WINDOW as i64) / 4;
         } else if key < self.base {
@@ -139,12 +139,14 @@ impl Ladder {
                 self.outliers.insert(key, level);
             }
         }
+        let better = key < self.best;
         self.best = self.best.min(key);
+        better
     }
 
-    /// Removes the level at `key` (which must exist).
+    /// Removes the level at `key` (which must exist); returns whether it was the best.
     #[inline]
-    pub(crate) fn remove(&mut self, key: i64) {
+    pub(crate) fn remove(&mut self, key: i64) -> bool {
         match self.window_index(key) {
             Some(i) => {
                 self.clear(i);
@@ -158,9 +160,11 @@ impl Ladder {
                 self.outliers.remove(key);
             }
         }
-        if key == self.best {
+        let was_best = key == self.best;
+        if was_best {
             self.best = self.scan_first().map_or(NO_BEST, |(k, _)| k);
         }
+        was_best
     }
 
     /// Best (smallest-key) level.

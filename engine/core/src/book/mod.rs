@@ -57,6 +57,11 @@ pub(crate) struct Book {
     /// (no command is in progress when an image is taken).
     #[serde(skip)]
     pub(crate) changed_at: u64,
+    /// Set when a side's best price changed since the engine last looked
+    /// (`Engine::book_changed`): only then can the published top be stale, so a command
+    /// that leaves both best prices where they were has no top to compare.
+    #[serde(skip)]
+    pub(crate) top_moved: bool,
 }
 
 /// Ladder key of a price: smaller is better on either side.
@@ -178,7 +183,7 @@ impl Book {
                     tail: NIL,
                     hidden: Qty(0),
                 }) as u32;
-                self.ladder_mut(side).insert(k, level);
+                self.top_moved |= self.ladder_mut(side).insert(k, level);
                 level
             }
         };
@@ -231,7 +236,7 @@ impl Book {
         if level.count == 0 {
             let price = level.price;
             self.levels.remove(level_idx as usize);
-            self.ladder_mut(side).remove(key(side, price));
+            self.top_moved |= self.ladder_mut(side).remove(key(side, price));
         }
         let order = &mut orders[slot as usize];
         order.prev = NIL;

@@ -254,12 +254,15 @@ impl Engine {
             if self.enforce_balances {
                 self.emit_fill_balances(instrument, account, maker_account, sink);
             }
-            self.book_changed(b, seq);
             let book = &mut self.books[b];
             book.last_price = Some(price);
             book.reduce(level, qty);
             if maker_remaining.0 == 0 {
                 book.unlink(&mut self.orders, maker_slot);
+            }
+            // After the unlink: the level it may have emptied is part of this change.
+            self.book_changed(b, seq);
+            if maker_remaining.0 == 0 {
                 self.release_order(maker_slot, sink);
                 if !self.links.is_empty() {
                     self.on_end(maker_slot, None, sink);

@@ -9,7 +9,9 @@ use crate::ids::InstrumentId;
 
 impl Engine {
     /// Records that book `b` changed at event `seq`: the book sequence rises once per
-    /// command, at its first change.
+    /// command, at its first change. Called after every change of a book's levels, so a
+    /// best price that moved (`Book::top_moved`) is always seen in the command that moved
+    /// it; only then is the book queued for the top comparison.
     #[inline(always)]
     pub(crate) fn book_changed(&mut self, b: usize, seq: u64) {
         let book = &mut self.books[b];
@@ -17,7 +19,7 @@ impl Engine {
             book.sequence += 1;
         }
         book.changed_at = seq;
-        if self.publish_top_of_book && !self.tops[b].dirty {
+        if std::mem::take(&mut book.top_moved) && self.publish_top_of_book && !self.tops[b].dirty {
             self.tops[b].dirty = true;
             self.dirty_books.push(b as u16);
         }
