@@ -114,7 +114,7 @@ impl Ladder {
     }
 
     /// Level index at `key`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, key: i64) -> Option<u32> {
         match self.window_index(key) {
             Some(i) => {
@@ -168,7 +168,7 @@ impl Ladder {
     }
 
     /// Best (smallest-key) level.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn first(&self) -> Option<(i64, u32)> {
         let key = self.first_key()?;
         // The best level lies in the window whenever the ladder holds one (module doc).
@@ -179,7 +179,7 @@ impl Ladder {
     }
 
     /// Best (smallest) key, without reading the level.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn first_key(&self) -> Option<i64> {
         (self.best != NO_BEST).then_some(self.best)
     }

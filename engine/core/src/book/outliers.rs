@@ -69,7 +69,7 @@ impl Outliers {
     }
 
     /// Level at `key`.
-    #[inline]
+    #[inline(never)]
     pub(crate) fn get(&self, key: i64) -> Option<u32> {
         if self.order.is_empty() {
             return None;
