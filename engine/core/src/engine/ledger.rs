@@ -419,7 +419,7 @@ impl Engine {
     pub(super) fn add_volume(&mut self, group: usize, holders: [HolderId; 2], volume: i128) {
         let day = fees::day_of(self.now);
         for holder in holders {
-            let w = &mut self.volumes[holder.0 as usize][group];
+            let w = self.volumes.get_mut(holder, group);
             w.roll(day, &self.fee_groups[group]);
             w.add(day, volume, &self.fee_groups[group]);
         }
@@ -451,7 +451,7 @@ impl Engine {
     pub(super) fn rate(&mut self, holder: HolderId, group: usize) -> (u32, u32) {
         let day = fees::day_of(self.now);
         let g = &self.fee_groups[group];
-        let w = &mut self.volumes[holder.0 as usize][group];
+        let w = self.volumes.get_mut(holder, group);
         w.roll(day, g);
         let tier = g.tiers[w.tier];
         (tier.maker_ppm, tier.taker_ppm)

@@ -38,7 +38,7 @@ use crate::book::Book;
 use crate::command::Command;
 use crate::error::EngineError;
 use crate::event::{Event, EventRecord, EventSink};
-use crate::fees::{FeeGroup, FeeGroupSpec, VolumeWindow};
+use crate::fees::{FeeGroup, FeeGroupSpec, HolderVolumes};
 use crate::fixed::Price;
 use crate::hashing::ClientKeyBuildHasher;
 use crate::ids::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
@@ -124,7 +124,7 @@ pub struct Engine {
     settlements: Vec<ledger::Settlement>,
     fee_groups: Vec<FeeGroup>,
     /// Running volume per holder, per fee group.
-    volumes: Vec<Vec<VolumeWindow>>,
+    volumes: HolderVolumes,
     /// The exchange's fee account, per currency.
     fees_collected: Vec<i64>,
     next_transfer: u64,
@@ -231,8 +231,8 @@ impl Engine {
             dirty_books: Vec::with_capacity(8),
             tops: vec![PublishedTop::default(); config_instruments],
             scales,
+            volumes: HolderVolumes::new(fee_groups.len()),
             fee_groups,
-            volumes: Vec::new(),
             next_transfer: 1,
             seq: 0,
             command_base: 0,
@@ -275,8 +275,7 @@ impl Engine {
         let result = match command {
             Command::CreateHolder => {
                 let (holder, main_account) = self.accounts.create_holder();
-                self.volumes
-                    .push(vec![VolumeWindow::default(); self.fee_groups.len()]);
+                self.volumes.push_holder();
                 self.emit(
                     sink,
                     Event::HolderCreated {

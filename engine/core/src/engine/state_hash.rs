@@ -48,7 +48,7 @@ impl Engine {
                 h.i64(t);
             }
         }
-        for (holder, windows) in self.accounts.holders.iter().zip(&self.volumes) {
+        for (holder, windows) in self.accounts.holders.iter().zip(self.volumes.iter()) {
             h.u64(holder.accounts.len() as u64);
             h.u64(u64::from(holder.open_orders));
             for w in windows {

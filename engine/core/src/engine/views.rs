@@ -59,7 +59,7 @@ impl Engine {
             running_volumes: Vec::new(),
             active_fee_tiers: Vec::new(),
         };
-        for (group, window) in self.fee_groups.iter().zip(&self.volumes[holder.0 as usize]) {
+        for (group, window) in self.fee_groups.iter().zip(self.volumes.of(holder)) {
             let volume = window.volume_on(day);
             let tier = &group.spec.tiers[group.tier_at(volume)];
             view.running_volumes.push(RunningVolume {

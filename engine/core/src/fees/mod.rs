@@ -6,8 +6,10 @@
 //! units of the currency received, so rounding favours the exchange; rates are never
 //! negative, so a fee is never below zero and never above what was received.
 
+mod by_holder;
 mod window;
 
+pub(crate) use by_holder::HolderVolumes;
 pub use window::VOLUME_WINDOW_DAYS;
 pub(crate) use window::{VolumeWindow, day_of};
 

@@ -133,17 +133,19 @@ impl Engine {
             accounts.into_iter().map(account_from_image).unzip();
         self.accounts.holders = holders.into_iter().map(holder_from_image).collect();
         let groups = &self.fee_groups;
-        self.volumes = Vec::with_capacity(volumes.len());
+        let mut per_holder = Vec::with_capacity(volumes.len());
         for windows in volumes {
             if windows.len() != groups.len() {
                 return refuse("traded volumes do not match the fee groups");
             }
-            let rebuilt = (windows.into_iter().zip(groups))
+            let rebuilt: Vec<VolumeWindow> = (windows.into_iter().zip(groups))
                 .map(|(window, group)| VolumeWindow::from_image(window, group))
                 .collect::<Result<_, _>>()
                 .map_err(IntegrityError)?;
-            self.volumes.push(rebuilt);
+            per_holder.push(rebuilt);
         }
+        self.volumes = crate::fees::HolderVolumes::from_holders(groups.len(), per_holder)
+            .map_err(|e| IntegrityError(e.into()))?;
         Ok(())
     }
 
@@ -228,6 +230,10 @@ impl Engine {
             book.recompute_best();
         }
         engine.account_chains.rebuild(engine.orders.iter());
+        if engine.volumes.holders() == 0 {
+            // Nothing saved to count the groups by: the configuration says.
+            engine.volumes = crate::fees::HolderVolumes::new(engine.fee_groups.len());
+        }
         Ok(engine)
     }
 }

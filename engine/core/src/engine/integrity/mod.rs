@@ -108,13 +108,13 @@ impl Engine {
         if owned.iter().any(|o| !o) {
             return fail("an account without a holder");
         }
-        if self.volumes.len() != a.holders.len() {
+        if self.volumes.holders() != a.holders.len() {
             return fail("traded volumes do not match the holders");
         }
-        for windows in &self.volumes {
-            if windows.len() != self.fee_groups.len() {
-                return fail("traded volumes do not match the fee groups");
-            }
+        if self.volumes.groups() != self.fee_groups.len() {
+            return fail("traded volumes do not match the fee groups");
+        }
+        for windows in self.volumes.iter() {
             for (window, group) in windows.iter().zip(&self.fee_groups) {
                 window.check(group).map_err(IntegrityError)?;
             }
