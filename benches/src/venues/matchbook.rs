@@ -236,10 +236,7 @@ impl Matchbook {
             Op::Cancel {
                 account,
                 target: Target::Order(k),
-            } => Command::CancelOrder {
-                account: AccountId(account),
-                order: self.orders.get(k)?,
-            },
+            } => self.cancel_command(account, k)?,
             Op::Cancel {
                 account,
                 target: Target::Client(c),
@@ -251,12 +248,27 @@ impl Matchbook {
                 account,
                 order,
                 price,
-            } => Command::AmendOrder {
-                account: AccountId(account),
-                order: self.orders.get(order)?,
-                amount: None,
-                price: Some(Price(price)),
-            },
+            } => self.move_command(account, order, price)?,
+        })
+    }
+
+    /// A move of order `k` to `price`, if the engine made order `k`.
+    #[inline(always)]
+    fn move_command(&self, account: u32, k: u32, price: i64) -> Option<Command> {
+        Some(Command::AmendOrder {
+            account: AccountId(account),
+            order: self.orders.get(k)?,
+            amount: None,
+            price: Some(Price(price)),
+        })
+    }
+
+    /// A cancel of order `k`, if the engine made order `k`.
+    #[inline(always)]
+    fn cancel_command(&self, account: u32, k: u32) -> Option<Command> {
+        Some(Command::CancelOrder {
+            account: AccountId(account),
+            order: self.orders.get(k)?,
         })
     }
 
@@ -269,19 +281,11 @@ impl Matchbook {
                 account,
                 order,
                 price,
-            } => Command::AmendOrder {
-                account: AccountId(account),
-                order: self.orders.get(order)?,
-                amount: None,
-                price: Some(Price(price)),
-            },
+            } => self.move_command(account, order, price)?,
             Op::Cancel {
                 account,
                 target: Target::Order(k),
-            } => Command::CancelOrder {
-                account: AccountId(account),
-                order: self.orders.get(k)?,
-            },
+            } => self.cancel_command(account, k)?,
             _ => {
                 let command = self.command(op)?;
                 return Some(self.engine.apply(&command, time, &mut self.events));
