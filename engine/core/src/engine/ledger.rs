@@ -280,6 +280,19 @@ impl Engine {
         let b = self.accounts.accounts[account.0 as usize]
             .balances
             .get(currency);
+        self.emit_balance_as(sink, account, currency, b);
+    }
+
+    /// Emits `b` as the balance of `account` in `currency` (a caller that just wrote it
+    /// reports it without looking it up again).
+    #[inline]
+    fn emit_balance_as<S: EventSink>(
+        &mut self,
+        sink: &mut S,
+        account: AccountId,
+        currency: CurrencyId,
+        b: Balance,
+    ) {
         self.emit(
             sink,
             Event::BalanceChanged {
@@ -307,16 +320,8 @@ impl Engine {
         b.updated = now;
         // Reported from the entry just written: a second look-up of the same balance cost
         // as much as the change.
-        let (available, locked) = (b.available, b.locked);
-        self.emit(
-            sink,
-            Event::BalanceChanged {
-                account,
-                currency,
-                available,
-                locked,
-            },
-        );
+        let written = *b;
+        self.emit_balance_as(sink, account, currency, written);
     }
 
     /// Releases what an ending order still reserves.
