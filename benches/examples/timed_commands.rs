@@ -61,8 +61,11 @@ fn run() -> Result<(), String> {
 #[inline(never)]
 fn measured(venue: &mut dyn Venue, script: &Script, numbers: &mut OrderCounter) {
     let mut out = Outcome::default();
-    for line in &script.measured {
+    for (i, line) in script.measured.iter().enumerate() {
         out.clear();
+        if let Some(next) = script.measured.get(i + 1) {
+            venue.look_ahead(next);
+        }
         let number = numbers.number(line);
         venue.apply(std::hint::black_box(line), number, &mut out, false);
     }

@@ -172,8 +172,11 @@ fn measure(
     let allocations_before = (options.allocations)();
     for chunk in lines.chunks(CHUNK) {
         let start = Instant::now();
-        for line in chunk {
+        for (i, line) in chunk.iter().enumerate() {
             out.clear();
+            if let Some(next) = chunk.get(i + 1) {
+                venue.look_ahead(next);
+            }
             let number = numbers.number(line);
             venue.apply(std::hint::black_box(line), number, &mut out, false);
         }
@@ -187,10 +190,13 @@ fn measure(
     let (mut venue, mut numbers) = prepared(name, script);
     let mut latency = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
     for chunk in lines.chunks(CHUNK) {
-        for line in chunk {
+        for (i, line) in chunk.iter().enumerate() {
             out.clear();
             let number = numbers.number(line);
             let start = Instant::now();
+            if let Some(next) = chunk.get(i + 1) {
+                venue.look_ahead(next);
+            }
             venue.apply(std::hint::black_box(line), number, &mut out, false);
             let ns = start.elapsed().as_nanos() as u64;
             latency.saturating_record(ns.max(1));

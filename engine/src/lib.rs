@@ -41,6 +41,7 @@
 pub use matchbook_config::demo;
 pub use matchbook_core::*;
 pub use matchbook_market as market;
+pub use matchbook_prefetch as prefetch;
 pub use matchbook_runtime as runtime;
 pub use matchbook_store as store;
 pub use matchbook_store::{journal, snapshot};

@@ -416,6 +416,24 @@ impl Venue for Matchbook {
         }
     }
 
+    fn look_ahead(&self, next: &Line) {
+        // What a move or a cancel names (the order and, with balances, its reservation
+        // and its account's balances); building a new order's command here would cost
+        // about what it saves.
+        let (account, k) = match next.op {
+            Op::Move { account, order, .. } => (account, order),
+            Op::Cancel {
+                account,
+                target: Target::Order(k),
+            } => (account, k),
+            _ => return,
+        };
+        if let Some(order) = self.orders.get(k) {
+            let ahead = self.engine.lookahead_order(AccountId(account), order);
+            matchbook::prefetch::lines(ahead);
+        }
+    }
+
     fn places_extended_orders(&self) -> bool {
         true
     }

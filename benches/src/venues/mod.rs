@@ -77,6 +77,11 @@ pub trait Venue {
     /// [`Outcome`] holds, otherwise only `applied` (timed runs).
     fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, record: bool);
 
+    /// Told the line after the one about to be applied, so the engine can have what it
+    /// names fetched while the current one runs (as a matching stage that holds a batch
+    /// does); nothing by default.
+    fn look_ahead(&self, _next: &Line) {}
+
     /// Best bid and best ask of an instrument, as (price, lots at that price). May cost a
     /// walk of the book for engines without a per-level total.
     fn top(&self, instrument: u16) -> (Level, Level);

@@ -81,7 +81,12 @@ fn publish(
     };
     let mut acks = Vec::with_capacity(count);
     let mut market = Vec::new();
-    for (index, stamped) in batch.commands.into_iter().enumerate() {
+    let mut commands = batch.commands.into_iter().enumerate().peekable();
+    while let Some((index, stamped)) = commands.next() {
+        // The next command's lines are fetched while this one runs (`matchbook-prefetch`).
+        if let Some((_, next)) = commands.peek() {
+            matchbook_prefetch::ahead(engine, &next.command);
+        }
         let first = published.events.len();
         let result = engine.apply(&stamped.command, stamped.time, &mut published.events);
         published.commands.push(MatchedCommand {

@@ -13,6 +13,7 @@ mod futures;
 mod image;
 mod integrity;
 mod ledger;
+mod lookahead;
 mod matching;
 mod place;
 mod slot_table;
@@ -27,6 +28,7 @@ pub use admin::MAX_ACCOUNT_NAME;
 pub use futures::{FundingView, FuturesSummary, MarginState, PositionView, RATE_SCALE};
 pub use integrity::IntegrityError;
 pub use ledger::transfer_decimals;
+pub use lookahead::Lookahead;
 pub use views::{AccountFees, ActiveTier, MarginTotals, RunningVolume};
 
 use std::collections::{BTreeMap, HashMap};
@@ -103,6 +105,9 @@ pub struct Engine {
     books: Vec<Book>,
     #[serde(deserialize_with = "crate::persist::slab_image::deserialize")]
     orders: Slab<Order>,
+    /// Where `orders` lies, for [`Engine::lookahead`].
+    #[serde(skip)]
+    orders_base: lookahead::StoreBase,
     accounts: Accounts,
     /// (account, client id) -> newest live order carrying it; older ones chain behind it.
     #[serde(deserialize_with = "crate::persist::sorted_map::deserialize")]
@@ -223,6 +228,7 @@ impl Engine {
             currencies: config.currencies,
             instruments,
             orders: Slab::with_capacity(1024),
+            orders_base: lookahead::StoreBase::default(),
             client_index: HashMap::default(),
             expiries: BTreeMap::new(),
             max_open_orders: config.max_open_orders,
@@ -443,6 +449,7 @@ impl Engine {
     /// fresh page in either; slots are handed out in the same order as without it.
     pub fn reserve_orders(&mut self, additional: usize) {
         crate::persist::slab_image::reserve_touched(&mut self.orders, additional);
+        self.orders_base.find(&self.orders);
         self.account_chains.reserve(self.orders.capacity());
     }
 

@@ -330,7 +330,7 @@ impl Engine {
         let entry = self.orders.vacant_entry();
         let slot = entry.key() as u32;
         let handle = OrderRef { id, slot };
-        entry.insert(Order {
+        let record = entry.insert(Order {
             id,
             slot,
             account: o.account,
@@ -362,6 +362,8 @@ impl Engine {
             client_older: NIL,
             client_newer: NIL,
         });
+        // The store may have grown (and moved) to take it.
+        self.orders_base.seen(record, slot);
         let seq = self.emit(
             sink,
             crate::event::Event::OrderAccepted(AcceptedOrder {

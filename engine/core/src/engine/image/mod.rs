@@ -105,6 +105,7 @@ impl Engine {
         for (slot, order) in e.orders.iter_mut() {
             order.slot = slot as u32;
         }
+        e.orders_base.find(&e.orders);
         e.restore_accounts(image.accounts, image.holders, image.volumes)?;
         e.restore_futures(image.futures)?;
         for (account, deadline) in image.cancel_all_after {
@@ -230,6 +231,7 @@ impl Engine {
             book.recompute_best();
         }
         engine.account_chains.rebuild(engine.orders.iter());
+        engine.orders_base.find(&engine.orders);
         if engine.volumes.holders() == 0 {
             // Nothing saved to count the groups by: the configuration says.
             engine.volumes = crate::fees::HolderVolumes::new(engine.fee_groups.len());

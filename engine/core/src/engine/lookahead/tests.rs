@@ -1,0 +1,180 @@
+//! The look-ahead names the lines the command will use, as the store grows, moves, is
+//! cloned and is restored; against the records' addresses taken from the store itself.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::event::EventRecord;
+use crate::fixed::{Price, Qty};
+use crate::ids::{InstrumentId, OrderRef, Timestamp};
+use crate::order::{NewOrder, Side};
+
+const T0: Timestamp = Timestamp(1_767_225_600_000_000_000);
+
+/// The demo engine (balances on or off) with two funded accounts.
+fn engine(balances: bool) -> Engine {
+    let mut config = crate::demo::config();
+    config.enforce_balances = balances;
+    config.max_open_orders = 10_000;
+    let mut engine = Engine::new(config).expect("demo");
+    let mut events: Vec<EventRecord> = Vec::new();
+    for _ in 0..2 {
+        engine
+            .apply(&Command::CreateHolder, T0, &mut events)
+            .expect("holder");
+    }
+    for account in [AccountId(0), AccountId(1)] {
+        for code in ["BTC", "EUR"] {
+            let currency = engine.currency_by_code(code).expect("demo currency");
+            let deposit = Command::Deposit {
+                account,
+                currency,
+                amount: 1_000_000_000_000_000,
+            };
+            engine.apply(&deposit, T0, &mut events).expect("deposit");
+        }
+    }
+    engine
+}
+
+/// A resting buy of account `account` at a price that never crosses a sell below it.
+fn bid(account: u32, ticks: i64) -> Command {
+    Command::PlaceOrder(NewOrder::limit(
+        AccountId(account),
+        InstrumentId(0),
+        Side::Buy,
+        Price(1_000_000 + ticks),
+        Qty(1_000),
+    ))
+}
+
+fn address(order: &Order) -> usize {
+    order as *const Order as usize
+}
+
+/// What the look-ahead of a cancel of `order` by `account` must name.
+fn expected(engine: &Engine, account: AccountId, order: OrderRef) -> Lookahead {
+    let record = address(engine.order(order).expect("live order"));
+    if !engine.enforce_balances {
+        return Lookahead {
+            order: record,
+            ..Lookahead::default()
+        };
+    }
+    let balances = &engine.accounts.accounts[account.0 as usize].balances;
+    Lookahead {
+        order: record,
+        reservation: record + 64,
+        balances: balances as *const _ as usize,
+    }
+}
+
+#[test]
+fn a_new_order_is_looked_up_where_it_will_be_stored() {
+    for balances in [false, true] {
+        let mut engine = engine(balances);
+        let mut events = Vec::new();
+        for ticks in 0..3 {
+            let place = bid(0, ticks);
+            let ahead = engine.lookahead(&place);
+            let handle = engine
+                .apply(&place, T0, &mut events)
+                .expect("placed")
+                .order
+                .expect("an order");
+            let record = address(engine.order(handle).expect("live"));
+            // The first placement finds no store address yet; every later one does.
+            assert_eq!(ahead.order, if ticks > 0 { record } else { 0 });
+            assert_eq!(ahead.balances != 0, balances);
+        }
+    }
+}
+
+#[test]
+fn a_clone_names_nothing_of_its_original_until_it_places() {
+    let mut engine = engine(true);
+    let mut events = Vec::new();
+    let handle = (engine.apply(&bid(0, 0), T0, &mut events))
+        .expect("placed")
+        .order
+        .expect("an order");
+    let cancel = Command::CancelOrder {
+        account: AccountId(0),
+        order: handle,
+    };
+    let mut copy = engine.clone();
+    let unknown_store = copy.lookahead(&cancel);
+    assert_eq!((unknown_store.order, unknown_store.reservation), (0, 0));
+    assert_ne!(unknown_store.balances, 0);
+    copy.apply(&bid(1, 1), T0, &mut events).expect("placed");
+    assert_eq!(
+        copy.lookahead(&cancel),
+        expected(&copy, AccountId(0), handle)
+    );
+}
+
+#[test]
+fn a_restored_engine_names_its_own_records() {
+    let mut engine = engine(true);
+    let mut events = Vec::new();
+    let handle = (engine.apply(&bid(0, 0), T0, &mut events))
+        .expect("placed")
+        .order
+        .expect("an order");
+    let image = engine.image().expect("image");
+    let restored = Engine::restore(&self::engine(true), image).expect("restored");
+    let cancel = Command::CancelOrder {
+        account: AccountId(0),
+        order: handle,
+    };
+    assert_eq!(
+        restored.lookahead(&cancel),
+        expected(&restored, AccountId(0), handle)
+    );
+}
+
+#[test]
+fn commands_that_name_no_order_have_no_look_ahead() {
+    let engine = engine(true);
+    assert_eq!(
+        engine.lookahead(&Command::CreateHolder),
+        Lookahead::default()
+    );
+    let unknown_account = Command::CancelOrder {
+        account: AccountId(99),
+        order: OrderRef { id: 1, slot: 0 },
+    };
+    // No order placed yet (the store's address is not known) and no such account.
+    assert_eq!(engine.lookahead(&unknown_account), Lookahead::default());
+}
+
+proptest! {
+    /// Places and cancels from a store of 1,024 records grown past its first size (so it
+    /// moves): a cancel's look-ahead always names the order's record where it lies now.
+    #[test]
+    fn a_cancel_names_the_record_where_it_lies(
+        balances in any::<bool>(),
+        steps in proptest::collection::vec((any::<bool>(), 0u32..2, 0i64..50, any::<prop::sample::Index>()), 1..300),
+    ) {
+        let mut engine = engine(balances);
+        let mut events = Vec::new();
+        // Enough orders first that the store outgrows its first 1,024 records.
+        let mut live: Vec<(AccountId, OrderRef)> = Vec::new();
+        for k in 0..1_100 {
+            let account = AccountId(k % 2);
+            let placed = engine.apply(&bid(account.0, i64::from(k % 40)), T0, &mut events);
+            live.push((account, placed.expect("placed").order.expect("an order")));
+        }
+        for (place, account, ticks, pick) in steps {
+            if place || live.is_empty() {
+                let placed = engine.apply(&bid(account, ticks), T0, &mut events);
+                live.push((AccountId(account), placed.expect("placed").order.expect("an order")));
+            } else {
+                let (account, order) = live.swap_remove(pick.index(live.len()));
+                let cancel = Command::CancelOrder { account, order };
+                prop_assert_eq!(engine.lookahead(&cancel), expected(&engine, account, order));
+                engine.apply(&cancel, T0, &mut events).expect("cancelled");
+            }
+        }
+    }
+}
