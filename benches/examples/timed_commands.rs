@@ -63,9 +63,7 @@ fn measured(venue: &mut dyn Venue, script: &Script, numbers: &mut OrderCounter) 
     let mut out = Outcome::default();
     for (i, line) in script.measured.iter().enumerate() {
         out.clear();
-        if let Some(next) = script.measured.get(i + 1) {
-            venue.look_ahead(next);
-        }
+        venue.look_ahead(script.measured.get(i + 1..).unwrap_or_default());
         let number = numbers.number(line);
         venue.apply(std::hint::black_box(line), number, &mut out, false);
     }

@@ -174,9 +174,7 @@ fn measure(
         let start = Instant::now();
         for (i, line) in chunk.iter().enumerate() {
             out.clear();
-            if let Some(next) = chunk.get(i + 1) {
-                venue.look_ahead(next);
-            }
+            venue.look_ahead(chunk.get(i + 1..).unwrap_or_default());
             let number = numbers.number(line);
             venue.apply(std::hint::black_box(line), number, &mut out, false);
         }
@@ -194,9 +192,7 @@ fn measure(
             out.clear();
             let number = numbers.number(line);
             let start = Instant::now();
-            if let Some(next) = chunk.get(i + 1) {
-                venue.look_ahead(next);
-            }
+            venue.look_ahead(chunk.get(i + 1..).unwrap_or_default());
             venue.apply(std::hint::black_box(line), number, &mut out, false);
             let ns = start.elapsed().as_nanos() as u64;
             latency.saturating_record(ns.max(1));

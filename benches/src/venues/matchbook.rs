@@ -302,6 +302,18 @@ impl Matchbook {
     }
 }
 
+/// The (account, order number) a move or a cancel of one order names.
+fn named_order(op: &Op) -> Option<(u32, u32)> {
+    match *op {
+        Op::Move { account, order, .. } => Some((account, order)),
+        Op::Cancel {
+            account,
+            target: Target::Order(k),
+        } => Some((account, k)),
+        _ => None,
+    }
+}
+
 fn tif_of(tif: Tif) -> TimeInForce {
     match tif {
         Tif::Gtc => TimeInForce::GoodTillCancelled,
@@ -416,17 +428,19 @@ impl Venue for Matchbook {
         }
     }
 
-    fn look_ahead(&self, next: &Line) {
-        // What a move or a cancel names (the order and, with balances, its reservation
-        // and its account's balances); building a new order's command here would cost
+    fn look_ahead(&self, upcoming: &[Line]) {
+        // What the next move or cancel names (the order and, with balances, its
+        // reservation and its account's balances), and the table entry the one after
+        // will read to find its order; building a new order's command here would cost
         // about what it saves.
-        let (account, k) = match next.op {
-            Op::Move { account, order, .. } => (account, order),
-            Op::Cancel {
-                account,
-                target: Target::Order(k),
-            } => (account, k),
-            _ => return,
+        if let Some(k) = upcoming.get(1).and_then(|line| named_order(&line.op)) {
+            let entry = self.orders.address(k.1);
+            if entry != 0 {
+                matchbook::prefetch::line(entry);
+            }
+        }
+        let Some((account, k)) = upcoming.first().and_then(|line| named_order(&line.op)) else {
+            return;
         };
         if let Some(order) = self.orders.get(k) {
             let ahead = self.engine.lookahead_order(AccountId(account), order);

@@ -77,10 +77,10 @@ pub trait Venue {
     /// [`Outcome`] holds, otherwise only `applied` (timed runs).
     fn apply(&mut self, line: &Line, number: u32, out: &mut Outcome, record: bool);
 
-    /// Told the line after the one about to be applied, so the engine can have what it
-    /// names fetched while the current one runs (as a matching stage that holds a batch
-    /// does); nothing by default.
-    fn look_ahead(&self, _next: &Line) {}
+    /// Told the lines after the one about to be applied (none, one or more), so the
+    /// engine can have what the next one names fetched while the current one runs, as a
+    /// matching stage that holds a batch does; nothing by default.
+    fn look_ahead(&self, _upcoming: &[Line]) {}
 
     /// Best bid and best ask of an instrument, as (price, lots at that price). May cost a
     /// walk of the book for engines without a per-level total.
@@ -164,6 +164,12 @@ impl<T: Copy> OrderIds<T> {
     /// The id of order `k`, if it was accepted.
     pub fn get(&self, k: u32) -> Option<T> {
         self.ids.get(k as usize).copied().flatten()
+    }
+    /// Where the entry of order `k` is (0: past the table), for a prefetch hint.
+    pub fn address(&self, k: u32) -> usize {
+        self.ids
+            .get(k as usize)
+            .map_or(0, |entry| entry as *const Option<T> as usize)
     }
     /// A table with room for every order `script` places.
     pub fn for_script(script: &crate::script::Script) -> Self {
