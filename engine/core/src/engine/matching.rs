@@ -62,7 +62,15 @@ impl Engine {
 
     /// Matches the order in `slot` (state `Taking`), then rests or cancels its remainder.
     pub(super) fn enter<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
-        let stop = self.take_liquidity(slot, sink);
+        let o = &self.orders[slot as usize];
+        // Most entries (new orders and moves away from the touch) cross nothing: they skip
+        // the matching loop, kept out of line, and the state it sets up.
+        let crosses = self.books[usize::from(o.instrument.0)].would_take(o.side, o.match_limit());
+        let stop = if crosses {
+            self.take_liquidity(slot, sink)
+        } else {
+            Stop::Exhausted
+        };
         let o = &self.orders[slot as usize];
         let remaining = o.remaining();
         if remaining.0 == 0 {
@@ -141,6 +149,7 @@ impl Engine {
     }
 
     /// The matching loop proper: one maker per iteration, best level first, FIFO inside it.
+    #[inline(never)]
     fn take_liquidity<S: EventSink>(&mut self, taker_slot: u32, sink: &mut S) -> Stop {
         let taker = &self.orders[taker_slot as usize];
         let (instrument, side, limit, account, stp, taker_ref) = (
