@@ -439,13 +439,18 @@ impl Venue for Matchbook {
                 matchbook::prefetch::line(entry);
             }
         }
-        let Some((account, k)) = upcoming.first().and_then(|line| named_order(&line.op)) else {
-            return;
+        let ahead = match upcoming.first().map(|line| &line.op) {
+            Some(&Op::Place { account, .. }) => self.engine.lookahead_new_order(AccountId(account)),
+            Some(op) => match named_order(op) {
+                Some((account, k)) => match self.orders.get(k) {
+                    Some(order) => self.engine.lookahead_order(AccountId(account), order),
+                    None => return,
+                },
+                None => return,
+            },
+            None => return,
         };
-        if let Some(order) = self.orders.get(k) {
-            let ahead = self.engine.lookahead_order(AccountId(account), order);
-            matchbook::prefetch::lines(ahead);
-        }
+        matchbook::prefetch::lines(ahead);
     }
 
     fn places_extended_orders(&self) -> bool {

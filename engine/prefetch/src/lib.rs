@@ -23,7 +23,7 @@ pub fn ahead(engine: &Engine, command: &Command) {
 #[inline]
 pub fn lines(ahead: Lookahead) {
     // Skipping the absent ones: a hint at address 0 may still cost a page walk.
-    for address in [ahead.order, ahead.reservation, ahead.balances] {
+    for address in ahead.addresses() {
         if address != 0 {
             line(address);
         }

@@ -25,8 +25,21 @@ pub struct Lookahead {
     pub order: usize,
     /// Its second line, where the reservation is (with balances only).
     pub reservation: usize,
-    /// The account's balances (with balances only).
-    pub balances: usize,
+    /// The account's balances, the first and the last line they span (with balances
+    /// only; the two held inline take 72 bytes, so two lines).
+    pub balances: [usize; 2],
+}
+
+impl Lookahead {
+    /// Every address named (0 where there is none).
+    pub fn addresses(&self) -> [usize; 4] {
+        [
+            self.order,
+            self.reservation,
+            self.balances[0],
+            self.balances[1],
+        ]
+    }
 }
 
 const RECORD: usize = std::mem::size_of::<Order>();
@@ -80,8 +93,18 @@ impl Engine {
         match command {
             Command::AmendOrder { account, order, .. }
             | Command::CancelOrder { account, order } => self.lookahead_order(*account, *order),
-            Command::PlaceOrder(order) => self.lines(self.orders.vacant_key(), order.account),
+            Command::PlaceOrder(order) => self.lookahead_new_order(order.account),
             _ => Lookahead::default(),
+        }
+    }
+
+    /// [`Engine::lookahead`] of a new order of `account`: the record it will take (and its
+    /// account's balances), for a host that has not built the command yet.
+    #[inline]
+    pub fn lookahead_new_order(&self, account: AccountId) -> Lookahead {
+        Lookahead {
+            reservation: 0,
+            ..self.lines(self.orders.vacant_key(), account)
         }
     }
 
@@ -108,13 +131,17 @@ impl Engine {
         }
     }
 
-    /// Address of `account`'s balances (0 for an unknown account).
+    /// Addresses of the first and last byte of `account`'s balances (0 for an unknown
+    /// account).
     #[inline]
-    fn balances_address(&self, account: AccountId) -> usize {
+    fn balances_address(&self, account: AccountId) -> [usize; 2] {
         self.accounts
             .accounts
             .get(account.0 as usize)
-            .map_or(0, |record| &record.balances as *const _ as usize)
+            .map_or([0; 2], |record| {
+                let first = &record.balances as *const _ as usize;
+                [first, first + std::mem::size_of_val(&record.balances) - 1]
+            })
     }
 }
 

@@ -62,10 +62,11 @@ fn expected(engine: &Engine, account: AccountId, order: OrderRef) -> Lookahead {
         };
     }
     let balances = &engine.accounts.accounts[account.0 as usize].balances;
+    let first = balances as *const _ as usize;
     Lookahead {
         order: record,
         reservation: record + 64,
-        balances: balances as *const _ as usize,
+        balances: [first, first + std::mem::size_of_val(balances) - 1],
     }
 }
 
@@ -85,7 +86,11 @@ fn a_new_order_is_looked_up_where_it_will_be_stored() {
             let record = address(engine.order(handle).expect("live"));
             // The first placement finds no store address yet; every later one does.
             assert_eq!(ahead.order, if ticks > 0 { record } else { 0 });
-            assert_eq!(ahead.balances != 0, balances);
+            assert_eq!(ahead.balances != [0; 2], balances);
+            assert_eq!(
+                ahead.reservation, 0,
+                "a new order reserves after it is stored"
+            );
         }
     }
 }
@@ -105,7 +110,7 @@ fn a_clone_names_nothing_of_its_original_until_it_places() {
     let mut copy = engine.clone();
     let unknown_store = copy.lookahead(&cancel);
     assert_eq!((unknown_store.order, unknown_store.reservation), (0, 0));
-    assert_ne!(unknown_store.balances, 0);
+    assert_ne!(unknown_store.balances, [0; 2]);
     copy.apply(&bid(1, 1), T0, &mut events).expect("placed");
     assert_eq!(
         copy.lookahead(&cancel),
