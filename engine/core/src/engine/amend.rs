@@ -128,9 +128,18 @@ impl Engine {
         }
         // Amending a resting order to what it already is leaves the book as it was.
         if state == LiveState::Resting && (!keeps_priority || new_amount != old_amount) {
-            self.book_changed(b, seq);
-            if !keeps_priority {
-                self.enter(slot, sink);
+            if keeps_priority {
+                self.book_changed(b, seq);
+            } else {
+                // A move to a price that takes nothing (most moves) goes straight to the
+                // back of its new level: matching would find nothing to do.
+                let o = &self.orders[slot as usize];
+                if self.books[b].would_take(o.side, o.price) {
+                    self.book_changed(b, seq);
+                    self.enter(slot, sink);
+                } else {
+                    self.rest(slot, sink);
+                }
                 self.settle_entries(instrument, sink);
             }
         }

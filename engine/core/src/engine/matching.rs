@@ -117,7 +117,7 @@ impl Engine {
     }
 
     /// Puts the order in `slot` on the book.
-    fn rest<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
+    pub(super) fn rest<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
         let display = match self.displays.is_empty() {
             true => None,
             false => self
