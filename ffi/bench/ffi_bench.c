@@ -4,7 +4,9 @@
  *   ffi_bench engine N [drop]
  *                          N place+cancel pairs on the single-threaded handle, events
  *                          polled (or dropped) every 64 commands; prints the median ns per
- *                          call of 5 runs
+ *                          call of 5 runs: mb_command calls, the fast path, and 32
+ *                          places then their 32 cancels by mb_command calls and by
+ *                          mb_engine_submit_batch (per command)
  *   ffi_bench runtime T N  T producer threads, one mb_session each, N pairs in all; prints
  *                          commands per second (median of 3 runs)
  *
@@ -106,6 +108,66 @@ static double engine_run(long pairs, int poll, int fast) {
     return elapsed / (double)(pairs * 2);
 }
 
+/* Submits commands[0..32) at times[0..32): in one mb_engine_submit_batch call, or in
+ * 32 mb_engine_submit calls; every status must be OK. */
+static void submit32(mb_engine *engine, int batched, const int64_t *times,
+                     const mb_command *commands, mb_result *results) {
+    if (batched) {
+        mb_status statuses[32];
+        size_t done = 0;
+        CHECK(mb_engine_submit_batch(engine, times, commands, 32, results, statuses, &done));
+        for (int k = 0; k < 32; k++)
+            if (statuses[k] != MB_STATUS_OK) die(statuses[k], "batched command");
+    } else {
+        for (int k = 0; k < 32; k++)
+            CHECK(mb_engine_submit(engine, times[k], &commands[k], &results[k]));
+    }
+}
+
+/* 32 places, then their 32 cancels (so up to 32 orders rest at once, against one in
+ * engine_run), through mb_engine_submit_batch or one mb_engine_submit per command. */
+static double batch_run(long pairs, int poll, int batched) {
+    mb_config *config = definition();
+    mb_engine *engine = NULL;
+    CHECK(mb_engine_new(config, &engine));
+    mb_config_free(config);
+    const mb_refdata *ref = mb_engine_refdata(engine);
+    uint32_t holder = 0, account = 0;
+    uint16_t market = 0;
+    CHECK(mb_refdata_account(ref, "mm", "main", &holder, &account));
+    CHECK(mb_refdata_instrument(ref, "BTC_EUR", &market));
+    CHECK(mb_engine_clear_events(engine));
+    static mb_event events[1024];
+    mb_command commands[32];
+    mb_result results[32];
+    int64_t times[32];
+    size_t got = 0;
+    uint64_t checksum = 0;
+    const double start = now_ns();
+    for (long i = 0; i + 32 <= pairs; i += 32) {
+        for (int k = 0; k < 32; k++) {
+            times[k] = START + i; /* the cancels below reuse it */
+            commands[k] = mb_cmd_place_limit(account, market, MB_SIDE_BUY,
+                                             5000000 + ((i + k) & 63), 100,
+                                             MB_TIME_IN_FORCE_POST_ONLY);
+        }
+        submit32(engine, batched, times, commands, results);
+        for (int k = 0; k < 32; k++) commands[k] = mb_cmd_cancel(account, results[k].order);
+        submit32(engine, batched, times, commands, results);
+        if (poll) {
+            CHECK(mb_engine_poll_events(engine, events, 1024, &got));
+            for (size_t e = 0; e < got; e++) checksum += events[e].seq;
+        } else {
+            CHECK(mb_engine_clear_events(engine));
+            checksum += 1;
+        }
+    }
+    const double elapsed = now_ns() - start;
+    mb_engine_free(engine);
+    if (checksum == 0) fprintf(stderr, "no events\n");
+    return elapsed / (double)(pairs / 32 * 32 * 2);
+}
+
 struct producer {
     mb_runtime *runtime;
     uint32_t account;
@@ -160,15 +222,20 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "engine") == 0) {
         long pairs = atol(argv[2]);
         int poll = !(argc >= 4 && strcmp(argv[3], "drop") == 0);
-        for (int fast = 0; fast < 2; fast++) {
+        static const char *paths[4] = {"mb_command", "fast path", "mb_command, 32 then 32",
+                                       "mb_engine_submit_batch, 32 then 32"};
+        for (int path = 0; path < 4; path++) {
             double runs[5];
-            engine_run(pairs / 10, poll, fast); /* warm-up */
-            for (int r = 0; r < 5; r++) runs[r] = engine_run(pairs, poll, fast);
+            for (int r = -1; r < 5; r++) { /* run -1: warm-up */
+                long n = r < 0 ? pairs / 10 : pairs;
+                double ns = path >= 2 ? batch_run(n, poll, path == 3) : engine_run(n, poll, path);
+                if (r >= 0) runs[r] = ns;
+            }
             qsort(runs, 5, sizeof runs[0], compare);
             printf("c-abi engine %s, events %s: %ld calls, median %.1f ns/call (min %.1f, max "
                    "%.1f)\n",
-                   fast ? "fast path" : "mb_command", poll ? "polled" : "dropped", pairs * 2,
-                   runs[2], runs[0], runs[4]);
+                   paths[path], poll ? "polled" : "dropped", pairs * 2, runs[2], runs[0],
+                   runs[4]);
         }
         return 0;
     }

@@ -2082,6 +2082,29 @@ mb_status mb_session_positions(const mb_session *session,
 // Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_session_state_hash(const mb_session *session, uint64_t *hash_out);
 
+// Applies `count` commands in order, command `i` at `times_ns[i]`, as `count` calls of
+// `mb_engine_submit` would: `statuses[i]` is the status that call would return and
+// `results[i]` the result it would write (all zero for a command refused outright).
+// Returns `MB_STATUS_OK` once every command was applied or refused on its own; a NULL
+// array (with `count > 0`) or a poisoned engine refuses the whole call, and a data
+// directory that fails stops the batch at that command (`MB_STATUS_STORAGE`, also in its
+// status). `*submitted_out` counts the statuses written: the commands after them were
+// not looked at.
+//
+// # Safety
+// `engine` live; `times_ns`, `commands` readable and `results`, `statuses` writable for
+// `count` elements each (any pointer when `count` is 0); `submitted_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_status mb_engine_submit_batch(mb_engine *engine,
+                                 const int64_t *times_ns,
+                                 const mb_command *commands,
+                                 size_t count,
+                                 mb_result *results,
+                                 mb_status *statuses,
+                                 size_t *submitted_out);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

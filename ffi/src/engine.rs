@@ -60,9 +60,16 @@ impl MbEngine {
         command: &MbCommand,
         time_ns: i64,
     ) -> Result<(MbResult, Result<(), MbStatus>), MbStatus> {
-        let command = to_command(command)?;
-        let applied = self.apply(&command, time_ns)?;
-        // The engine never goes back in time: an earlier time is applied as its own now.
+        self.submit_command(&to_command(command)?, time_ns)
+    }
+
+    /// [`MbEngine::submit`] of a command already translated.
+    pub(crate) fn submit_command(
+        &mut self,
+        command: &matchbook::Command,
+        time_ns: i64,
+    ) -> Result<(MbResult, Result<(), MbStatus>), MbStatus> {
+        let applied = self.apply(command, time_ns)?;
         Ok((
             MbResult::of(applied, self.host.engine.now()),
             status_of(&applied),

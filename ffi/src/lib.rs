@@ -39,6 +39,8 @@ pub mod runtime;
 pub mod session_queries;
 pub mod status;
 pub mod types;
+// Last, so the header keeps the order of what came before it.
+pub mod batch;
 
 pub use command::{MbCommand, MbCommandKind, MbResult};
 pub use config::MbConfig;
