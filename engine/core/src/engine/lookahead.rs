@@ -88,7 +88,7 @@ impl Engine {
     /// balances), or for a new order the record it will take and its account's balances.
     /// Meant for a host that applies commands in a row: hinting the next command's lines
     /// before applying the current one overlaps their misses with the current command's
-    /// work. Reads nothing but the command and the store's size.
+    /// work. Reads no record: only the command, where the stores lie and their sizes.
     pub fn lookahead(&self, command: &Command) -> Lookahead {
         match command {
             Command::AmendOrder { account, order, .. }
