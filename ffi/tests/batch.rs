@@ -41,7 +41,10 @@ fn engine() -> *mut MbEngine {
 fn state_hash(engine: *const MbEngine) -> u64 {
     let mut hash = 0;
     // SAFETY: a live engine and a writable hash.
-    assert_eq!(unsafe { mb_engine_state_hash(engine, &mut hash) }, MbStatus::Ok);
+    assert_eq!(
+        unsafe { mb_engine_state_hash(engine, &mut hash) },
+        MbStatus::Ok
+    );
     hash
 }
 
@@ -50,7 +53,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
         (self.0 >> 33) % n
     }
 }
@@ -205,7 +211,10 @@ fn a_batch_refuses_missing_arrays_and_takes_an_empty_one() {
             statuses.as_mut_ptr(),
             &mut submitted,
         );
-        assert_eq!((one, statuses[0], submitted), (MbStatus::Ok, MbStatus::Ok, 1));
+        assert_eq!(
+            (one, statuses[0], submitted),
+            (MbStatus::Ok, MbStatus::Ok, 1)
+        );
         mb_engine_free(engine);
     }
 }
