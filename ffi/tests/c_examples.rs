@@ -103,6 +103,8 @@ fn the_c_market_maker_runs_and_reports_what_the_engine_did() {
             "ticker last 60100.00 trades 1",
             "taker positions 1: size 0.1000 entry 60000.0",
             "maker position size -0.1000",
+            "requote: 3 submitted: OK OK OK",
+            "requoted book: 1 bids, 1 asks; best bid 59950.00",
             "unknown currency: UNKNOWN_CURRENCY",
         ],
     );

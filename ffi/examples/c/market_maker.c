@@ -1,7 +1,8 @@
 /* A market maker and a taker through the C ABI's single-threaded handle: an exchange
  * defined in TOML (demo markets, two funded holders), quotes on BTC_EUR in fixed point, a
  * taker order in decimal strings, events polled into a caller array, balances, the book,
- * the ticker, and a futures trade with the positions it opened. */
+ * the ticker, a futures trade with the positions it opened, and a requote submitted as one
+ * batch. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,27 @@ int main(void) {
     CHECK(mb_engine_positions(engine, maker, positions, 4, &n));
     printf("maker position size ");
     print_decimal(ref, MB_UNIT_AMOUNT, perp, positions[0].size);
+    printf("\n");
+
+    /* A requote in one call: the rest of the ask cancelled, a new bid and ask placed; one
+     * status and result per command, as three mb_engine_submit calls would give them. */
+    mb_command requote[3] = {
+        mb_cmd_cancel(maker, ask.order),
+        mb_cmd_place_limit(maker, btc_eur, MB_SIDE_BUY, 5995000, 10000,
+                           MB_TIME_IN_FORCE_GOOD_TILL_CANCELLED),
+        mb_cmd_place_limit(maker, btc_eur, MB_SIDE_SELL, 6005000, 10000,
+                           MB_TIME_IN_FORCE_POST_ONLY),
+    };
+    const int64_t times[3] = {t + 5, t + 5, t + 5};
+    mb_result results[3];
+    mb_status statuses[3];
+    size_t submitted = 0;
+    CHECK(mb_engine_submit_batch(engine, times, requote, 3, results, statuses, &submitted));
+    printf("requote: %zu submitted: %s %s %s\n", submitted, mb_status_str(statuses[0]),
+           mb_status_str(statuses[1]), mb_status_str(statuses[2]));
+    CHECK(mb_engine_book_levels(engine, btc_eur, 4, bids, 4, &nb, asks, 4, &na));
+    printf("requoted book: %zu bids, %zu asks; best bid ", nb, na);
+    print_decimal(ref, MB_UNIT_PRICE, btc_eur, bids[0].price);
     printf("\n");
 
     uint16_t none = 0;
