@@ -155,9 +155,22 @@ impl FeeGroup {
     }
 }
 
-/// `ceil(amount x ppm / 1e6)`, the one fee rounding rule.
+/// `ceil(amount x ppm / 1e6)`, the one fee rounding rule. In 64 bits whenever the product
+/// fits (every fill short of 9.2 x 10^12 units at a 100 % rate): a 128-bit division is a
+/// call of about 60 instructions, a 64-bit one by a constant a multiply and shifts.
 #[inline]
 pub(crate) fn fee_for(amount: i64, ppm: u32) -> i64 {
+    match amount
+        .checked_mul(i64::from(ppm))
+        .and_then(|product| product.checked_add(999_999))
+    {
+        Some(rounded) => rounded.div_euclid(1_000_000),
+        None => wide_fee_for(amount, ppm),
+    }
+}
+
+/// [`fee_for`] in 128 bits.
+fn wide_fee_for(amount: i64, ppm: u32) -> i64 {
     let product = i128::from(amount) * i128::from(ppm);
     (product + 999_999).div_euclid(1_000_000) as i64
 }
@@ -166,6 +179,20 @@ pub(crate) fn fee_for(amount: i64, ppm: u32) -> i64 {
 mod tests {
     use super::*;
     use crate::ids::CurrencyId;
+
+    proptest::proptest! {
+        /// The 64-bit path gives what the 128-bit rule gives, at every size and sign.
+        #[test]
+        fn the_narrow_fee_is_the_wide_fee(
+            amount in proptest::prop_oneof![
+                proptest::num::i64::ANY,
+                -10_000_000_000_000i64..10_000_000_000_000,
+            ],
+            ppm in proptest::prop_oneof![proptest::num::u32::ANY, 0u32..=1_000_000],
+        ) {
+            proptest::prop_assert_eq!(fee_for(amount, ppm), wide_fee_for(amount, ppm));
+        }
+    }
 
     #[test]
     fn percent_strings_become_millionths() {
