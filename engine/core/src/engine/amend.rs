@@ -50,6 +50,7 @@ impl Engine {
         }
         check_min_size(inst, size_price, new_amount)?;
         let price_changed = new_price != o.price;
+        let (side, filled) = (o.side, o.filled);
         // An iceberg re-queues on any amend (what it shows is recomputed as it rests).
         let keeps_priority = !price_changed && new_amount <= o.amount && !o.is_iceberg();
         let b = usize::from(o.instrument.0);
@@ -108,14 +109,14 @@ impl Engine {
             o.price = new_price;
             o.updated = now;
         }
-        let o = &self.orders[slot as usize];
+        // What the record now holds, from the values just written (not read back).
         let event = Event::OrderAmended {
             order,
             account,
             instrument,
-            price: o.price(),
-            amount: o.amount,
-            remaining: o.remaining(),
+            price: (new_price.0 != 0).then_some(new_price),
+            amount: new_amount,
+            remaining: Qty(new_amount.0 - filled.0),
             kept_priority: state != LiveState::Resting || keeps_priority,
         };
         let seq = self.emit(sink, event);
@@ -133,8 +134,7 @@ impl Engine {
             } else {
                 // A move to a price that takes nothing (most moves) goes straight to the
                 // back of its new level: matching would find nothing to do.
-                let o = &self.orders[slot as usize];
-                if self.books[b].would_take(o.side, o.price) {
+                if self.books[b].would_take(side, new_price) {
                     self.book_changed(b, seq);
                     self.enter(slot, sink);
                 } else {
