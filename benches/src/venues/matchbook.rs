@@ -429,10 +429,10 @@ impl Venue for Matchbook {
     }
 
     fn look_ahead(&self, upcoming: &[Line]) {
-        // What the next move or cancel names (the order and, with balances, its
-        // reservation and its account's balances), and the table entry the one after
-        // will read to find its order; building a new order's command here would cost
-        // about what it saves.
+        // What the next line names (the order a move or a cancel names, or the record a
+        // new order will take; with balances the reservation and the account's balances),
+        // and the table entry the line after will read to find its order. Read from the
+        // lines' fields: building the next command here would cost about what it saves.
         if let Some(k) = upcoming.get(1).and_then(|line| named_order(&line.op)) {
             let entry = self.orders.address(k.1);
             if entry != 0 {
