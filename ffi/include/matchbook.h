@@ -2093,7 +2093,8 @@ mb_status mb_session_state_hash(const mb_session *session, uint64_t *hash_out);
 //
 // # Safety
 // `engine` live; `times_ns`, `commands` readable and `results`, `statuses` writable for
-// `count` elements each (any pointer when `count` is 0); `submitted_out` writable.
+// `count` elements each (any pointer when `count` is 0), the four arrays not
+// overlapping; `submitted_out` writable.
 //
 // Threads: the one thread using the engine at a time.
 // Ownership: borrows its arguments for the call; nothing to free.

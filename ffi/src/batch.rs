@@ -20,7 +20,8 @@ use crate::status::MbStatus;
 ///
 /// # Safety
 /// `engine` live; `times_ns`, `commands` readable and `results`, `statuses` writable for
-/// `count` elements each (any pointer when `count` is 0); `submitted_out` writable.
+/// `count` elements each (any pointer when `count` is 0), the four arrays not
+/// overlapping; `submitted_out` writable.
 ///
 /// Threads: the one thread using the engine at a time.
 /// Ownership: borrows its arguments for the call; nothing to free.
@@ -51,8 +52,8 @@ pub unsafe extern "C" fn mb_engine_submit_batch(
                 return Err(fail(MbStatus::NullArgument, format!("{what} is NULL")));
             }
         }
-        // SAFETY: non-NULL and valid for `count` elements per the contract; the outputs
-        // are the caller's and cannot overlap the inputs or anything Rust owns.
+        // SAFETY: non-NULL, valid for `count` elements and not overlapping per the
+        // contract; caller memory, so nothing Rust owns aliases them.
         let (times, commands, results, statuses) = unsafe {
             (
                 std::slice::from_raw_parts(times_ns, count),
