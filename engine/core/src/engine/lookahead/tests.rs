@@ -48,6 +48,14 @@ fn bid(account: u32, ticks: i64) -> Command {
     ))
 }
 
+/// Applies `command`, which must place an order, and returns the order's handle.
+fn place(engine: &mut Engine, command: &Command, events: &mut Vec<EventRecord>) -> OrderRef {
+    (engine.apply(command, T0, events))
+        .expect("placed")
+        .order
+        .expect("an order")
+}
+
 fn address(order: &Order) -> usize {
     order as *const Order as usize
 }
@@ -76,13 +84,9 @@ fn a_new_order_is_looked_up_where_it_will_be_stored() {
         let mut engine = engine(balances);
         let mut events = Vec::new();
         for ticks in 0..3 {
-            let place = bid(0, ticks);
-            let ahead = engine.lookahead(&place);
-            let handle = engine
-                .apply(&place, T0, &mut events)
-                .expect("placed")
-                .order
-                .expect("an order");
+            let new_order = bid(0, ticks);
+            let ahead = engine.lookahead(&new_order);
+            let handle = place(&mut engine, &new_order, &mut events);
             let record = address(engine.order(handle).expect("live"));
             // The first placement finds no store address yet; every later one does.
             assert_eq!(ahead.order, if ticks > 0 { record } else { 0 });
@@ -99,10 +103,7 @@ fn a_new_order_is_looked_up_where_it_will_be_stored() {
 fn a_clone_names_nothing_of_its_original_until_it_places() {
     let mut engine = engine(true);
     let mut events = Vec::new();
-    let handle = (engine.apply(&bid(0, 0), T0, &mut events))
-        .expect("placed")
-        .order
-        .expect("an order");
+    let handle = place(&mut engine, &bid(0, 0), &mut events);
     let cancel = Command::CancelOrder {
         account: AccountId(0),
         order: handle,
@@ -122,10 +123,7 @@ fn a_clone_names_nothing_of_its_original_until_it_places() {
 fn a_restored_engine_names_its_own_records() {
     let mut engine = engine(true);
     let mut events = Vec::new();
-    let handle = (engine.apply(&bid(0, 0), T0, &mut events))
-        .expect("placed")
-        .order
-        .expect("an order");
+    let handle = place(&mut engine, &bid(0, 0), &mut events);
     let image = engine.image().expect("image");
     let restored = Engine::restore(&self::engine(true), image).expect("restored");
     let cancel = Command::CancelOrder {
@@ -167,13 +165,13 @@ proptest! {
         let mut live: Vec<(AccountId, OrderRef)> = Vec::new();
         for k in 0..1_100 {
             let account = AccountId(k % 2);
-            let placed = engine.apply(&bid(account.0, i64::from(k % 40)), T0, &mut events);
-            live.push((account, placed.expect("placed").order.expect("an order")));
+            let handle = place(&mut engine, &bid(account.0, i64::from(k % 40)), &mut events);
+            live.push((account, handle));
         }
-        for (place, account, ticks, pick) in steps {
-            if place || live.is_empty() {
-                let placed = engine.apply(&bid(account, ticks), T0, &mut events);
-                live.push((AccountId(account), placed.expect("placed").order.expect("an order")));
+        for (placing, account, ticks, pick) in steps {
+            if placing || live.is_empty() {
+                let handle = place(&mut engine, &bid(account, ticks), &mut events);
+                live.push((AccountId(account), handle));
             } else {
                 let (account, order) = live.swap_remove(pick.index(live.len()));
                 let cancel = Command::CancelOrder { account, order };
