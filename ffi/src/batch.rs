@@ -106,5 +106,5 @@ fn look_ahead(e: &MbEngine, next: &MbCommand) {
         k if k == MbCommandKind::PlaceOrder as u32 => engine.lookahead_new_order(account),
         _ => return,
     };
-    matchbook::prefetch::lines(ahead);
+    ahead.hint();
 }

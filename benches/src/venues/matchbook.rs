@@ -450,7 +450,7 @@ impl Venue for Matchbook {
             },
             None => return,
         };
-        matchbook::prefetch::lines(ahead);
+        ahead.hint();
     }
 
     fn places_extended_orders(&self) -> bool {

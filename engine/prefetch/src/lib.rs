@@ -1,34 +1,17 @@
-//! The CPU's prefetch hint for the cache lines [`Engine::lookahead`] names.
+//! The CPU's prefetch hint: the one instruction the core needs and cannot issue itself.
 //!
-//! A host that applies commands in a row (the matching stage, a batch call, a replay)
-//! calls [`ahead`] with the next command before applying the current one: the lines the
-//! next command reads first are then on their way while the current one runs, instead of
-//! being waited for one after another. The core computes the addresses (safe code); the
-//! hint itself is an intrinsic Rust marks `unsafe`, which the core forbids, so it lives
-//! here, in one function. It is sound for every address: a prefetch reads nothing the
-//! program can observe and never faults (an address that is not mapped is dropped).
-//! On targets other than x86-64 it does nothing.
+//! The core computes where the records it will read next lie (safe code: plain addresses,
+//! nothing read through them) and asks for them early, so their misses overlap the work in
+//! between instead of being waited for one after another: the matching loop for the next
+//! maker, a host for the next command's lines ([`Engine::lookahead`] in the core). The hint
+//! is an intrinsic Rust marks `unsafe`, which the core forbids, so it lives here, in one
+//! function with no dependency. It is sound for every address: a prefetch reads nothing the
+//! program can observe and never faults (an address that is not mapped is dropped). On
+//! targets other than x86-64 it does nothing.
+//!
+//! [`Engine::lookahead`]: https://docs.rs/matchbook-core
 
 #![deny(missing_docs)]
-
-use matchbook_core::{Command, Engine, Lookahead};
-
-/// Hints the lines `command` will read first (see [`Engine::lookahead`]).
-#[inline]
-pub fn ahead(engine: &Engine, command: &Command) {
-    lines(engine.lookahead(command));
-}
-
-/// Hints every line `ahead` names.
-#[inline]
-pub fn lines(ahead: Lookahead) {
-    // Skipping the absent ones: a hint at address 0 may still cost a page walk.
-    for address in ahead.addresses() {
-        if address != 0 {
-            line(address);
-        }
-    }
-}
 
 /// Asks the CPU to bring the cache line at `address` into every cache level.
 #[inline(always)]

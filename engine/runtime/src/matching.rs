@@ -83,9 +83,9 @@ fn publish(
     let mut market = Vec::new();
     let mut commands = batch.commands.into_iter().enumerate().peekable();
     while let Some((index, stamped)) = commands.next() {
-        // The next command's lines are fetched while this one runs (`matchbook-prefetch`).
+        // The next command's lines are fetched while this one runs (`Engine::hint_ahead`).
         if let Some((_, next)) = commands.peek() {
-            matchbook_prefetch::ahead(engine, &next.command);
+            engine.hint_ahead(&next.command);
         }
         let first = published.events.len();
         let result = engine.apply(&stamped.command, stamped.time, &mut published.events);

@@ -80,6 +80,23 @@ impl AccountChains {
         }
     }
 
+    /// Hints the links of the order in `slot` (nothing for a slot past the table).
+    #[inline]
+    pub(crate) fn hint(&self, slot: u32) {
+        if let Some(link) = self.links.get(slot as usize) {
+            matchbook_prefetch::line(link as *const Link as usize);
+        }
+    }
+
+    /// Hints the links of the neighbours of the order in `slot`: what ending it rewrites.
+    #[inline]
+    pub(crate) fn hint_neighbours(&self, slot: u32) {
+        if let Some(link) = self.links.get(slot as usize) {
+            self.hint(link.older);
+            self.hint(link.newer);
+        }
+    }
+
     /// The newest live order of `account` (`NIL`: none).
     pub(crate) fn newest(&self, account: AccountId) -> u32 {
         self.newest.get(account.0 as usize).copied().unwrap_or(NIL)

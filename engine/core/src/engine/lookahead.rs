@@ -5,8 +5,8 @@
 //! its account's balances are misses the matching thread waits for one after another, since
 //! a command is too long for the processor to reach the next one's loads by itself. The
 //! core only computes addresses: plain numbers, nothing is read through them, and a wrong
-//! one costs a wasted fetch, never a wrong result. Issuing the hint takes an instruction the
-//! core's `forbid(unsafe_code)` rules out, so the host does it (`matchbook-prefetch`).
+//! one costs a wasted fetch, never a wrong result. The hint itself is `matchbook-prefetch`'s
+//! (one instruction the core's `forbid(unsafe_code)` rules out here).
 
 use slab::Slab;
 
@@ -39,6 +39,17 @@ impl Lookahead {
             self.balances[0],
             self.balances[1],
         ]
+    }
+
+    /// Asks the CPU for every line named. The absent ones are skipped: a hint at address
+    /// 0 may still cost a page walk.
+    #[inline]
+    pub fn hint(&self) {
+        for address in self.addresses() {
+            if address != 0 {
+                matchbook_prefetch::line(address);
+            }
+        }
     }
 }
 
@@ -73,7 +84,7 @@ impl StoreBase {
 
     /// Address of the record at `slot` of a store of `capacity` records (0: unknown).
     #[inline]
-    fn record(&self, slot: usize, capacity: usize) -> usize {
+    pub(crate) fn record(&self, slot: usize, capacity: usize) -> usize {
         if self.0 != 0 && slot < capacity {
             self.0 + slot * RECORD
         } else {
@@ -98,6 +109,13 @@ impl Engine {
         }
     }
 
+    /// Hints the lines `command` will read first ([`Engine::lookahead`], then
+    /// [`Lookahead::hint`]): called with the next command before applying the current one.
+    #[inline]
+    pub fn hint_ahead(&self, command: &Command) {
+        self.lookahead(command).hint();
+    }
+
     /// [`Engine::lookahead`] of a new order of `account`: the record it will take (and its
     /// account's balances), for a host that has not built the command yet.
     #[inline]
@@ -113,6 +131,18 @@ impl Engine {
     #[inline]
     pub fn lookahead_order(&self, account: AccountId, order: OrderRef) -> Lookahead {
         self.lines(order.slot as usize, account)
+    }
+
+    /// Hints the first line of the order record in `slot` (nothing for `NIL` or a slot past
+    /// the store): for the matching loop, the maker after the one it fills.
+    #[inline]
+    pub(super) fn hint_record(&self, slot: u32) {
+        let address = self
+            .orders_base
+            .record(slot as usize, self.orders.capacity());
+        if address != 0 {
+            matchbook_prefetch::line(address);
+        }
     }
 
     #[inline]

@@ -182,6 +182,12 @@ impl Engine {
             }
             let maker_slot = self.books[b].levels[level as usize].head;
             let maker = &self.orders[maker_slot as usize];
+            // The next maker in the queue and its account links: misses of their own on a
+            // deep book, now on their way while this fill is settled; this maker's links
+            // came that way, so its neighbours' (what ending it rewrites) can be named.
+            self.hint_record(maker.next);
+            self.account_chains.hint(maker.next);
+            self.account_chains.hint_neighbours(maker_slot);
             if stp != StpMode::None && maker.account == account {
                 match stp {
                     StpMode::CancelNewest => return Stop::SelfTrade,
@@ -226,8 +232,12 @@ impl Engine {
             };
             let maker = &mut self.orders[maker_slot as usize];
             maker.filled.0 += qty.0;
-            maker.filled_notional.0 += notional.0;
-            maker.updated = now;
+            if maker.remaining().0 > 0 {
+                // These sit in the record's second line, read again only while the order
+                // lives: a filled maker is removed below, so its second line stays cold.
+                maker.filled_notional.0 += notional.0;
+                maker.updated = now;
+            }
             // An iceberg whose shown part is used up shows its next part (below).
             let replenish = maker.iceberg && {
                 maker.shown.0 -= qty.0;
