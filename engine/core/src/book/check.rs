@@ -55,11 +55,17 @@ impl Book {
                     let order = orders
                         .get(slot as usize)
                         .ok_or("a level links to a missing order")?;
+                    // The head's `prev` is not kept (see `Order::prev`); every other order
+                    // names the one before it, and the walk never comes back to the head.
+                    let in_place = match prev {
+                        NIL => true,
+                        _ => slot != level.head && order.prev == prev,
+                    };
                     if order.state != LiveState::Resting
                         || order.instrument != instrument
                         || order.side != side
                         || order.level != level_index
-                        || order.prev != prev
+                        || !in_place
                         || order.price != level.price
                     {
                         return Err("a level links to an order that is not resting in it".into());

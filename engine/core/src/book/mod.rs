@@ -218,18 +218,20 @@ impl Book {
             order.remaining(),
             order.visible(),
         );
-        if prev != NIL {
+        let level = &mut self.levels[level_idx as usize];
+        // The head's `prev` is never read (see `Order::prev`), so taking the head out
+        // leaves its successor's record alone: a fill ends the head, and on a deep book
+        // that record is a miss the matching loop would wait for on every fill.
+        let head = level.head == slot;
+        if head {
+            level.head = next;
+        } else {
             orders[prev as usize].next = next;
         }
-        if next != NIL {
-            orders[next as usize].prev = prev;
-        }
-        let level = &mut self.levels[level_idx as usize];
-        if prev == NIL {
-            level.head = next;
-        }
         if next == NIL {
-            level.tail = prev;
+            level.tail = if head { NIL } else { prev };
+        } else if !head {
+            orders[next as usize].prev = prev;
         }
         level.total.0 -= visible.0;
         level.hidden.0 -= remaining.0 - visible.0;
@@ -266,10 +268,10 @@ impl Book {
             return;
         }
         // Unlink from where it is (it has a successor, so it is not the tail)...
-        orders[next as usize].prev = prev;
-        if prev == NIL {
+        if level.head == slot {
             level.head = next;
         } else {
+            orders[next as usize].prev = prev;
             orders[prev as usize].next = next;
         }
         // ...and append behind the tail.

@@ -16,6 +16,8 @@ mod ledger;
 mod lookahead;
 mod matching;
 mod place;
+#[cfg(test)]
+mod queue_tests;
 mod slot_table;
 mod state_hash;
 mod tops;

@@ -22,6 +22,9 @@ pub(crate) const NIL: u32 = u32::MAX;
 #[serde(from = "crate::persist::legacy_order::LegacyOrder")]
 #[repr(C, align(64))]
 pub struct Order {
+    /// The order ahead in its level; meaningless for the level's head, which is never
+    /// asked for it (the level names its head), so ending the head writes nothing into
+    /// its successor's record.
     pub(crate) prev: u32,
     pub(crate) next: u32,
     pub(crate) level: u32,

@@ -44,7 +44,7 @@ impl Engine {
             instrument_states: self.instruments.iter().map(|i| i.state).collect(),
             books,
             orders: slab_image::to_image(&self.orders, |o| {
-                order_image(o, self.account_chains.link_of(o.slot))
+                order_image(o, self.account_chains.link_of(o.slot), self.prev_of(o))
             })
             .map_err(IntegrityError)?,
             accounts: (self.accounts.core.iter().zip(&self.accounts.accounts))
@@ -66,6 +66,16 @@ impl Engine {
             cancel_all_after: self.dead_man.entries().collect(),
             order_terms: self.order_terms_image(),
         })
+    }
+
+    /// What an order's image says is ahead of it: `NIL` for its level's head (see
+    /// `Order::prev`), so an image does not depend on which orders left the head before.
+    fn prev_of(&self, o: &crate::order::Order) -> u32 {
+        let heads = o.state == LiveState::Resting
+            && (self.books.get(usize::from(o.instrument.0)))
+                .and_then(|book| book.levels.get(o.level as usize))
+                .is_some_and(|level| level.head == o.slot);
+        if heads { NIL } else { o.prev }
     }
 
     /// Rebuilds an engine from `image` on the configuration of `reference` (a fresh engine

@@ -10,7 +10,9 @@ use crate::image::{
 };
 use crate::order::{NIL, Order};
 
-pub(super) fn order_image(o: &Order, chain: Link) -> OrderImage {
+/// The order's image; `prev` is what the record would say ahead of it (`NIL` for its
+/// level's head, whose record no longer keeps it: see `Order::prev`).
+pub(super) fn order_image(o: &Order, chain: Link, prev: u32) -> OrderImage {
     OrderImage {
         id: o.id,
         account: o.account,
@@ -33,7 +35,7 @@ pub(super) fn order_image(o: &Order, chain: Link) -> OrderImage {
         expire_at: o.expire_at(),
         client_id: o.client_id(),
         level: o.level,
-        prev: o.prev,
+        prev,
         next: o.next,
         client_older: o.client_older,
         client_newer: o.client_newer,
