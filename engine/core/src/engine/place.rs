@@ -446,9 +446,14 @@ impl Engine {
     /// Drops a live order that has ended: indexes, open-order count, then the slot.
     pub(super) fn finish(&mut self, slot: u32) {
         let o = &self.orders[slot as usize];
+        let displayed = (!self.displays.is_empty()).then_some(o.handle());
         if counts_as_open(o.order_type, o.time_in_force) {
             let (account, expiry) = (o.account, o.expire_at().map(|at| (at, o.id)));
-            self.unlink_client_id(slot);
+            // Asked here, from the first line's flag: most orders have no client id, and
+            // this runs on every cancel and every filled maker.
+            if o.extras & Order::HAS_CLIENT_ID != 0 {
+                self.unlink_client_id(slot);
+            }
             self.account_chains.unlink(account, slot);
             if let Some(key) = expiry {
                 self.expiries.remove(&key);
@@ -456,8 +461,6 @@ impl Engine {
             let holder = self.accounts.holder_of(account);
             self.accounts.holder_mut(holder).open_orders -= 1;
         }
-        let o = &self.orders[slot as usize];
-        let displayed = (!self.displays.is_empty()).then_some(o.handle());
         self.orders.remove(slot as usize);
         if let Some(order) = displayed {
             self.displays.remove(order);
