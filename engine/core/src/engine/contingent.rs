@@ -337,7 +337,7 @@ impl Engine {
     fn refuse_exit<S: EventSink>(&mut self, o: &NewOrder, error: EngineError, sink: &mut S) {
         let stp = o.stp.unwrap_or_default();
         let counted = super::place::counts_as_open(o.order_type, o.time_in_force);
-        let slot = self.accept(o, stp, counted, sink);
+        let slot = self.accept(o, o.trigger_price, stp, counted, sink);
         self.end_taker(slot, CancelReason::TriggerRefused(error), sink);
     }
 }

@@ -242,11 +242,9 @@ impl Engine {
         plan: &EntryPlan,
         sink: &mut S,
     ) -> u32 {
-        let mut entry = *o;
-        if let Some((_, trigger)) = plan.trailing {
-            entry.trigger_price = Some(trigger);
-        }
-        let slot = self.accept(&entry, plan.stp, plan.counted, sink);
+        // A trailing order starts at the trigger its plan computed.
+        let trigger = plan.trailing.map_or(o.trigger_price, |(_, t)| Some(t));
+        let slot = self.accept(o, trigger, plan.stp, plan.counted, sink);
         if let Some((currency, need)) = plan.reservation.filter(|r| r.1 > 0) {
             self.orders[slot as usize].reserved = need;
             if plan.futures {
@@ -317,10 +315,12 @@ impl Engine {
         Ok((currency, need))
     }
 
-    /// Creates the live order record and emits `OrderAccepted`.
+    /// Creates the live order record and emits `OrderAccepted`, with `trigger_price` in
+    /// place of the request's (passed apart so the request is not copied to change it).
     pub(super) fn accept<S: EventSink>(
         &mut self,
         o: &NewOrder,
+        trigger_price: Option<Price>,
         stp: StpMode,
         counted: bool,
         sink: &mut S,
@@ -344,7 +344,7 @@ impl Engine {
             trigger_ref: o.trigger_ref,
             iceberg: false,
             price: o.price.unwrap_or_default(),
-            trigger_price: o.trigger_price.unwrap_or_default(),
+            trigger_price: trigger_price.unwrap_or_default(),
             reserved: 0,
             amount: o.amount,
             filled: Qty(0),
@@ -375,7 +375,7 @@ impl Engine {
                 time_in_force: o.time_in_force,
                 stp,
                 price: o.price,
-                trigger_price: o.trigger_price,
+                trigger_price,
                 amount: o.amount,
                 client_id: o.client_id,
                 expire_at: o.expire_at,
