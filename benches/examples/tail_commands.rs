@@ -9,8 +9,9 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use matchbook_bench::harness;
 use matchbook_bench::script::{Line, Op, OrderCounter, Script, Tif};
-use matchbook_bench::venues::{self, Outcome, Venue};
+use matchbook_bench::venues::{Outcome, Venue};
 
 fn main() {
     if let Err(message) = run() {
@@ -25,11 +26,7 @@ fn run() -> Result<(), String> {
     let name = args.get(1).map_or("matchbook", String::as_str);
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let script = Script::parse(&text).map_err(|e| format!("{path}: {e}"))?;
-    let open = || {
-        let mut venue = venues::open(name, &script).ok_or(format!("unknown venue {name}"))?;
-        let numbers = set_up(venue.as_mut(), &script);
-        Ok::<_, String>((venue, numbers))
-    };
+    let open = || harness::prepared(name, &script).ok_or(format!("unknown venue {name}"));
     let fills = {
         let (mut venue, mut numbers) = open()?;
         let mut out = Outcome::default();
@@ -45,16 +42,6 @@ fn run() -> Result<(), String> {
     let ns = timed(venue.as_mut(), &script.measured, &mut numbers);
     report(&script.measured, &ns, &fills);
     Ok(())
-}
-
-fn set_up(venue: &mut dyn Venue, script: &Script) -> OrderCounter {
-    let mut out = Outcome::default();
-    let mut numbers = OrderCounter::default();
-    for line in &script.setup {
-        out.clear();
-        venue.apply(line, numbers.number(line), &mut out, false);
-    }
-    numbers
 }
 
 /// Nanoseconds of each command, timed as the harness's latency pass times them.

@@ -11,8 +11,9 @@
 use std::io::Write;
 use std::time::Instant;
 
+use matchbook_bench::harness;
 use matchbook_bench::script::{OrderCounter, Script};
-use matchbook_bench::venues::{self, Outcome, Venue};
+use matchbook_bench::venues::{Outcome, Venue};
 
 fn main() {
     if let Err(message) = run() {
@@ -37,14 +38,8 @@ fn run() -> Result<(), String> {
     let script = Script::parse(&text).map_err(|e| format!("{path}: {e}"))?;
     let control = std::env::var("PERF_CTL").ok();
     for _ in 0..rounds {
-        let mut venue =
-            venues::open(venue_name, &script).ok_or(format!("unknown venue {venue_name}"))?;
-        let mut out = Outcome::default();
-        let mut numbers = OrderCounter::default();
-        for line in &script.setup {
-            out.clear();
-            venue.apply(line, numbers.number(line), &mut out, false);
-        }
+        let (mut venue, mut numbers) =
+            harness::prepared(venue_name, &script).ok_or(format!("unknown venue {venue_name}"))?;
         tell_perf(control.as_deref(), "enable")?;
         let start = Instant::now();
         measured(venue.as_mut(), &script, &mut numbers);

@@ -144,16 +144,17 @@ pub fn compare(script: &Script, options: &Options<'_>) -> Vec<EngineReport> {
     reports
 }
 
-/// A fresh engine with the set-up applied, and the order counter where the set-up left it.
-fn prepared(name: &str, script: &Script) -> (Box<dyn venues::Venue>, OrderCounter) {
-    let mut venue = venues::open(name, script).expect("known engine");
+/// The venue `name` (`None`: no such venue) with the script's set-up applied, and the
+/// order counter where the set-up left it: what every timed pass starts from.
+pub fn prepared(name: &str, script: &Script) -> Option<(Box<dyn venues::Venue>, OrderCounter)> {
+    let mut venue = venues::open(name, script)?;
     let mut out = Outcome::default();
     let mut numbers = OrderCounter::default();
     for line in &script.setup {
         out.clear();
         venue.apply(line, numbers.number(line), &mut out, false);
     }
-    (venue, numbers)
+    Some((venue, numbers))
 }
 
 /// One throughput pass and one latency pass, each on a fresh engine.
@@ -167,7 +168,7 @@ fn measure(
     let n = lines.len().max(1);
     let mut out = Outcome::default();
 
-    let (mut venue, mut numbers) = prepared(name, script);
+    let (mut venue, mut numbers) = prepared(name, script).expect("known engine");
     let mut elapsed = 0.0;
     let allocations_before = (options.allocations)();
     for chunk in lines.chunks(CHUNK) {
@@ -185,7 +186,7 @@ fn measure(
     std::hint::black_box(&out);
     drop(venue);
 
-    let (mut venue, mut numbers) = prepared(name, script);
+    let (mut venue, mut numbers) = prepared(name, script).expect("known engine");
     let mut latency = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
     for chunk in lines.chunks(CHUNK) {
         for (i, line) in chunk.iter().enumerate() {
