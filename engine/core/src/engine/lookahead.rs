@@ -41,15 +41,21 @@ impl Lookahead {
         ]
     }
 
-    /// Asks the CPU for every line named. The absent ones are skipped: a hint at address
-    /// 0 may still cost a page walk.
+    /// Asks the CPU for every line named.
     #[inline]
     pub fn hint(&self) {
         for address in self.addresses() {
-            if address != 0 {
-                matchbook_prefetch::line(address);
-            }
+            hint_at(address);
         }
+    }
+}
+
+/// Asks the CPU for the line at `address`; nothing for 0 (none known), since a hint at
+/// address 0 may still cost a page walk.
+#[inline]
+fn hint_at(address: usize) {
+    if address != 0 {
+        matchbook_prefetch::line(address);
     }
 }
 
@@ -137,12 +143,10 @@ impl Engine {
     /// the store): for the matching loop, the maker after the one it fills.
     #[inline]
     pub(super) fn hint_record(&self, slot: u32) {
-        let address = self
-            .orders_base
-            .record(slot as usize, self.orders.capacity());
-        if address != 0 {
-            matchbook_prefetch::line(address);
-        }
+        hint_at(
+            self.orders_base
+                .record(slot as usize, self.orders.capacity()),
+        );
     }
 
     #[inline]
