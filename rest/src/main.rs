@@ -1,6 +1,7 @@
 //! `matchbook-rest`: runs the exchange. With no options it starts the embedded demo on
 //! 127.0.0.1:8080 (admin on 127.0.0.1:8081) with its data in `./data`.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -120,8 +121,10 @@ async fn shutdown_signal() {
 }
 
 fn main() -> ExitCode {
+    // Colours only on a terminal: a log file (an operator's, a test's) stays plain text.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),

@@ -3,14 +3,38 @@
 //! the address line it prints once it serves.
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-/// A running server process.
+/// A running server process. Dropped while the test panics, it prints the end of the
+/// process's log (what the node did is the only explanation of a timing failure on a
+/// loaded machine); dropped still running, it is killed, so no test leaves a node behind.
 pub struct Process {
     pub child: Child,
     pub base: String,
     pub admin: String,
+    dir: PathBuf,
+}
+
+/// Lines of a failing test's node log shown.
+const LOG_LINES_SHOWN: usize = 80;
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let log = std::fs::read_to_string(self.dir.join("stderr.log")).unwrap_or_default();
+            let lines: Vec<&str> = log.lines().collect();
+            let shown = &lines[lines.len().saturating_sub(LOG_LINES_SHOWN)..];
+            eprintln!("--- the log of the node at {} ---", self.base);
+            for line in shown {
+                eprintln!("{line}");
+            }
+        }
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }
 
 /// The process's log, kept in its data directory for a failing test to show.
@@ -59,7 +83,12 @@ pub fn start(dir: &Path, extra: &[&str]) -> Process {
                 .to_owned();
             // Keep draining stdout so the child never blocks on a full pipe.
             std::thread::spawn(move || for _ in lines {});
-            return Process { child, base, admin };
+            return Process {
+                child,
+                base,
+                admin,
+                dir: dir.to_owned(),
+            };
         }
     }
 }
