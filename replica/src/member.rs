@@ -238,7 +238,11 @@ impl Member {
         while !stop.load(Ordering::Acquire) {
             let now = Instant::now();
             if now >= next_tick {
+                let was_leading = self.leading;
                 self.tick(now);
+                if was_leading && self.leading {
+                    self.note_slow_renewal(now.elapsed());
+                }
                 let share = if self.leading { 3 } else { 6 };
                 next_tick = now + self.config.lease / share;
             }
@@ -254,6 +258,19 @@ impl Member {
         }
         if let (true, Some(lease)) = (self.leading, self.lease.as_mut()) {
             lease.resign();
+        }
+    }
+
+    /// Says when a leader's tick (the renewal, then the checkpoints and the log's
+    /// trimming, each a round trip to the servers) took over a third of the lease: the
+    /// next renewal waits for it, so a few such ticks in a row let another node take the
+    /// lease from a leader that never stopped.
+    fn note_slow_renewal(&self, took: Duration) {
+        if took > self.config.lease / 3 {
+            tracing::warn!(
+                ?took,
+                "a leader's tick was slow: its next renewal comes late"
+            );
         }
     }
 
