@@ -7,11 +7,10 @@
 //! Usage: `tail_commands FILE [VENUE]` (venue `matchbook` by default).
 
 use std::collections::BTreeMap;
-use std::time::Instant;
 
 use matchbook_bench::harness;
-use matchbook_bench::script::{Line, Op, OrderCounter, Script, Tif};
-use matchbook_bench::venues::{Outcome, Venue};
+use matchbook_bench::script::{Line, Op, Script, Tif};
+use matchbook_bench::venues::Outcome;
 
 fn main() {
     if let Err(message) = run() {
@@ -39,24 +38,12 @@ fn run() -> Result<(), String> {
             .collect::<Vec<usize>>()
     };
     let (mut venue, mut numbers) = open()?;
-    let ns = timed(venue.as_mut(), &script.measured, &mut numbers);
+    let mut ns = Vec::with_capacity(script.measured.len());
+    harness::time_each(venue.as_mut(), &script.measured, &mut numbers, |t| {
+        ns.push(t)
+    });
     report(&script.measured, &ns, &fills);
     Ok(())
-}
-
-/// Nanoseconds of each command, timed as the harness's latency pass times them.
-fn timed(venue: &mut dyn Venue, lines: &[Line], numbers: &mut OrderCounter) -> Vec<u64> {
-    let mut out = Outcome::default();
-    let mut ns = Vec::with_capacity(lines.len());
-    for (i, line) in lines.iter().enumerate() {
-        out.clear();
-        let number = numbers.number(line);
-        let start = Instant::now();
-        venue.look_ahead(lines.get(i + 1..).unwrap_or_default());
-        venue.apply(std::hint::black_box(line), number, &mut out, false);
-        ns.push(start.elapsed().as_nanos() as u64);
-    }
-    ns
 }
 
 fn kind(op: &Op) -> &'static str {

@@ -157,6 +157,25 @@ pub fn prepared(name: &str, script: &Script) -> Option<(Box<dyn venues::Venue>, 
     Some((venue, numbers))
 }
 
+/// Applies `lines` one at a time and hands `record` the nanoseconds each took (its
+/// look-ahead at the lines after it, within `lines`, included): the latency pass's timing.
+pub fn time_each(
+    venue: &mut dyn venues::Venue,
+    lines: &[Line],
+    numbers: &mut OrderCounter,
+    mut record: impl FnMut(u64),
+) {
+    let mut out = Outcome::default();
+    for (i, line) in lines.iter().enumerate() {
+        out.clear();
+        let number = numbers.number(line);
+        let start = Instant::now();
+        venue.look_ahead(lines.get(i + 1..).unwrap_or_default());
+        venue.apply(std::hint::black_box(line), number, &mut out, false);
+        record(start.elapsed().as_nanos() as u64);
+    }
+}
+
 /// One throughput pass and one latency pass, each on a fresh engine.
 fn measure(
     name: &str,
@@ -189,15 +208,9 @@ fn measure(
     let (mut venue, mut numbers) = prepared(name, script).expect("known engine");
     let mut latency = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).expect("bounds");
     for chunk in lines.chunks(CHUNK) {
-        for (i, line) in chunk.iter().enumerate() {
-            out.clear();
-            let number = numbers.number(line);
-            let start = Instant::now();
-            venue.look_ahead(chunk.get(i + 1..).unwrap_or_default());
-            venue.apply(std::hint::black_box(line), number, &mut out, false);
-            let ns = start.elapsed().as_nanos() as u64;
+        time_each(venue.as_mut(), chunk, &mut numbers, |ns| {
             latency.saturating_record(ns.max(1));
-        }
+        });
         progress(chunk.len());
     }
     Run {
