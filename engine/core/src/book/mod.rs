@@ -12,7 +12,8 @@ pub mod view;
 use slab::Slab;
 
 use crate::fixed::{Price, Qty};
-use crate::order::{NIL, Order, Side};
+use crate::ids::OrderRef;
+use crate::order::{LiveState, NIL, Order, Side};
 use ladder::Ladder;
 use triggers::HeldTriggers;
 
@@ -28,6 +29,16 @@ pub(crate) struct Level {
     /// Icebergs' reserves behind their shown parts (rebuilt from the orders on restore).
     #[serde(skip)]
     pub(crate) hidden: Qty,
+}
+
+/// What the book shows of an order it just queued ([`Book::push_back`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Booked {
+    pub(crate) order: OrderRef,
+    pub(crate) side: Side,
+    pub(crate) price: Price,
+    /// Its visible amount: all that remains, or an iceberg's shown part.
+    pub(crate) shown: Qty,
 }
 
 /// Book of one instrument.
@@ -165,13 +176,44 @@ impl Book {
             .is_some_and(|price| side.crosses(limit, price))
     }
 
-    /// Appends a resting order to the back of its price level. Always inlined, as
-    /// `unlink` is: a call's saved registers and reloads cost about a fifth of the work.
+    /// Appends an order to the back of its price level and marks it resting; returns
+    /// what the book now shows of it. Always inlined, as `unlink` is: a call's saved
+    /// registers and reloads cost about a fifth of the work. The order's record is looked
+    /// up once (its links are written while it is at hand: finding the level needs the
+    /// book only), then the old last order's.
     #[inline(always)]
-    pub(crate) fn push_back(&mut self, orders: &mut Slab<Order>, slot: u32) {
-        let order = &orders[slot as usize];
-        let (side, remaining, visible) = (order.side, order.remaining(), order.visible());
-        let price = order.price;
+    pub(crate) fn push_back(&mut self, orders: &mut Slab<Order>, slot: u32) -> Booked {
+        let order = &mut orders[slot as usize];
+        order.state = LiveState::Resting;
+        let booked = Booked {
+            order: order.handle(),
+            side: order.side,
+            price: order.price,
+            shown: order.visible(),
+        };
+        let remaining = order.remaining();
+        let (level_idx, old_tail) =
+            self.join(booked.side, booked.price, slot, remaining, booked.shown);
+        order.prev = old_tail;
+        order.next = NIL;
+        order.level = level_idx;
+        if old_tail != NIL {
+            orders[old_tail as usize].next = slot;
+        }
+        booked
+    }
+
+    /// Puts `slot` last in the level of `side` at `price` (made if there is none), with
+    /// its amounts; returns the level and the order it now follows (`NIL`: none).
+    #[inline(always)]
+    fn join(
+        &mut self,
+        side: Side,
+        price: Price,
+        slot: u32,
+        remaining: Qty,
+        visible: Qty,
+    ) -> (u32, u32) {
         let k = key(side, price);
         let level_idx = match self.ladder(side).get(k) {
             Some(level) => level,
@@ -197,19 +239,14 @@ impl Book {
         level.total.0 += visible.0;
         level.hidden.0 += remaining.0 - visible.0;
         level.count += 1;
-        if old_tail != NIL {
-            orders[old_tail as usize].next = slot;
-        }
-        let order = &mut orders[slot as usize];
-        order.prev = old_tail;
-        order.next = NIL;
-        order.level = level_idx;
+        (level_idx, old_tail)
     }
 
     /// Takes a resting order out of its level; removes the level when it empties.
     #[inline(always)]
     pub(crate) fn unlink(&mut self, orders: &mut Slab<Order>, slot: u32) {
-        let order = &orders[slot as usize];
+        // Its own links are cleared while the record is at hand: one look-up.
+        let order = &mut orders[slot as usize];
         let (prev, next, level_idx, side, remaining, visible) = (
             order.prev,
             order.next,
@@ -218,6 +255,9 @@ impl Book {
             order.remaining(),
             order.visible(),
         );
+        order.prev = NIL;
+        order.next = NIL;
+        order.level = NIL;
         let level = &mut self.levels[level_idx as usize];
         // The head's `prev` is never read (see `Order::prev`), so taking the head out
         // leaves its successor's record alone: a fill ends the head, and on a deep book
@@ -241,10 +281,6 @@ impl Book {
             self.levels.remove(level_idx as usize);
             self.top_moved |= self.ladder_mut(side).remove(key(side, price));
         }
-        let order = &mut orders[slot as usize];
-        order.prev = NIL;
-        order.next = NIL;
-        order.level = NIL;
     }
 
     /// Lowers a level's total after a resting order shrank by `qty` (a fill or a size-down).

@@ -138,7 +138,7 @@ impl Engine {
                     self.book_changed(b, seq);
                     self.enter(slot, sink);
                 } else {
-                    self.rest(slot, sink);
+                    self.rest(slot, instrument, sink);
                 }
                 self.settle_entries(instrument, sink);
             }

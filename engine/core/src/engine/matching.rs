@@ -83,7 +83,7 @@ impl Engine {
         }
         let rests = !o.order_type.is_market() && o.time_in_force.rests();
         if stop == Stop::Exhausted && rests {
-            self.rest(slot, sink);
+            self.rest(slot, o.instrument, sink);
         } else {
             let reason = match stop {
                 Stop::SelfTrade => CancelReason::SelfTrade,
@@ -116,36 +116,35 @@ impl Engine {
         self.finish(slot);
     }
 
-    /// Puts the order in `slot` on the book.
-    pub(super) fn rest<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
-        let display = match self.displays.is_empty() {
-            true => None,
-            false => self
-                .displays
-                .get(self.orders[slot as usize].handle())
-                .copied(),
-        };
-        let o = &mut self.orders[slot as usize];
-        o.state = LiveState::Resting;
-        if let Some(display) = display {
-            o.shown = Qty(display.0.min(o.remaining().0));
-            o.iceberg = true;
+    /// Puts the order in `slot`, of `instrument`, on the book.
+    pub(super) fn rest<S: EventSink>(&mut self, slot: u32, instrument: InstrumentId, sink: &mut S) {
+        if !self.displays.is_empty() {
+            self.show_first_part(slot);
         }
-        let (instrument, side, price, remaining, handle) =
-            (o.instrument, o.side, o.price, o.visible(), o.handle());
-        let book = &mut self.books[usize::from(instrument.0)];
-        book.push_back(&mut self.orders, slot);
+        let b = usize::from(instrument.0);
+        let booked = self.books[b].push_back(&mut self.orders, slot);
         let seq = self.emit(
             sink,
             Event::OrderBooked {
-                order: handle,
+                order: booked.order,
                 instrument,
-                side,
-                price,
-                remaining,
+                side: booked.side,
+                price: booked.price,
+                remaining: booked.shown,
             },
         );
-        self.book_changed(usize::from(instrument.0), seq);
+        self.book_changed(b, seq);
+    }
+
+    /// An iceberg about to rest shows its first part (nothing for an order without a
+    /// display).
+    #[cold]
+    fn show_first_part(&mut self, slot: u32) {
+        let o = &mut self.orders[slot as usize];
+        if let Some(display) = self.displays.get(o.handle()) {
+            o.shown = Qty(display.0.min(o.remaining().0));
+            o.iceberg = true;
+        }
     }
 
     /// The matching loop proper: one maker per iteration, best level first, FIFO inside it.
