@@ -120,6 +120,6 @@ impl Book {
     /// Clears the bid ladder's bitset (integrity tests corrupt it).
     #[cfg(test)]
     pub(crate) fn clear_bid_bits_for_test(&mut self) {
-        self.bids.clear_bits_for_test();
+        self.ladder_mut(Side::Buy).clear_bits_for_test();
     }
 }

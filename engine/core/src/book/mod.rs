@@ -43,10 +43,12 @@ pub(crate) struct Booked {
 
 /// Book of one instrument.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(from = "SavedBook")]
 pub(crate) struct Book {
-    bids: Ladder,
-    asks: Ladder,
-    #[serde(deserialize_with = "crate::persist::slab_image::deserialize")]
+    /// The bid ladder (index 0, `Side::Buy`) and the ask ladder (1, `Side::Sell`), picked
+    /// with the side as an index: a branch on the side mispredicted about as often as the
+    /// flow changes side, several times a command.
+    ladders: [Ladder; 2],
     pub(crate) levels: Slab<Level>,
     /// Held trigger orders watching the last trade price.
     pub(crate) on_last: HeldTriggers,
@@ -75,22 +77,51 @@ pub(crate) struct Book {
     pub(crate) top_moved: bool,
 }
 
-/// Ladder key of a price: smaller is better on either side.
-#[inline]
-pub(crate) fn key(side: Side, price: Price) -> i64 {
-    match side {
-        Side::Sell => price.0,
-        Side::Buy => -price.0,
+/// What a book's image of snapshot format 6 and older holds, in its order (the rest
+/// starts empty).
+#[derive(serde::Deserialize)]
+struct SavedBook {
+    bids: Ladder,
+    asks: Ladder,
+    #[serde(deserialize_with = "crate::persist::slab_image::deserialize")]
+    levels: Slab<Level>,
+    on_last: HeldTriggers,
+    last_price: Option<Price>,
+    sequence: u64,
+}
+
+impl From<SavedBook> for Book {
+    fn from(saved: SavedBook) -> Self {
+        Self {
+            ladders: [saved.bids, saved.asks],
+            levels: saved.levels,
+            on_last: saved.on_last,
+            last_price: saved.last_price,
+            sequence: saved.sequence,
+            ..Self::default()
+        }
     }
 }
 
+/// Ladder key of a price: smaller is better on either side (a bid's key is its negated
+/// price). Computed without a branch on the side, which is as random as the flow.
+#[inline(always)]
+pub(crate) fn key(side: Side, price: Price) -> i64 {
+    negate_for_bids(side, price.0)
+}
+
 /// Price of a ladder key of `side` (the inverse of [`key`]).
-#[inline]
+#[inline(always)]
 fn price_of(side: Side, key: i64) -> Price {
-    match side {
-        Side::Sell => Price(key),
-        Side::Buy => Price(-key),
-    }
+    Price(negate_for_bids(side, key))
+}
+
+/// `value` negated on the bid side, kept on the ask side: with `mask` all ones for a bid
+/// and zero for an ask, `(value ^ mask) - mask` is `-value` or `value`.
+#[inline(always)]
+fn negate_for_bids(side: Side, value: i64) -> i64 {
+    let mask = i64::from(side == Side::Sell) - 1;
+    (value ^ mask).wrapping_sub(mask)
 }
 
 impl Book {
@@ -112,20 +143,14 @@ impl Book {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn ladder(&self, side: Side) -> &Ladder {
-        match side {
-            Side::Buy => &self.bids,
-            Side::Sell => &self.asks,
-        }
+        &self.ladders[side as usize]
     }
 
-    #[inline]
+    #[inline(always)]
     fn ladder_mut(&mut self, side: Side) -> &mut Ladder {
-        match side {
-            Side::Buy => &mut self.bids,
-            Side::Sell => &mut self.asks,
-        }
+        &mut self.ladders[side as usize]
     }
 
     /// Best level of `side`: its price (from its key: the level is not read) and level
@@ -147,8 +172,9 @@ impl Book {
     /// Sets both ladders' cached best keys from their levels (a decoder that filled the
     /// ladders in directly calls it).
     pub(crate) fn recompute_best(&mut self) {
-        self.bids.recompute_best();
-        self.asks.recompute_best();
+        for ladder in &mut self.ladders {
+            ladder.recompute_best();
+        }
     }
 
     /// Best bid and best ask.

@@ -36,12 +36,18 @@ impl Side {
         }
     }
     /// True when an order on this side with `limit` would trade against a resting `price`.
+    /// Written as a choice of operands, not of comparisons, so that it compiles to
+    /// conditional moves: the side of the next order is as random as the flow, and a
+    /// branch on it mispredicted every other time.
     #[inline]
     pub fn crosses(self, limit: Price, resting: Price) -> bool {
-        match self {
-            Self::Buy => resting <= limit,
-            Self::Sell => resting >= limit,
-        }
+        let buy = self as u8 == Self::Buy as u8;
+        let (low, high) = if buy {
+            (resting, limit)
+        } else {
+            (limit, resting)
+        };
+        low <= high
     }
 }
 
