@@ -51,17 +51,18 @@ impl Book {
         for (side, levels) in [(Side::Buy, image.bids), (Side::Sell, image.asks)] {
             let mut previous = None;
             for level in levels {
-                let price = book
+                let (price, tail) = book
                     .levels
                     .get(level as usize)
-                    .ok_or("a side lists a missing level")?
-                    .price;
+                    .map(|l| (l.price, l.tail))
+                    .ok_or("a side lists a missing level")?;
                 let k = key(side, price);
                 if previous.is_some_and(|p| p >= k) {
                     return Err("a side's levels are not in strict priority order".into());
                 }
                 previous = Some(k);
                 book.ladder_mut(side).insert(k, level);
+                book.ladder_mut(side).note_tail(k, tail);
             }
         }
         // The engine restores the published top beside the book.

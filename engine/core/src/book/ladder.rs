@@ -7,6 +7,11 @@
 //! lies above the window, so the best level is the window's first set bit whenever the window
 //! holds anything. The window is moved (`rebase`) when a level arrives below it or when it
 //! empties while outliers remain; moves are rare in practice and cost O(levels moved).
+//!
+//! Each window slot also remembers the last order of its level, as a hint only (the level
+//! record holds the truth): an order joining a level names the record it links behind
+//! from the window line it reads anyway, so that record and the level's are fetched
+//! together instead of one after the other.
 
 use super::outliers::Outliers;
 use crate::order::NIL;
@@ -28,7 +33,7 @@ fn no_best() -> i64 {
 pub(crate) struct Ladder {
     base: i64,
     #[serde(deserialize_with = "window_slots::deserialize")]
-    slots: Box<[u32]>,
+    slots: Box<[WindowSlot]>,
     #[serde(deserialize_with = "bitset_words::deserialize")]
     words: [u64; WORDS],
     summary: u64,
@@ -45,22 +50,36 @@ pub(crate) struct Ladder {
     scratch_keys: Vec<i64>,
 }
 
+/// One tick of the window: its level (`NIL`: none) and that level's last order, as last
+/// noted (`NIL`: not known; a hint, never read as state).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct WindowSlot {
+    level: u32,
+    tail: u32,
+}
+
+/// A window tick without a level.
+const EMPTY: WindowSlot = WindowSlot {
+    level: NIL,
+    tail: NIL,
+};
+
 /// Snapshot format 6 (read only): the window's level slots as (tick, slot) pairs of the
 /// occupied ticks. Format 7 saves a book's levels in priority order instead
 /// (`crate::image::BookImage`) and rebuilds the window.
 mod window_slots {
-    use super::WINDOW;
-    use crate::order::NIL;
+    use super::{EMPTY, WINDOW, WindowSlot};
 
     pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
         deserializer: D,
-    ) -> Result<Box<[u32]>, D::Error> {
+    ) -> Result<Box<[WindowSlot]>, D::Error> {
         let occupied: Vec<(u16, u32)> = serde::Deserialize::deserialize(deserializer)?;
-        let mut slots = vec![NIL; WINDOW].into_boxed_slice();
-        for (tick, slot) in occupied {
-            *slots
+        let mut slots = vec![EMPTY; WINDOW].into_boxed_slice();
+        for (tick, level) in occupied {
+            slots
                 .get_mut(usize::from(tick))
-                .ok_or_else(|| serde::de::Error::custom("window tick out of range"))? = slot;
+                .ok_or_else(|| serde::de::Error::custom("window tick out of range"))?
+                .level = level;
         }
         Ok(slots)
     }
@@ -85,7 +104,7 @@ impl Default for Ladder {
     fn default() -> Self {
         Self {
             base: 0,
-            slots: vec![NIL; WINDOW].into_boxed_slice(),
+            slots: vec![EMPTY; WINDOW].into_boxed_slice(),
             words: [0; WORDS],
             summary: 0,
             window_len: 0,
@@ -118,10 +137,28 @@ impl Ladder {
     pub(crate) fn get(&self, key: i64) -> Option<u32> {
         match self.window_index(key) {
             Some(i) => {
-                let level = self.slots[i];
+                let level = self.slots[i].level;
                 (level != NIL).then_some(level)
             }
             None => self.outliers.get(key),
+        }
+    }
+
+    /// The last order of the level at `key`, as last noted (`NIL`: no level in the
+    /// window there, or not known). A hint: the level record says for sure.
+    #[inline(always)]
+    pub(crate) fn tail_hint(&self, key: i64) -> u32 {
+        match self.window_index(key) {
+            Some(i) => self.slots[i].tail,
+            None => NIL,
+        }
+    }
+
+    /// Notes `tail` as the last order of the level at `key` (nothing outside the window).
+    #[inline(always)]
+    pub(crate) fn note_tail(&mut self, key: i64, tail: u32) {
+        if let Some(i) = self.window_index(key) {
+            self.slots[i].tail = tail;
         }
     }
 
@@ -173,7 +210,7 @@ impl Ladder {
         let key = self.first_key()?;
         // The best level lies in the window whenever the ladder holds one (module doc).
         match self.window_index(key) {
-            Some(i) => Some((key, self.slots[i])),
+            Some(i) => Some((key, self.slots[i].level)),
             None => self.outliers.first(),
         }
     }
@@ -189,7 +226,7 @@ impl Ladder {
         if self.summary != 0 {
             let w = self.summary.trailing_zeros() as usize;
             let i = w * 64 + self.words[w].trailing_zeros() as usize;
-            return Some((self.base + i as i64, self.slots[i]));
+            return Some((self.base + i as i64, self.slots[i].level));
         }
         self.outliers.first()
     }
@@ -205,7 +242,7 @@ impl Ladder {
     pub(crate) fn next_after(&self, key: i64) -> Option<(i64, u32)> {
         if let Some(i) = self.window_index(key) {
             if let Some(j) = self.next_set_after(i) {
-                return Some((self.base + j as i64, self.slots[j]));
+                return Some((self.base + j as i64, self.slots[j].level));
             }
             return self.outliers.first();
         }
@@ -224,7 +261,7 @@ impl Ladder {
 
     #[inline]
     fn set(&mut self, i: usize, level: u32) {
-        self.slots[i] = level;
+        self.slots[i] = WindowSlot { level, tail: NIL };
         self.words[i / 64] |= 1 << (i % 64);
         self.summary |= 1 << (i / 64);
         self.window_len += 1;
@@ -232,7 +269,7 @@ impl Ladder {
 
     #[inline]
     fn clear(&mut self, i: usize) {
-        self.slots[i] = NIL;
+        self.slots[i] = EMPTY;
         let w = i / 64;
         self.words[w] &= !(1 << (i % 64));
         if self.words[w] == 0 {
@@ -282,12 +319,12 @@ impl Ladder {
             }
             for bit in 0..64 {
                 let i = w * 64 + bit;
-                let occupied = self.slots[i] != NIL;
+                let occupied = self.slots[i].level != NIL;
                 if occupied != ((word >> bit) & 1 == 1) {
                     return Err("ladder bitset disagrees with its slots".into());
                 }
                 if occupied {
-                    entries.push((self.base + i as i64, self.slots[i]));
+                    entries.push((self.base + i as i64, self.slots[i].level));
                 }
             }
         }
@@ -321,7 +358,7 @@ impl Ladder {
         while self.summary != 0 {
             let w = self.summary.trailing_zeros() as usize;
             let i = w * 64 + self.words[w].trailing_zeros() as usize;
-            moved.push((self.base + i as i64, self.slots[i]));
+            moved.push((self.base + i as i64, self.slots[i].level));
             self.clear(i);
         }
         self.base = new_base;

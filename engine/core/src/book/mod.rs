@@ -195,6 +195,14 @@ impl Book {
         self.ladder(side).len()
     }
 
+    /// The last order of the level of `side` at `price`, as the ladder last noted it
+    /// (`NIL`: none known): what an order joining that level will link behind, named
+    /// without reading the level, so that both records can be fetched at once.
+    #[inline(always)]
+    pub(crate) fn tail_hint(&self, side: Side, price: Price) -> u32 {
+        self.ladder(side).tail_hint(key(side, price))
+    }
+
     /// True when an order on `side` limited at `limit` would take liquidity.
     #[inline]
     pub(crate) fn would_take(&self, side: Side, limit: Price) -> bool {
@@ -265,6 +273,7 @@ impl Book {
         level.total.0 += visible.0;
         level.hidden.0 += remaining.0 - visible.0;
         level.count += 1;
+        self.ladder_mut(side).note_tail(k, slot);
         (level_idx, old_tail)
     }
 
@@ -302,10 +311,13 @@ impl Book {
         level.total.0 -= visible.0;
         level.hidden.0 -= remaining.0 - visible.0;
         level.count -= 1;
+        let price = level.price;
         if level.count == 0 {
-            let price = level.price;
             self.levels.remove(level_idx as usize);
             self.top_moved |= self.ladder_mut(side).remove(key(side, price));
+        } else if next == NIL {
+            // The last order left: the one before it is last now.
+            self.ladder_mut(side).note_tail(key(side, price), prev);
         }
     }
 
@@ -340,7 +352,9 @@ impl Book {
         let tail = level.tail;
         orders[tail as usize].next = slot;
         level.tail = slot;
+        let price = level.price;
         let o = &mut orders[slot as usize];
+        self.ladder_mut(o.side).note_tail(key(o.side, price), slot);
         o.prev = tail;
         o.next = NIL;
     }

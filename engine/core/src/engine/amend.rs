@@ -54,6 +54,13 @@ impl Engine {
         // An iceberg re-queues on any amend (what it shows is recomputed as it rests).
         let keeps_priority = !price_changed && new_amount <= o.amount && !o.is_iceberg();
         let b = usize::from(o.instrument.0);
+        if o.state == LiveState::Resting && price_changed {
+            // What the move will write, asked for while the checks run: the records of
+            // its queue neighbours (the unlink) and of the last order where it goes.
+            self.hint_record(o.prev);
+            self.hint_record(o.next);
+            self.hint_record(self.books[b].tail_hint(side, new_price));
+        }
         let must_not_take =
             o.time_in_force == TimeInForce::PostOnly || inst.state == InstrumentState::PostOnly;
         if o.state == LiveState::Resting

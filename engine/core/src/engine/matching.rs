@@ -122,6 +122,10 @@ impl Engine {
             self.show_first_part(slot);
         }
         let b = usize::from(instrument.0);
+        let o = &self.orders[slot as usize];
+        // The order it will link behind, asked for now: otherwise that record's miss
+        // waits for the level record's, which names it.
+        self.hint_record(self.books[b].tail_hint(o.side, o.price));
         let booked = self.books[b].push_back(&mut self.orders, slot);
         let seq = self.emit(
             sink,

@@ -1,8 +1,8 @@
 //! Price-level queues under fills, cancels and moves against a plain model (a FIFO per
 //! price): the head's `prev` is left stale when the head goes (see `Order::prev`), so after
 //! every step the queues must still read as the model's, the integrity check must pass,
-//! an image must name no predecessor for a head, and a restored engine must go on exactly
-//! as the original does.
+//! an image must name no predecessor for a head, the ladder's note of each level's last
+//! order must name it, and a restored engine must go on exactly as the original does.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -155,6 +155,16 @@ fn assert_queues(engine: &Engine, inst: InstrumentId, model: &Model) {
     assert_eq!(listed, expected);
 }
 
+/// The ladder's note of each level's last order (a hint the queueing reads to fetch that
+/// record early) names the level's real last order: kept through appends, unlinks of the
+/// last order and restores.
+fn assert_tail_hints(engine: &Engine, inst: InstrumentId) {
+    let book = &engine.books[usize::from(inst.0)];
+    for (_, level) in &book.levels {
+        assert_eq!(book.tail_hint(Side::Sell, level.price), level.tail);
+    }
+}
+
 /// No order heading its level names a predecessor in the image.
 fn assert_image_heads(engine: &Engine) {
     let image = engine.image().expect("image");
@@ -196,7 +206,9 @@ proptest! {
                 copy.apply(&command, now, &mut events).expect("accepted");
                 prop_assert_eq!(copy.state_hash(), engine.state_hash());
                 prop_assert_eq!(copy.image().expect("image"), engine.image().expect("image"));
+                assert_tail_hints(copy, inst);
             }
+            assert_tail_hints(&engine, inst);
             assert_queues(&engine, inst, &model);
             prop_assert_eq!(engine.check_restored(&reference), Ok(()));
             assert_image_heads(&engine);
