@@ -28,16 +28,21 @@ pub struct Lookahead {
     /// The account's balances, the first and the last line they span (with balances
     /// only; the two held inline take 72 bytes, so two lines).
     pub balances: [usize; 2],
+    /// The account's holder record, where its open orders are counted (entering or
+    /// ending an order changes it): with many accounts a miss of its own, found through
+    /// the account's dense entry.
+    pub holder: usize,
 }
 
 impl Lookahead {
     /// Every address named (0 where there is none).
-    pub fn addresses(&self) -> [usize; 4] {
+    pub fn addresses(&self) -> [usize; 5] {
         [
             self.order,
             self.reservation,
             self.balances[0],
             self.balances[1],
+            self.holder,
         ]
     }
 
@@ -152,9 +157,11 @@ impl Engine {
     #[inline]
     fn lines(&self, slot: usize, account: AccountId) -> Lookahead {
         let order = self.orders_base.record(slot, self.orders.capacity());
+        let holder = self.holder_address(account);
         if !self.enforce_balances {
             return Lookahead {
                 order,
+                holder,
                 ..Lookahead::default()
             };
         }
@@ -162,7 +169,17 @@ impl Engine {
             order,
             reservation: if order == 0 { 0 } else { order + 64 },
             balances: self.balances_address(account),
+            holder,
         }
+    }
+
+    /// Address of `account`'s holder record (0 for an unknown account). Reads the
+    /// account's dense entry (8 bytes an account, cached where the holders are not).
+    #[inline]
+    fn holder_address(&self, account: AccountId) -> usize {
+        (self.accounts.core.get(account.0 as usize))
+            .and_then(|core| self.accounts.holders.get(core.holder.0 as usize))
+            .map_or(0, |record| record as *const _ as usize)
     }
 
     /// Addresses of the first and last byte of `account`'s balances (0 for an unknown

@@ -63,9 +63,12 @@ fn address(order: &Order) -> usize {
 /// What the look-ahead of a cancel of `order` by `account` must name.
 fn expected(engine: &Engine, account: AccountId, order: OrderRef) -> Lookahead {
     let record = address(engine.order(order).expect("live order"));
+    let holder_id = engine.accounts.holder_of(account);
+    let holder = &engine.accounts.holders[holder_id.0 as usize] as *const _ as usize;
     if !engine.enforce_balances {
         return Lookahead {
             order: record,
+            holder,
             ..Lookahead::default()
         };
     }
@@ -75,6 +78,7 @@ fn expected(engine: &Engine, account: AccountId, order: OrderRef) -> Lookahead {
         order: record,
         reservation: record + 64,
         balances: [first, first + std::mem::size_of_val(balances) - 1],
+        holder,
     }
 }
 
