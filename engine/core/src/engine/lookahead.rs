@@ -1,11 +1,12 @@
 //! Look-ahead: where the records a command will read first lie, so that a host holding the
 //! next command can have the CPU fetch them while the current one runs.
 //!
-//! On a book larger than the caches, the order a move or cancel names, its reservation and
-//! its account's balances are misses the matching thread waits for one after another, since
-//! a command is too long for the processor to reach the next one's loads by itself. The
-//! core only computes addresses: plain numbers, nothing is read through them, and a wrong
-//! one costs a wasted fetch, never a wrong result. The hint itself is `matchbook-prefetch`'s
+//! On a book larger than the caches, the order a move or cancel names, its reservation,
+//! its account's balances and its holder's record are misses the matching thread waits for
+//! one after another, since a command is too long for the processor to reach the next
+//! one's loads by itself. The core only computes addresses: plain numbers, nothing is read
+//! through them but the account's dense entry, and a wrong one costs a wasted fetch, never
+//! a wrong result. The hint itself is `matchbook-prefetch`'s
 //! (one instruction the core's `forbid(unsafe_code)` rules out here).
 
 use slab::Slab;
@@ -107,10 +108,12 @@ impl StoreBase {
 impl Engine {
     /// Addresses of what `command` will read first: the order it names (with balances,
     /// also the record's second line, where its reservation is, and its account's
-    /// balances), or for a new order the record it will take and its account's balances.
+    /// balances), or for a new order the record it will take and its account's balances;
+    /// in both cases the account's holder record, where open orders are counted.
     /// Meant for a host that applies commands in a row: hinting the next command's lines
     /// before applying the current one overlaps their misses with the current command's
-    /// work. Reads no record: only the command, where the stores lie and their sizes.
+    /// work. Reads no record but the account's dense entry (to find its holder): only the
+    /// command, where the stores lie and their sizes.
     pub fn lookahead(&self, command: &Command) -> Lookahead {
         match command {
             Command::AmendOrder { account, order, .. }
