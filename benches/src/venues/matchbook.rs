@@ -171,17 +171,7 @@ impl Matchbook {
                     amount: amount.checked_mul(unit)?,
                 }
             }
-            Op::Place {
-                account,
-                instrument,
-                side,
-                price,
-                amount,
-                tif,
-                client,
-            } => Command::PlaceOrder(plain_order(
-                account, instrument, side, price, amount, tif, client,
-            )),
+            Op::Place { .. } => Command::PlaceOrder(plain_order(op)?),
             Op::PlaceWith {
                 account,
                 instrument,
@@ -275,17 +265,7 @@ impl Matchbook {
                 account,
                 target: Target::Order(k),
             } => self.cancel_command(account, k)?,
-            Op::Place {
-                account,
-                instrument,
-                side,
-                price,
-                amount,
-                tif,
-                client,
-            } => Command::PlaceOrder(plain_order(
-                account, instrument, side, price, amount, tif, client,
-            )),
+            Op::Place { .. } => Command::PlaceOrder(plain_order(op)?),
             _ => {
                 let command = self.command(op)?;
                 return Some(self.engine.apply(&command, time, &mut self.events));
@@ -302,18 +282,23 @@ impl Matchbook {
     }
 }
 
-/// The order of a `Place` line: a limit order, or a market order when it has no price.
+/// The order of a `Place` line (`None` for any other line): a limit order, or a market
+/// order when it has no price.
 #[inline(always)]
-fn plain_order(
-    account: u32,
-    instrument: u16,
-    side: Side,
-    price: Option<i64>,
-    amount: i64,
-    tif: Tif,
-    client: Option<u64>,
-) -> NewOrder {
-    NewOrder {
+fn plain_order(op: &Op) -> Option<NewOrder> {
+    let Op::Place {
+        account,
+        instrument,
+        side,
+        price,
+        amount,
+        tif,
+        client,
+    } = *op
+    else {
+        return None;
+    };
+    Some(NewOrder {
         order_type: if price.is_some() {
             OrderType::Limit
         } else {
@@ -329,7 +314,7 @@ fn plain_order(
             Price(0),
             Qty(amount),
         )
-    }
+    })
 }
 
 /// The (account, order number) a move or a cancel of one order names.
