@@ -103,12 +103,21 @@ impl MbEngine {
                 format!("time_ns {time_ns} is before the engine's time {}", now.0),
             ));
         }
-        match &self.host.apply(command, Timestamp(time_ns)) {
-            Ok(Ok(applied)) => Ok(read(applied)),
-            Ok(Err(e)) => Err(fail(MbStatus::from(*e), e.to_string())),
-            Err(e) => Err(fail(MbStatus::Storage, e.to_string())),
-        }
+        let answer = self
+            .host
+            .apply_with(command, Timestamp(time_ns), |result| match result {
+                Ok(applied) => Ok(read(applied)),
+                Err(e) => Err(refused(*e)),
+            });
+        answer.unwrap_or_else(|e| Err(fail(MbStatus::Storage, e.to_string())))
     }
+}
+
+/// The status of a command the engine refused, its message kept for `mb_last_error`. Out
+/// of line: the answer's happy path is inlined into every fast path and stays short.
+#[cold]
+fn refused(error: matchbook::EngineError) -> MbStatus {
+    fail(MbStatus::from(error), error.to_string())
 }
 
 impl Reader for MbEngine {

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::{DurableEngine, Journalled, StoreError, StoreOptions, pin_config};
-use matchbook_core::{Command, Engine, EventRecord, Timestamp};
+use matchbook_core::{Applied, Command, Engine, EngineError, EventRecord, Timestamp};
 use matchbook_market::MarketData;
 
 /// An engine owned by one thread, in memory or durable.
@@ -63,26 +63,54 @@ impl Host {
     /// Applies `command` at `time`; a durable engine journals and commits it first.
     #[inline]
     pub fn apply(&mut self, command: &Command, time: Timestamp) -> Journalled {
-        let result = self.apply_uncommitted(command, time)?;
+        self.apply_with(command, time, |result| *result)
+    }
+
+    /// As [`Host::apply`], handing `read` the engine's answer where it lies: a binding
+    /// that wants a field or two of it copies no whole answer up through the layers
+    /// (three copies of an `Applied` a call on the C ABI's fast path otherwise).
+    #[inline(always)]
+    pub fn apply_with<R>(
+        &mut self,
+        command: &Command,
+        time: Timestamp,
+        read: impl FnOnce(&Result<Applied, EngineError>) -> R,
+    ) -> Result<R, StoreError> {
+        let answer = self.read_uncommitted(command, time, read)?;
         self.commit()?;
-        Ok(result)
+        Ok(answer)
     }
 
     /// As [`Host::apply`] without the commit, for batches ([`Host::commit`] once after).
     #[inline]
     pub fn apply_uncommitted(&mut self, command: &Command, time: Timestamp) -> Journalled {
+        self.read_uncommitted(command, time, |result| *result)
+    }
+
+    #[inline(always)]
+    fn read_uncommitted<R>(
+        &mut self,
+        command: &Command,
+        time: Timestamp,
+        read: impl FnOnce(&Result<Applied, EngineError>) -> R,
+    ) -> Result<R, StoreError> {
         let (engine, market, events) = (&mut self.engine, self.market.as_mut(), &mut self.events);
-        let result = match self.durable.as_mut() {
-            Some(durable) => durable.apply_uncommitted(engine, market, command, time, events)?,
-            None => matchbook_market::apply_and_record(engine, market, command, time, events),
+        let answer = match self.durable.as_mut() {
+            Some(durable) => {
+                read(&durable.apply_uncommitted(engine, market, command, time, events)?)
+            }
+            None => read(&matchbook_market::apply_and_record(
+                engine, market, command, time, events,
+            )),
         };
         if !self.keep_events {
             self.events.clear();
         }
-        Ok(result)
+        Ok(answer)
     }
 
     /// Makes what was applied durable (and snapshots when due); nothing in memory.
+    #[inline]
     pub fn commit(&mut self) -> Result<(), StoreError> {
         match self.durable.as_mut() {
             Some(durable) => durable.commit(&self.engine, self.market.as_ref()),
