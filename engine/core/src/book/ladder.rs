@@ -33,7 +33,9 @@ fn no_best() -> i64 {
 pub(crate) struct Ladder {
     base: i64,
     #[serde(deserialize_with = "window_slots::deserialize")]
-    slots: Box<[WindowSlot]>,
+    /// A fixed-size array, not a slice: an index checked against the window (as every
+    /// one is, to find it) then needs no second check against a length.
+    slots: Box<[WindowSlot; WINDOW]>,
     #[serde(deserialize_with = "bitset_words::deserialize")]
     words: [u64; WORDS],
     summary: u64,
@@ -64,17 +66,25 @@ const EMPTY: WindowSlot = WindowSlot {
     tail: NIL,
 };
 
+/// A window of empty ticks, built on the heap (32 KB: not through the stack).
+fn empty_window() -> Box<[WindowSlot; WINDOW]> {
+    match vec![EMPTY; WINDOW].into_boxed_slice().try_into() {
+        Ok(window) => window,
+        Err(_) => unreachable!("a vector of WINDOW slots has WINDOW slots"),
+    }
+}
+
 /// Snapshot format 6 (read only): the window's level slots as (tick, slot) pairs of the
 /// occupied ticks. Format 7 saves a book's levels in priority order instead
 /// (`crate::image::BookImage`) and rebuilds the window.
 mod window_slots {
-    use super::{EMPTY, WINDOW, WindowSlot};
+    use super::{WINDOW, WindowSlot, empty_window};
 
     pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
         deserializer: D,
-    ) -> Result<Box<[WindowSlot]>, D::Error> {
+    ) -> Result<Box<[WindowSlot; WINDOW]>, D::Error> {
         let occupied: Vec<(u16, u32)> = serde::Deserialize::deserialize(deserializer)?;
-        let mut slots = vec![EMPTY; WINDOW].into_boxed_slice();
+        let mut slots = empty_window();
         for (tick, level) in occupied {
             slots
                 .get_mut(usize::from(tick))
@@ -104,7 +114,7 @@ impl Default for Ladder {
     fn default() -> Self {
         Self {
             base: 0,
-            slots: vec![EMPTY; WINDOW].into_boxed_slice(),
+            slots: empty_window(),
             words: [0; WORDS],
             summary: 0,
             window_len: 0,
@@ -305,10 +315,7 @@ impl Ladder {
     /// slots, bitset, summary word and count agree and that every outlier lies above the
     /// window: the shape the O(1) lookups rely on, which a decoded snapshot must have.
     pub(crate) fn checked_entries(&self) -> Result<Vec<(i64, u32)>, String> {
-        if self.slots.len() != WINDOW
-            || self.base > i64::MAX - WINDOW as i64
-            || self.window_len > WINDOW
-        {
+        if self.base > i64::MAX - WINDOW as i64 || self.window_len > WINDOW {
             return Err("ladder window out of shape".into());
         }
         // Sized from what is there, never from a decoded count.
