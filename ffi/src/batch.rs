@@ -99,6 +99,9 @@ fn submit_each(
 fn look_ahead(e: &MbEngine, next: &MbCommand) {
     let account = matchbook::AccountId(next.account);
     let engine = &e.host.engine;
+    if !engine.hints_pay() {
+        return;
+    }
     let ahead = match next.kind {
         k if k == MbCommandKind::AmendOrder as u32 || k == MbCommandKind::CancelOrder as u32 => {
             engine.lookahead_order(account, next.order.into())

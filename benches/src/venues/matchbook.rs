@@ -444,6 +444,9 @@ impl Venue for Matchbook {
     }
 
     fn look_ahead(&self, upcoming: &[Line]) {
+        if !self.engine.hints_pay() {
+            return;
+        }
         // What the next line names (the order a move or a cancel names, or the record a
         // new order will take; with balances the reservation and the account's balances),
         // and the table entry the line after will read to find its order. Read from the

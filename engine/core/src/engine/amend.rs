@@ -54,7 +54,7 @@ impl Engine {
         // An iceberg re-queues on any amend (what it shows is recomputed as it rests).
         let keeps_priority = !price_changed && new_amount <= o.amount && !o.is_iceberg();
         let b = usize::from(o.instrument.0);
-        if o.state == LiveState::Resting && price_changed {
+        if self.hinting && o.state == LiveState::Resting && price_changed {
             // What the move will write, asked for while the checks run: the records of
             // its queue neighbours (the unlink) and of the last order where it goes.
             self.hint_record(o.prev);

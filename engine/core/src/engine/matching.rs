@@ -188,9 +188,11 @@ impl Engine {
             // The next maker in the queue and its account links: misses of their own on a
             // deep book, now on their way while this fill is settled; this maker's links
             // came that way, so its neighbours' (what ending it rewrites) can be named.
-            self.hint_record(maker.next);
-            self.account_chains.hint(maker.next);
-            self.account_chains.hint_neighbours(maker_slot);
+            if self.hinting {
+                self.hint_record(maker.next);
+                self.account_chains.hint(maker.next);
+                self.account_chains.hint_neighbours(maker_slot);
+            }
             if stp != StpMode::None && maker.account == account {
                 match stp {
                     StpMode::CancelNewest => return Stop::SelfTrade,

@@ -110,6 +110,10 @@ pub struct Engine {
     /// Where `orders` lies, for [`Engine::lookahead`].
     #[serde(skip)]
     orders_base: lookahead::StoreBase,
+    /// Whether hints pay at this engine's size ([`Engine::hints_pay`]), as of the start
+    /// of the current command.
+    #[serde(skip)]
+    hinting: bool,
     accounts: Accounts,
     /// (account, client id) -> newest live order carrying it; older ones chain behind it.
     #[serde(deserialize_with = "crate::persist::sorted_map::deserialize")]
@@ -231,6 +235,7 @@ impl Engine {
             instruments,
             orders: Slab::with_capacity(1024),
             orders_base: lookahead::StoreBase::default(),
+            hinting: false,
             client_index: HashMap::default(),
             expiries: BTreeMap::new(),
             max_open_orders: config.max_open_orders,
@@ -275,6 +280,7 @@ impl Engine {
             self.now = time;
         }
         self.command_base = self.seq;
+        self.hinting = lookahead::hints_pay(self.orders.len(), self.accounts.core.len());
         self.run_futures_schedule(sink);
         self.expire_due(sink);
         self.run_dead_man_switches(sink);

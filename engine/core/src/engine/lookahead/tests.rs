@@ -185,3 +185,36 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn hints_pay_once_live_orders_and_accounts_outgrow_the_caches() {
+    let mut engine = engine(false);
+    let mut events = Vec::new();
+    let accounts = engine.accounts.core.len();
+    let mut placed = Vec::new();
+    // Each command sees the size it starts from: the last placement below starts one short.
+    for k in 0..(HINT_FROM - accounts) {
+        assert!(!engine.hints_pay(), "no hints at {k} orders");
+        let account = (k % 2) as u32;
+        placed.push(place(
+            &mut engine,
+            &bid(account, (k % 40) as i64),
+            &mut events,
+        ));
+        events.clear();
+    }
+    assert!(!engine.hints_pay());
+    placed.push(place(&mut engine, &bid(0, 0), &mut events));
+    assert!(engine.hints_pay(), "{HINT_FROM} orders and accounts");
+    // Two orders end; the command after them starts one short again.
+    for order in placed.drain(..2) {
+        let account = engine.order(order).expect("live").account;
+        let cancel = Command::CancelOrder { account, order };
+        engine.apply(&cancel, T0, &mut events).expect("cancelled");
+        assert!(engine.hints_pay());
+    }
+    engine
+        .apply(&Command::AdvanceTime, T0, &mut events)
+        .expect("time");
+    assert!(!engine.hints_pay(), "back under once orders end");
+}
