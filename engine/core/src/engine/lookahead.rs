@@ -67,16 +67,26 @@ fn hint_at(address: usize) {
 
 const RECORD: usize = std::mem::size_of::<Order>();
 
-/// Live orders and accounts together from which hints pay. Below it their records (a few
-/// hundred bytes each) stay in the private caches, and the hints were pure cost: their
-/// addresses and prefetches took some 80 instructions a command on exchange-core's book of
-/// 1,000 orders and 2,000 accounts, and timed slower, not faster, there.
+/// Live orders and accounts together (weighted) from which hints pay. Below it their
+/// records (a few hundred bytes each) stay in the private caches, and the hints were pure
+/// cost: their addresses and prefetches took some 110 instructions a command on
+/// exchange-core's book of 1,000 orders and 2,000 accounts, book only.
 pub(crate) const HINT_FROM: usize = 8_192;
 
-/// Whether hints pay for an engine holding `orders` live orders and `accounts` accounts.
+/// How many orders an account weighs with balances on: each command then also reads its
+/// account's balances, reservation, holder and fee windows, several lines an account.
+pub(crate) const ACCOUNT_WEIGHT_WITH_BALANCES: usize = 8;
+
+/// Whether hints pay for an engine holding `orders` live orders and `accounts` accounts,
+/// with balances enforced or not.
 #[inline]
-pub(crate) fn hints_pay(orders: usize, accounts: usize) -> bool {
-    orders + accounts >= HINT_FROM
+pub(crate) fn hints_pay(orders: usize, accounts: usize, balances: bool) -> bool {
+    let weight = if balances {
+        ACCOUNT_WEIGHT_WITH_BALANCES
+    } else {
+        1
+    };
+    orders + accounts * weight >= HINT_FROM
 }
 
 /// Where the order store's records start, as last seen (0: not known). Kept from the last

@@ -280,7 +280,11 @@ impl Engine {
             self.now = time;
         }
         self.command_base = self.seq;
-        self.hinting = lookahead::hints_pay(self.orders.len(), self.accounts.core.len());
+        self.hinting = lookahead::hints_pay(
+            self.orders.len(),
+            self.accounts.core.len(),
+            self.enforce_balances,
+        );
         self.run_futures_schedule(sink);
         self.expire_due(sink);
         self.run_dead_man_switches(sink);

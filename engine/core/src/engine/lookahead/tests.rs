@@ -218,3 +218,28 @@ fn hints_pay_once_live_orders_and_accounts_outgrow_the_caches() {
         .expect("time");
     assert!(!engine.hints_pay(), "back under once orders end");
 }
+
+#[test]
+fn with_balances_accounts_weigh_more() {
+    let mut events = Vec::new();
+    let mut engine = engine(true);
+    engine
+        .apply(&Command::AdvanceTime, T0, &mut events)
+        .expect("time");
+    assert!(!engine.hints_pay(), "two accounts and no order");
+    let accounts = engine.accounts.core.len();
+    let weighed = accounts * ACCOUNT_WEIGHT_WITH_BALANCES;
+    assert!(weighed > accounts);
+    for k in 0..(HINT_FROM - weighed) {
+        place(
+            &mut engine,
+            &bid((k % 2) as u32, (k % 40) as i64),
+            &mut events,
+        );
+        events.clear();
+    }
+    engine
+        .apply(&Command::AdvanceTime, T0, &mut events)
+        .expect("time");
+    assert!(engine.hints_pay(), "fewer orders than book only needs");
+}
