@@ -97,11 +97,11 @@ fn submit_each(
 /// Hints the lines `next` will read, from its fields alone: translating it ahead (a
 /// command of a few hundred bytes, then moved into place) cost more than the hint saved.
 fn look_ahead(e: &MbEngine, next: &MbCommand) {
-    let account = matchbook::AccountId(next.account);
     let engine = &e.host.engine;
     if !engine.hints_pay() {
         return;
     }
+    let account = matchbook::AccountId(next.account);
     let ahead = match next.kind {
         k if k == MbCommandKind::AmendOrder as u32 || k == MbCommandKind::CancelOrder as u32 => {
             engine.lookahead_order(account, next.order.into())
