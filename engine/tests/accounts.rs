@@ -450,6 +450,64 @@ fn ioc_remainder_and_market_buys_release_what_they_did_not_use() {
     );
 }
 
+/// A fill of an OCO leg cancels its peer mid-sweep, so the walk before a sweep (what a market
+/// buy reserves, whether a fill-or-kill order fills whole) must not count a peer it reaches
+/// after the leg: counted, the market buy reserved too little and spent past its balance,
+/// and the fill-or-kill order filled in part.
+#[test]
+fn a_sweep_that_cancels_an_oco_peer_is_priced_without_it() {
+    let mut w = World::new();
+    let (_, seller) = w.holder();
+    let (_, far_seller) = w.holder();
+    let (_, buyer) = w.holder();
+    let (btc, eur) = (w.btc, w.eur);
+    w.deposit(seller, btc, ONE);
+    w.deposit(far_seller, btc, ONE);
+    w.deposit(buyer, eur, 1_000 * ONE);
+    let near = w.order(seller, Side::Sell, "100.00", "0.5");
+    let peer = w.order(seller, Side::Sell, "110.00", "0.5");
+    w.ok(Command::PlaceOco {
+        first: near,
+        second: Box::new(peer),
+    });
+    w.ok(Command::PlaceOrder(w.order(
+        far_seller,
+        Side::Sell,
+        "200.00",
+        "1",
+    )));
+    let traded = |w: &World| -> Vec<(Price, Qty)> {
+        w.events
+            .iter()
+            .filter_map(|e| match e.event {
+                Event::Trade(t) => Some((t.price, t.amount)),
+                _ => None,
+            })
+            .collect()
+    };
+    // Up to 110 the book holds 0.5 once the leg at 100 has traded: all or nothing is nothing.
+    let fok = w
+        .order(buyer, Side::Buy, "110.00", "1")
+        .with_tif(TimeInForce::FillOrKill);
+    w.ok(Command::PlaceOrder(fok));
+    assert_eq!(traded(&w), []);
+    assert_eq!(w.balance(buyer, eur), (1_000 * ONE, 0));
+    // The market buy reserves 0.5 at 100 and 0.5 at 200, and spends exactly that.
+    let mut market = w.order(buyer, Side::Buy, "1", "1");
+    market.order_type = OrderType::Market;
+    market.price = None;
+    w.ok(Command::PlaceOrder(market));
+    assert!(w.events.iter().any(|e| matches!(
+        e.event,
+        Event::BalanceChanged { account, locked, .. } if account == buyer && locked == 150 * ONE
+    )));
+    assert_eq!(
+        traded(&w),
+        [(p("100.00"), q("0.5")), (p("200.00"), q("0.5"))]
+    );
+    assert_eq!(w.balance(buyer, eur), (850 * ONE, 0));
+}
+
 #[test]
 fn fee_tiers_follow_combined_volume_and_expire_after_30_days() {
     let mut w = World::new();

@@ -312,15 +312,9 @@ impl RefEngine {
         let unit = i128::from(self.instruments[instrument.0 as usize].quote_unit);
         let mut need = amount;
         let mut cost = 0i128;
-        for i in self.queue(instrument, Side::Sell) {
+        for i in self.makers_met(instrument, Side::Buy, account, stp) {
             let o = &self.orders[i];
             if need == 0 {
-                break;
-            }
-            if stp != StpMode::None && o.account == account {
-                if stp == StpMode::CancelOldest {
-                    continue;
-                }
                 break;
             }
             let take = need.min(o.remaining());

@@ -519,15 +519,9 @@ impl RefEngine {
         stp: StpMode,
     ) -> bool {
         let mut need = amount;
-        for i in self.queue(instrument, side.opposite()) {
+        for i in self.makers_met(instrument, side, account, stp) {
             let o = &self.orders[i];
             if !crosses(side, limit, o.price.unwrap_or(0)) {
-                return false;
-            }
-            if stp != StpMode::None && o.account == account {
-                if stp == StpMode::CancelOldest {
-                    continue;
-                }
                 return false;
             }
             need -= o.remaining();
@@ -536,6 +530,38 @@ impl RefEngine {
             }
         }
         false
+    }
+
+    /// The makers a taker on `side` trades with, in the order it meets them, as far as
+    /// liquidity and self-trade prevention let it go: an own order under cancel-oldest is
+    /// cancelled, not traded; under cancel-newest or cancel-both it ends the sweep; and an
+    /// OCO leg whose peer was met first is gone, cancelled by that peer's fill or cancel.
+    fn makers_met(
+        &self,
+        instrument: InstrumentId,
+        side: Side,
+        account: AccountId,
+        stp: StpMode,
+    ) -> Vec<usize> {
+        let mut gone: Vec<u64> = Vec::new();
+        let mut met = Vec::new();
+        for i in self.queue(instrument, side.opposite()) {
+            let o = &self.orders[i];
+            if gone.contains(&o.id) {
+                continue;
+            }
+            let own = stp != StpMode::None && o.account == account;
+            if own && stp != StpMode::CancelOldest {
+                break;
+            }
+            if let Some(&(Some(peer), _)) = self.links.get(&o.id) {
+                gone.push(peer);
+            }
+            if !own {
+                met.push(i);
+            }
+        }
+        met
     }
 
     /// Resting orders of a side in priority order as (order number, account, price, remaining).

@@ -13,7 +13,7 @@ use crate::event::{Event, EventSink};
 use crate::fees::{self, FeeGroup};
 use crate::fixed::{Price, Qty};
 use crate::ids::{AccountId, CurrencyId, HolderId, InstrumentId};
-use crate::order::{Side, StpMode};
+use crate::order::Side;
 use crate::refdata::{Currency, Instrument};
 
 /// How an instrument's traded value is counted in its fee group's volume currency.
@@ -186,40 +186,6 @@ impl Engine {
             Side::Buy => (s.quote, self.quote_value(instrument, limit, amount)),
             Side::Sell => (s.base, i128::from(amount.0) * i128::from(s.base_unit)),
         }
-    }
-
-    /// Cost in quote units of buying `amount` at once from the book as it stands, under the
-    /// buyer's self-trade prevention mode (own orders skipped or ending the walk).
-    pub(super) fn market_buy_cost(
-        &self,
-        instrument: InstrumentId,
-        amount: Qty,
-        account: AccountId,
-        stp: StpMode,
-    ) -> i128 {
-        let book = &self.books[usize::from(instrument.0)];
-        let mut need = amount.0;
-        let mut cost = 0i128;
-        for level in book.levels_of(Side::Sell) {
-            let mut slot = level.head;
-            while slot != crate::order::NIL && need > 0 {
-                let maker = &self.orders[slot as usize];
-                if stp != StpMode::None && maker.account == account {
-                    if stp != StpMode::CancelOldest {
-                        return cost;
-                    }
-                } else {
-                    let take = need.min(maker.remaining().0);
-                    cost += self.quote_value(instrument, level.price, Qty(take));
-                    need -= take;
-                }
-                slot = maker.next;
-            }
-            if need == 0 {
-                break;
-            }
-        }
-        cost
     }
 
     /// Balance of one account in one currency, mutable.

@@ -4,9 +4,9 @@
 
 use super::Engine;
 use crate::event::{CancelReason, Event, EventSink, Trade};
-use crate::fixed::{Price, Qty};
-use crate::ids::{AccountId, InstrumentId, TradeId};
-use crate::order::{LiveState, NIL, Side, StpMode};
+use crate::fixed::Qty;
+use crate::ids::{InstrumentId, TradeId};
+use crate::order::{LiveState, Side, StpMode};
 
 /// How matching of a taker ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,46 +20,6 @@ enum Stop {
 }
 
 impl Engine {
-    /// Whether `amount` can fill at once within `limit`, under the taker's STP mode: with
-    /// cancel-oldest own orders are skipped (they will be cancelled, not traded); with
-    /// cancel-newest or cancel-both the walk ends at the first own order.
-    pub(super) fn can_fill(
-        &self,
-        instrument: InstrumentId,
-        side: Side,
-        limit: Price,
-        amount: Qty,
-        account: AccountId,
-        stp: StpMode,
-    ) -> bool {
-        let book = &self.books[usize::from(instrument.0)];
-        if stp == StpMode::None {
-            return book.can_fill(side, limit, amount);
-        }
-        let mut need = amount.0;
-        for level in book.levels_of(side.opposite()) {
-            if !side.crosses(limit, level.price) {
-                return false;
-            }
-            let mut slot = level.head;
-            while slot != NIL {
-                let maker = &self.orders[slot as usize];
-                if maker.account == account {
-                    if stp != StpMode::CancelOldest {
-                        return false;
-                    }
-                } else {
-                    need -= maker.remaining().0;
-                    if need <= 0 {
-                        return true;
-                    }
-                }
-                slot = maker.next;
-            }
-        }
-        false
-    }
-
     /// Matches the order in `slot` (state `Taking`), then rests or cancels its remainder.
     pub(super) fn enter<S: EventSink>(&mut self, slot: u32, sink: &mut S) {
         let o = &self.orders[slot as usize];

@@ -18,6 +18,7 @@ mod matching;
 mod place;
 #[cfg(test)]
 mod queue_tests;
+mod reach;
 mod slot_table;
 mod state_hash;
 mod tops;
