@@ -75,15 +75,19 @@ impl Engine {
             let remaining = Qty(new_amount.0 - o.filled.0);
             let (currency, need) = self.reservation(o.instrument, o.side, new_price, remaining, 0);
             let delta = need - i128::from(o.reserved);
-            let available = self.accounts.accounts[account.0 as usize]
-                .balances
-                .get(currency)
-                .available;
-            let futures_short = self.settlements[usize::from(o.instrument.0)]
+            let futures = self.settlements[usize::from(o.instrument.0)]
                 .futures
-                .is_some()
-                && delta > self.margin_state(account).available();
-            if delta > i128::from(available) || futures_short {
+                .is_some();
+            // A spot reservation that does not grow needs no look at the balance: what is
+            // available never goes below zero (a sell moved in price keeps its reservation).
+            if (delta > 0 || futures) && {
+                let available = self.accounts.accounts[account.0 as usize]
+                    .balances
+                    .get(currency)
+                    .available;
+                delta > i128::from(available)
+                    || (futures && delta > self.margin_state(account).available())
+            } {
                 return Err(EngineError::InsufficientFunds);
             }
             Some((currency, delta as i64))

@@ -169,6 +169,7 @@ impl Engine {
 
     /// Currency and amount (balance units) an order reserves: quote at its limit for a buy,
     /// base for a sell. A market buy without a limit reserves `market_cost`.
+    #[inline]
     pub(super) fn reservation(
         &self,
         instrument: InstrumentId,
