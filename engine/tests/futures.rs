@@ -296,6 +296,89 @@ fn a_resting_reduce_only_order_fills_only_what_is_left_of_the_position() {
     assert!(w.engine.open_orders(a).is_empty());
 }
 
+/// A resting reduce-only order offers only what is left of its position: a fill-or-kill
+/// taker that needs more than that from it is refused whole, never filled in part.
+#[test]
+fn fill_or_kill_counts_a_reduce_only_maker_for_its_position_only() {
+    let mut w = World::new();
+    let (a, b, c, d) = (
+        w.trader(10_000),
+        w.trader(10_000),
+        w.trader(10_000),
+        w.trader(10_000),
+    );
+    w.trade(b, a, Side::Buy, px(60_000), milli(100));
+    let take_profit = NewOrder {
+        reduce_only: true,
+        ..w.order(a, Side::Sell, px(62_000), milli(100))
+    };
+    w.place(take_profit).expect("rests");
+    w.trade(c, a, Side::Sell, px(61_000), milli(70));
+    // 0.05 from d, then 0.03 from a's take-profit: 0.08 of the 0.1 wanted.
+    let ask = w.order(d, Side::Sell, px(61_500), milli(50));
+    w.place(ask).expect("ask");
+    let fok = w
+        .order(c, Side::Buy, px(62_000), milli(100))
+        .with_tif(TimeInForce::FillOrKill);
+    let applied = w.place(fok).expect("accepted, then refused whole");
+    assert_eq!(applied.rejected, Some(EngineError::InsufficientLiquidity));
+    assert!(
+        !w.events.iter().any(|e| matches!(e.event, Event::Trade(_))),
+        "{:?}",
+        w.events
+    );
+    // Wanting what is there, it fills.
+    let fok = w
+        .order(c, Side::Buy, px(62_000), milli(80))
+        .with_tif(TimeInForce::FillOrKill);
+    w.place(fok).expect("fills");
+    assert_eq!(w.size(a), 0);
+    assert_eq!(w.size(d), -milli(50).0);
+}
+
+/// A reduce-only stop is checked against its position when it fires, and may then find
+/// less left than its amount: as a fill-or-kill order it is refused whole, not filled up
+/// to flat.
+#[test]
+fn a_reduce_only_fill_or_kill_stop_wanting_more_than_its_position_is_refused_whole() {
+    let mut w = World::new();
+    let (a, b, c, d) = (
+        w.trader(10_000),
+        w.trader(10_000),
+        w.trader(10_000),
+        w.trader(10_000),
+    );
+    w.trade(b, a, Side::Buy, px(60_000), milli(100));
+    let stop = NewOrder {
+        order_type: matchbook::OrderType::Stop,
+        trigger_price: Some(px(59_000)),
+        reduce_only: true,
+        ..w.order(a, Side::Sell, px(58_000), milli(100))
+    }
+    .with_tif(TimeInForce::FillOrKill);
+    w.place(stop).expect("held");
+    w.trade(c, a, Side::Sell, px(61_000), milli(70));
+    let bid = w.order(c, Side::Buy, px(58_500), milli(200));
+    w.place(bid).expect("bid");
+    // A trade at 58,900 fires the stop: 0.03 of the long is left for its 0.1.
+    w.trade(c, d, Side::Sell, px(58_900), milli(10));
+    assert!(w.events.iter().any(|e| matches!(
+        e.event,
+        Event::OrderCancelled {
+            reason: matchbook::CancelReason::FillOrKillUnfilled,
+            ..
+        }
+    )));
+    assert!(
+        !w.events
+            .iter()
+            .any(|e| matches!(e.event, Event::Trade(t) if t.taker_account == a)),
+        "{:?}",
+        w.events
+    );
+    assert_eq!(w.size(a), milli(30).0);
+}
+
 #[test]
 fn mark_price_is_the_mid_clamped_to_the_collar_around_the_index() {
     let mut w = World::new();

@@ -499,8 +499,8 @@ impl World {
     }
 }
 
-/// Now and then the order as one leg of an OCO pair (with a stop on the same side, or a
-/// leg on the other side the engine refuses) or as a bracket's entry (exits on either
+/// Now and then the order as one leg of an OCO pair (with a stop or a further limit on the
+/// same side, or a leg on the other side the engine refuses) or as a bracket's entry (exits on either
 /// side, with or without a stop limit).
 fn contingent(order: NewOrder, step: i64, shape: u8) -> Command {
     let price = order.price.unwrap_or(Price(step * 500)).0;
@@ -511,6 +511,17 @@ fn contingent(order: NewOrder, step: i64, shape: u8) -> Command {
             second.price = None;
             second.trigger_price = Some(Price((price - step * 2).max(1)));
             second.client_id = None;
+            if shape & 0x40 != 0 {
+                // A second leg resting further from the touch: a sweep that fills the first
+                // cancels it on the way.
+                let away = step * i64::from(1 + ((shape >> 4) & 3));
+                second.order_type = OrderType::Limit;
+                second.trigger_price = None;
+                second.price = Some(Price(match order.side {
+                    Side::Sell => price + away,
+                    Side::Buy => (price - away).max(1),
+                }));
+            }
             if shape & 0x80 != 0 {
                 second.side = second.side.opposite();
             }

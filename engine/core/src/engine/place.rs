@@ -193,7 +193,15 @@ impl Engine {
             let limit = match_limit(o);
             match o.time_in_force {
                 TimeInForce::FillOrKill
-                    if !self.can_fill(o.instrument, o.side, limit, o.amount, o.account, stp) =>
+                    if !self.can_fill(&super::reach::Taker {
+                        instrument: o.instrument,
+                        side: o.side,
+                        limit,
+                        amount: o.amount,
+                        account: o.account,
+                        stp,
+                        reduce_only: o.reduce_only,
+                    }) =>
                 {
                     Some(CancelReason::FillOrKillUnfilled)
                 }

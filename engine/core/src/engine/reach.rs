@@ -9,6 +9,19 @@ use crate::fixed::{Price, Qty};
 use crate::ids::{AccountId, InstrumentId};
 use crate::order::{NIL, Side, StpMode};
 
+/// The taker a walk is for.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Taker {
+    pub(super) instrument: InstrumentId,
+    pub(super) side: Side,
+    pub(super) limit: Price,
+    pub(super) amount: Qty,
+    pub(super) account: AccountId,
+    pub(super) stp: StpMode,
+    /// Futures reduce-only: it never fills past flat.
+    pub(super) reduce_only: bool,
+}
+
 /// How far a walk got: lots taken and their quote value in balance units.
 struct Reach {
     taken: i64,
@@ -16,23 +29,22 @@ struct Reach {
 }
 
 impl Engine {
-    /// Whether `amount` can fill at once within `limit`, under the taker's STP mode.
-    pub(super) fn can_fill(
-        &self,
-        instrument: InstrumentId,
-        side: Side,
-        limit: Price,
-        amount: Qty,
-        account: AccountId,
-        stp: StpMode,
-    ) -> bool {
-        if stp == StpMode::None && self.links.is_empty() {
-            // Nothing can leave the book mid-sweep: the levels' totals answer.
-            return self.books[usize::from(instrument.0)].can_fill(side, limit, amount);
+    /// Whether the taker's whole amount can fill at once within its limit.
+    pub(super) fn can_fill(&self, t: &Taker) -> bool {
+        let futures = self.settlements[usize::from(t.instrument.0)].futures;
+        if let Some(m) = futures
+            && t.reduce_only
+            && t.amount.0 > self.reduce_room(t.account, usize::from(m), t.side)
+        {
+            return false;
         }
-        self.reach(instrument, side, limit, amount, account, stp)
-            .taken
-            == amount.0
+        if t.stp == StpMode::None && self.links.is_empty() && futures.is_none() {
+            // Nothing leaves the book mid-sweep and every order offers all it has left:
+            // the levels' totals answer.
+            let book = &self.books[usize::from(t.instrument.0)];
+            return book.can_fill(t.side, t.limit, t.amount);
+        }
+        self.reach(t).taken == t.amount.0
     }
 
     /// Cost in quote units of buying `amount` at once from the book as it stands, under the
@@ -44,30 +56,33 @@ impl Engine {
         account: AccountId,
         stp: StpMode,
     ) -> i128 {
-        self.reach(instrument, Side::Buy, Price(i64::MAX), amount, account, stp)
-            .cost
+        self.reach(&Taker {
+            instrument,
+            side: Side::Buy,
+            limit: Price(i64::MAX),
+            amount,
+            account,
+            stp,
+            reduce_only: false,
+        })
+        .cost
     }
 
-    /// Walks the side a taker on `side` meets, best first and FIFO inside a level, up to
-    /// `amount` within `limit`. As in matching: under cancel-oldest own orders are skipped
+    /// Walks the side the taker meets, best first and FIFO inside a level, up to its
+    /// amount within its limit. As in matching: under cancel-oldest own orders are skipped
     /// (cancelled, not traded), under cancel-newest or cancel-both the walk ends at the
-    /// first own order; and a maker whose OCO peer the walk already met is skipped, since
-    /// that peer's fill (or self-trade cancel) takes it off the book before it is reached.
-    fn reach(
-        &self,
-        instrument: InstrumentId,
-        side: Side,
-        limit: Price,
-        amount: Qty,
-        account: AccountId,
-        stp: StpMode,
-    ) -> Reach {
-        let book = &self.books[usize::from(instrument.0)];
+    /// first own order; a maker whose OCO peer the walk already met is skipped, since that
+    /// peer's fill or cancel takes it off the book first; and a futures reduce-only maker
+    /// offers no more than what is left of its account's position.
+    fn reach(&self, t: &Taker) -> Reach {
+        let book = &self.books[usize::from(t.instrument.0)];
+        let futures = self.settlements[usize::from(t.instrument.0)].futures;
         let linked = !self.links.is_empty();
         let mut cancelled_peers: SmallVec<[u32; 4]> = SmallVec::new();
+        let mut rooms: SmallVec<[(AccountId, i64); 4]> = SmallVec::new();
         let mut got = Reach { taken: 0, cost: 0 };
-        for level in book.levels_of(side.opposite()) {
-            if !side.crosses(limit, level.price) {
+        for level in book.levels_of(t.side.opposite()) {
+            if !t.side.crosses(t.limit, level.price) {
                 return got;
             }
             let mut slot = level.head;
@@ -77,8 +92,8 @@ impl Engine {
                 if linked && cancelled_peers.contains(&maker.slot) {
                     continue;
                 }
-                let own = stp != StpMode::None && maker.account == account;
-                if own && stp != StpMode::CancelOldest {
+                let own = t.stp != StpMode::None && maker.account == t.account;
+                if own && t.stp != StpMode::CancelOldest {
                     return got;
                 }
                 if linked && let Some(peer) = self.links.get(maker.handle()).and_then(|l| l.peer) {
@@ -87,10 +102,24 @@ impl Engine {
                 if own {
                     continue;
                 }
-                let take = (amount.0 - got.taken).min(maker.remaining().0);
+                let mut take = (t.amount.0 - got.taken).min(maker.remaining().0);
+                if let Some(m) = futures.filter(|_| maker.reduce_only) {
+                    // Its account's room, shared by all its reduce-only orders on the way.
+                    let i = match rooms.iter().position(|(a, _)| *a == maker.account) {
+                        Some(i) => i,
+                        None => {
+                            let side = t.side.opposite();
+                            let room = self.reduce_room(maker.account, usize::from(m), side);
+                            rooms.push((maker.account, room));
+                            rooms.len() - 1
+                        }
+                    };
+                    take = take.min(rooms[i].1);
+                    rooms[i].1 -= take;
+                }
                 got.taken += take;
-                got.cost += self.quote_value(instrument, level.price, Qty(take));
-                if got.taken == amount.0 {
+                got.cost += self.quote_value(t.instrument, level.price, Qty(take));
+                if got.taken == t.amount.0 {
                     return got;
                 }
             }

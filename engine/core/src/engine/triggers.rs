@@ -209,7 +209,15 @@ impl Engine {
         let (instrument, side, limit) = (o.instrument, o.side, o.match_limit());
         match o.time_in_force {
             TimeInForce::FillOrKill
-                if !self.can_fill(instrument, side, limit, o.remaining(), o.account, o.stp) =>
+                if !self.can_fill(&super::reach::Taker {
+                    instrument,
+                    side,
+                    limit,
+                    amount: o.remaining(),
+                    account: o.account,
+                    stp: o.stp,
+                    reduce_only: o.reduce_only,
+                }) =>
             {
                 Some(CancelReason::FillOrKillUnfilled)
             }
