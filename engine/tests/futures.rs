@@ -128,6 +128,14 @@ impl World {
         );
     }
 
+    /// Four traders with 10,000 USD each, the first long 0.1 BTC bought from the second
+    /// at 60,000.
+    fn traders_first_long(&mut self) -> [AccountId; 4] {
+        let traders = [(); 4].map(|()| self.trader(10_000));
+        self.trade(traders[1], traders[0], Side::Buy, px(60_000), milli(100));
+        traders
+    }
+
     fn open_interest_balanced(&self, accounts: &[AccountId]) {
         let sizes: i64 = accounts.iter().map(|&a| self.size(a)).sum();
         assert_eq!(sizes, 0, "long open interest equals short");
@@ -301,13 +309,7 @@ fn a_resting_reduce_only_order_fills_only_what_is_left_of_the_position() {
 #[test]
 fn fill_or_kill_counts_a_reduce_only_maker_for_its_position_only() {
     let mut w = World::new();
-    let (a, b, c, d) = (
-        w.trader(10_000),
-        w.trader(10_000),
-        w.trader(10_000),
-        w.trader(10_000),
-    );
-    w.trade(b, a, Side::Buy, px(60_000), milli(100));
+    let [a, _, c, d] = w.traders_first_long();
     let take_profit = NewOrder {
         reduce_only: true,
         ..w.order(a, Side::Sell, px(62_000), milli(100))
@@ -342,13 +344,7 @@ fn fill_or_kill_counts_a_reduce_only_maker_for_its_position_only() {
 #[test]
 fn a_reduce_only_fill_or_kill_stop_wanting_more_than_its_position_is_refused_whole() {
     let mut w = World::new();
-    let (a, b, c, d) = (
-        w.trader(10_000),
-        w.trader(10_000),
-        w.trader(10_000),
-        w.trader(10_000),
-    );
-    w.trade(b, a, Side::Buy, px(60_000), milli(100));
+    let [a, _, c, d] = w.traders_first_long();
     let stop = NewOrder {
         order_type: matchbook::OrderType::Stop,
         trigger_price: Some(px(59_000)),
