@@ -500,8 +500,8 @@ impl World {
 }
 
 /// Now and then the order as one leg of an OCO pair (with a stop or a further limit on the
-/// same side, or a leg on the other side the engine refuses) or as a bracket's entry (exits on either
-/// side, with or without a stop limit).
+/// same side, or a leg on the other side the engine refuses) or as a bracket's entry
+/// (exits on either side, with or without a stop limit).
 fn contingent(order: NewOrder, step: i64, shape: u8) -> Command {
     let price = order.price.unwrap_or(Price(step * 500)).0;
     match shape % 8 {
