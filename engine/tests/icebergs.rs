@@ -134,6 +134,34 @@ fn fill_or_kill_counts_hidden_amounts() {
     assert_eq!(Qty(filled), q("0.8"), "in eight shown parts of 0.1");
 }
 
+/// An iceberg's hidden part queues behind the orders after it at its price: a fill-or-kill
+/// taker whose self-trade prevention stops at its own order there reaches only the shown
+/// part, so it is refused whole rather than filled in part.
+#[test]
+fn fill_or_kill_does_not_count_hidden_amounts_behind_its_own_order() {
+    let mut b = Bench::new();
+    let ice = b.iceberg(Side::Sell, "100.00", "1", "0.2");
+    b.place(ice).expect("iceberg");
+    let own = NewOrder::limit(b.b, b.inst, Side::Sell, p("100.00"), q("0.5"));
+    b.place(own).expect("own ask");
+    let fok = NewOrder {
+        stp: Some(matchbook::StpMode::CancelNewest),
+        ..NewOrder::limit(b.b, b.inst, Side::Buy, p("100.00"), q("0.8"))
+            .with_tif(TimeInForce::FillOrKill)
+    };
+    b.place(fok).expect("accepted, then refused whole");
+    assert_eq!(b.fills(), vec![], "{:?}", b.events);
+    // No own order in the way: the hidden part counts.
+    let fok = NewOrder {
+        stp: Some(matchbook::StpMode::None),
+        ..NewOrder::limit(b.b, b.inst, Side::Buy, p("100.00"), q("1.3"))
+            .with_tif(TimeInForce::FillOrKill)
+    };
+    b.place(fok).expect("fills");
+    let filled: i64 = b.fills().iter().map(|f| f.1.0).sum();
+    assert_eq!(Qty(filled), q("1.3"));
+}
+
 #[test]
 fn a_display_the_order_cannot_have_is_refused() {
     let mut b = Bench::new();

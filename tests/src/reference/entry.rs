@@ -312,12 +312,12 @@ impl RefEngine {
         let unit = i128::from(self.instruments[instrument.0 as usize].quote_unit);
         let mut need = amount;
         let mut cost = 0i128;
-        for i in self.makers_met(instrument, Side::Buy, account, stp) {
+        for (i, lots) in self.makers_met(instrument, Side::Buy, account, stp) {
             let o = &self.orders[i];
             if need == 0 {
                 break;
             }
-            let take = need.min(o.remaining());
+            let take = need.min(lots);
             cost += i128::from(o.price.unwrap_or(0)) * i128::from(take) * unit;
             need -= take;
         }

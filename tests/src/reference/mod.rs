@@ -519,12 +519,12 @@ impl RefEngine {
         stp: StpMode,
     ) -> bool {
         let mut need = amount;
-        for i in self.makers_met(instrument, side, account, stp) {
+        for (i, lots) in self.makers_met(instrument, side, account, stp) {
             let o = &self.orders[i];
             if !crosses(side, limit, o.price.unwrap_or(0)) {
                 return false;
             }
-            need -= o.remaining();
+            need -= lots;
             if need <= 0 {
                 return true;
             }
@@ -532,35 +532,47 @@ impl RefEngine {
         false
     }
 
-    /// The makers a taker on `side` trades with, in the order it meets them, as far as
-    /// liquidity and self-trade prevention let it go: an own order under cancel-oldest is
-    /// cancelled, not traded; under cancel-newest or cancel-both it ends the sweep; and an
-    /// OCO leg whose peer was met first is gone, cancelled by that peer's fill or cancel.
+    /// The makers a taker on `side` trades with and the lots each offers, in the order it
+    /// meets them, as far as liquidity and self-trade prevention let it go: an own order
+    /// under cancel-oldest is cancelled, not traded; under cancel-newest or cancel-both it
+    /// ends the sweep; an OCO leg whose peer was met first is gone, cancelled by that peer's
+    /// fill or cancel; and an iceberg offers its shown part in its place and the rest after
+    /// every other order at its price.
     fn makers_met(
         &self,
         instrument: InstrumentId,
         side: Side,
         account: AccountId,
         stp: StpMode,
-    ) -> Vec<usize> {
+    ) -> Vec<(usize, i64)> {
         let mut gone: Vec<u64> = Vec::new();
         let mut met = Vec::new();
+        let mut behind: Vec<(usize, i64)> = Vec::new();
+        let mut price = None;
         for i in self.queue(instrument, side.opposite()) {
             let o = &self.orders[i];
+            if price != Some(o.price) {
+                met.append(&mut behind);
+                price = Some(o.price);
+            }
             if gone.contains(&o.id) {
                 continue;
             }
             let own = stp != StpMode::None && o.account == account;
             if own && stp != StpMode::CancelOldest {
-                break;
+                return met;
             }
             if let Some(&(Some(peer), _)) = self.links.get(&o.id) {
                 gone.push(peer);
             }
             if !own {
-                met.push(i);
+                met.push((i, o.visible()));
+                if o.remaining() > o.visible() {
+                    behind.push((i, o.remaining() - o.visible()));
+                }
             }
         }
+        met.append(&mut behind);
         met
     }
 

@@ -72,8 +72,10 @@ impl Engine {
     /// amount within its limit. As in matching: under cancel-oldest own orders are skipped
     /// (cancelled, not traded), under cancel-newest or cancel-both the walk ends at the
     /// first own order; a maker whose OCO peer the walk already met is skipped, since that
-    /// peer's fill or cancel takes it off the book first; and a futures reduce-only maker
-    /// offers no more than what is left of its account's position.
+    /// peer's fill or cancel takes it off the book first; a futures reduce-only maker
+    /// offers no more than what is left of its account's position; and an iceberg offers
+    /// its shown part where it stands, the rest only behind the level's other orders (out
+    /// of reach when an own order ends the walk there).
     fn reach(&self, t: &Taker) -> Reach {
         let book = &self.books[usize::from(t.instrument.0)];
         let futures = self.settlements[usize::from(t.instrument.0)].futures;
@@ -85,6 +87,7 @@ impl Engine {
             if !t.side.crosses(t.limit, level.price) {
                 return got;
             }
+            let mut hidden = 0i64;
             let mut slot = level.head;
             while slot != NIL {
                 let maker = &self.orders[slot as usize];
@@ -102,7 +105,7 @@ impl Engine {
                 if own {
                     continue;
                 }
-                let mut take = (t.amount.0 - got.taken).min(maker.remaining().0);
+                let mut offer = maker.remaining().0;
                 if let Some(m) = futures.filter(|_| maker.reduce_only) {
                     // Its account's room, shared by all its reduce-only orders on the way.
                     let i = match rooms.iter().position(|(a, _)| *a == maker.account) {
@@ -114,16 +117,29 @@ impl Engine {
                             rooms.len() - 1
                         }
                     };
-                    take = take.min(rooms[i].1);
-                    rooms[i].1 -= take;
+                    offer = offer.min(rooms[i].1);
+                    rooms[i].1 -= offer;
                 }
-                got.taken += take;
-                got.cost += self.quote_value(t.instrument, level.price, Qty(take));
-                if got.taken == t.amount.0 {
+                let shown = offer.min(maker.visible().0);
+                hidden += offer - shown;
+                if got.take(self, t, level.price, shown) {
                     return got;
                 }
             }
+            if got.take(self, t, level.price, hidden) {
+                return got;
+            }
         }
         got
+    }
+}
+
+impl Reach {
+    /// Takes up to `lots` at `price` towards the taker's amount; whether it has it all.
+    fn take(&mut self, engine: &Engine, t: &Taker, price: Price, lots: i64) -> bool {
+        let take = (t.amount.0 - self.taken).min(lots);
+        self.taken += take;
+        self.cost += engine.quote_value(t.instrument, price, Qty(take));
+        self.taken == t.amount.0
     }
 }
