@@ -301,29 +301,6 @@ impl RefEngine {
         }
     }
 
-    /// Cost of buying `amount` from the book now, under the buyer's STP mode.
-    pub(super) fn market_buy_cost(
-        &self,
-        instrument: InstrumentId,
-        amount: i64,
-        account: AccountId,
-        stp: StpMode,
-    ) -> i128 {
-        let unit = i128::from(self.instruments[instrument.0 as usize].quote_unit);
-        let mut need = amount;
-        let mut cost = 0i128;
-        for (i, lots) in self.makers_met(instrument, Side::Buy, account, stp) {
-            let o = &self.orders[i];
-            if need == 0 {
-                break;
-            }
-            let take = need.min(lots);
-            cost += i128::from(o.price.unwrap_or(0)) * i128::from(take) * unit;
-            need -= take;
-        }
-        cost
-    }
-
     pub(super) fn index_of(&self, id: u64) -> usize {
         self.orders
             .iter()
