@@ -1,8 +1,8 @@
 //! Identifiers: small integer handles used inside the engine, the time type, and the
 //! deterministic UUIDs that name orders and trades at the edges.
 //!
-//! An order's UUID carries its slab slot and its order number, so resolving a UUID back to
-//! the order needs no hash table: decode, index the slab, compare the order number.
+//! An order's UUID carries its store slot and its order number, so resolving a UUID back to
+//! the order needs no hash table: decode, index the store, compare the order number.
 
 use std::fmt;
 use std::str::FromStr;
@@ -98,7 +98,7 @@ impl Timestamp {
     }
 }
 
-/// A live handle to an order: its engine-wide order number plus the slab slot it occupies.
+/// A live handle to an order: its engine-wide order number plus the store slot it occupies.
 /// The number is unique over the engine's life; the slot is reused after the order ends.
 #[derive(
     Debug,
@@ -116,7 +116,7 @@ impl Timestamp {
 pub struct OrderRef {
     /// Order number, 1-based, assigned in acceptance order.
     pub id: u64,
-    /// Slab slot while the order is live.
+    /// Store slot while the order is live.
     pub slot: u32,
 }
 

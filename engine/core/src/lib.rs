@@ -39,6 +39,7 @@ pub mod limits;
 mod order;
 pub mod persist;
 mod refdata;
+mod store;
 
 pub use account::{AccountKind, AccountState, AccountView, Balance, Balances};
 pub use book::view::{BookView, LevelView, OrderView};

@@ -1,15 +1,13 @@
-//! Structural check of a decoded book against the order slab: ladders, levels, FIFO links
+//! Structural check of a decoded book against the order store: ladders, levels, FIFO links
 //! and stop queues must describe each other exactly, because matching follows them without
 //! bounds checks of its own.
 
 use std::collections::BTreeSet;
 
-use slab::Slab;
-
 use super::{Book, key, triggers};
 use crate::fixed::Price;
 use crate::ids::InstrumentId;
-use crate::order::{LiveState, NIL, Order, Side, TriggerRef};
+use crate::order::{LiveState, NIL, OrderStore, Side, TriggerRef};
 
 /// How many orders a checked book holds.
 pub(crate) struct BookCounts {
@@ -27,7 +25,7 @@ impl Book {
     /// number. Prices must lie in `price_range`.
     pub(crate) fn check(
         &self,
-        orders: &Slab<Order>,
+        orders: &OrderStore,
         held_at: &triggers::HeldPositions,
         instrument: InstrumentId,
         price_range: (Price, Price),

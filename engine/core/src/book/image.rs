@@ -6,7 +6,7 @@ use super::{Book, Level, key};
 use crate::fixed::{Price, Qty};
 use crate::image::{BookImage, LevelImage};
 use crate::order::Side;
-use crate::persist::slab_image;
+use crate::store::DenseStore;
 
 impl Book {
     /// The book's image; `published_top` is the engine's record of its last published top.
@@ -16,7 +16,7 @@ impl Book {
     ) -> Result<BookImage, String> {
         let side = |side: Side| self.ladder(side).iter().map(|(_, level)| level).collect();
         Ok(BookImage {
-            levels: slab_image::to_image(&self.levels, |l| LevelImage {
+            levels: self.levels.to_image(|l| LevelImage {
                 price: l.price,
                 total: l.total,
                 count: l.count,
@@ -36,7 +36,7 @@ impl Book {
     /// the engine's integrity check.
     pub(crate) fn from_image(image: BookImage) -> Result<Self, String> {
         let mut book = Book {
-            levels: slab_image::from_image(image.levels, |l| Level {
+            levels: DenseStore::from_image(image.levels, |l| Level {
                 price: l.price,
                 total: l.total,
                 count: l.count,

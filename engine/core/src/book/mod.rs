@@ -1,5 +1,5 @@
 //! The order book of one instrument: two price ladders whose levels are intrusive FIFO queues
-//! of orders (prev/next slots into the engine's order slab), the held trigger orders, and the
+//! of orders (prev/next slots into the engine's order store), the held trigger orders, and the
 //! last trade price. Cancel by slot is O(1); best bid and ask are O(1).
 
 mod check;
@@ -9,11 +9,11 @@ mod outliers;
 pub(crate) mod triggers;
 pub mod view;
 
-use slab::Slab;
+use crate::store::DenseStore;
 
 use crate::fixed::{Price, Qty};
 use crate::ids::OrderRef;
-use crate::order::{LiveState, NIL, Order, Side};
+use crate::order::{LiveState, NIL, OrderStore, Side};
 use ladder::Ladder;
 use triggers::HeldTriggers;
 
@@ -49,7 +49,7 @@ pub(crate) struct Book {
     /// with the side as an index: a branch on the side mispredicted about as often as the
     /// flow changes side, several times a command.
     ladders: [Ladder; 2],
-    pub(crate) levels: Slab<Level>,
+    pub(crate) levels: DenseStore<Level>,
     /// Held trigger orders watching the last trade price.
     pub(crate) on_last: HeldTriggers,
     /// Held trigger orders watching the mark price (futures); not in the legacy image,
@@ -83,8 +83,7 @@ pub(crate) struct Book {
 struct SavedBook {
     bids: Ladder,
     asks: Ladder,
-    #[serde(deserialize_with = "crate::persist::slab_image::deserialize")]
-    levels: Slab<Level>,
+    levels: DenseStore<Level>,
     on_last: HeldTriggers,
     last_price: Option<Price>,
     sequence: u64,
@@ -216,7 +215,7 @@ impl Book {
     /// up once (its links are written while it is at hand: finding the level needs the
     /// book only), then the old last order's.
     #[inline(always)]
-    pub(crate) fn push_back(&mut self, orders: &mut Slab<Order>, slot: u32) -> Booked {
+    pub(crate) fn push_back(&mut self, orders: &mut OrderStore, slot: u32) -> Booked {
         let order = &mut orders[slot as usize];
         order.state = LiveState::Resting;
         let booked = Booked {
@@ -259,7 +258,7 @@ impl Book {
                     head: NIL,
                     tail: NIL,
                     hidden: Qty(0),
-                }) as u32;
+                });
                 self.top_moved |= self.ladder_mut(side).insert(k, level);
                 level
             }
@@ -279,7 +278,7 @@ impl Book {
 
     /// Takes a resting order out of its level; removes the level when it empties.
     #[inline(always)]
-    pub(crate) fn unlink(&mut self, orders: &mut Slab<Order>, slot: u32) {
+    pub(crate) fn unlink(&mut self, orders: &mut OrderStore, slot: u32) {
         // Its own links are cleared while the record is at hand: one look-up.
         let order = &mut orders[slot as usize];
         let (prev, next, level_idx, side, remaining, visible) = (
@@ -313,7 +312,7 @@ impl Book {
         level.count -= 1;
         let price = level.price;
         if level.count == 0 {
-            self.levels.remove(level_idx as usize);
+            self.levels.remove(level_idx);
             self.top_moved |= self.ladder_mut(side).remove(key(side, price));
         } else if next == NIL {
             // The last order left: the one before it is last now.
@@ -329,7 +328,7 @@ impl Book {
 
     /// Shows `shown` more of an iceberg whose shown part just filled, and moves it to the
     /// back of its level: a replenished part queues behind what was there.
-    pub(crate) fn replenish(&mut self, orders: &mut Slab<Order>, slot: u32, shown: Qty) {
+    pub(crate) fn replenish(&mut self, orders: &mut OrderStore, slot: u32, shown: Qty) {
         let (level_idx, prev, next) = {
             let o = &orders[slot as usize];
             (o.level, o.prev, o.next)
@@ -373,6 +372,29 @@ impl Book {
             }
         }
         false
+    }
+}
+
+/// A vacant slot's level has price 0 (prices are positive); `head` links the free list.
+impl crate::store::StoreRecord for Level {
+    fn vacancy(next: u32) -> Self {
+        Self {
+            head: next,
+            ..<Self as crate::persist::slab_image::Filler>::filler()
+        }
+    }
+    #[inline]
+    fn is_vacant(&self) -> bool {
+        self.price.0 == 0
+    }
+    #[inline]
+    fn next_vacant(&self) -> u32 {
+        self.head
+    }
+    #[inline]
+    fn vacate(&mut self, next: u32) {
+        self.price = Price(0);
+        self.head = next;
     }
 }
 

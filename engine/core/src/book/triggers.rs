@@ -46,7 +46,7 @@ impl HeldPositions {
     fn set(&mut self, slot: u32, queue: Queue, at: u32) {
         let slot = slot as usize;
         if self.at.len() <= slot {
-            // Grows with the order slab only: in steady state every slot is already here.
+            // Grows with the order store only: in steady state every slot is already here.
             self.at.resize(slot + 1, [NIL, NIL]);
         }
         self.at[slot][queue as usize] = at;

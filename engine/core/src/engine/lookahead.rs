@@ -9,12 +9,9 @@
 //! a wrong result. The hint itself is `matchbook-prefetch`'s
 //! (one instruction the core's `forbid(unsafe_code)` rules out here).
 
-use slab::Slab;
-
 use super::Engine;
 use crate::command::Command;
 use crate::ids::{AccountId, OrderRef};
-use crate::order::Order;
 
 /// Addresses of the cache lines a command reads first; 0 where there is none. A plain
 /// record rather than a list: built and read on every command of a host that looks
@@ -65,8 +62,6 @@ fn hint_at(address: usize) {
     }
 }
 
-const RECORD: usize = std::mem::size_of::<Order>();
-
 /// Live orders and accounts together (weighted) from which hints pay. Below it their
 /// records (a few hundred bytes each) stay in the private caches, and the hints were pure
 /// cost: their addresses and prefetches took some 110 instructions a command on
@@ -90,44 +85,6 @@ pub(crate) fn hints_pay(orders: usize, accounts: usize, balances: bool) -> bool 
         1
     };
     orders + accounts * weight >= HINT_FROM
-}
-
-/// Where the order store's records start, as last seen (0: not known). Kept from the last
-/// placement, which is the only way the store moves while commands run (it grows when it
-/// has no vacancy); a clone starts unknown, since its store lies elsewhere.
-#[derive(Debug, Default)]
-pub(crate) struct StoreBase(usize);
-
-impl Clone for StoreBase {
-    fn clone(&self) -> Self {
-        Self(0)
-    }
-}
-
-impl StoreBase {
-    /// Records where the store lies, from its record `order` at `slot`.
-    #[inline]
-    pub(crate) fn seen(&mut self, order: &Order, slot: u32) {
-        self.0 = (order as *const Order as usize).wrapping_sub(slot as usize * RECORD);
-    }
-
-    /// Records where `orders` lies, from its first record (unknown when it holds none).
-    pub(crate) fn find(&mut self, orders: &Slab<Order>) {
-        self.0 = 0;
-        if let Some((slot, order)) = orders.iter().next() {
-            self.seen(order, slot as u32);
-        }
-    }
-
-    /// Address of the record at `slot` of a store of `capacity` records (0: unknown).
-    #[inline]
-    pub(crate) fn record(&self, slot: usize, capacity: usize) -> usize {
-        if self.0 != 0 && slot < capacity {
-            self.0 + slot * RECORD
-        } else {
-            0
-        }
-    }
 }
 
 impl Engine {
@@ -192,15 +149,12 @@ impl Engine {
         if !self.hinting {
             return;
         }
-        hint_at(
-            self.orders_base
-                .record(slot as usize, self.orders.capacity()),
-        );
+        hint_at(self.orders.record_address(slot as usize));
     }
 
     #[inline]
     fn lines(&self, slot: usize, account: AccountId) -> Lookahead {
-        let order = self.orders_base.record(slot, self.orders.capacity());
+        let order = self.orders.record_address(slot);
         let holder = self.holder_address(account);
         if !self.enforce_balances {
             return Lookahead {

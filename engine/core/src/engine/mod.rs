@@ -36,8 +36,6 @@ pub use views::{AccountFees, ActiveTier, MarginTotals, RunningVolume};
 
 use std::collections::{BTreeMap, HashMap};
 
-use slab::Slab;
-
 use crate::account::AccountView;
 use crate::book::Book;
 use crate::command::Command;
@@ -47,7 +45,7 @@ use crate::fees::{FeeGroup, FeeGroupSpec, HolderVolumes};
 use crate::fixed::Price;
 use crate::hashing::ClientKeyBuildHasher;
 use crate::ids::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
-use crate::order::{Order, StpMode};
+use crate::order::{Order, OrderStore, StpMode};
 use crate::refdata::{ConfigError, Currency, Instrument, InstrumentSpec, InstrumentState};
 use accounts::Accounts;
 
@@ -106,11 +104,7 @@ pub struct Engine {
     currencies: Vec<Currency>,
     instruments: Vec<Instrument>,
     books: Vec<Book>,
-    #[serde(deserialize_with = "crate::persist::slab_image::deserialize")]
-    orders: Slab<Order>,
-    /// Where `orders` lies, for [`Engine::lookahead`].
-    #[serde(skip)]
-    orders_base: lookahead::StoreBase,
+    orders: OrderStore,
     /// Whether hints pay at this engine's size ([`Engine::hints_pay`]), as of the start
     /// of the current command.
     #[serde(skip)]
@@ -234,8 +228,7 @@ impl Engine {
             accounts: Accounts::new(config.currencies.len()),
             currencies: config.currencies,
             instruments,
-            orders: Slab::with_capacity(1024),
-            orders_base: lookahead::StoreBase::default(),
+            orders: OrderStore::with_capacity(1024),
             hinting: false,
             client_index: HashMap::default(),
             expiries: BTreeMap::new(),
@@ -461,9 +454,8 @@ impl Engine {
     /// pre-sizes. The room is written now, so the first use of a slot does not fault a
     /// fresh page in either; slots are handed out in the same order as without it.
     pub fn reserve_orders(&mut self, additional: usize) {
-        crate::persist::slab_image::reserve_touched(&mut self.orders, additional);
-        self.orders_base.find(&self.orders);
-        self.account_chains.reserve(self.orders.capacity());
+        self.orders.reserve_touched(additional);
+        self.account_chains.reserve(self.orders.slots());
     }
 
     /// Makes room for `additional` more price levels in every book, written now as
@@ -472,7 +464,7 @@ impl Engine {
     /// commands are timed.
     pub fn reserve_levels(&mut self, additional: usize) {
         for book in &mut self.books {
-            crate::persist::slab_image::reserve_touched(&mut book.levels, additional);
+            book.levels.reserve_touched(additional);
         }
     }
 

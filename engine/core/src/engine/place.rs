@@ -335,10 +335,9 @@ impl Engine {
     ) -> u32 {
         let id = self.next_order;
         self.next_order += 1;
-        let entry = self.orders.vacant_entry();
-        let slot = entry.key() as u32;
+        let slot = self.orders.vacant_key() as u32;
         let handle = OrderRef { id, slot };
-        let record = entry.insert(Order {
+        self.orders.insert(Order {
             id,
             slot,
             account: o.account,
@@ -370,8 +369,6 @@ impl Engine {
             client_older: NIL,
             client_newer: NIL,
         });
-        // The store may have grown (and moved) to take it.
-        self.orders_base.seen(record, slot);
         let seq = self.emit(
             sink,
             crate::event::Event::OrderAccepted(AcceptedOrder {
@@ -469,7 +466,7 @@ impl Engine {
             let holder = self.accounts.holder_of(account);
             self.accounts.holder_mut(holder).open_orders -= 1;
         }
-        self.orders.remove(slot as usize);
+        self.orders.remove(slot);
         if let Some(order) = displayed {
             self.displays.remove(order);
         }

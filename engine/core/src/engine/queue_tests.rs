@@ -160,7 +160,7 @@ fn assert_queues(engine: &Engine, inst: InstrumentId, model: &Model) {
 /// last order and restores.
 fn assert_tail_hints(engine: &Engine, inst: InstrumentId) {
     let book = &engine.books[usize::from(inst.0)];
-    for (_, level) in &book.levels {
+    for (_, level) in book.levels.iter() {
         assert_eq!(book.tail_hint(Side::Sell, level.price), level.tail);
     }
 }

@@ -1,5 +1,5 @@
 //! Side tables of live orders: terms only some orders have (trailing terms, iceberg
-//! displays, contingent links) kept beside the order slab, found by the order's slot and
+//! displays, contingent links) kept beside the order store, found by the order's slot and
 //! checked against its number. Entries live in a slab of their own and each order slot
 //! holds the index of its entry, so after warm-up (both slabs at their high-water mark)
 //! inserting and removing never allocates, unlike a map by order number, whose nodes come

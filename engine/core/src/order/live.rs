@@ -1,6 +1,5 @@
 //! The live order record: its cache-line layout (what matching touches in the first
-//! line, nothing with a niche past it), its accessors, and the blank record a restored
-//! slab fills its free slots with.
+//! line), its accessors, and the blank record a vacant slot of the order store holds.
 
 use super::{LiveState, OrderType, Side, StpMode, TimeInForce, TriggerRef};
 use crate::fixed::{Notional, Price, Qty};
@@ -13,11 +12,10 @@ pub(crate) const NIL: u32 = u32::MAX;
 ///
 /// The layout is fixed (`repr(C)`, 64-byte aligned) so that everything matching, amending
 /// and unlinking touch sits in the first cache line; fields are read through accessors.
-/// No field past the first line has a niche (optional values there are a plain value
-/// plus a bit in [`Order::extras`]): an enum wrapping an order, such as the slab's
-/// occupied-or-vacant entry, then keeps its tag in the first line too, so finding an
-/// order by slot reads that line only (with `Option<Uuid>` at byte 144 it read the
-/// third).
+/// Optional values past the first line are a plain value plus a bit in
+/// [`Order::extras`], so learning whether one is set reads the first line only; the
+/// store's vacancy mark (id 0, see `crate::store`) is in the first line too, so finding an
+/// order by slot reads that line only.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 #[serde(from = "crate::persist::legacy_order::LegacyOrder")]
 #[repr(C, align(64))]
@@ -220,6 +218,30 @@ impl Order {
     }
 }
 
+/// A vacant slot's record is blank with id 0 (order ids start at 1); `next` links the
+/// free list.
+impl crate::store::StoreRecord for Order {
+    fn vacancy(next: u32) -> Self {
+        Self {
+            next,
+            ..<Self as crate::persist::slab_image::Filler>::filler()
+        }
+    }
+    #[inline]
+    fn is_vacant(&self) -> bool {
+        self.id == 0
+    }
+    #[inline]
+    fn next_vacant(&self) -> u32 {
+        self.next
+    }
+    #[inline]
+    fn vacate(&mut self, next: u32) {
+        self.id = 0;
+        self.next = next;
+    }
+}
+
 impl crate::persist::slab_image::Filler for Order {
     fn filler() -> Self {
         Self {
@@ -262,20 +284,8 @@ mod tests {
     use super::*;
     use std::mem::{offset_of, size_of};
 
-    /// Whether `T` leaves no spare bit pattern for an enclosing enum's tag.
-    fn has_no_niche<T>() -> bool {
-        size_of::<Option<T>>() > size_of::<T>()
-    }
-
-    /// The shape of the slab's entry: vacant (a free-list link) or an order.
-    #[allow(dead_code)]
-    enum SlabEntry {
-        Vacant(usize),
-        Occupied(Order),
-    }
-
     #[test]
-    fn matching_reads_one_line_and_the_slab_tag_lives_there() {
+    fn matching_reads_one_line_and_the_vacancy_mark_lives_there() {
         assert_eq!(size_of::<Order>(), 192);
         assert_eq!(
             offset_of!(Order, filled),
@@ -287,19 +297,11 @@ mod tests {
             64,
             "line two starts here"
         );
-        // Every field type past the first line has no niche ...
-        assert!(has_no_niche::<Notional>());
-        assert!(has_no_niche::<Price>());
-        assert!(has_no_niche::<Qty>());
-        assert!(has_no_niche::<i64>());
-        assert!(has_no_niche::<u64>());
-        assert!(has_no_niche::<u32>());
-        assert!(has_no_niche::<Timestamp>());
-        assert!(has_no_niche::<Uuid>());
-        // ... while the first line has some, so an enum around an order takes its tag
-        // from the first line without growing (with `Option<Uuid>` it took byte 144).
-        assert!(!has_no_niche::<Side>());
-        assert_eq!(size_of::<SlabEntry>(), size_of::<Order>());
+        assert!(
+            offset_of!(Order, id) < 64,
+            "the store reads the id for vacancy"
+        );
+        assert!(offset_of!(Order, extras) < 64);
     }
 
     #[test]

@@ -8,6 +8,8 @@ mod live;
 
 pub(crate) use live::NIL;
 pub use live::Order;
+/// Live orders by slot.
+pub(crate) type OrderStore = crate::store::DenseStore<Order>;
 
 /// Buy or sell.
 #[derive(

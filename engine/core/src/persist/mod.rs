@@ -1,4 +1,4 @@
-//! Serde helpers for the state a snapshot saves: slabs restored slot for slot, hash maps
+//! Serde helpers for the state a snapshot saves: stores restored slot for slot, hash maps
 //! written in key order, decimals as their exact 16 bytes. Shared by the core and market data
 //! so both encode deterministically.
 

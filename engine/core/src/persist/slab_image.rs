@@ -7,6 +7,10 @@
 //! the keys come out in exactly the order the original would hand them out. Keys beyond the
 //! original's last entry come out ascending, which is what the original would do too, so
 //! the restored slab behaves identically even if it ends up with more (vacant) entries.
+//!
+//! The engine's own stores are no longer slabs (`crate::store` hands slots out in the same
+//! order without slab's per-look-up tag check); this stays as the model they are tested
+//! against, and their blank records are [`Filler`]s.
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

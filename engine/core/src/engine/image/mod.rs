@@ -15,8 +15,7 @@ use crate::fees::VolumeWindow;
 use crate::fixed::{Price, Qty};
 use crate::ids::{AccountId, OrderRef};
 use crate::image::{EngineImage, FuturesImage, OrderTermsImage};
-use crate::order::{LiveState, NIL, TriggerRef};
-use crate::persist::slab_image;
+use crate::order::{LiveState, NIL, OrderStore, TriggerRef};
 use records::*;
 
 fn refuse<T>(what: impl Into<String>) -> Result<T, IntegrityError> {
@@ -43,10 +42,10 @@ impl Engine {
             next_transfer: self.next_transfer,
             instrument_states: self.instruments.iter().map(|i| i.state).collect(),
             books,
-            orders: slab_image::to_image(&self.orders, |o| {
-                order_image(o, self.account_chains.link_of(o.slot), self.prev_of(o))
-            })
-            .map_err(IntegrityError)?,
+            orders: self
+                .orders
+                .to_image(|o| order_image(o, self.account_chains.link_of(o.slot), self.prev_of(o)))
+                .map_err(IntegrityError)?,
             accounts: (self.accounts.core.iter().zip(&self.accounts.accounts))
                 .map(|(core, record)| account_image(core, record, self.currencies.len()))
                 .collect(),
@@ -111,11 +110,10 @@ impl Engine {
             .map(|(slot, o)| (*slot, o.account, chain_link(o)))
             .collect();
         e.orders =
-            slab_image::from_image(image.orders, order_from_image).map_err(IntegrityError)?;
+            OrderStore::from_image(image.orders, order_from_image).map_err(IntegrityError)?;
         for (slot, order) in e.orders.iter_mut() {
             order.slot = slot as u32;
         }
-        e.orders_base.find(&e.orders);
         e.restore_accounts(image.accounts, image.holders, image.volumes)?;
         e.restore_futures(image.futures)?;
         for (account, deadline) in image.cancel_all_after {
@@ -195,7 +193,7 @@ impl Engine {
         self.client_index.clear();
         self.expiries = BTreeMap::new();
         self.held_at.clear();
-        for (slot, o) in &self.orders {
+        for (slot, o) in self.orders.iter() {
             let slot = slot as u32;
             if let (Some(client_id), NIL) = (o.client_id(), o.client_newer)
                 && self
@@ -241,7 +239,6 @@ impl Engine {
             book.recompute_best();
         }
         engine.account_chains.rebuild(engine.orders.iter());
-        engine.orders_base.find(&engine.orders);
         if engine.volumes.holders() == 0 {
             // Nothing saved to count the groups by: the configuration says.
             engine.volumes = crate::fees::HolderVolumes::new(engine.fee_groups.len());

@@ -44,7 +44,7 @@ pub(super) fn order_image(o: &Order, chain: Link, prev: u32) -> OrderImage {
     }
 }
 
-/// The order from its image; its slot is filled in once the slab is built, and its
+/// The order from its image; its slot is filled in once the store is built, and its
 /// account chain links go to the engine's chains (`chain_link`).
 pub(super) fn order_from_image(o: OrderImage) -> Order {
     let mut order = Order {

@@ -130,7 +130,7 @@ impl Engine {
         let mut open_per_holder = vec![0u32; self.accounts.holders.len()];
         let (mut resting, mut stops, mut with_expiry, mut with_client_id) = (0, 0, 0, 0);
         let mut icebergs = 0usize;
-        for (slot, o) in &self.orders {
+        for (slot, o) in self.orders.iter() {
             let Some(instrument) = self.instruments.get(usize::from(o.instrument.0)) else {
                 return fail("an order on an unknown instrument");
             };
@@ -322,7 +322,7 @@ impl Engine {
     fn check_money(&self) -> Result<(), IntegrityError> {
         let mut reserved: BTreeMap<(AccountId, usize), i128> = BTreeMap::new();
         let mut margin: BTreeMap<AccountId, i128> = BTreeMap::new();
-        for (_, o) in &self.orders {
+        for (_, o) in self.orders.iter() {
             let s = &self.settlements[usize::from(o.instrument.0)];
             let currency = s.reserve_currency(o.side);
             *reserved

@@ -7,7 +7,7 @@ use super::*;
 use crate::event::EventRecord;
 use crate::fixed::{Price, Qty};
 use crate::ids::{InstrumentId, OrderRef, Timestamp};
-use crate::order::{NewOrder, Side};
+use crate::order::{NewOrder, Order, Side};
 
 const T0: Timestamp = Timestamp(1_767_225_600_000_000_000);
 
@@ -92,8 +92,7 @@ fn a_new_order_is_looked_up_where_it_will_be_stored() {
             let ahead = engine.lookahead(&new_order);
             let handle = place(&mut engine, &new_order, &mut events);
             let record = address(engine.order(handle).expect("live"));
-            // The first placement finds no store address yet; every later one does.
-            assert_eq!(ahead.order, if ticks > 0 { record } else { 0 });
+            assert_eq!(ahead.order, record, "placement {ticks}");
             assert_eq!(ahead.balances != [0; 2], balances);
             assert_eq!(
                 ahead.reservation, 0,
@@ -104,7 +103,7 @@ fn a_new_order_is_looked_up_where_it_will_be_stored() {
 }
 
 #[test]
-fn a_clone_names_nothing_of_its_original_until_it_places() {
+fn a_clone_names_its_own_records() {
     let mut engine = engine(true);
     let mut events = Vec::new();
     let handle = place(&mut engine, &bid(0, 0), &mut events);
@@ -112,11 +111,8 @@ fn a_clone_names_nothing_of_its_original_until_it_places() {
         account: AccountId(0),
         order: handle,
     };
-    let mut copy = engine.clone();
-    let unknown_store = copy.lookahead(&cancel);
-    assert_eq!((unknown_store.order, unknown_store.reservation), (0, 0));
-    assert_ne!(unknown_store.balances, [0; 2]);
-    copy.apply(&bid(1, 1), T0, &mut events).expect("placed");
+    let copy = engine.clone();
+    assert_ne!(copy.lookahead(&cancel), engine.lookahead(&cancel));
     assert_eq!(
         copy.lookahead(&cancel),
         expected(&copy, AccountId(0), handle)
@@ -151,8 +147,10 @@ fn commands_that_name_no_order_have_no_look_ahead() {
         account: AccountId(99),
         order: OrderRef { id: 1, slot: 0 },
     };
-    // No order placed yet (the store's address is not known) and no such account.
-    assert_eq!(engine.lookahead(&unknown_account), Lookahead::default());
+    // No such account: nothing of its own, only where slot 0 lies.
+    let ahead = engine.lookahead(&unknown_account);
+    assert_eq!((ahead.balances, ahead.holder), ([0; 2], 0));
+    assert_eq!(ahead.order, engine.orders.record_address(0));
 }
 
 proptest! {
