@@ -154,13 +154,13 @@ impl Ladder {
         }
     }
 
-    /// The last order of the level at `key`, as last noted (`NIL`: no level in the
+    /// The level at `key` and its last order, as last noted (`NIL`: no level in the
     /// window there, or not known). A hint: the level record says for sure.
     #[inline(always)]
-    pub(crate) fn tail_hint(&self, key: i64) -> u32 {
+    pub(crate) fn join_hint(&self, key: i64) -> (u32, u32) {
         match self.window_index(key) {
-            Some(i) => self.slots[i].tail,
-            None => NIL,
+            Some(i) => (self.slots[i].level, self.slots[i].tail),
+            None => (NIL, NIL),
         }
     }
 

@@ -194,12 +194,25 @@ impl Book {
         self.ladder(side).len()
     }
 
-    /// The last order of the level of `side` at `price`, as the ladder last noted it
-    /// (`NIL`: none known): what an order joining that level will link behind, named
-    /// without reading the level, so that both records can be fetched at once.
+    /// The level of `side` at `price` and its last order, as the ladder last noted them
+    /// (`NIL`: none known): what an order joining that level will update and link
+    /// behind, named without reading the level, so that both records can be fetched at
+    /// once.
+    #[inline(always)]
+    pub(crate) fn join_hint(&self, side: Side, price: Price) -> (u32, u32) {
+        self.ladder(side).join_hint(key(side, price))
+    }
+
+    /// The last order of the level of `side` at `price` ([`Book::join_hint`]).
     #[inline(always)]
     pub(crate) fn tail_hint(&self, side: Side, price: Price) -> u32 {
-        self.ladder(side).tail_hint(key(side, price))
+        self.join_hint(side, price).1
+    }
+
+    /// Address of level `level`'s record, for a hint (0 past the store's room).
+    #[inline]
+    pub(crate) fn level_address(&self, level: u32) -> usize {
+        self.levels.record_address(level as usize)
     }
 
     /// True when an order on `side` limited at `limit` would take liquidity.

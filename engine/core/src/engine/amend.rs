@@ -56,10 +56,10 @@ impl Engine {
         let b = usize::from(o.instrument.0);
         if self.hinting && o.state == LiveState::Resting && price_changed {
             // What the move will write, asked for while the checks run: the records of
-            // its queue neighbours (the unlink) and of the last order where it goes.
+            // its queue neighbours and its level (the unlink), and where it goes.
             self.hint_record(o.prev);
             self.hint_record(o.next);
-            self.hint_record(self.books[b].tail_hint(side, new_price));
+            self.hint_join(b, side, new_price, o.level);
         }
         let must_not_take =
             o.time_in_force == TimeInForce::PostOnly || inst.state == InstrumentState::PostOnly;

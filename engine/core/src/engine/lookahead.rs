@@ -11,7 +11,9 @@
 
 use super::Engine;
 use crate::command::Command;
+use crate::fixed::Price;
 use crate::ids::{AccountId, OrderRef};
+use crate::order::Side;
 
 /// Addresses of the cache lines a command reads first; 0 where there is none. A plain
 /// record rather than a list: built and read on every command of a host that looks
@@ -150,6 +152,22 @@ impl Engine {
             return;
         }
         hint_at(self.orders.record_address(slot as usize));
+    }
+
+    /// Hints what an order joining book `b`'s level of `side` at `price` will write: the
+    /// level's record and its last order's (as the ladder noted them), and the record of
+    /// `leaving`, a level it leaves first (`NIL`: none). Each is a miss on a deep book or
+    /// many books, and the level's would otherwise be waited for before its last order's.
+    #[inline(always)]
+    pub(super) fn hint_join(&self, b: usize, side: Side, price: Price, leaving: u32) {
+        if !self.hinting {
+            return;
+        }
+        let book = &self.books[b];
+        let (level, tail) = book.join_hint(side, price);
+        hint_at(book.level_address(level));
+        hint_at(book.level_address(leaving));
+        hint_at(self.orders.record_address(tail as usize));
     }
 
     #[inline]
