@@ -86,6 +86,9 @@ pub(crate) enum Reply {
     Replicated,
 }
 
+// Nearly every request is an `Apply`, so its size is the one a channel slot has anyway;
+// boxing the command would add an allocation (freed on another thread) per command.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Request {
     Apply {
         command: Command,
