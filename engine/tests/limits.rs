@@ -8,10 +8,12 @@
 mod common;
 
 use common::{p, q, refuse, run};
-use matchbook::limits::{MAX_BALANCE, MAX_ORDER_LOTS, MAX_SETTLEMENTS_PER_COMMAND, TIME_HORIZON};
+use matchbook::limits::{
+    MAX_BALANCE, MAX_ORDER_LOTS, MAX_PRICE, MAX_SETTLEMENTS_PER_COMMAND, TIME_HORIZON,
+};
 use matchbook::{
-    AccountId, Command, Engine, EngineError, Event, EventRecord, InstrumentId, NewOrder, Qty, Side,
-    Timestamp,
+    AccountId, Command, Engine, EngineError, Event, EventRecord, InstrumentId, NewOrder, Price,
+    Qty, Side, Timestamp,
 };
 
 /// 2026-01-01T00:00:00Z.
@@ -285,4 +287,79 @@ fn a_clock_jump_of_decades_settles_a_bounded_number_of_funding_periods() {
     .expect("horizon");
     assert_eq!(settled(&events), MAX_SETTLEMENTS_PER_COMMAND as usize);
     consistent(&engine);
+}
+
+/// The demo configuration, book only, with an instrument priced 1..=`max_price`.
+fn with_range(max_price: &str) -> matchbook::EngineConfig {
+    let mut config = matchbook::demo::config();
+    config.enforce_balances = false;
+    config.instruments.push(matchbook::InstrumentSpec {
+        code: "WIDE_EUR".into(),
+        base: "BTC".into(),
+        quote: "EUR".into(),
+        amount_precision: 0,
+        market_precision: 0,
+        min_size: "1".into(),
+        min_price: "1".into(),
+        max_price: max_price.into(),
+        kind: matchbook::InstrumentKind::Spot,
+        state: matchbook::InstrumentState::Active,
+        futures: None,
+    });
+    config
+}
+
+/// A price range reaching past `MAX_PRICE` is refused with the configuration. It was
+/// taken up to `i64::MAX`, where an ask at `i64::MAX` was the ladder's "no level" key (a
+/// bid at that price then rested against it, a crossed book), a bid there overflowed the
+/// window arithmetic (a panic with overflow checks, as the tests and fuzzers build) and
+/// an ask near it left a window a restored book refused.
+#[test]
+fn a_price_range_past_the_largest_price_is_refused() {
+    for max_price in [i64::MAX.to_string(), (MAX_PRICE + 1).to_string()] {
+        assert!(
+            matches!(
+                Engine::new(with_range(&max_price)),
+                Err(matchbook::ConfigError::BadRange(code)) if code == "WIDE_EUR"
+            ),
+            "max price {max_price}"
+        );
+    }
+}
+
+/// At the top of the widest range allowed, both sides rest, trade and survive a
+/// snapshot.
+#[test]
+fn prices_at_the_top_of_the_range_rest_trade_and_are_restored() {
+    let mut engine = Engine::new(with_range(&MAX_PRICE.to_string())).expect("config");
+    let wide = engine.instrument_by_code("WIDE_EUR").expect("WIDE_EUR");
+    let reference = engine.clone();
+    let mut events = Vec::new();
+    let t = Timestamp(T0);
+    engine
+        .apply(&Command::CreateHolder, t, &mut events)
+        .expect("holder");
+    let mut place = |engine: &mut Engine, side: Side, price: i64| {
+        let order = NewOrder::limit(AccountId(0), wide, side, Price(price), Qty(1));
+        engine
+            .apply(&Command::PlaceOrder(order), t, &mut events)
+            .expect("placed")
+    };
+    let top = MAX_PRICE;
+    place(&mut engine, Side::Buy, top - 10);
+    place(&mut engine, Side::Buy, 1);
+    place(&mut engine, Side::Sell, top);
+    place(&mut engine, Side::Sell, top - 1);
+    let best = |engine: &Engine| engine.best_bid_ask(wide).expect("book");
+    assert_eq!(best(&engine), (Some(Price(top - 10)), Some(Price(top - 1))));
+    let restored = Engine::restore(&reference, engine.image().expect("image")).expect("restore");
+    assert_eq!(restored.state_hash(), engine.state_hash());
+    // Bids at the top take both asks, one each, and the third rests.
+    place(&mut engine, Side::Buy, top);
+    assert_eq!(best(&engine), (Some(Price(top - 10)), Some(Price(top))));
+    place(&mut engine, Side::Buy, top);
+    place(&mut engine, Side::Buy, top);
+    assert_eq!(best(&engine), (Some(Price(top)), None));
+    let restored = Engine::restore(&reference, engine.image().expect("image")).expect("restore");
+    assert_eq!(restored.state_hash(), engine.state_hash());
 }

@@ -9,7 +9,8 @@
 //!   (units stay conserved; reaching it takes a balance of billions of units of a currency).
 //!   Every fill value a credit comes from is itself bounded: it was reserved from a balance.
 //! - Orders: an amount above [`MAX_ORDER_LOTS`] is refused, prices are bounded by each
-//!   instrument's `max_price`; notional values are computed in `i128`.
+//!   instrument's `max_price`, itself at most [`MAX_PRICE`]; notional values are computed
+//!   in `i128`.
 //! - Time: no command may carry a time past [`TIME_HORIZON`]; time-driven work (funding
 //!   settlements) is bounded per command by [`MAX_SETTLEMENTS_PER_COMMAND`].
 
@@ -21,6 +22,12 @@ pub const MAX_BALANCE: i64 = 4_000_000_000_000_000_000;
 
 /// Largest order amount, in lots of the instrument (10^15: ten billion BTC at 5 decimals).
 pub const MAX_ORDER_LOTS: i64 = 1_000_000_000_000_000;
+
+/// Largest price an instrument's range may reach, in its scaled units (10^18): a tenth of
+/// `i64::MAX`, so a price plus a trailing offset, a book's price keys and the window its
+/// ladder puts around them all stay inside `i64`, and no price equals the ladder's
+/// "no level" key (`i64::MAX`, which an ask at that price was taken for).
+pub const MAX_PRICE: i64 = 1_000_000_000_000_000_000;
 
 /// Latest time a command may carry: 2100-01-01T00:00:00Z, a century and more inside the
 /// range of nanosecond timestamps, so every period boundary computed from it still fits,

@@ -210,7 +210,8 @@ pub enum ConfigError {
         /// Parse failure.
         source: ParseDecimalError,
     },
-    /// A precision outside 0..=12, or min/max price inverted.
+    /// A precision outside 0..=12, min/max price inverted, or a max price past
+    /// [`crate::limits::MAX_PRICE`].
     #[error("instrument {0}: precision or price range out of bounds")]
     BadRange(String),
     /// Spot with futures terms or a future without them.
@@ -282,7 +283,7 @@ impl Instrument {
             fixed::parse_scaled(&spec.max_price, spec.market_precision)
                 .map_err(bad("max_price"))?,
         );
-        if min_price.0 <= 0 || min_price > max_price {
+        if min_price.0 <= 0 || min_price > max_price || max_price.0 > crate::limits::MAX_PRICE {
             return Err(ConfigError::BadRange(spec.code.clone()));
         }
         Ok(Self {
