@@ -129,8 +129,11 @@ impl Default for Ladder {
 impl Ladder {
     #[inline]
     fn window_index(&self, key: i64) -> Option<usize> {
+        // One unsigned compare covers both ends: a key below the base wraps to an offset
+        // past the window, as prices stay within `limits::MAX_PRICE` (10^18) and a
+        // ladder's keys and base within 2^63 of each other.
         let offset = key.wrapping_sub(self.base);
-        if key >= self.base && (offset as u64) < WINDOW as u64 {
+        if (offset as u64) < WINDOW as u64 {
             Some(offset as usize)
         } else {
             None
