@@ -9,11 +9,10 @@ mod outliers;
 pub(crate) mod triggers;
 pub mod view;
 
-use crate::store::DenseStore;
-
 use crate::fixed::{Price, Qty};
 use crate::ids::OrderRef;
 use crate::order::{LiveState, NIL, OrderStore, Side};
+use crate::store::DenseStore;
 use ladder::Ladder;
 use triggers::HeldTriggers;
 
