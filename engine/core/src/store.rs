@@ -27,8 +27,8 @@ pub(crate) trait StoreRecord: Sized {
     fn vacate(&mut self, next: u32);
 }
 
-/// Records by slot.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Records by slot. Not comparable: vacant records keep what their last occupant left.
+#[derive(Debug, Clone)]
 pub(crate) struct DenseStore<T> {
     /// Every slot handed out or reserved; a vacant one links to the next vacant slot
     /// (`records.len()`: a new slot at the end).
