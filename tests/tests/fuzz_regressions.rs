@@ -173,3 +173,22 @@ fn the_snapshot_seed_is_accepted_by_the_load_check() {
         "the seed has market data to check"
     );
 }
+
+/// A format-6 engine (`snapshot_decode`, 20 s smoke run in CI) whose held trigger names
+/// a slot of about 1.5 billion: the decoder sized the queue positions, kept by slot, to
+/// match (12.6 GB, 28 s) before the load check could refuse it. It is refused now.
+#[test]
+fn a_legacy_engine_naming_a_held_slot_past_its_orders_is_refused() {
+    let path = fuzz_dir().join("regressions/snapshot_decode/legacy-held-trigger-slot");
+    let data = std::fs::read(path).expect("read input");
+    // As the harness reads it: a little-endian split whose top bit picks format 6.
+    let split = u16::from_le_bytes([data[0], data[1]]);
+    assert_ne!(split & 0x8000, 0, "a format-6 input");
+    let body = &data[2..];
+    let engine = &body[..usize::from(split & 0x7fff).min(body.len())];
+    let refused = matchbook::Engine::decode_legacy(engine).expect_err("refused");
+    assert!(
+        format!("{refused:?}").contains("held trigger"),
+        "{refused:?}"
+    );
+}

@@ -157,12 +157,22 @@ impl KeyedHeap {
         entries
     }
 
-    /// Records every entry's position (after the entries were set without them).
-    fn reindex(&mut self, pos: &mut HeldPositions, queue: Queue) {
+    /// Records every entry's position (after the entries were set without them); refuses
+    /// an entry naming a slot at or past `slots`, the order store's size.
+    fn reindex(
+        &mut self,
+        pos: &mut HeldPositions,
+        queue: Queue,
+        slots: usize,
+    ) -> Result<(), String> {
+        if self.entries.iter().any(|&(_, slot)| slot as usize >= slots) {
+            return Err("a held trigger names a slot past the order store".into());
+        }
         self.entries.sort_unstable();
         for (at, &(_, slot)) in self.entries.iter().enumerate() {
             pos.set(slot, queue, at as u32);
         }
+        Ok(())
     }
 
     /// The heap order holds and every entry's recorded position is its own.
@@ -361,12 +371,14 @@ impl HeldTriggers {
         self.trail_rising.len() + self.trail_falling.len()
     }
 
-    /// Records the positions of queues decoded without them (snapshot format 6).
-    pub(crate) fn reindex(&mut self, pos: &mut HeldPositions) {
-        self.rising.reindex(pos, Queue::Trigger);
-        self.falling.reindex(pos, Queue::Trigger);
-        self.trail_rising.reindex(pos, Queue::Trail);
-        self.trail_falling.reindex(pos, Queue::Trail);
+    /// Records the positions of queues decoded without them (snapshot format 6), whose
+    /// entries must name slots below `slots` (the order store's size): positions are
+    /// kept by slot, so a decoded slot of billions would size them to match.
+    pub(crate) fn reindex(&mut self, pos: &mut HeldPositions, slots: usize) -> Result<(), String> {
+        self.rising.reindex(pos, Queue::Trigger, slots)?;
+        self.falling.reindex(pos, Queue::Trigger, slots)?;
+        self.trail_rising.reindex(pos, Queue::Trail, slots)?;
+        self.trail_falling.reindex(pos, Queue::Trail, slots)
     }
 
     /// Every queue is a heap and every position recorded for its entries is theirs.

@@ -234,8 +234,9 @@ impl Engine {
     pub fn decode_legacy(bytes: &[u8]) -> Result<Engine, IntegrityError> {
         let mut engine: Engine =
             postcard::from_bytes(bytes).map_err(|e| IntegrityError(e.to_string()))?;
+        let slots = engine.orders.slots();
         for book in &mut engine.books {
-            book.on_last.reindex(&mut engine.held_at);
+            (book.on_last.reindex(&mut engine.held_at, slots)).map_err(IntegrityError)?;
             book.recompute_best();
         }
         engine.account_chains.rebuild(engine.orders.iter());
