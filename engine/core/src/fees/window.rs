@@ -146,7 +146,9 @@ impl VolumeWindow {
         if from == i64::MIN {
             return 0;
         }
-        if from <= i64::MIN + window || day <= from || day - from >= window {
+        // A restored window may name any day: a gap too wide for an `i64` is a whole one.
+        let gap = day.checked_sub(from);
+        if from <= i64::MIN + window || day <= from || gap.is_none_or(|g| g >= window) {
             return sum_on(&self.ring, day);
         }
         let mut running = self.running;
@@ -308,6 +310,27 @@ mod tests {
         );
         w.roll(day + 40, &g);
         assert_eq!(w.tier, 0);
+    }
+
+    /// Found by `snapshot_decode` (fails on the code before: the gap overflowed, a panic
+    /// with overflow checks, and in a release build a walk over some 2^63 days): a window
+    /// restored as of a day near the start of `i64`, then moved to a real day, sums its
+    /// ring anew.
+    #[test]
+    fn a_window_restored_at_the_far_past_moves_to_today() {
+        let g = group();
+        let today = day_of(crate::ids::Timestamp(1_767_225_600_000_000_000));
+        for far in [i64::MIN + VOLUME_WINDOW_DAYS as i64 + 1, i64::MIN / 2 - 1] {
+            let mut buckets = VolumeWindow::default().image().buckets;
+            buckets[bucket_of(far)] = (far, 5);
+            let image = crate::image::VolumeImage {
+                as_of_day: far,
+                buckets,
+            };
+            let mut w = VolumeWindow::from_image(image, &g).expect("a consistent window");
+            w.roll(today, &g);
+            assert_eq!((w.volume_on(today), w.tier), (0, 0));
+        }
     }
 
     #[test]
