@@ -1,5 +1,6 @@
 //! Criterion benches of the engine, book only: resting add, cancel, amend (price move), a
-//! sweep of N levels, fill-or-kill against a 100,000-order book, and the seeded mixed
+//! far-better bid placed and cancelled beside 2,000 levels, a sweep of N levels,
+//! fill-or-kill against a 100,000-order book, and the seeded mixed
 //! workloads of DESIGN section 6, book only and with balances and fees. Throughput is per
 //! command.
 
@@ -142,6 +143,43 @@ fn order_ops(c: &mut Criterion) {
                 &mut events,
             ));
             i += 1;
+        })
+    });
+    group.bench_function("far_bid_place_cancel_2000_levels", |b| {
+        // Issue 26 / SECURITY "still open": a bid far better than the book's best, placed
+        // and cancelled at once, beside 2,000 resting bid levels. One iteration is both
+        // commands.
+        let mut engine = engine_with_accounts();
+        let mut events = Vec::with_capacity(64);
+        for i in 0..2_000 {
+            let order = NewOrder::limit(
+                AccountId(i % ACCOUNTS),
+                INSTRUMENT,
+                Side::Buy,
+                Price(START_PRICE - 1 - i64::from(i)),
+                Qty(1),
+            );
+            events.clear();
+            engine
+                .apply(&Command::PlaceOrder(order), START, &mut events)
+                .expect("rests");
+        }
+        let far = NewOrder::limit(
+            AccountId(0),
+            INSTRUMENT,
+            Side::Buy,
+            Price(START_PRICE + 5_000),
+            Qty(1),
+        );
+        b.iter(|| {
+            events.clear();
+            let placed = engine.apply(&Command::PlaceOrder(far), START, &mut events);
+            let order = placed.ok().and_then(|a| a.order).expect("rests");
+            let cancel = Command::CancelOrder {
+                account: AccountId(0),
+                order,
+            };
+            black_box(engine.apply(&cancel, START, &mut events)).expect("cancelled");
         })
     });
     group.finish();

@@ -1,12 +1,17 @@
 //! One side of a book as a price ladder: a dense window of 4,096 ticks around the touch with a
-//! two-level bitset (best level and next level in O(1)), plus a sorted map for levels beyond
-//! the window.
+//! two-level bitset (best level and next level in O(1)), plus two sorted maps for the levels
+//! outside it: those better than the window (`ahead`) and those past it (`outliers`).
 //!
 //! Prices are handled as keys where a smaller key is a better price (asks: the price; bids:
-//! the negated price), so one implementation serves both sides. Invariant: every outlier key
-//! lies above the window, so the best level is the window's first set bit whenever the window
-//! holds anything. The window is moved (`rebase`) when a level arrives below it or when it
-//! empties while outliers remain; moves are rare in practice and cost O(levels moved).
+//! the negated price), so one implementation serves both sides. Invariant: every `ahead` key
+//! lies below the window and every outlier key above it. The window follows the best level
+//! (`recentre`) when the best leaves it, but no faster than levels are added and removed: a
+//! move costs the levels it carries between the window and the maps, and is made only when
+//! the ladder's operations since the last one have paid for it (beyond a small free
+//! allowance). So no order, however far inside the spread, can make each command re-file the
+//! whole window (a bid far above the best, placed and cancelled in a loop, did that: two moves
+//! of every level a command), while a market that moves for good takes the window with it,
+//! as the levels it adds on the way pay for the levels left behind.
 //!
 //! Each window slot also remembers the last order of its level, as a hint only (the level
 //! record holds the truth): an order joining a level names the record it links behind
@@ -19,6 +24,14 @@ use crate::order::NIL;
 /// Ticks covered by the dense window (64 words of 64 bits, one summary word).
 pub(crate) const WINDOW: usize = 4096;
 const WORDS: usize = WINDOW / 64;
+
+/// Levels a window move may carry between the window and the maps without credit: a small
+/// window follows the best at once, as it always did.
+const FREE_MOVES: usize = 64;
+
+/// The most credit kept: enough for any one move (every level of the window out, a window's
+/// worth in), so a spell of ladder operations cannot bank moves for a burst of them.
+const MAX_CREDIT: u64 = 2 * WINDOW as u64;
 
 /// The cached best key of a ladder that holds no level. No price reaches it: prices are
 /// positive `i64` ticks, so keys lie strictly between `-i64::MAX` and `i64::MAX`.
@@ -45,11 +58,28 @@ pub(crate) struct Ladder {
     /// checks), is one load instead of a scan of the summary word and a bitset word.
     #[serde(skip, default = "no_best")]
     best: i64,
+    /// Levels past the window.
     outliers: Outliers,
     scratch: Vec<(i64, u32)>,
     /// Unused: kept so that snapshot format 6, which saved every field in order, decodes.
     #[allow(dead_code, reason = "read by format 6's decoder only")]
     scratch_keys: Vec<i64>,
+    /// Levels better than the window.
+    #[serde(skip)]
+    ahead: Outliers,
+    /// Levels added and removed, ever (wrapping).
+    #[serde(skip)]
+    operations: u64,
+    /// The count of `operations` before which no move is priced again.
+    #[serde(skip)]
+    retry_at: u64,
+    /// Where in `operations` the credit for window moves starts: the credit is what came
+    /// after it, at most `MAX_CREDIT`.
+    #[serde(skip)]
+    spent: u64,
+    /// Levels carried between the window and the maps by window moves, ever.
+    #[serde(skip)]
+    carried: u64,
 }
 
 /// One tick of the window: its level (`NIL`: none) and that level's last order, as last
@@ -122,6 +152,11 @@ impl Default for Ladder {
             outliers: Outliers::default(),
             scratch: Vec::new(),
             scratch_keys: Vec::new(),
+            ahead: Outliers::default(),
+            operations: 0,
+            retry_at: 0,
+            spent: 0,
+            carried: 0,
         }
     }
 }
@@ -142,7 +177,24 @@ impl Ladder {
 
     /// Number of levels.
     pub(crate) fn len(&self) -> usize {
-        self.window_len + self.outliers.len()
+        self.window_len + self.ahead.len() + self.outliers.len()
+    }
+
+    /// The map that holds `key` when the window does not: `ahead` below it, else `outliers`.
+    fn side_map(&self, key: i64) -> &Outliers {
+        if key < self.base {
+            &self.ahead
+        } else {
+            &self.outliers
+        }
+    }
+
+    fn side_map_mut(&mut self, key: i64) -> &mut Outliers {
+        if key < self.base {
+            &mut self.ahead
+        } else {
+            &mut self.outliers
+        }
     }
 
     /// Level index at `key`.
@@ -153,7 +205,7 @@ impl Ladder {
                 let level = self.slots[i].level;
                 (level != NIL).then_some(level)
             }
-            None => self.outliers.get(key),
+            None => self.side_map(key).get(key),
         }
     }
 
@@ -178,53 +230,114 @@ impl Ladder {
     /// Adds a level at a key that holds none; returns whether it is the new best.
     #[inline]
     pub(crate) fn insert(&mut self, key: i64, level: u32) -> bool {
-        if self.window_len == 0 && self.outliers.is_empty() {
+        self.operations = self.operations.wrapping_add(1);
+        if self.best == NO_BEST {
             self.base = key - (WINDOW as i64) / 4;
-        } else if key < self.base {
-            self.rebase(key - (WINDOW as i64) / 4);
-        }
-        match self.window_index(key) {
-            Some(i) => self.set(i, level),
-            None => {
-                self.outliers.insert(key, level);
-            }
         }
         let better = key < self.best;
         self.best = self.best.min(key);
+        match self.window_index(key) {
+            Some(i) => self.set(i, level),
+            None => {
+                self.side_map_mut(key).insert(key, level);
+                self.follow_best();
+            }
+        }
         better
     }
 
     /// Removes the level at `key` (which must exist); returns whether it was the best.
     #[inline]
     pub(crate) fn remove(&mut self, key: i64) -> bool {
-        match self.window_index(key) {
+        self.operations = self.operations.wrapping_add(1);
+        let was_best = key == self.best;
+        let in_window = match self.window_index(key) {
             Some(i) => {
                 self.clear(i);
-                if self.window_len == 0
-                    && let Some((first, _)) = self.outliers.first()
-                {
-                    self.rebase(first - (WINDOW as i64) / 4);
-                }
+                true
             }
             None => {
-                self.outliers.remove(key);
+                self.side_map_mut(key).remove(key);
+                false
             }
-        }
-        let was_best = key == self.best;
+        };
         if was_best {
             self.best = self.scan_first().map_or(NO_BEST, |(k, _)| k);
         }
+        // A map was used, or the window emptied: the best may lie outside it.
+        if !in_window || self.window_len == 0 {
+            self.follow_best();
+        }
         was_best
+    }
+
+    /// Moves the window to the best level when the best lies outside it and the move is
+    /// paid for.
+    #[cold]
+    #[inline(never)]
+    fn follow_best(&mut self) {
+        if self.best != NO_BEST && self.window_index(self.best).is_none() {
+            self.recentre();
+        }
+    }
+
+    /// Moves the window to put the best level a quarter of the way in, if the credit covers
+    /// the levels the move carries between the window and the maps. A move found too dear
+    /// is not priced again until the credit could have grown to cover it: pricing reads the
+    /// bitset and the maps, which no command should do each time.
+    fn recentre(&mut self) {
+        if self.retry_at.wrapping_sub(self.operations) as i64 > 0 {
+            return;
+        }
+        let base = self.best - (WINDOW as i64) / 4;
+        let end = base + WINDOW as i64;
+        let credit = self.operations.wrapping_sub(self.spent).min(MAX_CREDIT) as usize;
+        let room = credit + FREE_MOVES;
+        let leaving = self.window_len - self.window_count_in(base, end);
+        // Counted one past the room at most: enough to tell that the move is not paid for.
+        let arriving = (self.ahead.count_range(base, end, room + 1))
+            + (self.outliers.count_range(base, end, room + 1));
+        let cost = leaving + arriving;
+        if cost <= room {
+            let left = credit.saturating_sub(cost) as u64;
+            self.spent = self.operations.wrapping_sub(left);
+            self.carried += cost as u64;
+            self.rebase(base);
+        } else {
+            self.retry_at = self.operations.wrapping_add((cost - room) as u64);
+        }
+    }
+
+    /// Window levels whose keys lie in `low..high`, counted a bitset word at a time.
+    fn window_count_in(&self, low: i64, high: i64) -> usize {
+        let end = self.base + WINDOW as i64;
+        let to = (high.clamp(self.base, end) - self.base) as usize;
+        let mut i = (low.clamp(self.base, end) - self.base) as usize;
+        let mut count = 0;
+        while i < to {
+            let word_end = (i / 64 + 1) * 64;
+            let width = word_end.min(to) - i;
+            let bits = self.words[i / 64] >> (i % 64);
+            let mask = if width == 64 { !0 } else { (1u64 << width) - 1 };
+            count += (bits & mask).count_ones() as usize;
+            i += width;
+        }
+        count
+    }
+
+    /// Levels carried between the window and the maps by window moves so far.
+    #[cfg(test)]
+    pub(crate) fn carried(&self) -> u64 {
+        self.carried
     }
 
     /// Best (smallest-key) level.
     #[inline(always)]
     pub(crate) fn first(&self) -> Option<(i64, u32)> {
         let key = self.first_key()?;
-        // The best level lies in the window whenever the ladder holds one (module doc).
         match self.window_index(key) {
             Some(i) => Some((key, self.slots[i].level)),
-            None => self.outliers.first(),
+            None => self.side_map(key).first(),
         }
     }
 
@@ -234,14 +347,21 @@ impl Ladder {
         (self.best != NO_BEST).then_some(self.best)
     }
 
-    /// Best level found from the bitset and the outliers, not the cached key.
+    /// Best level found from the maps and the bitset, not the cached key.
     fn scan_first(&self) -> Option<(i64, u32)> {
-        if self.summary != 0 {
-            let w = self.summary.trailing_zeros() as usize;
-            let i = w * 64 + self.words[w].trailing_zeros() as usize;
-            return Some((self.base + i as i64, self.slots[i].level));
+        (self.ahead.first())
+            .or_else(|| self.window_first())
+            .or_else(|| self.outliers.first())
+    }
+
+    /// The window's best level.
+    fn window_first(&self) -> Option<(i64, u32)> {
+        if self.summary == 0 {
+            return None;
         }
-        self.outliers.first()
+        let w = self.summary.trailing_zeros() as usize;
+        let i = w * 64 + self.words[w].trailing_zeros() as usize;
+        Some((self.base + i as i64, self.slots[i].level))
     }
 
     /// Sets the cached best key from the levels held (after a decoder filled them in
@@ -258,6 +378,11 @@ impl Ladder {
                 return Some((self.base + j as i64, self.slots[j].level));
             }
             return self.outliers.first();
+        }
+        if key < self.base {
+            return (self.ahead.next_after(key))
+                .or_else(|| self.window_first())
+                .or_else(|| self.outliers.first());
         }
         self.outliers.next_after(key)
     }
@@ -315,14 +440,21 @@ impl Ladder {
     }
 
     /// Every (key, level) the ladder holds, best first, after checking that the window's
-    /// slots, bitset, summary word and count agree and that every outlier lies above the
-    /// window: the shape the O(1) lookups rely on, which a decoded snapshot must have.
+    /// slots, bitset, summary word and count agree and that every map entry lies on its side
+    /// of the window: the shape the O(1) lookups rely on, which a decoded snapshot must have.
     pub(crate) fn checked_entries(&self) -> Result<Vec<(i64, u32)>, String> {
         if self.base > i64::MAX - WINDOW as i64 || self.window_len > WINDOW {
             return Err("ladder window out of shape".into());
         }
         // Sized from what is there, never from a decoded count.
-        let mut entries = Vec::with_capacity(self.window_len + self.outliers.len());
+        let mut entries = Vec::with_capacity(self.len());
+        for (key, level) in self.ahead.iter() {
+            if key >= self.base || level == NIL {
+                return Err("ladder level ahead of the window lies in it".into());
+            }
+            entries.push((key, level));
+        }
+        let ahead = entries.len();
         for (w, &word) in self.words.iter().enumerate() {
             if (word != 0) != ((self.summary >> w) & 1 == 1) {
                 return Err("ladder summary disagrees with its bitset".into());
@@ -338,7 +470,7 @@ impl Ladder {
                 }
             }
         }
-        if entries.len() != self.window_len {
+        if entries.len() - ahead != self.window_len {
             return Err("ladder level count disagrees with its window".into());
         }
         let end = self.base + WINDOW as i64;
@@ -361,25 +493,43 @@ impl Ladder {
         self.summary = 0;
     }
 
-    /// Moves the window to start at `new_base`, re-homing every level.
+    /// Empties the window into `into`, best first, a bitset word at a time.
+    fn drain_window(&mut self, into: &mut Vec<(i64, u32)>) {
+        while self.summary != 0 {
+            let w = self.summary.trailing_zeros() as usize;
+            let mut word = std::mem::take(&mut self.words[w]);
+            while word != 0 {
+                let i = w * 64 + word.trailing_zeros() as usize;
+                into.push((self.base + i as i64, self.slots[i].level));
+                self.slots[i] = EMPTY;
+                word &= word - 1;
+            }
+            self.summary &= !(1 << w);
+        }
+        self.window_len = 0;
+    }
+
+    /// Moves the window to start at `new_base`, re-homing every level: the window's levels
+    /// that fall before or past the new window go to the maps as runs (they lie between
+    /// what each map keeps), the maps' levels inside it to the window.
     fn rebase(&mut self, new_base: i64) {
         let mut moved = std::mem::take(&mut self.scratch);
         moved.clear();
-        while self.summary != 0 {
-            let w = self.summary.trailing_zeros() as usize;
-            let i = w * 64 + self.words[w].trailing_zeros() as usize;
-            moved.push((self.base + i as i64, self.slots[i].level));
-            self.clear(i);
-        }
+        self.drain_window(&mut moved);
+        let from_window = moved.len();
         self.base = new_base;
         let end = new_base.saturating_add(WINDOW as i64);
+        self.ahead.take_range(new_base, end, &mut moved);
         self.outliers.take_range(new_base, end, &mut moved);
-        for &(key, level) in &moved {
+        let before = moved[..from_window].partition_point(|e| e.0 < new_base);
+        let past = moved[..from_window].partition_point(|e| e.0 < end);
+        self.ahead.insert_run(&moved[..before]);
+        self.outliers.insert_run(&moved[past..from_window]);
+        for &(key, level) in moved[before..past].iter().chain(&moved[from_window..]) {
             match self.window_index(key) {
                 Some(i) => self.set(i, level),
-                None => {
-                    self.outliers.insert(key, level);
-                }
+                // Not reached (these keys lie in the new window); kept rather than lost.
+                None => self.side_map_mut(key).insert(key, level),
             }
         }
         self.scratch = moved;
@@ -387,37 +537,4 @@ impl Ladder {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-    use std::collections::BTreeMap;
-
-    proptest! {
-        /// The ladder behaves as a sorted map under any insert/remove mix, including keys far
-        /// outside the window that force rebases.
-        #[test]
-        fn behaves_like_a_sorted_map(ops in proptest::collection::vec((any::<bool>(), -20_000i64..20_000), 1..400)) {
-            let mut ladder = Ladder::default();
-            let mut model: BTreeMap<i64, u32> = BTreeMap::new();
-            for (n, (insert, key)) in ops.into_iter().enumerate() {
-                if insert && !model.contains_key(&key) {
-                    ladder.insert(key, n as u32);
-                    model.insert(key, n as u32);
-                } else if !insert && let Some((&k, _)) = model.range(key..).next() {
-                    ladder.remove(k);
-                    model.remove(&k);
-                }
-                prop_assert_eq!(ladder.len(), model.len());
-                prop_assert_eq!(ladder.first(), model.first_key_value().map(|(&k, &v)| (k, v)));
-                prop_assert_eq!(ladder.first_key(), model.first_key_value().map(|(&k, _)| k));
-                prop_assert_eq!(ladder.checked_entries().map(|e| e.len()), Ok(model.len()));
-                let all: Vec<_> = ladder.iter().collect();
-                let want: Vec<_> = model.iter().map(|(&k, &v)| (k, v)).collect();
-                prop_assert_eq!(all, want);
-                for (&k, &v) in &model {
-                    prop_assert_eq!(ladder.get(k), Some(v));
-                }
-            }
-        }
-    }
-}
+mod tests;

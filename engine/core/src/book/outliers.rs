@@ -10,6 +10,8 @@
 const CHUNK: usize = 64;
 /// Chunks the first insert makes room for (64 KiB).
 const FIRST_ROOM: usize = 64;
+/// Entries per chunk laid down by a run: room left for inserts before a split.
+const FILL: usize = CHUNK * 3 / 4;
 
 #[derive(Debug, Clone)]
 struct Chunk {
@@ -47,11 +49,6 @@ impl Outliers {
     /// Number of levels.
     pub(crate) fn len(&self) -> usize {
         self.len
-    }
-
-    /// Whether there are none.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     fn chunk(&self, position: usize) -> &Chunk {
@@ -173,20 +170,87 @@ impl Outliers {
     }
 
     /// Moves every level with `low <= key < high` into `into` (best first), keeping the
-    /// rest. (Rare: the ladder's window moved.)
+    /// rest: a chunk at a time, each copied out and closed up once. (Rare: the ladder's
+    /// window moved.)
     pub(crate) fn take_range(&mut self, low: i64, high: i64, into: &mut Vec<(i64, u32)>) {
-        let from = into.len();
-        let mut cursor = self
-            .get(low)
-            .map(|level| (low, level))
-            .or(self.next_after(low));
-        while let Some((key, level)) = cursor.filter(|&(k, _)| k < high) {
-            into.push((key, level));
-            cursor = self.next_after(key);
+        if self.order.is_empty() || low >= high {
+            return;
         }
-        for &(key, _) in &into[from..] {
-            self.remove(key);
+        let mut position = self.position(low);
+        while let Some(&id) = self.order.get(position) {
+            let chunk = &mut self.chunks[id as usize];
+            let keys = chunk.keys();
+            let from = keys.partition_point(|e| e.0 < low);
+            let to = keys.partition_point(|e| e.0 < high);
+            let ends_here = to < keys.len();
+            into.extend_from_slice(&keys[from..to]);
+            chunk.entries.copy_within(to..chunk.len, from);
+            chunk.len -= to - from;
+            self.len -= to - from;
+            if chunk.len == 0 {
+                self.order.remove(position);
+                self.free.push(id);
+            } else {
+                position += 1;
+            }
+            if ends_here {
+                break;
+            }
         }
+    }
+
+    /// Adds the levels of `run` (keys strictly increasing, none held yet). A run below every
+    /// key held or above every one is laid down in whole chunks, as a window move hands
+    /// over the levels it leaves; any other goes in one level at a time.
+    pub(crate) fn insert_run(&mut self, run: &[(i64, u32)]) {
+        let (Some(first), Some(last)) = (run.first(), run.last()) else {
+            return;
+        };
+        let below = self.first().is_none_or(|(k, _)| last.0 < k);
+        let above = self.last_key().is_none_or(|k| first.0 > k);
+        if !below && !above {
+            for &(key, level) in run {
+                self.insert(key, level);
+            }
+            return;
+        }
+        let held = self.order.len();
+        for part in run.chunks(FILL) {
+            let id = self.take_chunk();
+            let chunk = &mut self.chunks[id as usize];
+            chunk.entries[..part.len()].copy_from_slice(part);
+            chunk.len = part.len();
+            self.order.push(id);
+        }
+        self.len += run.len();
+        if below {
+            // The new chunks were pushed after the ones held: turn them to the front.
+            let added = self.order.len() - held;
+            self.order.rotate_right(added);
+        }
+    }
+
+    /// Largest key held.
+    fn last_key(&self) -> Option<i64> {
+        let chunk = self.chunk(self.order.len().checked_sub(1)?);
+        Some(chunk.entries[chunk.len - 1].0)
+    }
+
+    /// Number of levels with `low <= key < high`, counting no further than `limit`.
+    pub(crate) fn count_range(&self, low: i64, high: i64, limit: usize) -> usize {
+        if self.order.is_empty() || low >= high {
+            return 0;
+        }
+        let mut count = 0;
+        for &id in &self.order[self.position(low)..] {
+            let keys = self.chunks[id as usize].keys();
+            if keys[0].0 >= high || count >= limit {
+                break;
+            }
+            let from = keys.partition_point(|e| e.0 < low);
+            count += keys[from..].partition_point(|e| e.0 < high);
+        }
+        count.min(limit)
     }
 
     /// Levels best first.
@@ -218,7 +282,8 @@ mod tests {
 
     proptest! {
         /// Against an ordered map: inserts, removals, lookups, the best, the next after a
-        /// key, and a range moved out; keys dense enough to split and empty chunks.
+        /// key, a range counted, moved out and put back as a run; keys dense enough to split
+        /// and empty chunks.
         #[test]
         fn behaves_like_an_ordered_map(
             ops in proptest::collection::vec((0u8..4, -300i64..300, any::<u32>()), 1..1500),
@@ -243,6 +308,9 @@ mod tests {
             }
             let all: Vec<(i64, u32)> = model.iter().map(|(&k, &v)| (k, v)).collect();
             prop_assert_eq!(mine.iter().collect::<Vec<_>>(), all);
+            let in_range = if low < high { model.range(low..high).count() } else { 0 };
+            prop_assert_eq!(mine.count_range(low, high, usize::MAX), in_range);
+            prop_assert_eq!(mine.count_range(low, high, 3), in_range.min(3));
             let mut taken = Vec::new();
             mine.take_range(low, high, &mut taken);
             let want: Vec<(i64, u32)> = if low < high {
@@ -254,8 +322,52 @@ mod tests {
             for (k, _) in &want {
                 model.remove(k);
             }
-            let rest: Vec<(i64, u32)> = model.into_iter().collect();
+            let rest: Vec<(i64, u32)> = model.iter().map(|(&k, &v)| (k, v)).collect();
             prop_assert_eq!(mine.iter().collect::<Vec<_>>(), rest);
+            // What was taken goes back as a run (below, above or among what is left).
+            mine.insert_run(&taken);
+            model.extend(taken.iter().copied());
+            let all: Vec<(i64, u32)> = model.iter().map(|(&k, &v)| (k, v)).collect();
+            prop_assert_eq!(mine.iter().collect::<Vec<_>>(), all);
+            prop_assert_eq!(mine.len(), model.len());
+            for (&k, &v) in &model {
+                prop_assert_eq!(mine.get(k), Some(v));
+            }
+        }
+
+        /// Runs laid below and above what is held (several chunks each) behave as the same
+        /// levels inserted one at a time, under the inserts and removals that follow.
+        #[test]
+        fn runs_laid_at_either_end_behave_as_inserts(
+            held in proptest::collection::btree_set(0i64..1_000, 0..200),
+            below in 0usize..300,
+            above in 0usize..300,
+            ops in proptest::collection::vec((any::<bool>(), -400i64..1_400), 0..300),
+        ) {
+            let mut mine = Outliers::default();
+            let mut model = BTreeMap::new();
+            for &key in &held {
+                mine.insert(key, key as u32);
+                model.insert(key, key as u32);
+            }
+            let low: Vec<(i64, u32)> = (0..below as i64).map(|i| (i - 400, i as u32)).collect();
+            let high: Vec<(i64, u32)> = (0..above as i64).map(|i| (1_000 + i, i as u32)).collect();
+            for run in [&low, &high] {
+                mine.insert_run(run);
+                model.extend(run.iter().copied());
+            }
+            for (insert, key) in ops {
+                if insert {
+                    mine.insert(key, 7);
+                    model.insert(key, 7);
+                } else {
+                    prop_assert_eq!(mine.remove(key), model.remove(&key));
+                }
+                prop_assert_eq!(mine.first(), model.first_key_value().map(|(&k, &v)| (k, v)));
+            }
+            let all: Vec<(i64, u32)> = model.iter().map(|(&k, &v)| (k, v)).collect();
+            prop_assert_eq!(mine.iter().collect::<Vec<_>>(), all);
+            prop_assert_eq!(mine.len(), model.len());
         }
     }
 }
