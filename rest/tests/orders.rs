@@ -447,6 +447,11 @@ async fn order_history_pages_and_windows() {
             "from=2026-01-01&to=2026-03-01",
             "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
         ),
+        // 560 years: the span once overflowed and wrapped below the limit.
+        (
+            "from=1700-01-01&to=9000000000000000000",
+            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
+        ),
         ("from=None", "INVALID_TIME"),
         ("max_page_size=101", "INVALID_QUERY"),
         ("with_just_orders=maybe", "INVALID_QUERY"),
@@ -573,6 +578,11 @@ async fn trade_history_lookups_and_time_parameters() {
             "from=2026-01-01&to=2026-03-01".to_owned(),
             "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
         ),
+        (
+            "from=1700-01-01&to=9000000000000000000".to_owned(),
+            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
+        ),
+        ("from=9223372036854775".to_owned(), "INVALID_TIME"),
         ("max_page_size=101".to_owned(), "INVALID_QUERY"),
         ("instrument_code=NOPE".to_owned(), "INVALID_INSTRUMENT_CODE"),
         ("cursor=abc".to_owned(), "INVALID_CURSOR"),

@@ -77,10 +77,11 @@ pub fn trade_window(
     to: Option<Timestamp>,
     now: Timestamp,
 ) -> Result<(Timestamp, Timestamp), QueryError> {
+    // A client's bound may lie anywhere in `i64` (years 1700 to 2262): saturate.
     let (from, to) = match (from, to) {
-        (None, None) => (midnight(Timestamp(now.0 - 7 * DAY)), now),
-        (None, Some(to)) => (Timestamp(to.0 - 7 * DAY), to),
-        (Some(from), None) => (from, Timestamp((from.0 + 7 * DAY).min(now.0))),
+        (None, None) => (midnight(Timestamp(now.0.saturating_sub(7 * DAY))), now),
+        (None, Some(to)) => (Timestamp(to.0.saturating_sub(7 * DAY)), to),
+        (Some(from), None) => (from, Timestamp(from.0.saturating_add(7 * DAY).min(now.0))),
         (Some(from), Some(to)) => (from, to),
     };
     check_window(from, to, now)
@@ -95,7 +96,7 @@ pub fn order_window(
     now: Timestamp,
 ) -> Result<(Timestamp, Timestamp), QueryError> {
     let to_or_now = to.unwrap_or(now);
-    let from = from.unwrap_or(Timestamp(to_or_now.0 - default_lookback));
+    let from = from.unwrap_or(Timestamp(to_or_now.0.saturating_sub(default_lookback)));
     check_window(from, to_or_now, now)
 }
 
@@ -110,10 +111,17 @@ fn check_window(
     if to < from {
         return Err(QueryError::InvalidTimeRange);
     }
-    if to.0 - from.0 > MAX_WINDOW {
+    if !within_window(from, to) {
         return Err(QueryError::TimeRangeTooBig);
     }
     Ok((from, to))
+}
+
+/// Whether `from..=to` (with `from <= to`) spans at most [`MAX_WINDOW`]; a span too wide
+/// for an `i64` does not.
+pub fn within_window(from: Timestamp, to: Timestamp) -> bool {
+    to.0.checked_sub(from.0)
+        .is_some_and(|span| span <= MAX_WINDOW)
 }
 
 /// Checks a page size (0..=100; `None` means 100).
@@ -175,6 +183,29 @@ mod tests {
         assert_eq!(page_size(Some(101)), Err(QueryError::InvalidPageSize));
         assert_eq!(page_size(Some(0)), Ok(0));
         assert_eq!(page_size(None), Ok(100));
+    }
+
+    /// Fails on the code before: `to - from` overflowed (a panic with overflow checks; in a
+    /// release build it wrapped below the limit and a window of 560 years was accepted), and
+    /// so did the default `to` of a `from` near the end of `i64`.
+    #[test]
+    fn windows_at_the_ends_of_the_clock_are_refused_not_wrapped() {
+        let year_1700 = Timestamp(-8_520_336_000_000_000_000);
+        let year_2255 = Timestamp(9_000_000_000_000_000_000);
+        assert_eq!(
+            trade_window(Some(year_1700), Some(year_2255), NOW),
+            Err(QueryError::TimeRangeTooBig)
+        );
+        assert_eq!(
+            order_window(Some(year_1700), Some(year_2255), DAY, NOW),
+            Err(QueryError::TimeRangeTooBig)
+        );
+        assert_eq!(
+            trade_window(Some(Timestamp(i64::MAX - DAY)), None, NOW),
+            Err(QueryError::InvalidTime)
+        );
+        assert!(!within_window(Timestamp(i64::MIN), Timestamp(i64::MAX)));
+        assert!(within_window(NOW, Timestamp(NOW.0 + MAX_WINDOW)));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! (it names the last trade returned, and newer trades all have larger numbers).
 
 use super::chunked::ChunkedDeque;
-use super::query::{MAX_WINDOW, QueryError};
+use super::query::QueryError;
 use matchbook_core::Side;
 use matchbook_core::Trade;
 use matchbook_core::fixed::{Price, Qty};
@@ -370,7 +370,7 @@ impl TradeStore {
         chain: Chain,
         filter: &TradeFilter<'_>,
     ) -> Result<TradePage<'a>, QueryError> {
-        if filter.to.0 - filter.from.0 > MAX_WINDOW {
+        if !crate::query::within_window(filter.from, filter.to) {
             return Err(QueryError::TimeRangeTooBig);
         }
         if filter
@@ -407,6 +407,7 @@ impl TradeStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::query::MAX_WINDOW;
     use proptest::prelude::*;
 
     fn trade(id: u64, instrument: u16, taker: u32, maker: u32) -> Trade {
