@@ -16,6 +16,21 @@ use crate::order::{LiveState, NIL};
 #[error("inconsistent engine state: {0}")]
 pub struct IntegrityError(pub String);
 
+/// Whether a restored funding state can be run: once the clocks are started, they lie
+/// within the horizon on either side of zero (what the schedule computes from them, now
+/// minus the next sample and the next settlement plus a period, then fits an `i64`), and
+/// the samples are not past what their sum can hold. A clock at the far past made the
+/// first command after the restore overflow.
+fn funding_in_range(funding: &super::futures::Funding, scheduled: bool) -> bool {
+    let horizon = crate::limits::TIME_HORIZON.0;
+    let clock_ok = |t: crate::ids::Timestamp| (-horizon..=2 * horizon).contains(&t.0);
+    let clocks_ok =
+        !scheduled || (clock_ok(funding.next_sample) && clock_ok(funding.next_settlement));
+    let samples_ok = (0..=1i64 << 40).contains(&funding.samples)
+        && funding.premium_sum.unsigned_abs()
+            <= (funding.samples as u128).saturating_mul(i64::MAX as u128);
+    clocks_ok && samples_ok
+}
 fn fail<T>(what: &str) -> Result<T, IntegrityError> {
     Err(IntegrityError(what.to_owned()))
 }
@@ -25,11 +40,22 @@ impl Engine {
     /// configuration it is meant to run: the same reference data, and every order, level,
     /// index, lock and counter consistent with the rest.
     pub fn check_restored(&self, reference: &Engine) -> Result<(), IntegrityError> {
+        self.check_clock()?;
         self.check_reference_data(reference)?;
         self.check_accounts()?;
         self.check_orders()?;
         self.check_futures()?;
         self.check_money()
+    }
+
+    /// The clock lies where commands can have moved it: from zero (a new engine's) to the
+    /// horizon (the latest time a command may carry). A clock near the end of `i64` made
+    /// the funding schedule overflow on the first command after the restore.
+    fn check_clock(&self) -> Result<(), IntegrityError> {
+        if self.now.0 < 0 || self.now > crate::limits::TIME_HORIZON {
+            return fail("the engine's clock is out of range");
+        }
+        Ok(())
     }
 
     /// The configuration-derived parts equal the reference's (instrument states and the
@@ -300,6 +326,13 @@ impl Engine {
                 .is_some_and(|p| p < instrument.min_price || p > instrument.max_price)
             {
                 return fail("an index price is out of range");
+            }
+            if market
+                .funding
+                .as_ref()
+                .is_some_and(|funding| !funding_in_range(funding, f.scheduled))
+            {
+                return fail("a funding clock or its samples are out of range");
             }
             let (mut net, mut long) = (0i128, 0i128);
             for p in f.positions.iter().skip(m).step_by(markets) {

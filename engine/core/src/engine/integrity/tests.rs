@@ -107,7 +107,7 @@ fn a_reachable_state_passes_and_round_trips() {
 fn a_damaged_image_is_refused() {
     use crate::image::EngineImage;
     type Damage = fn(&mut EngineImage);
-    let damages: [(&str, Damage); 11] = [
+    let damages: [(&str, Damage); 14] = [
         ("bids out of order", |i| {
             let bids = &mut i.books[0].bids;
             assert!(bids.len() > 1, "two bid levels");
@@ -155,6 +155,27 @@ fn a_damaged_image_is_refused() {
         }),
         ("an order counted by no holder", |i| {
             i.holders[0].open_orders += 1
+        }),
+        // The next three loaded before 2026-11-27, then overflowed on the first command.
+        ("a started funding clock at the far past", |i| {
+            assert!(i.futures.scheduled, "the busy engine's clocks run");
+            let f = i
+                .futures
+                .markets
+                .iter_mut()
+                .find_map(|m| m.funding.as_mut());
+            f.expect("a perpetual").next_sample = Timestamp(i64::MIN + 1);
+        }),
+        ("funding samples past what their sum holds", |i| {
+            let f = i
+                .futures
+                .markets
+                .iter_mut()
+                .find_map(|m| m.funding.as_mut());
+            f.expect("a perpetual").samples = -1;
+        }),
+        ("an engine clock past the horizon", |i| {
+            i.now = Timestamp(i64::MAX - 5);
         }),
     ];
     let reference = reference();
