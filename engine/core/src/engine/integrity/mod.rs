@@ -31,6 +31,7 @@ fn funding_in_range(funding: &super::futures::Funding, scheduled: bool) -> bool 
             <= (funding.samples as u128).saturating_mul(i64::MAX as u128);
     clocks_ok && samples_ok
 }
+
 fn fail<T>(what: &str) -> Result<T, IntegrityError> {
     Err(IntegrityError(what.to_owned()))
 }
