@@ -239,6 +239,14 @@ impl Engine {
             (book.on_last.reindex(&mut engine.held_at, slots)).map_err(IntegrityError)?;
             book.recompute_best();
         }
+        // The chains are kept by account id: refuse an order of no account before they
+        // are sized to it (a format-6 order naming account 500 million took 2 GB).
+        let accounts = engine.accounts.core.len();
+        if (engine.orders.iter()).any(|(_, o)| o.account.0 as usize >= accounts) {
+            return Err(IntegrityError(
+                "an order names an account that does not exist".into(),
+            ));
+        }
         engine.account_chains.rebuild(engine.orders.iter());
         if engine.volumes.holders() == 0 {
             // Nothing saved to count the groups by: the configuration says.
