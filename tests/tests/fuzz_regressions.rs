@@ -180,7 +180,9 @@ fn the_snapshot_seed_is_accepted_by_the_load_check() {
 #[test]
 fn a_legacy_engine_naming_a_held_slot_past_its_orders_is_refused() {
     let engine = legacy_engine("legacy-held-trigger-slot");
-    let refused = matchbook::Engine::decode_legacy(&engine).expect_err("refused");
+    let Err(refused) = matchbook::Engine::decode_legacy(&engine) else {
+        panic!("the damaged engine was decoded");
+    };
     assert!(
         format!("{refused:?}").contains("held trigger"),
         "{refused:?}"
@@ -194,7 +196,9 @@ fn a_legacy_engine_naming_a_held_slot_past_its_orders_is_refused() {
 #[test]
 fn a_legacy_engine_with_an_order_of_no_account_is_refused() {
     let engine = legacy_engine("legacy-order-account-past-accounts");
-    let refused = matchbook::Engine::decode_legacy(&engine).expect_err("refused");
+    let Err(refused) = matchbook::Engine::decode_legacy(&engine) else {
+        panic!("the damaged engine was decoded");
+    };
     assert!(
         format!("{refused:?}").contains("account that does not exist"),
         "{refused:?}"
