@@ -88,15 +88,26 @@ impl NativeEngine {
 
     /// The order `value` names for `account`: a handle as `place_order` returns it, or a
     /// bare order number (trade columns, history records), whose slot history knows; so
-    /// either is accepted wherever an order is.
-    pub(crate) fn order_ref(&self, account: u32, value: u128) -> matchbook::OrderRef {
-        let given = unpack(value);
+    /// either is accepted wherever an order is. A value wider than a handle is refused:
+    /// its top bits would otherwise be dropped and name another handle's order.
+    pub(crate) fn order_ref(
+        &self,
+        py: Python<'_>,
+        account: u32,
+        value: u128,
+    ) -> PyResult<matchbook::OrderRef> {
+        let Some(given) = unpack(value) else {
+            return Err(invalid(
+                py,
+                format!("order {value}: not an order handle or number"),
+            ));
+        };
         if value >> 64 != 0 {
-            return given;
+            return Ok(given);
         }
-        (self.core.market.as_ref())
+        Ok((self.core.market.as_ref())
             .and_then(|m| m.orders().get(AccountId(account), given.id))
-            .map_or(given, |r| r.accepted.order)
+            .map_or(given, |r| r.accepted.order))
     }
 
     pub(crate) fn run(
@@ -415,7 +426,7 @@ impl NativeEngine {
         amount: Option<&str>,
         price: Option<&str>,
     ) -> PyResult<()> {
-        let handle = self.order_ref(account, order);
+        let handle = self.order_ref(py, account, order)?;
         let instrument = self
             .core
             .engine
@@ -448,7 +459,7 @@ impl NativeEngine {
             py,
             Command::CancelOrder {
                 account: AccountId(account),
-                order: self.order_ref(account, order),
+                order: self.order_ref(py, account, order)?,
             },
             time_ns,
         )
@@ -495,8 +506,8 @@ impl NativeEngine {
             }
             (None, Some(list), None) => CancelScope::Orders(
                 list.into_iter()
-                    .map(|o| self.order_ref(account, o))
-                    .collect(),
+                    .map(|o| self.order_ref(py, account, o))
+                    .collect::<PyResult<_>>()?,
             ),
             (None, None, Some(ids)) => CancelScope::ClientIds(
                 ids.iter()

@@ -130,7 +130,7 @@ impl NativeEngine {
         let engine = &self.core.engine;
         let found = match (order, client_id) {
             (Some(h), None) => engine
-                .order(self.order_ref(account, h))
+                .order(self.order_ref(py, account, h)?)
                 .filter(|o| o.account() == AccountId(account)),
             (None, Some(c)) => {
                 let id = values::uuid(py, c)?;

@@ -15,12 +15,12 @@ pub(crate) fn pack(order: OrderRef) -> u128 {
     (u128::from(order.slot) << 64) | u128::from(order.id)
 }
 
-/// The order handle of a packed int.
-pub(crate) fn unpack(handle: u128) -> OrderRef {
-    OrderRef {
+/// The order handle of a packed int, or `None` for an int wider than a handle.
+pub(crate) fn unpack(handle: u128) -> Option<OrderRef> {
+    Some(OrderRef {
         id: handle as u64,
-        slot: (handle >> 64) as u32,
-    }
+        slot: u32::try_from(handle >> 64).ok()?,
+    })
 }
 
 /// Parses one of `values` by its wire spelling.

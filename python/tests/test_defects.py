@@ -1,6 +1,6 @@
 """One test per defect the Python binding had (issue: bindings that notebooks can live in):
-numbers in exponent form, time going backwards, candles after the engine's time, and what
-a candle's volume means."""
+numbers in exponent form, time going backwards, candles after the engine's time, what a
+candle's volume means, and an int wider than an order handle."""
 
 from __future__ import annotations
 
@@ -66,3 +66,21 @@ def test_candles_stop_at_the_engine_time_and_volume_means_quote(
     assert (candles["start"] <= t).all(), "no candle for a minute after the engine's time"
     assert candles["total_amount"].sum() == 1_000, "lots"
     assert candles["volume"].sum() == 6_010_000 * 1_000, "quote, ticks x lots, as in C"
+
+
+def test_an_int_wider_than_a_handle_is_refused_not_read_as_another_handle(
+    engine: matchbook.Engine, maker: int
+) -> None:
+    order = engine.place_order(START, maker, "BTC_EUR", "BUY", "0.01", price="50000")
+    wider = order + (1 << 96)  # the same low 96 bits: it used to name the same order
+    with pytest.raises(matchbook.InvalidArgument, match="not an order handle"):
+        engine.cancel_order(START, maker, wider)
+    with pytest.raises(matchbook.InvalidArgument, match="not an order handle"):
+        engine.amend_order(START, maker, wider, price="49000")
+    with pytest.raises(matchbook.InvalidArgument, match="not an order handle"):
+        engine.order(maker, wider)
+    with pytest.raises(matchbook.InvalidArgument, match="not an order handle"):
+        engine.cancel_all(START, maker, orders=[order, wider])
+    assert engine.order(maker, order)["price"] == Decimal("50000"), "untouched"
+    engine.cancel_order(START, maker, order)
+    assert engine.open_orders(maker) == []
