@@ -199,6 +199,15 @@ impl Uuid {
         Ok((p as u64, (p >> 64) as u32))
     }
 
+    /// The number inside a UUID of `kind` that names no slot (trades, accounts, holders):
+    /// one with slot bits set was never issued, and must not alias the one without them.
+    fn decode_number(self, kind: u128) -> Result<u64, UuidError> {
+        match self.decode(kind)? {
+            (number, 0) => Ok(number),
+            _ => Err(UuidError::Foreign),
+        }
+    }
+
     /// The UUID of an order.
     pub fn of_order(order: OrderRef) -> Self {
         Self::encode(KIND_ORDER, order.id, order.slot)
@@ -214,7 +223,7 @@ impl Uuid {
     }
     /// The trade number inside a trade UUID.
     pub fn trade_id(self) -> Result<TradeId, UuidError> {
-        self.decode(KIND_TRADE).map(|(id, _)| TradeId(id))
+        self.decode_number(KIND_TRADE).map(TradeId)
     }
     /// The UUID of a transfer number.
     pub fn of_transfer(number: u64) -> Self {
@@ -228,8 +237,7 @@ impl Uuid {
 
     /// The account inside an account UUID.
     pub fn account_id(self) -> Result<AccountId, UuidError> {
-        let (number, _) = self.decode(KIND_ACCOUNT)?;
-        u32::try_from(number)
+        u32::try_from(self.decode_number(KIND_ACCOUNT)?)
             .map(AccountId)
             .map_err(|_| UuidError::Foreign)
     }
@@ -241,8 +249,7 @@ impl Uuid {
 
     /// The holder inside a holder UUID.
     pub fn holder_id(self) -> Result<HolderId, UuidError> {
-        let (number, _) = self.decode(KIND_HOLDER)?;
-        u32::try_from(number)
+        u32::try_from(self.decode_number(KIND_HOLDER)?)
             .map(HolderId)
             .map_err(|_| UuidError::Foreign)
     }
@@ -323,6 +330,29 @@ mod tests {
         let trade = Uuid::of_trade(TradeId(42));
         assert_eq!(trade.trade_id(), Ok(TradeId(42)));
         assert_eq!(trade.order_ref(), Err(UuidError::Foreign));
+    }
+
+    /// Trade, account and holder UUIDs carry no slot: one with slot bits set used to
+    /// decode to the same number as the UUID issued, so two strings named one trade.
+    #[test]
+    fn a_uuid_of_a_numbered_kind_with_slot_bits_is_foreign() {
+        let with_slot = |kind, number| Uuid::encode(kind, number, 1);
+        assert_eq!(
+            with_slot(KIND_TRADE, 42).trade_id(),
+            Err(UuidError::Foreign)
+        );
+        assert_eq!(
+            with_slot(KIND_ACCOUNT, 7).account_id(),
+            Err(UuidError::Foreign)
+        );
+        assert_eq!(
+            with_slot(KIND_HOLDER, 3).holder_id(),
+            Err(UuidError::Foreign)
+        );
+        assert_eq!(
+            with_slot(KIND_ORDER, 9).order_ref(),
+            Ok(OrderRef { id: 9, slot: 1 })
+        );
     }
 
     #[test]
