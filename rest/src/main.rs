@@ -154,11 +154,19 @@ fn main() -> ExitCode {
             "matchbook exchange on http://{} (admin http://{}); Ctrl-C to stop",
             server.addr, server.admin_addr
         );
-        let diverged = server.diverged();
+        let (diverged, failed) = (server.diverged(), server.runtime_failed());
         let failure = tokio::select! {
             _ = shutdown_signal() => None,
             why = diverged => {
                 tracing::error!(why, "this node's state differs from the leader's: stopping");
+                Some(format!("diverged from the group's leader: {why}"))
+            }
+            why = failed => {
+                tracing::error!(
+                    why,
+                    "the engine runtime failed: stopping (nothing after that command was \
+                     acknowledged; a restart recovers every command that was)"
+                );
                 Some(why)
             }
         };
@@ -169,7 +177,7 @@ fn main() -> ExitCode {
     match result {
         Ok(None) => ExitCode::SUCCESS,
         Ok(Some(why)) => {
-            eprintln!("matchbook-rest: diverged from the group's leader: {why}");
+            eprintln!("matchbook-rest: {why}");
             ExitCode::FAILURE
         }
         Err(e) => {

@@ -365,6 +365,23 @@ impl Server {
         }
     }
 
+    /// Resolves, with the reason, once the engine runtime has stopped without being asked
+    /// to (its command log failed: a full disk, an I/O error; or a stage ended): the node
+    /// takes no command any more and must stop; a restart recovers every command it
+    /// acknowledged. Never resolves otherwise.
+    pub fn runtime_failed(&self) -> impl std::future::Future<Output = String> + use<> {
+        let state = self.state.clone();
+        async move {
+            let mut every = tokio::time::interval(crate::deadlines::CHECK_EVERY);
+            loop {
+                every.tick().await;
+                if let Some(why) = state.runtime.failure() {
+                    return why;
+                }
+            }
+        }
+    }
+
     /// Stops gracefully and returns the engine and market data as they ended.
     pub async fn stop(self) -> Result<(Engine, MarketData), ServerError> {
         let _ = self.stop.send(true);

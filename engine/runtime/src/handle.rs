@@ -392,6 +392,24 @@ impl RuntimeHandle {
         self.stats.snapshot()
     }
 
+    /// Why the runtime failed, if it did: the command log refused a batch (a write, sync
+    /// or rotation it could not retry: a full disk, an I/O error; or a batch still unstored
+    /// when a stop was asked for), or a stage ended without being asked to (a panic,
+    /// reported where it happened). Nothing after the command named was acknowledged, and
+    /// a restart recovers every command that was.
+    pub fn failure(&self) -> Option<String> {
+        // Read before the log's reason, which the sequencer keeps before it says stopped.
+        let stopped = self.stats.stopped.load(Ordering::Acquire)
+            && !self.stats.stopping.load(Ordering::Acquire);
+        if let Some(why) = self.stats.log_failure.get() {
+            return Some(why.clone());
+        }
+        stopped.then(|| {
+            let last = self.stats.sequenced.load(Ordering::Acquire);
+            format!("the engine runtime stopped unexpectedly after command {last}")
+        })
+    }
+
     /// The stages' live counters (the matching time histogram among them).
     pub fn live_stats(&self) -> &RuntimeStats {
         &self.stats

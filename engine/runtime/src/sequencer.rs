@@ -58,7 +58,8 @@ enum Committed {
     /// Another writer leads (or this node was told to step down): the batch's own
     /// commands are not known to be stored and are dropped unanswered.
     Deposed,
-    Failed,
+    /// The log refused the batch for good (or while a stop was asked for).
+    Failed(std::io::Error),
 }
 
 /// How the sequencer starts.
@@ -127,8 +128,12 @@ impl Sequencer {
     /// log that says another writer leads makes it step down and follow instead.
     pub(crate) fn run(mut self, inbox: &Receiver<Request>, matching: &Sender<Sequenced>) {
         while let Ok(first) = inbox.recv() {
-            let Ok(mut batch) = self.take(first, inbox) else {
-                break;
+            let mut batch = match self.take(first, inbox) {
+                Ok(batch) => batch,
+                Err(error) => {
+                    self.fail(&error);
+                    break;
+                }
             };
             match self.commit() {
                 Committed::Stored => {}
@@ -136,7 +141,10 @@ impl Sequencer {
                     self.drop_own_commands(&mut batch);
                     batch.step_down = true;
                 }
-                Committed::Failed => break,
+                Committed::Failed(error) => {
+                    self.fail(&error);
+                    break;
+                }
             }
             batch.snapshot = self.snapshot_due(batch.stop);
             if let Some(last) = batch.commands.last() {
@@ -146,7 +154,11 @@ impl Sequencer {
             if matching.send(batch).is_err() {
                 return;
             }
-            if stop || (rotate && self.rotate().is_err()) {
+            if stop {
+                return;
+            }
+            if rotate && let Err(error) = self.rotate() {
+                self.fail(&error);
                 return;
             }
             if step_down {
@@ -305,17 +317,26 @@ impl Sequencer {
                 return Committed::Deposed;
             }
             let Some(wait) = log.retry_after(&error) else {
-                return Committed::Failed;
+                return Committed::Failed(error);
             };
             self.stats.log_unavailable.store(true, Ordering::Release);
             if self.stats.stopping.load(Ordering::Acquire) {
-                return Committed::Failed;
+                return Committed::Failed(error);
             }
             if self.stats.demote.load(Ordering::Acquire) {
                 return Committed::Deposed;
             }
             std::thread::sleep(wait);
         }
+    }
+
+    /// Keeps why the log stopped the runtime, for the host to report: nothing after the
+    /// last command sequenced was acknowledged.
+    fn fail(&self, error: &std::io::Error) {
+        let last = self.stats.sequenced.load(Ordering::Acquire);
+        let _ = self.stats.log_failure.set(format!(
+            "the command log failed after command {last}: {error}"
+        ));
     }
 
     fn rotate(&mut self) -> std::io::Result<()> {

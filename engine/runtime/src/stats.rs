@@ -148,6 +148,8 @@ pub struct RuntimeStats {
     pub(crate) checkpoint_every: AtomicU64,
     /// The last [`CHECKPOINTS_KEPT`] (sequence number, state hash) recorded, oldest first.
     pub(crate) checkpoints: std::sync::Mutex<std::collections::VecDeque<(u64, u64)>>,
+    /// Why the command log stopped the runtime (set once, by the sequencer, as it leaves).
+    pub(crate) log_failure: std::sync::OnceLock<String>,
 }
 
 /// How many checkpoints the runtime remembers.

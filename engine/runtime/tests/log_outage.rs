@@ -2,8 +2,9 @@
 //! runtime: the batch being committed is retried as it is, ingress refuses new commands
 //! with `LogUnavailable` meanwhile, and once the log stores again the waiting command is
 //! applied and answered, stored exactly once, and new commands are taken again, all
-//! without a restart. A log whose failures are not retryable still stops the runtime, and
-//! callers are told so even when the queue it stopped reading was full.
+//! without a restart. A log whose failures are not retryable still stops the runtime, the
+//! host is told why, and callers are told so even when the queue it stopped reading was
+//! full; a stage that ends (a panic) is reported as a failure too, a requested stop not.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -122,6 +123,7 @@ fn commands_wait_out_a_retryable_outage_and_are_stored_once() {
     assert_eq!(third.seq, 3);
     assert_eq!(*shared.stored.lock().expect("not poisoned"), [1, 2, 3]);
     assert!(!handle.stats().log_unavailable);
+    assert_eq!(handle.failure(), None, "an outage waited out is no failure");
     let (engine, _) = runtime.shutdown().expect("stops");
     let before = Engine::new(demo::config())
         .expect("demo config")
@@ -137,6 +139,10 @@ fn commands_wait_out_a_retryable_outage_and_are_stored_once() {
 fn a_failure_that_cannot_be_retried_still_stops_the_runtime() {
     let (runtime, shared) = start(false);
     let handle = runtime.handle();
+    handle
+        .apply_blocking(Command::CreateHolder)
+        .expect("stored");
+    assert_eq!(handle.failure(), None);
     shared.down.store(true, Ordering::Release);
     let refused = handle.apply_blocking(Command::CreateHolder);
     assert!(refused.is_err(), "{refused:?}");
@@ -146,7 +152,12 @@ fn a_failure_that_cannot_be_retried_still_stops_the_runtime() {
             Err(RuntimeError::Stopped)
         )
     });
-    assert!(shared.stored.lock().expect("not poisoned").is_empty());
+    assert_eq!(*shared.stored.lock().expect("not poisoned"), [1]);
+    // The host is told why, and after which command nothing was acknowledged.
+    assert_eq!(
+        handle.failure().as_deref(),
+        Some("the command log failed after command 1: no quorum")
+    );
 }
 
 #[test]
@@ -196,4 +207,42 @@ fn a_stop_during_an_outage_ends_the_retries() {
         .recv_timeout(Duration::from_secs(10))
         .expect("the stop ends the retries");
     assert!(shared.stored.lock().expect("not poisoned").is_empty());
+}
+
+/// A log whose append panics, as a bug in a stage would.
+struct PanickingLog;
+
+impl CommandLog for PanickingLog {
+    fn append(&mut self, _time: Timestamp, _command: &Command) -> std::io::Result<u64> {
+        panic!("a bug in the log");
+    }
+    fn commit(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_stage_that_ends_is_a_failure_and_a_requested_stop_is_not() {
+    let engine = Engine::new(demo::config()).expect("demo config");
+    let market = MarketData::new(engine.instruments().len(), Default::default());
+    let clock = Arc::new(ManualClock::at(T0));
+    let runtime = Runtime::start_durable(engine, market, clock, 64, Box::new(PanickingLog), None)
+        .expect("threads");
+    let handle = runtime.handle();
+    assert_eq!(handle.failure(), None);
+    let refused = handle.apply_blocking(Command::CreateHolder);
+    assert!(refused.is_err(), "{refused:?}");
+    eventually("the failure is seen", || handle.failure().is_some());
+    assert_eq!(
+        handle.failure().as_deref(),
+        Some("the engine runtime stopped unexpectedly after command 0")
+    );
+
+    let (runtime, _) = start(false);
+    let handle = runtime.handle();
+    handle
+        .apply_blocking(Command::CreateHolder)
+        .expect("stored");
+    runtime.shutdown().expect("stops");
+    assert_eq!(handle.failure(), None, "asked to stop");
 }

@@ -45,23 +45,51 @@ fn log_file(dir: &Path) -> Stdio {
 
 /// Starts the binary on `dir` with `extra` arguments and waits until it prints its
 /// addresses (a node waiting for the replication lease prints them only once it leads).
+pub fn start(dir: &Path, extra: &[&str]) -> Process {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_matchbook-rest"));
+    command.args(server_args(dir, extra));
+    launch(command, dir)
+}
+
+/// As [`start`], under a shell that limits every file the server writes to `blocks`
+/// (`ulimit -f`), with `SIGXFSZ` ignored: a write past the limit then fails as a write
+/// to a full disk does, instead of killing the process.
+pub fn start_with_file_limit(dir: &Path, extra: &[&str], blocks: u32) -> Process {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f {blocks}; exec \"$0\" \"$@\""
+        ))
+        .arg(env!("CARGO_BIN_EXE_matchbook-rest"))
+        .args(server_args(dir, extra));
+    launch(command, dir)
+}
+
+/// The server's arguments: loopback on free ports, `dir`, `extra`, the keys written out.
+fn server_args(dir: &Path, extra: &[&str]) -> Vec<std::ffi::OsString> {
+    let flags = [
+        "--bind",
+        "127.0.0.1:0",
+        "--admin-bind",
+        "127.0.0.1:0",
+        "--data-dir",
+    ];
+    let mut args: Vec<std::ffi::OsString> = flags.iter().map(Into::into).collect();
+    args.push(dir.into());
+    args.extend(extra.iter().map(Into::into));
+    args.push("--keys-out".into());
+    args.push(dir.join("keys-out.json").into());
+    args
+}
+
+/// Spawns `command` (the server, with its log in `dir`) and waits for its addresses.
 #[allow(
     clippy::zombie_processes,
     reason = "the child is returned inside `Process`; the test kills and waits for it"
 )]
-pub fn start(dir: &Path, extra: &[&str]) -> Process {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_matchbook-rest"))
-        .args([
-            "--bind",
-            "127.0.0.1:0",
-            "--admin-bind",
-            "127.0.0.1:0",
-            "--data-dir",
-        ])
-        .arg(dir)
-        .args(extra)
-        .arg("--keys-out")
-        .arg(dir.join("keys-out.json"))
+fn launch(mut command: Command, dir: &Path) -> Process {
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(log_file(dir))
         .spawn()
