@@ -50,10 +50,17 @@ pub fn list_snapshots(dir: &Path) -> std::io::Result<Vec<SnapshotFile>> {
     Ok(files)
 }
 
+/// Ending of a snapshot file still being written.
+const PARTIAL: &str = ".snap.partial";
+
 /// Writes a snapshot atomically: a temporary file, fsync, rename, fsync of the directory.
+/// The temporary files of earlier writes that never finished (a full disk, a crash) are
+/// deleted first, and this write's own when it fails: on a full disk they would hold the
+/// very space the journal needs. The directory's lock makes this its only writer.
 pub fn write_snapshot(dir: &Path, snapshot: &Snapshot) -> Result<PathBuf, StoreError> {
     let path = snapshot_path(dir, snapshot.seq);
-    let temporary = path.with_extension("snap.partial");
+    let temporary = dir.join(format!("{PREFIX}{:020}{PARTIAL}", snapshot.seq));
+    remove_partial_snapshots(dir).map_err(io_error(dir))?;
     let write = || -> std::io::Result<()> {
         let mut file = std::fs::File::create(&temporary)?;
         file.write_all(&snapshot.to_bytes())?;
@@ -61,8 +68,27 @@ pub fn write_snapshot(dir: &Path, snapshot: &Snapshot) -> Result<PathBuf, StoreE
         std::fs::rename(&temporary, &path)?;
         sync_dir(dir)
     };
-    write().map_err(io_error(&path))?;
+    write().map_err(|error| {
+        // Best effort: the write's own error is the one to report.
+        let _ = std::fs::remove_file(&temporary);
+        io_error(&path)(error)
+    })?;
     Ok(path)
+}
+
+/// Deletes the temporary files of snapshot writes that never finished.
+fn remove_partial_snapshots(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let partial = name
+            .to_str()
+            .is_some_and(|n| n.starts_with(PREFIX) && n.ends_with(PARTIAL));
+        if partial {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 /// What [`prune`] deleted.

@@ -1,7 +1,8 @@
 //! Data-directory tests on real files: a durable engine recovers the same state with and
 //! without snapshots, pruning keeps what recovery needs, a damaged newest snapshot falls
 //! back to an older one, and damage a snapshot cannot cover (a torn record inside an old
-//! segment, a missing segment) refuses recovery naming the file.
+//! segment, a missing segment) refuses recovery naming the file; unfinished snapshot
+//! files are deleted.
 
 use std::path::{Path, PathBuf};
 
@@ -374,4 +375,29 @@ fn a_snapshot_of_another_format_is_named_when_recovery_cannot_start() {
         crate::snapshot::VERSION
     );
     assert!(message.contains(&versions), "{message}");
+}
+
+/// A snapshot write that never finished (a full disk, a crash) left its temporary file
+/// for ever, holding the space the journal needed; the next write deletes it, and a write
+/// that fails deletes its own.
+#[test]
+fn unfinished_snapshot_files_are_deleted() {
+    let scratch = Scratch::new("partial");
+    std::fs::create_dir_all(&scratch.0).expect("dir");
+    let (engine, market) = fresh();
+    let stale = scratch.0.join("snapshot-00000000000000000007.snap.partial");
+    std::fs::write(&stale, b"cut short").expect("write");
+    let snapshot = crate::snapshot::Snapshot::capture(9, &engine, Some(&market)).expect("capture");
+    write_snapshot(&scratch.0, &snapshot).expect("written");
+    assert!(!stale.exists(), "an earlier write's leftover is deleted");
+    // A write that cannot finish: a directory holds its name, so the rename fails.
+    std::fs::create_dir(snapshot_path(&scratch.0, 10)).expect("in the way");
+    let blocked = crate::snapshot::Snapshot::capture(10, &engine, Some(&market)).expect("capture");
+    assert!(write_snapshot(&scratch.0, &blocked).is_err());
+    let partial: Vec<String> = std::fs::read_dir(&scratch.0)
+        .expect("list")
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".partial"))
+        .collect();
+    assert!(partial.is_empty(), "{partial:?}");
 }
