@@ -160,7 +160,9 @@ impl KeyStore {
         self.records.read().map_or(true, |r| r.is_empty())
     }
 
-    /// Adds a key record; `persist` rewrites the key file.
+    /// Adds a key record; `persist` rewrites the key file first, and a key the file could
+    /// not take is not added. The file is written under the records' lock, so two keys
+    /// created at once cannot write their lists in the other order and drop one.
     pub fn insert(&self, record: KeyRecord, persist: bool) -> Result<(), KeyFileError> {
         let digest =
             unhex(&record.digest).ok_or_else(|| KeyFileError::BadDigest(record.digest.clone()))?;
@@ -171,20 +173,20 @@ impl KeyStore {
             scopes: record.scopes.clone(),
             limiter: RateWindow::default(),
         });
+        let Ok(mut records) = self.records.write() else {
+            return Ok(());
+        };
+        if let (Some(path), true) = (&self.file, persist) {
+            let mut written = records.clone();
+            written.push(record.clone());
+            write_atomically(path, &written)?;
+        }
+        records.push(record);
+        drop(records);
         if let Ok(mut keys) = self.keys.write() {
             keys.insert(digest, key);
         }
-        let snapshot = match self.records.write() {
-            Ok(mut records) => {
-                records.push(record);
-                records.clone()
-            }
-            Err(_) => return Ok(()),
-        };
-        match (&self.file, persist) {
-            (Some(path), true) => write_atomically(path, &snapshot),
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
     /// Creates, stores and returns a new key for `account` with `scopes`.
@@ -287,6 +289,31 @@ mod tests {
         assert_eq!((found.holder, found.account), (HolderId(1), AccountId(2)));
         assert!(found.has_any(&[Scope::Trade]));
         assert!(!found.has_any(&[Scope::Admin]));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// A key whose file write failed was kept in memory anyway: the operator got an error
+    /// and never saw the key, yet its digest went into the file with the next key.
+    #[test]
+    fn a_key_the_file_could_not_take_is_not_kept() {
+        let dir = std::env::temp_dir().join(format!("mb-keys-failed-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("keys.json");
+        let store = KeyStore::open(Some(file.clone())).expect("open");
+        // The temporary file's name is taken by a directory: the write fails.
+        std::fs::create_dir(file.with_extension("tmp")).expect("in the way");
+        let refused = store.create(HolderId(1), AccountId(2), vec![Scope::Trade]);
+        assert!(refused.is_err(), "{refused:?}");
+        assert!(store.is_empty(), "nothing kept");
+        std::fs::remove_dir(file.with_extension("tmp")).expect("cleared");
+        let key = store
+            .create(HolderId(1), AccountId(3), vec![Scope::Trade])
+            .expect("create");
+        let written: Vec<KeyRecord> =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+        assert_eq!(written.len(), 1, "only the key that was handed out");
+        assert_eq!(written[0].digest, hex(&digest_of(&key)));
         let _ = std::fs::remove_dir_all(dir);
     }
 }
