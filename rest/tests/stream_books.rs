@@ -1,7 +1,8 @@
 //! `ORDER_BOOK` and `BOOK_TICKER` over real sockets, checked against the REST order book:
 //! a snapshot then one update per command that changed the book, numbered with the book
 //! sequence REST shows; and, under a seeded random order flow, books rebuilt by clients
-//! that subscribed at different moments equal REST's at every sequence it was read at.
+//! that subscribed at different moments equal REST's at every sequence it was read at;
+//! every snapshot is capped at the server's depth, as REST's book is.
 
 mod common;
 
@@ -156,6 +157,26 @@ async fn a_depth_limits_the_snapshot_per_side() {
         Some(2),
         "{snapshot}"
     );
+    x.stop().await;
+}
+
+/// A snapshot of the whole book walked every level of it on the market stage, which
+/// every reader shares, and wrote its frame there: one client subscribing again and again
+/// to a 20,000-level book made keyless REST book reads 12 times slower. It is capped at
+/// the server's `max_order_book_depth`, as REST's order book is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_depth_caps_every_snapshot() {
+    let mut settings = common::settings(common::data_dir());
+    settings.max_book_depth = 3;
+    let x = Exchange::with(settings).await;
+    let (_, levels) = rest_book(&x).await;
+    assert_eq!(levels.len(), 6, "REST shows 3 a side: {levels:?}");
+    for asked in [json!({}), json!({"depth": 0}), json!({"depth": 50})] {
+        let mut ws = connect(&x, "/ws").await;
+        let snapshot = subscribe_book(&mut ws, asked.clone()).await;
+        let book = ClientBook::snapshot(&snapshot);
+        assert_eq!(book.levels, levels, "asked {asked}");
+    }
     x.stop().await;
 }
 

@@ -13,7 +13,8 @@ use super::session::json;
 use crate::state::Shared;
 
 /// The frames a new subscriber of `channel` gets for `topics` before live frames (books
-/// up to `depth` levels per side, 0 for all), and per market what they cover. They are
+/// up to `depth` levels per side and at most the server's `max_order_book_depth`, as
+/// REST's order book), and per market what they cover. They are
 /// read at or after the last command the hub has sent frames for, so the frames that
 /// follow them in the session's feed leave no gap.
 pub(super) async fn snapshot(
@@ -26,35 +27,22 @@ pub(super) async fn snapshot(
     if topics.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let markets = state.markets.clone();
     let now = state.now();
+    if matches!(channel, Channel::OrderBook | Channel::BookTicker) {
+        // As REST's order book: at most the server's depth per side, however deep the
+        // book is or the request asks.
+        let depth = match channel {
+            Channel::BookTicker => 1,
+            _ => depth.min(state.max_book_depth),
+        };
+        return book_snapshots(state, channel, topics, depth, now).await;
+    }
+    let markets = state.markets.clone();
     let ids: Vec<InstrumentId> = topics.iter().map(|&(id, _)| id).collect();
     let after = state.streams.hub.sent_through();
     let read = state.view_after(after, move |view| match channel {
-        Channel::OrderBook | Channel::BookTicker => (ids.iter())
-            .filter_map(|&id| {
-                let market = markets.market_of(id)?;
-                let depth = if channel == Channel::BookTicker {
-                    1
-                } else {
-                    depth
-                };
-                let (levels, seq) = book_frames::engine_levels(view.engine, id, depth)?;
-                let frame = if channel == Channel::OrderBook {
-                    json(&book_frames::snapshot(market, levels, seq, now))
-                } else {
-                    let top = book_frames::top_of(&levels);
-                    json(&book_frames::tick(
-                        market,
-                        "BOOK_TICKER_SNAPSHOT",
-                        top,
-                        seq,
-                        now,
-                    ))
-                };
-                Some((frame, Some((id, seq))))
-            })
-            .collect(),
+        // Answered by `book_snapshots` above.
+        Channel::OrderBook | Channel::BookTicker => Vec::new(),
         Channel::MarketTicker => {
             let updates = ticker_updates(view, &markets, &ids, now);
             let updates = updates.into_iter().map(|(_, u)| u).collect();
@@ -86,6 +74,49 @@ pub(super) async fn snapshot(
     let (texts, covered): (Vec<String>, Vec<Option<(InstrumentId, u64)>>) =
         frames.into_iter().unzip();
     (texts, covered.into_iter().flatten().collect())
+}
+
+/// `ORDER_BOOK` or `BOOK_TICKER` snapshots of `topics`, `depth` levels per side. The
+/// market stage only copies the levels: the frames are written here, on the session's own
+/// task, so a client subscribing again and again costs the stage every reader shares no
+/// more than a copy of what it asked for.
+async fn book_snapshots(
+    state: &Shared,
+    channel: Channel,
+    topics: Vec<Topic>,
+    depth: usize,
+    now: matchbook::Timestamp,
+) -> (Vec<String>, Vec<(InstrumentId, u64)>) {
+    let ids: Vec<InstrumentId> = topics.iter().map(|&(id, _)| id).collect();
+    let after = state.streams.hub.sent_through();
+    let read = state.view_after(after, move |view| {
+        (ids.iter())
+            .filter_map(|&id| Some((id, book_frames::engine_levels(view.engine, id, depth)?)))
+            .collect::<Vec<_>>()
+    });
+    let Ok(books) = read.await else {
+        return (Vec::new(), Vec::new());
+    };
+    let markets = &state.markets;
+    books
+        .into_iter()
+        .filter_map(|(id, (levels, seq))| {
+            let market = markets.market_of(id)?;
+            let frame = if channel == Channel::OrderBook {
+                json(&book_frames::snapshot(market, levels, seq, now))
+            } else {
+                let top = book_frames::top_of(&levels);
+                json(&book_frames::tick(
+                    market,
+                    "BOOK_TICKER_SNAPSHOT",
+                    top,
+                    seq,
+                    now,
+                ))
+            };
+            Some((frame, (id, seq)))
+        })
+        .unzip()
 }
 
 /// The last 80 trades of a market, newest first.
