@@ -180,6 +180,41 @@ async fn the_server_depth_caps_every_snapshot() {
     x.stop().await;
 }
 
+/// Subscribing to a book again and again was not limited at all; each snapshot now counts
+/// against the client address's public window, as a keyless REST book read does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn book_snapshots_count_against_the_address_rate_limit() {
+    const LIMIT: u32 = 3;
+    let mut settings = common::settings(common::data_dir());
+    settings.public_rate_limit_per_minute = LIMIT;
+    let x = Exchange::with(settings).await;
+    let mut ws = connect(&x, "/ws").await;
+    let channel = json!({"name": "ORDER_BOOK", "instrument_codes": ["BTC_EUR"]});
+    let subscribe = json!({"type": "SUBSCRIBE", "channels": [channel]});
+    let unsubscribe = json!({"type": "UNSUBSCRIBE", "channels": ["ORDER_BOOK"]});
+    // A minute may turn once while this runs, so the window may start afresh once.
+    let mut refused = None;
+    for attempt in 0..2 * LIMIT + 2 {
+        send(&mut ws, subscribe.clone()).await;
+        let answer = next(&mut ws).await;
+        if answer.get("error").is_some() {
+            refused = Some((attempt, answer));
+            break;
+        }
+        assert_eq!(answer["type"], "SUBSCRIPTIONS", "{answer}");
+        assert_eq!(next(&mut ws).await["type"], "ORDER_BOOK_SNAPSHOT");
+        send(&mut ws, unsubscribe.clone()).await;
+        assert_eq!(next(&mut ws).await["type"], "UNSUBSCRIBED");
+    }
+    let (attempt, answer) = refused.expect("refused within twice the limit");
+    assert_eq!(answer["error"], "RATELIMIT", "{answer}");
+    assert!(
+        attempt >= LIMIT - 1,
+        "the upgrade and {attempt} snapshots were admitted"
+    );
+    x.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn book_ticker_sends_the_top_then_each_change_of_it() {
     let x = common::ws::exchange().await;

@@ -92,11 +92,14 @@ impl Drop for OpenSession<'_> {
 /// route.
 pub async fn upgrade(
     State(state): State<Shared>,
+    peer: Option<axum::Extension<axum::extract::ConnectInfo<crate::listener::Peer>>>,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
+    // Absent for a router called in process: such a session is not limited.
+    let peer = peer.map(|axum::Extension(info)| info.0.0.ip());
     match upgrade {
         Ok(upgrade) => upgrade
-            .on_upgrade(move |socket| session::run(socket, state))
+            .on_upgrade(move |socket| session::run(socket, state, peer))
             .into_response(),
         Err(_) => ApiError::NotFound("NOT_FOUND").into_response(),
     }

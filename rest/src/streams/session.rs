@@ -46,6 +46,9 @@ struct Session {
     after: BTreeMap<(Channel, InstrumentId), u64>,
     /// While subscribed to the account's private channel: the hub makes its frames.
     watch: Option<Watch>,
+    /// The client's address (none in process): its book snapshots count against the
+    /// address's public rate limit, as its keyless REST reads do.
+    peer: Option<std::net::IpAddr>,
 }
 
 /// What handling a client message produced.
@@ -71,12 +74,15 @@ fn error(state: &Shared, code: &str, channel: &str, invalid: Option<Vec<String>>
 }
 
 /// Serves one upgraded connection until either side closes it.
-pub async fn run(socket: WebSocket, state: Shared) {
+pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr>) {
     let _open = super::OpenSession::new(&state.streams.counters);
     let (mut sink, stream) = socket.split();
     let mut incoming = read_apart(stream);
     let mut feed = state.streams.hub.join();
-    let mut session = Session::default();
+    let mut session = Session {
+        peer,
+        ..Session::default()
+    };
     let mut heartbeat = tokio::time::interval(state.streams.heartbeat);
     heartbeat.tick().await;
     loop {
@@ -428,6 +434,9 @@ impl Session {
             Ok(resolved) => resolved,
             Err(refusal) => return vec![refusal],
         };
+        if !self.admit_book_snapshots(state, &resolved) {
+            return vec![error(state, "RATELIMIT", "SYSTEM", None)];
+        }
         let mut added: Vec<(Channel, Vec<Topic>, usize)> = Vec::new();
         for ((channel, ids), request) in resolved.into_iter().zip(channels) {
             let before = self
@@ -451,6 +460,27 @@ impl Session {
             (self.after).extend(covered.into_iter().map(|(id, seq)| ((channel, id), seq)));
         }
         frames
+    }
+
+    /// Counts the order-book snapshots `resolved` would send (books not subscribed yet)
+    /// against the client address's public window: each walks up to the server's depth
+    /// on the market stage every reader shares. False, with nothing changed, past it.
+    fn admit_book_snapshots(
+        &self,
+        state: &Shared,
+        resolved: &[(Channel, BTreeSet<Topic>)],
+    ) -> bool {
+        let Some(ip) = self.peer else {
+            return true;
+        };
+        let subscribed = self.subscribed.get(&Channel::OrderBook);
+        let new_books = (resolved.iter())
+            .filter(|(channel, _)| *channel == Channel::OrderBook)
+            .flat_map(|(_, ids)| ids)
+            .filter(|id| !subscribed.is_some_and(|s| s.contains(id)))
+            .count();
+        (0..new_books)
+            .all(|_| (state.address_windows).admit(ip, state.minute(), state.public_rate_limit))
     }
 
     /// `CANCEL_ALL_AFTER`: a command like any other (TRADE scope, the key's rate limit,
