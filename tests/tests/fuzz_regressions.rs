@@ -179,14 +179,8 @@ fn the_snapshot_seed_is_accepted_by_the_load_check() {
 /// match (12.6 GB, 28 s) before the load check could refuse it. It is refused now.
 #[test]
 fn a_legacy_engine_naming_a_held_slot_past_its_orders_is_refused() {
-    let engine = legacy_engine("legacy-held-trigger-slot");
-    let Err(refused) = matchbook::Engine::decode_legacy(&engine) else {
-        panic!("the damaged engine was decoded");
-    };
-    assert!(
-        format!("{refused:?}").contains("held trigger"),
-        "{refused:?}"
-    );
+    let refused = legacy_refusal("legacy-held-trigger-slot");
+    assert!(refused.contains("held trigger"), "{refused}");
 }
 
 /// A format-6 engine (`snapshot_decode`, 20 s smoke run of `ci-local`, 2026-11-27) with an
@@ -195,23 +189,22 @@ fn a_legacy_engine_naming_a_held_slot_past_its_orders_is_refused() {
 /// check could refuse it. It is refused now, before any chain is built.
 #[test]
 fn a_legacy_engine_with_an_order_of_no_account_is_refused() {
-    let engine = legacy_engine("legacy-order-account-past-accounts");
-    let Err(refused) = matchbook::Engine::decode_legacy(&engine) else {
-        panic!("the damaged engine was decoded");
-    };
-    assert!(
-        format!("{refused:?}").contains("account that does not exist"),
-        "{refused:?}"
-    );
+    let refused = legacy_refusal("legacy-order-account-past-accounts");
+    assert!(refused.contains("account that does not exist"), "{refused}");
 }
 
-/// The format-6 engine encoding of a `snapshot_decode` regression input, as the harness
-/// reads it: a little-endian split whose top bit picks format 6, then the engine's bytes.
-fn legacy_engine(name: &str) -> Vec<u8> {
+/// Why the format-6 engine of a `snapshot_decode` regression input is refused, as the
+/// harness reads the input (a little-endian split whose top bit picks format 6, then the
+/// engine's bytes); fails, briefly, if it is decoded.
+fn legacy_refusal(name: &str) -> String {
     let path = fuzz_dir().join("regressions/snapshot_decode").join(name);
     let data = std::fs::read(path).expect("read input");
     let split = u16::from_le_bytes([data[0], data[1]]);
     assert_ne!(split & 0x8000, 0, "a format-6 input");
     let body = &data[2..];
-    body[..usize::from(split & 0x7fff).min(body.len())].to_vec()
+    let engine = &body[..usize::from(split & 0x7fff).min(body.len())];
+    let Err(refused) = matchbook::Engine::decode_legacy(engine) else {
+        panic!("the damaged engine {name} was decoded");
+    };
+    format!("{refused:?}")
 }
