@@ -50,8 +50,8 @@ pub fn list_snapshots(dir: &Path) -> std::io::Result<Vec<SnapshotFile>> {
     Ok(files)
 }
 
-/// Ending of a snapshot file still being written.
-const PARTIAL: &str = ".snap.partial";
+/// Extension of a snapshot file still being written.
+const PARTIAL: &str = "snap.partial";
 
 /// Writes a snapshot atomically: a temporary file, fsync, rename, fsync of the directory.
 /// The temporary files of earlier writes that never finished (a full disk, a crash) are
@@ -59,7 +59,7 @@ const PARTIAL: &str = ".snap.partial";
 /// very space the journal needs. The directory's lock makes this its only writer.
 pub fn write_snapshot(dir: &Path, snapshot: &Snapshot) -> Result<PathBuf, StoreError> {
     let path = snapshot_path(dir, snapshot.seq);
-    let temporary = dir.join(format!("{PREFIX}{:020}{PARTIAL}", snapshot.seq));
+    let temporary = path.with_extension(PARTIAL);
     remove_partial_snapshots(dir).map_err(io_error(dir))?;
     let write = || -> std::io::Result<()> {
         let mut file = std::fs::File::create(&temporary)?;
@@ -78,12 +78,13 @@ pub fn write_snapshot(dir: &Path, snapshot: &Snapshot) -> Result<PathBuf, StoreE
 
 /// Deletes the temporary files of snapshot writes that never finished.
 fn remove_partial_snapshots(dir: &Path) -> std::io::Result<()> {
+    let suffix = format!(".{PARTIAL}");
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name();
         let partial = name
             .to_str()
-            .is_some_and(|n| n.starts_with(PREFIX) && n.ends_with(PARTIAL));
+            .is_some_and(|n| n.starts_with(PREFIX) && n.ends_with(&suffix));
         if partial {
             std::fs::remove_file(entry.path())?;
         }
