@@ -11,7 +11,8 @@ use futures_util::{SinkExt, StreamExt};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{CloseCode, Data, OpCode};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frame_that_is_not_json_is_answered_with_an_error_then_close_4000() {
@@ -34,6 +35,59 @@ async fn a_frame_that_is_not_json_is_answered_with_an_error_then_close_4000() {
     x.stop().await;
 }
 
+/// The close frame that ends `ws`, skipping what comes before it.
+async fn close_code(ws: &mut common::ws::Socket) -> Option<CloseCode> {
+    loop {
+        match ws.next().await {
+            Some(Ok(Message::Close(frame))) => return frame.map(|f| f.code),
+            Some(Ok(_)) => continue,
+            other => panic!("expected a close frame, got {other:?}"),
+        }
+    }
+}
+
+/// A SUBSCRIBE of `BOOK_TICKER` padded with spaces to `bytes`.
+fn padded_subscribe(bytes: usize) -> String {
+    let message = json!({"type": "SUBSCRIBE", "channels": [
+        {"name": "BOOK_TICKER", "instrument_codes": ["BTC_EUR"]}]})
+    .to_string();
+    format!("{message}{}", " ".repeat(bytes - message.len()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_over_the_size_limit_is_refused_before_it_is_held() {
+    let x = exchange().await;
+    // Under the limit: an ordinary message however padded.
+    let mut ws = connect(&x, "/ws").await;
+    let fits = padded_subscribe(matchbook_rest::streams::MAX_MESSAGE_BYTES);
+    ws.send(Message::Text(fits.into())).await.expect("send");
+    assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTIONS");
+    assert_eq!(next(&mut ws).await["type"], "BOOK_TICKER_SNAPSHOT");
+    // Over it, in one frame or in pieces: an error frame, then close 1009 (too big).
+    let over = padded_subscribe(matchbook_rest::streams::MAX_MESSAGE_BYTES + 1);
+    ws.send(Message::Text(over.into())).await.expect("send");
+    let v = next(&mut ws).await;
+    assert_eq!(v["error"], "INVALID_MESSAGE_FORMAT", "{v}");
+    assert_eq!(close_code(&mut ws).await, Some(CloseCode::Size));
+    let mut pieces = connect(&x, "/ws").await;
+    let piece = " ".repeat(16 * 1024);
+    let head = Message::Frame(Frame::message(
+        piece.clone(),
+        OpCode::Data(Data::Text),
+        false,
+    ));
+    pieces.send(head).await.expect("send");
+    for _ in 0..8 {
+        let more = Frame::message(piece.clone(), OpCode::Data(Data::Continue), false);
+        if pieces.send(Message::Frame(more)).await.is_err() {
+            break;
+        }
+    }
+    assert_eq!(next(&mut pieces).await["error"], "INVALID_MESSAGE_FORMAT");
+    assert_eq!(close_code(&mut pieces).await, Some(CloseCode::Size));
+    x.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn session_errors_are_frames_and_the_session_goes_on() {
     let x = exchange().await;
@@ -45,7 +99,8 @@ async fn session_errors_are_frames_and_the_session_goes_on() {
     .await;
     assert_eq!(next(&mut ws).await["error"], "AUTHENTICATION_FAILED");
     send(&mut ws, json!({"type": "SHOUT"})).await;
-    assert_eq!(next(&mut ws).await["error"], "INVALID_MESSAGE_FORMAT");
+    let v = next(&mut ws).await;
+    assert_eq!(v["error"], "INVALID_MESSAGE_FORMAT", "{v}");
     send(
         &mut ws,
         json!({"type": "SUBSCRIBE", "channels": [{"name": "NEWS"}]}),

@@ -51,6 +51,11 @@ pub const DEFAULT_TICKER_INTERVAL: Duration = Duration::from_secs(1);
 /// far a session may fall behind.
 pub const DEFAULT_BUFFER: usize = 4096;
 
+/// The largest message a client may send, whole or in fragments (the HTTP body's limit):
+/// a longer one is refused as it arrives instead of being held in memory. Every session
+/// message the contract has is far smaller.
+pub const MAX_MESSAGE_BYTES: usize = crate::routes::MAX_BODY_BYTES;
+
 /// The streams part of the shared state.
 #[derive(Debug)]
 pub struct Streams {
@@ -99,6 +104,8 @@ pub async fn upgrade(
     let peer = peer.map(|axum::Extension(info)| info.0.0.ip());
     match upgrade {
         Ok(upgrade) => upgrade
+            .max_message_size(MAX_MESSAGE_BYTES)
+            .max_frame_size(MAX_MESSAGE_BYTES)
             .on_upgrade(move |socket| session::run(socket, state, peer))
             .into_response(),
         Err(_) => ApiError::NotFound("NOT_FOUND").into_response(),

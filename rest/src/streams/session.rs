@@ -32,6 +32,8 @@ use matchbook::{Command, Event};
 const CLOSE_NOT_JSON: u16 = 4000;
 /// Close code after `SLOW_CONSUMER`.
 const CLOSE_SLOW: u16 = 4001;
+/// Close code for a message over [`super::MAX_MESSAGE_BYTES`] (RFC 6455's "message too big").
+const CLOSE_TOO_BIG: u16 = 1009;
 /// How long a closing frame may take to go out to a client that does not read.
 const CLOSE_WAIT: Duration = Duration::from_secs(1);
 
@@ -100,6 +102,10 @@ pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr
                     return;
                 }
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => Vec::new(),
+                Some(Err(e)) if too_big(&e) => {
+                    close(&mut sink, error(&state, "INVALID_MESSAGE_FORMAT", "SYSTEM", None), CLOSE_TOO_BIG).await;
+                    return;
+                }
                 Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
             },
             frame = feed.recv() => match frame.map(|first| session.drain(first, &mut feed)) {
@@ -155,6 +161,15 @@ fn read_apart(
         }
     });
     rx
+}
+
+/// Whether reading stopped at a message or frame over the size limit.
+fn too_big(error: &axum::Error) -> bool {
+    let inner = std::error::Error::source(error);
+    matches!(
+        inner.and_then(|e| e.downcast_ref::<tungstenite::Error>()),
+        Some(tungstenite::Error::Capacity(_))
+    )
 }
 
 /// Frames the session takes at most per write: what is queued is sent together, one
