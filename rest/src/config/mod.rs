@@ -17,6 +17,9 @@ use serde::Deserialize;
 
 use crate::keys::Scope;
 
+mod server;
+pub use server::ServerSection;
+
 /// Default public address.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
 /// Default admin address.
@@ -52,48 +55,6 @@ pub enum ConfigFileError {
     /// A value that does not fit (address, decimal, type, state).
     #[error("config: {0}")]
     Invalid(String),
-}
-
-/// `[server]`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ServerSection {
-    /// Public listener.
-    pub bind: Option<String>,
-    /// Admin listener.
-    pub admin_bind: Option<String>,
-    /// Keys (and, later, the journal) live here.
-    pub data_dir: Option<PathBuf>,
-    /// Requests per minute per key on rate-limited endpoints.
-    pub rate_limit_per_minute: Option<u32>,
-    /// Ingress queue capacity.
-    pub queue_capacity: Option<usize>,
-    /// Open orders per holder.
-    pub max_open_orders: Option<u32>,
-    /// `every-batch` (default: fsync before answering) or `never` (benchmarks only).
-    pub journal_sync: Option<String>,
-    /// Snapshot after this many journalled commands (default 100000; 0: only at stop).
-    pub snapshot_every: Option<u64>,
-    /// Snapshots kept in the data directory (default 2, at least 1).
-    pub keep_snapshots: Option<usize>,
-    /// Most connections open at once per listener (default 1024).
-    pub max_connections: Option<usize>,
-    /// Seconds a connection may send nothing before it is closed (default 60).
-    pub idle_timeout_seconds: Option<u64>,
-    /// Most connections open at once from one client address (default 256).
-    pub max_connections_per_address: Option<usize>,
-    /// Requests per minute one address may send without a valid key (default 6000).
-    pub public_rate_limit_per_minute: Option<u32>,
-    /// Seconds a request's headers may take once begun, and its body after them (default
-    /// 10).
-    pub header_timeout_seconds: Option<u64>,
-    /// Price levels per side of the order book at most (default 1000).
-    pub max_order_book_depth: Option<usize>,
-    /// Stream broadcasts (the frames of one batch of commands each) a WebSocket session may
-    /// fall behind before it is closed as a slow consumer (default 4096).
-    pub stream_buffer: Option<usize>,
-    /// Seconds between stream heartbeats (default 10).
-    pub stream_heartbeat_seconds: Option<u64>,
 }
 
 /// `[[keys]]`: a key given by its digest.
@@ -294,7 +255,6 @@ impl Settings {
 
     /// Settings from a parsed file.
     pub fn from_config(file: FileConfig) -> Result<Self, ConfigFileError> {
-        let demo = Self::demo();
         let exchange = Exchange {
             currencies: file.currencies,
             instruments: file.instruments,
@@ -305,89 +265,15 @@ impl Settings {
         let engine = exchange
             .engine_config()
             .map_err(|e| ConfigFileError::Invalid(e.to_string()))?;
-        Ok(Self {
-            bind: file
-                .server
-                .bind
-                .as_deref()
-                .map(address)
-                .transpose()?
-                .unwrap_or(demo.bind),
-            admin_bind: file
-                .server
-                .admin_bind
-                .as_deref()
-                .map(address)
-                .transpose()?
-                .unwrap_or(demo.admin_bind),
-            data_dir: file.server.data_dir.unwrap_or(demo.data_dir),
-            rate_limit_per_minute: file
-                .server
-                .rate_limit_per_minute
-                .unwrap_or(DEFAULT_RATE_LIMIT),
-            queue_capacity: file.server.queue_capacity.unwrap_or(demo.queue_capacity),
-            journal_sync: match file.server.journal_sync.as_deref() {
-                None | Some("every-batch") => SyncPolicy::EveryBatch,
-                Some("never") => SyncPolicy::Never,
-                Some(other) => {
-                    return Err(ConfigFileError::Invalid(format!(
-                        "journal_sync {other:?}: every-batch or never"
-                    )));
-                }
-            },
+        let mut settings = Self {
             engine,
             holders: exchange.holders,
             keys: file.keys,
             demo: false,
-            keys_out: None,
-            snapshot_every: file.server.snapshot_every.unwrap_or(demo.snapshot_every),
-            keep_snapshots: file
-                .server
-                .keep_snapshots
-                .unwrap_or(demo.keep_snapshots)
-                .max(1),
-            source: None,
-            max_connections: file
-                .server
-                .max_connections
-                .unwrap_or(demo.max_connections)
-                .max(1),
-            idle_timeout: file
-                .server
-                .idle_timeout_seconds
-                .map_or(demo.idle_timeout, std::time::Duration::from_secs),
-            max_connections_per_address: file
-                .server
-                .max_connections_per_address
-                .unwrap_or(demo.max_connections_per_address)
-                .max(1),
-            public_rate_limit_per_minute: file
-                .server
-                .public_rate_limit_per_minute
-                .unwrap_or(demo.public_rate_limit_per_minute),
-            header_timeout: file
-                .server
-                .header_timeout_seconds
-                .map_or(demo.header_timeout, std::time::Duration::from_secs),
-            max_book_depth: file
-                .server
-                .max_order_book_depth
-                .unwrap_or(demo.max_book_depth)
-                .max(1),
-            stream_buffer: file
-                .server
-                .stream_buffer
-                .unwrap_or(demo.stream_buffer)
-                .max(1),
-            stream_heartbeat: file
-                .server
-                .stream_heartbeat_seconds
-                .map_or(demo.stream_heartbeat, |s| {
-                    std::time::Duration::from_secs(s.max(1))
-                }),
-            stream_ticker_interval: demo.stream_ticker_interval,
-            replication: None,
-        })
+            ..Self::demo()
+        };
+        settings.apply_server(&file.server)?;
+        Ok(settings)
     }
 }
 
