@@ -363,3 +363,77 @@ fn prices_at_the_top_of_the_range_rest_trade_and_are_restored() {
     let restored = Engine::restore(&reference, engine.image().expect("image")).expect("restore");
     assert_eq!(restored.state_hash(), engine.state_hash());
 }
+
+/// The demo configuration's first future.
+fn future(config: &mut matchbook::EngineConfig) -> &mut matchbook::FuturesTerms {
+    (config.instruments.iter_mut())
+        .find_map(|i| i.futures.as_mut())
+        .expect("the demo has a future")
+}
+
+/// The demo configuration's first perpetual's funding settings.
+fn funding(config: &mut matchbook::EngineConfig) -> &mut matchbook::FundingSettings {
+    (config.instruments.iter_mut())
+        .find_map(|i| i.futures.as_mut()?.funding.as_mut())
+        .expect("the demo has a perpetual")
+}
+
+/// Settings the types allow and the engine cannot work with are refused with the
+/// configuration, naming the setting: a negative price collar or funding bound (each
+/// inverted a clamp: the first mark price after an index was set panicked), a collateral
+/// share outside 0 to 100, an instrument trading a currency against itself, and a
+/// precision past the 18 decimals a balance holds (refused before, as "too many entries").
+#[test]
+fn settings_outside_what_the_engine_works_with_are_refused_by_name() {
+    use rust_decimal::Decimal;
+    type Change = Box<dyn Fn(&mut matchbook::EngineConfig)>;
+    let cases: Vec<(&str, Change)> = vec![
+        (
+            "price_collar_percentage",
+            Box::new(|c| future(c).price_collar_percentage = Decimal::NEGATIVE_ONE),
+        ),
+        (
+            "price_collar_percentage",
+            Box::new(|c| future(c).price_collar_percentage = Decimal::from(101)),
+        ),
+        (
+            "funding cap",
+            Box::new(|c| funding(c).cap = Decimal::new(-75, 2)),
+        ),
+        (
+            "funding clamp threshold",
+            Box::new(|c| funding(c).clamp_threshold = Decimal::new(-5, 2)),
+        ),
+        (
+            "collateral_percentage",
+            Box::new(|c| c.currencies[0].collateral_percentage = Decimal::from(-5)),
+        ),
+        (
+            "collateral_percentage",
+            Box::new(|c| c.currencies[0].collateral_percentage = Decimal::from(500)),
+        ),
+        (
+            "quote",
+            Box::new(|c| c.instruments[0].quote = c.instruments[0].base.clone()),
+        ),
+        ("precision", Box::new(|c| c.currencies[0].precision = 19)),
+    ];
+    for (field, change) in cases {
+        let mut config = matchbook::demo::config();
+        change(&mut config);
+        match Engine::new(config) {
+            Err(matchbook::ConfigError::OutOfRange { field: named, .. }) => {
+                assert_eq!(named, field);
+            }
+            other => panic!("{field}: {:?}", other.map(|_| "accepted")),
+        }
+    }
+    // The ends of each range are taken.
+    let mut config = matchbook::demo::config();
+    future(&mut config).price_collar_percentage = Decimal::ONE_HUNDRED;
+    funding(&mut config).cap = Decimal::ZERO;
+    config.currencies[0].collateral_percentage = Decimal::ONE_HUNDRED;
+    config.currencies[1].collateral_percentage = Decimal::ZERO;
+    config.currencies[0].precision = 18;
+    assert!(Engine::new(config).is_ok());
+}

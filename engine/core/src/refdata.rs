@@ -220,6 +220,32 @@ pub enum ConfigError {
     /// More currencies or instruments than the interned index can hold.
     #[error("too many entries")]
     TooMany,
+    /// A setting outside what the engine works with (one that would overflow or invert a
+    /// bound once trading starts).
+    #[error("{item}: {field} {range}")]
+    OutOfRange {
+        /// Currency or instrument code.
+        item: String,
+        /// The setting.
+        field: &'static str,
+        /// What it must be.
+        range: &'static str,
+    },
+}
+
+impl Currency {
+    /// Checks what the engine cannot check by its type: a collateral share is a percentage.
+    pub(crate) fn check(&self) -> Result<(), ConfigError> {
+        let share = self.collateral_percentage;
+        if share < Decimal::ZERO || share > Decimal::ONE_HUNDRED {
+            return Err(ConfigError::OutOfRange {
+                item: self.code.clone(),
+                field: "collateral_percentage",
+                range: "from 0 to 100",
+            });
+        }
+        Ok(())
+    }
 }
 
 /// An instrument inside the engine, with its limits in fixed point.
@@ -257,6 +283,13 @@ impl Instrument {
         };
         let base = find(&spec.base)?;
         let quote = find(&spec.quote)?;
+        if base == quote {
+            return Err(ConfigError::OutOfRange {
+                item: spec.code.clone(),
+                field: "quote",
+                range: "must differ from the base",
+            });
+        }
         if spec.amount_precision > 12 || spec.market_precision > 12 {
             return Err(ConfigError::BadRange(spec.code.clone()));
         }

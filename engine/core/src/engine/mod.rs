@@ -168,10 +168,11 @@ impl Engine {
     /// Builds an engine with empty books from validated reference data.
     pub fn new(config: EngineConfig) -> Result<Self, ConfigError> {
         let mut seen = std::collections::BTreeSet::new();
-        for code in config.currencies.iter().map(|c| &c.code) {
-            if !seen.insert(code.clone()) {
-                return Err(ConfigError::DuplicateCode(code.clone()));
+        for currency in &config.currencies {
+            if !seen.insert(currency.code.clone()) {
+                return Err(ConfigError::DuplicateCode(currency.code.clone()));
             }
+            currency.check()?;
         }
         if config.currencies.len() > usize::from(u16::MAX)
             || config.instruments.len() > usize::from(u16::MAX)
@@ -188,8 +189,13 @@ impl Engine {
         }
         let futures = futures::Futures::build(&instruments)?;
         let scales = ledger::balance_scales(&config.currencies, &instruments);
-        if scales.iter().any(|&s| s > 18) {
-            return Err(ConfigError::TooMany);
+        if let Some(i) = scales.iter().position(|&s| s > 18) {
+            return Err(ConfigError::OutOfRange {
+                item: config.currencies[i].code.clone(),
+                field: "precision",
+                range: "at most 18 decimals, counting an instrument's amount plus price \
+                        precision in its quote currency",
+            });
         }
         let mut fee_groups: Vec<FeeGroup> = Vec::with_capacity(config.fee_groups.len());
         for spec in config.fee_groups {

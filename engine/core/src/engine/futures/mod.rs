@@ -202,6 +202,17 @@ impl Futures {
                 continue;
             };
             let bad = || ConfigError::FuturesTermsMismatch(inst.spec.code.clone());
+            // A negative bound would invert a clamp (and panic) once trading starts.
+            let out_of_range = |field, range| ConfigError::OutOfRange {
+                item: inst.spec.code.clone(),
+                field,
+                range,
+            };
+            let at_least_zero = |value: i64, field| {
+                (value >= 0)
+                    .then_some(value)
+                    .ok_or_else(|| out_of_range(field, "at least 0"))
+            };
             let ppm = |d: &Decimal| percent_to(d, 1_000_000).map_err(|_| bad());
             let rate = |d: &Decimal| percent_to(d, RATE_SCALE).map_err(|_| bad());
             let (initial_ppm, maintenance_ppm) = (
@@ -226,8 +237,8 @@ impl Futures {
             let funding = match &terms.funding {
                 None => None,
                 Some(s) => Some(Funding {
-                    cap: rate(&s.cap)?,
-                    clamp: rate(&s.clamp_threshold)?,
+                    cap: at_least_zero(rate(&s.cap)?, "funding cap")?,
+                    clamp: at_least_zero(rate(&s.clamp_threshold)?, "funding clamp threshold")?,
                     interest: rate(&s.annual_interest_rate)? / (365 * (DAY / period)),
                     period,
                     premium_sum: 0,
@@ -237,6 +248,10 @@ impl Futures {
                     next_settlement: Timestamp(i64::MIN),
                 }),
             };
+            let collar_ppm = ppm(&terms.price_collar_percentage)?;
+            if !(0..=1_000_000).contains(&collar_ppm) {
+                return Err(out_of_range("price_collar_percentage", "from 0 to 100"));
+            }
             let expiry = match &terms.contract_expiry_date {
                 Some(text) => Some(date_start(text).ok_or_else(bad)?),
                 None => None,
@@ -247,7 +262,7 @@ impl Futures {
                 collateral: inst.quote,
                 initial_ppm,
                 maintenance_ppm,
-                collar_ppm: ppm(&terms.price_collar_percentage)?,
+                collar_ppm,
                 index: None,
                 funding,
                 expiry,
