@@ -6,16 +6,39 @@ use matchbook_core::{
     Currency, EngineConfig, FundingSchedule, FundingSettings, FuturesTerms, InstrumentKind,
     InstrumentSpec, InstrumentState,
 };
+use std::collections::HashSet;
+
 use rust_decimal::Decimal;
 
-use crate::{DefinitionError, Exchange, FuturesConfig, InstrumentConfig};
+use crate::{DefinitionError, Exchange, FuturesConfig, HolderConfig, InstrumentConfig};
 
 fn decimal(text: &str, what: &str) -> Result<Decimal, DefinitionError> {
     text.parse()
         .map_err(|_| DefinitionError::Invalid(format!("{what}: bad decimal {text:?}")))
 }
 
+/// Holder names, and account names within a holder, are what keys and provisioning find
+/// them by: a second of the same name would hide the first.
+fn check_names(holders: &[HolderConfig]) -> Result<(), DefinitionError> {
+    let mut seen = HashSet::new();
+    for holder in holders {
+        if !seen.insert(holder.name.as_str()) {
+            let why = format!("holder {:?} is named twice", holder.name);
+            return Err(DefinitionError::Invalid(why));
+        }
+        let mut accounts = HashSet::new();
+        for account in &holder.accounts {
+            if !accounts.insert(account.name.as_str()) {
+                let why = format!("{}/{} is named twice", holder.name, account.name);
+                return Err(DefinitionError::Invalid(why));
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn engine_config(exchange: &Exchange) -> Result<EngineConfig, DefinitionError> {
+    check_names(&exchange.holders)?;
     let mut engine = crate::demo::config();
     if !exchange.currencies.is_empty() {
         engine.currencies = exchange

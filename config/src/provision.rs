@@ -223,4 +223,28 @@ mod tests {
             Err(crate::DefinitionError::Invalid(_))
         ));
     }
+
+    /// A second holder of a name took the first one's place in the directory keys are
+    /// resolved through: the first holder's accounts and funds were unreachable.
+    #[test]
+    fn a_holder_or_account_named_twice_is_refused() {
+        let twice = [
+            r#"{"holders": [{"name": "alice"}, {"name": "bob"}, {"name": "alice"}]}"#,
+            r#"{"holders": [{"name": "alice", "accounts": [{"name": "x"}, {"name": "x"}]}]}"#,
+            r#"{"holders": [{"name": "alice", "accounts": [{"name": "main"}, {"name": "main"}]}]}"#,
+        ];
+        for text in twice {
+            let exchange = Exchange::from_json(text).expect("parses");
+            match exchange.engine_config() {
+                Err(crate::DefinitionError::Invalid(why)) => {
+                    assert!(why.contains("twice"), "{why}")
+                }
+                other => panic!("{text}: {:?}", other.map(|_| "accepted")),
+            }
+        }
+        let distinct = r#"{"holders": [{"name": "alice", "accounts": [{"name": "x"}]},
+            {"name": "bob", "accounts": [{"name": "x"}]}]}"#;
+        let exchange = Exchange::from_json(distinct).expect("parses");
+        assert!(exchange.engine_config().is_ok());
+    }
 }
