@@ -378,11 +378,25 @@ fn funding(config: &mut matchbook::EngineConfig) -> &mut matchbook::FundingSetti
         .expect("the demo has a perpetual")
 }
 
+/// Sets the demo's dated future's expiry.
+fn expiry(config: &mut matchbook::EngineConfig, date: &str) {
+    let dated = (config.instruments.iter_mut())
+        .find_map(|i| {
+            i.futures
+                .as_mut()
+                .filter(|f| f.contract_expiry_date.is_some())
+        })
+        .expect("the demo has a dated future");
+    dated.contract_expiry_date = Some(date.to_owned());
+}
+
 /// Settings the types allow and the engine cannot work with are refused with the
 /// configuration, naming the setting: a negative price collar or funding bound (each
 /// inverted a clamp: the first mark price after an index was set panicked), a collateral
 /// share outside 0 to 100, an instrument trading a currency against itself, and a
-/// precision past the 18 decimals a balance holds (refused before, as "too many entries").
+/// precision past the 18 decimals a balance holds (refused before, as "too many entries"),
+/// and an expiry that is no date of the engine's time (2027-02-30 was taken as 2027-03-02;
+/// a year of 13 digits overflowed the time arithmetic).
 #[test]
 fn settings_outside_what_the_engine_works_with_are_refused_by_name() {
     use rust_decimal::Decimal;
@@ -417,6 +431,26 @@ fn settings_outside_what_the_engine_works_with_are_refused_by_name() {
             Box::new(|c| c.instruments[0].quote = c.instruments[0].base.clone()),
         ),
         ("precision", Box::new(|c| c.currencies[0].precision = 19)),
+        (
+            "contract_expiry_date",
+            Box::new(|c| expiry(c, "2027-02-30")),
+        ),
+        (
+            "contract_expiry_date",
+            Box::new(|c| expiry(c, "2027-13-01")),
+        ),
+        (
+            "contract_expiry_date",
+            Box::new(|c| expiry(c, "2100-01-01")),
+        ),
+        (
+            "contract_expiry_date",
+            Box::new(|c| expiry(c, "9000000000000-01-01")),
+        ),
+        (
+            "contract_expiry_date",
+            Box::new(|c| expiry(c, "2027-03-26-01")),
+        ),
     ];
     for (field, change) in cases {
         let mut config = matchbook::demo::config();
@@ -435,5 +469,6 @@ fn settings_outside_what_the_engine_works_with_are_refused_by_name() {
     config.currencies[0].collateral_percentage = Decimal::ONE_HUNDRED;
     config.currencies[1].collateral_percentage = Decimal::ZERO;
     config.currencies[0].precision = 18;
+    expiry(&mut config, "2099-12-31");
     assert!(Engine::new(config).is_ok());
 }

@@ -13,7 +13,7 @@ mod views;
 pub use settle::MarginState;
 pub use views::{FundingView, FuturesSummary, PositionView};
 
-use crate::calendar::days_from_civil;
+use crate::calendar::{civil_from_days, days_from_civil};
 use crate::fixed::Price;
 use crate::ids::{AccountId, CurrencyId, InstrumentId, Timestamp};
 use crate::refdata::{ConfigError, FundingSchedule, Instrument};
@@ -178,14 +178,19 @@ fn percent_to(value: &Decimal, scale: i64) -> Result<i64, ()> {
         .ok_or(())
 }
 
-/// Midnight UTC of a `YYYY-MM-DD` date.
+/// Midnight UTC of a `YYYY-MM-DD` date from 1970 to 2099 (the engine's time horizon is
+/// 2100-01-01); `None` for anything else, a day past its month's end included.
 fn date_start(text: &str) -> Option<Timestamp> {
     let mut parts = text.split('-').map(|p| p.parse::<i64>().ok());
     let (y, m, d) = (parts.next()??, parts.next()??, parts.next()??);
-    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    let in_range = (1970..=2099).contains(&y) && (1..=12).contains(&m) && (1..=31).contains(&d);
+    if parts.next().is_some() || !in_range {
         return None;
     }
-    Some(Timestamp(days_from_civil(y, m as u32, d as u32) * DAY))
+    let (m, d) = (m as u32, d as u32);
+    let days = days_from_civil(y, m, d);
+    // 2027-02-30 would otherwise be taken as 2027-03-02.
+    (civil_from_days(days) == (y, m, d)).then_some(Timestamp(days * DAY))
 }
 
 impl Futures {
@@ -253,7 +258,12 @@ impl Futures {
                 return Err(out_of_range("price_collar_percentage", "from 0 to 100"));
             }
             let expiry = match &terms.contract_expiry_date {
-                Some(text) => Some(date_start(text).ok_or_else(bad)?),
+                Some(text) => Some(date_start(text).ok_or_else(|| {
+                    out_of_range(
+                        "contract_expiry_date",
+                        "a date YYYY-MM-DD from 1970 to 2099",
+                    )
+                })?),
                 None => None,
             };
             f.by_instrument[i] = Some(f.markets.len() as u16);
