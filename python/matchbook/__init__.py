@@ -1,10 +1,12 @@
 """matchbook: a deterministic exchange engine (order book, matching, balances, fees,
 futures funding) for research and backtests.
 
-Every command takes the time it happens at (``int`` nanoseconds since the epoch, or a
-timezone-aware ``datetime``), so replaying the same commands gives the same state
-(``Engine.state_hash``). Prices and amounts go in as ``Decimal``, ``str``, ``int`` or
-``float`` and come out as ``Decimal``; bulk data comes out as numpy :class:`Columns`.
+Every command takes the time it happens at (``int`` or numpy integer nanoseconds since
+the epoch, or a timezone-aware ``datetime``), so replaying the same commands gives the
+same state (``Engine.state_hash``). Prices and amounts go in as ``Decimal``, ``str``,
+``int``, ``float`` or a numpy integer or float scalar (a float by its shortest text:
+``0.1`` is 0.1) and come out as ``Decimal``; bulk data comes out as numpy
+:class:`Columns`.
 Refusals raise :class:`MatchbookError` subclasses (see :mod:`matchbook.errors`).
 
 >>> import matchbook
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import numbers as _numbers
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
@@ -62,8 +65,9 @@ __all__ = [
     "errors",
 ]
 
-Number = Decimal | str | int | float
-Time = int | _dt.datetime
+# numpy's scalars (np.float64, np.int64, ...) are taken as the numbers they hold.
+Number = Decimal | str | int | float | np.integer | np.floating
+Time = int | np.integer | _dt.datetime
 
 _TIFS = {
     "GOOD_TILL_CANCELLED": 0,
@@ -88,20 +92,28 @@ def _ns(t: Time) -> int:
             raise InvalidArgument(9003, "INVALID_ARGUMENT", "datetime without a timezone")
         delta = t - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
         return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
-    if isinstance(t, bool) or not isinstance(t, int):
+    # An int subclass, or a numpy integer (a time read from an array).
+    if isinstance(t, (bool, np.bool_)) or not isinstance(t, _numbers.Integral):
         raise InvalidArgument(9003, "INVALID_ARGUMENT", f"time {t!r}: int nanoseconds or datetime")
-    return t
+    return int(t)
 
 
 def _text(value: Number | None) -> str | None:
     if value is None or type(value) is str:  # the common cases first
         return value
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         raise InvalidArgument(9003, "INVALID_ARGUMENT", f"{value!r} is not a number")
     if isinstance(value, float):
-        # repr is the shortest text that reads back as the same float ("1e-07" too);
-        # through Decimal it is written out in full, never with an exponent.
-        value = Decimal(repr(value))
+        # float's repr is the shortest text that reads back as the same float ("1e-07"
+        # too; np.float64's own repr is "np.float64(...)"); through Decimal it is written
+        # out in full, never with an exponent.
+        value = Decimal(float.__repr__(value))
+    elif isinstance(value, np.floating):
+        # The shortest text of a float32 or float16 at its own precision (0.01, not
+        # 0.009999999776482582).
+        value = Decimal(np.format_float_positional(value, unique=True, trim="-"))
+    elif isinstance(value, np.integer):
+        value = int(value)
     if isinstance(value, Decimal):
         if not value.is_finite():
             raise InvalidArgument(9003, "INVALID_ARGUMENT", f"{value!r} is not a finite number")

@@ -84,3 +84,23 @@ def test_an_int_wider_than_a_handle_is_refused_not_read_as_another_handle(
     assert engine.order(maker, order)["price"] == Decimal("50000"), "untouched"
     engine.cancel_order(START, maker, order)
     assert engine.open_orders(maker) == []
+
+
+def test_numpy_scalars_are_numbers_and_times(engine: matchbook.Engine, taker: int) -> None:
+    """What a DataFrame or an array hands out: ``df.price.iloc[0]`` is an ``np.float64``
+    (whose repr is ``np.float64(0.1)`` under numpy 2, which ``Decimal`` cannot read: the
+    call raised ``decimal.InvalidOperation``), a column of ints gives ``np.int64`` (refused
+    as "not a number", also as a time)."""
+    amounts = [np.float64(0.01), np.float32(0.01), np.int64(1), np.uint32(1)]
+    for amount in amounts:
+        before = engine.balances(taker)["BTC"].available
+        engine.deposit(np.int64(START), taker, "BTC", amount)
+        assert engine.balances(taker)["BTC"].available - before == Decimal(str(amount)), amount
+    engine.place_order(np.int64(START), taker, "BTC_EUR", "BUY", np.float64(0.01),
+                       price=np.int64(50_000))
+    assert [o["price"] for o in engine.open_orders(taker)] == [Decimal(50_000)]
+    for bad in [np.float64("nan"), np.float32("inf"), np.bool_(True)]:
+        with pytest.raises(matchbook.InvalidArgument):
+            engine.deposit(START, taker, "BTC", bad)
+    with pytest.raises(matchbook.InvalidArgument, match="time"):
+        engine.deposit(np.float64(START), taker, "BTC", "1")
