@@ -44,6 +44,27 @@ pub struct KeyRecord {
     pub scopes: Vec<Scope>,
 }
 
+impl KeyRecord {
+    /// A new random key for `account` with `scopes`, and its record (the digest only).
+    pub fn generate(
+        holder: HolderId,
+        account: AccountId,
+        scopes: Vec<Scope>,
+    ) -> Result<(String, Self), KeyFileError> {
+        let key = generate_key().map_err(|e| KeyFileError::Io {
+            path: PathBuf::from("getrandom"),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+        let record = KeyRecord {
+            digest: hex(&digest_of(&key)),
+            holder: holder.0,
+            account: account.0,
+            scopes,
+        };
+        Ok((key, record))
+    }
+}
+
 /// A key the server accepts.
 #[derive(Debug)]
 pub struct ApiKey {
@@ -160,31 +181,43 @@ impl KeyStore {
         self.records.read().map_or(true, |r| r.is_empty())
     }
 
-    /// Adds a key record; `persist` rewrites the key file first, and a key the file could
-    /// not take is not added. The file is written under the records' lock, so two keys
-    /// created at once cannot write their lists in the other order and drop one.
+    /// Adds a key; with `persist`, the key file is written first, and a key it could not
+    /// take is not kept.
     pub fn insert(&self, record: KeyRecord, persist: bool) -> Result<(), KeyFileError> {
-        let digest =
-            unhex(&record.digest).ok_or_else(|| KeyFileError::BadDigest(record.digest.clone()))?;
-        let key = Arc::new(ApiKey {
-            digest,
-            holder: HolderId(record.holder),
-            account: AccountId(record.account),
-            scopes: record.scopes.clone(),
-            limiter: RateWindow::default(),
-        });
-        let Ok(mut records) = self.records.write() else {
+        self.insert_all(vec![record], persist)
+    }
+
+    /// Adds keys together: with `persist`, one write of the key file holds them all first,
+    /// so either every one is kept or none is. The file is written under the records'
+    /// lock, so two keys created at once cannot write their lists in the other order and
+    /// drop one.
+    pub fn insert_all(&self, records: Vec<KeyRecord>, persist: bool) -> Result<(), KeyFileError> {
+        let keys = (records.iter())
+            .map(|record| {
+                let digest = unhex(&record.digest)
+                    .ok_or_else(|| KeyFileError::BadDigest(record.digest.clone()))?;
+                let key = ApiKey {
+                    digest,
+                    holder: HolderId(record.holder),
+                    account: AccountId(record.account),
+                    scopes: record.scopes.clone(),
+                    limiter: RateWindow::default(),
+                };
+                Ok((digest, Arc::new(key)))
+            })
+            .collect::<Result<Vec<_>, KeyFileError>>()?;
+        let Ok(mut stored) = self.records.write() else {
             return Ok(());
         };
         if let (Some(path), true) = (&self.file, persist) {
-            let mut written = records.clone();
-            written.push(record.clone());
+            let mut written = stored.clone();
+            written.extend(records.iter().cloned());
             write_atomically(path, &written)?;
         }
-        records.push(record);
-        drop(records);
-        if let Ok(mut keys) = self.keys.write() {
-            keys.insert(digest, key);
+        stored.extend(records);
+        drop(stored);
+        if let Ok(mut table) = self.keys.write() {
+            table.extend(keys);
         }
         Ok(())
     }
@@ -196,19 +229,8 @@ impl KeyStore {
         account: AccountId,
         scopes: Vec<Scope>,
     ) -> Result<String, KeyFileError> {
-        let key = generate_key().map_err(|e| KeyFileError::Io {
-            path: PathBuf::from("getrandom"),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        self.insert(
-            KeyRecord {
-                digest: hex(&digest_of(&key)),
-                holder: holder.0,
-                account: account.0,
-                scopes,
-            },
-            true,
-        )?;
+        let (key, record) = KeyRecord::generate(holder, account, scopes)?;
+        self.insert(record, true)?;
         Ok(key)
     }
 

@@ -30,9 +30,25 @@ pub enum ServerError {
     /// The engine configuration was refused.
     #[error("engine configuration: {0}")]
     Config(#[from] matchbook::ConfigError),
-    /// Binding, threads or files.
+    /// Threads or files.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
+    /// The data directory cannot be made (a file of its name, no permission).
+    #[error("data directory {path}: {source}")]
+    DataDir {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A listener's address cannot be bound (in use, not this machine's).
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
     /// Keys.
     #[error(transparent)]
     Keys(#[from] crate::keys::KeyFileError),
@@ -156,7 +172,10 @@ async fn serve(
 impl Server {
     /// Builds the engine, provisions holders and keys, and starts both listeners.
     pub async fn start(settings: Settings) -> Result<Self, ServerError> {
-        std::fs::create_dir_all(&settings.data_dir)?;
+        std::fs::create_dir_all(&settings.data_dir).map_err(|source| ServerError::DataDir {
+            path: settings.data_dir.clone(),
+            source,
+        })?;
         if let Some(out) = &settings.keys_out {
             refuse_reserved_keys_out(&settings.data_dir, out)?;
         }
@@ -244,8 +263,13 @@ impl Server {
                 },
             )
         };
-        let public = limited(TcpListener::bind(settings.bind).await?);
-        let admin = limited(TcpListener::bind(settings.admin_bind).await?);
+        let bind = |address: SocketAddr| async move {
+            TcpListener::bind(address)
+                .await
+                .map_err(|source| ServerError::Bind { address, source })
+        };
+        let public = limited(bind(settings.bind).await?);
+        let admin = limited(bind(settings.admin_bind).await?);
         let (addr, admin_addr) = (public.local_addr()?, admin.local_addr()?);
         let node = match &settings.replication {
             Some(config) => {
@@ -315,13 +339,6 @@ impl Server {
         let issue_demo_keys = node.is_none() || provision;
         let issued_keys =
             setup::install_keys(&state, &settings, &directory, issue_demo_keys).await?;
-        if let Some(path) = &settings.keys_out
-            && !issued_keys.is_empty()
-        {
-            let text = serde_json::to_string_pretty(&issued_keys)
-                .map_err(|e| ServerError::Io(std::io::Error::other(e)))?;
-            crate::keys::write_file_atomically(path, text.as_bytes())?;
-        }
         let public_connections = public.stats();
         let (stop, stopped) = watch::channel(false);
         let listeners = vec![

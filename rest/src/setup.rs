@@ -37,6 +37,14 @@ pub enum SetupError {
     /// The key file could not be written.
     #[error(transparent)]
     Keys(#[from] crate::keys::KeyFileError),
+    /// `--keys-out` could not be written (no key was kept: the next start issues them).
+    #[error("--keys-out {path}: {source}")]
+    KeysOut {
+        /// The file asked for.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 /// A key created at first start, as `--keys-out` writes it.
@@ -263,12 +271,13 @@ pub async fn install_keys(
         ("trading", vec![Scope::Trade]),
         ("main", vec![Scope::Admin]),
     ];
-    let mut issued = Vec::new();
+    let (mut issued, mut records) = (Vec::new(), Vec::new());
     for (name, scopes) in plan {
         let Some(&account) = accounts.get(name) else {
             continue;
         };
-        let key = state.keys.create(*holder, account, scopes.clone())?;
+        let (key, record) = KeyRecord::generate(*holder, account, scopes.clone())?;
+        records.push(record);
         issued.push(IssuedKey {
             key,
             holder: Uuid::of_holder(*holder).to_string(),
@@ -277,5 +286,22 @@ pub async fn install_keys(
             scopes,
         });
     }
+    // The operator gets the keys before the server keeps them: a `--keys-out` that cannot
+    // be written leaves no stored key nobody has seen, and the next start issues them.
+    if let Some(path) = &settings.keys_out {
+        write_keys_out(path, &issued)?;
+    }
+    state.keys.insert_all(records, true)?;
     Ok(issued)
+}
+
+/// Writes the issued keys as JSON to `path` (atomically).
+fn write_keys_out(path: &std::path::Path, issued: &[IssuedKey]) -> Result<(), SetupError> {
+    let failed = |source| SetupError::KeysOut {
+        path: path.to_owned(),
+        source,
+    };
+    let text =
+        serde_json::to_string_pretty(issued).map_err(|e| failed(std::io::Error::other(e)))?;
+    crate::keys::write_file_atomically(path, text.as_bytes()).map_err(failed)
 }

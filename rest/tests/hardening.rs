@@ -68,6 +68,63 @@ async fn keys_out_into_the_key_store_is_refused_and_a_damaged_store_says_how_to_
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// A `--keys-out` the first start cannot write (its directory missing): the demo keys
+/// used to be stored (as digests) before the file was written, so the start failed with
+/// keys nobody had seen, and every later start, finding keys stored, issued none: the
+/// operator was locked out of the data directory. Now the next start issues the keys.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keys_out_that_cannot_be_written_leaves_no_unseen_key_behind() {
+    let dir = common::data_dir();
+    let mut s = settings(dir.clone());
+    s.keys_out = Some(dir.join("missing").join("keys.json"));
+    let message = match matchbook_rest::Server::start(s).await {
+        Ok(_) => panic!("a --keys-out in a missing directory was written"),
+        Err(e) => e.to_string(),
+    };
+    assert!(message.contains("--keys-out"), "{message}");
+    assert!(message.contains("missing"), "{message}");
+    let out = dir.with_extension("keys.json");
+    let mut s = settings(dir.clone());
+    s.keys_out = Some(out.clone());
+    let again = matchbook_rest::Server::start(s)
+        .await
+        .expect("second start");
+    assert_eq!(again.issued_keys.len(), 4, "the keys are issued now");
+    let written: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(&out).expect("--keys-out")).expect("JSON");
+    assert_eq!(written.len(), 4);
+    again.stop().await.expect("stop");
+    let _ = std::fs::remove_file(out);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A start that cannot make its data directory or take its port says which (it said
+/// `i/o: File exists (os error 17)` and `i/o: Address already in use (os error 98)`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_that_fails_names_the_directory_or_address() {
+    let file = common::data_dir().with_extension("file");
+    std::fs::write(&file, b"not a directory").expect("a file");
+    let message = match matchbook_rest::Server::start(settings(file.clone())).await {
+        Ok(_) => panic!("a file taken as the data directory"),
+        Err(e) => e.to_string(),
+    };
+    assert!(message.contains("data directory"), "{message}");
+    assert!(message.contains(file.to_str().expect("UTF-8")), "{message}");
+    let running = Exchange::start().await;
+    let mut s = settings(common::data_dir());
+    s.bind = running.server.addr;
+    let message = match matchbook_rest::Server::start(s).await {
+        Ok(_) => panic!("a port in use was bound"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        message.contains(&format!("cannot listen on {}", running.server.addr)),
+        "{message}"
+    );
+    running.stop().await;
+    let _ = std::fs::remove_file(file);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fields_of_the_wrong_type_are_refused_never_dropped() {
     let exchange = Exchange::start().await;
