@@ -306,3 +306,46 @@ async fn order_created_shows_the_terms_rest_shows() {
     }
     x.stop().await;
 }
+
+/// An `ACCOUNT_HISTORY` snapshot reads every open order and the last day's ended ones
+/// with all their trades on the market stage every reader shares (135 KB a snapshot for an
+/// account with 300 orders): each counts against the holder's rate limit, as REST's read
+/// of an order with its trades does. It was not counted: one socket took 627 a second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_snapshots_count_against_the_holders_rate_limit() {
+    const LIMIT: u32 = 3;
+    let mut settings = common::settings(common::data_dir());
+    settings.rate_limit_per_minute = LIMIT;
+    let x = Exchange::with(settings).await;
+    let mut ws = connect(&x, "/ws").await;
+    send(
+        &mut ws,
+        json!({"type": "AUTHENTICATE", "api_token": x.trader.key}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+    let unsubscribe = json!({"type": "UNSUBSCRIBE", "channels": ["ACCOUNT_HISTORY"]});
+    // A minute may turn once while this runs, so the window may start afresh once.
+    let mut refused = None;
+    for attempt in 0..2 * LIMIT + 2 {
+        let answer = subscribe(&mut ws, "ACCOUNT_HISTORY").await;
+        if answer.get("error").is_some() {
+            refused = Some((attempt, answer));
+            break;
+        }
+        assert_eq!(answer["type"], "SUBSCRIPTIONS", "{answer}");
+        for kind in [
+            "ACTIVE_ORDERS_SNAPSHOT",
+            "INACTIVE_ORDERS_SNAPSHOT",
+            "BALANCES_SNAPSHOT",
+        ] {
+            assert_eq!(next(&mut ws).await["type"], kind);
+        }
+        send(&mut ws, unsubscribe.clone()).await;
+        assert_eq!(next(&mut ws).await["type"], "UNSUBSCRIBED");
+    }
+    let (attempt, answer) = refused.expect("refused within twice the limit");
+    assert_eq!(answer["error"], "RATELIMIT", "{answer}");
+    assert!(attempt >= LIMIT - 1, "{attempt} snapshots were admitted");
+    x.stop().await;
+}

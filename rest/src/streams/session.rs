@@ -449,7 +449,7 @@ impl Session {
             Ok(resolved) => resolved,
             Err(refusal) => return vec![refusal],
         };
-        if !self.admit_book_snapshots(state, &resolved) {
+        if !self.admit_snapshots(state, &resolved) {
             return vec![error(state, "RATELIMIT", "SYSTEM", None)];
         }
         let mut added: Vec<(Channel, Vec<Topic>, usize)> = Vec::new();
@@ -477,25 +477,33 @@ impl Session {
         frames
     }
 
-    /// Counts the order-book snapshots `resolved` would send (books not subscribed yet)
-    /// against the client address's public window: each walks up to the server's depth
-    /// on the market stage every reader shares. False, with nothing changed, past it.
-    fn admit_book_snapshots(
-        &self,
-        state: &Shared,
-        resolved: &[(Channel, BTreeSet<Topic>)],
-    ) -> bool {
-        let Some(ip) = self.peer else {
-            return true;
+    /// Counts the costly snapshots `resolved` would send (channels and books not
+    /// subscribed yet), each read on the market stage every reader shares: an order book
+    /// walks up to the server's depth and counts against the client address's public
+    /// window; the account's history reads its open and recently ended orders with all
+    /// their trades and counts against the holder's window, as REST's read of an order
+    /// does. False past either (some counts may have been taken).
+    fn admit_snapshots(&self, state: &Shared, resolved: &[(Channel, BTreeSet<Topic>)]) -> bool {
+        let new = |wanted: Channel| {
+            let subscribed = self.subscribed.get(&wanted);
+            (resolved.iter())
+                .filter(|(channel, _)| *channel == wanted)
+                .flat_map(|(_, ids)| ids)
+                .filter(|id| !subscribed.is_some_and(|s| s.contains(id)))
+                .count()
         };
-        let subscribed = self.subscribed.get(&Channel::OrderBook);
-        let new_books = (resolved.iter())
-            .filter(|(channel, _)| *channel == Channel::OrderBook)
-            .flat_map(|(_, ids)| ids)
-            .filter(|id| !subscribed.is_some_and(|s| s.contains(id)))
-            .count();
-        (0..new_books)
-            .all(|_| (state.address_windows).admit(ip, state.minute(), state.public_rate_limit))
+        let books = match self.peer {
+            Some(ip) => (0..new(Channel::OrderBook)).all(|_| {
+                (state.address_windows).admit(ip, state.minute(), state.public_rate_limit)
+            }),
+            None => true,
+        };
+        books
+            && self.key.as_ref().is_none_or(|key| {
+                let window = state.keys.holder_window(key.holder);
+                (0..new(Channel::AccountHistory))
+                    .all(|_| window.admit(state.minute(), state.rate_limit))
+            })
     }
 
     /// `CANCEL_ALL_AFTER`: a command like any other (TRADE scope, the key's rate limit,
