@@ -125,6 +125,27 @@ def _text(value: Number | None) -> str | None:
     raise InvalidArgument(9003, "INVALID_ARGUMENT", f"{value!r} is not a number")
 
 
+def _column(name: str, value: Any, dtype: Any, floats: bool = True) -> np.ndarray:
+    """``value`` as a contiguous array of ``dtype``, refused if a value would change on the
+    way (numpy's cast wraps ints and cuts floats: an account past 2**32 would name another
+    account, a price of 100.5 ticks become 100); floats that are whole numbers are taken
+    unless ``floats`` is false (times: a float has no nanoseconds to give)."""
+    array = np.asarray(value)
+    if np.can_cast(array.dtype, dtype, casting="safe"):
+        return np.ascontiguousarray(array, dtype=dtype)
+    kinds = "iuf" if floats else "iu"
+    kept = False
+    if array.dtype.kind in kinds:
+        with np.errstate(invalid="ignore", over="ignore"):
+            cast = np.ascontiguousarray(array.astype(dtype, casting="unsafe"))
+            kept = bool(np.all(cast == array))
+    if not kept:
+        raise InvalidArgument(
+            9003, "INVALID_ARGUMENT",
+            f"column {name}: values {np.dtype(dtype).name} cannot hold as they are")
+    return cast
+
+
 def _dec(text: str | None) -> Decimal | None:
     return None if text is None else Decimal(text)
 
@@ -475,18 +496,21 @@ class Engine:
     ) -> Columns:
         """Limit orders in one call, in fixed point: ``side`` 0 buy / 1 sell, ``price`` in
         ticks and ``amount`` in lots of the instrument (:meth:`tick`, :meth:`lot`), one row
-        each; scalars are repeated. The loop runs in Rust with the GIL released. Returns
+        each; scalars are repeated. A column of any numeric dtype is taken if its values
+        fit their field as they are (whole ticks and lots; an account past 2**32, a price
+        of 100.5 ticks, a float time raise :class:`InvalidArgument`). The loop runs in
+        Rust with the GIL released. Returns
         columns ``status`` (0 accepted, else the error code; a fill-or-kill or post-only
         order the book refused has its code and still its ``order_id``), ``order_id`` and
         ``slot``;
         ``handle`` of row i is ``slot[i] << 64 | order_id[i]``."""
-        side = np.ascontiguousarray(side, dtype=np.uint8)
+        side = _column("side", side, np.uint8)
         n = len(side)
 
-        def col(value: Any, dtype: Any) -> np.ndarray:
+        def col(name: str, value: Any, dtype: Any, floats: bool = True) -> np.ndarray:
             if np.ndim(value) == 0:
-                return np.full(n, value, dtype=dtype)
-            return np.ascontiguousarray(value, dtype=dtype)
+                value = np.full(n, value)
+            return _column(name, value, dtype, floats)
 
         if isinstance(instrument, str):
             instrument = self._instrument(instrument)["index"]
@@ -497,8 +521,9 @@ class Engine:
             time_in_force = _TIFS[time_in_force]
         times = time if isinstance(time, np.ndarray) else _ns(time)
         answers = self._native.submit_orders(
-            col(times, np.int64), col(account, np.uint32), col(instrument, np.uint16), side,
-            col(price, np.int64), col(amount, np.int64), col(time_in_force, np.uint8))
+            col("time", times, np.int64, floats=False), col("account", account, np.uint32),
+            col("instrument", instrument, np.uint16), side, col("price", price, np.int64),
+            col("amount", amount, np.int64), col("time_in_force", time_in_force, np.uint8))
         return Columns(answers)
 
     # Futures and time -----------------------------------------------------------------

@@ -104,3 +104,34 @@ def test_numpy_scalars_are_numbers_and_times(engine: matchbook.Engine, taker: in
             engine.deposit(START, taker, "BTC", bad)
     with pytest.raises(matchbook.InvalidArgument, match="time"):
         engine.deposit(np.float64(START), taker, "BTC", "1")
+
+
+def test_batch_columns_that_do_not_fit_their_type_are_refused_not_wrapped(
+    engine: matchbook.Engine, maker: int, taker: int
+) -> None:
+    """``submit_orders`` cast each column with numpy's unsafe casting: an account id past
+    2**32 wrapped onto another account (the order was placed for it), a float price of
+    5,000,000.5 ticks was cut to 5,000,000, and a side of 257 became a sell."""
+    ok = dict(side=np.array([0]), price=np.array([5_000_000]), amount=np.array([1_000]))
+    wrong = [
+        dict(ok, account=np.array([2**32 + taker], dtype=np.int64)),
+        dict(ok, account=np.array([-1])),
+        dict(ok, price=np.array([5_000_000.5])),
+        dict(ok, price=np.array([np.nan])),
+        dict(ok, amount=np.array([1e30])),
+        dict(ok, side=np.array([257])),
+        dict(ok, time=np.array([float(START)])),
+    ]
+    for columns in wrong:
+        args = dict(dict(time=START, account=maker), **columns)
+        with pytest.raises(matchbook.InvalidArgument, match="column"):
+            engine.submit_orders(args["time"], args["account"], "BTC_EUR", args["side"],
+                                 args["price"], args["amount"])
+    assert engine.open_orders(taker) == [] and engine.open_orders(maker) == []
+    # Values that fit are taken whatever their dtype: float prices that are whole ticks,
+    # int8 sides, int64 accounts.
+    answers = engine.submit_orders(np.array([START]), np.array([taker], dtype=np.int64),
+                                   "BTC_EUR", np.array([0], dtype=np.int8),
+                                   np.array([5_000_000.0]), np.array([1_000]))
+    assert answers["status"].tolist() == [0]
+    assert len(engine.open_orders(taker)) == 1
