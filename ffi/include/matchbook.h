@@ -1462,7 +1462,8 @@ mb_status mb_engine_cancel(mb_engine *engine,
 
 // Moves the events produced since the last poll into `events` and writes their count. If
 // they do not fit, nothing is moved, `*len_out` is the count needed and the status is
-// `MB_STATUS_BUFFER_TOO_SMALL`.
+// `MB_STATUS_BUFFER_TOO_SMALL`. After a failed journal write, `MB_STATUS_STORAGE`, as
+// every read.
 //
 // # Safety
 // `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.

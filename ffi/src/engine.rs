@@ -120,11 +120,20 @@ fn refused(error: matchbook::EngineError) -> MbStatus {
     fail(MbStatus::from(error), error.to_string())
 }
 
+impl MbEngine {
+    /// `MB_STATUS_STORAGE` after a failed journal write: memory may then hold commands the
+    /// journal does not, so nothing of it is shown until the directory is reopened.
+    fn readable(&self) -> Result<(), MbStatus> {
+        (self.host.readable()).map_err(|e| fail(MbStatus::Storage, e.to_string()))
+    }
+}
+
 impl Reader for MbEngine {
     fn engine<R: Send + 'static>(
         &self,
         read: impl FnOnce(&Engine) -> R + Send + 'static,
     ) -> Result<R, MbStatus> {
+        self.readable()?;
         Ok(read(&self.host.engine))
     }
 
@@ -132,6 +141,7 @@ impl Reader for MbEngine {
         &self,
         read: impl FnOnce(&MarketData, Timestamp) -> R + Send + 'static,
     ) -> Result<R, MbStatus> {
+        self.readable()?;
         let market = self.host.market.as_ref().ok_or_else(|| {
             fail(
                 MbStatus::MarketDataOff,
@@ -340,7 +350,8 @@ pub unsafe extern "C" fn mb_engine_cancel(
 
 /// Moves the events produced since the last poll into `events` and writes their count. If
 /// they do not fit, nothing is moved, `*len_out` is the count needed and the status is
-/// `MB_STATUS_BUFFER_TOO_SMALL`.
+/// `MB_STATUS_BUFFER_TOO_SMALL`. After a failed journal write, `MB_STATUS_STORAGE`, as
+/// every read.
 ///
 /// # Safety
 /// `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
@@ -356,6 +367,7 @@ pub unsafe extern "C" fn mb_engine_poll_events(
 ) -> MbStatus {
     guard(|| {
         let e = engine_mut(engine)?;
+        e.readable()?;
         crate::event::drain(&mut e.host.events, events, capacity, len_out)
     })
 }

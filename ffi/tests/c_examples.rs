@@ -190,6 +190,9 @@ fn each_defect_the_c_abi_had_is_gone() {
             "ok time: an earlier time is refused and changes nothing",
             "ok candles: none for minutes after the engine's time",
             "ok candles: total_amount in lots, volume in quote at ticks x lots",
+            "ok durable: a failed journal write is MB_STATUS_STORAGE",
+            "ok durable: reads after a failed journal write are refused",
+            "ok durable: the reopened directory has every acknowledged order",
             "0 failures",
         ],
     );

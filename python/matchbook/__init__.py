@@ -218,7 +218,10 @@ class Engine:
         stable storage, before its call returns (a :meth:`submit_orders` batch commits
         once). A snapshot is written every ``snapshot_every`` commands and by
         :meth:`snapshot`; ``keep_snapshots`` are kept and older journal segments deleted.
-        The C ABI's ``mb_engine_open`` reads and writes the same directories.
+        A journal write that fails raises :class:`StorageError`, and so does every later
+        call, reads included (memory may hold the command the journal does not), until the
+        directory is opened again. The C ABI's ``mb_engine_open`` reads and writes the same
+        directories.
         """
         text = json.dumps(dict(config or {}), default=str)
         return cls._wrap(NativeEngine.open(

@@ -47,8 +47,19 @@ fn add_terms(
 }
 
 impl NativeEngine {
-    /// Market data, or `InvalidArgument` for an engine made without it.
+    /// The engine for a read; `StorageError` after a failed journal write, when memory may
+    /// hold commands the journal does not (until the directory is reopened).
+    pub(crate) fn engine(&self, py: Python<'_>) -> PyResult<&matchbook::Engine> {
+        self.core
+            .readable()
+            .map_err(|e| crate::errors::storage(py, &e))?;
+        Ok(&self.core.engine)
+    }
+
+    /// Market data for a read, or `InvalidArgument` for an engine made without it (and
+    /// `StorageError` as [`NativeEngine::engine`] says).
     pub(crate) fn market_data(&self, py: Python<'_>) -> PyResult<&matchbook::market::MarketData> {
+        self.engine(py)?;
         self.core
             .market
             .as_ref()
@@ -62,7 +73,7 @@ impl NativeEngine {
         r: &OrderRecord,
     ) -> PyResult<Bound<'py, PyDict>> {
         let a = &r.accepted;
-        let (ps, qs) = values::scales(py, &self.core.engine, a.instrument)?;
+        let (ps, qs) = values::scales(py, self.engine(py)?, a.instrument)?;
         let code = self
             .core
             .engine
@@ -106,7 +117,7 @@ impl NativeEngine {
     /// Every account of every holder: account, holder, name, kind, state, derisk.
     fn accounts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = PyList::empty(py);
-        let e = &self.core.engine;
+        let e = self.engine(py)?;
         for h in 0..u32::try_from(e.holder_count()).unwrap_or(u32::MAX) {
             for a in e
                 .holder_accounts(HolderId(h))
@@ -172,7 +183,7 @@ impl NativeEngine {
             .filter_map(|&id| market.trades().get(id))
         {
             let x = &t.trade;
-            let (ps, qs) = values::scales(py, &self.core.engine, x.instrument)?;
+            let (ps, qs) = values::scales(py, self.engine(py)?, x.instrument)?;
             let d = PyDict::new(py);
             d.set_item("trade", x.id.0)?;
             d.set_item("time", t.time.0)?;

@@ -19,7 +19,7 @@ impl NativeEngine {
         py: Python<'py>,
         o: &Order,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (ps, qs) = values::scales(py, &self.core.engine, o.instrument())?;
+        let (ps, qs) = values::scales(py, self.engine(py)?, o.instrument())?;
         let d = PyDict::new(py);
         d.set_item("handle", pack(o.handle()))?;
         d.set_item("id", o.handle().id)?;
@@ -59,13 +59,13 @@ impl NativeEngine {
 #[pymethods]
 impl NativeEngine {
     /// Engine time (the latest time applied).
-    fn now(&self) -> i64 {
-        self.core.engine.now().0
+    fn now(&self, py: Python<'_>) -> PyResult<i64> {
+        Ok(self.engine(py)?.now().0)
     }
 
     /// Fees collected by the exchange, by currency code (decimal text).
     fn fees_collected<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let engine = &self.core.engine;
+        let engine = self.engine(py)?;
         let d = PyDict::new(py);
         for (i, (c, fee)) in engine
             .currencies()
@@ -80,13 +80,13 @@ impl NativeEngine {
     }
 
     /// The state hash: equal engines, equal hashes.
-    fn state_hash(&self) -> u64 {
-        self.core.engine.state_hash()
+    fn state_hash(&self, py: Python<'_>) -> PyResult<u64> {
+        Ok(self.engine(py)?.state_hash())
     }
 
     /// Balances by currency code: (available, locked) as decimal text.
     fn balances<'py>(&self, py: Python<'py>, account: u32) -> PyResult<Bound<'py, PyDict>> {
-        let engine = &self.core.engine;
+        let engine = self.engine(py)?;
         let view = engine
             .account(AccountId(account))
             .map_err(|e| errors::engine(py, e))?;
@@ -107,12 +107,11 @@ impl NativeEngine {
 
     /// An account's open orders, oldest first.
     fn open_orders<'py>(&self, py: Python<'py>, account: u32) -> PyResult<Bound<'py, PyList>> {
-        self.core
-            .engine
+        self.engine(py)?
             .account(AccountId(account))
             .map_err(|e| errors::engine(py, e))?;
         let list = PyList::empty(py);
-        for o in self.core.engine.open_orders(AccountId(account)) {
+        for o in self.engine(py)?.open_orders(AccountId(account)) {
             list.append(self.order_dict(py, o)?)?;
         }
         Ok(list)
@@ -127,7 +126,7 @@ impl NativeEngine {
         order: Option<u128>,
         client_id: Option<&str>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let engine = &self.core.engine;
+        let engine = self.engine(py)?;
         let found = match (order, client_id) {
             (Some(h), None) => engine
                 .order(self.order_ref(py, account, h)?)
@@ -167,7 +166,7 @@ impl NativeEngine {
         depth: usize,
         level: u8,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let engine = &self.core.engine;
+        let engine = self.engine(py)?;
         let id = instrument_of(py, engine, instrument)?;
         let (ps, qs) = values::scales(py, engine, id)?;
         let d = PyDict::new(py);
@@ -228,7 +227,7 @@ impl NativeEngine {
         instrument: &str,
         depth: usize,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let id = instrument_of(py, &self.core.engine, instrument)?;
+        let id = instrument_of(py, self.engine(py)?, instrument)?;
         let view = self
             .core
             .engine
@@ -263,7 +262,7 @@ impl NativeEngine {
         to_ns: i64,
     ) -> PyResult<Bound<'py, PyDict>> {
         let market = self.market_data(py)?;
-        let id = instrument_of(py, &self.core.engine, instrument)?;
+        let id = instrument_of(py, self.engine(py)?, instrument)?;
         let unit = match unit {
             "MINUTES" => Unit::Minutes,
             "HOURS" => Unit::Hours,
@@ -280,7 +279,7 @@ impl NativeEngine {
         let granularity = Granularity::new(unit, period)
             .map_err(|e| invalid(py, format!("period {period}: {e}")))?;
         // No candle for a period after the engine's time (it would be flat, made up).
-        let to = Timestamp(to_ns).min(self.core.engine.now());
+        let to = Timestamp(to_ns).min(self.engine(py)?.now());
         let mut candles = if Timestamp(from_ns) > to {
             Vec::new()
         } else {
@@ -316,10 +315,10 @@ impl NativeEngine {
     /// The 24-hour ticker at engine time (decimal text).
     fn ticker<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
         let market = self.market_data(py)?;
-        let id = instrument_of(py, &self.core.engine, instrument)?;
-        let (ps, qs) = values::scales(py, &self.core.engine, id)?;
+        let id = instrument_of(py, self.engine(py)?, instrument)?;
+        let (ps, qs) = values::scales(py, self.engine(py)?, id)?;
         let t = market
-            .ticker(id, self.core.engine.now())
+            .ticker(id, self.engine(py)?.now())
             .map_err(|e| invalid(py, e.to_string()))?;
         let d = PyDict::new(py);
         d.set_item("instrument", instrument)?;
@@ -340,7 +339,7 @@ impl NativeEngine {
 
     /// An account's futures positions (decimal text; money in USD).
     fn positions<'py>(&self, py: Python<'py>, account: u32) -> PyResult<Bound<'py, PyList>> {
-        let engine = &self.core.engine;
+        let engine = self.engine(py)?;
         engine
             .account(AccountId(account))
             .map_err(|e| errors::engine(py, e))?;
@@ -377,7 +376,7 @@ impl NativeEngine {
 
     /// Funding state of a futures instrument (rates in 1e-8 per period).
     fn funding<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
-        let engine = &self.core.engine;
+        let engine = self.engine(py)?;
         let id = instrument_of(py, engine, instrument)?;
         let (ps, _) = values::scales(py, engine, id)?;
         let f = engine.funding_view(id).map_err(|e| errors::engine(py, e))?;
@@ -402,7 +401,7 @@ impl NativeEngine {
     ) -> PyResult<Bound<'py, PyDict>> {
         let market = self.market_data(py)?;
         let only = instrument
-            .map(|c| instrument_of(py, &self.core.engine, c))
+            .map(|c| instrument_of(py, self.engine(py)?, c))
             .transpose()?;
         let rows: Vec<&matchbook::market::trades::TradeRecord> = market
             .trades()
@@ -460,6 +459,7 @@ impl NativeEngine {
 
     /// The events since the last poll, as dicts.
     fn poll_events<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.engine(py)?;
         let list = PyList::empty(py);
         for record in &self.core.events {
             list.append(events::to_dict(py, record)?)?;

@@ -160,3 +160,59 @@ def test_a_durable_engine_reads_its_own_calls_at_once(tmp_path) -> None:
     del engine
     reopened = matchbook.Engine.open(tmp_path, DEFINITION, start_time=START)
     assert sorted(o["handle"] for o in reopened.open_orders(maker)) == sorted(kept)
+
+
+# Run in a child process: the file-size limit that makes the journal write fail (as a full
+# disk does) must not reach pytest's own files.
+_FAILED_WRITE = r"""
+import json, os, resource, signal, sys
+import matchbook
+sys.path.insert(0, sys.argv[2])
+from conftest import DEFINITION, START
+
+engine = matchbook.Engine.open(sys.argv[1], DEFINITION, start_time=START, fsync=False)
+maker = engine.account("maker")
+journal = os.path.join(sys.argv[1], "journal-00000000000000000001.log")
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (os.path.getsize(journal) + 2000, hard))
+acknowledged, failed = 0, None
+for i in range(150):
+    try:
+        engine.place_order(START + i, maker, "BTC_EUR", "BUY", "0.01", 50_000 - i)
+        acknowledged += 1
+    except matchbook.StorageError as e:
+        failed = str(e)
+        break
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+reads = {}
+for name, read in [("open_orders", lambda: engine.open_orders(maker)),
+                   ("balances", lambda: engine.balances(maker)),
+                   ("book", lambda: engine.book("BTC_EUR")),
+                   ("events", lambda: list(engine.events()))]:
+    try:
+        reads[name] = repr(read())[:80]
+    except matchbook.StorageError:
+        reads[name] = "StorageError"
+print(json.dumps({"acknowledged": acknowledged, "failed": failed, "reads": reads}))
+"""
+
+
+def test_reads_after_a_failed_journal_write_are_refused(tmp_path) -> None:
+    """A failed journal write raised StorageError, but reads of the handle then answered
+    from memory holding the command the journal does not (the order showed as open, its
+    funds locked); they raise StorageError too now, and the reopened directory has every
+    order acknowledged before the failure."""
+    import json
+    import subprocess
+    import sys
+
+    here = os.path.dirname(__file__)
+    child = subprocess.run([sys.executable, "-c", _FAILED_WRITE, str(tmp_path), here],
+                           capture_output=True, text=True, timeout=120)
+    assert child.returncode == 0, child.stderr
+    outcome = json.loads(child.stdout)
+    assert outcome["failed"] is not None and outcome["acknowledged"] > 0, outcome
+    assert set(outcome["reads"].values()) == {"StorageError"}, outcome
+    again = matchbook.Engine.open(str(tmp_path), DEFINITION, start_time=START, fsync=False)
+    assert len(again.open_orders(again.account("maker"))) == outcome["acknowledged"]

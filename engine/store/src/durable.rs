@@ -141,7 +141,7 @@ impl DurableEngine {
     }
 
     /// Refuses work after a failed journal write.
-    fn check(&self) -> Result<(), StoreError> {
+    pub(crate) fn check(&self) -> Result<(), StoreError> {
         if self.failed {
             return Err(StoreError::Io {
                 path: self.dir.clone(),

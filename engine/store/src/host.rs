@@ -109,6 +109,13 @@ impl Host {
         Ok(answer)
     }
 
+    /// Whether the state may be shown: not after a failed journal write, when memory may
+    /// hold commands the journal does not (reopening the directory continues from what is
+    /// durable). Always for an engine in memory.
+    pub fn readable(&self) -> Result<(), StoreError> {
+        self.durable.as_ref().map_or(Ok(()), DurableEngine::check)
+    }
+
     /// Makes what was applied durable (and snapshots when due); nothing in memory.
     #[inline]
     pub fn commit(&mut self) -> Result<(), StoreError> {

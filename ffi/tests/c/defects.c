@@ -1,12 +1,16 @@
 /* One check per defect the C ABI had, each printing "ok <name>" when it holds and
  * "FAIL <name>: ..." otherwise (the exit status counts the failures): the two-buffer book
  * queries, the string length rule, distinct status names, market data off in a runtime,
- * time going backwards, candles after the engine's time, and what a candle's volume
- * means. Built and run by ffi/tests/c_examples.rs as C11 with -Wall -Wextra -Werror. */
+ * time going backwards, candles after the engine's time, what a candle's volume means,
+ * and reads of a durable engine after a failed journal write. Built and run by ffi/tests/c_examples.rs as C11 with -Wall -Wextra -Werror. */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "matchbook.h"
 
@@ -211,6 +215,68 @@ static void candles(void) {
     mb_engine_free(engine);
 }
 
+/* A durable engine whose journal write fails (a file-size limit fails it as a full disk
+ * does): the call is MB_STATUS_STORAGE, and so is every read of the handle after it, which
+ * used to answer from a memory holding the command the journal does not; the reopened
+ * directory has every order acknowledged before. */
+static void failed_journal_write(void) {
+    char dir[] = "/tmp/mb-defects-XXXXXX";
+    mb_config *config = NULL;
+    mb_engine *engine = NULL;
+    mb_store_options options = mb_store_options_default();
+    options.fsync = 0;
+    if (mkdtemp(dir) == NULL || mb_config_parse(EXCHANGE, 0, &config) != MB_STATUS_OK) {
+        report("durable: setup", 0, "scratch directory or definition");
+        return;
+    }
+    mb_config_set_start_time(config, T0);
+    if (mb_engine_open(config, dir, &options, &engine) != MB_STATUS_OK) {
+        report("durable: setup", 0, "open");
+        return;
+    }
+    uint32_t holder = 0, account = 0;
+    uint16_t market = 0;
+    mb_refdata_account(mb_engine_refdata(engine), "maker", "main", &holder, &account);
+    mb_refdata_instrument(mb_engine_refdata(engine), "BTC_EUR", &market);
+    char journal[64];
+    snprintf(journal, sizeof journal, "%s/journal-00000000000000000001.log", dir);
+    struct stat written;
+    struct rlimit before, small;
+    stat(journal, &written);
+    getrlimit(RLIMIT_FSIZE, &before);
+    small = before;
+    small.rlim_cur = (rlim_t)written.st_size + 2000;
+    signal(SIGXFSZ, SIG_IGN);
+    setrlimit(RLIMIT_FSIZE, &small);
+    size_t acknowledged = 0;
+    mb_status placed = MB_STATUS_OK;
+    for (int i = 0; i < 150 && placed == MB_STATUS_OK; i++) {
+        placed = mb_engine_place_limit(engine, T0 + i, account, market, MB_SIDE_BUY, 5000000 - i,
+                                       1000, MB_TIME_IN_FORCE_GOOD_TILL_CANCELLED, NULL);
+        acknowledged += placed == MB_STATUS_OK;
+    }
+    setrlimit(RLIMIT_FSIZE, &before);
+    size_t open = 0, events = 0, kept = 0;
+    mb_status read = mb_engine_open_orders(engine, account, NULL, 0, &open);
+    mb_status polled = mb_engine_poll_events(engine, NULL, 0, &events);
+    report("durable: a failed journal write is MB_STATUS_STORAGE", placed == MB_STATUS_STORAGE,
+           mb_status_str(placed));
+    report("durable: reads after a failed journal write are refused",
+           read == MB_STATUS_STORAGE && polled == MB_STATUS_STORAGE, mb_status_str(read));
+    mb_engine_free(engine);
+    engine = NULL;
+    mb_status reopened = mb_engine_open(config, dir, &options, &engine);
+    if (reopened == MB_STATUS_OK) mb_engine_open_orders(engine, account, NULL, 0, &kept);
+    report("durable: the reopened directory has every acknowledged order",
+           reopened == MB_STATUS_OK && acknowledged > 0 && kept == acknowledged,
+           mb_status_str(reopened));
+    mb_engine_free(engine);
+    mb_config_free(config);
+    char remove[96];
+    snprintf(remove, sizeof remove, "rm -rf %s", dir);
+    if (system(remove) != 0) report("durable: scratch directory removed", 0, dir);
+}
+
 int main(void) {
     uint32_t account = 0;
     uint16_t market = 0;
@@ -225,6 +291,7 @@ int main(void) {
     runtime_without_market_data();
     time_backwards(engine, account, market);
     candles();
+    failed_journal_write();
     mb_engine_free(engine);
     printf("%d failures\n", failures);
     return failures;
