@@ -612,46 +612,6 @@ typedef struct {
   mb_order_ref linked;
 } mb_result;
 
-// One event.
-typedef struct {
-  // Global sequence number.
-  uint64_t seq;
-  // Engine time, nanoseconds since the epoch.
-  int64_t time_ns;
-  // Kind.
-  mb_event_kind kind;
-  // Side (0 buy, 1 sell) where one applies.
-  uint8_t side;
-  // Instrument index.
-  uint16_t instrument;
-  // Currency index.
-  uint16_t currency;
-  // Account.
-  uint32_t account;
-  // Other account (the maker of a trade).
-  uint32_t maker_account;
-  // Status code of a refusal (`mb_status`).
-  int32_t status;
-  // Order number.
-  uint64_t order;
-  // Its slab slot (with `order`, an `mb_order_ref`).
-  uint32_t order_slot;
-  // Maker's slot.
-  uint32_t maker_slot;
-  // Maker's order number.
-  uint64_t maker_order;
-  // Price in ticks (see the kind).
-  int64_t price;
-  // Amount in lots (see the kind).
-  int64_t amount;
-  // Fee (see the kind).
-  int64_t fee;
-  // Maker fee of a trade.
-  int64_t maker_fee;
-  // Trade number of a trade.
-  uint64_t trade;
-} mb_event;
-
 // One currency balance of an account.
 typedef struct {
   // Currency index.
@@ -803,6 +763,46 @@ typedef struct {
   // Opened.
   int64_t opened_ns;
 } mb_position;
+
+// One event.
+typedef struct {
+  // Global sequence number.
+  uint64_t seq;
+  // Engine time, nanoseconds since the epoch.
+  int64_t time_ns;
+  // Kind.
+  mb_event_kind kind;
+  // Side (0 buy, 1 sell) where one applies.
+  uint8_t side;
+  // Instrument index.
+  uint16_t instrument;
+  // Currency index.
+  uint16_t currency;
+  // Account.
+  uint32_t account;
+  // Other account (the maker of a trade).
+  uint32_t maker_account;
+  // Status code of a refusal (`mb_status`).
+  int32_t status;
+  // Order number.
+  uint64_t order;
+  // Its slab slot (with `order`, an `mb_order_ref`).
+  uint32_t order_slot;
+  // Maker's slot.
+  uint32_t maker_slot;
+  // Maker's order number.
+  uint64_t maker_order;
+  // Price in ticks (see the kind).
+  int64_t price;
+  // Amount in lots (see the kind).
+  int64_t amount;
+  // Fee (see the kind).
+  int64_t fee;
+  // Maker fee of a trade.
+  int64_t maker_fee;
+  // Trade number of a trade.
+  uint64_t trade;
+} mb_event;
 
 // An order as history keeps it, open or ended.
 typedef struct {
@@ -1460,30 +1460,6 @@ mb_status mb_engine_cancel(mb_engine *engine,
                            uint32_t account,
                            mb_order_ref order);
 
-// Moves the events produced since the last poll into `events` and writes their count. If
-// they do not fit, nothing is moved, `*len_out` is the count needed and the status is
-// `MB_STATUS_BUFFER_TOO_SMALL`. After a failed journal write, `MB_STATUS_STORAGE`, as
-// every read.
-//
-// # Safety
-// `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
-//
-// Threads: the one thread using the engine at a time.
-// Ownership: borrows its arguments for the call; nothing to free.
-mb_status mb_engine_poll_events(mb_engine *engine,
-                                mb_event *events,
-                                size_t capacity,
-                                size_t *len_out);
-
-// Drops the events not yet polled (for callers that do not poll).
-//
-// # Safety
-// `engine` live.
-//
-// Threads: the one thread using the engine at a time.
-// Ownership: borrows its arguments for the call; nothing to free.
-mb_status mb_engine_clear_events(mb_engine *engine);
-
 // Every currency balance of an account, by currency index.
 //
 // # Safety
@@ -1628,6 +1604,30 @@ mb_status mb_engine_positions(const mb_engine *engine,
 // Threads: the one thread using the engine at a time.
 // Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_state_hash(const mb_engine *engine, uint64_t *hash_out);
+
+// Moves the events produced since the last poll into `events` and writes their count. If
+// they do not fit, nothing is moved, `*len_out` is the count needed and the status is
+// `MB_STATUS_BUFFER_TOO_SMALL`. After a failed journal write, `MB_STATUS_STORAGE`, as
+// every read.
+//
+// # Safety
+// `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_status mb_engine_poll_events(mb_engine *engine,
+                                mb_event *events,
+                                size_t capacity,
+                                size_t *len_out);
+
+// Drops the events not yet polled (for callers that do not poll).
+//
+// # Safety
+// `engine` live.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_status mb_engine_clear_events(mb_engine *engine);
 
 // Follows the `len` accounts listed (replacing what the session followed before; `len`
 // 0 stops following): from now on `mb_session_poll_followed` hands out every event that

@@ -8,7 +8,6 @@ use matchbook::{Engine, Timestamp};
 use crate::boundary::{Poison, arg, fail, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, status_of_rejected, to_command};
 use crate::config::MbConfig;
-use crate::event::MbEvent;
 use crate::query::{
     MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop, Reader,
 };
@@ -16,6 +15,9 @@ use crate::query_exports as exports;
 use crate::refdata::MbRefData;
 use crate::status::MbStatus;
 use crate::types::{MbOrderRef, MbUuid};
+
+// Defined beside `mb_event`; named here too, with the engine's other exports.
+pub use crate::event::{mb_engine_clear_events, mb_engine_poll_events};
 
 /// An engine owned by one thread at a time, with its market data and the events not yet
 /// polled.
@@ -123,7 +125,7 @@ fn refused(error: matchbook::EngineError) -> MbStatus {
 impl MbEngine {
     /// `MB_STATUS_STORAGE` after a failed journal write: memory may then hold commands the
     /// journal does not, so nothing of it is shown until the directory is reopened.
-    fn readable(&self) -> Result<(), MbStatus> {
+    pub(crate) fn readable(&self) -> Result<(), MbStatus> {
         (self.host.readable()).map_err(|e| fail(MbStatus::Storage, e.to_string()))
     }
 }
@@ -345,45 +347,6 @@ pub unsafe extern "C" fn mb_engine_cancel(
             order: order.into(),
         };
         e.apply_with(&command, time_ns, |_| ())
-    })
-}
-
-/// Moves the events produced since the last poll into `events` and writes their count. If
-/// they do not fit, nothing is moved, `*len_out` is the count needed and the status is
-/// `MB_STATUS_BUFFER_TOO_SMALL`. After a failed journal write, `MB_STATUS_STORAGE`, as
-/// every read.
-///
-/// # Safety
-/// `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
-///
-/// Threads: the one thread using the engine at a time.
-/// Ownership: borrows its arguments for the call; nothing to free.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_engine_poll_events(
-    engine: *mut MbEngine,
-    events: *mut MbEvent,
-    capacity: usize,
-    len_out: *mut usize,
-) -> MbStatus {
-    guard(|| {
-        let e = engine_mut(engine)?;
-        e.readable()?;
-        crate::event::drain(&mut e.host.events, events, capacity, len_out)
-    })
-}
-
-/// Drops the events not yet polled (for callers that do not poll).
-///
-/// # Safety
-/// `engine` live.
-///
-/// Threads: the one thread using the engine at a time.
-/// Ownership: borrows its arguments for the call; nothing to free.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mb_engine_clear_events(engine: *mut MbEngine) -> MbStatus {
-    guard(|| {
-        engine_mut(engine)?.host.events.clear();
-        Ok(())
     })
 }
 

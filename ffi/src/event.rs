@@ -1,7 +1,12 @@
 //! `mb_event`: a flat, fixed-size C struct for every engine event, polled into a caller's
-//! array. Fields a kind does not use are zero.
+//! array (`mb_engine_poll_events`, `mb_engine_clear_events`). Fields a kind does not use
+//! are zero.
 
 use matchbook::{Event, EventRecord};
+
+use crate::boundary::guard;
+use crate::engine::{MbEngine, engine_mut};
+use crate::status::MbStatus;
 
 /// What an `mb_event` reports.
 #[repr(C)]
@@ -279,4 +284,43 @@ pub(crate) fn drain(
     }
     pending.clear();
     Ok(())
+}
+
+/// Moves the events produced since the last poll into `events` and writes their count. If
+/// they do not fit, nothing is moved, `*len_out` is the count needed and the status is
+/// `MB_STATUS_BUFFER_TOO_SMALL`. After a failed journal write, `MB_STATUS_STORAGE`, as
+/// every read.
+///
+/// # Safety
+/// `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_poll_events(
+    engine: *mut MbEngine,
+    events: *mut MbEvent,
+    capacity: usize,
+    len_out: *mut usize,
+) -> MbStatus {
+    guard(|| {
+        let e = engine_mut(engine)?;
+        e.readable()?;
+        drain(&mut e.host.events, events, capacity, len_out)
+    })
+}
+
+/// Drops the events not yet polled (for callers that do not poll).
+///
+/// # Safety
+/// `engine` live.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: borrows its arguments for the call; nothing to free.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_clear_events(engine: *mut MbEngine) -> MbStatus {
+    guard(|| {
+        engine_mut(engine)?.host.events.clear();
+        Ok(())
+    })
 }
