@@ -57,12 +57,18 @@ async fn subscribe(ws: &mut Socket, name: &str) -> Value {
     next(ws).await
 }
 
-/// A socket authenticated with `key` and subscribed to ACCOUNT_HISTORY (its snapshots
-/// not read yet).
-async fn follow_history(x: &Exchange, key: &str) -> Socket {
+/// A socket authenticated with `key`.
+async fn authenticated(x: &Exchange, key: &str) -> Socket {
     let mut ws = connect(x, "/").await;
     send(&mut ws, json!({"type": "AUTHENTICATE", "api_token": key})).await;
     assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+    ws
+}
+
+/// A socket authenticated with `key` and subscribed to ACCOUNT_HISTORY (its snapshots
+/// not read yet).
+async fn follow_history(x: &Exchange, key: &str) -> Socket {
+    let mut ws = authenticated(x, key).await;
     assert_eq!(
         subscribe(&mut ws, "ACCOUNT_HISTORY").await["type"],
         "SUBSCRIPTIONS"
@@ -230,13 +236,7 @@ async fn the_orders_aliases_serve_the_same_snapshots_and_updates() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn authenticating_again_follows_the_new_keys_account() {
     let x = exchange().await;
-    let mut ws = connect(&x, "/").await;
-    send(
-        &mut ws,
-        json!({"type": "AUTHENTICATE", "api_token": x.trader.key}),
-    )
-    .await;
-    assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+    let mut ws = authenticated(&x, &x.trader.key).await;
     assert_eq!(
         subscribe(&mut ws, "ACCOUNT_HISTORY").await["type"],
         "SUBSCRIPTIONS"
@@ -317,13 +317,7 @@ async fn account_snapshots_count_against_the_holders_rate_limit() {
     let mut settings = common::settings(common::data_dir());
     settings.rate_limit_per_minute = LIMIT;
     let x = Exchange::with(settings).await;
-    let mut ws = connect(&x, "/ws").await;
-    send(
-        &mut ws,
-        json!({"type": "AUTHENTICATE", "api_token": x.trader.key}),
-    )
-    .await;
-    assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+    let mut ws = authenticated(&x, &x.trader.key).await;
     let unsubscribe = json!({"type": "UNSUBSCRIBE", "channels": ["ACCOUNT_HISTORY"]});
     // A minute may turn once while this runs, so the window may start afresh once.
     let mut refused = None;
