@@ -57,6 +57,17 @@ async fn subscribe(ws: &mut Socket, name: &str) -> Value {
     next(ws).await
 }
 
+/// Reads the three snapshots a new `ACCOUNT_HISTORY` subscriber gets, in their order.
+async fn history_snapshots(ws: &mut Socket) {
+    for kind in [
+        "ACTIVE_ORDERS_SNAPSHOT",
+        "INACTIVE_ORDERS_SNAPSHOT",
+        "BALANCES_SNAPSHOT",
+    ] {
+        assert_eq!(next(ws).await["type"], kind);
+    }
+}
+
 /// A socket authenticated with `key`.
 async fn authenticated(x: &Exchange, key: &str) -> Socket {
     let mut ws = connect(x, "/").await;
@@ -202,18 +213,10 @@ async fn the_orders_aliases_serve_the_same_snapshots_and_updates() {
     let x = exchange().await;
     let (key, account) = (x.trader.key.clone(), x.trader.account_id.clone());
     for alias in ["ORDERS", "ORDERS_SNAPSHOT"] {
-        let mut ws = connect(&x, "/").await;
-        send(&mut ws, json!({"type": "AUTHENTICATE", "api_token": key})).await;
-        assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+        let mut ws = authenticated(&x, &key).await;
         let answer = subscribe(&mut ws, alias).await;
         assert_eq!(answer["type"], "SUBSCRIPTIONS", "{answer}");
-        for kind in [
-            "ACTIVE_ORDERS_SNAPSHOT",
-            "INACTIVE_ORDERS_SNAPSHOT",
-            "BALANCES_SNAPSHOT",
-        ] {
-            assert_eq!(next(&mut ws).await["type"], kind);
-        }
+        history_snapshots(&mut ws).await;
         let (status, placed) = x.order(&key, "BUY", "100.00", "0.1", json!({})).await;
         assert_eq!(status, StatusCode::OK, "{placed}");
         let created = next_update(&mut ws, &account).await;
@@ -241,13 +244,7 @@ async fn authenticating_again_follows_the_new_keys_account() {
         subscribe(&mut ws, "ACCOUNT_HISTORY").await["type"],
         "SUBSCRIPTIONS"
     );
-    for kind in [
-        "ACTIVE_ORDERS_SNAPSHOT",
-        "INACTIVE_ORDERS_SNAPSHOT",
-        "BALANCES_SNAPSHOT",
-    ] {
-        assert_eq!(next(&mut ws).await["type"], kind);
-    }
+    history_snapshots(&mut ws).await;
     send(
         &mut ws,
         json!({"type": "AUTHENTICATE", "api_token": x.sub.key}),
@@ -328,13 +325,7 @@ async fn account_snapshots_count_against_the_holders_rate_limit() {
             break;
         }
         assert_eq!(answer["type"], "SUBSCRIPTIONS", "{answer}");
-        for kind in [
-            "ACTIVE_ORDERS_SNAPSHOT",
-            "INACTIVE_ORDERS_SNAPSHOT",
-            "BALANCES_SNAPSHOT",
-        ] {
-            assert_eq!(next(&mut ws).await["type"], kind);
-        }
+        history_snapshots(&mut ws).await;
         send(&mut ws, unsubscribe.clone()).await;
         assert_eq!(next(&mut ws).await["type"], "UNSUBSCRIBED");
     }
