@@ -23,7 +23,9 @@ level's recorded total is restored by adding the missing amount at the back of i
 or by taking the excess from its newest venue orders first (cancellations are assumed to
 come from the back of the queue, so the strategy's place improves only through trades).
 An increase below the instrument's minimum order value joins the newest venue order of
-the level. Both holders are created by :class:`Replay` with ample funds; their fills are
+the level, and a trade below it (or of nothing) is left out; any other row the book cannot
+take (out of time order, a price finer than the tick, a negative price or amount) raises,
+so a backtest never runs on other data than its table. Both holders are created by :class:`Replay` with ample funds; their fills are
 theirs, and the strategy's account is whatever it trades with.
 """
 
@@ -37,6 +39,10 @@ from typing import Any
 
 from . import Engine
 from .errors import MatchbookError
+
+#: The refusal a recorded level or trade gets when its value is below the market's minimum
+#: order value: such a row is not represented (every other refusal is an error of the data).
+_BELOW_MINIMUM = "MIN_SIZE_NOT_SATISFIED"
 
 #: The columns of a replay table, in this order.
 COLUMNS = ("time_ns", "kind", "side", "price", "amount")
@@ -59,6 +65,13 @@ def _row(values: dict[str, Any]) -> Row:
         raise ValueError(f"row {values}: kind snapshot/update/trade, side BUY/SELL")
     return Row(int(values["time_ns"]), kind, side, Decimal(str(values["price"])),
                Decimal(str(values["amount"])))
+
+
+def _check(row: Row) -> None:
+    """A row's numbers are what a book can hold: a positive price, an amount of at least 0."""
+    finite = row.price.is_finite() and row.amount.is_finite()
+    if not (finite and row.price > 0 and row.amount >= 0):
+        raise ValueError(f"row {row}: a price above 0 and an amount of at least 0")
 
 
 def read_csv(path: str) -> Iterator[Row]:
@@ -105,6 +118,7 @@ class Replay:
         number of rows applied."""
         applied, current, batch = 0, None, []
         for row in rows:
+            _check(row)
             if current is not None and row.time_ns != current:
                 applied += self._apply(batch, on_step)
                 batch = []
@@ -132,11 +146,14 @@ class Replay:
         return len(rows)
 
     def _trade(self, time: int, r: Row) -> None:
+        if r.amount == 0:
+            return  # a recorded trade of nothing (a venue's rounding) takes nothing
         try:
             self.engine.place_order(time, self.flow, self.instrument, r.side, r.amount,
                                     price=r.price, time_in_force="IMMEDIATE_OR_CANCELLED")
-        except MatchbookError:
-            pass  # the recorded taker found nothing at that price in this book
+        except MatchbookError as e:
+            if e.name != _BELOW_MINIMUM:
+                raise
         self._forget_filled()
 
     def _forget_filled(self) -> None:
@@ -178,7 +195,9 @@ class Replay:
         try:
             handle = self.engine.place_order(time, self.venue, self.instrument, side, amount,
                                              price=price)
-        except MatchbookError:
+        except MatchbookError as e:
+            if e.name != _BELOW_MINIMUM:
+                raise
             return  # below the minimum with nothing to join: not represented
         queue.append([handle, amount])
         self._forget_filled()  # a crossing level may have traded at once
@@ -187,6 +206,8 @@ class Replay:
         order = self.engine.order(self.venue, handle)
         try:
             self.engine.amend_order(time, self.venue, handle, amount=amount + order["filled"])
-        except MatchbookError:
+        except MatchbookError as e:
+            if e.name != _BELOW_MINIMUM:
+                raise
             return False
         return True

@@ -135,3 +135,29 @@ def test_the_example_maker_earns_what_is_computed_by_hand_on_a_small_table() -> 
     assert result.inventory == D("-0.00001"), "bought 0.01 less the 0.1% fee, sold 0.01"
     # EUR: -600.00 + 600.10 - 0.6001 fee (0.1% of 600.10); BTC: -0.00001 at 60,010.
     assert result.pnl == D("-600.00") + D("600.10") - D("0.6001") - D("0.00001") * D("60010")
+
+
+def test_a_row_the_book_cannot_take_is_refused_not_skipped() -> None:
+    """The replay skipped every refusal of the engine, meant for a level or trade below the
+    market's minimum order value: rows out of time order, prices finer than the tick and
+    negative prices or amounts were dropped silently (a backtest of other data than the
+    table), and a NaN amount raised ``decimal.InvalidOperation``."""
+    book = [(1, "snapshot", "BUY", "59000.00", "1"), (1, "snapshot", "SELL", "60100.00", "1")]
+    bad = [
+        ((0, "update", "BUY", "59000.00", "2"), matchbook.InvalidArgument),  # earlier time
+        ((2, "update", "BUY", "59000.001", "2"), matchbook.InvalidArgument),  # finer than 0.01
+        ((2, "trade", "SELL", "59000.001", "0.1"), matchbook.InvalidArgument),
+        ((2, "update", "BUY", "-5", "2"), ValueError),
+        ((2, "update", "BUY", "59000.00", "-2"), ValueError),
+        ((2, "update", "BUY", "59000.00", "NaN"), ValueError),
+    ]
+    for row, error in bad:
+        engine = matchbook.Engine(start_time=START)
+        with pytest.raises(error):
+            Replay(engine, "BTC_EUR", START).run(rows(*book, row))
+    # Below the minimum order value (10 EUR) is still left out quietly, as documented.
+    engine = matchbook.Engine(start_time=START)
+    replay = Replay(engine, "BTC_EUR", START)
+    assert replay.run(rows(*book, (2, "update", "BUY", "58000.00", "0.0001"),
+                           (2, "trade", "SELL", "59000.00", "0.0001"))) == 4
+    assert len(engine.open_orders(replay.venue)) == 2
