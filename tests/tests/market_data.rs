@@ -255,3 +255,43 @@ fn candles_and_ticker_equal_sums_over_the_raw_trades() {
     let (bid, ask) = r.engine.best_bid_ask(INSTRUMENT).expect("book");
     assert_eq!((ticker.highest_bid, ticker.lowest_ask), (bid, ask));
 }
+
+/// Candles asked for any span a caller can name, the ends of `i64` included (C's
+/// `mb_engine_candles` and Python's `candles` pass times through): each granularity
+/// answers the candles that exist, at most `MAX_CANDLES`, without overflowing its period
+/// arithmetic (it panicked: `start_of(i64::MIN)` multiplied past the end); a span wholly
+/// before 1970 has none.
+#[test]
+fn candles_over_any_span_answer_without_overflow() {
+    use matchbook::market::period::GRANULARITIES;
+    let r = run(7, 2_000, 2_000_000_000, AccountId(0), 100, usize::MAX);
+    let now = r.engine.now();
+    let spans = [
+        (Timestamp(i64::MIN), Timestamp(i64::MAX)),
+        (Timestamp(i64::MIN), now),
+        (now, Timestamp(i64::MAX)),
+        (Timestamp(i64::MIN), Timestamp(i64::MIN + 1)),
+        (Timestamp(i64::MAX - 1), Timestamp(i64::MAX)),
+    ];
+    for &granularity in GRANULARITIES.iter() {
+        let newest = (r.market)
+            .candles(INSTRUMENT, granularity, now, now, None)
+            .expect("candles");
+        assert_eq!(newest.len(), 1, "{granularity:?}: the candle of now");
+        for (from, to) in spans {
+            let candles = (r.market)
+                .candles(INSTRUMENT, granularity, from, to, None)
+                .expect("candles");
+            assert!(candles.len() <= matchbook::market::MAX_CANDLES);
+            assert!(
+                candles
+                    .iter()
+                    .all(|c| c.start >= Timestamp(0) && c.start <= to),
+                "{granularity:?} {from:?}..{to:?}"
+            );
+            if to < Timestamp(0) {
+                assert!(candles.is_empty(), "{granularity:?}: none before 1970");
+            }
+        }
+    }
+}

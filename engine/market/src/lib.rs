@@ -364,6 +364,12 @@ impl MarketData {
         if to < from && count_back.is_none() {
             return Err(QueryError::InvalidTimeRange);
         }
+        // Candles start from 0 to LATEST_TIME; a span clamped to that keeps the period
+        // arithmetic clear of the ends of the clock, whatever times a caller passes.
+        if to.0 < 0 {
+            return Ok(Vec::new());
+        }
+        let (from, to) = (from.max(Timestamp(0)), to.min(LATEST_TIME));
         let series = &data.candles[granularity.index()];
         Ok(match count_back {
             Some(n) => series.query(Timestamp(i64::MIN / 2), to, n.min(MAX_CANDLES)),
