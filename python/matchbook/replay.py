@@ -25,8 +25,9 @@ come from the back of the queue, so the strategy's place improves only through t
 An increase below the instrument's minimum order value joins the newest venue order of
 the level, and a trade below it (or of nothing) is left out; any other row the book cannot
 take (out of time order, a price finer than the tick, a negative price or amount) raises,
-so a backtest never runs on other data than its table. Both holders are created by :class:`Replay` with ample funds; their fills are
-theirs, and the strategy's account is whatever it trades with.
+so a backtest never runs on other data than its table. Both holders are created by
+:class:`Replay` with ample funds; their fills are theirs, and the strategy's account is
+whatever it trades with.
 """
 
 from __future__ import annotations
