@@ -216,3 +216,29 @@ def test_reads_after_a_failed_journal_write_are_refused(tmp_path) -> None:
     assert set(outcome["reads"].values()) == {"StorageError"}, outcome
     again = matchbook.Engine.open(str(tmp_path), DEFINITION, start_time=START, fsync=False)
     assert len(again.open_orders(again.account("maker"))) == outcome["acknowledged"]
+
+
+def test_a_forked_child_cannot_write_its_parents_directory(tmp_path) -> None:
+    """A child made by ``fork`` (multiprocessing's default here) shares the parent's open
+    journal; both appended to it, interleaving their records, and the directory was then
+    refused on every open ("sequence gap"): everything either had acknowledged was lost.
+    The child's commands are refused now, and the parent's all come back."""
+    engine = matchbook.Engine.open(str(tmp_path), DEFINITION, start_time=START, fsync=False)
+    maker = engine.account("maker")
+    engine.place_order(START + 1, maker, "BTC_EUR", "BUY", "0.01", 50_000)
+    child = os.fork()
+    if child == 0:  # the child reports by its exit status and never returns to pytest
+        try:
+            engine.place_order(START + 2, maker, "BTC_EUR", "BUY", "0.01", 50_001)
+            os._exit(1)
+        except matchbook.StorageError as e:
+            os._exit(0 if "forked" in str(e) else 2)
+        except BaseException:
+            os._exit(3)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, "the child's command was not refused"
+    engine.place_order(START + 3, maker, "BTC_EUR", "BUY", "0.01", 50_002)
+    engine.close()
+    again = matchbook.Engine.open(str(tmp_path), DEFINITION, start_time=START, fsync=False)
+    prices = sorted(o["price"] for o in again.open_orders(maker))
+    assert prices == [Decimal(50_000), Decimal(50_002)]

@@ -29,6 +29,9 @@ pub struct DurableEngine {
     failed: bool,
     /// Held for the engine's life: no second opener can write to the directory.
     _lock: DirLock,
+    /// The process that opened the directory: a child it forks shares the open journal
+    /// and the lock, and must not append (the records would interleave).
+    owner: u32,
     /// What pruning checks snapshots with.
     check: SnapshotCheck,
 }
@@ -59,6 +62,7 @@ impl DurableEngine {
             since_snapshot: 0,
             failed: false,
             _lock: lock,
+            owner: std::process::id(),
             check,
         };
         Ok((durable, engine, market, report))
@@ -91,6 +95,7 @@ impl DurableEngine {
         events: &mut Vec<EventRecord>,
     ) -> Journalled {
         self.check()?;
+        self.check_writer()?;
         let appended = self.journal.append(time, command);
         self.guard(appended)?;
         self.since_snapshot += 1;
@@ -107,6 +112,7 @@ impl DurableEngine {
         market: Option<&MarketData>,
     ) -> Result<(), StoreError> {
         self.check()?;
+        self.check_writer()?;
         let committed = self.journal.commit();
         self.guard(committed)?;
         let every = self.options.snapshot_every;
@@ -124,6 +130,7 @@ impl DurableEngine {
         market: Option<&MarketData>,
     ) -> Result<PathBuf, StoreError> {
         self.check()?;
+        self.check_writer()?;
         let committed = self.journal.commit();
         self.guard(committed)?;
         let seq = self.journal.next_seq() - 1;
@@ -152,6 +159,24 @@ impl DurableEngine {
             });
         }
         Ok(())
+    }
+
+    /// Refuses to append in any process but the one that opened the directory (a forked
+    /// child shares the journal's file offset: both would write records of the same
+    /// numbers and the directory would no longer recover).
+    fn check_writer(&self) -> Result<(), StoreError> {
+        let process = std::process::id();
+        if process == self.owner {
+            return Ok(());
+        }
+        Err(StoreError::Io {
+            path: self.dir.clone(),
+            source: std::io::Error::other(format!(
+                "opened by process {}; a forked process ({process}) cannot write it: open \
+                 the directory in the child once the parent has closed it",
+                self.owner
+            )),
+        })
     }
 
     /// Passes a journal result on, remembering a failure.
