@@ -30,7 +30,7 @@ pub struct DurableEngine {
     /// Held for the engine's life: no second opener can write to the directory.
     _lock: DirLock,
     /// The process that opened the directory: a child it forks shares the open journal
-    /// and the lock, and must not append (the records would interleave).
+    /// and the lock, and must not write (the records would interleave).
     owner: u32,
     /// What pruning checks snapshots with.
     check: SnapshotCheck,
@@ -95,7 +95,6 @@ impl DurableEngine {
         events: &mut Vec<EventRecord>,
     ) -> Journalled {
         self.check()?;
-        self.check_writer()?;
         let appended = self.journal.append(time, command);
         self.guard(appended)?;
         self.since_snapshot += 1;
@@ -161,14 +160,17 @@ impl DurableEngine {
         Ok(())
     }
 
-    /// Refuses to append in any process but the one that opened the directory (a forked
+    /// Refuses to write in any process but the one that opened the directory (a forked
     /// child shares the journal's file offset: both would write records of the same
-    /// numbers and the directory would no longer recover).
-    fn check_writer(&self) -> Result<(), StoreError> {
+    /// numbers and the directory would no longer recover). Checked where the journal is
+    /// written (appends only fill a buffer), so once per commit, not per command of a
+    /// batch; a refusal fails the engine, whose memory then holds what was not written.
+    fn check_writer(&mut self) -> Result<(), StoreError> {
         let process = std::process::id();
         if process == self.owner {
             return Ok(());
         }
+        self.failed = true;
         Err(StoreError::Io {
             path: self.dir.clone(),
             source: std::io::Error::other(format!(
