@@ -2,7 +2,8 @@
  * "FAIL <name>: ..." otherwise (the exit status counts the failures): the two-buffer book
  * queries, the string length rule, distinct status names, market data off in a runtime,
  * time going backwards, candles after the engine's time, what a candle's volume means,
- * and reads of a durable engine after a failed journal write. Built and run by ffi/tests/c_examples.rs as C11 with -Wall -Wextra -Werror. */
+ * and reads of a durable engine after a failed journal write. Built and run by
+ * ffi/tests/c_examples.rs as C11 with -Wall -Wextra -Werror. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <signal.h>
