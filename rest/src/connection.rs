@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
@@ -29,7 +29,9 @@ pub struct PerAddress(Mutex<HashMap<IpAddr, usize>>);
 impl PerAddress {
     /// Takes a place for `ip` if it holds fewer than `cap` connections.
     pub fn take(self: &Arc<Self>, ip: IpAddr, cap: usize) -> Option<AddressSlot> {
-        let mut open = self.0.lock().ok()?;
+        // Nothing panics while holding the table: a poisoned one is whole, and refusing
+        // would shut the listener for everyone.
+        let mut open = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let n = open.entry(ip).or_insert(0);
         if *n >= cap {
             return None;
@@ -51,9 +53,8 @@ pub struct AddressSlot {
 
 impl Drop for AddressSlot {
     fn drop(&mut self) {
-        if let Ok(mut open) = self.table.0.lock()
-            && let Some(n) = open.get_mut(&self.ip)
-        {
+        let mut open = self.table.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(n) = open.get_mut(&self.ip) {
             *n -= 1;
             if *n == 0 {
                 open.remove(&self.ip);

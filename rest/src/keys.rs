@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use matchbook::{AccountId, HolderId};
 use serde::{Deserialize, Serialize};
@@ -178,7 +178,7 @@ impl KeyStore {
 
     /// Whether the store holds no key (a first start).
     pub fn is_empty(&self) -> bool {
-        self.records.read().map_or(true, |r| r.is_empty())
+        read(&self.records).is_empty()
     }
 
     /// Adds a key; with `persist`, the key file is written first, and a key it could not
@@ -206,9 +206,7 @@ impl KeyStore {
                 Ok((digest, Arc::new(key)))
             })
             .collect::<Result<Vec<_>, KeyFileError>>()?;
-        let Ok(mut stored) = self.records.write() else {
-            return Ok(());
-        };
+        let mut stored = write(&self.records);
         if let (Some(path), true) = (&self.file, persist) {
             let mut written = stored.clone();
             written.extend(records.iter().cloned());
@@ -216,9 +214,7 @@ impl KeyStore {
         }
         stored.extend(records);
         drop(stored);
-        if let Ok(mut table) = self.keys.write() {
-            table.extend(keys);
-        }
+        write(&self.keys).extend(keys);
         Ok(())
     }
 
@@ -237,7 +233,7 @@ impl KeyStore {
     /// The key behind a presented text, if any.
     pub fn authenticate(&self, presented: &str) -> Option<Arc<ApiKey>> {
         let digest = digest_of(presented);
-        let found = self.keys.read().ok()?.get(&digest).cloned()?;
+        let found = read(&self.keys).get(&digest).cloned()?;
         // The map lookup already matched; the constant-time comparison keeps the final
         // decision free of early exits on the secret-derived bytes.
         bool::from(found.digest.ct_eq(&digest)).then_some(found)
@@ -245,19 +241,25 @@ impl KeyStore {
 
     /// The shared rate window of a holder.
     pub fn holder_window(&self, holder: HolderId) -> Arc<RateWindow> {
-        if let Some(w) = self
-            .holder_limits
-            .read()
-            .ok()
-            .and_then(|m| m.get(&holder).cloned())
-        {
-            return w;
-        }
-        match self.holder_limits.write() {
-            Ok(mut map) => map.entry(holder).or_default().clone(),
-            Err(_) => Arc::new(RateWindow::default()),
-        }
+        let known = read(&self.holder_limits).get(&holder).cloned();
+        known.unwrap_or_else(|| {
+            write(&self.holder_limits)
+                .entry(holder)
+                .or_default()
+                .clone()
+        })
     }
+}
+
+/// `lock` read even if poisoned: no code panics while holding the store's locks, so what
+/// they guard is always whole, and giving up would drop keys or lift rate limits.
+fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `lock` written even if poisoned (see [`read`]).
+fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+    lock.write().unwrap_or_else(PoisonError::into_inner)
 }
 
 fn write_atomically(path: &Path, records: &[KeyRecord]) -> Result<(), KeyFileError> {
@@ -337,5 +339,37 @@ mod tests {
         assert_eq!(written.len(), 1, "only the key that was handed out");
         assert_eq!(written[0].digest, hex(&digest_of(&key)));
         let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// A poisoned lock made `insert` answer Ok and keep nothing: the operator was handed a
+    /// key that never authenticated (and `is_empty` said true, so a restart would issue
+    /// the demo keys again).
+    #[test]
+    fn a_poisoned_lock_still_keeps_and_finds_keys() {
+        let store = Arc::new(KeyStore::open(None).expect("open"));
+        let first = store
+            .create(HolderId(1), AccountId(2), vec![Scope::Trade])
+            .expect("create");
+        let poisoner = store.clone();
+        let poisoned = std::thread::spawn(move || {
+            let _records = poisoner.records.write();
+            let _keys = poisoner.keys.write();
+            let _limits = poisoner.holder_limits.write();
+            panic!("poison the locks");
+        })
+        .join();
+        assert!(poisoned.is_err() && store.records.is_poisoned() && store.keys.is_poisoned());
+        let second = store
+            .create(HolderId(1), AccountId(3), vec![Scope::Trade])
+            .expect("create");
+        assert!(!store.is_empty());
+        for key in [&first, &second] {
+            assert!(store.authenticate(key).is_some(), "{key} authenticates");
+        }
+        let window = store.holder_window(HolderId(1));
+        assert!(
+            Arc::ptr_eq(&window, &store.holder_window(HolderId(1))),
+            "one window"
+        );
     }
 }

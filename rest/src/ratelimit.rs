@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 const COUNT_BITS: u32 = 24;
 const COUNT_MASK: u64 = (1 << COUNT_BITS) - 1;
@@ -52,9 +52,9 @@ pub struct AddressWindows(Mutex<HashMap<IpAddr, RateWindow>>);
 impl AddressWindows {
     /// Counts one request from `ip` in minute `minute`; false when `limit` is reached.
     pub fn admit(&self, ip: IpAddr, minute: u64, limit: u32) -> bool {
-        let Ok(mut windows) = self.0.lock() else {
-            return true;
-        };
+        // Nothing panics while holding the table: a poisoned one is whole, and letting
+        // every request through would lift the limit.
+        let mut windows = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if windows.len() >= MAX_TRACKED && !windows.contains_key(&ip) {
             // Only the current minute's counts matter: forget the rest (a flood of new
             // addresses cannot grow the table without bound).
