@@ -130,6 +130,16 @@ impl Lease {
         &self.config.node
     }
 
+    /// The bucket, for the other records kept beside the lease.
+    pub(crate) fn store(&self) -> &kv::Store {
+        &self.store
+    }
+
+    /// Runs `request` (one on [`Lease::store`]) to its end.
+    pub(crate) fn block_on<F: std::future::Future>(&self, request: F) -> F::Output {
+        self.runtime.block_on(request)
+    }
+
     /// One step at `now`: a leader renews; a follower looks at the lease and takes it when
     /// nobody holds it or its holder has not renewed for a lease period. Call it more often
     /// than the lease lasts (a third of it, say).

@@ -7,8 +7,8 @@
 //! node serves clients and the state hashes it recorded at fixed command numbers are kept
 //! beside the lease, so followers reach the leader and compare states.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -16,7 +16,9 @@ use matchbook_runtime::{RuntimeError, RuntimeHandle};
 
 use crate::checkpoint::{Compared, compare};
 use crate::lease::{Lease, Role};
+use crate::name::{NameClaim, NameState};
 use crate::node::NodeConfig;
+pub use crate::status::{LeaderInfo, NodeStatus};
 use crate::{JetStreamLog, LogTail};
 
 /// Pause between two reads of the log that found nothing new.
@@ -30,92 +32,6 @@ const REOPEN_PAUSE: Duration = Duration::from_millis(200);
 
 /// Longest a role change may wait for the runtime's sequencer (behind a full queue).
 const ROLE_CHANGE_PATIENCE: Duration = Duration::from_secs(30);
-
-/// The leader as this node knows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LeaderInfo {
-    /// Its node name.
-    pub node: String,
-    /// Where it serves clients (`http://host:port`), if it said.
-    pub address: Option<String>,
-}
-
-/// What a node knows of its role and the group, shared with whoever reports it.
-#[derive(Debug, Default)]
-pub struct NodeStatus {
-    leading: AtomicBool,
-    term: AtomicU64,
-    log_end: AtomicU64,
-    caught_up: AtomicBool,
-    compared: AtomicU64,
-    kept_from: AtomicU64,
-    trim_checks: AtomicU64,
-    leader: Mutex<Option<LeaderInfo>>,
-    divergence: Mutex<Option<String>>,
-    problem: Mutex<Option<String>>,
-}
-
-impl NodeStatus {
-    /// Whether this node writes the log now.
-    pub fn is_leading(&self) -> bool {
-        self.leading.load(Ordering::Acquire)
-    }
-
-    /// The lease term it leads in (0 if it never led).
-    pub fn term(&self) -> u64 {
-        self.term.load(Ordering::Acquire)
-    }
-
-    /// Number of the last command known stored in the log (read by a follower's last
-    /// poll; sequenced by a leader).
-    pub fn log_end(&self) -> u64 {
-        self.log_end.load(Ordering::Acquire)
-    }
-
-    /// Whether this node has applied (handed its runtime) everything the log held at some
-    /// moment since it started: a follower that has read to the end once, or a leader.
-    pub fn caught_up(&self) -> bool {
-        self.caught_up.load(Ordering::Acquire)
-    }
-
-    /// Number of the last checkpoint whose state hash was found equal to the leader's.
-    pub fn last_compared(&self) -> u64 {
-        self.compared.load(Ordering::Acquire)
-    }
-
-    /// The leader, if known.
-    pub fn leader(&self) -> Option<LeaderInfo> {
-        self.leader
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
-    /// Why this node's state is known to differ from the leader's, if it is.
-    pub fn divergence(&self) -> Option<String> {
-        (self.divergence.lock().unwrap_or_else(|e| e.into_inner())).clone()
-    }
-
-    /// The first command the log keeps, as far as this node (while leading) trimmed it
-    /// (0: never trimmed here).
-    pub fn kept_from(&self) -> u64 {
-        self.kept_from.load(Ordering::Acquire)
-    }
-
-    /// How many times this node, leading, looked at trimming the log.
-    pub fn trim_checks(&self) -> u64 {
-        self.trim_checks.load(Ordering::Acquire)
-    }
-
-    /// Why this node cannot follow the log (it needs commands no longer stored), if so.
-    pub fn problem(&self) -> Option<String> {
-        (self.problem.lock().unwrap_or_else(|e| e.into_inner())).clone()
-    }
-
-    fn set_leader(&self, leader: Option<LeaderInfo>) {
-        *self.leader.lock().unwrap_or_else(|e| e.into_inner()) = leader;
-    }
-}
 
 /// The running member thread.
 #[derive(Debug)]
@@ -148,6 +64,8 @@ impl Membership {
         let status = Arc::new(NodeStatus::default());
         joining.handle.set_checkpoint_every(config.checkpoint_every);
         let member = Member {
+            name: NameClaim::new(&config.node, &joining.address, config.lease),
+            announced: false,
             config,
             address: joining.address,
             handle: joining.handle,
@@ -209,6 +127,9 @@ struct Member {
     address: String,
     handle: RuntimeHandle,
     lease: Option<Lease>,
+    /// This process's hold on the node's name; nothing is written under the name before.
+    name: NameClaim,
+    announced: bool,
     tail: Option<LogTail>,
     /// When a tail that could not be opened is tried again.
     reopen_at: Instant,
@@ -256,8 +177,11 @@ impl Member {
                 std::thread::sleep(pause.min(next_tick.saturating_duration_since(now)));
             }
         }
-        if let (true, Some(lease)) = (self.leading, self.lease.as_mut()) {
-            lease.resign();
+        if let Some(lease) = self.lease.as_mut() {
+            if self.leading {
+                lease.resign();
+            }
+            self.name.release(lease);
         }
     }
 
@@ -278,17 +202,15 @@ impl Member {
     fn tick(&mut self, now: Instant) {
         if self.lease.is_none() {
             match Lease::open(self.config.lease_config()) {
-                Ok(mut lease) => {
-                    if let Err(e) = lease.announce(&self.address) {
-                        tracing::warn!("cannot publish this node's address: {e}");
-                    }
-                    self.lease = Some(lease);
-                }
+                Ok(lease) => self.lease = Some(lease),
                 Err(e) => {
                     tracing::warn!("cannot reach the group's lease: {e}");
                     return;
                 }
             }
+        }
+        if !self.keep_name(now) {
+            return;
         }
         let Some(lease) = self.lease.as_mut() else {
             return;
@@ -318,6 +240,40 @@ impl Member {
         }
         self.checkpoints();
         self.keep_log();
+    }
+
+    /// Holds the node's name for this process (announcing the address once it does);
+    /// false while it does not, and for good once another process is found holding it.
+    fn keep_name(&mut self, now: Instant) -> bool {
+        let Some(lease) = self.lease.as_mut() else {
+            return false;
+        };
+        let other = match self.name.keep(lease, now) {
+            NameState::Held => {
+                self.status.named.store(true, Ordering::Release);
+                if !self.announced {
+                    match lease.announce(&self.address) {
+                        Ok(()) => self.announced = true,
+                        Err(e) => tracing::warn!("cannot publish this node's address: {e}"),
+                    }
+                }
+                return true;
+            }
+            NameState::Waiting => return false,
+            NameState::InUse(other) | NameState::Lost(other) => other,
+        };
+        self.status.named.store(false, Ordering::Release);
+        if self.leading {
+            self.step_down();
+        }
+        if let Some(lease) = self.lease.as_mut() {
+            lease.resign();
+        }
+        let node = &self.config.node;
+        self.report_problem(format!(
+            "node name {node:?} is held by another running process, {other}: give each node its own --node"
+        ));
+        false
     }
 
     fn note_leader(&mut self, leader: Option<String>) {

@@ -92,8 +92,8 @@ pub(crate) fn join(
     })
 }
 
-/// Waits until the node is in step with its group: it leads, or it follows a log that
-/// some leader has written and has applied what the log held. Returns whether this node
+/// Waits until the node is in step with its group: it leads, or it holds its name and
+/// follows a log that some leader has written and has applied what the log held. Returns whether this node
 /// is to provision the exchange (it leads a group whose log is empty, and `resumed` says
 /// it has no state of its own either).
 pub(crate) async fn settle(
@@ -111,7 +111,8 @@ pub(crate) async fn settle(
         }
         let applied = handle.stats().market;
         let written = status.log_end() > 0 || resumed;
-        if status.caught_up() && written && applied >= status.log_end() {
+        // A follower serves only once its name is its own (a twin is refused here).
+        if status.holds_name() && status.caught_up() && written && applied >= status.log_end() {
             return Ok(false);
         }
         if Instant::now() >= deadline {

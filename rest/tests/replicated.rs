@@ -2,7 +2,8 @@
 //! three-server NATS cluster on loopback: a node keeps no journal of its own and every
 //! command it acknowledged is in the log: a second node started on an empty data
 //! directory (sharing only the keys file) takes the lease once the first has stopped and
-//! serves the same orders, recovered from the log alone; and in a group of three processes
+//! serves the same orders, recovered from the log alone (and one started with the first's
+//! name while it runs is refused); and in a group of three processes
 //! of the real binary, with orders sent to the leader and to a follower, a follower leads
 //! once the leader is SIGKILLed, within the lease and a bounded catch-up, with every order
 //! the old leader acknowledged, and the survivors reach the same state hash.
@@ -41,6 +42,19 @@ async fn a_node_on_the_replicated_log_hands_every_command_to_the_next() {
         .delete(&format!("/v1/account/orders/{cancelled}"), &key)
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
+    // A second process started with the same `--node` is refused while the first runs.
+    let twin_dir = data_dir();
+    let mut twin = settings(twin_dir.clone());
+    twin.replication = Some(node(&cluster, "a"));
+    let refused = match Server::start(twin).await {
+        Ok(_) => panic!("a second node named a started"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        refused.contains("\"a\" is held by another running process"),
+        "{refused}"
+    );
+    let _ = std::fs::remove_dir_all(twin_dir);
     let dir_a = a.server.state.data_dir.clone();
     let journals = (std::fs::read_dir(&dir_a).expect("data dir"))
         .filter_map(Result::ok)
