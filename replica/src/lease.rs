@@ -18,6 +18,8 @@ use crate::LogError;
 
 /// The key the lease is kept under.
 const KEY: &str = "leader";
+/// The key the group's exchange configuration digest is kept under.
+const CONFIG: &str = "config";
 /// The key the leader's state-hash checkpoints are kept under.
 const CHECKPOINTS: &str = "checkpoints";
 
@@ -230,6 +232,31 @@ impl Lease {
             reason: e.to_string(),
         })?;
         Ok(())
+    }
+
+    /// The group's exchange configuration digest: `pin` if none was recorded (this node
+    /// records it), else the one recorded.
+    pub fn group_config(&mut self, pin: &str) -> Result<String, LogError> {
+        let value: bytes::Bytes = pin.to_owned().into_bytes().into();
+        let recorded = self.runtime.block_on(async {
+            if self.store.create(CONFIG, value).await.is_ok() {
+                return Ok(Some(pin.to_owned()));
+            }
+            let found = self.store.get(CONFIG).await.map_err(|e| e.to_string())?;
+            Ok(found.map(|v| String::from_utf8_lossy(&v).into_owned()))
+        });
+        match recorded {
+            Ok(Some(pin)) => Ok(pin),
+            Ok(None) => Err(self.bucket_error("the configuration was not recorded".into())),
+            Err(reason) => Err(self.bucket_error(reason)),
+        }
+    }
+
+    fn bucket_error(&self, reason: String) -> LogError {
+        LogError::Stream {
+            stream: self.config.bucket.clone(),
+            reason,
+        }
     }
 
     /// Where node `node` said it serves clients, if it did.

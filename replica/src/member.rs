@@ -55,6 +55,9 @@ pub struct Joining {
     pub snapshot: Box<dyn Fn() -> Option<u64> + Send>,
     /// Called once if its state is found to differ from the leader's.
     pub diverged: Box<dyn FnOnce(String) + Send>,
+    /// Digest of its exchange configuration: the group's first node records its own, and
+    /// a node with another is refused (it would apply the log to another exchange).
+    pub config_pin: String,
 }
 
 impl Membership {
@@ -65,6 +68,7 @@ impl Membership {
         joining.handle.set_checkpoint_every(config.checkpoint_every);
         let member = Member {
             name: NameClaim::new(&config.node, &joining.address, config.lease),
+            config_pin: joining.config_pin,
             announced: false,
             config,
             address: joining.address,
@@ -129,6 +133,8 @@ struct Member {
     lease: Option<Lease>,
     /// This process's hold on the node's name; nothing is written under the name before.
     name: NameClaim,
+    /// Digest of the exchange configuration it runs (the data directory's pin).
+    config_pin: String,
     announced: bool,
     tail: Option<LogTail>,
     /// When a tail that could not be opened is tried again.
@@ -209,7 +215,7 @@ impl Member {
                 }
             }
         }
-        if !self.keep_name(now) {
+        if !self.admitted(now) {
             return;
         }
         let Some(lease) = self.lease.as_mut() else {
@@ -242,37 +248,50 @@ impl Member {
         self.keep_log();
     }
 
-    /// Holds the node's name for this process (announcing the address once it does);
-    /// false while it does not, and for good once another process is found holding it.
-    fn keep_name(&mut self, now: Instant) -> bool {
+    /// Whether this process may act as the node: it holds the node's name and runs the
+    /// group's exchange configuration (checked once, before it says where it serves). A
+    /// process refused either is told why, for good, and steps aside.
+    fn admitted(&mut self, now: Instant) -> bool {
         let Some(lease) = self.lease.as_mut() else {
             return false;
         };
-        let other = match self.name.keep(lease, now) {
-            NameState::Held => {
-                self.status.named.store(true, Ordering::Release);
-                if !self.announced {
-                    match lease.announce(&self.address) {
-                        Ok(()) => self.announced = true,
-                        Err(e) => tracing::warn!("cannot publish this node's address: {e}"),
+        let node = &self.config.node;
+        let refusal = match self.name.keep(lease, now) {
+            NameState::Held if self.announced => return true,
+            NameState::Held => match lease.group_config(&self.config_pin) {
+                Ok(group) if group == self.config_pin => {
+                    if let Err(e) = lease.announce(&self.address) {
+                        tracing::warn!("cannot publish this node's address: {e}");
+                        return false;
                     }
+                    self.announced = true;
+                    self.status.admitted.store(true, Ordering::Release);
+                    return true;
                 }
-                return true;
-            }
+                Ok(group) => format!(
+                    "this node's exchange configuration ({}) is not the group's ({group}): \
+                     start it with the configuration the group was created with",
+                    self.config_pin
+                ),
+                Err(e) => {
+                    tracing::warn!("cannot read the group's configuration: {e}");
+                    return false;
+                }
+            },
             NameState::Waiting => return false,
-            NameState::InUse(other) | NameState::Lost(other) => other,
+            NameState::InUse(other) | NameState::Lost(other) => format!(
+                "node name {node:?} is held by another running process, {other}: \
+                 give each node its own --node"
+            ),
         };
-        self.status.named.store(false, Ordering::Release);
+        self.status.admitted.store(false, Ordering::Release);
         if self.leading {
             self.step_down();
         }
         if let Some(lease) = self.lease.as_mut() {
             lease.resign();
         }
-        let node = &self.config.node;
-        self.report_problem(format!(
-            "node name {node:?} is held by another running process, {other}: give each node its own --node"
-        ));
+        self.report_problem(refusal);
         false
     }
 

@@ -21,7 +21,7 @@ pub struct NodeStatus {
     pub(crate) term: AtomicU64,
     pub(crate) log_end: AtomicU64,
     pub(crate) caught_up: AtomicBool,
-    pub(crate) named: AtomicBool,
+    pub(crate) admitted: AtomicBool,
     pub(crate) compared: AtomicU64,
     pub(crate) kept_from: AtomicU64,
     pub(crate) trim_checks: AtomicU64,
@@ -53,10 +53,10 @@ impl NodeStatus {
         self.caught_up.load(Ordering::Acquire)
     }
 
-    /// Whether this process holds the node's name ([`crate::name`]): until it does, it
-    /// neither leads nor says where it serves.
-    pub fn holds_name(&self) -> bool {
-        self.named.load(Ordering::Acquire)
+    /// Whether this process holds the node's name ([`crate::name`]) and runs the group's
+    /// exchange configuration: until it does, it neither leads nor says where it serves.
+    pub fn admitted(&self) -> bool {
+        self.admitted.load(Ordering::Acquire)
     }
 
     /// Number of the last checkpoint whose state hash was found equal to the leader's.

@@ -74,6 +74,7 @@ fn a_member_that_cannot_lead_gives_the_lease_up() {
         next: 1,
         snapshot: Box::new(|| None),
         diverged: Box::new(|_| {}),
+        config_pin: "pin-test".into(),
     };
     let member = Membership::start(config, joining).expect("member thread");
     let status = member.status();

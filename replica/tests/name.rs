@@ -124,6 +124,7 @@ fn a_member_started_under_a_name_in_use_says_so_and_never_leads() {
         next: 1,
         snapshot: Box::new(|| None),
         diverged: Box::new(|_| {}),
+        config_pin: "pin-test".into(),
     };
     let member = Membership::start(config, joining).expect("member thread");
     let status = member.status();

@@ -67,13 +67,15 @@ pub(crate) struct Node {
 
 /// Joins the group with the runtime (a follower on the state before command `next`);
 /// `addresses` is where this node serves clients, for the others to forward to;
-/// `snapshot` says the command of its newest local snapshot.
+/// `snapshot` says the command of its newest local snapshot; `config_pin` is its exchange
+/// configuration's digest.
 pub(crate) fn join(
     config: &NodeConfig,
     addresses: String,
     handle: RuntimeHandle,
     next: u64,
     snapshot: impl Fn() -> Option<u64> + Send + 'static,
+    config_pin: String,
 ) -> Result<Node, ServerError> {
     let (tell, diverged) = oneshot::channel();
     let joining = Joining {
@@ -84,6 +86,7 @@ pub(crate) fn join(
         diverged: Box::new(move |why| {
             let _ = tell.send(why);
         }),
+        config_pin,
     };
     Ok(Node {
         name: config.node.clone(),
@@ -92,8 +95,8 @@ pub(crate) fn join(
     })
 }
 
-/// Waits until the node is in step with its group: it leads, or it holds its name and
-/// follows a log that some leader has written and has applied what the log held. Returns whether this node
+/// Waits until the node is in step with its group: it leads, or it is admitted (its own
+/// name, the group's configuration) and follows a log that some leader has written and has applied what the log held. Returns whether this node
 /// is to provision the exchange (it leads a group whose log is empty, and `resumed` says
 /// it has no state of its own either).
 pub(crate) async fn settle(
@@ -111,8 +114,8 @@ pub(crate) async fn settle(
         }
         let applied = handle.stats().market;
         let written = status.log_end() > 0 || resumed;
-        // A follower serves only once its name is its own (a twin is refused here).
-        if status.holds_name() && status.caught_up() && written && applied >= status.log_end() {
+        // A follower serves only once admitted (a twin, or another configuration, is refused).
+        if status.admitted() && status.caught_up() && written && applied >= status.log_end() {
             return Ok(false);
         }
         if Instant::now() >= deadline {

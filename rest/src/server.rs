@@ -277,7 +277,8 @@ impl Server {
                 let (written, started_from) = (snapshots.newest_written(), report.snapshot_seq);
                 let newest = move || written().or(started_from);
                 let handle = runtime.handle();
-                let node = crate::durability::join(config, addresses, handle, next, newest)?;
+                let pin = store::pin_of(&settings.engine)?;
+                let node = crate::durability::join(config, addresses, handle, next, newest, pin)?;
                 Some(node)
             }
             None => None,

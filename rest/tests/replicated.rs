@@ -2,8 +2,8 @@
 //! three-server NATS cluster on loopback: a node keeps no journal of its own and every
 //! command it acknowledged is in the log: a second node started on an empty data
 //! directory (sharing only the keys file) takes the lease once the first has stopped and
-//! serves the same orders, recovered from the log alone (and one started with the first's
-//! name while it runs is refused); and in a group of three processes
+//! serves the same orders, recovered from the log alone (one started with the first's
+//! name while it runs, or with another exchange configuration, is refused); and in a group of three processes
 //! of the real binary, with orders sent to the leader and to a follower, a follower leads
 //! once the leader is SIGKILLed, within the lease and a bounded catch-up, with every order
 //! the old leader acknowledged, and the survivors reach the same state hash.
@@ -55,6 +55,25 @@ async fn a_node_on_the_replicated_log_hands_every_command_to_the_next() {
         "{refused}"
     );
     let _ = std::fs::remove_dir_all(twin_dir);
+    // So is a node whose exchange differs (here its open-order limit): it would apply
+    // the group's log to another exchange.
+    let other_dir = data_dir();
+    let mut other = settings(other_dir.clone());
+    other.replication = Some(node(&cluster, "c"));
+    other.engine.max_open_orders += 1;
+    let refused = match Server::start(other).await {
+        Ok(_) => panic!("a node with another configuration joined"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        refused.contains("this node's exchange configuration (pin-v2 "),
+        "{refused}"
+    );
+    assert!(
+        refused.contains(") is not the group's (pin-v2 "),
+        "{refused}"
+    );
+    let _ = std::fs::remove_dir_all(other_dir);
     let dir_a = a.server.state.data_dir.clone();
     let journals = (std::fs::read_dir(&dir_a).expect("data dir"))
         .filter_map(Result::ok)

@@ -239,13 +239,16 @@ async fn a_node_whose_state_differs_from_the_leaders_stops_loudly() {
     let mut first = settings(data_dir());
     first.replication = Some(with_checkpoints("a"));
     let a = Exchange::with(first).await;
-    // b's engine is not a's: one limit differs, and the state hash covers it.
+    // b starts from a snapshot of another history (the same exchange run on its own, with
+    // one order more than a's provisioning): its state is not a's at any command number.
     let dir_b = data_dir();
-    std::fs::create_dir_all(&dir_b).expect("dir");
+    let apart = Exchange::with(settings(dir_b.clone())).await;
+    let (status, answer) = place(&apart.base, &apart.trader.key, 150).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    apart.server.stop().await.expect("stops with a snapshot");
     let keys = a.server.state.data_dir.join(KEY_STORE);
     std::fs::copy(keys, dir_b.join(KEY_STORE)).expect("shared keys");
     let mut second = settings(dir_b.clone());
-    second.engine.max_open_orders += 1;
     second.replication = Some(with_checkpoints("b"));
     let mut b = matchbook_rest::Server::start(second)
         .await
