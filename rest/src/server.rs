@@ -187,16 +187,16 @@ impl Server {
             keep_snapshots: settings.keep_snapshots,
         };
         let started = std::time::Instant::now();
+        let limits = settings.history_limits;
         let recovered = crate::durability::recover(
             &settings.data_dir,
             options,
             settings.replication.as_ref(),
             move || {
                 let instruments = fresh.instruments().len();
-                (
-                    fresh,
-                    MarketData::new(instruments, MarketDataConfig::default()),
-                )
+                let mut market = MarketData::new(instruments, MarketDataConfig::default());
+                market.set_history_limits(limits);
+                (fresh, market)
             },
         )?;
         let Recovery {

@@ -71,6 +71,28 @@ impl Default for MarketDataConfig {
     }
 }
 
+/// Most records history keeps whatever their age: a bound on its memory where the
+/// retention window alone allows any amount (order entry is not rate-limited). Past it
+/// the oldest go first (an open order is kept until it ends). A host setting, not part of
+/// snapshots: restored market data takes the limits of the host that restores it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryLimits {
+    /// Order records (about 280 bytes each).
+    pub orders: usize,
+    /// Trade records (about 200 bytes each).
+    pub trades: usize,
+}
+
+impl Default for HistoryLimits {
+    /// No limit: the retention window alone (spec 4.2, 4.3).
+    fn default() -> Self {
+        Self {
+            orders: usize::MAX,
+            trades: usize::MAX,
+        }
+    }
+}
+
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct InstrumentData {
     candles: Vec<CandleSeries>,
@@ -144,6 +166,8 @@ pub struct MarketData {
         default
     )]
     order_terms: OrderTermsStore,
+    #[serde(skip)]
+    limits: HistoryLimits,
 }
 
 fn on() -> bool {
@@ -173,6 +197,25 @@ impl MarketData {
             futures: FuturesHistory::default(),
             on: true,
             order_terms: OrderTermsStore::default(),
+            limits: HistoryLimits::default(),
+        }
+    }
+
+    /// Sets the most records history keeps (and forgets the oldest past them now).
+    pub fn set_history_limits(&mut self, limits: HistoryLimits) {
+        self.limits = limits;
+        self.keep_within_limits();
+    }
+
+    /// The most records history keeps.
+    pub fn history_limits(&self) -> HistoryLimits {
+        self.limits
+    }
+
+    fn keep_within_limits(&mut self) {
+        self.trades.keep_at_most(self.limits.trades);
+        if self.orders.keep_at_most(self.limits.orders) && !self.order_terms.is_empty() {
+            self.order_terms.forget_gone(&self.orders);
         }
     }
 
@@ -209,6 +252,9 @@ impl MarketData {
                 Event::OrderAccepted(a) => {
                     self.orders.accept(a, time, seq);
                     self.instrument(a.instrument, seq);
+                    if self.orders.run_len() > self.limits.orders {
+                        self.keep_within_limits();
+                    }
                 }
                 Event::Trade(t) => {
                     traded_at = Some(time);
@@ -216,6 +262,9 @@ impl MarketData {
                     let trade = TradeRecord::new(t, time, seq);
                     self.orders.fill(&trade);
                     self.trades.push(trade);
+                    if self.trades.len() > self.limits.trades {
+                        self.keep_within_limits();
+                    }
                     let notional = t.price.notional(t.amount).0;
                     if let Some(data) = self.instrument(t.instrument, seq) {
                         for series in &mut data.candles {

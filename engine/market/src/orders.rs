@@ -265,6 +265,38 @@ impl OrderStore {
         }
     }
 
+    /// Forgets the oldest records until at most `most` remain (moving open ones to
+    /// `kept`, as retention does), and the earliest ended of `kept` past as many (orders
+    /// open while their number left the run, then ended: retention alone would keep them
+    /// for its whole window); true if it forgot any.
+    pub fn keep_at_most(&mut self, most: usize) -> bool {
+        if self.records.len() <= most {
+            return false;
+        }
+        while self.kept_ended.len() > most {
+            if let Some((_, id)) = self.kept_ended.pop_front() {
+                self.kept.remove(&id);
+            }
+        }
+        while self.records.len() > most {
+            if let Some(Some(record)) = self.records.pop_front()
+                && record.status == OrderStatus::Open
+            {
+                self.kept.insert(self.first, record);
+            }
+            self.first += 1;
+        }
+        // Read again when next asked.
+        self.front_horizon = None;
+        true
+    }
+
+    /// Length of the retained run of order numbers (records at hand, and the gaps of
+    /// numbers never accepted): what [`OrderStore::keep_at_most`] bounds, in one read.
+    pub fn run_len(&self) -> usize {
+        self.records.len()
+    }
+
     fn forget_records_before(&mut self, horizon: Timestamp) {
         loop {
             match self.records.front() {

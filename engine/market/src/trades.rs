@@ -206,6 +206,18 @@ impl TradeStore {
         self.first_time = self.records.front().map(|r| r.time);
     }
 
+    /// Drops the oldest trades until at most `most` remain.
+    pub fn keep_at_most(&mut self, most: usize) {
+        if self.records.len() <= most {
+            return;
+        }
+        while self.records.len() > most {
+            self.records.pop_front();
+            self.first += 1;
+        }
+        self.first_time = self.records.front().map(|r| r.time);
+    }
+
     /// Checks a decoded store: records numbered consecutively from `first`, and every chain
     /// link pointing back to a trade of the same account or
     /// instrument (walks also stop at a link that does not).

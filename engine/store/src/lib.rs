@@ -212,6 +212,8 @@ pub fn recover_with<L>(
             Err(reason) => report.skipped_snapshots.push((file.path, reason)),
         }
     }
+    // A host setting snapshots do not hold: the restored history keeps the fresh one's.
+    let limits = fresh_market.history_limits();
     let (after, (mut engine, mut market)) = match resumed {
         Some((seq, state)) => {
             report.snapshot_seq = Some(seq);
@@ -219,6 +221,7 @@ pub fn recover_with<L>(
         }
         None => (0, (fresh_engine, fresh_market)),
     };
+    market.set_history_limits(limits);
     let (journal, recovered) = match open_log(after) {
         Ok(opened) => opened,
         // The journal cannot reach back to where the refused snapshots would have started:

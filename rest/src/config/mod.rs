@@ -18,7 +18,7 @@ use serde::Deserialize;
 use crate::keys::Scope;
 
 mod server;
-pub use server::ServerSection;
+pub use server::{DEFAULT_HISTORY_LIMITS, ServerSection};
 
 /// Default public address.
 pub const DEFAULT_BIND: &str = "127.0.0.1:8080";
@@ -145,6 +145,8 @@ pub struct Settings {
     pub stream_buffer: usize,
     /// Interval of the stream heartbeat.
     pub stream_heartbeat: std::time::Duration,
+    /// Most order and trade records history keeps, whatever their age.
+    pub history_limits: matchbook::market::HistoryLimits,
     /// Interval of `MARKET_TICKER` updates.
     pub stream_ticker_interval: std::time::Duration,
     /// `--log`/`--node`: the commands go to the group's replicated log on NATS JetStream
@@ -232,6 +234,7 @@ impl Settings {
             max_book_depth: DEFAULT_MAX_BOOK_DEPTH,
             stream_buffer: crate::streams::DEFAULT_BUFFER,
             stream_heartbeat: crate::streams::DEFAULT_HEARTBEAT,
+            history_limits: DEFAULT_HISTORY_LIMITS,
             stream_ticker_interval: crate::streams::DEFAULT_TICKER_INTERVAL,
             replication: None,
         }

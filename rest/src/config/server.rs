@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use matchbook::journal::SyncPolicy;
+use matchbook::market::HistoryLimits;
 use serde::Deserialize;
 
 use super::{ConfigFileError, Settings, address};
@@ -23,6 +24,13 @@ pub const MAX_CONNECTIONS: usize = 1 << 16;
 pub const MAX_IDLE_SECONDS: u64 = 86_400;
 /// The longest head (and body) deadline and heartbeat interval, in seconds (an hour).
 pub const MAX_DEADLINE_SECONDS: u64 = 3_600;
+
+/// What history keeps at most by default: ten million orders and as many trades, about
+/// 5 GB, a month of the spec's lookups at 300,000 orders a day (more at a quieter pace).
+pub const DEFAULT_HISTORY_LIMITS: HistoryLimits = HistoryLimits {
+    orders: 10_000_000,
+    trades: 10_000_000,
+};
 
 /// `[server]`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -67,6 +75,12 @@ pub struct ServerSection {
     pub stream_buffer: Option<usize>,
     /// Seconds between stream heartbeats (default 10; 1 to [`MAX_DEADLINE_SECONDS`]).
     pub stream_heartbeat_seconds: Option<u64>,
+    /// Order records history keeps at most, the oldest forgotten first (open orders are
+    /// kept); default [`DEFAULT_HISTORY_LIMITS`], at least 1.
+    pub history_max_orders: Option<usize>,
+    /// Trade records history keeps at most, the oldest forgotten first; default
+    /// [`DEFAULT_HISTORY_LIMITS`], at least 1.
+    pub history_max_trades: Option<usize>,
 }
 
 /// `value`, the `[server]` key `name`'s, if it is at least `min` and at most `max` (when
@@ -155,6 +169,11 @@ impl Settings {
         self.max_book_depth = depth.unwrap_or(self.max_book_depth);
         let buffer = optional("stream_buffer", s.stream_buffer, 1, Some(MAX_STREAM_BUFFER))?;
         self.stream_buffer = buffer.unwrap_or(self.stream_buffer);
+        let limits = &mut self.history_limits;
+        let orders = optional("history_max_orders", s.history_max_orders, 1, None)?;
+        limits.orders = orders.unwrap_or(limits.orders);
+        let trades = optional("history_max_trades", s.history_max_trades, 1, None)?;
+        limits.trades = trades.unwrap_or(limits.trades);
         Ok(())
     }
 
@@ -211,6 +230,8 @@ mod tests {
             format!("max_connections_per_address = {}", MAX_CONNECTIONS + 1),
             "keep_snapshots = 0".to_owned(),
             "max_order_book_depth = 0".to_owned(),
+            "history_max_orders = 0".to_owned(),
+            "history_max_trades = 0".to_owned(),
         ];
         for line in refused {
             let key = line.split(' ').next().unwrap_or_default();
