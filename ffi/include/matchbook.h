@@ -1003,6 +1003,18 @@ mb_status mb_config_set_max_open_orders(mb_config *config, uint32_t max);
 // Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_set_market_data(mb_config *config, uint8_t on);
 
+// Sets the most order and trade records the market data of engines and runtimes created
+// from this definition keeps (0: no limit, the default): past a limit the oldest go
+// first, whatever their age (open orders stay until they end), so a long run's history
+// holds its memory at about 280 bytes an order and 200 a trade kept.
+//
+// # Safety
+// `config` live.
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_status mb_config_set_history_limits(mb_config *config, uint64_t max_orders, uint64_t max_trades);
+
 // Sets the time (ns since the epoch) a single-threaded engine provisions its holders at
 // (default 0). Set it near the times you will submit: futures funding clocks start at
 // the first command, and a later jump runs every funding period in between.

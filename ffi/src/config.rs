@@ -5,6 +5,7 @@
 use std::ffi::c_char;
 
 use matchbook::Engine;
+use matchbook::market::{HistoryLimits, MarketData, MarketDataConfig};
 use matchbook_config::{
     AccountConfig, CurrencyConfig, Exchange, FeeGroupConfig, FeeTierConfig, FuturesConfig,
     HolderConfig, InstrumentConfig,
@@ -19,9 +20,18 @@ pub struct MbConfig {
     pub(crate) exchange: Exchange,
     pub(crate) market_data: bool,
     pub(crate) start_time_ns: i64,
+    pub(crate) history_limits: HistoryLimits,
 }
 
 impl MbConfig {
+    /// Fresh market data for an engine of `instruments` instruments, with this
+    /// definition's history limits.
+    pub(crate) fn new_market(&self, instruments: usize) -> MarketData {
+        let mut market = MarketData::new(instruments, MarketDataConfig::default());
+        market.set_history_limits(self.history_limits);
+        market
+    }
+
     /// The engine this definition describes (holders not yet provisioned).
     pub(crate) fn engine(&self) -> Result<Engine, MbStatus> {
         let config = self
@@ -120,6 +130,7 @@ pub unsafe extern "C" fn mb_config_new_demo(out_config: *mut *mut MbConfig) -> M
                 exchange: Exchange::default(),
                 market_data: true,
                 start_time_ns: 0,
+                history_limits: HistoryLimits::default(),
             },
             out_config,
         )
@@ -159,6 +170,7 @@ pub unsafe extern "C" fn mb_config_parse(
                 exchange,
                 market_data: true,
                 start_time_ns: 0,
+                history_limits: HistoryLimits::default(),
             },
             out_config,
         )
@@ -442,6 +454,35 @@ pub unsafe extern "C" fn mb_config_set_max_open_orders(
 pub unsafe extern "C" fn mb_config_set_market_data(config: *mut MbConfig, on: u8) -> MbStatus {
     guard(|| {
         config_mut(config)?.market_data = on != 0;
+        Ok(())
+    })
+}
+
+/// Sets the most order and trade records the market data of engines and runtimes created
+/// from this definition keeps (0: no limit, the default): past a limit the oldest go
+/// first, whatever their age (open orders stay until they end), so a long run's history
+/// holds its memory at about 280 bytes an order and 200 a trade kept.
+///
+/// # Safety
+/// `config` live.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_config_set_history_limits(
+    config: *mut MbConfig,
+    max_orders: u64,
+    max_trades: u64,
+) -> MbStatus {
+    guard(|| {
+        let most = |n: u64| match n {
+            0 => usize::MAX,
+            n => usize::try_from(n).unwrap_or(usize::MAX),
+        };
+        config_mut(config)?.history_limits = HistoryLimits {
+            orders: most(max_orders),
+            trades: most(max_trades),
+        };
         Ok(())
     })
 }

@@ -1,7 +1,7 @@
 //! `mb_engine`: the single-threaded handle (the fastest path: commands applied in the
 //! caller's thread, no queue, no lock). Create, free, submit, poll events, and every query.
 
-use matchbook::market::{MarketData, MarketDataConfig};
+use matchbook::market::MarketData;
 use matchbook::store::Host;
 use matchbook::{Engine, Timestamp};
 
@@ -41,9 +41,8 @@ impl MbEngine {
             &mut sink,
         )
         .map_err(|e| fail(MbStatus::InvalidConfig, e.to_string()))?;
-        let mut market = config
-            .market_data
-            .then(|| MarketData::new(engine.instruments().len(), MarketDataConfig::default()));
+        let mut market =
+            (config.market_data).then(|| config.new_market(engine.instruments().len()));
         if let Some(m) = market.as_mut() {
             m.on_events(&sink);
         }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender};
-use matchbook::market::{MarketData, MarketDataConfig};
+use matchbook::market::MarketData;
 use matchbook::runtime::{
     Clock, DEFAULT_QUEUE_CAPACITY, ManualClock, OffsetClock, Outcome, Runtime, RuntimeHandle,
 };
@@ -85,7 +85,7 @@ impl MbRuntime {
         };
         let instruments = engine.instruments().len();
         let market = if config.market_data {
-            MarketData::new(instruments, MarketDataConfig::default())
+            config.new_market(instruments)
         } else {
             MarketData::off(instruments)
         };

@@ -11,7 +11,9 @@ mod common;
 use std::ptr::{null, null_mut};
 
 use common::{DEFINITION, START};
-use matchbook_ffi::config::{mb_config_free, mb_config_parse, mb_config_set_start_time};
+use matchbook_ffi::config::{
+    mb_config_free, mb_config_parse, mb_config_set_history_limits, mb_config_set_start_time,
+};
 use matchbook_ffi::directory::{
     MbAccountInfo, MbInstrumentInfo, mb_engine_accounts, mb_engine_fees_collected,
     mb_engine_instrument_info,
@@ -43,6 +45,11 @@ struct World {
 }
 
 fn world() -> World {
+    world_with(|_| {})
+}
+
+/// A world whose definition `adjust` changed before the engine is made of it.
+fn world_with(adjust: impl FnOnce(*mut matchbook_ffi::config::MbConfig)) -> World {
     let mut config = null_mut();
     let mut engine = null_mut();
     let (mut holder, mut maker, mut taker, mut btc_eur) = (0, 0, 0, 0);
@@ -53,6 +60,7 @@ fn world() -> World {
             MbStatus::Ok
         );
         mb_config_set_start_time(config, START);
+        adjust(config);
         assert_eq!(mb_engine_new(config, &mut engine), MbStatus::Ok);
         mb_config_free(config);
         let r = mb_engine_refdata(engine);
@@ -337,6 +345,69 @@ fn accounts_instruments_and_the_fee_account() {
             fees[..len].iter().filter(|&&f| f > 0).count() == 2,
             "both sides paid: {:?}",
             &fees[..len]
+        );
+        mb_engine_free(w.engine);
+    }
+}
+
+/// A definition's history limits: orders placed and cancelled past the limit leave the
+/// newest records and the one still open; an older one is not found. NULL is refused.
+#[test]
+fn history_limits_keep_the_newest_orders_and_the_open_one() {
+    // SAFETY: the definition is live while adjusted.
+    let w = world_with(|config| unsafe {
+        assert_eq!(mb_config_set_history_limits(config, 5, 0), MbStatus::Ok);
+    });
+    let gtc = MbTimeInForce::GoodTillCancelled;
+    let (s, open) = place(&w, START, w.taker, MbSide::Buy, 5_000_000, 1_000, gtc);
+    assert_eq!(s, MbStatus::Ok);
+    let mut ended = Vec::new();
+    for i in 1..=20 {
+        let (s, order) = place(
+            &w,
+            START + i,
+            w.taker,
+            MbSide::Buy,
+            5_000_000 + i,
+            1_000,
+            gtc,
+        );
+        assert_eq!(s, MbStatus::Ok);
+        // SAFETY: live engine.
+        let s = unsafe { mb_engine_cancel(w.engine, START + i, w.taker, order) };
+        assert_eq!(s, MbStatus::Ok);
+        ended.push(order.id);
+    }
+    let mut page = [zeroed::<MbOrderRecord>(); 50];
+    let (mut len, mut next) = (0usize, 0u64);
+    // SAFETY: live engine, a buffer of the size given.
+    let s = unsafe {
+        mb_engine_order_history(
+            w.engine,
+            w.taker,
+            0,
+            page.as_mut_ptr(),
+            50,
+            &mut len,
+            &mut next,
+        )
+    };
+    assert_eq!((s, next), (MbStatus::Ok, 0));
+    let kept: Vec<u64> = page[..len].iter().map(|r| r.order.id).collect();
+    assert!(kept.contains(&open.id), "the open order: {kept:?}");
+    assert!(
+        ended[16..].iter().all(|id| kept.contains(id)),
+        "the newest: {kept:?}"
+    );
+    assert!(len <= 6, "{kept:?}");
+    let mut record = zeroed::<MbOrderRecord>();
+    // SAFETY: live engine, writable record; a NULL definition.
+    unsafe {
+        let old = mb_engine_order_record(w.engine, w.taker, ended[0], &mut record);
+        assert_eq!(old, MbStatus::OrderNotFound);
+        assert_eq!(
+            mb_config_set_history_limits(null_mut(), 1, 1),
+            MbStatus::NullArgument
         );
         mb_engine_free(w.engine);
     }

@@ -265,6 +265,20 @@ class Engine:
         """Writes a snapshot of a durable engine now; returns the file's path."""
         return self._native.snapshot()
 
+    def set_history_limits(self, *, orders: int | None = None, trades: int | None = None) -> None:
+        """Bounds what market data keeps: at most ``orders`` order records and ``trades``
+        trade records (``None``: no limit, the default), the oldest forgotten first whatever
+        their age (open orders stay until they end). About 280 bytes an order and 200 a
+        trade: a long backtest's history stays within its limits. Not saved with a durable
+        engine: set it again after :meth:`open`."""
+        for name, value in (("orders", orders), ("trades", trades)):
+            whole = isinstance(value, _numbers.Integral) and not isinstance(value, bool)
+            if value is not None and not (whole and value >= 1):
+                raise InvalidArgument(9003, "INVALID_ARGUMENT",
+                                      f"{name} {value!r}: an int of at least 1, or None")
+        self._native.set_history_limits(
+            None if orders is None else int(orders), None if trades is None else int(trades))
+
     @property
     def data_dir(self) -> str | None:
         """The data directory of a durable engine (``None``: in memory only)."""

@@ -200,4 +200,29 @@ impl NativeEngine {
         }
         Ok(list)
     }
+
+    /// Sets the most order and trade records history keeps (`None`: no limit); past a
+    /// limit the oldest go first, whatever their age (open orders stay until they end).
+    #[pyo3(signature = (orders = None, trades = None))]
+    fn set_history_limits(
+        &mut self,
+        py: Python<'_>,
+        orders: Option<u64>,
+        trades: Option<u64>,
+    ) -> PyResult<()> {
+        let most = |n: Option<u64>, name: &str| match n {
+            None => Ok(usize::MAX),
+            Some(0) => Err(invalid(py, format!("{name}: at least 1 (None: no limit)"))),
+            Some(n) => Ok(usize::try_from(n).unwrap_or(usize::MAX)),
+        };
+        let limits = matchbook::market::HistoryLimits {
+            orders: most(orders, "orders")?,
+            trades: most(trades, "trades")?,
+        };
+        self.market_data(py)?;
+        if let Some(market) = self.core.market.as_mut() {
+            market.set_history_limits(limits);
+        }
+        Ok(())
+    }
 }

@@ -84,3 +84,31 @@ def test_the_fee_account_holds_what_both_sides_paid(
     fees = engine.fees_collected()
     assert fees["BTC"] > 0, "the taker paid in BTC"
     assert fees["EUR"] > 0, "the maker paid in EUR"
+
+
+def test_history_limits_keep_the_newest_orders_and_trades_and_the_open_ones(
+    engine: matchbook.Engine, maker: int, taker: int
+) -> None:
+    engine.set_history_limits(orders=5, trades=3)
+    resting = engine.place_order(START, taker, "BTC_EUR", "BUY", "0.01", price="50000")
+    ended = []
+    for i in range(20):
+        order = engine.place_order(START + i, taker, "BTC_EUR", "BUY", "0.01", price=40000 + i)
+        engine.cancel_order(START + i, taker, order)
+        ended.append(order)
+    for i in range(6):
+        engine.place_order(START + 30, maker, "BTC_EUR", "SELL", "0.001", price="60000")
+        engine.place_order(START + 30, taker, "BTC_EUR", "BUY", "0.001", price="60000",
+                           time_in_force="IMMEDIATE_OR_CANCELLED")
+    records, _ = engine.order_page(taker, None, limit=100)
+    kept = [r["handle"] for r in records]
+    assert resting in kept, "the open order stays"
+    assert ended[0] not in kept and len(kept) <= 6
+    with pytest.raises(matchbook.OrderNotFound):
+        engine.order_history(taker, ended[0])
+    trades = [t for r in records for t in engine.order_trades(taker, r["handle"])]
+    assert len(trades) == 3, "the newest three trades"
+    for bad in (0, -1, 1.5, True, "5"):
+        with pytest.raises(matchbook.InvalidArgument):
+            engine.set_history_limits(orders=bad)  # type: ignore[arg-type]
+    engine.set_history_limits()  # no limit again
