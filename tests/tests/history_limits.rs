@@ -2,12 +2,13 @@
 //! event stream: the limited market data keeps exactly the newest trades and the newest
 //! run of order numbers, every order still open wherever its number lies, and nothing it
 //! keeps differs from the unlimited copy; it never holds more than twice its limit beside
-//! the orders open at the time, while the unlimited one grows with the stream. Limits survive a snapshot and a restart (the
+//! the orders open at the time, while the unlimited one grows with the stream; its 24-hour
+//! ticker covers the day's newest trades up to the limit. Limits survive a snapshot and a restart (the
 //! restoring host's apply).
 
 use matchbook::market::{HistoryLimits, MarketData, MarketDataConfig};
 use matchbook::{AccountId, Event, EventRecord, Timestamp, TradeId};
-use matchbook_bench::workload::{self, EXCHANGE_CORE};
+use matchbook_bench::workload::{self, EXCHANGE_CORE, INSTRUMENT};
 
 const LIMITS: HistoryLimits = HistoryLimits {
     orders: 500,
@@ -113,6 +114,20 @@ fn limited_history_keeps_the_newest_and_the_open_and_stays_near_its_limit() {
         r.accepted.len()
     );
     check_against_unlimited(&r, &r.limited);
+    let now = r.engine.now();
+    let ticker = |m: &MarketData| m.ticker(INSTRUMENT, now).expect("ticker").stats;
+    let (limited, full) = (ticker(&r.limited), ticker(&r.unlimited));
+    assert!(
+        full.trades > LIMITS.trades,
+        "{} trades in the day",
+        full.trades
+    );
+    assert_eq!(
+        limited.trades, LIMITS.trades,
+        "the day's newest trades only"
+    );
+    assert_eq!(limited.last, full.last);
+    assert!(limited.base_volume < full.base_volume);
     assert!(
         r.peak <= 2 * LIMITS.orders,
         "{} orders held beyond the open",

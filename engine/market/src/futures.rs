@@ -1,8 +1,10 @@
 //! Futures history from the event stream: funding payments per account (spec 2.14), the
 //! settled funding rates of each instrument, closed positions (positions history) and the
-//! trades of each position.
+//! trades of each position. Under history limits ([`crate::HistoryLimits`]) a position's
+//! trades go with the trades history keeps, and closed positions past the trade limit go
+//! earliest closed first, with their trades and owner.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use matchbook_core::fixed::Price;
 use matchbook_core::hashing::IdBuildHasher;
@@ -72,12 +74,24 @@ pub struct FuturesHistory {
     rates: BTreeMap<InstrumentId, Vec<SettledRate>>,
     #[serde(with = "matchbook_core::persist::sorted_map")]
     open: HashMap<(AccountId, InstrumentId), PositionRecord, IdBuildHasher>,
-    closed: BTreeMap<AccountId, Vec<PositionRecord>>,
+    /// Each account's closed positions in the order they closed (encoded as a sequence,
+    /// as a `Vec` was).
+    closed: BTreeMap<AccountId, VecDeque<PositionRecord>>,
     #[serde(with = "matchbook_core::persist::sorted_map")]
     trades: HashMap<u64, Vec<TradeId>, IdBuildHasher>,
     /// Owner of every position number seen, for lookups by number alone.
     #[serde(with = "matchbook_core::persist::sorted_map")]
     owners: HashMap<u64, AccountId, IdBuildHasher>,
+    /// Every closed position by (close time, number, account): the order limits forget
+    /// them in, the same on a node that ran the events and one restored from a snapshot.
+    /// Built from `closed` when first needed (`indexed`).
+    #[serde(skip)]
+    closed_order: BTreeSet<(Timestamp, u64, AccountId)>,
+    #[serde(skip)]
+    indexed: bool,
+    /// Trades before this number are no longer kept: a position's list drops them.
+    #[serde(skip)]
+    oldest_trade: u64,
 }
 
 impl FuturesHistory {
@@ -103,13 +117,10 @@ impl FuturesHistory {
         {
             // Flipped: the old one closed at this change.
             self.open.remove(&key);
-            self.closed
-                .entry(account)
-                .or_default()
-                .push(PositionRecord {
-                    closed: time,
-                    ..current
-                });
+            self.note_closed(PositionRecord {
+                closed: time,
+                ..current
+            });
         }
         if position_id == 0 {
             return;
@@ -131,16 +142,63 @@ impl FuturesHistory {
         if size != 0 {
             record.entry_price = entry_price;
         }
+        let done = (size == 0).then_some(PositionRecord {
+            closed: time,
+            ..*record
+        });
         if let Some(trade) = trade {
-            self.trades.entry(position_id).or_default().push(trade);
+            let (list, oldest) = (
+                self.trades.entry(position_id).or_default(),
+                self.oldest_trade,
+            );
+            let gone = list.iter().take_while(|t| t.0 < oldest).count();
+            list.drain(..gone);
+            list.push(trade);
         }
-        if size == 0 {
-            let done = PositionRecord {
-                closed: time,
-                ..*record
-            };
+        if let Some(done) = done {
             self.open.remove(&key);
-            self.closed.entry(account).or_default().push(done);
+            self.note_closed(done);
+        }
+    }
+
+    fn note_closed(&mut self, record: PositionRecord) {
+        if self.indexed {
+            (self.closed_order).insert((record.closed, record.position_id, record.account));
+        }
+        self.closed
+            .entry(record.account)
+            .or_default()
+            .push_back(record);
+    }
+
+    /// Forgets what history no longer keeps: trades before `oldest_trade` from the lists
+    /// of positions (as they next grow), and the earliest closed positions past
+    /// `most_closed`, with their trades and owner.
+    pub fn forget(&mut self, oldest_trade: u64, most_closed: usize) {
+        self.oldest_trade = self.oldest_trade.max(oldest_trade);
+        if !self.indexed {
+            self.closed_order = (self.closed.values().flatten())
+                .map(|p| (p.closed, p.position_id, p.account))
+                .collect();
+            self.indexed = true;
+        }
+        while self.closed_order.len() > most_closed {
+            let Some((time, id, account)) = self.closed_order.pop_first() else {
+                break;
+            };
+            if let Some(list) = self.closed.get_mut(&account) {
+                let at = (list.iter().take_while(|p| p.closed <= time))
+                    .position(|p| p.position_id == id);
+                if let Some(at) = at {
+                    list.remove(at);
+                }
+                if list.is_empty() {
+                    self.closed.remove(&account);
+                }
+            }
+            // A position number is never used again once its position closed.
+            self.trades.remove(&id);
+            self.owners.remove(&id);
         }
     }
 
@@ -223,10 +281,9 @@ impl FuturesHistory {
         limit: usize,
         before: Option<u64>,
     ) -> (Vec<PositionRecord>, Option<u64>) {
-        let list = self.closed.get(&account).map_or(&[][..], |v| v);
         let mut out = Vec::new();
         let mut cursor = None;
-        for p in list.iter().rev() {
+        for p in self.closed.get(&account).into_iter().flatten().rev() {
             if before.is_some_and(|b| p.position_id >= b)
                 || p.closed > to
                 || p.closed < from
@@ -294,5 +351,46 @@ mod tests {
         assert_eq!(closed[0].position_id, 8, "newest first");
         assert!(!closed[0].long);
         assert_eq!(h.position_owner(8), Some(a));
+    }
+
+    /// Closed positions past the limit go earliest closed first with their trades and
+    /// owner, the same on a copy restored from its encoding; a position's list drops the
+    /// trades history no longer keeps as it grows.
+    #[test]
+    fn limits_forget_the_earliest_closed_positions_and_old_trades() {
+        let mut h = FuturesHistory::default();
+        let i = InstrumentId(5);
+        // Positions 1..=4 of four accounts, each opened by trade 2n-1 and closed by 2n.
+        for n in 1..=4u64 {
+            let a = AccountId(n as u32);
+            let (t, open) = (Timestamp(n as i64), Some(TradeId(2 * n - 1)));
+            h.on_position(a, i, n, 1, Price(100), 0, t, open);
+            h.on_position(a, i, n, 0, Price(0), 0, t, Some(TradeId(2 * n)));
+        }
+        let mut restored: FuturesHistory =
+            postcard::from_bytes(&postcard::to_stdvec(&h).expect("encodes")).expect("decodes");
+        for copy in [&mut h, &mut restored] {
+            copy.forget(7, 2);
+            let closed = |n: u32| {
+                let a = AccountId(n);
+                copy.closed_positions(a, Timestamp(0), Timestamp(9), None, 9, None)
+                    .0
+                    .len()
+            };
+            assert_eq!([closed(1), closed(2), closed(3), closed(4)], [0, 0, 1, 1]);
+            assert_eq!(
+                (copy.position_owner(2), copy.position_trades(2)),
+                (None, &[][..])
+            );
+            assert_eq!(copy.position_owner(3), Some(AccountId(3)));
+        }
+        // An open position's list drops trades before the oldest kept as it grows.
+        let a = AccountId(9);
+        h.on_position(a, i, 9, 1, Price(100), 0, Timestamp(10), Some(TradeId(8)));
+        h.on_position(a, i, 9, 2, Price(100), 0, Timestamp(10), Some(TradeId(10)));
+        assert_eq!(h.position_trades(9), &[TradeId(8), TradeId(10)]);
+        h.forget(10, 2);
+        h.on_position(a, i, 9, 3, Price(100), 0, Timestamp(11), Some(TradeId(11)));
+        assert_eq!(h.position_trades(9), &[TradeId(10), TradeId(11)]);
     }
 }

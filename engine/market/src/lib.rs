@@ -214,6 +214,7 @@ impl MarketData {
 
     fn keep_within_limits(&mut self) {
         self.trades.keep_at_most(self.limits.trades);
+        (self.futures).forget(self.trades.first_retained(), self.limits.trades);
         if self.orders.keep_at_most(self.limits.orders) && !self.order_terms.is_empty() {
             self.order_terms.forget_gone(&self.orders);
         }
@@ -265,12 +266,16 @@ impl MarketData {
                     if self.trades.len() > self.limits.trades {
                         self.keep_within_limits();
                     }
-                    let notional = t.price.notional(t.amount).0;
+                    let (notional, most_trades) =
+                        (t.price.notional(t.amount).0, self.limits.trades);
                     if let Some(data) = self.instrument(t.instrument, seq) {
                         for series in &mut data.candles {
                             series.on_trade(time, seq, t.price.0, t.amount.0, notional);
                         }
                         data.window.on_trade(time, t.price.0, t.amount.0, notional);
+                        if data.window.len() > most_trades {
+                            data.window.keep_at_most(most_trades);
+                        }
                         data.last_trade = Some(t.price.0);
                         data.observe(time, true);
                     }
@@ -389,6 +394,9 @@ impl MarketData {
             let horizon = Timestamp(time.0 - self.config.trade_retention_days * DAY);
             self.trades.forget_before(horizon);
             self.orders.forget_before(horizon);
+            if self.limits.trades != usize::MAX {
+                (self.futures).forget(self.trades.first_retained(), self.limits.trades);
+            }
             if !self.order_terms.is_empty() {
                 self.order_terms.forget_gone(&self.orders);
             }

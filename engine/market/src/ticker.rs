@@ -107,6 +107,34 @@ impl RollingWindow {
         }
     }
 
+    /// Fills in the window.
+    pub fn len(&self) -> usize {
+        self.fills.len()
+    }
+
+    /// True when the window holds no fill.
+    pub fn is_empty(&self) -> bool {
+        self.fills.is_empty()
+    }
+
+    /// Forgets the oldest fills until at most `most` remain: under a history limit the
+    /// statistics cover the newest `most` trades of the 24 hours (a flood of trades
+    /// cannot grow the window without bound).
+    pub fn keep_at_most(&mut self, most: usize) {
+        if self.fills.len() <= most {
+            return;
+        }
+        let gone = self.fills.len() - most;
+        self.fills.drain(..gone);
+        self.oldest_time = None;
+        let oldest = self.next_number - self.fills.len() as u64;
+        for queue in [&mut self.highs, &mut self.lows] {
+            while queue.front().is_some_and(|&(n, _)| n < oldest) {
+                queue.pop_front();
+            }
+        }
+    }
+
     /// Checks a decoded window: fills numbered consecutively up to `next_number` in time
     /// order, running sums that chain from fill to fill, and high/low queues naming
     /// retained fills in order.
@@ -243,5 +271,28 @@ mod tests {
                 prop_assert_eq!(got.trades, inside.len());
             }
         }
+    }
+
+    /// A window cut to its newest fills answers as a window fed only those, and still
+    /// passes the load check.
+    #[test]
+    fn a_window_cut_to_its_newest_fills_answers_for_them() {
+        let trades: Vec<(i64, i64)> = (0..40i64)
+            .map(|i| (i * 1_000, 100 + (i * 37) % 23))
+            .collect();
+        let (mut cut, mut newest) = (RollingWindow::default(), RollingWindow::default());
+        for (i, &(t, p)) in trades.iter().enumerate() {
+            cut.on_trade(Timestamp(t), p, 2, i128::from(2 * p));
+            cut.keep_at_most(7);
+            if i >= trades.len() - 7 {
+                newest.on_trade(Timestamp(t), p, 2, i128::from(2 * p));
+            }
+        }
+        assert_eq!(cut.len(), 7);
+        assert_eq!(cut.check(), Ok(()));
+        let now = Timestamp(40_000);
+        let (got, want) = (cut.stats(now), newest.stats(now));
+        assert_eq!(got, want);
+        assert_eq!((got.trades, got.base_volume), (7, 14));
     }
 }

@@ -206,6 +206,11 @@ impl TradeStore {
         self.first_time = self.records.front().map(|r| r.time);
     }
 
+    /// Number of the oldest trade kept (the next one's when none is).
+    pub fn first_retained(&self) -> u64 {
+        self.first
+    }
+
     /// Drops the oldest trades until at most `most` remain.
     pub fn keep_at_most(&mut self, most: usize) {
         if self.records.len() <= most {
