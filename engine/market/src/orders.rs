@@ -205,6 +205,12 @@ pub struct OrderStore {
     /// Each account's newest order number; older ones chain through
     /// `OrderRecord::previous_of_account`.
     newest_of_account: Vec<Option<u64>>,
+    /// Numbers up to this one left the records under a count limit
+    /// ([`OrderStore::keep_at_most`]): one of them kept while open is forgotten as it
+    /// ends (under a limit, ended orders outside the newest are not kept). A host's
+    /// setting, so not saved: a restored store keeps such orders by time until it cuts.
+    #[serde(skip)]
+    count_cut: u64,
 }
 
 impl OrderStore {
@@ -266,17 +272,11 @@ impl OrderStore {
     }
 
     /// Forgets the oldest records until at most `most` remain (moving open ones to
-    /// `kept`, as retention does), and the earliest ended of `kept` past as many (orders
-    /// open while their number left the run, then ended: retention alone would keep them
-    /// for its whole window); true if it forgot any.
+    /// `kept`, as retention does, where each stays until it ends: see `count_cut`); true
+    /// if it forgot any.
     pub fn keep_at_most(&mut self, most: usize) -> bool {
         if self.records.len() <= most {
             return false;
-        }
-        while self.kept_ended.len() > most {
-            if let Some((_, id)) = self.kept_ended.pop_front() {
-                self.kept.remove(&id);
-            }
         }
         while self.records.len() > most {
             if let Some(Some(record)) = self.records.pop_front()
@@ -284,6 +284,7 @@ impl OrderStore {
             {
                 self.kept.insert(self.first, record);
             }
+            self.count_cut = self.first;
             self.first += 1;
         }
         // Read again when next asked.
@@ -324,10 +325,15 @@ impl OrderStore {
         };
     }
 
-    /// Notes that an order ended: one in `kept` is then forgotten by its end time.
+    /// Notes that an order ended: one in `kept` is then forgotten by its end time, or at
+    /// once if a count limit cut its number.
     fn ended(&mut self, id: u64, time: Timestamp) {
         if id < self.first && self.kept.contains_key(&id) {
-            self.kept_ended.push_back((time, id));
+            if id <= self.count_cut {
+                self.kept.remove(&id);
+            } else {
+                self.kept_ended.push_back((time, id));
+            }
         }
     }
 

@@ -71,11 +71,48 @@ fn retention_passes_over_open_orders_and_keeps_them_until_they_end() {
     assert_eq!(listed, vec![4]);
 }
 
+/// Under a count limit an order open when its number was cut stays until it ends, then
+/// goes at once (retention alone would keep it for its window); one the cut did not reach
+/// ends into the record as usual.
+#[test]
+fn a_count_cut_keeps_open_orders_until_they_end() {
+    let mut store = OrderStore::default();
+    for id in 1..=5 {
+        store.accept(accepted(id, 1), Timestamp(id as i64), id);
+    }
+    store.cancel(2, CancelReason::Requested, Timestamp(6), 6);
+    assert!(store.keep_at_most(2));
+    assert_eq!(store.run_len(), 2);
+    assert!(
+        store.get(AccountId(1), 2).is_none(),
+        "ended before the cut: gone"
+    );
+    for id in [1, 3, 4, 5] {
+        assert!(
+            store.get(AccountId(1), id).is_some(),
+            "open, or within the newest two"
+        );
+    }
+    store.cancel(1, CancelReason::Requested, Timestamp(7), 7);
+    assert!(
+        store.get(AccountId(1), 1).is_none(),
+        "cut, then ended: gone at once"
+    );
+    store.cancel(4, CancelReason::Requested, Timestamp(8), 8);
+    assert_eq!(
+        store.get(AccountId(1), 4).map(|r| r.status),
+        Some(OrderStatus::Cancelled),
+        "within the newest: kept ended"
+    );
+    assert_eq!(store.len(), 3);
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Accept { account: u32 },
     End { pick: usize },
     Forget { back: i64 },
+    Limit { most: usize },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -83,14 +120,16 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (0u32..3).prop_map(|account| Op::Accept { account }),
         3 => any::<usize>().prop_map(|pick| Op::End { pick }),
         1 => (0i64..40).prop_map(|back| Op::Forget { back }),
+        1 => (1usize..12).prop_map(|most| Op::Limit { most }),
     ]
 }
 
 proptest! {
     /// Against a plain list of every order: an open order, and one that ended at or
-    /// after the latest horizon, is always found (by number and in its account's page,
-    /// with its status); anything missing ended before the horizon; pages hold exactly
-    /// the retained orders of the account, also when read in small pages by cursor.
+    /// after the latest horizon with a number a count limit has not cut below, is always
+    /// found (by number and in its account's page, with its status); anything missing
+    /// ended before the horizon or below a cut; pages hold exactly the retained orders of
+    /// the account, also when read in small pages by cursor.
     #[test]
     fn retention_never_loses_an_order_it_must_keep(
         ops in prop::collection::vec(op(), 1..200),
@@ -100,6 +139,8 @@ proptest! {
         // Per order number: account and the time it ended.
         let mut model: Vec<(u32, Option<i64>)> = Vec::new();
         let mut horizon = i64::MIN;
+        // Numbers up to this one left the run under a count limit.
+        let mut cut = 0u64;
         for (step, op) in ops.into_iter().enumerate() {
             let now = step as i64;
             match op {
@@ -122,10 +163,15 @@ proptest! {
                     horizon = horizon.max(now - back);
                     store.forget_before(Timestamp(horizon));
                 }
+                Op::Limit { most } => {
+                    store.keep_at_most(most);
+                    prop_assert!(store.run_len() <= most);
+                    cut = cut.max(model.len().saturating_sub(most) as u64);
+                }
             }
             for (i, &(account, ended)) in model.iter().enumerate() {
                 let id = i as u64 + 1;
-                let must_keep = ended.is_none_or(|t| t >= horizon);
+                let must_keep = ended.is_none_or(|t| t >= horizon && id > cut);
                 let found = store.get(AccountId(account), id);
                 if must_keep {
                     prop_assert!(found.is_some(), "order {} lost", id);
@@ -133,6 +179,7 @@ proptest! {
                 if let Some(r) = found {
                     prop_assert_eq!(r.status == OrderStatus::Open, ended.is_none());
                 }
+
             }
             for account in 0..3u32 {
                 let filter = OrderFilter {
