@@ -9,9 +9,10 @@
 //! the batch, which with `sync_interval: always` on the servers means fsynced on a quorum.
 //! [`LogTail`] is a follower's reader of it, from any command on. [`lease`] elects the one
 //! node that writes: a lease in a JetStream key-value bucket, taken and renewed by
-//! compare-and-set; [`name`] keeps each node's name to one running process. [`member`] runs a node of a group: a follower applying the log to its
-//! runtime (a hot standby) until it takes the lease, then the writer until it loses it,
-//! with state-hash checkpoints compared between nodes; [`node`] holds its settings.
+//! compare-and-set; [`name`] keeps each node's name to one running process. [`member`]
+//! runs a node of a group: a follower applying the log to its runtime (a hot standby)
+//! until it takes the lease, then the writer until it loses it, with state-hash
+//! checkpoints compared between nodes; [`node`] holds its settings.
 //! [`cluster`] runs a NATS cluster on loopback for the tests and `make cluster`.
 #![deny(missing_docs)]
 

@@ -179,7 +179,6 @@ proptest! {
                 if let Some(r) = found {
                     prop_assert_eq!(r.status == OrderStatus::Open, ended.is_none());
                 }
-
             }
             for account in 0..3u32 {
                 let filter = OrderFilter {
