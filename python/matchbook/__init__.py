@@ -516,7 +516,8 @@ class Engine:
         each; scalars are repeated. A column of any numeric dtype is taken if its values
         fit their field as they are (whole ticks and lots; an account past 2**32, a price
         of 100.5 ticks, a float time raise :class:`InvalidArgument`). The loop runs in
-        Rust with the GIL released. Returns
+        Rust with the GIL released, reading the arrays in place: do not write them from
+        another thread during the call (as with numpy's own functions). Returns
         columns ``status`` (0 accepted, else the error code; a fill-or-kill or post-only
         order the book refused has its code and still its ``order_id``), ``order_id`` and
         ``slot``;
