@@ -227,10 +227,8 @@ impl Lease {
     pub fn announce(&mut self, address: &str) -> Result<(), LogError> {
         let key = format!("address.{}", self.config.node);
         let value: bytes::Bytes = address.to_owned().into_bytes().into();
-        (self.runtime.block_on(self.store.put(key, value))).map_err(|e| LogError::Stream {
-            stream: self.config.bucket.clone(),
-            reason: e.to_string(),
-        })?;
+        let put = self.runtime.block_on(self.store.put(key, value));
+        put.map_err(|e| self.bucket_error(e.to_string()))?;
         Ok(())
     }
 

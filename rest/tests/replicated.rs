@@ -21,6 +21,25 @@ use matchbook_rest::server::KEY_STORE;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
+/// The error a node named `name` on a fresh data directory, its settings changed by
+/// `adjust`, is refused start with.
+async fn refused_start(
+    cluster: &NatsCluster,
+    name: &str,
+    adjust: impl FnOnce(&mut matchbook_rest::config::Settings),
+) -> String {
+    let dir = data_dir();
+    let mut config = settings(dir.clone());
+    config.replication = Some(node(cluster, name));
+    adjust(&mut config);
+    let refused = match Server::start(config).await {
+        Ok(_) => panic!("node {name} started"),
+        Err(e) => e.to_string(),
+    };
+    let _ = std::fs::remove_dir_all(dir);
+    refused
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_on_the_replicated_log_hands_every_command_to_the_next() {
     let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-replicated");
@@ -43,28 +62,14 @@ async fn a_node_on_the_replicated_log_hands_every_command_to_the_next() {
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     // A second process started with the same `--node` is refused while the first runs.
-    let twin_dir = data_dir();
-    let mut twin = settings(twin_dir.clone());
-    twin.replication = Some(node(&cluster, "a"));
-    let refused = match Server::start(twin).await {
-        Ok(_) => panic!("a second node named a started"),
-        Err(e) => e.to_string(),
-    };
+    let refused = refused_start(&cluster, "a", |_| {}).await;
     assert!(
         refused.contains("\"a\" is held by another running process"),
         "{refused}"
     );
-    let _ = std::fs::remove_dir_all(twin_dir);
     // So is a node whose exchange differs (here its open-order limit): it would apply
     // the group's log to another exchange.
-    let other_dir = data_dir();
-    let mut other = settings(other_dir.clone());
-    other.replication = Some(node(&cluster, "c"));
-    other.engine.max_open_orders += 1;
-    let refused = match Server::start(other).await {
-        Ok(_) => panic!("a node with another configuration joined"),
-        Err(e) => e.to_string(),
-    };
+    let refused = refused_start(&cluster, "c", |s| s.engine.max_open_orders += 1).await;
     assert!(
         refused.contains("this node's exchange configuration (pin-v2 "),
         "{refused}"
@@ -73,7 +78,6 @@ async fn a_node_on_the_replicated_log_hands_every_command_to_the_next() {
         refused.contains(") is not the group's (pin-v2 "),
         "{refused}"
     );
-    let _ = std::fs::remove_dir_all(other_dir);
     let dir_a = a.server.state.data_dir.clone();
     let journals = (std::fs::read_dir(&dir_a).expect("data dir"))
         .filter_map(Result::ok)

@@ -212,9 +212,17 @@ impl MarketData {
         self.limits
     }
 
+    /// Futures history follows the trade limit (without one it keeps everything, as
+    /// before limits, and builds no index of closed positions).
+    fn forget_futures(&mut self) {
+        if self.limits.trades != usize::MAX {
+            (self.futures).forget(self.trades.first_retained(), self.limits.trades);
+        }
+    }
+
     fn keep_within_limits(&mut self) {
         self.trades.keep_at_most(self.limits.trades);
-        (self.futures).forget(self.trades.first_retained(), self.limits.trades);
+        self.forget_futures();
         if self.orders.keep_at_most(self.limits.orders) && !self.order_terms.is_empty() {
             self.order_terms.forget_gone(&self.orders);
         }
@@ -394,9 +402,7 @@ impl MarketData {
             let horizon = Timestamp(time.0 - self.config.trade_retention_days * DAY);
             self.trades.forget_before(horizon);
             self.orders.forget_before(horizon);
-            if self.limits.trades != usize::MAX {
-                (self.futures).forget(self.trades.first_retained(), self.limits.trades);
-            }
+            self.forget_futures();
             if !self.order_terms.is_empty() {
                 self.order_terms.forget_gone(&self.orders);
             }
