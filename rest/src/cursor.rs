@@ -1,15 +1,17 @@
-//! Opaque, tamper-evident page cursors: the position (a record number) bound to the query
-//! kind and the account, signed with HMAC-SHA-256 under a per-process key. A cursor edited,
+//! Opaque, tamper-evident page cursors: the position (a record number, or a wider key such
+//! as a closed position's close time and number) bound to the query kind and the account, signed with HMAC-SHA-256 under a per-process key. A cursor edited,
 //! forged, or taken from another account or endpoint is `INVALID_CURSOR`.
 
 use hmac::{Hmac, Mac};
+use matchbook::Timestamp;
+use matchbook::market::futures::ClosedKey;
 use matchbook::market::query::QueryError;
 use sha2::Sha256;
 
 use crate::error::ApiError;
 
 const TAG_LEN: usize = 16;
-const PAYLOAD_LEN: usize = 13;
+const PAYLOAD_LEN: usize = 21;
 
 /// Which listing a cursor belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,11 +58,11 @@ impl CursorSigner {
     }
 
     /// The cursor text for `position` in `kind` of `account`.
-    pub fn encode(&self, kind: CursorKind, account: u32, position: u64) -> String {
+    pub fn encode(&self, kind: CursorKind, account: u32, position: u128) -> String {
         let mut payload = [0u8; PAYLOAD_LEN];
         payload[0] = kind as u8;
         payload[1..5].copy_from_slice(&account.to_le_bytes());
-        payload[5..13].copy_from_slice(&position.to_le_bytes());
+        payload[5..].copy_from_slice(&position.to_le_bytes());
         let tag = self.tag(&payload);
         payload
             .iter()
@@ -75,7 +77,7 @@ impl CursorSigner {
         params: &crate::params::Params,
         kind: CursorKind,
         account: u32,
-    ) -> Result<Option<u64>, ApiError> {
+    ) -> Result<Option<u128>, ApiError> {
         params
             .get("cursor")
             .map(|c| self.decode(c, kind, account))
@@ -83,12 +85,17 @@ impl CursorSigner {
     }
 
     /// The cursor of the next page, when another page follows.
-    pub fn next_page(&self, kind: CursorKind, account: u32, next: Option<u64>) -> Option<String> {
-        next.map(|next| self.encode(kind, account, next))
+    pub fn next_page(
+        &self,
+        kind: CursorKind,
+        account: u32,
+        next: Option<impl Into<u128>>,
+    ) -> Option<String> {
+        next.map(|next| self.encode(kind, account, next.into()))
     }
 
     /// The position inside a cursor, if it is genuine and belongs to `kind` and `account`.
-    pub fn decode(&self, text: &str, kind: CursorKind, account: u32) -> Result<u64, ApiError> {
+    pub fn decode(&self, text: &str, kind: CursorKind, account: u32) -> Result<u128, ApiError> {
         let invalid = || ApiError::Query(QueryError::InvalidCursor);
         if text.len() != 2 * (PAYLOAD_LEN + TAG_LEN) || !text.is_ascii() {
             return Err(invalid());
@@ -106,10 +113,27 @@ impl CursorSigner {
         if payload[0] != kind as u8 || u32::from_le_bytes(account_bytes) != account {
             return Err(invalid());
         }
-        let mut position = [0u8; 8];
-        position.copy_from_slice(&payload[5..13]);
-        Ok(u64::from_le_bytes(position))
+        let mut position = [0u8; 16];
+        position.copy_from_slice(&payload[5..]);
+        Ok(u128::from_le_bytes(position))
     }
+}
+
+/// The record number a cursor of a record-numbered listing holds (orders, trades, funding
+/// payments); a signed cursor of such a listing always holds one.
+pub fn record_number(position: u128) -> Result<u64, ApiError> {
+    u64::try_from(position).map_err(|_| ApiError::Query(QueryError::InvalidCursor))
+}
+
+/// A closed position's place in the history as a cursor position: its close time in the
+/// high half, its number in the low.
+pub fn from_closed_key((closed, position_id): ClosedKey) -> u128 {
+    (u128::from(closed.0 as u64) << 64) | u128::from(position_id)
+}
+
+/// The closed position's place a positions-history cursor holds.
+pub fn to_closed_key(position: u128) -> ClosedKey {
+    (Timestamp((position >> 64) as u64 as i64), position as u64)
 }
 
 #[cfg(test)]

@@ -30,11 +30,17 @@ pub struct HistoryQuery {
     pub to: Timestamp,
     /// Page size.
     pub page_size: usize,
-    /// Where the previous page ended.
-    pub cursor: Option<u64>,
+    /// Where the previous page ended (a record number for most listings; see
+    /// [`HistoryQuery::record_cursor`]).
+    pub cursor: Option<u128>,
 }
 
 impl HistoryQuery {
+    /// The cursor of a listing paged by record number.
+    pub fn record_cursor(&self) -> Result<Option<u64>, ApiError> {
+        self.cursor.map(crate::cursor::record_number).transpose()
+    }
+
     /// Parses `raw` for `account`: window, page size from `page_param`, cursor of `kind`.
     pub fn parse(
         state: &AppState,

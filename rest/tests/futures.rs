@@ -205,3 +205,62 @@ async fn positions_funding_and_liquidation_over_http() {
     assert_eq!(s, StatusCode::NOT_FOUND, "not a future");
     x.stop().await;
 }
+
+/// Positions history pages in its own order: an account whose positions close in another
+/// order than they opened (so their numbers are not in close order) gets each of them
+/// once, newest closed first, paging one at a time. Cursors were position numbers, so the
+/// page after the perpetual (opened first, closed last) skipped the dated future.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn positions_history_pages_by_close_order() {
+    let x = Exchange::start().await;
+    let (trader, trader_account) = x.new_holder(&["TRADE"]).await;
+    let (other, other_account) = x.new_holder(&["TRADE"]).await;
+    for account in [&trader_account, &other_account] {
+        x.admin(
+            "/admin/deposits",
+            json!({"account_id": account, "currency": "USD", "amount": "100000"}),
+        )
+        .await;
+    }
+    let trade = |code: &'static str, buyer: String, seller: String| {
+        let x = &x;
+        async move {
+            for (key, side) in [(&seller, "SELL"), (&buyer, "BUY")] {
+                let (s, body) = x
+                    .post(
+                        "/v1/account/orders",
+                        key,
+                        json!({"instrument_code": code, "type": "LIMIT", "side": side,
+                            "price": "60000.0", "amount": "0.1"}),
+                    )
+                    .await;
+                assert_eq!(s, StatusCode::OK, "{body}");
+            }
+        }
+    };
+    let (perp, dated) = ("BTC_USD_PERP", "BTC_USD_2027Q1");
+    trade(perp, trader.clone(), other.clone()).await;
+    trade(dated, trader.clone(), other.clone()).await;
+    trade(dated, other.clone(), trader.clone()).await;
+    trade(perp, other.clone(), trader.clone()).await;
+
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let path = match &cursor {
+            Some(c) => format!("/v1/account/futures/positions-history?limit=1&cursor={c}"),
+            None => "/v1/account/futures/positions-history?limit=1".to_owned(),
+        };
+        let (s, page) = x.get(&path, Some(&trader)).await;
+        assert_eq!(s, StatusCode::OK, "{page}");
+        for p in page["positions"].as_array().expect("positions") {
+            seen.push(p["instrument_code"].as_str().expect("code").to_owned());
+        }
+        match page["cursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+        assert!(seen.len() <= 2, "pages repeat: {seen:?}");
+    }
+    assert_eq!(seen, [perp, dated], "newest closed first, each once");
+}

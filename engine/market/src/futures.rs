@@ -67,6 +67,17 @@ pub struct PositionRecord {
     pub closed: Timestamp,
 }
 
+/// Where a closed position sits in its account's history, which is kept in this order:
+/// its close time, then its number. Positions-history pages resume below one.
+pub type ClosedKey = (Timestamp, u64);
+
+impl PositionRecord {
+    /// Its place in the history of closed positions.
+    pub fn closed_key(&self) -> ClosedKey {
+        (self.closed, self.position_id)
+    }
+}
+
 /// Funding payments, settled rates, closed positions and position trades.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct FuturesHistory {
@@ -74,8 +85,9 @@ pub struct FuturesHistory {
     rates: BTreeMap<InstrumentId, Vec<SettledRate>>,
     #[serde(with = "matchbook_core::persist::sorted_map")]
     open: HashMap<(AccountId, InstrumentId), PositionRecord, IdBuildHasher>,
-    /// Each account's closed positions in the order they closed (encoded as a sequence,
-    /// as a `Vec` was).
+    /// Each account's closed positions in key order ([`ClosedKey`]: close time, then
+    /// number), encoded as a sequence (as a `Vec` was) and put in that order on decoding.
+    #[serde(deserialize_with = "closed_in_key_order")]
     closed: BTreeMap<AccountId, VecDeque<PositionRecord>>,
     #[serde(with = "matchbook_core::persist::sorted_map")]
     trades: HashMap<u64, Vec<TradeId>, IdBuildHasher>,
@@ -165,10 +177,13 @@ impl FuturesHistory {
         if self.indexed {
             (self.closed_order).insert((record.closed, record.position_id, record.account));
         }
-        self.closed
-            .entry(record.account)
-            .or_default()
-            .push_back(record);
+        let list = self.closed.entry(record.account).or_default();
+        // One command can close several positions of an account at one time (a
+        // liquidation, an expiry), in any order of their numbers.
+        let at = (list.iter())
+            .rposition(|p| p.closed_key() <= record.closed_key())
+            .map_or(0, |i| i + 1);
+        list.insert(at, record);
     }
 
     /// Forgets what history no longer keeps: trades before `oldest_trade` from the lists
@@ -271,7 +286,9 @@ impl FuturesHistory {
     }
 
     /// Closed positions of an account closed in `[from, to]`, newest first, at most
-    /// `limit`, below position number `before` (a cursor).
+    /// `limit`, below `before` (a cursor: the key of the last one a page returned). Times
+    /// only grow along an account's list, so the walk starts at the window's end (or the
+    /// cursor's time) and stops at its start.
     pub fn closed_positions(
         &self,
         account: AccountId,
@@ -279,20 +296,25 @@ impl FuturesHistory {
         to: Timestamp,
         instrument: Option<InstrumentId>,
         limit: usize,
-        before: Option<u64>,
-    ) -> (Vec<PositionRecord>, Option<u64>) {
+        before: Option<ClosedKey>,
+    ) -> (Vec<PositionRecord>, Option<ClosedKey>) {
+        let Some(list) = self.closed.get(&account) else {
+            return (Vec::new(), None);
+        };
+        let below = before.unwrap_or((Timestamp(i64::MAX), u64::MAX));
+        let last = to.min(below.0);
+        let end = list.partition_point(|p| p.closed <= last);
         let mut out = Vec::new();
         let mut cursor = None;
-        for p in self.closed.get(&account).into_iter().flatten().rev() {
-            if before.is_some_and(|b| p.position_id >= b)
-                || p.closed > to
-                || p.closed < from
-                || instrument.is_some_and(|i| i != p.instrument)
-            {
+        for p in list.range(..end).rev() {
+            if p.closed < from {
+                break;
+            }
+            if p.closed_key() >= below || instrument.is_some_and(|i| i != p.instrument) {
                 continue;
             }
             if out.len() == limit {
-                cursor = out.last().map(|p: &PositionRecord| p.position_id);
+                cursor = out.last().map(PositionRecord::closed_key);
                 break;
             }
             out.push(*p);
@@ -309,6 +331,20 @@ impl FuturesHistory {
     pub fn position_trades(&self, position_id: u64) -> &[TradeId] {
         self.trades.get(&position_id).map_or(&[], |v| v)
     }
+}
+
+/// Decodes the closed lists and puts each in key order: a store written before the lists
+/// were kept so could hold positions closed at one time in another order.
+fn closed_in_key_order<'de, D: serde::Deserializer<'de>>(
+    decoder: D,
+) -> Result<BTreeMap<AccountId, VecDeque<PositionRecord>>, D::Error> {
+    let mut closed: BTreeMap<AccountId, VecDeque<PositionRecord>> =
+        serde::Deserialize::deserialize(decoder)?;
+    for list in closed.values_mut() {
+        list.make_contiguous()
+            .sort_by_key(PositionRecord::closed_key);
+    }
+    Ok(closed)
 }
 
 /// Which payments a query returns.
@@ -351,6 +387,47 @@ mod tests {
         assert_eq!(closed[0].position_id, 8, "newest first");
         assert!(!closed[0].long);
         assert_eq!(h.position_owner(8), Some(a));
+    }
+
+    /// Pages follow the close order, ties at one time by number, whatever order the
+    /// positions opened or closed in; a store decoded with a tie out of order is put in
+    /// order first.
+    #[test]
+    fn closed_positions_page_in_key_order() {
+        let mut h = FuturesHistory::default();
+        let a = AccountId(1);
+        // Positions 5, 3 and 4 close at time 10 (in that order), position 2 at time 11.
+        for (id, time) in [(5u64, 10i64), (3, 10), (4, 10), (2, 11)] {
+            let i = InstrumentId(id as u16);
+            h.on_position(a, i, id, 1, Price(100), 0, Timestamp(1), None);
+            h.on_position(a, i, id, 0, Price(0), 0, Timestamp(time), None);
+        }
+        let pages = |h: &FuturesHistory| {
+            let (mut seen, mut before) = (Vec::new(), None);
+            loop {
+                let (page, next) =
+                    h.closed_positions(a, Timestamp(0), Timestamp(20), None, 1, before);
+                seen.extend(page.iter().map(|p| p.position_id));
+                match next {
+                    Some(next) => before = Some(next),
+                    None => return seen,
+                }
+            }
+        };
+        assert_eq!(pages(&h), [2, 5, 4, 3]);
+        let (window, _) = h.closed_positions(a, Timestamp(0), Timestamp(10), None, 9, None);
+        assert_eq!(
+            window.iter().map(|p| p.position_id).collect::<Vec<_>>(),
+            [5, 4, 3]
+        );
+        // As a store kept before the order held could be: the tie in closing order.
+        let list = h.closed.get_mut(&a).expect("closed");
+        list.make_contiguous()
+            .sort_by_key(|p| (p.closed, p.position_id != 5));
+        assert_eq!(list.front().map(|p| p.position_id), Some(5));
+        let restored: FuturesHistory =
+            postcard::from_bytes(&postcard::to_stdvec(&h).expect("encodes")).expect("decodes");
+        assert_eq!(pages(&restored), [2, 5, 4, 3]);
     }
 
     /// Closed positions past the limit go earliest closed first with their trades and

@@ -12,7 +12,7 @@ use matchbook::market::trades::TradeRecord;
 use matchbook::{AccountId, FundingView, InstrumentId, PositionView, Uuid};
 
 use crate::auth::Caller;
-use crate::cursor::CursorKind;
+use crate::cursor::{self, CursorKind};
 use crate::error::ApiError;
 use crate::format::{decimal, iso_ms, iso_nanos};
 use crate::markets::Market;
@@ -301,7 +301,8 @@ pub async fn positions_history(
         CursorKind::Positions,
     )?;
     let only = futures_filter(&state, &q.params)?;
-    let (from, to, limit, before) = (q.from, q.to, q.page_size, q.cursor);
+    let before = q.cursor.map(cursor::to_closed_key);
+    let (from, to, limit) = (q.from, q.to, q.page_size);
     let (list, next) = state
         .market(move |md| {
             md.futures()
@@ -310,9 +311,11 @@ pub async fn positions_history(
         .await?;
     Ok(Json(ClosedPositionsBody {
         positions: list.iter().filter_map(|p| closed_body(&state, p)).collect(),
-        cursor: state
-            .cursors
-            .next_page(CursorKind::Positions, account.0, next),
+        cursor: state.cursors.next_page(
+            CursorKind::Positions,
+            account.0,
+            next.map(cursor::from_closed_key),
+        ),
     }))
 }
 
@@ -398,7 +401,7 @@ pub async fn funding_payments(
         CursorKind::FundingPayments,
     )?;
     let instrument = futures_filter(&state, &q.params)?;
-    let (from, to, limit, before) = (q.from, q.to, q.page_size, q.cursor);
+    let (from, to, limit, before) = (q.from, q.to, q.page_size, q.record_cursor()?);
     let filter = PaymentFilter {
         instrument,
         position: None,

@@ -222,7 +222,8 @@ pub async fn list(
         "max_page_size",
         CursorKind::Orders,
     )?;
-    let (params, from, to, max, cursor) = (q.params, q.from, q.to, q.page_size, q.cursor);
+    let cursor = q.record_cursor()?;
+    let (params, from, to, max) = (q.params, q.from, q.to, q.page_size);
     let instrument = params
         .get("instrument_code")
         .map(|code| {

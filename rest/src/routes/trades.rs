@@ -38,7 +38,7 @@ pub async fn list(
         "max_page_size",
         CursorKind::Trades,
     )?;
-    let (from, to, max, cursor) = (q.from, q.to, q.page_size, q.cursor);
+    let (from, to, max, cursor) = (q.from, q.to, q.page_size, q.record_cursor()?);
     let instruments: Option<Vec<InstrumentId>> = q
         .params
         .get("instrument_code")
