@@ -272,6 +272,24 @@ async fn rate_limits_per_key_and_per_holder() {
         limited += usize::from(s == StatusCode::TOO_MANY_REQUESTS);
     }
     assert!(limited >= 2, "{limited}");
+    // History listings count against the key's window too: each walks the account's
+    // history on the market stage, which every reader and stream shares.
+    let listings = [
+        "/v1/account/orders",
+        "/v1/account/trades",
+        "/v1/account/futures/positions-history",
+        "/v1/account/futures/funding-payments",
+    ];
+    let mut limited = std::collections::BTreeSet::new();
+    for path in listings.iter().cycle().take(16) {
+        let (s, body) = x.get(path, Some(&x.sub.key)).await;
+        if s == StatusCode::TOO_MANY_REQUESTS {
+            assert_eq!(code(&body), "RATELIMIT");
+            limited.insert(*path);
+        }
+    }
+    // Six to eleven answers over the limit; any minute boundary reopens the window once.
+    assert!(limited.len() >= 3, "{limited:?}");
     // Unlimited endpoints stay open.
     let (s, _) = x.get("/v1/subaccounts", Some(&x.reader.key)).await;
     assert_eq!(s, StatusCode::OK);

@@ -8,7 +8,7 @@ use std::collections::{HashMap, VecDeque};
 use smallvec::SmallVec;
 
 use super::chunked::ChunkedDeque;
-use super::query::{DAY, QueryError};
+use super::query::{DAY, MAX_RECORDS_READ, MAX_RECORDS_READ_BY_CLIENT_ID, QueryError};
 use super::trades::TradeRecord;
 use matchbook_core::hashing::IdBuildHasher;
 use matchbook_core::{AcceptedOrder, AccountId, CancelReason, InstrumentId, Notional, OrderStatus};
@@ -425,7 +425,8 @@ impl OrderStore {
             .ok_or(QueryError::NotFound)
     }
 
-    /// The account's most recent order with `client_id`, within 30 days of its creation.
+    /// The account's most recent order with `client_id`, within 30 days of its creation,
+    /// among its newest [`MAX_RECORDS_READ_BY_CLIENT_ID`] orders.
     pub fn by_client_id(
         &self,
         account: AccountId,
@@ -433,6 +434,7 @@ impl OrderStore {
         now: Timestamp,
     ) -> Result<&OrderRecord, QueryError> {
         self.newest_first(account, None)
+            .take(MAX_RECORDS_READ_BY_CLIENT_ID)
             .take_while(|r| now.0 - r.created.0 <= 30 * DAY)
             .find(|r| r.accepted.client_id == Some(client_id))
             .ok_or(QueryError::NotFound)
@@ -475,18 +477,21 @@ impl OrderStore {
                 }
             }
         });
-        let mut kept: Vec<&OrderRecord> = self
-            .kept
-            .iter()
-            .filter(|(id, r)| **id < below.min(first) && r.accepted.account == account)
-            .map(|(_, r)| r)
-            .collect();
-        kept.sort_unstable_by_key(|r| std::cmp::Reverse(r.accepted.order.id));
-        chain.chain(kept)
+        // The account's orders in `kept`, gathered only if the walk gets that far.
+        let kept = std::iter::once_with(move || {
+            let mut kept: Vec<&OrderRecord> = (self.kept.iter())
+                .filter(|(id, r)| **id < below.min(first) && r.accepted.account == account)
+                .map(|(_, r)| r)
+                .collect();
+            kept.sort_unstable_by_key(|r| std::cmp::Reverse(r.accepted.order.id));
+            kept
+        });
+        chain.chain(kept.flatten())
     }
 
     /// A page of an account's orders, newest first: open ones always, inactive ones of the
-    /// requested kinds whose last activity lies in the window.
+    /// requested kinds whose last activity lies in the window. Reads at most
+    /// [`MAX_RECORDS_READ`] records: a page can end short (even empty) with a cursor.
     pub fn page(
         &self,
         account: AccountId,
@@ -494,7 +499,13 @@ impl OrderStore {
     ) -> Result<OrderPage<'_>, QueryError> {
         let mut orders = Vec::new();
         let mut cursor = None;
-        for r in self.newest_first(account, filter.cursor) {
+        let mut last_read = None;
+        for (read, r) in self.newest_first(account, filter.cursor).enumerate() {
+            if read == MAX_RECORDS_READ {
+                cursor = last_read;
+                break;
+            }
+            last_read = Some(r.accepted.order.id);
             if filter
                 .instrument
                 .is_some_and(|i| i != r.accepted.instrument)
@@ -527,6 +538,37 @@ impl OrderStore {
             orders.push(r);
         }
         Ok(OrderPage { orders, cursor })
+    }
+
+    /// A page of the account's orders among `newest_first` (numbers, newest first: its open
+    /// orders as the engine holds them), below the cursor and of the filter's instrument.
+    /// What the open-orders listing reads instead of walking the account's history.
+    pub fn listed<'a>(
+        &'a self,
+        account: AccountId,
+        newest_first: &[u64],
+        filter: &OrderFilter,
+    ) -> OrderPage<'a> {
+        let below = filter.cursor.unwrap_or(u64::MAX);
+        let mut orders = Vec::new();
+        let mut cursor = None;
+        let records = (newest_first.iter())
+            .filter(|&&id| id < below)
+            .filter_map(|&id| self.get(account, id));
+        for r in records {
+            if filter
+                .instrument
+                .is_some_and(|i| i != r.accepted.instrument)
+            {
+                continue;
+            }
+            if orders.len() == filter.max_page_size {
+                cursor = orders.last().map(|o: &&OrderRecord| o.accepted.order.id);
+                break;
+            }
+            orders.push(r);
+        }
+        OrderPage { orders, cursor }
     }
 
     /// Orders retained (counts the records: for reports and tests, not the hot path).

@@ -6,7 +6,7 @@
 //! (it names the last trade returned, and newer trades all have larger numbers).
 
 use super::chunked::ChunkedDeque;
-use super::query::QueryError;
+use super::query::{MAX_RECORDS_READ, QueryError};
 use matchbook_core::Side;
 use matchbook_core::Trade;
 use matchbook_core::fixed::{Price, Qty};
@@ -364,7 +364,8 @@ impl TradeStore {
         self.records.is_empty()
     }
 
-    /// A page of an account's trades.
+    /// A page of an account's trades. Reads at most [`MAX_RECORDS_READ`] records: a page
+    /// can end short (even empty) with a cursor.
     pub fn account_page(
         &self,
         account: AccountId,
@@ -373,7 +374,7 @@ impl TradeStore {
         self.page(Chain::Account(account), filter)
     }
 
-    /// A page of an instrument's public tape.
+    /// A page of an instrument's public tape (read as an account's is).
     pub fn instrument_page(
         &self,
         instrument: InstrumentId,
@@ -398,7 +399,13 @@ impl TradeStore {
         }
         let mut trades = Vec::with_capacity(filter.max_page_size.min(100));
         let mut cursor = None;
-        for r in self.walk(chain, filter.cursor) {
+        let mut last_read = None;
+        for (read, r) in self.walk(chain, filter.cursor).enumerate() {
+            if read == MAX_RECORDS_READ {
+                cursor = last_read;
+                break;
+            }
+            last_read = Some(r.trade.id.0);
             if r.time > filter.to {
                 continue;
             }
@@ -470,6 +477,46 @@ mod tests {
                 None => return out,
             }
         }
+    }
+
+    /// A page reads at most `MAX_RECORDS_READ` trades: three trades of another instrument
+    /// under 25,000 newer ones come on the third page, after two empty pages with cursors,
+    /// and following the cursors lists them all once.
+    #[test]
+    fn a_page_stops_reading_at_its_bound() {
+        let mut store = TradeStore::default();
+        let newer = 25_000u64;
+        for id in 1..=newer + 3 {
+            let instrument = u16::from(id <= 3);
+            store.push(TradeRecord::new(
+                trade(id, instrument, 1, 2),
+                Timestamp(1),
+                id,
+            ));
+        }
+        let only = [InstrumentId(1)];
+        let page = |cursor| {
+            let filter = TradeFilter {
+                from: Timestamp(0),
+                to: Timestamp(MAX_WINDOW),
+                instruments: Some(&only),
+                max_page_size: 100,
+                cursor,
+            };
+            store.account_page(AccountId(1), &filter).expect("page")
+        };
+        let (mut pages, mut cursor, mut found) = (0, None, Vec::new());
+        loop {
+            let p = page(cursor);
+            pages += 1;
+            found.extend(p.trades.iter().map(|t| t.trade.id.0));
+            match p.cursor {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
+        }
+        assert_eq!(found, [3, 2, 1]);
+        assert_eq!(pages, newer as usize / MAX_RECORDS_READ + 1);
     }
 
     proptest! {

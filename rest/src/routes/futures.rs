@@ -291,6 +291,7 @@ pub async fn positions_history(
     caller: Caller,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<ClosedPositionsBody>, ApiError> {
+    caller.limit_key(&state)?;
     let account = caller.0.account;
     let q = HistoryQuery::parse(
         &state,
@@ -348,6 +349,7 @@ pub async fn position_trades(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<TradeList>, ApiError> {
+    caller.limit_key(&state)?;
     let id = position_id(&id)?;
     let account = caller.0.account;
     let trades: Vec<TradeRecord> = state
@@ -391,6 +393,7 @@ pub async fn funding_payments(
     caller: Caller,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<FundingPaymentsBody>, ApiError> {
+    caller.limit_key(&state)?;
     let account = caller.0.account;
     let q = HistoryQuery::parse(
         &state,
@@ -430,6 +433,7 @@ pub async fn position_funding_payments(
     caller: Caller,
     Path(id): Path<String>,
 ) -> Result<Json<FundingPaymentsBody>, ApiError> {
+    caller.limit_key(&state)?;
     let id = position_id(&id)?;
     let account = caller.0.account;
     let now = state.now();

@@ -6,8 +6,9 @@ use axum::body::Bytes;
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use matchbook::market::order_terms::OrderTerms;
-use matchbook::market::orders::{OrderFilter, OrderRecord};
+use matchbook::market::orders::{OrderFilter, OrderPage as OrderHistoryPage, OrderRecord};
 use matchbook::market::trades::TradeRecord;
+use matchbook::runtime::ReadView;
 use matchbook::{AccountId, CancelScope, Command, EngineError, Event, OrderRef, Timestamp, Uuid};
 
 use crate::auth::Caller;
@@ -137,6 +138,25 @@ pub(crate) fn trades_of(
         .collect()
 }
 
+/// A page's orders with their trades (unless `just_orders`) and terms, and its cursor.
+fn page_details(
+    md: &matchbook::market::MarketData,
+    page: &OrderHistoryPage<'_>,
+    just_orders: bool,
+) -> (Vec<OrderDetail>, Option<u64>) {
+    let list = (page.orders.iter())
+        .map(|r| {
+            let trades = if just_orders {
+                Vec::new()
+            } else {
+                trades_of(md, r)
+            };
+            ((*r).clone(), trades, terms_of(md, r))
+        })
+        .collect();
+    (list, page.cursor)
+}
+
 /// An order by id (activity in the last 24 hours).
 #[utoipa::path(get, path = "/v1/account/orders/{order_id}", tag = "orders", security(("api_key" = [])),
     params(("order_id" = String, Path)),
@@ -151,8 +171,8 @@ pub async fn by_id(
     caller.limit_holder(&state)?;
     let order = parse_order_id(&order_id)?;
     let account = caller.0.account;
-    one_order(&state, account, move |md, now| {
-        md.orders().by_id(account, order.id, now).ok()
+    one_order(&state, account, move |view, now| {
+        view.market.orders().by_id(account, order.id, now).ok()
     })
     .await
 }
@@ -172,27 +192,34 @@ pub async fn by_client_id(
         .parse::<Uuid>()
         .map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?;
     let account = caller.0.account;
-    one_order(&state, account, move |md, now| {
-        md.orders().by_client_id(account, client_id, now).ok()
+    one_order(&state, account, move |view, now| {
+        let orders = view.market.orders();
+        // History reads a bounded run of the newest orders; an open order further back is
+        // found through the engine's index of client ids.
+        (orders.by_client_id(account, client_id, now).ok()).or_else(|| {
+            let open = view.engine.order_by_client_id(account, client_id)?;
+            orders.get(account, open.handle().id)
+        })
     })
     .await
 }
 
-/// One order of `account` as `find` locates it in history (as of now), with its trades;
-/// 404 `ORDER_NOT_FOUND` when it does not.
+/// One order of `account` as `find` locates it in history (as of now, with the engine
+/// replica at hand), with its trades; 404 `ORDER_NOT_FOUND` when it does not.
 async fn one_order<F>(
     state: &Shared,
     account: AccountId,
     find: F,
 ) -> Result<Json<OrderWithTrades>, ApiError>
 where
-    F: for<'a> FnOnce(&'a matchbook::market::MarketData, Timestamp) -> Option<&'a OrderRecord>
-        + Send
-        + 'static,
+    F: for<'a> FnOnce(&'a ReadView<'a>, Timestamp) -> Option<&'a OrderRecord> + Send + 'static,
 {
     let now = state.now();
     let detail = state
-        .market(move |md| find(md, now).map(|r| (r.clone(), trades_of(md, r), terms_of(md, r))))
+        .view(move |view| {
+            let md = view.market;
+            find(view, now).map(|r| (r.clone(), trades_of(md, r), terms_of(md, r)))
+        })
         .await?
         .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))?;
     order_with_trades(state, account, &detail, OrderForm::Full).map(Json)
@@ -213,6 +240,7 @@ pub async fn list(
     caller: Caller,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<OrderPage>, ApiError> {
+    caller.limit_key(&state)?;
     let account = caller.0.account;
     let q = HistoryQuery::parse(
         &state,
@@ -244,25 +272,30 @@ pub async fn list(
         cursor,
     };
     let just_orders = params.flag("with_just_orders")?;
-    let (page, next) = state
-        .market(move |md| {
-            md.orders().page(account, &filter).map(|p| {
-                let list: Vec<OrderDetail> = p
-                    .orders
-                    .iter()
-                    .map(|r| {
-                        let trades = if just_orders {
-                            Vec::new()
-                        } else {
-                            trades_of(md, r)
-                        };
-                        ((*r).clone(), trades, terms_of(md, r))
-                    })
-                    .collect();
-                (list, p.cursor)
+    let (page, next) = if filter.with_cancelled_and_rejected || filter.with_just_filled_inactive {
+        state
+            .market(move |md| {
+                (md.orders().page(account, &filter)).map(|p| page_details(md, &p, just_orders))
             })
-        })
-        .await??;
+            .await??
+    } else {
+        // Open orders only (what bots poll): the engine's list of the account's live
+        // orders, not a walk through its whole history.
+        state
+            .view(move |view| {
+                let mut open: Vec<u64> = (view.engine.open_orders(account).iter())
+                    .map(|o| o.handle().id)
+                    .collect();
+                open.sort_unstable_by(|a, b| b.cmp(a));
+                let md = view.market;
+                page_details(
+                    md,
+                    &md.orders().listed(account, &open, &filter),
+                    just_orders,
+                )
+            })
+            .await?
+    };
     let order_history = page
         .iter()
         .map(|detail| order_with_trades(&state, account, detail, OrderForm::History))

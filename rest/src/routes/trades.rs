@@ -29,6 +29,7 @@ pub async fn list(
     caller: Caller,
     RawQuery(raw): RawQuery,
 ) -> Result<Json<TradePage>, ApiError> {
+    caller.limit_key(&state)?;
     let account = caller.0.account;
     let q = HistoryQuery::parse(
         &state,
@@ -126,6 +127,7 @@ pub async fn by_id(
     caller: Caller,
     Path(trade_id): Path<String>,
 ) -> Result<Json<TradeWrapper>, ApiError> {
+    caller.limit_key(&state)?;
     let id = trade_id
         .parse::<Uuid>()
         .map_err(|_| ApiError::bad("INVALID_TRADE_ID"))?

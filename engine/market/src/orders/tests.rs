@@ -216,6 +216,33 @@ proptest! {
                     }
                 }
                 prop_assert_eq!(pieces, retained);
+                // The open-orders listing from the open numbers (as the engine holds them)
+                // finds what a walk without the inactive kinds does, in pieces too.
+                let open: Vec<u64> = (1..=model.len() as u64)
+                    .rev()
+                    .filter(|&id| model[id as usize - 1] == (account, None))
+                    .collect();
+                let open_only = OrderFilter {
+                    with_cancelled_and_rejected: false,
+                    with_just_filled_inactive: false,
+                    ..filter
+                };
+                let walked: Vec<u64> = (store.page(AccountId(account), &open_only).expect("page").orders)
+                    .iter()
+                    .map(|r| r.accepted.order.id)
+                    .collect();
+                prop_assert_eq!(&walked, &open);
+                let (mut listed, mut cursor) = (Vec::new(), None);
+                loop {
+                    let filter = OrderFilter { max_page_size: page_size, cursor, ..open_only };
+                    let piece = store.listed(AccountId(account), &open, &filter);
+                    listed.extend(piece.orders.iter().map(|r| r.accepted.order.id));
+                    match piece.cursor {
+                        Some(c) => cursor = Some(c),
+                        None => break,
+                    }
+                }
+                prop_assert_eq!(listed, open);
             }
         }
     }
@@ -240,4 +267,68 @@ fn lookups_respect_their_windows_and_owners() {
         store.get(AccountId(1), 1).map(|r| r.status),
         Some(OrderStatus::Cancelled)
     );
+}
+
+/// A page reads at most `MAX_RECORDS_READ` records: an open order under 25,000 newer
+/// ended ones comes after pages that end early with cursors, and the open-orders listing
+/// from the open numbers finds it at once.
+#[test]
+fn a_page_stops_reading_at_its_bound_and_the_open_listing_reads_only_open_orders() {
+    let mut store = OrderStore::default();
+    let newer = 25_000u64;
+    store.accept(accepted(1, 1), Timestamp(1), 1);
+    for id in 2..=newer + 1 {
+        store.accept(accepted(id, 1), Timestamp(1), id);
+        store.cancel(id, CancelReason::Requested, Timestamp(2), id);
+    }
+    let open_only = OrderFilter {
+        with_cancelled_and_rejected: false,
+        with_just_filled_inactive: false,
+        ..OrderFilter::every(100, None)
+    };
+    let (mut pages, mut cursor, mut found) = (0, None, Vec::new());
+    loop {
+        let page = (store.page(
+            AccountId(1),
+            &OrderFilter {
+                cursor,
+                ..open_only
+            },
+        ))
+        .expect("page");
+        pages += 1;
+        found.extend(page.orders.iter().map(|r| r.accepted.order.id));
+        match page.cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(
+        (found, pages),
+        (vec![1], newer as usize / MAX_RECORDS_READ + 1)
+    );
+    let listed = store.listed(AccountId(1), &[1], &open_only);
+    assert_eq!(listed.orders.len(), 1);
+    assert_eq!(listed.cursor, None);
+}
+
+/// A lookup by client id reads the account's newest `MAX_RECORDS_READ_BY_CLIENT_ID`
+/// orders: an order that carried the id further back is not found there (the REST route
+/// then asks the engine for an open one).
+#[test]
+fn a_lookup_by_client_id_reads_a_bounded_run() {
+    let mut store = OrderStore::default();
+    let mut first = accepted(1, 1);
+    first.client_id = Some(Uuid(9));
+    store.accept(first, Timestamp(1), 1);
+    let newer = MAX_RECORDS_READ_BY_CLIENT_ID as u64;
+    for id in 2..=newer {
+        store.accept(accepted(id, 1), Timestamp(1), id);
+    }
+    let find = |store: &OrderStore| {
+        (store.by_client_id(AccountId(1), Uuid(9), Timestamp(2))).map(|r| r.accepted.order.id)
+    };
+    assert_eq!(find(&store), Ok(1), "within the newest run");
+    store.accept(accepted(newer + 1, 1), Timestamp(1), newer + 1);
+    assert_eq!(find(&store), Err(QueryError::NotFound), "past it");
 }
