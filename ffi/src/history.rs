@@ -248,8 +248,10 @@ fn trades<H: QueryHandle>(
 /// A page of `account`'s orders, open and ended (as long as history keeps them, at least a
 /// day after they ended), newest first: at most `capacity` records below order number
 /// `before` (0: from the newest) into `buf`, their count into `*len_out`, and into
-/// `*next_out` the `before` of the next page (0: this was the last). Never
-/// `MB_STATUS_BUFFER_TOO_SMALL`: `capacity` is the page size (0 is refused).
+/// `*next_out` the `before` of the next page (0: this was the last). A page reads at
+/// most 10,000 records, so it can hold fewer than `capacity` (even none) with a next
+/// number: go on until 0. Never `MB_STATUS_BUFFER_TOO_SMALL`: `capacity` is the page size
+/// (0 is refused).
 ///
 /// # Safety
 /// `engine` live; `buf` `capacity` writable elements; `len_out`, `next_out` writable.

@@ -485,7 +485,9 @@ class Engine:
         """A page of the account's orders, open and ended, newest first, as
         ``order_history`` records: at most ``limit`` orders below order number ``before``
         (``None``: from the newest), and the ``before`` of the next page (``None``: this
-        was the last). Ended orders stay as long as market data keeps them."""
+        was the last). A page reads at most 10,000 records, so it can hold fewer than
+        ``limit`` orders (even none) with a next ``before``: go on until ``None``. Ended
+        orders stay as long as market data keeps them."""
         records, following = self._native.order_page(account, before or 0, limit)
         return [_decimals(r) for r in records], (following or None)
 

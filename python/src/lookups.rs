@@ -139,7 +139,8 @@ impl NativeEngine {
 
     /// A page of `account`'s orders, open and ended, newest first: at most `limit` below
     /// order number `before` (0: from the newest); and the `before` of the next page (0:
-    /// none).
+    /// none). A page reads at most 10,000 records, so it can hold fewer than `limit` (even
+    /// none) with a next `before`: go on until 0.
     #[pyo3(signature = (account, before = 0, limit = 100))]
     fn order_page<'py>(
         &self,
