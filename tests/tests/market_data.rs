@@ -295,3 +295,58 @@ fn candles_over_any_span_answer_without_overflow() {
         }
     }
 }
+
+/// Funding payments leave with the retention window, as trades do: at each settlement
+/// those made more than the window before it are forgotten (they were kept for ever,
+/// growing with positions times settlements), and newer ones stay.
+#[test]
+fn funding_payments_leave_with_the_retention_window() {
+    use matchbook::market::futures::PaymentFilter;
+    use matchbook::{InstrumentId, Price};
+    let config = MarketDataConfig::default();
+    let mut market = MarketData::new(2, config);
+    let (account, perp) = (AccountId(3), InstrumentId(1));
+    let mut seq = 0;
+    let mut settle = |market: &mut MarketData, day: i64| {
+        let time = Timestamp(day * DAY);
+        let mut record = |event| {
+            seq += 1;
+            EventRecord { seq, time, event }
+        };
+        let events = [
+            record(Event::FundingPaid {
+                account,
+                instrument: perp,
+                position_id: 1,
+                rate: 10,
+                mark: Price(100),
+                payment: -day,
+                cash_balance: 0,
+            }),
+            record(Event::FundingSettled {
+                instrument: perp,
+                rate: 10,
+                mark: Price(100),
+            }),
+        ];
+        market.on_events(&events);
+    };
+    let days = [1, 2, 20, 33, 40];
+    for day in days {
+        settle(&mut market, day);
+    }
+    let (kept, _) = market.futures().payments(
+        account,
+        Timestamp(0),
+        Timestamp(41 * DAY),
+        PaymentFilter::default(),
+        usize::MAX,
+    );
+    let retention = config.trade_retention_days;
+    let want: Vec<i64> = (days.iter().rev())
+        .filter(|&&day| day >= 40 - retention)
+        .map(|&day| -day)
+        .collect();
+    assert_eq!(kept.iter().map(|p| p.payment).collect::<Vec<_>>(), want);
+    assert_eq!(want.len(), 3, "days 20, 33 and 40 stay");
+}

@@ -228,6 +228,18 @@ impl FuturesHistory {
             .push(payment);
     }
 
+    /// Forgets funding payments made before `horizon` (each account's list is in time
+    /// order), as trades and orders are forgotten past the retention window: a payment is
+    /// made to every open position at every settlement, so they grow with positions times
+    /// settlements for as long as the exchange runs.
+    pub fn forget_payments_before(&mut self, horizon: Timestamp) {
+        self.payments.retain(|_, list| {
+            let gone = list.partition_point(|p| p.time < horizon);
+            list.drain(..gone);
+            !list.is_empty()
+        });
+    }
+
     /// Records a settled rate.
     pub fn on_settled(&mut self, instrument: InstrumentId, rate: SettledRate) {
         self.rates.entry(instrument).or_default().push(rate);

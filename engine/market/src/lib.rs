@@ -394,6 +394,11 @@ impl MarketData {
                     last_trade = None;
                     self.futures
                         .on_settled(instrument, SettledRate { rate, mark, time });
+                    // Settlements are a few a day: the time to drop payments out of the
+                    // retention window, reading every account's list once.
+                    let retention = self.config.trade_retention_days.saturating_mul(DAY);
+                    (self.futures)
+                        .forget_payments_before(Timestamp(time.0.saturating_sub(retention)));
                 }
                 _ => {}
             }
