@@ -426,17 +426,20 @@ impl OrderStore {
     }
 
     /// The account's most recent order with `client_id`, within 30 days of its creation,
-    /// among its newest [`MAX_RECORDS_READ_BY_CLIENT_ID`] orders.
+    /// among its newest [`MAX_RECORDS_READ_BY_CLIENT_ID`] orders; past them, the open
+    /// order `open` names (the engine's newest open order with the id, which it indexes).
     pub fn by_client_id(
         &self,
         account: AccountId,
         client_id: Uuid,
+        open: Option<u64>,
         now: Timestamp,
     ) -> Result<&OrderRecord, QueryError> {
         self.newest_first(account, None)
             .take(MAX_RECORDS_READ_BY_CLIENT_ID)
             .take_while(|r| now.0 - r.created.0 <= 30 * DAY)
             .find(|r| r.accepted.client_id == Some(client_id))
+            .or_else(|| open.and_then(|id| self.get(account, id)))
             .ok_or(QueryError::NotFound)
     }
 

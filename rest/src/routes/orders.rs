@@ -193,13 +193,12 @@ pub async fn by_client_id(
         .map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?;
     let account = caller.0.account;
     one_order(&state, account, move |view, now| {
-        let orders = view.market.orders();
         // History reads a bounded run of the newest orders; an open order further back is
         // found through the engine's index of client ids.
-        (orders.by_client_id(account, client_id, now).ok()).or_else(|| {
-            let open = view.engine.order_by_client_id(account, client_id)?;
-            orders.get(account, open.handle().id)
-        })
+        let open = (view.engine.order_by_client_id(account, client_id)).map(|o| o.handle().id);
+        (view.market.orders())
+            .by_client_id(account, client_id, open, now)
+            .ok()
     })
     .await
 }

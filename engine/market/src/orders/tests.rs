@@ -56,7 +56,7 @@ fn retention_passes_over_open_orders_and_keeps_them_until_they_end() {
     assert!(store.get(AccountId(1), 4).is_some());
     // Lookups by client id skip forgotten numbers and find the open order.
     let found = store
-        .by_client_id(AccountId(1), Uuid(7), Timestamp(40))
+        .by_client_id(AccountId(1), Uuid(7), None, Timestamp(40))
         .map(|r| r.accepted.order.id);
     assert_eq!(found, Ok(4));
     // The account's listing passes over forgotten numbers to the order kept open.
@@ -313,8 +313,8 @@ fn a_page_stops_reading_at_its_bound_and_the_open_listing_reads_only_open_orders
 }
 
 /// A lookup by client id reads the account's newest `MAX_RECORDS_READ_BY_CLIENT_ID`
-/// orders: an order that carried the id further back is not found there (the REST route
-/// then asks the engine for an open one).
+/// orders: an order that carried the id further back is found only as the open order the
+/// engine names.
 #[test]
 fn a_lookup_by_client_id_reads_a_bounded_run() {
     let mut store = OrderStore::default();
@@ -325,10 +325,16 @@ fn a_lookup_by_client_id_reads_a_bounded_run() {
     for id in 2..=newer {
         store.accept(accepted(id, 1), Timestamp(1), id);
     }
-    let find = |store: &OrderStore| {
-        (store.by_client_id(AccountId(1), Uuid(9), Timestamp(2))).map(|r| r.accepted.order.id)
+    let find = |store: &OrderStore, open| {
+        (store.by_client_id(AccountId(1), Uuid(9), open, Timestamp(2))).map(|r| r.accepted.order.id)
     };
-    assert_eq!(find(&store), Ok(1), "within the newest run");
+    assert_eq!(find(&store, None), Ok(1), "within the newest run");
     store.accept(accepted(newer + 1, 1), Timestamp(1), newer + 1);
-    assert_eq!(find(&store), Err(QueryError::NotFound), "past it");
+    assert_eq!(find(&store, None), Err(QueryError::NotFound), "past it");
+    assert_eq!(find(&store, Some(1)), Ok(1), "past it, open");
+    // The run is read first: a newer order with the id is the answer.
+    let mut newest = accepted(newer + 2, 1);
+    newest.client_id = Some(Uuid(9));
+    store.accept(newest, Timestamp(1), newer + 2);
+    assert_eq!(find(&store, Some(1)), Ok(newer + 2), "the newest");
 }
