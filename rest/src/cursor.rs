@@ -25,6 +25,10 @@ pub enum CursorKind {
     Positions = 3,
     /// `GET /v1/account/futures/funding-payments`.
     FundingPayments = 4,
+    /// `GET /v1/account/orders/{order_id}/trades`.
+    OrderTrades = 5,
+    /// `GET /v1/account/futures/positions/{position_id}/trades`.
+    PositionTrades = 6,
 }
 
 /// Signs and checks cursors.

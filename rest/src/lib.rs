@@ -41,6 +41,7 @@ pub mod server;
 pub mod setup;
 pub mod state;
 pub mod streams;
+pub mod trade_lists;
 pub mod wire;
 
 pub use server::{Server, ServerError};

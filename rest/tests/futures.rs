@@ -244,7 +244,7 @@ async fn positions_history_pages_by_close_order() {
     trade(dated, other.clone(), trader.clone()).await;
     trade(perp, other.clone(), trader.clone()).await;
 
-    let mut seen = Vec::new();
+    let (mut seen, mut ids) = (Vec::new(), Vec::new());
     let mut cursor: Option<String> = None;
     loop {
         let path = match &cursor {
@@ -255,6 +255,7 @@ async fn positions_history_pages_by_close_order() {
         assert_eq!(s, StatusCode::OK, "{page}");
         for p in page["positions"].as_array().expect("positions") {
             seen.push(p["instrument_code"].as_str().expect("code").to_owned());
+            ids.push(p["position_id"].as_str().expect("id").to_owned());
         }
         match page["cursor"].as_str() {
             Some(c) => cursor = Some(c.to_owned()),
@@ -263,4 +264,19 @@ async fn positions_history_pages_by_close_order() {
         assert!(seen.len() <= 2, "pages repeat: {seen:?}");
     }
     assert_eq!(seen, [perp, dated], "newest closed first, each once");
+
+    // A position's trades page the same way: the perpetual's opening and closing trade,
+    // one a page, oldest first.
+    let trades = format!(
+        "/v1/account/futures/positions/{}/trades?max_page_size=1",
+        ids[0]
+    );
+    let (s, first) = x.get(&trades, Some(&trader)).await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    let c = first["cursor"].as_str().expect("a second trade follows");
+    let (s, second) = x.get(&format!("{trades}&cursor={c}"), Some(&trader)).await;
+    assert_eq!(s, StatusCode::OK, "{second}");
+    assert!(second["cursor"].is_null(), "{second}");
+    let side = |page: &Value| page["trade_history"][0]["trade"]["side"].clone();
+    assert_eq!((side(&first), side(&second)), (json!("BUY"), json!("SELL")));
 }

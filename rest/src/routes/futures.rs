@@ -8,7 +8,6 @@ use matchbook::market::futures::{FundingPayment, PaymentFilter, PositionRecord};
 use matchbook::market::query::{DAY, trade_window};
 
 use crate::history::{HistoryQuery, Window};
-use matchbook::market::trades::TradeRecord;
 use matchbook::{AccountId, FundingView, InstrumentId, PositionView, Uuid};
 
 use crate::auth::Caller;
@@ -19,6 +18,7 @@ use crate::markets::Market;
 use crate::params::Params;
 use crate::records::trade_wrappers;
 use crate::state::Shared;
+use crate::trade_lists;
 use crate::wire::futures::{
     ClosedPositionBody, ClosedPositionsBody, FundingPaymentBody, FundingPaymentsBody,
     FundingRateBody, FundingSettingsBody, FuturesSummaryBody, PositionBody, PositionsBody,
@@ -339,33 +339,41 @@ fn own_position(
     }
 }
 
-/// Trades of one of the account's positions, oldest first.
+/// Trades of one of the account's positions, oldest first, a page at a time.
 #[utoipa::path(get, path = "/v1/account/futures/positions/{position_id}/trades", tag = "futures", security(("api_key" = [])),
-    params(("position_id" = String, Path)),
+    params(("position_id" = String, Path),
+        ("max_page_size" = Option<u32>, Query, description = "0 to 100, default 100"),
+        ("cursor" = Option<String>, Query, description = "From the previous page, when the position has more trades")),
     responses((status = 200, body = TradeList, description = "Oldest first"), (status = 400, body = crate::error::ErrorBody),
         (status = 403, body = crate::error::ErrorBody, description = "Not one of the caller's positions")))]
 pub async fn position_trades(
     State(state): State<Shared>,
     caller: Caller,
     Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
 ) -> Result<Json<TradeList>, ApiError> {
     caller.limit_key(&state)?;
     let id = position_id(&id)?;
     let account = caller.0.account;
-    let trades: Vec<TradeRecord> = state
+    let params = crate::params::Params::parse(raw.as_deref())?;
+    let size = params.page_size("max_page_size")?;
+    let cursor = state
+        .cursors
+        .param(&params, CursorKind::PositionTrades, account.0)?;
+    let start = cursor.map_or(Ok(0), |c| trade_lists::start_of(c, id))?;
+    let (trades, next) = state
         .market(move |md| {
             own_position(md, account, id)?;
-            Ok::<_, ApiError>(
-                md.futures()
-                    .position_trades(id)
-                    .iter()
-                    .filter_map(|&t| md.trades().get(t).copied())
-                    .collect(),
-            )
+            let ids = md.futures().position_trades(id);
+            Ok::<_, ApiError>(trade_lists::page(md, ids, start, size))
         })
         .await??;
+    let next = next.map(|n| trade_lists::cursor_position(id, n));
     Ok(Json(TradeList {
         trade_history: trade_wrappers(&state.markets, &trades, account),
+        cursor: state
+            .cursors
+            .next_page(CursorKind::PositionTrades, account.0, next),
     }))
 }
 

@@ -127,15 +127,13 @@ fn terms_of(md: &matchbook::market::MarketData, record: &OrderRecord) -> Option<
     md.order_terms().get(record.accepted.order.id).copied()
 }
 
+/// The trades an order record carries in an answer (the first
+/// [`crate::trade_lists::EMBEDDED_TRADES`]).
 pub(crate) fn trades_of(
     md: &matchbook::market::MarketData,
     record: &OrderRecord,
 ) -> Vec<TradeRecord> {
-    record
-        .trades
-        .iter()
-        .filter_map(|&id| md.trades().get(id).copied())
-        .collect()
+    crate::trade_lists::embedded(md, &record.trades)
 }
 
 /// A page's orders with their trades (unless `just_orders`) and terms, and its cursor.

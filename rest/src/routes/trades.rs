@@ -11,8 +11,10 @@ use crate::auth::Caller;
 use crate::cursor::CursorKind;
 use crate::error::ApiError;
 use crate::history::{HistoryQuery, Window};
+use crate::params::Params;
 use crate::records::{trade_wrapper, trade_wrappers};
 use crate::state::Shared;
+use crate::trade_lists;
 use crate::wire::orders::{TradeList, TradePage, TradeWrapper};
 
 /// The account's trades, newest first.
@@ -79,9 +81,11 @@ pub async fn list(
     }))
 }
 
-/// The trades of one order, oldest first (empty for an unknown order).
+/// The trades of one order, oldest first, a page at a time (empty for an unknown order).
 #[utoipa::path(get, path = "/v1/account/orders/{order_id}/trades", tag = "trades", security(("api_key" = [])),
-    params(("order_id" = String, Path)),
+    params(("order_id" = String, Path),
+        ("max_page_size" = Option<u32>, Query, description = "0 to 100, default 100"),
+        ("cursor" = Option<String>, Query, description = "From the previous page, when the order has more trades")),
     responses((status = 200, body = TradeList),
         (status = 400, body = crate::error::ErrorBody), (status = 401, body = crate::error::ErrorBody),
         (status = 429, body = crate::error::ErrorBody)))]
@@ -89,31 +93,38 @@ pub async fn of_order(
     State(state): State<Shared>,
     caller: Caller,
     Path(order_id): Path<String>,
+    RawQuery(raw): RawQuery,
 ) -> Result<Json<TradeList>, ApiError> {
     caller.limit_holder(&state)?;
     let uuid = order_id
         .parse::<Uuid>()
         .map_err(|_| ApiError::bad("INVALID_ORDER_ID"))?;
     let account = caller.0.account;
-    let trades: Vec<TradeRecord> = match uuid.order_ref() {
-        Err(_) => Vec::new(),
-        Ok(order) => {
-            state
-                .market(move |md| {
-                    md.orders()
-                        .get(account, order.id)
-                        .map_or_else(Vec::new, |r| {
-                            r.trades
-                                .iter()
-                                .filter_map(|&id| md.trades().get(id).copied())
-                                .collect()
-                        })
-                })
-                .await?
-        }
+    let params = Params::parse(raw.as_deref())?;
+    let size = params.page_size("max_page_size")?;
+    let cursor = state
+        .cursors
+        .param(&params, CursorKind::OrderTrades, account.0)?;
+    let Ok(order) = uuid.order_ref() else {
+        return Ok(Json(TradeList {
+            trade_history: Vec::new(),
+            cursor: None,
+        }));
     };
+    let start = cursor.map_or(Ok(0), |c| trade_lists::start_of(c, order.id))?;
+    let (trades, next) = state
+        .market(move |md| {
+            (md.orders().get(account, order.id)).map_or((Vec::new(), None), |r| {
+                trade_lists::page(md, &r.trades, start, size)
+            })
+        })
+        .await?;
+    let next = next.map(|n| trade_lists::cursor_position(order.id, n));
     Ok(Json(TradeList {
         trade_history: trade_wrappers(&state.markets, &trades, account),
+        cursor: state
+            .cursors
+            .next_page(CursorKind::OrderTrades, account.0, next),
     }))
 }
 

@@ -220,8 +220,11 @@ pub struct TradeWrapper {
 /// Trades, oldest first (one order's or a futures position's).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct TradeList {
-    /// The trades.
+    /// The trades, at most a page (100 by default).
     pub trade_history: Vec<TradeWrapper>,
+    /// Where the next page starts, when more follow (pass it back as `cursor`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
 }
 
 /// A page of trade history.
