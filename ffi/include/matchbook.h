@@ -1015,6 +1015,19 @@ mb_status mb_config_set_market_data(mb_config *config, uint8_t on);
 // Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_set_history_limits(mb_config *config, uint64_t max_orders, uint64_t max_trades);
 
+// Whether single-threaded engines created from this definition (`mb_engine_new`,
+// `mb_engine_open`) keep each command's events for `mb_engine_poll_events` (nonzero, the
+// default) or drop them (0). Kept events stay until polled or cleared, about 1 KB for
+// an order placed and cancelled: a program that never polls should turn them off.
+// Sessions of a runtime choose at `mb_session_new`.
+//
+// # Safety
+// `config` live.
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_status mb_config_set_keep_events(mb_config *config, uint8_t on);
+
 // Sets the time (ns since the epoch) a single-threaded engine provisions its holders at
 // (default 0). Set it near the times you will submit: futures funding clocks start at
 // the first command, and a later jump runs every funding period in between.

@@ -21,6 +21,9 @@ pub struct MbConfig {
     pub(crate) market_data: bool,
     pub(crate) start_time_ns: i64,
     pub(crate) history_limits: HistoryLimits,
+    /// Engines created from it keep no events for `mb_engine_poll_events`
+    /// (`mb_config_set_keep_events(config, 0)`).
+    pub(crate) drop_events: bool,
 }
 
 impl MbConfig {
@@ -131,6 +134,7 @@ pub unsafe extern "C" fn mb_config_new_demo(out_config: *mut *mut MbConfig) -> M
                 market_data: true,
                 start_time_ns: 0,
                 history_limits: HistoryLimits::default(),
+                drop_events: false,
             },
             out_config,
         )
@@ -171,6 +175,7 @@ pub unsafe extern "C" fn mb_config_parse(
                 market_data: true,
                 start_time_ns: 0,
                 history_limits: HistoryLimits::default(),
+                drop_events: false,
             },
             out_config,
         )
@@ -483,6 +488,25 @@ pub unsafe extern "C" fn mb_config_set_history_limits(
             orders: most(max_orders),
             trades: most(max_trades),
         };
+        Ok(())
+    })
+}
+
+/// Whether single-threaded engines created from this definition (`mb_engine_new`,
+/// `mb_engine_open`) keep each command's events for `mb_engine_poll_events` (nonzero, the
+/// default) or drop them (0). Kept events stay until polled or cleared, about 1 KB for
+/// an order placed and cancelled: a program that never polls should turn them off.
+/// Sessions of a runtime choose at `mb_session_new`.
+///
+/// # Safety
+/// `config` live.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_config_set_keep_events(config: *mut MbConfig, on: u8) -> MbStatus {
+    guard(|| {
+        config_mut(config)?.drop_events = on == 0;
         Ok(())
     })
 }

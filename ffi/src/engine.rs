@@ -48,7 +48,7 @@ impl MbEngine {
         }
         let refdata = MbRefData::of(&engine, directory);
         Ok(Self {
-            host: Host::in_memory(engine, market, true),
+            host: Host::in_memory(engine, market, !config.drop_events),
             refdata,
             poison: Poison::default(),
         })

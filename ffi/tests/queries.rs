@@ -12,7 +12,8 @@ use std::ptr::{null, null_mut};
 
 use common::{DEFINITION, START};
 use matchbook_ffi::config::{
-    mb_config_free, mb_config_parse, mb_config_set_history_limits, mb_config_set_start_time,
+    mb_config_free, mb_config_parse, mb_config_set_history_limits, mb_config_set_keep_events,
+    mb_config_set_start_time,
 };
 use matchbook_ffi::directory::{
     MbAccountInfo, MbInstrumentInfo, mb_engine_accounts, mb_engine_fees_collected,
@@ -22,6 +23,7 @@ use matchbook_ffi::engine::{
     MbEngine, mb_engine_cancel, mb_engine_free, mb_engine_new, mb_engine_place_limit,
     mb_engine_refdata,
 };
+use matchbook_ffi::event::{MbEvent, mb_engine_poll_events};
 use matchbook_ffi::history::{
     MbOrderRecord, MbOrderStatus, MbTrade, mb_engine_order_history, mb_engine_order_record,
     mb_engine_order_trades,
@@ -411,4 +413,50 @@ fn history_limits_keep_the_newest_orders_and_the_open_one() {
         );
         mb_engine_free(w.engine);
     }
+}
+
+/// Events pending after 50 orders placed and cancelled, by whether the definition keeps
+/// them (`mb_config_set_keep_events`).
+fn pending_events(keep: u8) -> usize {
+    // SAFETY: the definition is live while adjusted.
+    let w = world_with(|config| unsafe {
+        assert_eq!(mb_config_set_keep_events(config, keep), MbStatus::Ok);
+    });
+    let gtc = MbTimeInForce::GoodTillCancelled;
+    for i in 1..=50 {
+        let (s, order) = place(&w, START + i, w.taker, MbSide::Buy, 5_000_000, 1_000, gtc);
+        assert_eq!(s, MbStatus::Ok);
+        // SAFETY: live engine.
+        let s = unsafe { mb_engine_cancel(w.engine, START + i, w.taker, order) };
+        assert_eq!(s, MbStatus::Ok);
+    }
+    let mut len = 0usize;
+    // SAFETY: live engine; no buffer, so the count pending comes back.
+    let s = unsafe { mb_engine_poll_events(w.engine, null_mut::<MbEvent>(), 0, &mut len) };
+    assert!(
+        matches!(s, MbStatus::Ok | MbStatus::BufferTooSmall),
+        "{s:?}"
+    );
+    // SAFETY: live engine, freed once; a NULL definition.
+    unsafe {
+        mb_engine_free(w.engine);
+        assert_eq!(
+            mb_config_set_keep_events(null_mut(), 0),
+            MbStatus::NullArgument
+        );
+    }
+    len
+}
+
+/// An engine keeps every command's events until they are polled (about 1 KB for an order
+/// placed and cancelled: a program that never polled grew without bound, 965 MB after a
+/// million); a definition can turn that off, and then nothing is pending.
+#[test]
+fn events_are_kept_for_polling_unless_turned_off() {
+    assert!(
+        pending_events(1) >= 100,
+        "placed and cancelled: {}",
+        pending_events(1)
+    );
+    assert_eq!(pending_events(0), 0);
 }

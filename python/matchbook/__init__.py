@@ -156,7 +156,9 @@ class Engine:
     ``config`` is an exchange definition (the format of ``matchbook-config``, as the REST
     server reads it): a mapping, or ``None`` for the demo markets without holders. Use
     :meth:`from_toml`, :meth:`from_json` or :meth:`from_file` for text. Holders in it are
-    created at ``start_time``.
+    created at ``start_time``. With ``keep_events`` (the default) every command's events
+    wait for :meth:`events` (about 1 KB for an order placed and cancelled): a backtest that
+    never reads them passes ``keep_events=False``.
     """
 
     def __init__(
