@@ -20,13 +20,16 @@ pub fn embedded(md: &MarketData, ids: &[TradeId]) -> Vec<TradeRecord> {
 }
 
 /// A page of `ids` (oldest first) from index `start`, at most `size`: the records history
-/// still holds, and where the next page starts when more follow.
+/// still holds, and where the next page starts when more follow. History forgets the
+/// oldest trades first, so the ones it no longer holds are a prefix, passed over.
 pub fn page(
     md: &MarketData,
     ids: &[TradeId],
     start: usize,
     size: usize,
 ) -> (Vec<TradeRecord>, Option<usize>) {
+    let held = ids.partition_point(|id| id.0 < md.trades().first_retained());
+    let start = start.max(held);
     let rest = ids.get(start..).unwrap_or_default();
     let records = (rest.iter().take(size))
         .filter_map(|&id| md.trades().get(id).copied())
