@@ -245,23 +245,12 @@ async fn positions_history_pages_by_close_order() {
     trade(perp, other.clone(), trader.clone()).await;
 
     let (mut seen, mut ids) = (Vec::new(), Vec::new());
-    let mut cursor: Option<String> = None;
-    loop {
-        let path = match &cursor {
-            Some(c) => format!("/v1/account/futures/positions-history?limit=1&cursor={c}"),
-            None => "/v1/account/futures/positions-history?limit=1".to_owned(),
-        };
-        let (s, page) = x.get(&path, Some(&trader)).await;
-        assert_eq!(s, StatusCode::OK, "{page}");
+    let history = "/v1/account/futures/positions-history?limit=1";
+    for page in x.pages(history, &trader).await {
         for p in page["positions"].as_array().expect("positions") {
             seen.push(p["instrument_code"].as_str().expect("code").to_owned());
             ids.push(p["position_id"].as_str().expect("id").to_owned());
         }
-        match page["cursor"].as_str() {
-            Some(c) => cursor = Some(c.to_owned()),
-            None => break,
-        }
-        assert!(seen.len() <= 2, "pages repeat: {seen:?}");
     }
     assert_eq!(seen, [perp, dated], "newest closed first, each once");
 

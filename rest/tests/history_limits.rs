@@ -103,35 +103,20 @@ async fn an_order_past_the_trade_limit_carries_the_trades_still_held() {
     let x = Exchange::with(config).await;
     let (maker, _) = x.new_holder(&["TRADE"]).await;
     let (taker, _) = x.new_holder(&["TRADE"]).await;
-    // Above every bid of the exchange's opening book, so each sale fills this order.
-    let (s, ack) = x.order(&maker, "BUY", "100000.00", "5", json!({})).await;
-    assert_eq!(s, StatusCode::OK, "{ack}");
-    let id = ack["order_id"].as_str().expect("id").to_owned();
-    for _ in 0..300 {
-        let ioc = json!({"time_in_force": "IMMEDIATE_OR_CANCELLED"});
-        let (s, body) = x.order(&taker, "SELL", "100000.00", "0.01", ioc).await;
-        assert_eq!(s, StatusCode::OK, "{body}");
-    }
+    let id = x.much_filled_order(&maker, &taker, 300).await;
     let (s, one) = x
         .get(&format!("/v1/account/orders/{id}"), Some(&maker))
         .await;
     assert_eq!(s, StatusCode::OK, "{one}");
     assert_eq!(one["trades"].as_array().map(Vec::len), Some(100), "{one}");
-    let (mut listed, mut cursor) = (0, None::<String>);
-    loop {
-        let path = match &cursor {
-            Some(c) => format!("/v1/account/orders/{id}/trades?cursor={c}"),
-            None => format!("/v1/account/orders/{id}/trades"),
-        };
-        let (s, page) = x.get(&path, Some(&maker)).await;
-        assert_eq!(s, StatusCode::OK, "{page}");
+    let mut listed = 0;
+    for page in x
+        .pages(&format!("/v1/account/orders/{id}/trades"), &maker)
+        .await
+    {
         let trades = page["trade_history"].as_array().expect("trades").len();
         assert!(trades > 0, "no empty page: {page}");
         listed += trades;
-        match page["cursor"].as_str() {
-            Some(c) => cursor = Some(c.to_owned()),
-            None => break,
-        }
     }
     assert_eq!(listed, 150, "the trades history still holds");
     x.stop().await;

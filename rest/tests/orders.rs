@@ -411,21 +411,11 @@ async fn order_history_pages_and_windows() {
     assert_eq!(just["order_history"][0]["trades"], json!([]));
 
     // Pages of two, following cursors, cover everything once.
+    let query = "/v1/account/orders?with_cancelled_and_rejected=true&with_just_filled_inactive=true&max_page_size=2";
     let mut seen = Vec::new();
-    let mut query = "/v1/account/orders?with_cancelled_and_rejected=true&with_just_filled_inactive=true&max_page_size=2".to_owned();
-    for _ in 0..5 {
-        let (s, page) = x.get(&query, Some(k)).await;
-        assert_eq!(s, StatusCode::OK);
+    for page in x.pages(query, k).await {
         assert_eq!(page["max_page_size"], 2);
         seen.extend(ids(&page));
-        match page["cursor"].as_str() {
-            Some(c) => {
-                query = format!(
-                    "/v1/account/orders?with_cancelled_and_rejected=true&with_just_filled_inactive=true&max_page_size=2&cursor={c}"
-                );
-            }
-            None => break,
-        }
     }
     assert_eq!(seen, all_ids);
     let (_, page) = x.get("/v1/account/orders?max_page_size=2", Some(k)).await;
@@ -540,20 +530,9 @@ async fn trade_history_lookups_and_time_parameters() {
 
     // Pages of two with a cursor.
     let mut seen = Vec::new();
-    let mut query = "/v1/account/trades?max_page_size=2".to_owned();
-    loop {
-        let (_, page) = x.get(&query, Some(k)).await;
-        seen.extend(
-            page["trade_history"]
-                .as_array()
-                .expect("array")
-                .iter()
-                .map(|t| t["trade"]["trade_id"].clone()),
-        );
-        match page["cursor"].as_str() {
-            Some(c) => query = format!("/v1/account/trades?max_page_size=2&cursor={c}"),
-            None => break,
-        }
+    for page in x.pages("/v1/account/trades?max_page_size=2", k).await {
+        let trades = page["trade_history"].as_array().expect("array");
+        seen.extend(trades.iter().map(|t| t["trade"]["trade_id"].clone()));
     }
     let all: Vec<Value> = trades
         .iter()
@@ -615,17 +594,8 @@ async fn an_order_with_many_fills_answers_its_trades_a_page_at_a_time() {
     let x = Exchange::start().await;
     let (maker, _) = x.new_holder(&["TRADE"]).await;
     let (taker, _) = x.new_holder(&["TRADE"]).await;
-    // Above every bid of the exchange's opening book, so each sale fills this order.
-    let (s, ack) = x.order(&maker, "BUY", "100000.00", "5", json!({})).await;
-    assert_eq!(s, StatusCode::OK, "{ack}");
-    let id = ack["order_id"].as_str().expect("id").to_owned();
     let fills = 230;
-    for _ in 0..fills {
-        let ioc = json!({"time_in_force": "IMMEDIATE_OR_CANCELLED"});
-        let (s, body) = x.order(&taker, "SELL", "100000.00", "0.01", ioc).await;
-        assert_eq!(s, StatusCode::OK, "{body}");
-        assert_eq!(body["filled_amount"], "0.01000", "{body}");
-    }
+    let id = x.much_filled_order(&maker, &taker, fills).await;
     let (s, one) = x
         .get(&format!("/v1/account/orders/{id}"), Some(&maker))
         .await;
@@ -639,21 +609,13 @@ async fn an_order_with_many_fills_answers_its_trades_a_page_at_a_time() {
     );
 
     let mut seen: Vec<String> = Vec::new();
-    let mut cursor: Option<String> = None;
-    loop {
-        let path = match &cursor {
-            Some(c) => format!("/v1/account/orders/{id}/trades?cursor={c}"),
-            None => format!("/v1/account/orders/{id}/trades"),
-        };
-        let (s, page) = x.get(&path, Some(&maker)).await;
-        assert_eq!(s, StatusCode::OK, "{page}");
+    for page in x
+        .pages(&format!("/v1/account/orders/{id}/trades"), &maker)
+        .await
+    {
         let trades = page["trade_history"].as_array().expect("trades");
         assert!(trades.len() <= 100, "a page at most");
         seen.extend(trades.iter().map(|t| t["trade"]["trade_id"].to_string()));
-        match page["cursor"].as_str() {
-            Some(c) => cursor = Some(c.to_owned()),
-            None => break,
-        }
     }
     // The sales, and whatever of the opening book the order took as it was placed.
     assert!(seen.len() >= fills, "{}", seen.len());

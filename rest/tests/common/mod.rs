@@ -184,6 +184,39 @@ impl Exchange {
         }
         self.post("/v1/account/orders", key, body).await
     }
+
+    /// Every page of `path` (its query included) that `key` reads by following each page's
+    /// `cursor`, in order; each must answer 200. Past 1,000 pages the paging is a loop.
+    pub async fn pages(&self, path: &str, key: &str) -> Vec<Value> {
+        let joint = if path.contains('?') { '&' } else { '?' };
+        let mut pages = Vec::new();
+        let mut next = path.to_owned();
+        loop {
+            let (s, page) = self.get(&next, Some(key)).await;
+            assert_eq!(s, StatusCode::OK, "{next}: {page}");
+            let cursor = page["cursor"].as_str().map(str::to_owned);
+            pages.push(page);
+            let Some(cursor) = cursor else {
+                return pages;
+            };
+            assert!(pages.len() < 1_000, "{path}: the pages do not end");
+            next = format!("{path}{joint}cursor={cursor}");
+        }
+    }
+
+    /// A BTC_EUR buy of `maker`'s above every bid of the opening book, then `fills`
+    /// immediate-or-cancel sales of `taker`'s, each filling it: the buy's order id.
+    pub async fn much_filled_order(&self, maker: &str, taker: &str, fills: usize) -> String {
+        let (s, ack) = self.order(maker, "BUY", "100000.00", "5", json!({})).await;
+        assert_eq!(s, StatusCode::OK, "{ack}");
+        for _ in 0..fills {
+            let ioc = json!({"time_in_force": "IMMEDIATE_OR_CANCELLED"});
+            let (s, body) = self.order(taker, "SELL", "100000.00", "0.01", ioc).await;
+            assert_eq!(s, StatusCode::OK, "{body}");
+            assert_eq!(body["filled_amount"], "0.01000", "{body}");
+        }
+        ack["order_id"].as_str().expect("id").to_owned()
+    }
 }
 
 /// A small fixed-seed xorshift, so a run (and a failing one) is the same every time.
