@@ -253,7 +253,7 @@ impl MarketData {
         if !self.on {
             return;
         }
-        let mut traded_at = None;
+        let (mut traded_at, mut settled_at) = (None, None);
         let mut last_trade = None;
         for record in events {
             let (time, seq) = (record.time, record.seq);
@@ -394,17 +394,18 @@ impl MarketData {
                     last_trade = None;
                     self.futures
                         .on_settled(instrument, SettledRate { rate, mark, time });
-                    // Settlements are a few a day: the time to drop payments out of the
-                    // retention window, reading every account's list once.
-                    let retention = self.config.trade_retention_days.saturating_mul(DAY);
-                    (self.futures)
-                        .forget_payments_before(Timestamp(time.0.saturating_sub(retention)));
+                    settled_at = Some(time);
                 }
                 _ => {}
             }
         }
+        if let Some(time) = settled_at {
+            // Settlements are a few a day (all markets' at once): the time to drop payments
+            // out of the retention window, reading every account's list once.
+            (self.futures).forget_payments_before(self.retention_horizon(time));
+        }
         if let Some(time) = traded_at {
-            let horizon = Timestamp(time.0 - self.config.trade_retention_days * DAY);
+            let horizon = self.retention_horizon(time);
             self.trades.forget_before(horizon);
             self.orders.forget_before(horizon);
             self.forget_futures();
@@ -412,6 +413,12 @@ impl MarketData {
                 self.order_terms.forget_gone(&self.orders);
             }
         }
+    }
+
+    /// The earliest time history keeps at `time`: the retention window back from it.
+    fn retention_horizon(&self, time: Timestamp) -> Timestamp {
+        let window = self.config.trade_retention_days.saturating_mul(DAY);
+        Timestamp(time.0.saturating_sub(window))
     }
 
     /// Candles of one instrument, newest first: the `count_back` periods up to the one
