@@ -274,11 +274,22 @@ fn write_atomically(path: &Path, records: &[KeyRecord]) -> Result<(), KeyFileErr
 }
 
 /// Replaces `path` with `bytes` so that a crash leaves the old file or the new one, never a
-/// mix: a temporary file beside it, fsync, rename, fsync of the directory.
+/// mix: a temporary file beside it, fsync, rename, fsync of the directory. The file is the
+/// owner's alone (mode 0600): what is written this way is keys, their digests and secrets.
 pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     let tmp = path.with_extension("tmp");
-    let mut file = std::fs::File::create(&tmp)?;
+    // A leftover temporary file of another mode would keep its mode: start afresh.
+    match std::fs::remove_file(&tmp) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)?;
     file.write_all(bytes)?;
     file.sync_all()?;
     std::fs::rename(&tmp, path)?;
@@ -313,6 +324,23 @@ mod tests {
         assert_eq!((found.holder, found.account), (HolderId(1), AccountId(2)));
         assert!(found.has_any(&[Scope::Trade]));
         assert!(!found.has_any(&[Scope::Admin]));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// The key store, `--keys-out`'s plaintext keys and the cursor key were created with
+    /// the process's umask (0644 here): every local user could read the demo keys.
+    #[test]
+    fn files_written_atomically_are_the_owners_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("mb-keys-mode-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("keys-out.json");
+        // A stale temporary file readable by all is not reused.
+        std::fs::write(file.with_extension("tmp"), b"stale").expect("stale tmp");
+        write_file_atomically(&file, b"[]").expect("written");
+        let mode = std::fs::metadata(&file).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+        assert_eq!(std::fs::read(&file).expect("read"), b"[]");
         let _ = std::fs::remove_dir_all(dir);
     }
 
