@@ -20,6 +20,8 @@ use crate::LogError;
 const KEY: &str = "leader";
 /// The key the group's exchange configuration digest is kept under.
 const CONFIG: &str = "config";
+/// The key the group's shared secret is kept under.
+const SECRET: &str = "secret";
 /// The key the leader's state-hash checkpoints are kept under.
 const CHECKPOINTS: &str = "checkpoints";
 
@@ -235,17 +237,30 @@ impl Lease {
     /// The group's exchange configuration digest: `pin` if none was recorded (this node
     /// records it), else the one recorded.
     pub fn group_config(&mut self, pin: &str) -> Result<String, LogError> {
-        let value: bytes::Bytes = pin.to_owned().into_bytes().into();
+        self.group_value(CONFIG, pin)
+    }
+
+    /// The group's shared secret: `proposed` if none was recorded (this node records it),
+    /// else the one recorded. Every node then signs and checks with the same secret (the
+    /// REST adapter's page cursors), so what one leader handed out the next accepts.
+    pub fn group_secret(&mut self, proposed: &str) -> Result<String, LogError> {
+        self.group_value(SECRET, proposed)
+    }
+
+    /// The value of `key`, recorded once for the group: `proposed` by the first node to
+    /// ask, the recorded one for every node after.
+    fn group_value(&mut self, key: &str, proposed: &str) -> Result<String, LogError> {
+        let value: bytes::Bytes = proposed.to_owned().into_bytes().into();
         let recorded = self.runtime.block_on(async {
-            if self.store.create(CONFIG, value).await.is_ok() {
-                return Ok(Some(pin.to_owned()));
+            if self.store.create(key, value).await.is_ok() {
+                return Ok(Some(proposed.to_owned()));
             }
-            let found = self.store.get(CONFIG).await.map_err(|e| e.to_string())?;
+            let found = self.store.get(key).await.map_err(|e| e.to_string())?;
             Ok(found.map(|v| String::from_utf8_lossy(&v).into_owned()))
         });
         match recorded {
-            Ok(Some(pin)) => Ok(pin),
-            Ok(None) => Err(self.bucket_error("the configuration was not recorded".into())),
+            Ok(Some(value)) => Ok(value),
+            Ok(None) => Err(self.bucket_error(format!("the group's {key} was not recorded"))),
             Err(reason) => Err(self.bucket_error(reason)),
         }
     }

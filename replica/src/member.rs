@@ -58,6 +58,9 @@ pub struct Joining {
     /// Digest of its exchange configuration: the group's first node records its own, and
     /// a node with another is refused (it would apply the log to another exchange).
     pub config_pin: String,
+    /// The secret it proposes for the group: the group's first node records its own, and
+    /// every node takes the recorded one ([`NodeStatus::secret`]).
+    pub secret: String,
 }
 
 impl Membership {
@@ -69,6 +72,7 @@ impl Membership {
         let member = Member {
             name: NameClaim::new(&config.node, &joining.address, config.lease),
             config_pin: joining.config_pin,
+            secret: joining.secret,
             announced: false,
             config,
             address: joining.address,
@@ -135,6 +139,8 @@ struct Member {
     name: NameClaim,
     /// Digest of the exchange configuration it runs (the data directory's pin).
     config_pin: String,
+    /// The secret it proposes for the group.
+    secret: String,
     announced: bool,
     tail: Option<LogTail>,
     /// When a tail that could not be opened is tried again.
@@ -260,6 +266,16 @@ impl Member {
             NameState::Held if self.announced => return true,
             NameState::Held => match lease.group_config(&self.config_pin) {
                 Ok(group) if group == self.config_pin => {
+                    match lease.group_secret(&self.secret) {
+                        Ok(secret) => {
+                            // Set at the first admission; the recorded secret never changes.
+                            let _ = self.status.secret.set(secret);
+                        }
+                        Err(e) => {
+                            tracing::warn!("cannot read the group's secret: {e}");
+                            return false;
+                        }
+                    }
                     if let Err(e) = lease.announce(&self.address) {
                         tracing::warn!("cannot publish this node's address: {e}");
                         return false;

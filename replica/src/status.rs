@@ -2,8 +2,8 @@
 //! member thread ([`crate::member`]) and read by whoever reports it (the server's health
 //! and cluster routes, its start-up wait).
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// The leader as this node knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +28,7 @@ pub struct NodeStatus {
     pub(crate) leader: Mutex<Option<LeaderInfo>>,
     pub(crate) divergence: Mutex<Option<String>>,
     pub(crate) problem: Mutex<Option<String>>,
+    pub(crate) secret: OnceLock<String>,
 }
 
 impl NodeStatus {
@@ -57,6 +58,12 @@ impl NodeStatus {
     /// exchange configuration: until it does, it neither leads nor says where it serves.
     pub fn admitted(&self) -> bool {
         self.admitted.load(Ordering::Acquire)
+    }
+
+    /// The group's shared secret (see [`crate::lease::Lease::group_secret`]), known once
+    /// the node is admitted.
+    pub fn secret(&self) -> Option<&str> {
+        self.secret.get().map(String::as_str)
     }
 
     /// Number of the last checkpoint whose state hash was found equal to the leader's.

@@ -2,7 +2,7 @@
 //! renews; a follower takes over once a whole lease period passes without renewal (not
 //! before, and within the lease plus a tick and a request); the old holder is then a
 //! follower with a smaller term; a holder that cannot renew stops leading when its lease
-//! runs out; a resigned lease is taken at once.
+//! runs out; a resigned lease is taken at once; the group's secret is the first node's.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -128,4 +128,17 @@ fn a_resigned_lease_is_taken_at_once() {
     assert!(matches!(b.tick(Instant::now()), Role::Follower { .. }));
     a.resign();
     assert!(term(&b.tick(Instant::now())) > first);
+}
+
+#[test]
+fn the_first_nodes_secret_is_every_nodes() {
+    let cluster = cluster("secret");
+    let (mut a, mut b) = (lease(&cluster, "a"), lease(&cluster, "b"));
+    first_lease(&mut a);
+    assert_eq!(
+        a.group_secret("secret-of-a").expect("recorded"),
+        "secret-of-a"
+    );
+    assert_eq!(b.group_secret("secret-of-b").expect("read"), "secret-of-a");
+    assert_eq!(a.group_secret("another").expect("read"), "secret-of-a");
 }

@@ -75,6 +75,7 @@ fn a_member_that_cannot_lead_gives_the_lease_up() {
         snapshot: Box::new(|| None),
         diverged: Box::new(|_| {}),
         config_pin: "pin-test".into(),
+        secret: "secret-test".into(),
     };
     let member = Membership::start(config, joining).expect("member thread");
     let status = member.status();

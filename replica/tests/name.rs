@@ -125,6 +125,7 @@ fn a_member_started_under_a_name_in_use_says_so_and_never_leads() {
         snapshot: Box::new(|| None),
         diverged: Box::new(|_| {}),
         config_pin: "pin-test".into(),
+        secret: "secret-test".into(),
     };
     let member = Membership::start(config, joining).expect("member thread");
     let status = member.status();

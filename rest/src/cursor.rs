@@ -1,6 +1,11 @@
 //! Opaque, tamper-evident page cursors: the position (a record number, or a wider key such
-//! as a closed position's close time and number) bound to the query kind and the account, signed with HMAC-SHA-256 under a per-process key. A cursor edited,
-//! forged, or taken from another account or endpoint is `INVALID_CURSOR`.
+//! as a closed position's close time and number) bound to the query kind and the account,
+//! signed with HMAC-SHA-256. A cursor edited, forged, or taken from another account or
+//! endpoint is `INVALID_CURSOR`. The key is the data directory's (`cursor.key`, made on the
+//! first start) or, on a replicated group, the group's, so a cursor outlives a restart and
+//! a change of leader.
+
+use std::path::{Path, PathBuf};
 
 use hmac::{Hmac, Mac};
 use matchbook::Timestamp;
@@ -10,6 +15,10 @@ use sha2::Sha256;
 
 use crate::error::ApiError;
 
+/// Name of the file in a data directory holding its cursor key (64 hex digits).
+pub const CURSOR_KEY_FILE: &str = "cursor.key";
+
+const KEY_LEN: usize = 32;
 const TAG_LEN: usize = 16;
 const PAYLOAD_LEN: usize = 21;
 
@@ -34,7 +43,29 @@ pub enum CursorKind {
 /// Signs and checks cursors.
 #[derive(Clone)]
 pub struct CursorSigner {
-    key: [u8; 32],
+    key: [u8; KEY_LEN],
+}
+
+/// The data directory's cursor key cannot be read, made or stored.
+#[derive(Debug, thiserror::Error)]
+pub enum CursorKeyError {
+    /// Reading or writing the file failed.
+    #[error("cursor key {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file holds something other than 64 hex digits.
+    #[error(
+        "cursor key {0}: not 64 hex digits; restore it from a backup, or delete it to make \
+         a new one (cursors already handed out then answer INVALID_CURSOR)"
+    )]
+    Malformed(PathBuf),
+    /// No randomness for a new key.
+    #[error("random source: {0}")]
+    Random(String),
 }
 
 impl std::fmt::Debug for CursorSigner {
@@ -49,6 +80,47 @@ impl CursorSigner {
         let mut key = [0u8; 32];
         getrandom::fill(&mut key)?;
         Ok(Self { key })
+    }
+
+    /// A signer with the key written as 64 hex digits (see [`CursorSigner::to_hex`]).
+    pub fn from_hex(text: &str) -> Option<Self> {
+        let text = text.trim();
+        if text.len() != 2 * KEY_LEN || !text.is_ascii() {
+            return None;
+        }
+        let mut key = [0u8; KEY_LEN];
+        for (i, b) in key.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok()?;
+        }
+        Some(Self { key })
+    }
+
+    /// The key as 64 hex digits.
+    pub fn to_hex(&self) -> String {
+        self.key.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The signer of data directory `dir`: the key in its `cursor.key`, or, on the first
+    /// start, a new random key stored there (readable by the owner only), so that the
+    /// cursors a client holds stay good across restarts.
+    pub fn of_data_dir(dir: &Path) -> Result<Self, CursorKeyError> {
+        let path = dir.join(CURSOR_KEY_FILE);
+        let io = |source| CursorKeyError::Io {
+            path: path.clone(),
+            source,
+        };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                Self::from_hex(&text).ok_or_else(|| CursorKeyError::Malformed(path.clone()))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let signer = Self::random().map_err(|e| CursorKeyError::Random(e.to_string()))?;
+                crate::keys::write_file_atomically(&path, signer.to_hex().as_bytes())
+                    .map_err(io)?;
+                Ok(signer)
+            }
+            Err(e) => Err(io(e)),
+        }
     }
 
     fn tag(&self, payload: &[u8]) -> [u8; TAG_LEN] {
@@ -167,5 +239,32 @@ mod tests {
             "other key"
         );
         assert!(s.decode("zz", CursorKind::Trades, 7).is_err());
+    }
+
+    #[test]
+    fn a_data_directorys_key_is_made_once_and_kept() {
+        let dir = std::env::temp_dir().join(format!("mb-cursor-key-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let first = CursorSigner::of_data_dir(&dir).expect("made");
+        let cursor = first.encode(CursorKind::Orders, 3, 99);
+        let again = CursorSigner::of_data_dir(&dir).expect("read back");
+        assert_eq!(again.decode(&cursor, CursorKind::Orders, 3), Ok(99));
+        let other = std::env::temp_dir().join(format!("mb-cursor-key-{}-b", std::process::id()));
+        let _ = std::fs::remove_dir_all(&other);
+        std::fs::create_dir_all(&other).expect("dir");
+        let elsewhere = CursorSigner::of_data_dir(&other).expect("made");
+        assert!(
+            elsewhere.decode(&cursor, CursorKind::Orders, 3).is_err(),
+            "its own key"
+        );
+        std::fs::write(dir.join(CURSOR_KEY_FILE), "not a key").expect("spoiled");
+        assert!(matches!(
+            CursorSigner::of_data_dir(&dir),
+            Err(CursorKeyError::Malformed(_))
+        ));
+        assert!(CursorSigner::from_hex(&elsewhere.to_hex()).is_some());
+        let _ = std::fs::remove_dir_all(dir);
+        let _ = std::fs::remove_dir_all(other);
     }
 }

@@ -16,6 +16,7 @@ use matchbook_replica::member::{Joining, Membership, NodeStatus};
 use matchbook_replica::node::NodeConfig;
 use tokio::sync::oneshot;
 
+use crate::cursor::CursorSigner;
 use crate::server::ServerError;
 
 /// How long a starting node waits to be in step with its group before it gives up.
@@ -68,7 +69,7 @@ pub(crate) struct Node {
 /// Joins the group with the runtime (a follower on the state before command `next`);
 /// `addresses` is where this node serves clients, for the others to forward to;
 /// `snapshot` says the command of its newest local snapshot; `config_pin` is its exchange
-/// configuration's digest.
+/// configuration's digest; `secret` is its cursor key, proposed as the group's.
 pub(crate) fn join(
     config: &NodeConfig,
     addresses: String,
@@ -76,6 +77,7 @@ pub(crate) fn join(
     next: u64,
     snapshot: impl Fn() -> Option<u64> + Send + 'static,
     config_pin: String,
+    secret: String,
 ) -> Result<Node, ServerError> {
     let (tell, diverged) = oneshot::channel();
     let joining = Joining {
@@ -87,6 +89,7 @@ pub(crate) fn join(
             let _ = tell.send(why);
         }),
         config_pin,
+        secret,
     };
     Ok(Node {
         name: config.node.clone(),
@@ -125,4 +128,15 @@ pub(crate) async fn settle(
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+/// The cursor signer of an admitted node: the group's key, so that a cursor one leader
+/// handed out is good on the next.
+pub(crate) fn group_cursors(status: &NodeStatus) -> Result<CursorSigner, ServerError> {
+    status
+        .secret()
+        .and_then(CursorSigner::from_hex)
+        .ok_or_else(|| {
+            ServerError::Replication("the group's recorded cursor key is not 64 hex digits".into())
+        })
 }

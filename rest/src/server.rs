@@ -54,16 +54,16 @@ pub enum ServerError {
     Keys(#[from] crate::keys::KeyFileError),
     /// `--keys-out` names a file the data directory itself uses.
     #[error(
-        "--keys-out {0} is a file of the data directory (keys, journal, snapshots, \
+        "--keys-out {0} is a file of the data directory (keys, cursor key, journal, snapshots, \
          configuration or lock); write the issued keys somewhere else"
     )]
     KeysOutReserved(std::path::PathBuf),
     /// Provisioning.
     #[error(transparent)]
     Setup(#[from] SetupError),
-    /// No randomness for keys and cursors.
-    #[error("random source: {0}")]
-    Random(String),
+    /// The data directory's cursor key.
+    #[error(transparent)]
+    CursorKey(#[from] crate::cursor::CursorKeyError),
     /// The engine runtime failed while stopping.
     #[error("engine runtime: {0}")]
     Runtime(#[from] matchbook::runtime::RuntimeError),
@@ -112,7 +112,7 @@ fn refuse_reserved_keys_out(data_dir: &Path, out: &Path) -> Result<(), ServerErr
     };
     let name = out.file_name().and_then(|n| n.to_str()).unwrap_or_default();
     let reserved = [KEY_STORE, CONFIG_COPY, store::CONFIG_PIN, store::LOCK_FILE].contains(&name)
-        || ["journal-", "snapshot-", "keys.", "config."]
+        || ["journal-", "snapshot-", "keys.", "config.", "cursor."]
             .iter()
             .any(|prefix| name.starts_with(prefix));
     if in_data_dir && reserved {
@@ -233,6 +233,7 @@ impl Server {
             // The journal's times are inside the horizon, so this advance is too.
             let _ = clock.advance(behind);
         }
+        let cursors = CursorSigner::of_data_dir(&settings.data_dir)?;
         let snapshots =
             SnapshotWriter::start(settings.data_dir.clone(), settings.keep_snapshots, check)?;
         let plan = SnapshotPlan {
@@ -278,10 +279,25 @@ impl Server {
                 let newest = move || written().or(started_from);
                 let handle = runtime.handle();
                 let pin = store::pin_of(&settings.engine)?;
-                let node = crate::durability::join(config, addresses, handle, next, newest, pin)?;
+                let secret = cursors.to_hex();
+                let node =
+                    crate::durability::join(config, addresses, handle, next, newest, pin, secret)?;
                 Some(node)
             }
             None => None,
+        };
+        // Holders and opening balances are commands like any other: on a restart they
+        // come back from the journal (or the group's log), so they are provisioned only
+        // into an empty one, by the node that writes it. A node of a group signs cursors
+        // with the group's key, known once it is admitted.
+        let (provision, cursors) = match &node {
+            Some(node) => {
+                let status = node.membership.status();
+                let provision =
+                    crate::durability::settle(&runtime.handle(), &status, resumed).await?;
+                (provision, crate::durability::group_cursors(&status)?)
+            }
+            None => (!resumed, cursors),
         };
         let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join(KEY_STORE)))?);
         let hub = crate::streams::hub::Hub::start(
@@ -296,7 +312,7 @@ impl Server {
             markets,
             keys,
             clock,
-            cursors: CursorSigner::random().map_err(|e| ServerError::Random(e.to_string()))?,
+            cursors,
             rate_limit: settings.rate_limit_per_minute,
             data_dir: settings.data_dir.clone(),
             body_timeout: settings.header_timeout,
@@ -313,16 +329,6 @@ impl Server {
                 status: n.membership.status(),
             }),
         });
-        // Holders and opening balances are commands like any other: on a restart they
-        // come back from the journal (or the group's log), so they are provisioned only
-        // into an empty one, by the node that writes it.
-        let provision = match &node {
-            Some(node) => {
-                let status = node.membership.status();
-                crate::durability::settle(&state.runtime, &status, resumed).await?
-            }
-            None => !resumed,
-        };
         let directory = if provision {
             setup::provision(&state, &settings.holders).await?
         } else {

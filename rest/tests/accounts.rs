@@ -3,9 +3,9 @@
 
 mod common;
 
-use common::{Exchange, code, data_dir, settings};
+use common::{Exchange, code, data_dir, order_fields, settings};
 use reqwest::StatusCode;
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subaccounts_balances_and_fees() {
@@ -316,6 +316,48 @@ async fn keys_survive_a_restart() {
     let file = std::fs::read_to_string(dir.join("keys.json")).expect("key file");
     assert!(!file.contains(&key), "only digests are stored");
     server.stop().await.expect("stop");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A client paging its order history through a restart: the cursor of the first page was
+/// signed with a key made at random by each process, so the next page answered 400
+/// `INVALID_CURSOR`. The key is now the data directory's (`cursor.key`, owner-only).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cursors_survive_a_restart() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = data_dir();
+    let x = Exchange::with(settings(dir.clone())).await;
+    let key = x.trader.key.clone();
+    for price in ["101.00", "102.00", "103.00"] {
+        let (s, body) = x.order(&key, "BUY", price, "0.1", json!({})).await;
+        assert_eq!(s, StatusCode::OK, "{body}");
+    }
+    let list = "/v1/account/orders?with_cancelled_and_rejected=true&max_page_size=2";
+    let (s, first) = x.get(list, Some(&key)).await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    let cursor = first["cursor"].as_str().expect("a second page").to_owned();
+    x.server.stop().await.expect("clean stop");
+    let again = matchbook_rest::Server::start(settings(dir.clone()))
+        .await
+        .expect("restart");
+    let response = reqwest::Client::new()
+        .get(format!("http://{}{list}&cursor={cursor}", again.addr))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .expect("sent");
+    let s = response.status();
+    let second: Value = response.json().await.expect("json");
+    assert_eq!(s, StatusCode::OK, "{second}");
+    let ids = |page: &Value| order_fields(page, "order_id");
+    assert_eq!(ids(&second).len(), 1, "{second}");
+    assert!(!ids(&first).contains(&ids(&second)[0]), "{first} {second}");
+    let mode = std::fs::metadata(dir.join("cursor.key"))
+        .expect("kept")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    again.stop().await.expect("stop");
     let _ = std::fs::remove_dir_all(dir);
 }
 

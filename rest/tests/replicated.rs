@@ -6,14 +6,17 @@
 //! name while it runs, or with another exchange configuration, is refused); and in a group of three processes
 //! of the real binary, with orders sent to the leader and to a follower, a follower leads
 //! once the leader is SIGKILLed, within the lease and a bounded catch-up, with every order
-//! the old leader acknowledged, and the survivors reach the same state hash.
+//! the old leader acknowledged (and the page cursor it handed out), and the survivors
+//! reach the same state hash.
 
 mod common;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use common::group::{health, node, node_args, order_flow, order_status, same_state, start_node};
+use common::group::{
+    get_json, health, node, node_args, order_flow, order_status, same_state, start_node,
+};
 use common::{Exchange, data_dir, settings};
 use matchbook_replica::cluster::{NatsCluster, server_binary};
 use matchbook_rest::Server;
@@ -143,6 +146,10 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
     while acked.lock().expect("not poisoned").len() < 60 {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    // A client paging its history when the leader dies goes on with the next leader.
+    let list = "/v1/account/orders?with_cancelled_and_rejected=true&max_page_size=2";
+    let first = get_json(&a.base, list, &key).await;
+    let cursor = first["cursor"].as_str().expect("a second page").to_owned();
     a.child.kill().expect("SIGKILL the leader");
     let killed = std::time::Instant::now();
     let _ = a.child.wait();
@@ -188,6 +195,15 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
         (Some("follower"), Some("leader")) => (&c, &b),
         _ => panic!("one leader, one follower: {hb} {hc}"),
     };
+
+    let second = get_json(&leader.base, &format!("{list}&cursor={cursor}"), &key).await;
+    let orders = |page: &Value| page["order_history"].as_array().map_or(0, Vec::len);
+    assert_eq!(
+        orders(&second),
+        2,
+        "the page after the first, from the next leader"
+    );
+    assert_ne!(first["order_history"][0], second["order_history"][0]);
 
     let acked = acked.lock().expect("not poisoned").clone();
     assert!(acked.len() >= 60);

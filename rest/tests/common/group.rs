@@ -31,6 +31,20 @@ pub async fn order_status(base: &str, key: &str, id: &Value) -> (StatusCode, Val
     (status, body["order"]["status"].clone())
 }
 
+/// `GET path` on the node at `base` with `key`; it must answer 200.
+pub async fn get_json(base: &str, path: &str, key: &str) -> Value {
+    let response = (reqwest::Client::new())
+        .get(format!("{base}{path}"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .expect("request");
+    let status = response.status();
+    let body: Value = response.json().await.unwrap_or(Value::Null);
+    assert_eq!(status, StatusCode::OK, "{path}: {body}");
+    body
+}
+
 /// Places orders on `base` one after another until `stop` is set; returns the ids of
 /// those acknowledged.
 pub async fn order_flow(
