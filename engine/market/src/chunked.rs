@@ -3,19 +3,29 @@
 //! that doubles copies everything it holds and faults in a fresh region twice the size each
 //! time; chunks are allocated once at their final capacity, so every record is written once
 //! and every page is touched once, and dropping from the front frees whole chunks.
+//!
+//! Chunks are shared between copies and copied on write: a snapshot's copy of the history
+//! costs one reference count per chunk, not a copy of every record, and the market stage
+//! that keeps writing pays for the chunks it changes while the copy is alive (a chunk the
+//! first time, nothing after).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Records per chunk (a few hundred KiB for history records: large enough that chunk
-/// allocation is rare, small enough that a fresh store costs little).
+/// allocation is rare, small enough that a fresh store costs little and a chunk copied on
+/// write is a short pause).
 const CHUNK: usize = 1024;
+
+type Chunk<T> = Arc<Vec<Option<T>>>;
 
 /// See the module documentation.
 #[derive(Debug, Clone)]
 pub struct ChunkedDeque<T> {
-    /// Full chunks except the last; the first has its first `head` slots emptied.
-    chunks: VecDeque<Vec<Option<T>>>,
-    /// Emptied slots at the start of the first chunk.
+    /// Full chunks except the last; the first one's first `head` slots are gone (emptied,
+    /// or, in a chunk shared with a copy, left for the copy).
+    chunks: VecDeque<Chunk<T>>,
+    /// Slots gone at the start of the first chunk.
     head: usize,
     len: usize,
 }
@@ -30,6 +40,17 @@ impl<T> Default for ChunkedDeque<T> {
     }
 }
 
+/// The chunk to change: this deque's own, copied first (at full capacity) if a copy of the
+/// deque shares it.
+fn owned<T: Clone>(chunk: &mut Chunk<T>) -> &mut Vec<Option<T>> {
+    if Arc::get_mut(chunk).is_none() {
+        let mut copy = Vec::with_capacity(CHUNK.max(chunk.len()));
+        copy.extend(chunk.iter().cloned());
+        *chunk = Arc::new(copy);
+    }
+    Arc::make_mut(chunk)
+}
+
 impl<T> ChunkedDeque<T> {
     /// Elements held.
     pub fn len(&self) -> usize {
@@ -39,32 +60,6 @@ impl<T> ChunkedDeque<T> {
     /// Whether it holds nothing.
     pub fn is_empty(&self) -> bool {
         self.len == 0
-    }
-
-    /// Appends at the back.
-    pub fn push_back(&mut self, value: T) {
-        match self.chunks.back_mut() {
-            Some(last) if last.len() < CHUNK => last.push(Some(value)),
-            _ => {
-                let mut chunk = Vec::with_capacity(CHUNK);
-                chunk.push(Some(value));
-                self.chunks.push_back(chunk);
-            }
-        }
-        self.len += 1;
-    }
-
-    /// Removes the front element.
-    pub fn pop_front(&mut self) -> Option<T> {
-        let first = self.chunks.front_mut()?;
-        let value = first.get_mut(self.head)?.take();
-        self.head += 1;
-        self.len -= 1;
-        if self.head == first.len() {
-            self.chunks.pop_front();
-            self.head = 0;
-        }
-        value
     }
 
     fn position(&self, index: usize) -> Option<(usize, usize)> {
@@ -81,12 +76,6 @@ impl<T> ChunkedDeque<T> {
         self.chunks.get(chunk)?.get(slot)?.as_ref()
     }
 
-    /// The element at `index` from the front, to change.
-    pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
-        let (chunk, slot) = self.position(index)?;
-        self.chunks.get_mut(chunk)?.get_mut(slot)?.as_mut()
-    }
-
     /// The front element.
     pub fn front(&self) -> Option<&T> {
         self.get(0)
@@ -94,7 +83,12 @@ impl<T> ChunkedDeque<T> {
 
     /// Front to back.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &T> + '_ {
-        self.chunks.iter().flatten().flatten()
+        let head = self.head;
+        self.chunks
+            .iter()
+            .enumerate()
+            .flat_map(move |(k, c)| c[if k == 0 { head.min(c.len()) } else { 0 }..].iter())
+            .flatten()
     }
 
     /// Front to back from `index` on, without walking the elements before it.
@@ -111,7 +105,45 @@ impl<T> ChunkedDeque<T> {
     }
 }
 
-impl<T> FromIterator<T> for ChunkedDeque<T> {
+impl<T: Clone> ChunkedDeque<T> {
+    /// Appends at the back.
+    pub fn push_back(&mut self, value: T) {
+        match self.chunks.back_mut() {
+            Some(last) if last.len() < CHUNK => owned(last).push(Some(value)),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(Some(value));
+                self.chunks.push_back(Arc::new(chunk));
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Removes the front element. From a chunk a copy shares, the element is cloned and
+    /// left in place (the chunk goes once the front passes it): no chunk is copied for it.
+    pub fn pop_front(&mut self) -> Option<T> {
+        let first = self.chunks.front_mut()?;
+        let value = match Arc::get_mut(first) {
+            Some(chunk) => chunk.get_mut(self.head)?.take(),
+            None => first.get(self.head)?.clone(),
+        };
+        self.head += 1;
+        self.len -= 1;
+        if self.head == first.len() {
+            self.chunks.pop_front();
+            self.head = 0;
+        }
+        value
+    }
+
+    /// The element at `index` from the front, to change.
+    pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
+        let (chunk, slot) = self.position(index)?;
+        owned(self.chunks.get_mut(chunk)?).get_mut(slot)?.as_mut()
+    }
+}
+
+impl<T: Clone> FromIterator<T> for ChunkedDeque<T> {
     fn from_iter<I: IntoIterator<Item = T>>(items: I) -> Self {
         let mut deque = Self::default();
         for item in items {
@@ -132,7 +164,7 @@ impl<T: serde::Serialize> serde::Serialize for ChunkedDeque<T> {
     }
 }
 
-impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for ChunkedDeque<T> {
+impl<'de, T: serde::Deserialize<'de> + Clone> serde::Deserialize<'de> for ChunkedDeque<T> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         Ok(Vec::<T>::deserialize(deserializer)?.into_iter().collect())
     }
@@ -143,36 +175,116 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// What a step of the property test does.
+    #[derive(Debug, Clone)]
+    enum Step {
+        Push(usize),
+        Pop(usize),
+        /// Adds to the element at this index (taken modulo the length).
+        Change(usize),
+        /// Takes a copy, to be checked against the model as it was then.
+        Copy,
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            (1usize..3000).prop_map(Step::Push),
+            (1usize..3000).prop_map(Step::Pop),
+            any::<usize>().prop_map(Step::Change),
+            Just(Step::Copy),
+        ]
+    }
+
+    fn same(chunked: &ChunkedDeque<u32>, model: &VecDeque<u32>) -> Result<(), TestCaseError> {
+        prop_assert_eq!(chunked.len(), model.len());
+        prop_assert_eq!(chunked.front(), model.front());
+        for i in [
+            0,
+            1,
+            CHUNK - 1,
+            CHUNK,
+            model.len().saturating_sub(1),
+            model.len(),
+        ] {
+            prop_assert_eq!(chunked.get(i), model.get(i));
+        }
+        prop_assert!(chunked.iter().eq(model.iter()));
+        prop_assert!(chunked.iter().rev().eq(model.iter().rev()));
+        for from in [
+            0,
+            1,
+            CHUNK - 1,
+            CHUNK + 1,
+            model.len() / 2,
+            model.len(),
+            model.len() + 5,
+        ] {
+            prop_assert!(chunked.iter_from(from).eq(model.iter().skip(from)));
+        }
+        Ok(())
+    }
+
     proptest! {
         /// Against a `VecDeque`: the same elements at the same indexes after any mix of
-        /// appends and front removals, across chunk boundaries.
+        /// appends, front removals and changes, across chunk boundaries; and every copy
+        /// taken on the way keeps what it held then, whatever the original does after.
         #[test]
-        fn behaves_like_a_vecdeque(ops in prop::collection::vec((any::<bool>(), 1usize..3000), 1..12)) {
+        fn behaves_like_a_vecdeque_and_copies_stay_as_taken(steps in prop::collection::vec(step(), 1..16)) {
             let mut chunked = ChunkedDeque::default();
             let mut model = VecDeque::new();
+            let mut copies = Vec::new();
             let mut next = 0u32;
-            for (push, n) in ops {
-                for _ in 0..n {
-                    if push {
+            for step in steps {
+                match step {
+                    Step::Push(n) => for _ in 0..n {
                         chunked.push_back(next);
                         model.push_back(next);
                         next += 1;
-                    } else {
+                    },
+                    Step::Pop(n) => for _ in 0..n {
                         prop_assert_eq!(chunked.pop_front(), model.pop_front());
+                    },
+                    Step::Change(at) if !model.is_empty() => {
+                        let at = at % model.len();
+                        let changed = chunked.get_mut(at).map(|v| { *v += 1_000_000; *v });
+                        model[at] += 1_000_000;
+                        prop_assert_eq!(changed, Some(model[at]));
                     }
+                    Step::Change(_) => prop_assert!(chunked.get_mut(0).is_none()),
+                    Step::Copy => copies.push((chunked.clone(), model.clone())),
                 }
-                prop_assert_eq!(chunked.len(), model.len());
-                prop_assert_eq!(chunked.front(), model.front());
-                for i in [0, 1, CHUNK - 1, CHUNK, model.len().saturating_sub(1), model.len()] {
-                    prop_assert_eq!(chunked.get(i), model.get(i));
-                }
-                prop_assert!(chunked.iter().eq(model.iter()));
-                prop_assert!(chunked.iter().rev().eq(model.iter().rev()));
-                for from in [0, 1, CHUNK - 1, CHUNK + 1, model.len() / 2, model.len(), model.len() + 5] {
-                    prop_assert!(chunked.iter_from(from).eq(model.iter().skip(from)));
-                }
+                same(&chunked, &model)?;
+            }
+            for (copy, then) in &copies {
+                same(copy, then)?;
             }
         }
+    }
+
+    #[test]
+    fn a_copy_shares_its_chunks_until_one_is_changed() {
+        let mut deque: ChunkedDeque<u64> = (0..3 * CHUNK as u64).collect();
+        let copy = deque.clone();
+        let shared = |a: &ChunkedDeque<u64>, b: &ChunkedDeque<u64>| {
+            a.chunks
+                .iter()
+                .zip(&b.chunks)
+                .filter(|(x, y)| Arc::ptr_eq(x, y))
+                .count()
+        };
+        assert_eq!(shared(&deque, &copy), 3, "a copy is references");
+        if let Some(v) = deque.get_mut(CHUNK + 1) {
+            *v = 7;
+        }
+        assert_eq!(
+            shared(&deque, &copy),
+            2,
+            "the changed chunk alone is copied"
+        );
+        assert_eq!(copy.get(CHUNK + 1), Some(&(CHUNK as u64 + 1)));
+        assert_eq!(deque.pop_front(), Some(0));
+        assert_eq!(shared(&deque, &copy), 2, "a removal copies nothing");
+        assert_eq!(copy.front(), Some(&0));
     }
 
     #[test]
