@@ -5,6 +5,7 @@
 
 pub mod candles;
 pub mod chunked;
+mod client_ids;
 pub mod futures;
 pub mod order_terms;
 pub mod orders;

@@ -7,11 +7,16 @@ use std::collections::{HashMap, VecDeque};
 
 use smallvec::SmallVec;
 
+mod filter;
+
+pub use filter::{OrderFilter, OrderPage};
+
 use super::chunked::ChunkedDeque;
+use super::client_ids::ClientIdIndex;
 use super::query::{DAY, MAX_RECORDS_READ, MAX_RECORDS_READ_BY_CLIENT_ID, QueryError};
 use super::trades::TradeRecord;
 use matchbook_core::hashing::IdBuildHasher;
-use matchbook_core::{AcceptedOrder, AccountId, CancelReason, InstrumentId, Notional, OrderStatus};
+use matchbook_core::{AcceptedOrder, AccountId, CancelReason, Notional, OrderStatus};
 use matchbook_core::{Price, Qty, Timestamp, TradeId, Uuid};
 
 /// An order as history keeps it (spec 2.6).
@@ -136,52 +141,6 @@ enum Inactive {
     CancelledOrRejected,
 }
 
-/// Which orders an order-history query returns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct OrderFilter {
-    /// Window on the last activity time (used for inactive orders).
-    pub from: Timestamp,
-    /// Window end.
-    pub to: Timestamp,
-    /// Only this instrument.
-    pub instrument: Option<InstrumentId>,
-    /// Include every ended order: cancelled and rejected ones, and filled ones as
-    /// `with_just_filled_inactive` does (the public exchange's rule).
-    pub with_cancelled_and_rejected: bool,
-    /// Include ended orders that filled, fully or partly before they were cancelled.
-    pub with_just_filled_inactive: bool,
-    /// Page size.
-    pub max_page_size: usize,
-    /// Resume below this order number.
-    pub cursor: Option<u64>,
-}
-
-impl OrderFilter {
-    /// Every retained order of an account, open or ended, whenever it was active: at most
-    /// `limit` below order number `before` (`None`: from the newest). What the bindings
-    /// page an account's history with.
-    pub fn every(limit: usize, before: Option<u64>) -> Self {
-        Self {
-            from: Timestamp(i64::MIN),
-            to: Timestamp(i64::MAX),
-            instrument: None,
-            with_cancelled_and_rejected: true,
-            with_just_filled_inactive: true,
-            max_page_size: limit,
-            cursor: before,
-        }
-    }
-}
-
-/// A page of orders, newest first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OrderPage<'a> {
-    /// Orders.
-    pub orders: Vec<&'a OrderRecord>,
-    /// Number of the last order returned when more may follow.
-    pub cursor: Option<u64>,
-}
-
 /// Every accepted order plus per-account lists of numbers. Records sit in one chunked
 /// deque indexed by order number less the first one (numbers are dense), open and ended
 /// alike, so an amend, a fill or a cancel is an index and a write in place: nothing moves when
@@ -211,6 +170,9 @@ pub struct OrderStore {
     /// setting, so not saved: a restored store keeps such orders by time until it cuts.
     #[serde(skip)]
     count_cut: u64,
+    /// Lookups by client id (derived from the records, so not saved).
+    #[serde(skip)]
+    client_ids: ClientIdIndex,
 }
 
 impl OrderStore {
@@ -236,10 +198,22 @@ impl OrderStore {
             self.newest_of_account.resize(account + 1, None);
         }
         let previous_of_account = self.newest_of_account[account].replace(id);
-        self.records.push_back(Some(OrderRecord {
+        let record = OrderRecord {
             previous_of_account,
             ..OrderRecord::accepted(accepted, time, sequence)
-        }));
+        };
+        if self.client_ids.is_built() {
+            self.client_ids.note(&record);
+        } else {
+            let retained = self.records.iter().flatten().chain(self.kept.values());
+            self.client_ids.build(retained.chain([&record]));
+        }
+        self.records.push_back(Some(record));
+    }
+
+    /// Drops `record` from history: it goes from the client-id index with it.
+    fn drop_record(&mut self, record: OrderRecord) {
+        self.client_ids.forget(&record);
     }
 
     fn record_mut(&mut self, id: u64) -> Option<&mut OrderRecord> {
@@ -267,7 +241,9 @@ impl OrderStore {
                 break;
             }
             self.kept_ended.pop_front();
-            self.kept.remove(&id);
+            if let Some(record) = self.kept.remove(&id) {
+                self.drop_record(record);
+            }
         }
     }
 
@@ -279,10 +255,8 @@ impl OrderStore {
             return false;
         }
         while self.records.len() > most {
-            if let Some(Some(record)) = self.records.pop_front()
-                && record.status == OrderStatus::Open
-            {
-                self.kept.insert(self.first, record);
+            if let Some(Some(record)) = self.records.pop_front() {
+                self.keep_if_open(record);
             }
             self.count_cut = self.first;
             self.first += 1;
@@ -310,10 +284,8 @@ impl OrderStore {
                 Some(_) => {}
                 None => break,
             }
-            if let Some(Some(record)) = self.records.pop_front()
-                && record.status == OrderStatus::Open
-            {
-                self.kept.insert(self.first, record);
+            if let Some(Some(record)) = self.records.pop_front() {
+                self.keep_if_open(record);
             }
             self.first += 1;
         }
@@ -325,12 +297,23 @@ impl OrderStore {
         };
     }
 
+    /// A record leaving the front of the run: kept while open, else dropped.
+    fn keep_if_open(&mut self, record: OrderRecord) {
+        if record.status == OrderStatus::Open {
+            self.kept.insert(record.accepted.order.id, record);
+        } else {
+            self.drop_record(record);
+        }
+    }
+
     /// Notes that an order ended: one in `kept` is then forgotten by its end time, or at
     /// once if a count limit cut its number.
     fn ended(&mut self, id: u64, time: Timestamp) {
         if id < self.first && self.kept.contains_key(&id) {
             if id <= self.count_cut {
-                self.kept.remove(&id);
+                if let Some(record) = self.kept.remove(&id) {
+                    self.drop_record(record);
+                }
             } else {
                 self.kept_ended.push_back((time, id));
             }
@@ -425,9 +408,11 @@ impl OrderStore {
             .ok_or(QueryError::NotFound)
     }
 
-    /// The account's most recent order with `client_id`, within 30 days of its creation,
-    /// among its newest [`MAX_RECORDS_READ_BY_CLIENT_ID`] orders; past them, the open
-    /// order `open` names (the engine's newest open order with the id, which it indexes).
+    /// The account's most recent order with `client_id`, within 30 days of its creation:
+    /// the one the index names; else (not built yet after a restore, or a client id reused
+    /// by a newer order history has forgotten) among the account's newest
+    /// [`MAX_RECORDS_READ_BY_CLIENT_ID`] orders; past them, the open order `open` names
+    /// (the engine's newest open order with the id, which it indexes).
     pub fn by_client_id(
         &self,
         account: AccountId,
@@ -435,12 +420,21 @@ impl OrderStore {
         open: Option<u64>,
         now: Timestamp,
     ) -> Result<&OrderRecord, QueryError> {
-        self.newest_first(account, None)
-            .take(MAX_RECORDS_READ_BY_CLIENT_ID)
-            .take_while(|r| now.0 - r.created.0 <= 30 * DAY)
-            .find(|r| r.accepted.client_id == Some(client_id))
-            .or_else(|| open.and_then(|id| self.get(account, id)))
-            .ok_or(QueryError::NotFound)
+        let named = |r: &&OrderRecord| r.accepted.client_id == Some(client_id);
+        let recent = |r: &&OrderRecord| now.0 - r.created.0 <= 30 * DAY;
+        let indexed = (self.client_ids.newest(account, client_id))
+            .and_then(|id| self.get(account, id))
+            .filter(named);
+        match indexed {
+            Some(record) => Some(record).filter(recent),
+            None => self
+                .newest_first(account, None)
+                .take(MAX_RECORDS_READ_BY_CLIENT_ID)
+                .take_while(recent)
+                .find(named),
+        }
+        .or_else(|| open.and_then(|id| self.get(account, id)))
+        .ok_or(QueryError::NotFound)
     }
 
     /// An account's retained orders numbered below `below` (all without it), newest first:

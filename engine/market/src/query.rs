@@ -15,9 +15,10 @@ pub const MAX_PAGE_SIZE: usize = 100;
 /// account's history is long (about 9 ms for 480,000 orders, every other reader and every
 /// stream waiting behind it).
 pub const MAX_RECORDS_READ: usize = 10_000;
-/// Orders a lookup by client id reads at most, newest first (about 1 ms): one that
-/// carried the id further back is not found there. Open orders are found by the engine,
-/// which indexes their client ids.
+/// Orders a lookup by client id reads at most, newest first (about 1 ms), when the
+/// history's client-id index does not name the order: in a store just loaded (until its
+/// next order builds the index), or for an id reused by a newer order already forgotten.
+/// Open orders are found by the engine, which indexes their client ids.
 pub const MAX_RECORDS_READ_BY_CLIENT_ID: usize = 100_000;
 
 /// Why a history or market-data query was refused. Codes 5xxx (market data).

@@ -1,6 +1,6 @@
 //! Order history kept from events, checked against a plain model of each order.
 use super::*;
-use matchbook_core::OrderRef;
+use matchbook_core::{InstrumentId, OrderRef};
 use matchbook_core::{OrderType, Side, StpMode, TimeInForce};
 use proptest::prelude::*;
 
@@ -109,15 +109,28 @@ fn a_count_cut_keeps_open_orders_until_they_end() {
 
 #[derive(Debug, Clone)]
 enum Op {
-    Accept { account: u32 },
-    End { pick: usize },
-    Forget { back: i64 },
-    Limit { most: usize },
+    /// An order of `account` with client id `client` (0: none).
+    Accept {
+        account: u32,
+        client: u128,
+    },
+    /// The store saved and loaded again (its client-id index is then built anew).
+    Restore,
+    End {
+        pick: usize,
+    },
+    Forget {
+        back: i64,
+    },
+    Limit {
+        most: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        3 => (0u32..3).prop_map(|account| Op::Accept { account }),
+        3 => (0u32..3, 0u128..4).prop_map(|(account, client)| Op::Accept { account, client }),
+        1 => Just(Op::Restore),
         3 => any::<usize>().prop_map(|pick| Op::End { pick }),
         1 => (0i64..40).prop_map(|back| Op::Forget { back }),
         1 => (1usize..12).prop_map(|most| Op::Limit { most }),
@@ -138,16 +151,26 @@ proptest! {
         let mut store = OrderStore::default();
         // Per order number: account and the time it ended.
         let mut model: Vec<(u32, Option<i64>)> = Vec::new();
+        let mut clients: Vec<u128> = Vec::new();
         let mut horizon = i64::MIN;
         // Numbers up to this one left the run under a count limit.
         let mut cut = 0u64;
         for (step, op) in ops.into_iter().enumerate() {
             let now = step as i64;
             match op {
-                Op::Accept { account } => {
+                Op::Accept { account, client } => {
                     model.push((account, None));
+                    clients.push(client);
                     let id = model.len() as u64;
-                    store.accept(accepted(id, account), Timestamp(now), now as u64);
+                    let order = AcceptedOrder {
+                        client_id: (client > 0).then_some(Uuid(client)),
+                        ..accepted(id, account)
+                    };
+                    store.accept(order, Timestamp(now), now as u64);
+                }
+                Op::Restore => {
+                    let bytes = postcard::to_stdvec(&store).expect("encodes");
+                    store = postcard::from_bytes(&bytes).expect("decodes");
                 }
                 Op::End { pick } => {
                     let open: Vec<usize> = (0..model.len()).filter(|&i| model[i].1.is_none()).collect();
@@ -243,6 +266,16 @@ proptest! {
                     }
                 }
                 prop_assert_eq!(listed, open);
+                // By client id: the newest retained order carrying it.
+                for client in 1..4u128 {
+                    let newest = (1..=model.len() as u64).rev().find(|&id| {
+                        model[id as usize - 1].0 == account
+                            && clients[id as usize - 1] == client
+                            && store.get(AccountId(account), id).is_some()
+                    });
+                    let found = store.by_client_id(AccountId(account), Uuid(client), None, Timestamp(now));
+                    prop_assert_eq!(found.ok().map(|r| r.accepted.order.id), newest);
+                }
             }
         }
     }
@@ -312,29 +345,44 @@ fn a_page_stops_reading_at_its_bound_and_the_open_listing_reads_only_open_orders
     assert_eq!(listed.cursor, None);
 }
 
-/// A lookup by client id reads the account's newest `MAX_RECORDS_READ_BY_CLIENT_ID`
-/// orders: an order that carried the id further back is found only as the open order the
-/// engine names.
+/// A lookup by client id finds the account's newest order with the id however many
+/// orders came after it (it read only the newest `MAX_RECORDS_READ_BY_CLIENT_ID` before,
+/// and answered not found past them unless the order was open); a store just loaded reads
+/// that run until its next order builds the index.
 #[test]
-fn a_lookup_by_client_id_reads_a_bounded_run() {
+fn a_lookup_by_client_id_finds_an_order_past_any_run() {
     let mut store = OrderStore::default();
     let mut first = accepted(1, 1);
     first.client_id = Some(Uuid(9));
     store.accept(first, Timestamp(1), 1);
-    let newer = MAX_RECORDS_READ_BY_CLIENT_ID as u64;
+    store.cancel(1, CancelReason::Requested, Timestamp(1), 1);
+    let newer = MAX_RECORDS_READ_BY_CLIENT_ID as u64 + 1;
     for id in 2..=newer {
         store.accept(accepted(id, 1), Timestamp(1), id);
     }
     let find = |store: &OrderStore, open| {
         (store.by_client_id(AccountId(1), Uuid(9), open, Timestamp(2))).map(|r| r.accepted.order.id)
     };
-    assert_eq!(find(&store, None), Ok(1), "within the newest run");
-    store.accept(accepted(newer + 1, 1), Timestamp(1), newer + 1);
-    assert_eq!(find(&store, None), Err(QueryError::NotFound), "past it");
-    assert_eq!(find(&store, Some(1)), Ok(1), "past it, open");
-    // The run is read first: a newer order with the id is the answer.
+    assert_eq!(find(&store, None), Ok(1), "ended, past the newest run");
+    let bytes = postcard::to_stdvec(&store).expect("encodes");
+    let mut loaded: OrderStore = postcard::from_bytes(&bytes).expect("decodes");
+    assert_eq!(
+        find(&loaded, None),
+        Err(QueryError::NotFound),
+        "loaded: the run only"
+    );
+    assert_eq!(
+        find(&loaded, Some(1)),
+        Ok(1),
+        "loaded: the open one the engine names"
+    );
+    loaded.accept(accepted(newer + 1, 1), Timestamp(1), newer + 1);
+    assert_eq!(find(&loaded, None), Ok(1), "indexed again");
+    // The newest order with the id is the answer.
     let mut newest = accepted(newer + 2, 1);
     newest.client_id = Some(Uuid(9));
     store.accept(newest, Timestamp(1), newer + 2);
-    assert_eq!(find(&store, Some(1)), Ok(newer + 2), "the newest");
+    assert_eq!(find(&store, None), Ok(newer + 2), "the newest");
+    // A copy (a snapshot's) answers the same, through the run, until it is indexed.
+    assert_eq!(find(&store.clone(), None), Ok(newer + 2));
 }

@@ -1,0 +1,92 @@
+//! The newest retained order of each (account, client order id), so a lookup by client id
+//! is one probe however many orders the account placed since. Derived from the order
+//! records: not saved, and built from them (once) on the first order accepted after a
+//! restore; until then lookups read a bounded run of the account's newest orders.
+
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use matchbook_core::hashing::{ClientKeyBuildHasher, IdBuildHasher};
+use matchbook_core::{AccountId, Uuid};
+
+use super::orders::OrderRecord;
+
+/// Shards of the table: each grows (and rehashes) on its own, so growing the table never
+/// copies more than a small part of it at once on the market stage.
+const SHARDS: usize = 1024;
+
+/// See the module documentation.
+#[derive(Default)]
+pub struct ClientIdIndex {
+    /// Order number by keyed hash of (account, client id); empty until built.
+    shards: Vec<HashMap<u64, u64, IdBuildHasher>>,
+    /// Keyed: clients choose the ids, so nobody can make them collide on purpose.
+    keys: ClientKeyBuildHasher,
+}
+
+/// A copy starts unbuilt: the only copies taken are snapshots', which are encoded without
+/// it; copying it would put a pass over every entry on the market stage at each snapshot.
+impl Clone for ClientIdIndex {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for ClientIdIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let entries: usize = self.shards.iter().map(HashMap::len).sum();
+        write!(f, "ClientIdIndex({entries} entries)")
+    }
+}
+
+impl ClientIdIndex {
+    /// Whether it has been built (a fresh store's is built by its first order).
+    pub fn is_built(&self) -> bool {
+        !self.shards.is_empty()
+    }
+
+    /// Builds it from every retained record, in any order.
+    pub fn build<'a>(&mut self, records: impl Iterator<Item = &'a OrderRecord>) {
+        self.shards = (0..SHARDS).map(|_| HashMap::default()).collect();
+        for record in records {
+            self.note(record);
+        }
+    }
+
+    fn key(&self, account: AccountId, client_id: Uuid) -> (usize, u64) {
+        let hash = self.keys.hash_one((account.0, client_id.0));
+        ((hash >> 54) as usize % SHARDS, hash)
+    }
+
+    /// Notes a record (a newer number for its key replaces an older one).
+    pub fn note(&mut self, record: &OrderRecord) {
+        let Some(client_id) = record.accepted.client_id else {
+            return;
+        };
+        let (shard, key) = self.key(record.accepted.account, client_id);
+        if let Some(shard) = self.shards.get_mut(shard) {
+            let newest = shard.entry(key).or_insert(0);
+            *newest = (*newest).max(record.accepted.order.id);
+        }
+    }
+
+    /// Forgets a record leaving history (its key's entry goes if it names it).
+    pub fn forget(&mut self, record: &OrderRecord) {
+        let Some(client_id) = record.accepted.client_id else {
+            return;
+        };
+        let (shard, key) = self.key(record.accepted.account, client_id);
+        if let Some(shard) = self.shards.get_mut(shard)
+            && shard.get(&key) == Some(&record.accepted.order.id)
+        {
+            shard.remove(&key);
+        }
+    }
+
+    /// The newest retained order number with `client_id` of `account`, if noted (a hash
+    /// can name another pair's order: the caller checks the record).
+    pub fn newest(&self, account: AccountId, client_id: Uuid) -> Option<u64> {
+        let (shard, key) = self.key(account, client_id);
+        self.shards.get(shard)?.get(&key).copied()
+    }
+}
