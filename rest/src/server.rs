@@ -85,10 +85,12 @@ pub const CONFIG_COPY: &str = "config.toml";
 fn pin_config(settings: &Settings) -> Result<(), ServerError> {
     let dir = &settings.data_dir;
     let first_use = !dir.join(store::CONFIG_PIN).exists();
-    store::pin_config(dir, &settings.engine, &format!("{:?}", settings.engine))?;
+    // The copy first, whole or not at all: a crash between the two writes then leaves a
+    // directory that is still on its first use, not a pin without the file it pins.
     if first_use && let Some(text) = &settings.source {
-        std::fs::write(dir.join(CONFIG_COPY), text)?;
+        crate::keys::write_file_atomically(&dir.join(CONFIG_COPY), text.as_bytes())?;
     }
+    store::pin_config(dir, &settings.engine, &format!("{:?}", settings.engine))?;
     Ok(())
 }
 
