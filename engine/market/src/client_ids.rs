@@ -15,6 +15,11 @@ use super::orders::OrderRecord;
 /// copies more than a small part of it at once on the market stage.
 const SHARDS: usize = 1024;
 
+/// The shard of a key: its top bits (the map inside hashes the whole key).
+fn shard_of(key: u64) -> usize {
+    (key >> 54) as usize % SHARDS
+}
+
 /// See the module documentation.
 #[derive(Default)]
 pub struct ClientIdIndex {
@@ -45,17 +50,33 @@ impl ClientIdIndex {
         !self.shards.is_empty()
     }
 
-    /// Builds it from every retained record, in any order.
-    pub fn build<'a>(&mut self, records: impl Iterator<Item = &'a OrderRecord>) {
+    /// Builds it from every retained record, in any order; `most` bounds how many there
+    /// are. The keys are sorted into their shards first and each shard is then filled
+    /// alone, at its final size: inserting in record order would miss the cache on
+    /// almost every entry (about 300 ns each on this machine, against about 100).
+    pub fn build<'a>(&mut self, most: usize, records: impl Iterator<Item = &'a OrderRecord>) {
+        let mut keyed: Vec<(u64, u64)> = Vec::with_capacity(most);
+        keyed.extend(records.filter_map(|r| {
+            let client_id = r.accepted.client_id?;
+            let (_, key) = self.key(r.accepted.account, client_id);
+            Some((key, r.accepted.order.id))
+        }));
+        keyed.sort_unstable_by_key(|&(key, id)| (shard_of(key), key, id));
         self.shards = (0..SHARDS).map(|_| HashMap::default()).collect();
-        for record in records {
-            self.note(record);
+        let mut rest = keyed.as_slice();
+        for (index, shard) in self.shards.iter_mut().enumerate() {
+            let end = rest.partition_point(|&(key, _)| shard_of(key) == index);
+            let (mine, after) = rest.split_at(end);
+            shard.reserve(mine.len());
+            // Sorted by number within a key: the newest is written last.
+            shard.extend(mine.iter().copied());
+            rest = after;
         }
     }
 
     fn key(&self, account: AccountId, client_id: Uuid) -> (usize, u64) {
         let hash = self.keys.hash_one((account.0, client_id.0));
-        ((hash >> 54) as usize % SHARDS, hash)
+        (shard_of(hash), hash)
     }
 
     /// Notes a record (a newer number for its key replaces an older one).

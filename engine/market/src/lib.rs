@@ -453,6 +453,12 @@ impl MarketData {
         })
     }
 
+    /// Builds what is derived from the records and not saved (the order history's
+    /// client-id index), so that the first request after a restore does not pay for it.
+    pub fn build_indexes(&mut self) {
+        self.orders.index_client_ids();
+    }
+
     /// Checks decoded market data before it is used: one entry per instrument of the
     /// engine (`instruments`), every candle series, 24-hour window and the trade history
     /// consistent (see the `check` of each).

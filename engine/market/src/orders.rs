@@ -204,11 +204,19 @@ impl OrderStore {
         };
         if self.client_ids.is_built() {
             self.client_ids.note(&record);
-        } else {
-            let retained = self.records.iter().flatten().chain(self.kept.values());
-            self.client_ids.build(retained.chain([&record]));
         }
         self.records.push_back(Some(record));
+        self.index_client_ids();
+    }
+
+    /// Builds the client-id index if it is not (a store just loaded, or a copy): a restore
+    /// calls it before serving, else the next accepted order does.
+    pub fn index_client_ids(&mut self) {
+        if !self.client_ids.is_built() {
+            let retained = self.records.iter().flatten().chain(self.kept.values());
+            let most = self.records.len() + self.kept.len();
+            self.client_ids.build(most, retained);
+        }
     }
 
     /// Drops `record` from history: it goes from the client-id index with it.

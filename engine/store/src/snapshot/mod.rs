@@ -194,11 +194,12 @@ impl Snapshot {
         if self.market.is_empty() {
             return Ok(None);
         }
-        let market: MarketData = postcard::from_bytes(&self.market)
+        let mut market: MarketData = postcard::from_bytes(&self.market)
             .map_err(|e| SnapshotError::Damaged(e.to_string()))?;
         market
             .check_restored(instruments)
             .map_err(|e| SnapshotError::Damaged(format!("inconsistent market data: {e}")))?;
+        market.build_indexes();
         Ok(Some(market))
     }
 }
