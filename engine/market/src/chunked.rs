@@ -4,10 +4,10 @@
 //! time; chunks are allocated once at their final capacity, so every record is written once
 //! and every page is touched once, and dropping from the front frees whole chunks.
 //!
-//! Chunks are shared between copies and copied on write: a snapshot's copy of the history
-//! costs one reference count per chunk, not a copy of every record, and the market stage
-//! that keeps writing pays for the chunks it changes while the copy is alive (a chunk the
-//! first time, nothing after).
+//! [`ChunkedDeque::share`] makes a copy that shares every chunk (a snapshot's: one
+//! reference per chunk, not a copy of every record); the deque then copies a chunk the
+//! first time it changes one the copy still holds, and takes it back without a copy once
+//! the copy is gone. Chunks it owns alone are changed in place with no atomic operation.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -17,13 +17,58 @@ use std::sync::Arc;
 /// write is a short pause).
 const CHUNK: usize = 1024;
 
-type Chunk<T> = Arc<Vec<Option<T>>>;
+/// One chunk: its records in `own`, or, while a copy may share them, in `shared` (and
+/// `own` empty).
+#[derive(Debug, Clone)]
+struct Chunk<T> {
+    own: Vec<Option<T>>,
+    shared: Option<Arc<Vec<Option<T>>>>,
+}
+
+impl<T> Chunk<T> {
+    fn new(own: Vec<Option<T>>) -> Self {
+        Self { own, shared: None }
+    }
+
+    fn records(&self) -> &[Option<T>] {
+        self.shared.as_deref().unwrap_or(&self.own)
+    }
+}
+
+impl<T: Clone> Chunk<T> {
+    /// The records to change: taken back from `shared` first (copied, at full capacity,
+    /// if a copy still holds them).
+    fn own(&mut self) -> &mut Vec<Option<T>> {
+        if let Some(shared) = self.shared.take() {
+            self.own = Arc::try_unwrap(shared).unwrap_or_else(|held| {
+                let mut copy = Vec::with_capacity(CHUNK.max(held.len()));
+                copy.extend(held.iter().cloned());
+                copy
+            });
+            if self.own.capacity() < CHUNK {
+                self.own.reserve_exact(CHUNK - self.own.len());
+            }
+        }
+        &mut self.own
+    }
+
+    /// A chunk sharing this one's records (which move behind a reference first).
+    fn share(&mut self) -> Self {
+        let shared = (self.shared)
+            .get_or_insert_with(|| Arc::new(std::mem::take(&mut self.own)))
+            .clone();
+        Self {
+            own: Vec::new(),
+            shared: Some(shared),
+        }
+    }
+}
 
 /// See the module documentation.
 #[derive(Debug, Clone)]
 pub struct ChunkedDeque<T> {
     /// Full chunks except the last; the first one's first `head` slots are gone (emptied,
-    /// or, in a chunk shared with a copy, left for the copy).
+    /// or, in a shared chunk, left for the copy).
     chunks: VecDeque<Chunk<T>>,
     /// Slots gone at the start of the first chunk.
     head: usize,
@@ -38,17 +83,6 @@ impl<T> Default for ChunkedDeque<T> {
             len: 0,
         }
     }
-}
-
-/// The chunk to change: this deque's own, copied first (at full capacity) if a copy of the
-/// deque shares it.
-fn owned<T: Clone>(chunk: &mut Chunk<T>) -> &mut Vec<Option<T>> {
-    if Arc::get_mut(chunk).is_none() {
-        let mut copy = Vec::with_capacity(CHUNK.max(chunk.len()));
-        copy.extend(chunk.iter().cloned());
-        *chunk = Arc::new(copy);
-    }
-    Arc::make_mut(chunk)
 }
 
 impl<T> ChunkedDeque<T> {
@@ -73,7 +107,7 @@ impl<T> ChunkedDeque<T> {
     /// The element at `index` from the front.
     pub fn get(&self, index: usize) -> Option<&T> {
         let (chunk, slot) = self.position(index)?;
-        self.chunks.get(chunk)?.get(slot)?.as_ref()
+        self.chunks.get(chunk)?.records().get(slot)?.as_ref()
     }
 
     /// The front element.
@@ -87,7 +121,10 @@ impl<T> ChunkedDeque<T> {
         self.chunks
             .iter()
             .enumerate()
-            .flat_map(move |(k, c)| c[if k == 0 { head.min(c.len()) } else { 0 }..].iter())
+            .flat_map(move |(k, c)| {
+                let records = c.records();
+                records[if k == 0 { head.min(records.len()) } else { 0 }..].iter()
+            })
             .flatten()
     }
 
@@ -99,21 +136,31 @@ impl<T> ChunkedDeque<T> {
             .range(chunk.min(self.chunks.len())..)
             .enumerate()
             .flat_map(move |(k, c)| {
-                let start = if k == 0 { slot.min(c.len()) } else { 0 };
-                c[start..].iter().flatten()
+                let records = c.records();
+                let start = if k == 0 { slot.min(records.len()) } else { 0 };
+                records[start..].iter().flatten()
             })
     }
 }
 
 impl<T: Clone> ChunkedDeque<T> {
+    /// A copy sharing every chunk with this deque (see the module documentation).
+    pub fn share(&mut self) -> Self {
+        Self {
+            chunks: self.chunks.iter_mut().map(Chunk::share).collect(),
+            head: self.head,
+            len: self.len,
+        }
+    }
+
     /// Appends at the back.
     pub fn push_back(&mut self, value: T) {
         match self.chunks.back_mut() {
-            Some(last) if last.len() < CHUNK => owned(last).push(Some(value)),
+            Some(last) if last.records().len() < CHUNK => last.own().push(Some(value)),
             _ => {
                 let mut chunk = Vec::with_capacity(CHUNK);
                 chunk.push(Some(value));
-                self.chunks.push_back(Arc::new(chunk));
+                self.chunks.push_back(Chunk::new(chunk));
             }
         }
         self.len += 1;
@@ -123,13 +170,13 @@ impl<T: Clone> ChunkedDeque<T> {
     /// left in place (the chunk goes once the front passes it): no chunk is copied for it.
     pub fn pop_front(&mut self) -> Option<T> {
         let first = self.chunks.front_mut()?;
-        let value = match Arc::get_mut(first) {
-            Some(chunk) => chunk.get_mut(self.head)?.take(),
-            None => first.get(self.head)?.clone(),
+        let value = match &first.shared {
+            None => first.own.get_mut(self.head)?.take(),
+            Some(shared) => shared.get(self.head)?.clone(),
         };
         self.head += 1;
         self.len -= 1;
-        if self.head == first.len() {
+        if self.head == first.records().len() {
             self.chunks.pop_front();
             self.head = 0;
         }
@@ -139,7 +186,7 @@ impl<T: Clone> ChunkedDeque<T> {
     /// The element at `index` from the front, to change.
     pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
         let (chunk, slot) = self.position(index)?;
-        owned(self.chunks.get_mut(chunk)?).get_mut(slot)?.as_mut()
+        self.chunks.get_mut(chunk)?.own().get_mut(slot)?.as_mut()
     }
 }
 
@@ -251,7 +298,7 @@ mod tests {
                         prop_assert_eq!(changed, Some(model[at]));
                     }
                     Step::Change(_) => prop_assert!(chunked.get_mut(0).is_none()),
-                    Step::Copy => copies.push((chunked.clone(), model.clone())),
+                    Step::Copy => copies.push((chunked.share(), model.clone())),
                 }
                 same(&chunked, &model)?;
             }
@@ -264,12 +311,16 @@ mod tests {
     #[test]
     fn a_copy_shares_its_chunks_until_one_is_changed() {
         let mut deque: ChunkedDeque<u64> = (0..3 * CHUNK as u64).collect();
-        let copy = deque.clone();
+        let copy = deque.share();
         let shared = |a: &ChunkedDeque<u64>, b: &ChunkedDeque<u64>| {
+            let same = |(x, y): (&Chunk<u64>, &Chunk<u64>)| match (&x.shared, &y.shared) {
+                (Some(x), Some(y)) => Arc::ptr_eq(x, y),
+                _ => false,
+            };
             a.chunks
                 .iter()
                 .zip(&b.chunks)
-                .filter(|(x, y)| Arc::ptr_eq(x, y))
+                .filter(|&pair| same(pair))
                 .count()
         };
         assert_eq!(shared(&deque, &copy), 3, "a copy is references");
@@ -285,6 +336,19 @@ mod tests {
         assert_eq!(deque.pop_front(), Some(0));
         assert_eq!(shared(&deque, &copy), 2, "a removal copies nothing");
         assert_eq!(copy.front(), Some(&0));
+        // Once the copy is gone, a chunk is taken back as it is.
+        let held = deque.chunks[2].records().as_ptr();
+        drop(copy);
+        if let Some(v) = deque.get_mut(2 * CHUNK) {
+            *v = 8;
+        }
+        assert_eq!(deque.chunks[2].own.as_ptr(), held, "not copied");
+        // A plain clone is a copy of its own.
+        let mut other = deque.clone();
+        if let Some(v) = other.get_mut(2 * CHUNK) {
+            *v = 9;
+        }
+        assert_eq!(deque.get(2 * CHUNK), Some(&8), "the clone changed its own");
     }
 
     #[test]

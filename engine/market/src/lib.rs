@@ -453,6 +453,22 @@ impl MarketData {
         })
     }
 
+    /// A copy for a snapshot, cheap however long the history: order and trade records are
+    /// shared with this market data (each chunk of them copied only when this one next
+    /// changes it while the copy lives), the rest copied.
+    pub fn share(&mut self) -> Self {
+        Self {
+            config: self.config,
+            instruments: self.instruments.clone(),
+            trades: self.trades.share(),
+            orders: self.orders.share(),
+            futures: self.futures.clone(),
+            on: self.on,
+            order_terms: self.order_terms.clone(),
+            limits: self.limits,
+        }
+    }
+
     /// Builds what is derived from the records and not saved (the order history's
     /// client-id index), so that the first request after a restore does not pay for it.
     pub fn build_indexes(&mut self) {

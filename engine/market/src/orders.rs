@@ -176,6 +176,22 @@ pub struct OrderStore {
 }
 
 impl OrderStore {
+    /// A copy for a snapshot: the records shared with this store (see
+    /// [`ChunkedDeque::share`]), the rest copied but the client-id index (a copy's is
+    /// built if it is ever asked).
+    pub fn share(&mut self) -> Self {
+        Self {
+            first: self.first,
+            records: self.records.share(),
+            kept: self.kept.clone(),
+            kept_ended: self.kept_ended.clone(),
+            front_horizon: self.front_horizon,
+            newest_of_account: self.newest_of_account.clone(),
+            count_cut: self.count_cut,
+            client_ids: ClientIdIndex::default(),
+        }
+    }
+
     /// Records a newly accepted order.
     pub fn accept(&mut self, accepted: AcceptedOrder, time: Timestamp, sequence: u64) {
         let id = accepted.order.id;

@@ -163,6 +163,18 @@ enum Chain {
 }
 
 impl TradeStore {
+    /// A copy for a snapshot: the records shared with this store (see
+    /// [`ChunkedDeque::share`]), the rest copied.
+    pub fn share(&mut self) -> Self {
+        Self {
+            first: self.first,
+            records: self.records.share(),
+            first_time: self.first_time,
+            newest_of_account: self.newest_of_account.clone(),
+            newest_of_instrument: self.newest_of_instrument.clone(),
+        }
+    }
+
     /// Appends a trade (numbers arrive in order) and links it to its chains.
     pub fn push(&mut self, mut record: TradeRecord) {
         let id = record.trade.id.0;

@@ -172,7 +172,7 @@ impl<'a> MarketStage<'a> {
         self.release_parked();
     }
 
-    fn snapshot(&self) {
+    fn snapshot(&mut self) {
         let Some(sink) = &self.sink else {
             return;
         };
@@ -180,7 +180,7 @@ impl<'a> MarketStage<'a> {
         let captured = Captured {
             seq: self.seq,
             engine: self.replica.clone(),
-            market: Some(self.market.clone()),
+            market: Some(self.market.share()),
         };
         let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         raise(&self.stats.longest_snapshot_copy, nanos);
