@@ -166,13 +166,15 @@ impl<T: Clone> ChunkedDeque<T> {
         self.len += 1;
     }
 
-    /// Removes the front element. From a chunk a copy shares, the element is cloned and
-    /// left in place (the chunk goes once the front passes it): no chunk is copied for it.
+    /// Removes the front element. From a chunk a live copy shares, the element is cloned
+    /// and left in place (the chunk goes once the front passes it): no chunk is copied
+    /// for it.
     pub fn pop_front(&mut self) -> Option<T> {
         let first = self.chunks.front_mut()?;
         let value = match &first.shared {
-            None => first.own.get_mut(self.head)?.take(),
-            Some(shared) => shared.get(self.head)?.clone(),
+            // Only this deque can add a holder, so a count of one stays one.
+            Some(shared) if Arc::strong_count(shared) > 1 => shared.get(self.head)?.clone(),
+            _ => first.own().get_mut(self.head)?.take(),
         };
         self.head += 1;
         self.len -= 1;
@@ -339,16 +341,22 @@ mod tests {
         // Once the copy is gone, a chunk is taken back as it is.
         let held = deque.chunks[2].records().as_ptr();
         drop(copy);
-        if let Some(v) = deque.get_mut(2 * CHUNK) {
+        assert_eq!(deque.pop_front(), Some(1));
+        assert!(deque.chunks[0].shared.is_none(), "taken back by a removal");
+        if let Some(v) = deque.get_mut(2 * CHUNK - 1) {
             *v = 8;
         }
         assert_eq!(deque.chunks[2].own.as_ptr(), held, "not copied");
         // A plain clone is a copy of its own.
         let mut other = deque.clone();
-        if let Some(v) = other.get_mut(2 * CHUNK) {
+        if let Some(v) = other.get_mut(2 * CHUNK - 1) {
             *v = 9;
         }
-        assert_eq!(deque.get(2 * CHUNK), Some(&8), "the clone changed its own");
+        assert_eq!(
+            deque.get(2 * CHUNK - 1),
+            Some(&8),
+            "the clone changed its own"
+        );
     }
 
     #[test]
