@@ -18,21 +18,9 @@ pub fn node(cluster: &NatsCluster, name: &str) -> NodeConfig {
     config
 }
 
-pub async fn order_status(base: &str, key: &str, id: &Value) -> (StatusCode, Value) {
-    let id = id.as_str().expect("an order id");
-    let response = (reqwest::Client::new())
-        .get(format!("{base}/v1/account/orders/{id}"))
-        .bearer_auth(key)
-        .send()
-        .await
-        .expect("request");
-    let status = response.status();
-    let body: Value = response.json().await.unwrap_or(Value::Null);
-    (status, body["order"]["status"].clone())
-}
-
-/// `GET path` on the node at `base` with `key`; it must answer 200.
-pub async fn get_json(base: &str, path: &str, key: &str) -> Value {
+/// `GET path` on the node at `base` with `key`: the status and the JSON body (Null when
+/// not JSON).
+pub async fn get(base: &str, path: &str, key: &str) -> (StatusCode, Value) {
     let response = (reqwest::Client::new())
         .get(format!("{base}{path}"))
         .bearer_auth(key)
@@ -40,7 +28,19 @@ pub async fn get_json(base: &str, path: &str, key: &str) -> Value {
         .await
         .expect("request");
     let status = response.status();
-    let body: Value = response.json().await.unwrap_or(Value::Null);
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// The status of order `id` as the node at `base` answers it.
+pub async fn order_status(base: &str, key: &str, id: &Value) -> (StatusCode, Value) {
+    let id = id.as_str().expect("an order id");
+    let (status, body) = get(base, &format!("/v1/account/orders/{id}"), key).await;
+    (status, body["order"]["status"].clone())
+}
+
+/// `GET path` on the node at `base` with `key`; it must answer 200.
+pub async fn get_json(base: &str, path: &str, key: &str) -> Value {
+    let (status, body) = get(base, path, key).await;
     assert_eq!(status, StatusCode::OK, "{path}: {body}");
     body
 }
