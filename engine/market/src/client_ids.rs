@@ -1,7 +1,8 @@
 //! The newest retained order of each (account, client order id), so a lookup by client id
 //! is one probe however many orders the account placed since. Derived from the order
-//! records: not saved, and built from them (once) on the first order accepted after a
-//! restore; until then lookups read a bounded run of the account's newest orders.
+//! records: not saved (nor shared with a snapshot's copy), and built from them at a
+//! restore, or else by the next order accepted; until then lookups read a bounded run of
+//! the account's newest orders.
 
 use std::collections::HashMap;
 use std::hash::BuildHasher;
@@ -21,20 +22,12 @@ fn shard_of(key: u64) -> usize {
 }
 
 /// See the module documentation.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct ClientIdIndex {
     /// Order number by keyed hash of (account, client id); empty until built.
     shards: Vec<HashMap<u64, u64, IdBuildHasher>>,
     /// Keyed: clients choose the ids, so nobody can make them collide on purpose.
     keys: ClientKeyBuildHasher,
-}
-
-/// A copy starts unbuilt: the only copies taken are snapshots', which are encoded without
-/// it; copying it would put a pass over every entry on the market stage at each snapshot.
-impl Clone for ClientIdIndex {
-    fn clone(&self) -> Self {
-        Self::default()
-    }
 }
 
 impl std::fmt::Debug for ClientIdIndex {

@@ -178,8 +178,8 @@ pub struct OrderStore {
 
 impl OrderStore {
     /// A copy for a snapshot: the records shared with this store (see
-    /// [`ChunkedDeque::share`]), the rest copied but the client-id index (a copy's is
-    /// built if it is ever asked).
+    /// [`ChunkedDeque::share`]), the rest copied but the client-id index, which is never
+    /// saved (the copy builds its own if it is ever given an order).
     pub fn share(&mut self) -> Self {
         Self {
             first: self.first,
