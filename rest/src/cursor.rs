@@ -14,6 +14,7 @@ use matchbook::market::query::QueryError;
 use sha2::Sha256;
 
 use crate::error::ApiError;
+use crate::keys::{hex, unhex};
 
 /// Name of the file in a data directory holding its cursor key (64 hex digits).
 pub const CURSOR_KEY_FILE: &str = "cursor.key";
@@ -84,20 +85,12 @@ impl CursorSigner {
 
     /// A signer with the key written as 64 hex digits (see [`CursorSigner::to_hex`]).
     pub fn from_hex(text: &str) -> Option<Self> {
-        let text = text.trim();
-        if text.len() != 2 * KEY_LEN || !text.is_ascii() {
-            return None;
-        }
-        let mut key = [0u8; KEY_LEN];
-        for (i, b) in key.iter_mut().enumerate() {
-            *b = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok()?;
-        }
-        Some(Self { key })
+        unhex(text.trim()).map(|key| Self { key })
     }
 
     /// The key as 64 hex digits.
     pub fn to_hex(&self) -> String {
-        self.key.iter().map(|b| format!("{b:02x}")).collect()
+        hex(&self.key)
     }
 
     /// The signer of data directory `dir`: the key in its `cursor.key`, or, on the first
@@ -140,11 +133,7 @@ impl CursorSigner {
         payload[1..5].copy_from_slice(&account.to_le_bytes());
         payload[5..].copy_from_slice(&position.to_le_bytes());
         let tag = self.tag(&payload);
-        payload
-            .iter()
-            .chain(&tag)
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex(&payload) + &hex(&tag)
     }
 
     /// The position in the request's `cursor` parameter, if one was given.
@@ -173,13 +162,7 @@ impl CursorSigner {
     /// The position inside a cursor, if it is genuine and belongs to `kind` and `account`.
     pub fn decode(&self, text: &str, kind: CursorKind, account: u32) -> Result<u128, ApiError> {
         let invalid = || ApiError::Query(QueryError::InvalidCursor);
-        if text.len() != 2 * (PAYLOAD_LEN + TAG_LEN) || !text.is_ascii() {
-            return Err(invalid());
-        }
-        let mut bytes = [0u8; PAYLOAD_LEN + TAG_LEN];
-        for (i, b) in bytes.iter_mut().enumerate() {
-            *b = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|_| invalid())?;
-        }
+        let bytes: [u8; PAYLOAD_LEN + TAG_LEN] = unhex(text).ok_or_else(invalid)?;
         let (payload, tag) = bytes.split_at(PAYLOAD_LEN);
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).map_err(|_| invalid())?;
         mac.update(payload);

@@ -128,15 +128,17 @@ pub fn digest_of(key: &str) -> [u8; 32] {
     Sha256::digest(key.as_bytes()).into()
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// `bytes` as lowercase hex digits, two a byte.
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn unhex(text: &str) -> Option<[u8; 32]> {
-    if text.len() != 64 {
+/// The `N` bytes `text` spells in hex digits (exactly `2 * N` of them).
+pub(crate) fn unhex<const N: usize>(text: &str) -> Option<[u8; N]> {
+    if text.len() != 2 * N {
         return None;
     }
-    let mut out = [0u8; 32];
+    let mut out = [0u8; N];
     for (i, byte) in out.iter_mut().enumerate() {
         *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
     }
