@@ -51,8 +51,7 @@ impl ClientIdIndex {
         let mut keyed: Vec<(u64, u64)> = Vec::with_capacity(most);
         keyed.extend(records.filter_map(|r| {
             let client_id = r.accepted.client_id?;
-            let (_, key) = self.key(r.accepted.account, client_id);
-            Some((key, r.accepted.order.id))
+            Some((self.key(r.accepted.account, client_id), r.accepted.order.id))
         }));
         keyed.sort_unstable_by_key(|&(key, id)| (shard_of(key), key, id));
         self.shards = (0..SHARDS).map(|_| HashMap::default()).collect();
@@ -67,9 +66,8 @@ impl ClientIdIndex {
         }
     }
 
-    fn key(&self, account: AccountId, client_id: Uuid) -> (usize, u64) {
-        let hash = self.keys.hash_one((account.0, client_id.0));
-        (shard_of(hash), hash)
+    fn key(&self, account: AccountId, client_id: Uuid) -> u64 {
+        self.keys.hash_one((account.0, client_id.0))
     }
 
     /// Notes a record (a newer number for its key replaces an older one).
@@ -77,8 +75,8 @@ impl ClientIdIndex {
         let Some(client_id) = record.accepted.client_id else {
             return;
         };
-        let (shard, key) = self.key(record.accepted.account, client_id);
-        if let Some(shard) = self.shards.get_mut(shard) {
+        let key = self.key(record.accepted.account, client_id);
+        if let Some(shard) = self.shards.get_mut(shard_of(key)) {
             let newest = shard.entry(key).or_insert(0);
             *newest = (*newest).max(record.accepted.order.id);
         }
@@ -89,8 +87,8 @@ impl ClientIdIndex {
         let Some(client_id) = record.accepted.client_id else {
             return;
         };
-        let (shard, key) = self.key(record.accepted.account, client_id);
-        if let Some(shard) = self.shards.get_mut(shard)
+        let key = self.key(record.accepted.account, client_id);
+        if let Some(shard) = self.shards.get_mut(shard_of(key))
             && shard.get(&key) == Some(&record.accepted.order.id)
         {
             shard.remove(&key);
@@ -100,7 +98,7 @@ impl ClientIdIndex {
     /// The newest retained order number with `client_id` of `account`, if noted (a hash
     /// can name another pair's order: the caller checks the record).
     pub fn newest(&self, account: AccountId, client_id: Uuid) -> Option<u64> {
-        let (shard, key) = self.key(account, client_id);
-        self.shards.get(shard)?.get(&key).copied()
+        let key = self.key(account, client_id);
+        self.shards.get(shard_of(key))?.get(&key).copied()
     }
 }
