@@ -108,7 +108,7 @@ impl CursorSigner {
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let signer = Self::random().map_err(|e| CursorKeyError::Random(e.to_string()))?;
-                crate::keys::write_file_atomically(&path, signer.to_hex().as_bytes())
+                matchbook::store::write_file_atomically(&path, signer.to_hex().as_bytes())
                     .map_err(io)?;
                 Ok(signer)
             }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use matchbook::store::write_file_atomically;
 use matchbook::{AccountId, HolderId};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -275,33 +276,6 @@ fn write_atomically(path: &Path, records: &[KeyRecord]) -> Result<(), KeyFileErr
     })
 }
 
-/// Replaces `path` with `bytes` so that a crash leaves the old file or the new one, never a
-/// mix: a temporary file beside it, fsync, rename, fsync of the directory. The file is the
-/// owner's alone (mode 0600): what is written this way is keys, their digests and secrets.
-pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let tmp = path.with_extension("tmp");
-    // A leftover temporary file of another mode would keep its mode: start afresh.
-    match std::fs::remove_file(&tmp) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-        _ => {}
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    std::fs::rename(&tmp, path)?;
-    let dir = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    std::fs::File::open(dir)?.sync_all()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -329,23 +303,6 @@ mod tests {
         let _ = std::fs::remove_dir_all(dir);
     }
 
-    /// The key store, `--keys-out`'s plaintext keys and the cursor key were created with
-    /// the process's umask (0644 here): every local user could read the demo keys.
-    #[test]
-    fn files_written_atomically_are_the_owners_alone() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = std::env::temp_dir().join(format!("mb-keys-mode-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let file = dir.join("keys-out.json");
-        // A stale temporary file readable by all is not reused.
-        std::fs::write(file.with_extension("tmp"), b"stale").expect("stale tmp");
-        write_file_atomically(&file, b"[]").expect("written");
-        let mode = std::fs::metadata(&file).expect("meta").permissions().mode();
-        assert_eq!(mode & 0o777, 0o600, "{mode:o}");
-        assert_eq!(std::fs::read(&file).expect("read"), b"[]");
-        let _ = std::fs::remove_dir_all(dir);
-    }
-
     /// A key whose file write failed was kept in memory anyway: the operator got an error
     /// and never saw the key, yet its digest went into the file with the next key.
     #[test]
@@ -356,11 +313,11 @@ mod tests {
         let file = dir.join("keys.json");
         let store = KeyStore::open(Some(file.clone())).expect("open");
         // The temporary file's name is taken by a directory: the write fails.
-        std::fs::create_dir(file.with_extension("tmp")).expect("in the way");
+        std::fs::create_dir(file.with_file_name("keys.json.tmp")).expect("in the way");
         let refused = store.create(HolderId(1), AccountId(2), vec![Scope::Trade]);
         assert!(refused.is_err(), "{refused:?}");
         assert!(store.is_empty(), "nothing kept");
-        std::fs::remove_dir(file.with_extension("tmp")).expect("cleared");
+        std::fs::remove_dir(file.with_file_name("keys.json.tmp")).expect("cleared");
         let key = store
             .create(HolderId(1), AccountId(3), vec![Scope::Trade])
             .expect("create");

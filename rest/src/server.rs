@@ -88,7 +88,7 @@ fn pin_config(settings: &Settings) -> Result<(), ServerError> {
     // The copy first, whole or not at all: a crash between the two writes then leaves a
     // directory that is still on its first use, not a pin without the file it pins.
     if first_use && let Some(text) = &settings.source {
-        crate::keys::write_file_atomically(&dir.join(CONFIG_COPY), text.as_bytes())?;
+        matchbook::store::write_file_atomically(&dir.join(CONFIG_COPY), text.as_bytes())?;
     }
     store::pin_config(dir, &settings.engine, &format!("{:?}", settings.engine))?;
     Ok(())

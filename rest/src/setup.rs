@@ -303,5 +303,5 @@ fn write_keys_out(path: &std::path::Path, issued: &[IssuedKey]) -> Result<(), Se
     };
     let text =
         serde_json::to_string_pretty(issued).map_err(|e| failed(std::io::Error::other(e)))?;
-    crate::keys::write_file_atomically(path, text.as_bytes()).map_err(failed)
+    matchbook::store::write_file_atomically(path, text.as_bytes()).map_err(failed)
 }

@@ -50,6 +50,34 @@ pub fn list_snapshots(dir: &Path) -> std::io::Result<Vec<SnapshotFile>> {
     Ok(files)
 }
 
+/// Writes a small file (a pin, a key, a configuration copy) atomically and for its owner
+/// alone: a temporary file beside it (`NAME.tmp`, mode 0600), synced, renamed over `path`,
+/// then the directory synced so the rename survives a power loss. A leftover temporary
+/// file is removed first: it would keep its own mode.
+pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    let temporary = path.with_file_name(name);
+    match std::fs::remove_file(&temporary) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&temporary)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&temporary, path)?;
+    let dir = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    sync_dir(dir)
+}
+
 /// Extension of a snapshot file still being written.
 const PARTIAL: &str = "snap.partial";
 

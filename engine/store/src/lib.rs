@@ -22,7 +22,8 @@ mod writer;
 
 pub use durable::{DurableEngine, Journalled};
 pub use files::{
-    Pruned, SnapshotCheck, SnapshotFile, list_snapshots, prune, snapshot_path, write_snapshot,
+    Pruned, SnapshotCheck, SnapshotFile, list_snapshots, prune, snapshot_path,
+    write_file_atomically, write_snapshot,
 };
 pub use host::Host;
 pub use lock::{DirLock, LOCK_FILE};

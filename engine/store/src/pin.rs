@@ -73,17 +73,11 @@ pub fn pin_config<T: Serialize + ?Sized>(
     }
 }
 
-/// Writes the pin atomically: a temporary file, synced, renamed over the old one, and the
-/// directory synced so that the rename itself survives a power loss.
+/// Writes the pin atomically (the directory synced too, so the rename survives a power
+/// loss).
 fn write_pin(dir: &Path, pin: &str) -> Result<(), StoreError> {
     let path = dir.join(CONFIG_PIN);
-    let temporary = dir.join(format!("{CONFIG_PIN}.tmp"));
-    std::fs::write(&temporary, pin).map_err(io_error(&temporary))?;
-    std::fs::File::open(&temporary)
-        .and_then(|f| f.sync_all())
-        .map_err(io_error(&temporary))?;
-    std::fs::rename(&temporary, &path).map_err(io_error(&path))?;
-    crate::journal::sync_dir(dir).map_err(io_error(dir))
+    crate::files::write_file_atomically(&path, pin.as_bytes()).map_err(io_error(&path))
 }
 
 #[cfg(test)]

@@ -401,3 +401,27 @@ fn unfinished_snapshot_files_are_deleted() {
         .collect();
     assert!(partial.is_empty(), "{partial:?}");
 }
+
+/// Key files, the cursor key, the configuration copy and the pin are written this way;
+/// the key store, `--keys-out`'s plaintext keys and the cursor key were once created with
+/// the process's umask (0644 here), readable by every local user.
+#[test]
+fn files_written_atomically_are_the_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("mb-atomic-mode-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("keys-out.json");
+    // A stale temporary file readable by all is not reused.
+    std::fs::write(dir.join("keys-out.json.tmp"), b"stale").expect("stale tmp");
+    write_file_atomically(&file, b"[]").expect("written");
+    let mode = std::fs::metadata(&file).expect("meta").permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
+    assert_eq!(std::fs::read(&file).expect("read"), b"[]");
+    write_file_atomically(&file, b"[1]").expect("replaced");
+    assert_eq!(std::fs::read(&file).expect("read"), b"[1]");
+    assert!(
+        !dir.join("keys-out.json.tmp").exists(),
+        "no temporary file left"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
