@@ -130,7 +130,13 @@ def _column(name: str, value: Any, dtype: Any, floats: bool = True) -> np.ndarra
     way (numpy's cast wraps ints and cuts floats: an account past 2**32 would name another
     account, a price of 100.5 ticks become 100); floats that are whole numbers are taken
     unless ``floats`` is false (times: a float has no nanoseconds to give)."""
+    if np.ma.is_masked(value):
+        raise InvalidArgument(9003, "INVALID_ARGUMENT",
+                              f"column {name}: masked (missing) values")
     array = np.asarray(value)
+    if array.ndim > 1:
+        raise InvalidArgument(9003, "INVALID_ARGUMENT",
+                              f"column {name}: 1-d, not {array.ndim}-d")
     if np.can_cast(array.dtype, dtype, casting="safe"):
         return np.ascontiguousarray(array, dtype=dtype)
     kinds = "iuf" if floats else "iu"
@@ -519,15 +525,17 @@ class Engine:
         ticks and ``amount`` in lots of the instrument (:meth:`tick`, :meth:`lot`), one row
         each; scalars are repeated. A column of any numeric dtype is taken if its values
         fit their field as they are (whole ticks and lots; an account past 2**32, a price
-        of 100.5 ticks, a float time raise :class:`InvalidArgument`). The loop runs in
+        of 100.5 ticks, a float time, a masked value, a 2-d column raise
+        :class:`InvalidArgument`). The loop runs in
         Rust with the GIL released, reading the arrays in place: do not write them from
         another thread during the call (as with numpy's own functions). Returns
         columns ``status`` (0 accepted, else the error code; a fill-or-kill or post-only
         order the book refused has its code and still its ``order_id``), ``order_id`` and
         ``slot``;
         ``handle`` of row i is ``slot[i] << 64 | order_id[i]``."""
-        side = _column("side", side, np.uint8)
-        n = len(side)
+        # Rows: the first column given as an array (scalars are repeated to it).
+        n = next((len(v) for v in (side, price, amount, account, instrument, time,
+                                   time_in_force) if np.ndim(v) == 1), 1)
 
         def col(name: str, value: Any, dtype: Any, floats: bool = True) -> np.ndarray:
             if np.ndim(value) == 0:
@@ -544,7 +552,8 @@ class Engine:
         times = time if isinstance(time, np.ndarray) else _ns(time)
         answers = self._native.submit_orders(
             col("time", times, np.int64, floats=False), col("account", account, np.uint32),
-            col("instrument", instrument, np.uint16), side, col("price", price, np.int64),
+            col("instrument", instrument, np.uint16), col("side", side, np.uint8),
+            col("price", price, np.int64),
             col("amount", amount, np.int64), col("time_in_force", time_in_force, np.uint8))
         return Columns(answers)
 

@@ -135,3 +135,34 @@ def test_batch_columns_that_do_not_fit_their_type_are_refused_not_wrapped(
                                    np.array([5_000_000.0]), np.array([1_000]))
     assert answers["status"].tolist() == [0]
     assert len(engine.open_orders(taker)) == 1
+
+
+def test_batch_columns_with_missing_values_or_two_dimensions_are_refused(
+    engine: matchbook.Engine, taker: int
+) -> None:
+    """A masked array's masked rows (missing values) were placed as orders at whatever
+    value sat under the mask, and a 2-d column raised numpy's ``TypeError`` rather than
+    the binding's ``InvalidArgument``."""
+    price = np.ma.array([5_000_000, 4_000_000], mask=[False, True])
+    with pytest.raises(matchbook.InvalidArgument, match="column price: masked"):
+        engine.submit_orders(START, taker, "BTC_EUR", np.array([0, 0]), price, 1_000)
+    assert engine.open_orders(taker) == []
+    with pytest.raises(matchbook.InvalidArgument, match="column amount: 1-d"):
+        engine.submit_orders(START, taker, "BTC_EUR", np.array([0]), np.array([5_000_000]),
+                             np.array([[1_000]]))
+    # A masked array with nothing masked is its values.
+    unmasked = np.ma.array([5_000_000], mask=[False])
+    answers = engine.submit_orders(START, taker, "BTC_EUR", np.array([0]), unmasked, 1_000)
+    assert answers["status"].tolist() == [0]
+
+
+def test_a_scalar_side_is_repeated_like_the_other_scalars(
+    engine: matchbook.Engine, taker: int
+) -> None:
+    """The row count came from ``side`` alone: a scalar side with columns of prices was
+    refused as columns of different lengths, though the docstring repeats scalars."""
+    answers = engine.submit_orders(START, taker, "BTC_EUR", 0,
+                                   np.array([5_000_000, 4_900_000]), 1_000)
+    assert answers["status"].tolist() == [0, 0]
+    assert sorted(o["price"] for o in engine.open_orders(taker)) == [Decimal(49_000),
+                                                                      Decimal(50_000)]
