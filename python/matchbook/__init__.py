@@ -67,7 +67,7 @@ __all__ = [
 
 # numpy's scalars (np.float64, np.int64, ...) are taken as the numbers they hold.
 Number = Decimal | str | int | float | np.integer | np.floating
-Time = int | np.integer | _dt.datetime
+Time = int | np.integer | _dt.datetime | np.datetime64
 
 _TIFS = {
     "GOOD_TILL_CANCELLED": 0,
@@ -91,11 +91,44 @@ def _ns(t: Time) -> int:
         if t.tzinfo is None:
             raise InvalidArgument(9003, "INVALID_ARGUMENT", "datetime without a timezone")
         delta = t - _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-        return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
+        # A pandas.Timestamp's difference keeps the nanoseconds a datetime has no room for.
+        nanos = getattr(delta, "nanoseconds", 0)
+        return ((delta.days * 86_400 + delta.seconds) * 1_000_000_000
+                + delta.microseconds * 1_000 + nanos)
+    if isinstance(t, np.datetime64):
+        return int(_datetime64_ns(t, f"time {t!r}"))
     # An int subclass, or a numpy integer (a time read from an array).
     if isinstance(t, (bool, np.bool_)) or not isinstance(t, _numbers.Integral):
-        raise InvalidArgument(9003, "INVALID_ARGUMENT", f"time {t!r}: int nanoseconds or datetime")
+        raise InvalidArgument(9003, "INVALID_ARGUMENT",
+                              f"time {t!r}: int nanoseconds, zone-aware datetime or datetime64")
     return int(t)
+
+
+def _datetime64_ns(value: np.ndarray | np.datetime64, what: str) -> np.ndarray:
+    """numpy datetimes (zoneless, counted from the epoch in UTC by numpy's convention) as
+    int64 nanoseconds, refused if NaT or if nanoseconds cannot hold them as they are (a
+    year past 2262 wraps in numpy's own cast; a picosecond is cut)."""
+    array = np.asarray(value)
+    if np.any(np.isnat(array)):
+        raise InvalidArgument(9003, "INVALID_ARGUMENT", f"{what}: NaT is not a time")
+    nanos = array.astype("datetime64[ns]")
+    if not np.all(nanos.astype(array.dtype) == array):
+        raise InvalidArgument(9003, "INVALID_ARGUMENT",
+                              f"{what}: not a whole number of int64 nanoseconds")
+    return nanos.view(np.int64)
+
+
+def _times(value: Any) -> Any:
+    """A batch's times: one time (repeated later), or a column of int nanoseconds, numpy
+    datetimes, or objects that are times (a zone-aware pandas column)."""
+    if np.ndim(value) == 0:
+        return _ns(value)
+    array = np.asarray(value)
+    if array.dtype.kind == "M":
+        return _datetime64_ns(array, "column time")
+    if array.dtype.kind == "O":
+        return np.fromiter((_ns(t) for t in array), dtype=np.int64, count=len(array))
+    return array
 
 
 def _text(value: Number | None) -> str | None:
@@ -523,7 +556,8 @@ class Engine:
     ) -> Columns:
         """Limit orders in one call, in fixed point: ``side`` 0 buy / 1 sell, ``price`` in
         ticks and ``amount`` in lots of the instrument (:meth:`tick`, :meth:`lot`), one row
-        each; scalars are repeated. A column of any numeric dtype is taken if its values
+        each; scalars are repeated. ``time`` is int nanoseconds, zone-aware datetimes, or
+        numpy datetimes (UTC, as numpy counts them). A column of any numeric dtype is taken if its values
         fit their field as they are (whole ticks and lots; an account past 2**32, a price
         of 100.5 ticks, a float time, a masked value, a 2-d column raise
         :class:`InvalidArgument`). The loop runs in
@@ -549,7 +583,7 @@ class Engine:
                 raise InvalidArgument(9003, "INVALID_ARGUMENT",
                                       f"time in force {time_in_force!r}: one of {', '.join(_TIFS)}")
             time_in_force = _TIFS[time_in_force]
-        times = time if isinstance(time, np.ndarray) else _ns(time)
+        times = _times(time)
         answers = self._native.submit_orders(
             col("time", times, np.int64, floats=False), col("account", account, np.uint32),
             col("instrument", instrument, np.uint16), col("side", side, np.uint8),

@@ -166,3 +166,39 @@ def test_a_scalar_side_is_repeated_like_the_other_scalars(
     assert answers["status"].tolist() == [0, 0]
     assert sorted(o["price"] for o in engine.open_orders(taker)) == [Decimal(49_000),
                                                                       Decimal(50_000)]
+
+
+def test_a_pandas_timestamp_keeps_its_nanoseconds(engine: matchbook.Engine, taker: int) -> None:
+    """A ``pandas.Timestamp`` (what a frame of tick data yields) went through the
+    ``datetime`` path, which reads microseconds: its last three digits were dropped, so
+    orders of one microsecond got one time and the engine's clock ran up to 999 ns
+    behind the data."""
+    pd = pytest.importorskip("pandas")
+    when = pd.Timestamp(START + 1_000_000_007, unit="ns", tz="UTC")
+    engine.place_order(when, taker, "BTC_EUR", "BUY", "0.01", price="50000")
+    assert engine.now == START + 1_000_000_007
+    with pytest.raises(matchbook.InvalidArgument, match="timezone"):
+        engine.place_order(pd.Timestamp(START + 2_000_000_000, unit="ns"), taker, "BTC_EUR",
+                           "BUY", "0.01", price="50000")
+
+
+def test_numpy_datetimes_are_times_in_utc(engine: matchbook.Engine, taker: int) -> None:
+    """``numpy.datetime64`` (scalars and columns, and a frame's datetime column) was
+    refused as "int nanoseconds or datetime"; numpy's datetimes carry no zone and count
+    from the epoch in UTC, as the engine's times do. NaT is refused."""
+    pd = pytest.importorskip("pandas")
+    engine.place_order(np.datetime64(START + 2_000_000_009, "ns"), taker, "BTC_EUR", "BUY",
+                       "0.01", price="50000")
+    assert engine.now == START + 2_000_000_009
+    times = np.array([START + 3_000_000_000, START + 3_000_000_001], dtype="datetime64[ns]")
+    answers = engine.submit_orders(times.astype("datetime64[us]"), taker, "BTC_EUR", 0,
+                                   5_000_000, 1_000)
+    assert answers["status"].tolist() == [0, 0] and engine.now == START + 3_000_000_000
+    frame = pd.DataFrame({"time": pd.to_datetime([START + 4_000_000_005], unit="ns", utc=True)})
+    answers = engine.submit_orders(frame["time"], taker, "BTC_EUR", 0, 5_000_000, 1_000)
+    assert answers["status"].tolist() == [0] and engine.now == START + 4_000_000_005
+    with pytest.raises(matchbook.InvalidArgument, match="NaT"):
+        engine.place_order(np.datetime64("NaT"), taker, "BTC_EUR", "BUY", "0.01", price="50000")
+    with pytest.raises(matchbook.InvalidArgument, match="NaT"):
+        engine.submit_orders(np.array(["NaT"], dtype="datetime64[ns]"), taker, "BTC_EUR", 0,
+                             5_000_000, 1_000)
