@@ -107,6 +107,26 @@ async fn a_private_channel_needs_authentication_first() {
     x.stop().await;
 }
 
+/// An admin key is not a trading key (REST refuses it on the public listener with 403):
+/// the stream's AUTHENTICATE took it, and its session then read the key's account
+/// history on the public listener.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_key_does_not_authenticate_a_stream() {
+    let x = exchange().await;
+    let (status, _) = x.get("/v1/account/balances", Some(&x.root.key)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "REST refuses it");
+    let mut ws = connect(&x, "/").await;
+    send(
+        &mut ws,
+        json!({"type": "AUTHENTICATE", "api_token": x.root.key}),
+    )
+    .await;
+    assert_eq!(next(&mut ws).await["error"], "AUTHENTICATION_FAILED");
+    let v = subscribe(&mut ws, "ACCOUNT_HISTORY").await;
+    assert_eq!(v["error"], "MISSING_AUTHENTICATION", "{v}");
+    x.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn account_history_snapshots_then_updates_match_rest() {
     let x = exchange().await;

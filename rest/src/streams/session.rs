@@ -312,7 +312,9 @@ impl Session {
         };
         let frames = match message {
             ClientMessage::Authenticate { api_token } => {
-                match state.keys.authenticate(&api_token) {
+                // An admin key is for the admin listener only, as REST's `Caller` has it.
+                let key = state.keys.authenticate(&api_token);
+                match key.filter(|key| !key.has_any(&[Scope::Admin])) {
                     Some(key) => {
                         // Private channels follow the key now given.
                         if self.watch.is_some() {
