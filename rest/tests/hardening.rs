@@ -385,9 +385,16 @@ async fn keyless_requests_are_limited_per_address() {
     }
     // At most two windows' worth (a minute may turn during the loop) got through.
     assert!(refused >= 14, "{refused} of 20 refused");
-    // A request with a valid key is limited per key, not per address.
+    // A route that takes no key counts a request that carries one by its address too:
+    // it has no per-key limit, and any key lifted the address's limit (a reader's key
+    // read the order book without any limit).
     let (status, _) = exchange
         .get("/v1/order-book/BTC_EUR", Some(&exchange.reader.key))
+        .await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    // The account routes limit a valid key per key and holder, not per address.
+    let (status, _) = exchange
+        .get("/v1/account/balances", Some(&exchange.reader.key))
         .await;
     assert_eq!(status, StatusCode::OK);
     // Another address has its own window.

@@ -33,16 +33,30 @@ fn refusal(status: StatusCode, code: &str) -> Response {
     (status, axum::Json(ErrorBody { error: code.into() })).into_response()
 }
 
-/// Counts a request that carries no valid key against its address's window (an in-process
-/// call, with no address, is not limited).
-fn admitted_by_address(request: &Request, state: &Shared) -> bool {
+/// Counts a request against its address's window (an in-process call, with no address,
+/// is not limited).
+fn address_admits(request: &Request, state: &Shared) -> bool {
     let Some(ConnectInfo(Peer(peer))) = request.extensions().get::<ConnectInfo<Peer>>() else {
         return true;
     };
-    crate::auth::carries_valid_key(request.headers(), state)
-        || state
-            .address_windows
-            .admit(peer.ip(), state.minute(), state.public_rate_limit)
+    (state.address_windows).admit(peer.ip(), state.minute(), state.public_rate_limit)
+}
+
+/// The guard's count: a request without a valid key by its address (one with a key is
+/// counted by the account routes per key and holder, or by [`keyed_by_address`]).
+fn admitted_by_address(request: &Request, state: &Shared) -> bool {
+    crate::auth::carries_valid_key(request.headers(), state) || address_admits(request, state)
+}
+
+/// The routes that take no key count a request that carries one by its address too:
+/// they have no per-key limit, so any key would otherwise lift theirs.
+async fn keyed_by_address(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    if crate::auth::carries_valid_key(request.headers(), &state)
+        && !address_admits(&request, &state)
+    {
+        return ApiError::RateLimited.into_response();
+    }
+    next.run(request).await
 }
 
 /// Reads the whole body (at most [`MAX_BODY_BYTES`]) within `deadline` of its headers, so
@@ -151,18 +165,7 @@ pub fn with_layers(router: Router<Shared>, state: Shared) -> Router {
 
 /// The public listener's routes.
 pub fn public_router(state: Shared) -> Router {
-    let router = Router::new()
-        .route("/v1/time", get(public::time))
-        .route("/v1/currencies", get(public::currencies))
-        .route("/v1/instruments", get(public::instruments))
-        .route("/v1/fees", get(public::fees))
-        .route("/v1/market-ticker", get(public::tickers))
-        .route("/v1/market-ticker/{instrument_code}", get(public::ticker))
-        .route(
-            "/v1/candlesticks/{instrument_code}",
-            get(public::candlesticks),
-        )
-        .route("/v1/order-book/{instrument_code}", get(public::order_book))
+    let router = keyless_routes(&state)
         .route("/v1/subaccounts", get(account::subaccounts))
         .route("/v1/subaccounts/transfers", post(account::transfer))
         .route("/v1/account/balances", get(account::balances))
@@ -187,15 +190,6 @@ pub fn public_router(state: Shared) -> Router {
         )
         .route("/v1/account/trades", get(trades::list))
         .route("/v1/account/trade/{trade_id}", get(trades::by_id))
-        .route("/v1/funding-rate", get(futures::funding_rate))
-        .route(
-            "/v1/funding-rate/history",
-            get(futures::funding_rate_history),
-        )
-        .route(
-            "/v1/funding-rate/settings",
-            get(futures::funding_rate_settings),
-        )
         .route("/v1/account/futures/summary", get(futures::summary))
         .route("/v1/account/futures/positions", get(futures::positions))
         .route(
@@ -214,15 +208,45 @@ pub fn public_router(state: Shared) -> Router {
             "/v1/account/futures/funding-payments",
             get(futures::funding_payments),
         )
-        .route("/v1/health", get(cluster::health))
-        .route("/openapi.json", get(crate::openapi::serve))
-        .route("/", get(crate::streams::upgrade))
-        .route("/ws", get(crate::streams::upgrade))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             cluster::forward_public,
         ));
     with_layers(router, state)
+}
+
+/// The public listener's routes that take no key (market data, reference data, health,
+/// the streams' upgrade), each counted by address whether or not a key comes with it.
+fn keyless_routes(state: &Shared) -> Router<Shared> {
+    Router::new()
+        .route("/v1/time", get(public::time))
+        .route("/v1/currencies", get(public::currencies))
+        .route("/v1/instruments", get(public::instruments))
+        .route("/v1/fees", get(public::fees))
+        .route("/v1/market-ticker", get(public::tickers))
+        .route("/v1/market-ticker/{instrument_code}", get(public::ticker))
+        .route(
+            "/v1/candlesticks/{instrument_code}",
+            get(public::candlesticks),
+        )
+        .route("/v1/order-book/{instrument_code}", get(public::order_book))
+        .route("/v1/funding-rate", get(futures::funding_rate))
+        .route(
+            "/v1/funding-rate/history",
+            get(futures::funding_rate_history),
+        )
+        .route(
+            "/v1/funding-rate/settings",
+            get(futures::funding_rate_settings),
+        )
+        .route("/v1/health", get(cluster::health))
+        .route("/openapi.json", get(crate::openapi::serve))
+        .route("/", get(crate::streams::upgrade))
+        .route("/ws", get(crate::streams::upgrade))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            keyed_by_address,
+        ))
 }
 
 /// The admin listener's routes.
