@@ -217,6 +217,12 @@ class Engine:
         """The data directory of a durable engine (``None``: in memory only)."""
         return self._native.data_dir()
 
+    @property
+    def market_data(self) -> bool:
+        """Whether the engine keeps market data (order and trade history, candles,
+        tickers): ``market_data=False`` at creation leaves it out."""
+        return self._native.has_market_data()
+
     # Reference data -------------------------------------------------------------------
 
     @property

@@ -80,6 +80,11 @@ impl NativeEngine {
         self.core.data_dir().map(|d| d.display().to_string())
     }
 
+    /// Whether the engine keeps market data (history, candles, tickers).
+    fn has_market_data(&self) -> bool {
+        self.core.market.is_some()
+    }
+
     /// Snapshots a durable engine and releases its data directory (nothing for one in
     /// memory).
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
