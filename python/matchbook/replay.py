@@ -27,7 +27,14 @@ the level, and a trade below it (or of nothing) is left out; any other row the b
 take (out of time order, a price finer than the tick, a negative price or amount) raises,
 so a backtest never runs on other data than its table. Both holders are created by
 :class:`Replay` with ample funds; their fills are theirs, and the strategy's account is
-whatever it trades with.
+whatever it trades with. The strategy's own orders may take the venue's liquidity too (a
+recorded level then refills from what is left). The venue holds one open order per
+increase still resting: a deep book needs the definition's ``max_open_orders`` (200 a
+holder by default) raised.
+
+With market data on (the default), the venue's queues follow the trades since the last
+look, so a row costs the same however many orders the venue holds; without, every open
+venue order is read after each step.
 """
 
 from __future__ import annotations
@@ -44,6 +51,9 @@ from .errors import MatchbookError
 #: The refusal a recorded level or trade gets when its value is below the market's minimum
 #: order value: such a row is not represented (every other refusal is an error of the data).
 _BELOW_MINIMUM = "MIN_SIZE_NOT_SATISFIED"
+
+#: The order number in an order handle (its low 64 bits; the slot sits above).
+_NUMBER = (1 << 64) - 1
 
 #: The columns of a replay table, in this order.
 COLUMNS = ("time_ns", "kind", "side", "price", "amount")
@@ -104,6 +114,17 @@ class Replay:
         self.flow = self._funded(start_time, base, quote)
         # Per (side, price): the venue's orders at that level, oldest first, with amounts.
         self._levels: dict[tuple[str, Decimal], list[list[Any]]] = {}
+        # The level of each venue order in `_levels`, by order number.
+        self._level_of: dict[int, tuple[str, Decimal]] = {}
+        # With market data the trades since the last look name the venue orders they
+        # filled, whoever's order took them (a recorded taker, a crossing level, the
+        # strategy's own); without, every open venue order is read after each step.
+        self._fills_named = engine.market_data
+        self._lot = Decimal(1).scaleb(-int(info["amount_precision"]))
+        self._last_trade = 0
+        if self._fills_named:
+            ids = engine.trades(0, instrument)["id"]
+            self._last_trade = int(ids[-1]) if len(ids) else 0
 
     def _funded(self, time: int, base: str, quote: str) -> int:
         _, account = self.engine.create_holder(time)
@@ -117,6 +138,7 @@ class Replay:
         """Applies ``rows`` in order; after the rows of each time, calls
         ``on_step(engine, time_ns)`` (the strategy acts then, at that time). Returns the
         number of rows applied."""
+        self._take_fills()  # what the strategy did since the last run
         applied, current, batch = 0, None, []
         for row in rows:
             _check(row)
@@ -144,6 +166,7 @@ class Replay:
                 self._trade(time, r)
         if on_step is not None:
             on_step(self.engine, time)
+            self._take_fills()  # the strategy's orders may take the venue's
         return len(rows)
 
     def _trade(self, time: int, r: Row) -> None:
@@ -155,16 +178,50 @@ class Replay:
         except MatchbookError as e:
             if e.name != _BELOW_MINIMUM:
                 raise
-        self._forget_filled()
+            return
+        self._take_fills()
+
+    def _take_fills(self) -> None:
+        """Takes what was filled since the last look off the venue's queues."""
+        if not self._fills_named:
+            self._forget_filled()
+            return
+        trades = self.engine.trades(self._last_trade, self.instrument)
+        if len(trades["id"]) == 0:
+            return
+        self._last_trade = int(trades["id"][-1])
+        for side in ("maker", "taker"):
+            venue = trades[f"{side}_account"] == self.venue
+            for number, lots in zip(trades[f"{side}_order"][venue], trades["amount"][venue]):
+                self._filled(int(number), self._lot * int(lots))
+
+    def _filled(self, number: int, amount: Decimal) -> None:
+        """Takes ``amount`` off the venue's order ``number`` in its queue (dropped once
+        filled)."""
+        key = self._level_of.get(number)
+        if key is None:
+            return
+        queue = self._levels[key]
+        for i, entry in enumerate(queue):
+            if entry[0] & _NUMBER == number:
+                entry[1] -= amount
+                if entry[1] <= 0:
+                    del queue[i]
+                    del self._level_of[number]
+                break
+        if not queue:
+            del self._levels[key]
 
     def _forget_filled(self) -> None:
-        """Drops the venue orders takers filled (they are no longer open)."""
+        """Drops the venue orders takers filled (they are no longer open), reading every
+        open venue order."""
         open_amounts = {o["handle"]: o["amount"] - o["filled"]
                         for o in self.engine.open_orders(self.venue)}
         for key, queue in list(self._levels.items()):
             queue[:] = [[h, open_amounts[h]] for h, _ in queue if h in open_amounts]
             if not queue:
                 del self._levels[key]
+        self._level_of = {h & _NUMBER: key for key, queue in self._levels.items() for h, _ in queue}
 
     def _set_level(self, time: int, side: str, price: Decimal, total: Decimal) -> None:
         queue = self._levels.setdefault((side, price), [])
@@ -177,6 +234,7 @@ class Replay:
             if excess >= amount or not self._amend(time, handle, amount - excess):
                 self.engine.cancel_order(time, self.venue, handle)
                 queue.pop()
+                del self._level_of[handle & _NUMBER]
                 have -= amount
             else:
                 queue[-1][1] = amount - excess
@@ -197,11 +255,17 @@ class Replay:
             handle = self.engine.place_order(time, self.venue, self.instrument, side, amount,
                                              price=price)
         except MatchbookError as e:
+            if e.name == "MAX_OPEN_ORDERS_EXCEEDED":
+                raise type(e)(e.code, e.name, (
+                    f"{e.message}: the recorded book needs more open orders (one per increase "
+                    "of a level) than the exchange lets its venue holder have; set "
+                    "max_open_orders in the engine's definition")) from e
             if e.name != _BELOW_MINIMUM:
                 raise
             return  # below the minimum with nothing to join: not represented
         queue.append([handle, amount])
-        self._forget_filled()  # a crossing level may have traded at once
+        self._level_of[handle & _NUMBER] = (side, price)
+        self._take_fills()  # a crossing level may have traded at once
 
     def _amend(self, time: int, handle: int, amount: Decimal) -> bool:
         order = self.engine.order(self.venue, handle)

@@ -12,6 +12,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import matchbook
 from matchbook.replay import Replay, Row, read_csv
@@ -161,3 +163,59 @@ def test_a_row_the_book_cannot_take_is_refused_not_skipped() -> None:
     assert replay.run(rows(*book, (2, "update", "BUY", "58000.00", "0.0001"),
                            (2, "trade", "SELL", "59000.00", "0.0001"))) == 4
     assert len(engine.open_orders(replay.venue)) == 2
+
+
+def test_a_book_past_the_open_order_limit_names_the_setting_to_raise() -> None:
+    """The venue holds one order per increase of a level: a recorded book deeper than the
+    exchange's open-order limit (200 a holder by default) stopped the replay with a bare
+    MAX_OPEN_ORDERS_EXCEEDED about "account 0", which names neither the venue nor the
+    definition's ``max_open_orders`` that lifts it."""
+    deep = [(0, "snapshot", "BUY", f"{50_000 - i}.00", "0.01") for i in range(201)]
+    with pytest.raises(matchbook.OrderRejected, match="max_open_orders"):
+        Replay(matchbook.Engine(start_time=START), "BTC_EUR", START).run(rows(*deep))
+    engine = matchbook.Engine({"max_open_orders": 1_000}, start_time=START)
+    replay = Replay(engine, "BTC_EUR", START)
+    assert replay.run(rows(*deep)) == 201
+    assert len(engine.open_orders(replay.venue)) == 201
+
+
+prices = st.sampled_from(["59990.00", "59995.00", "60000.00", "60005.00", "60010.00"])
+recorded = st.tuples(st.sampled_from(["update", "update", "trade"]), st.sampled_from(["BUY", "SELL"]),
+                     prices, st.sampled_from(["0", "0.01", "0.05", "0.2", "0.35"]))
+strategy_orders = st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["BUY", "SELL"]), prices),
+                           max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(recorded, min_size=1, max_size=30), strategy_orders)
+def test_the_venue_queues_follow_the_book_with_market_data_or_without(
+    table: list[tuple[str, str, str, str]], mine: list[tuple[int, str, str]]
+) -> None:
+    """The venue's queues are kept from the fills of each order placed when market data
+    names them, and by reading every open venue order when it is off: both ways end in
+    the same state, and each queue holds what the engine holds open for the venue at
+    that level, oldest first (crossing levels, trades into the user's orders and partial
+    fills included)."""
+    outcomes = []
+    for market_data in (True, False):
+        engine = matchbook.Engine({"holders": [{"name": "me", "accounts": [
+            {"name": "main", "deposits": {"EUR": "100000", "BTC": "10"}}]}]},
+            start_time=START, market_data=market_data)
+        me = engine.account("me")
+
+        def strategy(e: matchbook.Engine, time: int) -> None:
+            for step, side, price in mine:
+                if time == START + step * SECOND:
+                    e.place_order(time, me, "BTC_EUR", side, "0.03", price=price)
+
+        replay = Replay(engine, "BTC_EUR", START)
+        replay.run(rows(*[(i, kind, side, price, amount)
+                          for i, (kind, side, price, amount) in enumerate(table)]), strategy)
+        held: dict[tuple[str, Decimal], list[list[Any]]] = {}
+        for o in sorted(engine.open_orders(replay.venue), key=lambda o: o["id"]):
+            held.setdefault((o["side"], o["price"]), []).append(
+                [o["handle"], o["amount"] - o["filled"]])
+        queues = {key: [[h, a] for h, a in queue] for key, queue in replay._levels.items()}
+        assert queues == held, (market_data, table, mine)
+        outcomes.append((engine.state_hash(), queues))
+    assert outcomes[0] == outcomes[1]
