@@ -166,6 +166,9 @@ typedef enum {
   // journal is damaged, or the directory was written under another configuration. A
   // command that failed this way was not applied.
   MB_STATUS_STORAGE = 9009,
+  // An event poll on a handle whose events are dropped (`mb_config_set_keep_events(config,
+  // 0)`, or a session opened with `keep_events` 0).
+  MB_STATUS_EVENTS_OFF = 9010,
 } mb_status;
 
 // What an `mb_event` reports.
@@ -1633,7 +1636,7 @@ mb_status mb_engine_state_hash(const mb_engine *engine, uint64_t *hash_out);
 // Moves the events produced since the last poll into `events` and writes their count. If
 // they do not fit, nothing is moved, `*len_out` is the count needed and the status is
 // `MB_STATUS_BUFFER_TOO_SMALL`. After a failed journal write, `MB_STATUS_STORAGE`, as
-// every read.
+// every read; for an engine whose definition drops events, `MB_STATUS_EVENTS_OFF`.
 //
 // # Safety
 // `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
@@ -1956,7 +1959,8 @@ void mb_session_free(mb_session *session);
 mb_status mb_session_submit(mb_session *session, const mb_command *command, mb_result *result);
 
 // Moves the events of this session's commands since the last poll into `events` (all or
-// nothing, as `mb_engine_poll_events`).
+// nothing, as `mb_engine_poll_events`); `MB_STATUS_EVENTS_OFF` for a session opened with
+// `keep_events` 0.
 //
 // # Safety
 // `session` live; `events` NULL or `capacity` writable elements; `len_out` writable.

@@ -4,7 +4,7 @@
 
 use matchbook::{Event, EventRecord};
 
-use crate::boundary::guard;
+use crate::boundary::{fail, guard};
 use crate::engine::{MbEngine, engine_mut};
 use crate::status::MbStatus;
 
@@ -289,7 +289,7 @@ pub(crate) fn drain(
 /// Moves the events produced since the last poll into `events` and writes their count. If
 /// they do not fit, nothing is moved, `*len_out` is the count needed and the status is
 /// `MB_STATUS_BUFFER_TOO_SMALL`. After a failed journal write, `MB_STATUS_STORAGE`, as
-/// every read.
+/// every read; for an engine whose definition drops events, `MB_STATUS_EVENTS_OFF`.
 ///
 /// # Safety
 /// `engine` live; `events` NULL or `capacity` writable elements; `len_out` writable.
@@ -306,6 +306,12 @@ pub unsafe extern "C" fn mb_engine_poll_events(
     guard(|| {
         let e = engine_mut(engine)?;
         e.readable()?;
+        if !e.host.keeps_events() {
+            return Err(fail(
+                MbStatus::EventsOff,
+                "engine created with events off (mb_config_set_keep_events(config, 0))",
+            ));
+        }
         drain(&mut e.host.events, events, capacity, len_out)
     })
 }

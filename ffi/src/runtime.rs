@@ -394,7 +394,8 @@ pub unsafe extern "C" fn mb_session_submit(
 }
 
 /// Moves the events of this session's commands since the last poll into `events` (all or
-/// nothing, as `mb_engine_poll_events`).
+/// nothing, as `mb_engine_poll_events`); `MB_STATUS_EVENTS_OFF` for a session opened with
+/// `keep_events` 0.
 ///
 /// # Safety
 /// `session` live; `events` NULL or `capacity` writable elements; `len_out` writable.
@@ -410,6 +411,12 @@ pub unsafe extern "C" fn mb_session_poll_events(
 ) -> MbStatus {
     guard(|| {
         let s = session_mut(session)?;
+        if !s.keep_events {
+            return Err(fail(
+                MbStatus::EventsOff,
+                "session opened with keep_events 0",
+            ));
+        }
         crate::event::drain(&mut s.pending, events, capacity, len_out)
     })
 }

@@ -117,6 +117,9 @@ pub enum MbStatus {
     /// journal is damaged, or the directory was written under another configuration. A
     /// command that failed this way was not applied.
     Storage = 9009,
+    /// An event poll on a handle whose events are dropped (`mb_config_set_keep_events(config,
+    /// 0)`, or a session opened with `keep_events` 0).
+    EventsOff = 9010,
 }
 
 impl From<matchbook::runtime::RuntimeError> for MbStatus {
@@ -241,7 +244,7 @@ impl std::fmt::Display for MbStatus {
 }
 
 /// The ABI's own statuses (the rest are the engine's).
-const OWN: [MbStatus; 10] = [
+const OWN: [MbStatus; 11] = [
     MbStatus::Ok,
     MbStatus::NullArgument,
     MbStatus::BufferTooSmall,
@@ -252,6 +255,7 @@ const OWN: [MbStatus; 10] = [
     MbStatus::MarketDataOff,
     MbStatus::InvalidConfig,
     MbStatus::Storage,
+    MbStatus::EventsOff,
 ];
 
 impl MbStatus {

@@ -512,6 +512,13 @@ fn every_command_kind_means_what_the_engine_means() {
             mb_session_state_hash(session, null_mut()),
             MbStatus::NullArgument
         );
+        // The session was opened with its events dropped: a poll says so (it answered an
+        // empty success, as if nothing had happened).
+        let mut len = 0usize;
+        assert_eq!(
+            mb_session_poll_events(session, null_mut(), 0, &mut len),
+            MbStatus::EventsOff
+        );
         mb_session_free(session);
         mb_runtime_free(runtime);
         mb_engine_free(engine);

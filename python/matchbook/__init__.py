@@ -580,7 +580,8 @@ class Engine:
         return Columns(data, {"price": prices[index], "amount": lots[index]})
 
     def events(self) -> Iterator[dict[str, Any]]:
-        """The events since the last call, oldest first (prices in ticks, amounts in lots)."""
+        """The events since the last call, oldest first (prices in ticks, amounts in lots);
+        :class:`InvalidArgument` for an engine made with ``keep_events=False``."""
         return iter(self._native.poll_events())
 
 

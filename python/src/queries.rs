@@ -460,6 +460,12 @@ impl NativeEngine {
     /// The events since the last poll, as dicts.
     fn poll_events<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         self.engine(py)?;
+        if !self.core.keeps_events() {
+            return Err(invalid(
+                py,
+                "events are off: the engine was made with keep_events=False",
+            ));
+        }
         let list = PyList::empty(py);
         for record in &self.core.events {
             list.append(events::to_dict(py, record)?)?;

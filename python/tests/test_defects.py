@@ -202,3 +202,13 @@ def test_numpy_datetimes_are_times_in_utc(engine: matchbook.Engine, taker: int) 
     with pytest.raises(matchbook.InvalidArgument, match="NaT"):
         engine.submit_orders(np.array(["NaT"], dtype="datetime64[ns]"), taker, "BTC_EUR", 0,
                              5_000_000, 1_000)
+
+
+def test_events_of_an_engine_that_drops_them_are_refused_not_empty() -> None:
+    """With ``keep_events=False`` the events of every command are dropped; ``events()``
+    answered an empty iterator, as if nothing had happened since the last call."""
+    engine = matchbook.Engine({"holders": [{"name": "a", "accounts": [
+        {"name": "main", "deposits": {"EUR": "1000"}}]}]}, start_time=START, keep_events=False)
+    engine.place_order(START, engine.account("a"), "BTC_EUR", "BUY", "0.01", price="50000")
+    with pytest.raises(matchbook.InvalidArgument, match="keep_events"):
+        engine.events()

@@ -37,6 +37,11 @@ impl Host {
         }
     }
 
+    /// Whether the events of each command are kept for the owner to take.
+    pub fn keeps_events(&self) -> bool {
+        self.keep_events
+    }
+
     /// Puts this engine, a fresh one, on the data directory `dir`: a new directory starts
     /// from it, an existing one is recovered and must be pinned to the same `starting_point`
     /// (`legacy`: the `Debug` text of the first pin format). On an error nothing changed.
