@@ -71,11 +71,25 @@ class Row:
 
 
 def _row(values: dict[str, Any]) -> Row:
+    missing = [c for c in COLUMNS if values.get(c) is None]
+    if missing:
+        raise ValueError(f"row {values}: no {', '.join(missing)}")
     kind, side = str(values["kind"]), str(values["side"]).upper()
     if kind not in ("snapshot", "update", "trade") or side not in ("BUY", "SELL"):
         raise ValueError(f"row {values}: kind snapshot/update/trade, side BUY/SELL")
-    return Row(int(values["time_ns"]), kind, side, Decimal(str(values["price"])),
-               Decimal(str(values["amount"])))
+    return Row(_number(values, "time_ns", int), kind, side, _number(values, "price", Decimal),
+               _number(values, "amount", Decimal))
+
+
+def _number(values: dict[str, Any], column: str, kind: Callable[[str], Any]) -> Any:
+    """The column's value as an int (``time_ns``) or a ``Decimal``, or a ValueError that
+    names it."""
+    text = str(values[column]).strip()
+    try:
+        return kind(text)
+    except (ArithmeticError, ValueError):
+        raise ValueError(f"{column} {text!r} is not {'an int' if kind is int else 'a number'}") \
+            from None
 
 
 def _check(row: Row) -> None:
@@ -86,10 +100,20 @@ def _check(row: Row) -> None:
 
 
 def read_csv(path: str) -> Iterator[Row]:
-    """The rows of a CSV file with a ``time_ns,kind,side,price,amount`` header."""
-    with open(path, newline="") as f:
-        for values in csv.DictReader(f):
-            yield _row(values)
+    """The rows of a CSV file with a ``time_ns,kind,side,price,amount`` header (UTF-8, with
+    or without the byte-order mark spreadsheets write). A row that cannot be read raises
+    ValueError naming its line."""
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{path}: no column {', '.join(missing)} in the header "
+                             f"{reader.fieldnames}")
+        for values in reader:
+            try:
+                yield _row(values)
+            except ValueError as e:
+                raise ValueError(f"{path} line {reader.line_num}: {e}") from None
 
 
 def read_parquet(path: str) -> Iterator[Row]:

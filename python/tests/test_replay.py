@@ -95,6 +95,26 @@ def test_rows_are_read_from_csv_in_the_documented_layout(tmp_path) -> None:
         list(read_csv(str(path)))
 
 
+def test_a_csv_saved_with_a_bom_reads_and_a_bad_one_names_its_line(tmp_path) -> None:
+    """A CSV saved by a spreadsheet (UTF-8 with a byte-order mark) was refused with
+    ``KeyError: 'time_ns'``; so was one with a misspelt header; a short row and a price
+    that is not a number raised ``decimal.InvalidOperation`` naming nothing."""
+    path = tmp_path / "rows.csv"
+    path.write_bytes(b"\xef\xbb\xbftime_ns,kind,side,price,amount\r\n"
+                     + f"{START},update,BUY,60000.00,0.1\r\n".encode())
+    assert list(read_csv(str(path))) == [Row(START, "update", "BUY", D("60000.00"), D("0.1"))]
+    bad = [
+        ("time,kind,side,price,amount\n1,update,BUY,1,1\n", "time_ns"),
+        (f"time_ns,kind,side,price,amount\n{START},update,BUY,60000.00\n", "line 2.*amount"),
+        (f"time_ns,kind,side,price,amount\n{START},update,BUY,abc,1\n", "line 2.*price 'abc'"),
+        ("time_ns,kind,side,price,amount\n1.5,update,BUY,1,1\n", "line 2.*time_ns '1.5'"),
+    ]
+    for text, message in bad:
+        path.write_text(text)
+        with pytest.raises(ValueError, match=message):
+            list(read_csv(str(path)))
+
+
 def _example() -> Any:
     """examples/replay_maker.py as a module."""
     spec = importlib.util.spec_from_file_location("replay_maker",
