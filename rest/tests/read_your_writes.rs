@@ -82,15 +82,7 @@ async fn every_client_reads_its_own_orders_at_once() {
 async fn idle_pipeline(x: &Exchange) -> serde_json::Value {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
-        let (status, pipeline) = x
-            .call(
-                reqwest::Method::GET,
-                &format!("{}/admin/pipeline", x.admin),
-                Some(&x.root.key),
-                None,
-            )
-            .await;
-        assert_eq!(status, StatusCode::OK, "{pipeline}");
+        let pipeline = x.pipeline().await;
         if pipeline["in_flight"] == 0 || std::time::Instant::now() > deadline {
             return pipeline;
         }

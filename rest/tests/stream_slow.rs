@@ -63,15 +63,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 }
 
 async fn slow_consumers(x: &Exchange) -> u64 {
-    let (status, v) = x
-        .call(
-            reqwest::Method::GET,
-            &format!("{}/admin/pipeline", x.admin),
-            Some(&x.root.key),
-            None,
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{v}");
+    let v = x.pipeline().await;
     v["slow_consumers"].as_u64().expect("slow_consumers")
 }
 

@@ -128,6 +128,16 @@ impl Exchange {
         .await
     }
 
+    /// The operator's view of the pipeline (`GET /admin/pipeline`); panics unless 200.
+    pub async fn pipeline(&self) -> Value {
+        let url = format!("{}/admin/pipeline", self.admin);
+        let (status, v) = self
+            .call(Method::GET, &url, Some(&self.root.key), None)
+            .await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        v
+    }
+
     /// An admin call; panics unless it succeeds. A 503 (the engine's input queue was full,
     /// as tests with a queue of one make it while background commands run) is retried, as
     /// its contract asks of any client.
