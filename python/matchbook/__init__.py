@@ -2,10 +2,10 @@
 futures funding) for research and backtests.
 
 Every command takes the time it happens at (``int`` or numpy integer nanoseconds since
-the epoch, a timezone-aware ``datetime`` or a ``numpy.datetime64``), so replaying the same commands gives the
-same state (``Engine.state_hash``). Prices and amounts go in as ``Decimal``, ``str``,
-``int``, ``float`` or a numpy integer or float scalar (a float by its shortest text:
-``0.1`` is 0.1) and come out as ``Decimal``; bulk data comes out as numpy
+the epoch, a timezone-aware ``datetime`` or a ``numpy.datetime64``), so replaying the
+same commands gives the same state (``Engine.state_hash``). Prices and amounts go in as
+``Decimal``, ``str``, ``int``, ``float`` or a numpy integer or float scalar (a float by its
+shortest text: ``0.1`` is 0.1) and come out as ``Decimal``; bulk data comes out as numpy
 :class:`Columns`.
 Refusals raise :class:`MatchbookError` subclasses (see :mod:`matchbook.errors`).
 
@@ -455,12 +455,12 @@ class Engine:
         """Limit orders in one call, in fixed point: ``side`` 0 buy / 1 sell, ``price`` in
         ticks and ``amount`` in lots of the instrument (:meth:`tick`, :meth:`lot`), one row
         each; scalars are repeated. ``time`` is int nanoseconds, zone-aware datetimes, or
-        numpy datetimes (UTC, as numpy counts them). A column of any numeric dtype is taken if its values
-        fit their field as they are (whole ticks and lots; an account past 2**32, a price
-        of 100.5 ticks, a float time, a masked value, a 2-d column raise
-        :class:`InvalidArgument`). The loop runs in
-        Rust with the GIL released, reading the arrays in place: do not write them from
-        another thread during the call (as with numpy's own functions). Returns
+        numpy datetimes (UTC, as numpy counts them). A column of any numeric dtype is taken
+        if its values fit their field as they are (whole ticks and lots; an account past
+        2**32, a price of 100.5 ticks, a float time, a masked value, a 2-d column raise
+        :class:`InvalidArgument`). The loop runs in Rust with the GIL released, reading the
+        arrays in place: do not write them from another thread during the call (as with
+        numpy's own functions). Returns
         columns ``status`` (0 accepted, else the error code; a fill-or-kill or post-only
         order the book refused has its code and still its ``order_id``), ``order_id`` and
         ``slot``;

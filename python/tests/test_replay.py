@@ -200,8 +200,9 @@ def test_a_book_past_the_open_order_limit_names_the_setting_to_raise() -> None:
 
 
 prices = st.sampled_from(["59990.00", "59995.00", "60000.00", "60005.00", "60010.00"])
-recorded = st.tuples(st.sampled_from(["update", "update", "trade"]), st.sampled_from(["BUY", "SELL"]),
-                     prices, st.sampled_from(["0", "0.01", "0.05", "0.2", "0.35"]))
+recorded = st.tuples(st.sampled_from(["update", "update", "trade"]),
+                     st.sampled_from(["BUY", "SELL"]), prices,
+                     st.sampled_from(["0", "0.01", "0.05", "0.2", "0.35"]))
 strategy_orders = st.lists(st.tuples(st.integers(0, 30), st.sampled_from(["BUY", "SELL"]), prices),
                            max_size=6)
 
