@@ -10,6 +10,7 @@
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
@@ -52,11 +53,41 @@ pub fn field_code(name: &str) -> &'static str {
 struct Fields(Vec<(String, FieldValue)>);
 
 /// A field's value: an object keeps its own fields as written, anything else is a value.
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
 enum FieldValue {
     Object(Fields),
     Other(Value),
+}
+
+impl FieldValue {
+    /// The value written as `raw` (its JSON text), numbers kept exact.
+    fn of(raw: &RawValue) -> Result<Self, serde_json::Error> {
+        let text = raw.get();
+        match text.as_bytes().first() {
+            Some(b'{') => serde_json::from_str(text).map(Self::Object),
+            Some(b'-' | b'0'..=b'9') => Ok(Self::Other(exact_number(text))),
+            _ => serde_json::from_str(text).map(Self::Other),
+        }
+    }
+}
+
+/// A JSON number as its exact value: an integer that fits 64 bits stays a number; any
+/// other (a fraction, an exponent, a wider integer) becomes its decimal text, which
+/// serde_json would round to the nearest `f64` (`0.29999999999999998` read as 0.3). An
+/// exponent is written out (`1e-2` is `0.01`) unless the value is past what a decimal
+/// holds, which then stays as written for the decimal reader to refuse.
+fn exact_number(text: &str) -> Value {
+    if let Ok(n) = text.parse::<i64>() {
+        return Value::from(n);
+    }
+    if let Ok(n) = text.parse::<u64>() {
+        return Value::from(n);
+    }
+    let written_out = text
+        .contains(['e', 'E'])
+        .then(|| rust_decimal::Decimal::from_scientific(text).ok())
+        .flatten()
+        .map(|d| d.normalize().to_string());
+    Value::String(written_out.unwrap_or_else(|| text.to_owned()))
 }
 
 impl Fields {
@@ -87,8 +118,9 @@ impl<'de> Deserialize<'de> for Fields {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
                 let mut fields = Vec::new();
-                while let Some(entry) = map.next_entry::<String, FieldValue>()? {
-                    fields.push(entry);
+                while let Some((name, raw)) = map.next_entry::<String, Box<RawValue>>()? {
+                    let value = FieldValue::of(&raw).map_err(serde::de::Error::custom)?;
+                    fields.push((name, value));
                 }
                 Ok(Fields(fields))
             }
@@ -172,6 +204,42 @@ mod tests {
         assert!(Body::parse(br#"{"oco_order": {"type": "STOP_MARKET", "price": 1.5}}"#).is_ok());
         assert!(Body::parse(br#"{"oco_order": {}}"#).is_ok());
         assert!(Body::parse(br#"{"scopes": ["TRADE"]}"#).is_ok());
+    }
+
+    /// A decimal given as a JSON number was read through an `f64`: `0.29999999999999998`
+    /// became 0.3 and `0.0100000000000000000001` became 0.01 (orders of other amounts
+    /// than sent, never refused for their excess precision). Numbers now keep their text;
+    /// one in exponent form is written out.
+    #[test]
+    fn decimals_given_as_json_numbers_keep_their_exact_value() {
+        use crate::wire::Numeric;
+        use crate::wire::requests::CreateOrderRequest;
+        let amount = |number: &str| {
+            let text = format!(r#"{{"amount": {number}, "oco_order": {{"price": {number}}}}}"#);
+            let order = Body::read::<CreateOrderRequest>(text.as_bytes()).expect("read");
+            let leg = order.oco_order.expect("leg").price.expect("price");
+            assert_eq!(Some(&leg), order.amount.as_ref(), "the leg reads alike");
+            order.amount.expect("amount")
+        };
+        assert_eq!(
+            amount("0.29999999999999998"),
+            Numeric("0.29999999999999998".into())
+        );
+        assert_eq!(
+            amount("0.0100000000000000000001"),
+            Numeric("0.0100000000000000000001".into())
+        );
+        assert_eq!(
+            amount("12345678901234567.25"),
+            Numeric("12345678901234567.25".into())
+        );
+        assert_eq!(amount("1e-2"), Numeric("0.01".into()));
+        assert_eq!(amount("-1.5E3"), Numeric("-1500".into()));
+        assert_eq!(amount("7"), Numeric("7".into()));
+        assert_eq!(
+            amount("18446744073709551617"),
+            Numeric("18446744073709551617".into())
+        );
     }
 
     #[test]
