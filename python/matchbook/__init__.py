@@ -31,7 +31,7 @@ import numpy as np
 
 from . import errors
 from ._native import NativeEngine
-from ._values import Number, Time, _column, _dec, _ns, _text, _times
+from ._values import _NUMBER, Number, Time, _column, _decimals, _ns, _text, _times
 from .columns import Columns
 from .errors import (
     AccountError,
@@ -590,20 +590,3 @@ class _Closed:
 
     def __getattr__(self, name: str) -> Any:
         raise InvalidArgument(9003, "INVALID_ARGUMENT", f"engine is closed ({name})")
-
-
-# The order number inside a handle (``slot << 64 | number``).
-_NUMBER = 2**64 - 1
-
-_DECIMAL_KEYS = {
-    "price", "trigger_price", "amount", "filled", "average_price", "open", "high", "low",
-    "last", "base_volume", "quote_volume", "bid", "ask", "size", "entry_price", "mark_price",
-    "unrealised", "realised", "initial_margin", "maintenance_margin", "index_price",
-    "trailing_offset", "limit_offset", "display", "take_profit_price", "stop_loss_price",
-    "stop_loss_limit_price",
-}
-
-
-def _decimals(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: (_dec(v) if k in _DECIMAL_KEYS and isinstance(v, str) else v)
-            for k, v in record.items()}

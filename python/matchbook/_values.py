@@ -1,5 +1,6 @@
-"""Values in from Python: times (ints, datetimes, numpy datetimes), numbers (as decimal
-text) and batch columns (checked to hold their values as they are)."""
+"""Values across the binding: times (ints, datetimes, numpy datetimes), numbers (as decimal
+text) and batch columns (checked to hold their values as they are) on the way in; the
+decimal fields of records (as ``Decimal``) on the way out."""
 
 from __future__ import annotations
 
@@ -120,3 +121,20 @@ def _column(name: str, value: Any, dtype: Any, floats: bool = True) -> np.ndarra
 
 def _dec(text: str | None) -> Decimal | None:
     return None if text is None else Decimal(text)
+
+
+# The order number inside a handle (``slot << 64 | number``).
+_NUMBER = 2**64 - 1
+
+_DECIMAL_KEYS = {
+    "price", "trigger_price", "amount", "filled", "average_price", "open", "high", "low",
+    "last", "base_volume", "quote_volume", "bid", "ask", "size", "entry_price", "mark_price",
+    "unrealised", "realised", "initial_margin", "maintenance_margin", "index_price",
+    "trailing_offset", "limit_offset", "display", "take_profit_price", "stop_loss_price",
+    "stop_loss_limit_price",
+}
+
+
+def _decimals(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: (_dec(v) if k in _DECIMAL_KEYS and isinstance(v, str) else v)
+            for k, v in record.items()}

@@ -46,14 +46,12 @@ from decimal import Decimal
 from typing import Any
 
 from . import Engine
+from ._values import _NUMBER
 from .errors import MatchbookError
 
 #: The refusal a recorded level or trade gets when its value is below the market's minimum
 #: order value: such a row is not represented (every other refusal is an error of the data).
 _BELOW_MINIMUM = "MIN_SIZE_NOT_SATISFIED"
-
-#: The order number in an order handle (its low 64 bits; the slot sits above).
-_NUMBER = (1 << 64) - 1
 
 #: The columns of a replay table, in this order.
 COLUMNS = ("time_ns", "kind", "side", "price", "amount")
