@@ -42,18 +42,26 @@ fn address_admits(request: &Request, state: &Shared) -> bool {
     (state.address_windows).admit(peer.ip(), state.minute(), state.public_rate_limit)
 }
 
-/// The guard's count: a request without a valid key by its address (one with a key is
-/// counted by the account routes per key and holder, or by [`keyed_by_address`]).
-fn admitted_by_address(request: &Request, state: &Shared) -> bool {
-    crate::auth::carries_valid_key(request.headers(), state) || address_admits(request, state)
+/// Marks a request the guard has counted by its address.
+#[derive(Debug, Clone, Copy)]
+struct CountedByAddress;
+
+/// The guard's count: a request without a valid key by its address, marked as counted
+/// (one with a key is counted by the account routes per key and holder, or by
+/// [`keyed_by_address`]).
+fn admitted_by_address(request: &mut Request, state: &Shared) -> bool {
+    if crate::auth::carries_valid_key(request.headers(), state) {
+        return true;
+    }
+    request.extensions_mut().insert(CountedByAddress);
+    address_admits(request, state)
 }
 
-/// The routes that take no key count a request that carries one by its address too:
-/// they have no per-key limit, so any key would otherwise lift theirs.
+/// The routes that take no key count by its address a request the guard has not (one
+/// that carries a key): they have no per-key limit, so any key would otherwise lift theirs.
 async fn keyed_by_address(State(state): State<Shared>, request: Request, next: Next) -> Response {
-    if crate::auth::carries_valid_key(request.headers(), &state)
-        && !address_admits(&request, &state)
-    {
+    let counted = request.extensions().get::<CountedByAddress>().is_some();
+    if !counted && !address_admits(&request, &state) {
         return ApiError::RateLimited.into_response();
     }
     next.run(request).await
@@ -71,7 +79,7 @@ async fn buffered(request: Request, deadline: Duration) -> Result<Request, Respo
     }
 }
 
-async fn guard(State(state): State<Shared>, request: Request, next: Next) -> Response {
+async fn guard(State(state): State<Shared>, mut request: Request, next: Next) -> Response {
     let too_large = request
         .headers()
         .get(CONTENT_LENGTH)
@@ -81,7 +89,7 @@ async fn guard(State(state): State<Shared>, request: Request, next: Next) -> Res
     if too_large {
         return refusal(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
     }
-    if !admitted_by_address(&request, &state) {
+    if !admitted_by_address(&mut request, &state) {
         return ApiError::RateLimited.into_response();
     }
     let request = match buffered(request, state.body_timeout).await {
