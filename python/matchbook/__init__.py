@@ -528,6 +528,12 @@ class Engine:
         """Engine time: the latest time applied (ns)."""
         return self._native.now()
 
+    @property
+    def last_trade_id(self) -> int:
+        """Number of the newest trade made on any instrument (0 before the first): pass it
+        as ``trades(after=...)`` to read only what comes next."""
+        return self._native.last_trade_id()
+
     def fees_collected(self) -> dict[str, Decimal]:
         """Fees the exchange collected, by currency."""
         return {code: Decimal(v) for code, v in self._native.fees_collected().items()}

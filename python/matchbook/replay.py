@@ -143,10 +143,9 @@ class Replay:
         # strategy's own); without, every open venue order is read after each step.
         self._fills_named = engine.market_data
         self._lot = Decimal(1).scaleb(-int(info["amount_precision"]))
-        self._last_trade = 0
-        if self._fills_named:
-            ids = engine.trades(0, instrument)["id"]
-            self._last_trade = int(ids[-1]) if len(ids) else 0
+        # Trades up to this number are taken into account (those before the replay are
+        # not the venue's).
+        self._last_trade = engine.last_trade_id
 
     def _funded(self, time: int, base: str, quote: str) -> int:
         _, account = self.engine.create_holder(time)
@@ -208,10 +207,11 @@ class Replay:
         if not self._fills_named:
             self._forget_filled()
             return
+        # The newest number first: a look reads past the other instruments' trades once,
+        # not again at every look until this one trades.
+        newest = self.engine.last_trade_id
         trades = self.engine.trades(self._last_trade, self.instrument)
-        if len(trades["id"]) == 0:
-            return
-        self._last_trade = int(trades["id"][-1])
+        self._last_trade = max(newest, int(trades["id"][-1]) if len(trades["id"]) else 0)
         for side in ("maker", "taker"):
             venue = trades[f"{side}_account"] == self.venue
             for number, lots in zip(trades[f"{side}_order"][venue], trades["amount"][venue]):

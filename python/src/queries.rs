@@ -63,6 +63,11 @@ impl NativeEngine {
         Ok(self.engine(py)?.now().0)
     }
 
+    /// Number of the newest trade the engine made (0 before the first).
+    fn last_trade_id(&self, py: Python<'_>) -> PyResult<u64> {
+        Ok(self.engine(py)?.last_trade_id())
+    }
+
     /// Fees collected by the exchange, by currency code (decimal text).
     fn fees_collected<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let engine = self.engine(py)?;

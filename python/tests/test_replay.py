@@ -240,3 +240,39 @@ def test_the_venue_queues_follow_the_book_with_market_data_or_without(
         assert queues == held, (market_data, table, mine)
         outcomes.append((engine.state_hash(), queues))
     assert outcomes[0] == outcomes[1]
+
+
+def test_each_look_at_the_trades_starts_after_the_newest_the_last_one_saw() -> None:
+    """A replay reads the trades since its last look to follow its queues. It counted from
+    its own instrument's newest trade, so while the other instruments of the engine traded
+    and its own did not, every look read all of their trades again (27 ms a step after a
+    million ETH_EUR trades, and growing): each look now starts after the newest trade of
+    the exchange the previous one saw, and the first after those made before the replay."""
+    engine = matchbook.Engine({"holders": [{"name": h, "accounts": [
+        {"name": "main", "deposits": {"EUR": "1000000", "ETH": "100"}}]} for h in ("a", "b")]},
+        start_time=START)
+    a, b = engine.account("a"), engine.account("b")
+
+    def eth_trade(e: matchbook.Engine, time: int) -> None:
+        e.place_order(time, a, "ETH_EUR", "SELL", "0.1", price="3000.00")
+        e.place_order(time, b, "ETH_EUR", "BUY", "0.1", price="3000.00",
+                      time_in_force="IMMEDIATE_OR_CANCELLED")
+
+    for _ in range(3):
+        eth_trade(engine, START)
+    replay = Replay(engine, "BTC_EUR", START)
+    newest_seen = [engine.last_trade_id]
+    assert newest_seen == [3]
+    afters: list[int] = []
+    read = engine.trades
+
+    def trades(after: int = 0, instrument: str | None = None) -> Any:
+        afters.append(after)
+        newest_seen.append(engine.last_trade_id)
+        return read(after, instrument)
+
+    engine.trades = trades  # type: ignore[method-assign]
+    replay.run(rows(*[(t, "update", "BUY", "60000.00", f"0.{t + 1}") for t in range(5)]),
+               eth_trade)
+    assert len(afters) >= 5
+    assert all(after >= seen for after, seen in zip(afters, newest_seen)), (afters, newest_seen)

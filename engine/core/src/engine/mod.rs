@@ -479,6 +479,12 @@ impl Engine {
         self.now
     }
 
+    /// Number of the newest trade made (0 before the first): trades are numbered from 1
+    /// across the exchange, so a reader of trade history can start after it.
+    pub fn last_trade_id(&self) -> u64 {
+        self.next_trade.saturating_sub(1)
+    }
+
     /// The hasher of the client-id index (tests check it is keyed).
     #[cfg(test)]
     pub(crate) fn client_index_hasher(&self) -> &ClientKeyBuildHasher {
