@@ -82,7 +82,7 @@ fn parse(textual: &str, scale: u8) -> Result<i64, MbStatus> {
     parse_scaled(textual, scale).map_err(|e| {
         fail(
             MbStatus::InvalidArgument,
-            format!("{textual:?}: {e} (at most {scale} decimals)"),
+            format!("{textual:?}: {}", e.with_bound(scale)),
         )
     })
 }

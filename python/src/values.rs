@@ -154,12 +154,8 @@ pub(crate) fn fixed(py: Python<'_>, text: &str, scale: u8, what: &str) -> PyResu
         }
         _ => text,
     };
-    parse_scaled(significant, scale).map_err(|e| {
-        invalid(
-            py,
-            format!("{what} {text:?}: {e} (at most {scale} decimals)"),
-        )
-    })
+    parse_scaled(significant, scale)
+        .map_err(|e| invalid(py, format!("{what} {text:?}: {}", e.with_bound(scale))))
 }
 
 /// Fixed point at `scale` decimals as a decimal string.

@@ -31,7 +31,7 @@ def test_decimals_and_floats_in_exponent_form_are_read_by_value(
         engine.deposit(START, taker, "BTC", given)
         after = engine.balances(taker)["BTC"]
         assert after.available - before.available == worth, given
-    with pytest.raises(matchbook.InvalidArgument, match="decimals"):
+    with pytest.raises(matchbook.InvalidArgument, match="decimal places"):
         engine.deposit(START, taker, "BTC", Decimal("0.000000001"))  # finer than BTC's 8
     with pytest.raises(matchbook.InvalidArgument):
         engine.deposit(START, taker, "BTC", float("nan"))
@@ -212,3 +212,16 @@ def test_events_of_an_engine_that_drops_them_are_refused_not_empty() -> None:
     engine.place_order(START, engine.account("a"), "BTC_EUR", "BUY", "0.01", price="50000")
     with pytest.raises(matchbook.InvalidArgument, match="keep_events"):
         engine.events()
+
+
+def test_an_amount_past_the_range_is_refused_with_the_largest_value_not_a_scale(
+    engine: matchbook.Engine, taker: int
+) -> None:
+    """A deposit of 100,000,000,000 EUR was refused "number too large (at most 8
+    decimals)": the value has no decimals, and the message did not say what fits."""
+    with pytest.raises(matchbook.InvalidArgument) as refused:
+        engine.deposit(START, taker, "EUR", "100000000000")
+    assert "decimals" not in str(refused.value)
+    assert "at most 92233720368.54775807" in str(refused.value)
+    with pytest.raises(matchbook.InvalidArgument, match=r"decimal places \(at most 8\)"):
+        engine.deposit(START, taker, "EUR", "1.000000001")

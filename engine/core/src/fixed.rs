@@ -43,6 +43,20 @@ pub enum ParseDecimalError {
 }
 
 impl ParseDecimalError {
+    /// The error with the bound it broke, for a value parsed at `decimals` places: the
+    /// places allowed, or the largest value that fits (`number too large (at most
+    /// 92233720368.54775807)`); the other errors are about spelling and need no bound.
+    pub fn with_bound(self, decimals: u8) -> String {
+        match self {
+            Self::TooManyDecimals => format!("{self} (at most {decimals})"),
+            Self::Overflow => {
+                let largest = format_scaled(i128::from(i64::MAX), decimals);
+                format!("{self} (at most {largest})")
+            }
+            _ => self.to_string(),
+        }
+    }
+
     /// Stable numeric code of this error.
     pub const fn code(self) -> u16 {
         match self {
@@ -213,6 +227,23 @@ mod tests {
         assert_eq!(parse_scaled("123.45", 2), Ok(12345));
         assert_eq!(parse_scaled("0.00000001", 8), Ok(1));
         assert_eq!(parse_scaled("007.10", 2), Ok(710));
+    }
+
+    #[test]
+    fn a_range_error_names_the_largest_value_and_a_precision_error_the_places() {
+        let too_large = ParseDecimalError::Overflow;
+        assert_eq!(parse_scaled("100000000000", 8), Err(too_large));
+        assert_eq!(
+            too_large.with_bound(8),
+            "number too large (at most 92233720368.54775807)"
+        );
+        let too_fine = ParseDecimalError::TooManyDecimals;
+        assert_eq!(parse_scaled("1.000000001", 8), Err(too_fine));
+        assert_eq!(
+            too_fine.with_bound(8),
+            "too many decimal places (at most 8)"
+        );
+        assert_eq!(ParseDecimalError::Sign.with_bound(8), "sign not allowed");
     }
 
     #[test]
