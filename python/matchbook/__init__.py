@@ -25,13 +25,15 @@ import numbers as _numbers
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from . import errors
 from ._native import NativeEngine
-from ._values import _NUMBER, Number, Time, _column, _decimals, _ns, _text, _times
+from ._values import (
+    _NUMBER, _TIFS, Balance, Number, Time, _column, _decimals, _ns, _text, _times,
+)
 from .columns import Columns
 from .errors import (
     AccountError,
@@ -64,21 +66,6 @@ __all__ = [
     "UnknownReference",
     "errors",
 ]
-
-
-_TIFS = {
-    "GOOD_TILL_CANCELLED": 0,
-    "IMMEDIATE_OR_CANCELLED": 1,
-    "FILL_OR_KILL": 2,
-    "POST_ONLY": 3,
-}
-
-
-class Balance(NamedTuple):
-    """One currency balance of an account."""
-
-    available: Decimal
-    locked: Decimal
 
 
 class Engine:
@@ -193,6 +180,14 @@ class Engine:
         accounts = len(self._native.accounts())
         return (f"Engine({len(self._instruments)} instruments, {accounts} accounts, "
                 f"time {self._native.now()}, {where})")
+
+    def copy(self, *_memo: Any) -> Engine:
+        """An independent engine in memory with this one's state now, to try other
+        commands on (what-if branches of a backtest); ``copy.copy`` and ``copy.deepcopy``
+        make the same. A durable engine's copy is not durable; no events wait in it."""
+        return self._wrap(self._native.copy())
+
+    __copy__ = __deepcopy__ = copy
 
     def snapshot(self) -> str:
         """Writes a snapshot of a durable engine now; returns the file's path."""

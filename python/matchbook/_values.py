@@ -1,17 +1,33 @@
 """Values across the binding: times (ints, datetimes, numpy datetimes), numbers (as decimal
 text) and batch columns (checked to hold their values as they are) on the way in; the
-decimal fields of records (as ``Decimal``) on the way out."""
+decimal fields of records (as ``Decimal``) and balances on the way out; the time-in-force
+codes of batches."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import numbers as _numbers
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .errors import InvalidArgument
+
+_TIFS = {
+    "GOOD_TILL_CANCELLED": 0,
+    "IMMEDIATE_OR_CANCELLED": 1,
+    "FILL_OR_KILL": 2,
+    "POST_ONLY": 3,
+}
+
+
+class Balance(NamedTuple):
+    """One currency balance of an account."""
+
+    available: Decimal
+    locked: Decimal
+
 
 # numpy's scalars (np.float64, np.int64, ...) are taken as the numbers they hold.
 Number = Decimal | str | int | float | np.integer | np.floating

@@ -80,6 +80,16 @@ impl NativeEngine {
         self.core.data_dir().map(|d| d.display().to_string())
     }
 
+    /// An independent engine in memory with this one's state now (a durable engine's copy
+    /// is not durable; no events wait in it).
+    fn copy(&self, py: Python<'_>) -> PyResult<Self> {
+        self.engine(py)?;
+        Ok(Self {
+            core: self.core.copy_in_memory(),
+            directory: self.directory.clone(),
+        })
+    }
+
     /// Whether the engine keeps market data (history, candles, tickers).
     fn has_market_data(&self) -> bool {
         self.core.market.is_some()

@@ -4,6 +4,7 @@ candle's volume means, and an int wider than an order handle."""
 
 from __future__ import annotations
 
+import copy
 from decimal import Decimal
 
 import numpy as np
@@ -225,3 +226,28 @@ def test_an_amount_past_the_range_is_refused_with_the_largest_value_not_a_scale(
     assert "at most 92233720368.54775807" in str(refused.value)
     with pytest.raises(matchbook.InvalidArgument, match=r"decimal places \(at most 8\)"):
         engine.deposit(START, taker, "EUR", "1.000000001")
+
+
+def test_a_copy_of_an_engine_is_a_branch_that_leaves_the_original_alone(
+    engine: matchbook.Engine, maker: int, taker: int, tmp_path
+) -> None:
+    """``copy.copy(engine)`` gave a second wrapper of the same native engine: an order
+    placed on the "copy" (a what-if branch of a backtest) was placed on the original.
+    ``deepcopy`` raised "cannot pickle". Each now gives an independent engine, equal to
+    the original when made."""
+    engine.place_order(START, maker, "BTC_EUR", "SELL", "0.01", price="50000")
+    before = engine.state_hash()
+    for branch in (copy.copy(engine), copy.deepcopy(engine), engine.copy()):
+        assert branch.state_hash() == before
+        branch.place_order(START + SECOND, taker, "BTC_EUR", "BUY", "0.01", price="50000")
+        assert len(branch.trades(0)["id"]) == 1
+        assert branch.state_hash() != before
+        assert engine.state_hash() == before
+        assert len(engine.trades(0)["id"]) == 0
+        assert len(engine.open_orders(maker)) == 1
+    durable = matchbook.Engine.open(tmp_path, {"max_open_orders": 10}, start_time=START)
+    branch = durable.copy()
+    assert branch.data_dir is None and durable.data_dir == str(tmp_path)
+    durable.close()
+    assert branch.state_hash() == matchbook.Engine.open(tmp_path, {"max_open_orders": 10},
+                                                       start_time=START).state_hash()

@@ -37,6 +37,13 @@ impl Host {
         }
     }
 
+    /// An independent engine in memory with this one's state and market data now: a
+    /// branch to try other commands on. Not durable, whatever this one is; no events wait
+    /// in it (its events are those of the commands applied to it).
+    pub fn copy_in_memory(&self) -> Self {
+        Self::in_memory(self.engine.clone(), self.market.clone(), self.keep_events)
+    }
+
     /// Whether the events of each command are kept for the owner to take.
     pub fn keeps_events(&self) -> bool {
         self.keep_events
