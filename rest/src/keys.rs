@@ -1,9 +1,12 @@
 //! API keys: generated at random, stored and persisted only as SHA-256 digests with their
-//! holder, account and scopes, compared in constant time. The key file in the data
-//! directory is rewritten (to a temporary file, then renamed) whenever a key is added.
+//! holder, account and scopes, compared in constant time, and revoked at once. The key
+//! file in the data directory is rewritten (to a temporary file, then renamed) whenever a
+//! key is added or revoked; keys the configuration file declares live there, never in the
+//! key file.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use matchbook::store::write_file_atomically;
@@ -78,13 +81,61 @@ pub struct ApiKey {
     pub scopes: Vec<Scope>,
     /// Its rate window.
     pub limiter: RateWindow,
+    /// Set when the key is revoked: what authenticated with it before (a stream session)
+    /// stops acting with it.
+    revoked: AtomicBool,
 }
 
 impl ApiKey {
+    /// The key of `record`, by its digest.
+    fn of(record: &KeyRecord) -> Result<([u8; 32], Arc<Self>), KeyFileError> {
+        let digest =
+            unhex(&record.digest).ok_or_else(|| KeyFileError::BadDigest(record.digest.clone()))?;
+        let key = Self {
+            digest,
+            holder: HolderId(record.holder),
+            account: AccountId(record.account),
+            scopes: record.scopes.clone(),
+            limiter: RateWindow::default(),
+            revoked: AtomicBool::new(false),
+        };
+        Ok((digest, Arc::new(key)))
+    }
+
     /// Whether the key carries any of `wanted`.
     pub fn has_any(&self, wanted: &[Scope]) -> bool {
         self.scopes.iter().any(|s| wanted.contains(s))
     }
+
+    /// Whether the key was revoked since it authenticated.
+    pub fn is_revoked(&self) -> bool {
+        self.revoked.load(Ordering::Acquire)
+    }
+}
+
+/// Why a key was not revoked.
+#[derive(Debug, thiserror::Error)]
+pub enum RevokeError {
+    /// No key has the digest.
+    #[error("no key has that digest")]
+    NotFound,
+    /// It is the last `ADMIN` key: revoking it would leave nobody able to use the admin
+    /// listener (issue another one first).
+    #[error("the last ADMIN key is not revoked")]
+    LastAdminKey,
+    /// The key file could not be written; nothing changed.
+    #[error(transparent)]
+    File(#[from] KeyFileError),
+}
+
+/// A key just revoked.
+#[derive(Debug)]
+pub struct Revoked {
+    /// The key as it was.
+    pub key: Arc<ApiKey>,
+    /// Whether the configuration file declares it (it comes back at the next start unless
+    /// it is taken out of the file).
+    pub configured: bool,
 }
 
 /// Why the key file could not be used.
@@ -119,7 +170,10 @@ pub enum KeyFileError {
 #[derive(Debug, Default)]
 pub struct KeyStore {
     keys: RwLock<HashMap<[u8; 32], Arc<ApiKey>>>,
+    /// What the key file holds: keys issued through the admin listener.
     records: RwLock<Vec<KeyRecord>>,
+    /// Digests of the keys the configuration declares (not written to the key file).
+    configured: RwLock<HashSet<[u8; 32]>>,
     holder_limits: RwLock<HashMap<HolderId, Arc<RateWindow>>>,
     file: Option<PathBuf>,
 }
@@ -181,7 +235,18 @@ impl KeyStore {
 
     /// Whether the store holds no key (a first start).
     pub fn is_empty(&self) -> bool {
-        read(&self.records).is_empty()
+        read(&self.records).is_empty() && read(&self.configured).is_empty()
+    }
+
+    /// Accepts the keys a configuration file declares. They are not written to the key
+    /// file, so one taken out of the configuration is refused from the next start on.
+    pub fn insert_configured(&self, records: &[KeyRecord]) -> Result<(), KeyFileError> {
+        let keys = (records.iter())
+            .map(ApiKey::of)
+            .collect::<Result<Vec<_>, KeyFileError>>()?;
+        write(&self.configured).extend(keys.iter().map(|(digest, _)| *digest));
+        write(&self.keys).extend(keys);
+        Ok(())
     }
 
     /// Adds a key; with `persist`, the key file is written first, and a key it could not
@@ -196,18 +261,7 @@ impl KeyStore {
     /// drop one.
     pub fn insert_all(&self, records: Vec<KeyRecord>, persist: bool) -> Result<(), KeyFileError> {
         let keys = (records.iter())
-            .map(|record| {
-                let digest = unhex(&record.digest)
-                    .ok_or_else(|| KeyFileError::BadDigest(record.digest.clone()))?;
-                let key = ApiKey {
-                    digest,
-                    holder: HolderId(record.holder),
-                    account: AccountId(record.account),
-                    scopes: record.scopes.clone(),
-                    limiter: RateWindow::default(),
-                };
-                Ok((digest, Arc::new(key)))
-            })
+            .map(ApiKey::of)
             .collect::<Result<Vec<_>, KeyFileError>>()?;
         let mut stored = write(&self.records);
         if let (Some(path), true) = (&self.file, persist) {
@@ -231,6 +285,32 @@ impl KeyStore {
         let (key, record) = KeyRecord::generate(holder, account, scopes)?;
         self.insert(record, true)?;
         Ok(key)
+    }
+
+    /// Revokes the key with `digest`: the key file is written without it first (if that
+    /// fails, nothing changed), then the key is refused at once, by every request and by
+    /// the stream sessions it authenticated.
+    pub fn revoke(&self, digest: &[u8; 32]) -> Result<Revoked, RevokeError> {
+        // Keys change only under the records' lock: the count of admin keys holds.
+        let mut stored = write(&self.records);
+        let key = read(&self.keys).get(digest).cloned();
+        let key = key.ok_or(RevokeError::NotFound)?;
+        let admin = |k: &ApiKey| k.has_any(&[Scope::Admin]);
+        if admin(&key) && read(&self.keys).values().filter(|k| admin(k)).count() == 1 {
+            return Err(RevokeError::LastAdminKey);
+        }
+        let kept: Vec<KeyRecord> = (stored.iter())
+            .filter(|r| unhex(&r.digest).as_ref() != Some(digest))
+            .cloned()
+            .collect();
+        if let (Some(path), true) = (&self.file, kept.len() != stored.len()) {
+            write_atomically(path, &kept)?;
+        }
+        *stored = kept;
+        write(&self.keys).remove(digest);
+        key.revoked.store(true, Ordering::Release);
+        let configured = read(&self.configured).contains(digest);
+        Ok(Revoked { key, configured })
     }
 
     /// The key behind a presented text, if any.
@@ -325,6 +405,37 @@ mod tests {
             serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
         assert_eq!(written.len(), 1, "only the key that was handed out");
         assert_eq!(written[0].digest, hex(&digest_of(&key)));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    /// A revocation the key file cannot take changes nothing: the key stays valid in
+    /// memory as in the file, and the operator is told.
+    #[test]
+    fn a_revocation_the_file_could_not_take_changes_nothing() {
+        let dir = std::env::temp_dir().join(format!("mb-keys-revoke-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("keys.json");
+        let store = KeyStore::open(Some(file.clone())).expect("open");
+        let key = store
+            .create(HolderId(1), AccountId(2), vec![Scope::Trade])
+            .expect("create");
+        let digest = digest_of(&key);
+        std::fs::create_dir(file.with_file_name("keys.json.tmp")).expect("in the way");
+        let refused = store.revoke(&digest);
+        assert!(matches!(refused, Err(RevokeError::File(_))), "{refused:?}");
+        let found = store.authenticate(&key).expect("still valid");
+        assert!(!found.is_revoked());
+        std::fs::remove_dir(file.with_file_name("keys.json.tmp")).expect("cleared");
+        let revoked = store.revoke(&digest).expect("revoked");
+        assert!(revoked.key.is_revoked() && found.is_revoked() && !revoked.configured);
+        assert!(store.authenticate(&key).is_none());
+        assert!(matches!(store.revoke(&digest), Err(RevokeError::NotFound)));
+        let reopened = KeyStore::open(Some(file)).expect("reopen");
+        assert!(
+            reopened.authenticate(&key).is_none(),
+            "gone from the file too"
+        );
         let _ = std::fs::remove_dir_all(dir);
     }
 

@@ -241,6 +241,7 @@ pub async fn install_keys(
     directory: &Directory,
     issue_demo_keys: bool,
 ) -> Result<Vec<IssuedKey>, SetupError> {
+    let mut configured = Vec::new();
     for k in &settings.keys {
         let (holder, account) = directory
             .get(&k.holder)
@@ -249,16 +250,14 @@ pub async fn install_keys(
                 holder: k.holder.clone(),
                 account: k.account.clone(),
             })?;
-        state.keys.insert(
-            KeyRecord {
-                digest: k.digest.to_ascii_lowercase(),
-                holder: holder.0,
-                account: account.0,
-                scopes: k.scopes.clone(),
-            },
-            false,
-        )?;
+        configured.push(KeyRecord {
+            digest: k.digest.to_ascii_lowercase(),
+            holder: holder.0,
+            account: account.0,
+            scopes: k.scopes.clone(),
+        });
     }
+    state.keys.insert_configured(&configured)?;
     if !settings.demo || !issue_demo_keys || !state.keys.is_empty() {
         return Ok(Vec::new());
     }

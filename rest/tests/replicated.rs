@@ -7,7 +7,7 @@
 //! of the real binary, with orders sent to the leader and to a follower, a follower leads
 //! once the leader is SIGKILLed, within the lease and a bounded catch-up, with every order
 //! the old leader acknowledged (and the page cursor it handed out), and the survivors
-//! reach the same state hash.
+//! reach the same state hash. A key revoked on a follower is revoked there only.
 
 mod common;
 
@@ -17,12 +17,47 @@ use std::time::Duration;
 use common::group::{
     get_json, health, node, node_args, order_flow, order_status, same_state, start_node,
 };
+use common::process::Process;
 use common::{Exchange, data_dir, settings};
+use futures_util::{SinkExt, StreamExt};
 use matchbook_replica::cluster::{NatsCluster, server_binary};
 use matchbook_rest::Server;
 use matchbook_rest::server::KEY_STORE;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+
+/// Keys are per node: a key revoked on a follower's admin listener is revoked there (its
+/// stream sessions refuse it), not forwarded to the leader, which still accepts it.
+async fn follower_revokes_its_own_key(keys: &Value, leader: &Process, follower: &Process) {
+    let (reader, admin) = (keys[1]["key"].as_str(), keys[3]["key"].as_str());
+    let (reader, admin) = (reader.expect("reader key"), admin.expect("admin key"));
+    let http = reqwest::Client::new();
+    let revoked = (http.post(format!("{}/admin/keys/revoke", follower.admin)))
+        .bearer_auth(admin)
+        .json(&json!({"key": reader}))
+        .send()
+        .await
+        .expect("the follower answers");
+    assert_eq!(revoked.status(), StatusCode::OK);
+    let (status, _) = common::group::get(&leader.base, "/v1/account/balances", reader).await;
+    assert_eq!(status, StatusCode::OK, "the leader still accepts it");
+    let url = follower.base.replacen("http://", "ws://", 1);
+    let (mut ws, _) = (tokio_tungstenite::connect_async(url).await).expect("upgrade");
+    let authenticate = json!({"type": "AUTHENTICATE", "api_token": reader}).to_string();
+    ws.send(Message::Text(authenticate.into()))
+        .await
+        .expect("sent");
+    let answer = loop {
+        match ws.next().await {
+            Some(Ok(Message::Text(text))) => break serde_json::from_str::<Value>(&text),
+            Some(Ok(_)) => continue,
+            other => panic!("expected an answer, got {other:?}"),
+        }
+    };
+    let answer = answer.expect("JSON");
+    assert_eq!(answer["error"], "AUTHENTICATION_FAILED", "{answer}");
+}
 
 /// The error a node named `name` on a fresh data directory, its settings changed by
 /// `adjust`, is refused start with.
@@ -136,6 +171,7 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
             "{h}"
         );
     }
+    follower_revokes_its_own_key(&keys, &a, &c).await;
 
     // A client may talk to any node: orders sent to a follower are forwarded to the leader.
     let acked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));

@@ -13,15 +13,15 @@ use crate::auth::Admin;
 use crate::body::Body;
 use crate::error::ApiError;
 use crate::format::iso_ms;
-use crate::keys::Scope;
+use crate::keys::{RevokeError, Scope, digest_of, unhex};
 use crate::state::Shared;
 use crate::wire::admin::{
     AccountBody, AccountClosed, ClockBody, Done, EngineStateBody, HolderCreated, IndexPriceBody,
-    InstrumentStateBody, IssuedKeyBody, PipelineBody, Quantiles,
+    InstrumentStateBody, IssuedKeyBody, PipelineBody, Quantiles, RevokedKeyBody,
 };
 use crate::wire::requests::{
     AccountRequest, AdvanceTimeRequest, CreateKeyRequest, CreateSubaccountRequest, DeriskRequest,
-    FundsRequest, IndexPriceRequest, InstrumentStateRequest,
+    FundsRequest, IndexPriceRequest, InstrumentStateRequest, RevokeKeyRequest,
 };
 use crate::wire::{Flag, Numeric};
 
@@ -242,6 +242,45 @@ pub async fn create_key(
         holder_id: Uuid::of_holder(holder).to_string(),
         account_id: Uuid::of_account(account).to_string(),
         scopes,
+    }))
+}
+
+/// Revokes an API key, named by its text or its digest: refused at once by every request
+/// and by the stream sessions it authenticated, and written out of the key file. Keys are
+/// per node: in a replicated group each node revokes its own (this route is not forwarded).
+#[utoipa::path(post, path = "/admin/keys/revoke", tag = "admin", security(("api_key" = [])),
+    request_body = RevokeKeyRequest,
+    responses((status = 200, body = RevokedKeyBody),
+        (status = 400, body = crate::error::ErrorBody, description = "INVALID_KEY, or LAST_ADMIN_KEY (issue another ADMIN key first)"),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody, description = "KEY_NOT_FOUND")))]
+pub async fn revoke_key(
+    State(state): State<Shared>,
+    _: Admin,
+    bytes: Bytes,
+) -> Result<Json<RevokedKeyBody>, ApiError> {
+    let request: RevokeKeyRequest = Body::read(&bytes)?;
+    let digest = match (request.key.as_deref(), request.digest.as_deref()) {
+        (Some(key), None) => Some(digest_of(key)),
+        (None, Some(digest)) => unhex(&digest.to_ascii_lowercase()),
+        _ => None,
+    }
+    .ok_or(ApiError::bad("INVALID_KEY"))?;
+    let keys = state.keys.clone();
+    let revoked = tokio::task::spawn_blocking(move || keys.revoke(&digest))
+        .await
+        .map_err(|_| ApiError::Internal("the key writer task failed"))?
+        .map_err(|e| match e {
+            RevokeError::NotFound => ApiError::NotFound("KEY_NOT_FOUND"),
+            RevokeError::LastAdminKey => ApiError::bad("LAST_ADMIN_KEY"),
+            RevokeError::File(_) => ApiError::Internal("the key store could not be written"),
+        })?;
+    let key = &revoked.key;
+    Ok(Json(RevokedKeyBody {
+        holder_id: Uuid::of_holder(key.holder).to_string(),
+        account_id: Uuid::of_account(key.account).to_string(),
+        scopes: key.scopes.clone(),
+        in_configuration: revoked.configured,
     }))
 }
 

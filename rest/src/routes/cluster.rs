@@ -2,8 +2,8 @@
 //! command applied, the log's end, the lag, the state hash) and the forwarding that lets
 //! a client talk to any node. A follower serves public market data, the streams and
 //! health itself, from its own copy of the state; every other request (private reads,
-//! every write, the admin routes) goes to the leader as it came and the leader's answer
-//! comes back unchanged.
+//! every write, the admin routes but the revocation of its own keys) goes to the leader as
+//! it came and the leader's answer comes back unchanged.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -129,7 +129,8 @@ pub(crate) async fn forward_public(state: State<Shared>, request: Request, next:
     forward(state, Listener::Public, request, next).await
 }
 
-/// Middleware of the admin listener: a follower forwards everything but its own health.
+/// Middleware of the admin listener: a follower forwards everything but the revocation of
+/// its own keys.
 pub(crate) async fn forward_admin(state: State<Shared>, request: Request, next: Next) -> Response {
     forward(state, Listener::Admin, request, next).await
 }
@@ -143,8 +144,12 @@ async fn forward(
     let Some(node) = &state.node else {
         return next.run(request).await;
     };
-    let local =
-        matches!(listener, Listener::Public) && served_here(request.method(), request.uri().path());
+    // Keys are per node: each node revokes its own.
+    let path = request.uri().path();
+    let local = match listener {
+        Listener::Public => served_here(request.method(), path),
+        Listener::Admin => path == "/admin/keys/revoke",
+    };
     if local || node.status.is_leading() {
         return next.run(request).await;
     }

@@ -271,6 +271,7 @@ pub fn admin_router(state: Shared) -> Router {
         .route("/admin/derisk", post(admin::derisk))
         .route("/admin/blp-threshold", post(admin::blp_threshold))
         .route("/admin/keys", post(admin::create_key))
+        .route("/admin/keys/revoke", post(admin::revoke_key))
         .route(
             "/admin/instruments/{instrument_code}/state",
             post(admin::instrument_state),

@@ -32,6 +32,8 @@ use matchbook::{Command, Event};
 const CLOSE_NOT_JSON: u16 = 4000;
 /// Close code after `SLOW_CONSUMER`.
 const CLOSE_SLOW: u16 = 4001;
+/// Close code after `AUTHENTICATION_FAILED` for a key revoked while the session used it.
+const CLOSE_REVOKED: u16 = 4003;
 /// Close code for a message over [`super::MAX_MESSAGE_BYTES`] (RFC 6455's "message too big").
 const CLOSE_TOO_BIG: u16 = 1009;
 /// How long a closing frame may take to go out to a client that does not read.
@@ -90,6 +92,8 @@ pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr
     loop {
         let outgoing: Vec<Message> = tokio::select! {
             message = incoming.recv() => match message {
+                // Nothing more is done with a key revoked since it authenticated.
+                Some(Ok(Message::Text(_))) if session.key_revoked() => Vec::new(),
                 Some(Ok(Message::Text(text))) => match session.handle(&state, &text).await {
                     Reply::Send(frames) => frames.into_iter().map(|f| Message::Text(f.into())).collect(),
                     Reply::Close(frame, code) => {
@@ -129,6 +133,11 @@ pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr
                 Message::Ping(Default::default()),
             ],
         };
+        if session.key_revoked() {
+            let refused = error(&state, "AUTHENTICATION_FAILED", "SYSTEM", None);
+            close(&mut sink, refused, CLOSE_REVOKED).await;
+            return;
+        }
         if outgoing.is_empty() {
             continue;
         }
@@ -282,6 +291,10 @@ impl Session {
             };
         }
         Ok(out)
+    }
+
+    fn key_revoked(&self) -> bool {
+        self.key.as_ref().is_some_and(|key| key.is_revoked())
     }
 
     fn wants(&self, frame: &Frame) -> bool {

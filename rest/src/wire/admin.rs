@@ -50,6 +50,20 @@ pub struct IssuedKeyBody {
     pub scopes: Vec<Scope>,
 }
 
+/// `POST /admin/keys/revoke`: what the revoked key was for.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RevokedKeyBody {
+    /// Holder it acted for.
+    pub holder_id: String,
+    /// Account it acted on.
+    pub account_id: String,
+    /// What it could do.
+    pub scopes: Vec<Scope>,
+    /// Whether the configuration file declares it: it is accepted again at the next start
+    /// unless it is taken out of the file.
+    pub in_configuration: bool,
+}
+
 /// `POST /admin/instruments/{instrument_code}/state`.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct InstrumentStateBody {

@@ -254,6 +254,16 @@ pub struct CreateKeyRequest {
     pub scopes: Option<Vec<Scope>>,
 }
 
+/// `POST /admin/keys/revoke`: the key by its text or by its digest (as the key file and
+/// the configuration hold it), one of the two.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RevokeKeyRequest {
+    /// The key text.
+    pub key: Option<String>,
+    /// Lower-case hex SHA-256 of the key text (64 digits).
+    pub digest: Option<String>,
+}
+
 /// `POST /admin/instruments/{instrument_code}/state`.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct InstrumentStateRequest {
