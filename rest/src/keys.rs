@@ -313,6 +313,17 @@ impl KeyStore {
         Ok(Revoked { key, configured })
     }
 
+    /// Every accepted key with its digest and whether the configuration declares it, by
+    /// holder, account and digest.
+    pub fn list(&self) -> Vec<([u8; 32], Arc<ApiKey>, bool)> {
+        let configured = read(&self.configured);
+        let mut keys: Vec<_> = (read(&self.keys).iter())
+            .map(|(digest, key)| (*digest, key.clone(), configured.contains(digest)))
+            .collect();
+        keys.sort_by_key(|(digest, key, _)| (key.holder, key.account, *digest));
+        keys
+    }
+
     /// The key behind a presented text, if any.
     pub fn authenticate(&self, presented: &str) -> Option<Arc<ApiKey>> {
         let digest = digest_of(presented);

@@ -1,6 +1,6 @@
-//! Revoking an API key (`POST /admin/keys/revoke`): refused at once by REST and by the
-//! stream sessions it authenticated, still refused after a restart, named by its text or
-//! its digest; the last admin key stays; keys the configuration declares never go into
+//! Listing API keys (`GET /admin/keys`, digests only) and revoking one (`POST
+//! /admin/keys/revoke`): refused at once by REST and by the stream sessions it
+//! authenticated, still refused after a restart, named by its text or its digest; the last admin key stays; keys the configuration declares never go into
 //! the key file, so taking one out of the configuration revokes it.
 
 mod common;
@@ -25,6 +25,14 @@ async fn revoke(x: &Exchange, admin_key: &str, body: Value) -> (StatusCode, Valu
     let url = format!("{}/admin/keys/revoke", x.admin);
     x.call(Method::POST, &url, Some(admin_key), Some(body))
         .await
+}
+
+/// `GET /admin/keys`: this node's keys.
+async fn keys(x: &Exchange) -> Vec<Value> {
+    let url = format!("{}/admin/keys", x.admin);
+    let (status, v) = x.call(Method::GET, &url, Some(&x.root.key), None).await;
+    assert_eq!(status, StatusCode::OK, "{v}");
+    v["keys"].as_array().expect("a list").clone()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -54,8 +62,22 @@ async fn a_revoked_key_is_refused_at_once_and_after_a_restart() {
         "a trading key on the admin listener: {v}"
     );
 
+    let listed = keys(&x).await;
+    assert_eq!(listed.len(), 6, "the demo's four and two: {listed:?}");
+    assert!(
+        listed
+            .iter()
+            .any(|k| k["digest"] == digest(&leaked).as_str())
+    );
+    let text = serde_json::to_string(&listed).expect("JSON");
+    assert!(
+        !text.contains(&leaked) && !text.contains(&x.root.key),
+        "never a key text"
+    );
+
     let (status, v) = revoke(&x, &x.root.key, json!({"key": leaked})).await;
     assert_eq!(status, StatusCode::OK, "{v}");
+    assert_eq!(v["digest"], digest(&leaked).as_str());
     assert_eq!(v["account_id"], account.as_str());
     assert_eq!(v["scopes"], json!(["TRADE"]));
     assert_eq!(v["in_configuration"], false);
@@ -74,6 +96,13 @@ async fn a_revoked_key_is_refused_at_once_and_after_a_restart() {
     // By digest, as the key file holds it (upper case accepted).
     let by_digest = json!({"digest": digest(&x.reader.key).to_uppercase()});
     assert_eq!(revoke(&x, &x.root.key, by_digest).await.0, StatusCode::OK);
+    let listed = keys(&x).await;
+    assert_eq!(listed.len(), 4, "{listed:?}");
+    assert!(
+        !listed
+            .iter()
+            .any(|k| k["digest"] == digest(&leaked).as_str())
+    );
     let file = std::fs::read_to_string(dir.join("keys.json")).expect("key file");
     assert!(!file.contains(&digest(&leaked)) && !file.contains(&digest(&x.reader.key)));
     assert!(file.contains(&digest(&kept)));
@@ -273,6 +302,26 @@ async fn a_configured_key_stays_out_of_the_key_file() {
     .await
     .expect("JSON");
     assert_eq!(revoked["in_configuration"], true, "{revoked}");
+    let listed: Value = (http.get(format!("{admin_url}/keys")).bearer_auth(admin))
+        .send()
+        .await
+        .expect("sent")
+        .json()
+        .await
+        .expect("JSON");
+    let configured_flags: Vec<(&str, bool)> = (listed["keys"].as_array().expect("list").iter())
+        .map(|k| {
+            (
+                k["scopes"][0].as_str().unwrap_or(""),
+                k["in_configuration"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        configured_flags,
+        [("ADMIN", true), ("READ_ONLY", false)],
+        "the configured admin key and the issued one: {listed}"
+    );
     server.stop().await.expect("clean stop");
 
     // Taken out of the configuration: refused from the next start on.

@@ -13,11 +13,11 @@ use crate::auth::Admin;
 use crate::body::Body;
 use crate::error::ApiError;
 use crate::format::iso_ms;
-use crate::keys::{RevokeError, Scope, digest_of, unhex};
+use crate::keys::{ApiKey, RevokeError, Scope, digest_of, hex, unhex};
 use crate::state::Shared;
 use crate::wire::admin::{
     AccountBody, AccountClosed, ClockBody, Done, EngineStateBody, HolderCreated, IndexPriceBody,
-    InstrumentStateBody, IssuedKeyBody, PipelineBody, Quantiles, RevokedKeyBody,
+    InstrumentStateBody, IssuedKeyBody, KeyEntry, KeysBody, PipelineBody, Quantiles,
 };
 use crate::wire::requests::{
     AccountRequest, AdvanceTimeRequest, CreateKeyRequest, CreateSubaccountRequest, DeriskRequest,
@@ -245,12 +245,34 @@ pub async fn create_key(
     }))
 }
 
+/// This node's API keys (digests, never the texts), by holder and account.
+#[utoipa::path(get, path = "/admin/keys", tag = "admin", security(("api_key" = [])),
+    responses((status = 200, body = KeysBody),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
+pub async fn list_keys(State(state): State<Shared>, _: Admin) -> Json<KeysBody> {
+    let keys = (state.keys.list().into_iter())
+        .map(|(digest, key, configured)| key_entry(&digest, &key, configured))
+        .collect();
+    Json(KeysBody { keys })
+}
+
+fn key_entry(digest: &[u8; 32], key: &ApiKey, configured: bool) -> KeyEntry {
+    KeyEntry {
+        digest: hex(digest),
+        holder_id: Uuid::of_holder(key.holder).to_string(),
+        account_id: Uuid::of_account(key.account).to_string(),
+        scopes: key.scopes.clone(),
+        in_configuration: configured,
+    }
+}
+
 /// Revokes an API key, named by its text or its digest: refused at once by every request
 /// and by the stream sessions it authenticated, and written out of the key file. Keys are
-/// per node: in a replicated group each node revokes its own (this route is not forwarded).
+/// per node: in a replicated group each node revokes its own (this route and the list are
+/// not forwarded).
 #[utoipa::path(post, path = "/admin/keys/revoke", tag = "admin", security(("api_key" = [])),
     request_body = RevokeKeyRequest,
-    responses((status = 200, body = RevokedKeyBody),
+    responses((status = 200, body = KeyEntry, description = "The key revoked"),
         (status = 400, body = crate::error::ErrorBody, description = "INVALID_KEY, or LAST_ADMIN_KEY (issue another ADMIN key first)"),
         (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody, description = "KEY_NOT_FOUND")))]
@@ -258,7 +280,7 @@ pub async fn revoke_key(
     State(state): State<Shared>,
     _: Admin,
     bytes: Bytes,
-) -> Result<Json<RevokedKeyBody>, ApiError> {
+) -> Result<Json<KeyEntry>, ApiError> {
     let request: RevokeKeyRequest = Body::read(&bytes)?;
     let digest = match (request.key.as_deref(), request.digest.as_deref()) {
         (Some(key), None) => Some(digest_of(key)),
@@ -275,13 +297,7 @@ pub async fn revoke_key(
             RevokeError::LastAdminKey => ApiError::bad("LAST_ADMIN_KEY"),
             RevokeError::File(_) => ApiError::Internal("the key store could not be written"),
         })?;
-    let key = &revoked.key;
-    Ok(Json(RevokedKeyBody {
-        holder_id: Uuid::of_holder(key.holder).to_string(),
-        account_id: Uuid::of_account(key.account).to_string(),
-        scopes: key.scopes.clone(),
-        in_configuration: revoked.configured,
-    }))
+    Ok(Json(key_entry(&digest, &revoked.key, revoked.configured)))
 }
 
 /// Sets an instrument's state: `{state}`.

@@ -2,7 +2,7 @@
 //! command applied, the log's end, the lag, the state hash) and the forwarding that lets
 //! a client talk to any node. A follower serves public market data, the streams and
 //! health itself, from its own copy of the state; every other request (private reads,
-//! every write, the admin routes but the revocation of its own keys) goes to the leader as
+//! every write, the admin routes but the list and revocation of its own keys) goes to the leader as
 //! it came and the leader's answer comes back unchanged.
 
 use std::sync::OnceLock;
@@ -129,8 +129,8 @@ pub(crate) async fn forward_public(state: State<Shared>, request: Request, next:
     forward(state, Listener::Public, request, next).await
 }
 
-/// Middleware of the admin listener: a follower forwards everything but the revocation of
-/// its own keys.
+/// Middleware of the admin listener: a follower forwards everything but the list and the
+/// revocation of its own keys.
 pub(crate) async fn forward_admin(state: State<Shared>, request: Request, next: Next) -> Response {
     forward(state, Listener::Admin, request, next).await
 }
@@ -148,7 +148,10 @@ async fn forward(
     let path = request.uri().path();
     let local = match listener {
         Listener::Public => served_here(request.method(), path),
-        Listener::Admin => path == "/admin/keys/revoke",
+        Listener::Admin => {
+            path == "/admin/keys/revoke"
+                || (request.method() == Method::GET && path == "/admin/keys")
+        }
     };
     if local || node.status.is_leading() {
         return next.run(request).await;

@@ -270,7 +270,7 @@ pub fn admin_router(state: Shared) -> Router {
         .route("/admin/withdrawals", post(admin::withdraw))
         .route("/admin/derisk", post(admin::derisk))
         .route("/admin/blp-threshold", post(admin::blp_threshold))
-        .route("/admin/keys", post(admin::create_key))
+        .route("/admin/keys", post(admin::create_key).get(admin::list_keys))
         .route("/admin/keys/revoke", post(admin::revoke_key))
         .route(
             "/admin/instruments/{instrument_code}/state",

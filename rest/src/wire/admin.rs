@@ -50,18 +50,29 @@ pub struct IssuedKeyBody {
     pub scopes: Vec<Scope>,
 }
 
-/// `POST /admin/keys/revoke`: what the revoked key was for.
+/// An API key as the operator sees it (never its text): `GET /admin/keys` lists them,
+/// `POST /admin/keys/revoke` answers with the one revoked.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct RevokedKeyBody {
-    /// Holder it acted for.
+pub struct KeyEntry {
+    /// Lower-case hex SHA-256 of the key text, as the key file and the configuration
+    /// hold it.
+    pub digest: String,
+    /// Holder it acts for.
     pub holder_id: String,
-    /// Account it acted on.
+    /// Account it acts on.
     pub account_id: String,
-    /// What it could do.
+    /// What it may do.
     pub scopes: Vec<Scope>,
-    /// Whether the configuration file declares it: it is accepted again at the next start
-    /// unless it is taken out of the file.
+    /// Whether the configuration file declares it: it is accepted at every start until it
+    /// is taken out of the file.
     pub in_configuration: bool,
+}
+
+/// `GET /admin/keys`: this node's keys.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct KeysBody {
+    /// By holder, then account.
+    pub keys: Vec<KeyEntry>,
 }
 
 /// `POST /admin/instruments/{instrument_code}/state`.
