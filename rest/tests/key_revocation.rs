@@ -1,7 +1,8 @@
 //! Listing API keys (`GET /admin/keys`, digests only) and revoking one (`POST
 //! /admin/keys/revoke`): refused at once by REST and by the stream sessions it
-//! authenticated, still refused after a restart, named by its text or its digest; the last admin key stays; keys the configuration declares never go into
-//! the key file, so taking one out of the configuration revokes it.
+//! authenticated, still refused after a restart, named by its text or its digest; the
+//! last admin key stays; keys the configuration declares never go into the key file, so
+//! taking one out of the configuration revokes it; a key is issued with a scope at least.
 
 mod common;
 
@@ -340,4 +341,25 @@ async fn a_configured_key_stays_out_of_the_key_file() {
     server.stop().await.expect("clean stop");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(dir.with_extension("toml"));
+}
+
+/// `"scopes": []` issued a key that read the account all the same (any valid key reads):
+/// a slip for `READ_ONLY` or a missing scope, now refused; a scope given twice is kept once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_needs_a_scope_and_has_each_once() {
+    let x = Exchange::start().await;
+    let url = format!("{}/admin/keys", x.admin);
+    let account = x.trader.account_id.clone();
+    let empty = json!({"account_id": account, "scopes": []});
+    let (status, v) = x
+        .call(Method::POST, &url, Some(&x.root.key), Some(empty))
+        .await;
+    assert_eq!(
+        (status, code(&v)),
+        (StatusCode::BAD_REQUEST, "INVALID_SCOPES")
+    );
+    let twice = json!({"account_id": account, "scopes": ["TRADE", "READ_ONLY", "TRADE"]});
+    let issued = x.admin("/admin/keys", twice).await;
+    assert_eq!(issued["scopes"], json!(["TRADE", "READ_ONLY"]));
+    x.stop().await;
 }

@@ -249,7 +249,7 @@ pub struct CreateKeyRequest {
     /// Account the key acts for (a UUID).
     #[schema(required = true)]
     pub account_id: Option<String>,
-    /// Scopes; `ADMIN` only alone.
+    /// Scopes, at least one (each kept once); `ADMIN` only alone.
     #[schema(required = true)]
     pub scopes: Option<Vec<Scope>>,
 }
