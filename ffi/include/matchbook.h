@@ -1399,6 +1399,18 @@ mb_status mb_engine_open(const mb_config *config,
 // Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_engine_snapshot(mb_engine *engine);
 
+// A copy of `engine` in memory with its state, market data and reference data as they
+// are now: a branch to try other commands on, leaving `engine` as it is (what-if runs of
+// a simulation). A durable engine's copy is not durable; no events wait in it. It costs
+// what the state holds, history included.
+//
+// # Safety
+// `engine` live; `out_engine` writable.
+//
+// Threads: the one thread using the engine at a time.
+// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
+mb_status mb_engine_copy(const mb_engine *engine, mb_engine **out_engine);
+
 // Creates a single-threaded engine from a definition (the definition stays the
 // caller's); its holders are provisioned at the definition's start time.
 //

@@ -1,6 +1,7 @@
 //! Durable single-threaded engines: `mb_engine_open` puts an engine on a data directory
 //! (journal segments and snapshots, recovered on open), after which every accepted call is
-//! journalled and committed before it returns.
+//! journalled and committed before it returns; `mb_engine_copy` branches any engine into
+//! one in memory.
 
 use std::ffi::c_char;
 use std::path::Path;
@@ -10,7 +11,7 @@ use matchbook::store::StoreOptions;
 
 use crate::boundary::{arg, fail, guard, text};
 use crate::config::MbConfig;
-use crate::engine::{MbEngine, engine_mut, publish};
+use crate::engine::{MbEngine, engine_mut, engine_ref, publish};
 use crate::status::MbStatus;
 
 /// How a durable engine keeps its data directory.
@@ -122,5 +123,26 @@ pub unsafe extern "C" fn mb_engine_snapshot(engine: *mut MbEngine) -> MbStatus {
             )
         })?;
         snapshot.map(|_| ()).map_err(storage)
+    })
+}
+
+/// A copy of `engine` in memory with its state, market data and reference data as they
+/// are now: a branch to try other commands on, leaving `engine` as it is (what-if runs of
+/// a simulation). A durable engine's copy is not durable; no events wait in it. It costs
+/// what the state holds, history included.
+///
+/// # Safety
+/// `engine` live; `out_engine` writable.
+///
+/// Threads: the one thread using the engine at a time.
+/// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_copy(
+    engine: *const MbEngine,
+    out_engine: *mut *mut MbEngine,
+) -> MbStatus {
+    guard(|| {
+        let engine = engine_ref(engine)?;
+        publish(out_engine, || engine.copy())
     })
 }

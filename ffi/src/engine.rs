@@ -30,6 +30,17 @@ pub struct MbEngine {
 }
 
 impl MbEngine {
+    /// An independent engine in memory with this one's state, market data and reference
+    /// data now (not durable, whatever this one is; no events wait in it).
+    pub(crate) fn copy(&self) -> Result<Self, MbStatus> {
+        self.readable()?;
+        Ok(Self {
+            host: self.host.copy_in_memory(),
+            refdata: self.refdata.clone(),
+            poison: Poison::default(),
+        })
+    }
+
     /// Builds the engine of `config` and provisions its holders at its start time.
     pub(crate) fn build(config: &MbConfig) -> Result<Self, MbStatus> {
         let mut engine = config.engine()?;
@@ -159,7 +170,7 @@ pub(crate) fn engine_mut<'a>(engine: *mut MbEngine) -> Result<&'a mut MbEngine, 
     Ok(e)
 }
 
-fn engine_ref<'a>(engine: *const MbEngine) -> Result<&'a MbEngine, MbStatus> {
+pub(crate) fn engine_ref<'a>(engine: *const MbEngine) -> Result<&'a MbEngine, MbStatus> {
     let e = arg(engine, "engine")?;
     e.poison.enter("engine")?;
     Ok(e)

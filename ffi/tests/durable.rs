@@ -308,3 +308,59 @@ fn the_durable_exports_keep_the_boundary_rules() {
         mb_config_free(config);
     }
 }
+
+/// `mb_engine_copy`: a branch of a durable engine in memory. The copy starts equal, goes on
+/// alone (the original and its directory are untouched by what the copy does), outlives the
+/// original, and the boundary rules hold (NULLs).
+#[test]
+fn a_copy_is_a_branch_in_memory_that_leaves_the_original_alone() {
+    let dir = Scratch::new("copy");
+    let config = config(START);
+    let options = MbStoreOptions {
+        snapshot_every: 0,
+        keep_snapshots: 1,
+        fsync: false,
+    };
+    let original = open(config, &dir, &options);
+    drive(original, 0, 60);
+    let mut copy = null_mut();
+    // SAFETY: a live engine and a writable slot; NULLs refused.
+    unsafe {
+        assert_eq!(mb_engine_copy(original, &mut copy), OK, "{}", last_error());
+        assert_eq!(mb_engine_copy(null(), &mut copy), MbStatus::NullArgument);
+        assert_eq!(mb_engine_copy(original, null_mut()), MbStatus::NullArgument);
+    }
+    assert_eq!(state_hash(copy), state_hash(original));
+    drive(copy, 60, 120);
+    let reference = plain(config);
+    drive(reference, 0, 60);
+    assert_eq!(
+        state_hash(original),
+        state_hash(reference),
+        "the original as it was"
+    );
+    drive(reference, 60, 120);
+    assert_eq!(
+        state_hash(copy),
+        state_hash(reference),
+        "the copy went on alone"
+    );
+    // SAFETY: live engines, each freed once; the copy after the original.
+    unsafe { mb_engine_free(original) };
+    let reopened = open(config, &dir, &options);
+    let at_copy = plain(config);
+    drive(at_copy, 0, 60);
+    assert_eq!(
+        state_hash(reopened),
+        state_hash(at_copy),
+        "the directory has none of the copy's calls"
+    );
+    drive(copy, 120, 130);
+    unsafe {
+        mb_engine_free(copy);
+        mb_engine_free(reopened);
+        mb_engine_free(at_copy);
+        mb_engine_free(reference);
+        mb_config_free(config);
+    }
+}
