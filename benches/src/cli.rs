@@ -58,6 +58,9 @@ pub fn generate(args: &[String]) -> Result<(), String> {
     }
     let profile = profile.ok_or("--profile is required")?;
     let out = out.ok_or("--out is required")?;
+    if n == 0 {
+        return Err("--n takes at least 1 (commands measured)".into());
+    }
     let script = profiles::generate(profile, seed, n);
     std::fs::write(&out, script.to_text())
         .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
@@ -107,10 +110,20 @@ pub fn run(args: &[String], allocations: &dyn Fn() -> u64) -> Result<(), String>
         }
     }
     let input: PathBuf = input.ok_or("--input is required")?;
+    if runs == 0 {
+        return Err("--runs takes at least 1".into());
+    }
     let plot = plot.unwrap_or_else(|| input.with_extension("png"));
     let text = std::fs::read_to_string(&input)
         .map_err(|e| format!("cannot read {}: {e}", input.display()))?;
     let script = Script::parse(&text).map_err(|e| format!("{}: {e}", input.display()))?;
+    // Nothing timed would report a throughput of f64::MAX commands a second.
+    if script.measured.is_empty() {
+        return Err(format!(
+            "{}: no measured commands (the `measure` section is empty)",
+            input.display()
+        ));
+    }
     if script.has_extended_orders() {
         engines.retain(|name| {
             let places = venues::open(name, &script).is_some_and(|v| v.places_extended_orders());
@@ -132,7 +145,7 @@ pub fn run(args: &[String], allocations: &dyn Fn() -> u64) -> Result<(), String>
         &script,
         &Options {
             engines,
-            runs: runs.max(1),
+            runs,
             allocations,
             progress: &progress,
         },
@@ -148,4 +161,40 @@ pub fn run(args: &[String], allocations: &dyn Fn() -> u64) -> Result<(), String>
         std::fs::write(&path, body).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    /// A workload of no measured command (`generate --n 0`) ran and reported a throughput
+    /// of f64::MAX commands a second for every engine, and `--runs 0` ran once.
+    #[test]
+    fn nothing_to_measure_is_refused_not_reported() {
+        let dir = std::env::temp_dir().join(format!("mb-bench-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("empty.txt");
+        let path = file.to_str().expect("UTF-8 path");
+        let generated = generate(&args(&[
+            "--profile",
+            "exchange-core",
+            "--n",
+            "0",
+            "--out",
+            path,
+        ]));
+        assert!(generated.is_err_and(|e| e.contains("--n")));
+        let script = profiles::generate(profiles::by_name("exchange-core").expect("known"), 1, 0);
+        std::fs::write(&file, script.to_text()).expect("written");
+        let none = || 0;
+        let ran = run(&args(&["--input", path, "--engine", "floor"]), &none);
+        assert!(ran.is_err_and(|e| e.contains("no measured commands")));
+        let ran = run(&args(&["--input", path, "--runs", "0"]), &none);
+        assert!(ran.is_err_and(|e| e.contains("--runs")));
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
