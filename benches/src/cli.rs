@@ -22,7 +22,7 @@ pub const ALL: [&str; 8] = [
 ];
 
 /// Pairs of `--flag value` after the subcommand.
-fn flags(args: &[String]) -> Result<Vec<(&str, &str)>, String> {
+pub fn flags(args: &[String]) -> Result<Vec<(&str, &str)>, String> {
     args.chunks(2)
         .map(|pair| match pair {
             [flag, value] if flag.starts_with("--") => Ok((flag.as_str(), value.as_str())),
@@ -33,7 +33,8 @@ fn flags(args: &[String]) -> Result<Vec<(&str, &str)>, String> {
         .collect()
 }
 
-fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
+/// The number `value` of `flag`, or an error naming both.
+pub fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
     value
         .parse()
         .map_err(|_| format!("{flag} takes a number, not {value}"))

@@ -72,15 +72,16 @@ enum Consumer {
     Thread,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = std::env::args().skip(1);
+/// The `latency` command's flags, from the command line after the program's name.
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Args, String> {
     match args.next().as_deref() {
         Some("latency") => {}
-        other => {
+        Some(other) => {
             return Err(format!(
-                "unknown command {other:?}; try `generate`, `run` or `latency`"
+                "unknown command {other}; try `generate`, `run` or `latency`"
             ));
         }
+        None => return Err("a command is needed: `generate`, `run` or `latency`".into()),
     }
     let mut parsed = Args {
         profile: EXCHANGE_CORE,
@@ -127,6 +128,10 @@ fn parse_args() -> Result<Args, String> {
             }
             _ => return Err(format!("unknown flag {flag}")),
         }
+    }
+    // No command or no run to measure: nothing to take percentiles of.
+    if parsed.n == 0 || parsed.runs == 0 {
+        return Err("--n and --runs take at least 1".into());
     }
     Ok(parsed)
 }
@@ -254,7 +259,7 @@ fn main() {
         }
         return;
     }
-    let args = match parse_args() {
+    let args = match parse_args(std::env::args().skip(1)) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("matchbook-bench: {e}");
@@ -392,4 +397,24 @@ fn fok_latency(engine: &matchbook::Engine) {
         percentile(&samples, 0.999),
         samples[samples.len() - 1]
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(line: &str) -> Result<Args, String> {
+        parse_args(line.split_whitespace().map(str::to_owned))
+    }
+
+    /// `latency --n 0` and `latency --runs 0` panicked (an index into no latencies).
+    #[test]
+    fn nothing_to_measure_is_refused_with_the_flags_to_change() {
+        for line in ["latency --n 0", "latency --runs 0"] {
+            let refused = parsed(line).err().unwrap_or_default();
+            assert!(refused.contains("--n and --runs"), "{line}: {refused}");
+        }
+        assert!(parsed("").is_err_and(|e| e.contains("a command is needed")));
+        assert!(parsed("latency --n 10 --runs 1").is_ok());
+    }
 }

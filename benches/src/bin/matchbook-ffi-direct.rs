@@ -1,8 +1,8 @@
 //! The Rust side of the C ABI overhead benchmark: the workload of `ffi/bench/ffi_bench.c
 //! engine N` (post-only bid then cancel, events drained every 64 commands, market data
 //! kept) applied to the engine directly, so the difference per call is what the boundary
-//! costs. `matchbook-ffi-direct N [drop]` prints the median ns per call of 5 runs (`drop`:
-//! events dropped unread, as `ffi_bench engine N drop`).
+//! costs. `matchbook-ffi-direct N [read|drop]` prints the median ns per call of 5 runs
+//! (`drop`: events dropped unread, as `ffi_bench engine N drop`).
 
 use std::time::Instant;
 
@@ -73,13 +73,35 @@ fn run(pairs: i64, read_events: bool) -> Result<f64, Box<dyn std::error::Error>>
     Ok(elapsed / (pairs * 2) as f64)
 }
 
+const USAGE: &str =
+    "usage: matchbook-ffi-direct [PAIRS (at least 10, default 1000000)] [read|drop]";
+
+/// Order-and-cancel pairs a run makes, and whether events are read.
+fn parse_args(args: &[String]) -> Result<(i64, bool), String> {
+    let pairs = match args.first() {
+        None => 1_000_000,
+        Some(n) => n
+            .parse()
+            .map_err(|_| format!("PAIRS takes a number, not {n}"))?,
+    };
+    let read_events = match args.get(1).map(String::as_str) {
+        None | Some("read") => true,
+        Some("drop") => false,
+        Some(other) => return Err(format!("unknown argument {other}")),
+    };
+    // The warm-up run makes a tenth of them.
+    if pairs < 10 || args.len() > 2 {
+        return Err("PAIRS takes at least 10, then at most `read` or `drop`".into());
+    }
+    Ok((pairs, read_events))
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let pairs: i64 = std::env::args()
-        .nth(1)
-        .map(|n| n.parse())
-        .transpose()?
-        .unwrap_or(1_000_000);
-    let read_events = std::env::args().nth(2).as_deref() != Some("drop");
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (pairs, read_events) = parse_args(&args).unwrap_or_else(|e| {
+        eprintln!("matchbook-ffi-direct: {e}\n{USAGE}");
+        std::process::exit(2);
+    });
     run(pairs / 10, read_events)?;
     let mut runs = (0..5)
         .map(|_| run(pairs, read_events))
@@ -94,4 +116,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         runs[4]
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(line: &str) -> Result<(i64, bool), String> {
+        parse_args(
+            &line
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// `--help` ended in `Error: ParseIntError { kind: InvalidDigit }`, and `5` in a warm-up
+    /// of no call.
+    #[test]
+    fn arguments_are_refused_with_what_they_should_be() {
+        assert!(parsed("--help").is_err_and(|e| e.contains("PAIRS takes a number, not --help")));
+        assert!(parsed("5").is_err_and(|e| e.contains("at least 10")));
+        assert!(parsed("100 keep").is_err_and(|e| e.contains("unknown argument keep")));
+        assert_eq!(parsed("100 drop"), Ok((100, false)));
+        assert_eq!(
+            parsed("100 read"),
+            Ok((100, true)),
+            "as benches/ffi-bench.sh passes it"
+        );
+        assert_eq!(parsed(""), Ok((1_000_000, true)));
+    }
 }

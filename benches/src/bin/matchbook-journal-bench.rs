@@ -15,29 +15,57 @@ use matchbook::market::MarketData;
 use matchbook::runtime::SnapshotPlan;
 use matchbook::snapshot::Snapshot;
 use matchbook::store::SnapshotWriter;
+use matchbook_bench::cli;
 use matchbook_bench::workload::{self, EXCHANGE_CORE};
 
-fn arg(name: &str, default: f64) -> f64 {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
+const USAGE: &str =
+    "usage: matchbook-journal-bench [--n N] [--rate R] [--batch-micros U] [--dir DIR]";
+
+/// What the command line asks: commands, offered rate, batch interval, journal directory.
+struct Args {
+    n: usize,
+    rate: f64,
+    batch_micros: f64,
+    dir: std::path::PathBuf,
+}
+
+/// The flags (a typo or a value that is not a number is refused, not replaced by the
+/// default), each at least 1.
+fn parse_args(args: &[String]) -> Result<Args, String> {
+    let mut parsed = Args {
+        n: 1_000_000,
+        rate: 1e6,
+        batch_micros: 1e3,
+        dir: std::env::temp_dir().join(format!("mb-journal-bench-{}", std::process::id())),
+    };
+    for (flag, value) in cli::flags(args)? {
+        match flag {
+            "--n" => parsed.n = cli::number(flag, value)?,
+            "--rate" => parsed.rate = cli::number(flag, value)?,
+            "--batch-micros" => parsed.batch_micros = cli::number(flag, value)?,
+            "--dir" => parsed.dir = value.into(),
+            _ => return Err(format!("unknown flag {flag}")),
+        }
+    }
+    let at_least_one = |v: f64| v >= 1.0;
+    if parsed.n == 0 || !at_least_one(parsed.rate) || !at_least_one(parsed.batch_micros) {
+        return Err("--n, --rate and --batch-micros take at least 1".into());
+    }
+    Ok(parsed)
 }
 
 fn main() {
-    let n = arg("--n", 1_000_000.0) as usize;
-    let rate = arg("--rate", 1_000_000.0);
-    let batch = ((rate * arg("--batch-micros", 1_000.0) / 1e6) as usize).max(1);
-    let dir = std::env::args()
-        .collect::<Vec<_>>()
-        .windows(2)
-        .find(|w| w[0] == "--dir")
-        .map(|w| std::path::PathBuf::from(&w[1]))
-        .unwrap_or_else(|| {
-            std::env::temp_dir().join(format!("mb-journal-bench-{}", std::process::id()))
-        });
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Args {
+        n,
+        rate,
+        batch_micros,
+        dir,
+    } = parse_args(&args).unwrap_or_else(|e| {
+        eprintln!("matchbook-journal-bench: {e}\n{USAGE}");
+        std::process::exit(2);
+    });
+    let batch = ((rate * batch_micros / 1e6) as usize).max(1);
     let w = workload::generate_funded(EXCHANGE_CORE, 1, n);
     println!(
         "{} commands (exchange-core, balances on), batches of {batch} (= {rate:.0} commands/s offered, {:.0} us batches), journal in {}",
@@ -291,4 +319,30 @@ fn snapshots(w: &workload::Workload, dir: &std::path::Path, entries: &[JournalEn
         replay_tail,
         decode + replay_tail
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(line: &str) -> Result<Args, String> {
+        parse_args(
+            &line
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// A value that is not a number (`--n 1e6x`), an unknown flag (`--fsync on`) or no
+    /// command to journal ran the default million with nothing said.
+    #[test]
+    fn a_typo_or_nothing_to_journal_is_refused() {
+        assert!(parsed("--n 1e6x").is_err_and(|e| e.contains("--n takes a number")));
+        assert!(parsed("--fsync on").is_err_and(|e| e.contains("unknown flag --fsync")));
+        assert!(parsed("--n 0").is_err_and(|e| e.contains("at least 1")));
+        let args = parsed("--n 5000 --rate 2e5 --dir /tmp/j").expect("valid");
+        assert_eq!((args.n, args.rate), (5_000, 2e5));
+        assert_eq!(args.dir, std::path::PathBuf::from("/tmp/j"));
+    }
 }

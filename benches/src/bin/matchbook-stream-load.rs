@@ -38,6 +38,9 @@ struct Args {
     warmup: f64,
 }
 
+const USAGE: &str = "usage: matchbook-stream-load --url HOST:PORT --maker-key K1 --taker-key K2 \
+                     [--subscribers N] [--seconds S] [--warmup S]";
+
 fn parse_args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
     let mut parsed = Args {
@@ -206,7 +209,10 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
 }
 
 fn main() -> Result<(), String> {
-    let args = Arc::new(parse_args()?);
+    let args = Arc::new(parse_args().unwrap_or_else(|e| {
+        eprintln!("matchbook-stream-load: {e}\n{USAGE}");
+        std::process::exit(2);
+    }));
     let shared = Arc::new(Shared::default());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
