@@ -244,6 +244,8 @@ impl KeyStore {
         let keys = (records.iter())
             .map(ApiKey::of)
             .collect::<Result<Vec<_>, KeyFileError>>()?;
+        // Keys change under the records' lock (see `revoke`).
+        let _writing = write(&self.records);
         write(&self.configured).extend(keys.iter().map(|(digest, _)| *digest));
         write(&self.keys).extend(keys);
         Ok(())
