@@ -87,6 +87,7 @@ impl NativeEngine {
         Ok(Self {
             core: self.core.copy_in_memory(),
             directory: self.directory.clone(),
+            origin: self.origin.clone(),
         })
     }
 

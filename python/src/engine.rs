@@ -14,6 +14,7 @@ use matchbook_config::{Directory, Exchange};
 use pyo3::prelude::*;
 
 use crate::errors::{self, invalid};
+use crate::pickling::Origin;
 use crate::values::{self, pack, unpack};
 
 /// The engine, its market data and undelivered events, in memory or durable: the host
@@ -24,6 +25,8 @@ pub(crate) type Core = Host;
 pub struct NativeEngine {
     pub(crate) core: Core,
     pub(crate) directory: Directory,
+    /// What it was built from (for pickling).
+    pub(crate) origin: Origin,
 }
 
 pub(crate) fn instrument_of(py: Python<'_>, engine: &Engine, code: &str) -> PyResult<InstrumentId> {
@@ -77,7 +80,19 @@ impl NativeEngine {
             &mut Vec::new(),
         )
         .map_err(|e| invalid(py, e.to_string()))?;
-        Ok((Self { core, directory }, exchange))
+        let origin = Origin {
+            definition: definition.to_owned(),
+            format: format.to_owned(),
+            start_time_ns,
+        };
+        Ok((
+            Self {
+                core,
+                directory,
+                origin,
+            },
+            exchange,
+        ))
     }
 
     /// A currency code and a decimal amount of it, in balance units.
@@ -128,27 +143,10 @@ impl NativeEngine {
             Ok(Err(e)) => Err(errors::engine_about(
                 py,
                 e,
-                subject(&self.core.engine, &command),
+                errors::subject(&self.core.engine, &command),
             )),
             Err(e) => Err(errors::storage(py, &e)),
         }
-    }
-}
-
-/// What a refused command was about, for its error message: the order and its account,
-/// the account and instrument of a new order, the account, or the command itself.
-fn subject(engine: &matchbook::Engine, command: &Command) -> String {
-    match command {
-        Command::CancelOrder { account, order } | Command::AmendOrder { account, order, .. } => {
-            format!("order {} of account {}", order.id, account.0)
-        }
-        Command::PlaceOrder(o) => {
-            let code = engine.instrument(o.instrument).map_or("?", |i| i.code());
-            format!("order of account {} on {code}", o.account.0)
-        }
-        other => other
-            .account()
-            .map_or_else(|| format!("{other:?}"), |a| format!("account {}", a.0)),
     }
 }
 

@@ -1,7 +1,8 @@
 //! Errors into Python: every engine error and every bad argument becomes an instance of a
-//! class of `matchbook.errors`, picked there (once) from the stable numeric code.
+//! class of `matchbook.errors`, picked there (once) from the stable numeric code, its
+//! message naming what the refused command was about.
 
-use matchbook::EngineError;
+use matchbook::{Command, EngineError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyAny;
@@ -50,4 +51,21 @@ pub(crate) fn storage(py: Python<'_>, e: &matchbook::store::StoreError) -> PyErr
 /// A bad argument.
 pub(crate) fn invalid(py: Python<'_>, message: impl AsRef<str>) -> PyErr {
     raise(py, INVALID_ARGUMENT, "INVALID_ARGUMENT", message.as_ref())
+}
+
+/// What a refused command was about, for its error message: the order and its account,
+/// the account and instrument of a new order, the account, or the command itself.
+pub(crate) fn subject(engine: &matchbook::Engine, command: &Command) -> String {
+    match command {
+        Command::CancelOrder { account, order } | Command::AmendOrder { account, order, .. } => {
+            format!("order {} of account {}", order.id, account.0)
+        }
+        Command::PlaceOrder(o) => {
+            let code = engine.instrument(o.instrument).map_or("?", |i| i.code());
+            format!("order of account {} on {code}", o.account.0)
+        }
+        other => other
+            .account()
+            .map_or_else(|| format!("{other:?}"), |a| format!("account {}", a.0)),
+    }
 }

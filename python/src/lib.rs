@@ -15,6 +15,7 @@ mod errors;
 mod events;
 mod lookups;
 mod order_entry;
+mod pickling;
 mod queries;
 mod refdata;
 mod values;

@@ -5,6 +5,8 @@ candle's volume means, and an int wider than an order handle."""
 from __future__ import annotations
 
 import copy
+import multiprocessing
+import pickle
 from decimal import Decimal
 
 import numpy as np
@@ -251,3 +253,36 @@ def test_a_copy_of_an_engine_is_a_branch_that_leaves_the_original_alone(
     durable.close()
     assert branch.state_hash() == matchbook.Engine.open(tmp_path, {"max_open_orders": 10},
                                                        start_time=START).state_hash()
+
+
+def _filled_after_a_buy(engine: matchbook.Engine, taker: int) -> tuple[int, int]:
+    """Run in a child process: buys what rests, returns the trades and the state hash."""
+    engine.place_order(START + 2 * SECOND, taker, "BTC_EUR", "BUY", "0.01", price="50000")
+    return len(engine.trades(0)["id"]), engine.state_hash()
+
+
+def test_an_engine_pickles_and_goes_to_a_spawned_process(
+    engine: matchbook.Engine, maker: int, taker: int, tmp_path
+) -> None:
+    """``pickle.dumps(engine)`` raised "cannot pickle 'NativeEngine'", so an engine could not
+    go to a ``multiprocessing`` worker under the spawn or forkserver start method (the
+    default of macOS, Windows and, from Python 3.14, Linux). It now travels as its
+    definition and a snapshot of its state, checked on the way back in."""
+    engine.place_order(START, maker, "BTC_EUR", "SELL", "0.01", price="50000")
+    back = pickle.loads(pickle.dumps(engine))
+    assert back.state_hash() == engine.state_hash()
+    assert back.account("maker") == maker and back.open_orders(maker) == engine.open_orders(maker)
+    assert back.now == engine.now
+    here = _filled_after_a_buy(back, taker)
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        there = pool.apply(_filled_after_a_buy, (engine, taker))
+    assert there == here == (1, back.state_hash())
+    assert len(engine.trades(0)["id"]) == 0, "the original stays as it was"
+    durable = matchbook.Engine.open(tmp_path, {"max_open_orders": 10}, start_time=START)
+    restored = pickle.loads(pickle.dumps(durable))
+    assert restored.data_dir is None and restored.state_hash() == durable.state_hash()
+    durable.close()
+    native, (definition, form, start, market, events, state) = engine._native.__reduce__()
+    damaged = state[:-5] + bytes([state[-5] ^ 1]) + state[-4:]
+    with pytest.raises(matchbook.InvalidArgument, match="pickled engine state"):
+        native(definition, form, start, market, events, damaged)
