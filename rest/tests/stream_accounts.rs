@@ -256,9 +256,16 @@ async fn the_orders_aliases_serve_the_same_snapshots_and_updates() {
     x.stop().await;
 }
 
+/// A key of another account starts the subscribed history again from that account's
+/// snapshots: the session had gone on with the first account's snapshots and the second
+/// account's updates, a mix no client can tell apart.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn authenticating_again_follows_the_new_keys_account() {
     let x = exchange().await;
+    let (status, mine) = x
+        .order(&x.trader.key, "BUY", "99.00", "0.2", json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{mine}");
     let mut ws = authenticated(&x, &x.trader.key).await;
     assert_eq!(
         subscribe(&mut ws, "ACCOUNT_HISTORY").await["type"],
@@ -271,6 +278,26 @@ async fn authenticating_again_follows_the_new_keys_account() {
     )
     .await;
     assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+    for kind in [
+        "ACTIVE_ORDERS_SNAPSHOT",
+        "INACTIVE_ORDERS_SNAPSHOT",
+        "BALANCES_SNAPSHOT",
+    ] {
+        let snapshot = next(&mut ws).await;
+        assert_eq!(snapshot["type"], kind, "{snapshot}");
+        assert_eq!(
+            snapshot["account_id"],
+            x.sub.account_id.as_str(),
+            "{snapshot}"
+        );
+        if kind == "ACTIVE_ORDERS_SNAPSHOT" {
+            assert_eq!(
+                snapshot["orders"],
+                json!([]),
+                "not the first account's order"
+            );
+        }
+    }
     let (status, placed) = x.order(&x.sub.key, "BUY", "100.00", "0.1", json!({})).await;
     assert_eq!(status, StatusCode::OK, "{placed}");
     let created = next_update(&mut ws, &x.sub.account_id).await;
@@ -352,5 +379,47 @@ async fn account_snapshots_count_against_the_holders_rate_limit() {
     let (attempt, answer) = refused.expect("refused within twice the limit");
     assert_eq!(answer["error"], "RATELIMIT", "{answer}");
     assert!(attempt >= LIMIT - 1, "{attempt} snapshots were admitted");
+    x.stop().await;
+}
+
+/// Authenticating again with a key of another account reads that account's snapshots,
+/// so it counts against the holder's window as subscribing does: flipping between two
+/// accounts' keys cannot read snapshots past the limit. A refused key is not taken.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn switching_accounts_counts_against_the_holders_rate_limit() {
+    const LIMIT: u32 = 3;
+    let mut settings = common::settings(common::data_dir());
+    settings.rate_limit_per_minute = LIMIT;
+    let x = Exchange::with(settings).await;
+    let mut ws = follow_history(&x, &x.trader.key).await;
+    history_snapshots(&mut ws).await;
+    let keys = [&x.sub, &x.trader];
+    let mut refused = None;
+    for attempt in 0..2 * LIMIT + 2 {
+        let key = keys[attempt as usize % 2];
+        send(
+            &mut ws,
+            json!({"type": "AUTHENTICATE", "api_token": key.key}),
+        )
+        .await;
+        let answer = next(&mut ws).await;
+        if answer.get("error").is_some() {
+            refused = Some((attempt, answer, key));
+            break;
+        }
+        assert_eq!(answer["type"], "AUTHENTICATED", "{answer}");
+        history_snapshots(&mut ws).await;
+    }
+    let (attempt, answer, key) = refused.expect("refused within twice the limit");
+    assert_eq!(answer["error"], "RATELIMIT", "{answer}");
+    assert!(attempt >= LIMIT - 2, "{attempt} switches were admitted");
+    // The session still follows the account it had: the refused key's orders stay out.
+    let other = keys[(attempt as usize + 1) % 2];
+    let (status, _) = x.order(&key.key, "BUY", "100.00", "0.1", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, placed) = x.order(&other.key, "BUY", "101.00", "0.1", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let created = next_update(&mut ws, &other.account_id).await;
+    assert_eq!(created["order"]["order_id"], placed["order_id"]);
     x.stop().await;
 }

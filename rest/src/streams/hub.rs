@@ -58,6 +58,41 @@ pub enum Channel {
     Trading,
 }
 
+impl Channel {
+    /// The channel a client names (the contract's older and newer names of the account's
+    /// order updates included).
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "ORDER_BOOK" => Some(Self::OrderBook),
+            "BOOK_TICKER" => Some(Self::BookTicker),
+            "MARKET_TICKER" => Some(Self::MarketTicker),
+            "CANDLESTICKS" => Some(Self::Candlesticks),
+            "PRICE_TICKS" => Some(Self::PriceTicks),
+            "ACCOUNT_HISTORY" | "ORDERS" | "ORDERS_SNAPSHOT" => Some(Self::AccountHistory),
+            "TRADING" => Some(Self::Trading),
+            _ => None,
+        }
+    }
+
+    /// Its name in frames.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OrderBook => "ORDER_BOOK",
+            Self::BookTicker => "BOOK_TICKER",
+            Self::MarketTicker => "MARKET_TICKER",
+            Self::Candlesticks => "CANDLESTICKS",
+            Self::PriceTicks => "PRICE_TICKS",
+            Self::AccountHistory => "ACCOUNT_HISTORY",
+            Self::Trading => "TRADING",
+        }
+    }
+
+    /// Whether it carries an account's own data (after `AUTHENTICATE`).
+    pub fn is_private(self) -> bool {
+        matches!(self, Self::AccountHistory | Self::Trading)
+    }
+}
+
 /// What a frame is about, within its channel: an instrument, and for candles the index of
 /// the granularity in [`GRANULARITIES`] (0 otherwise).
 pub type Topic = (InstrumentId, u8);

@@ -231,32 +231,6 @@ where
     .await;
 }
 
-fn channel_of(name: &str) -> Option<Channel> {
-    match name {
-        "ORDER_BOOK" => Some(Channel::OrderBook),
-        "BOOK_TICKER" => Some(Channel::BookTicker),
-        "MARKET_TICKER" => Some(Channel::MarketTicker),
-        "CANDLESTICKS" => Some(Channel::Candlesticks),
-        "PRICE_TICKS" => Some(Channel::PriceTicks),
-        // The contract's older and newer names of the account's order updates.
-        "ACCOUNT_HISTORY" | "ORDERS" | "ORDERS_SNAPSHOT" => Some(Channel::AccountHistory),
-        "TRADING" => Some(Channel::Trading),
-        _ => None,
-    }
-}
-
-fn name_of(channel: Channel) -> &'static str {
-    match channel {
-        Channel::OrderBook => "ORDER_BOOK",
-        Channel::BookTicker => "BOOK_TICKER",
-        Channel::MarketTicker => "MARKET_TICKER",
-        Channel::Candlesticks => "CANDLESTICKS",
-        Channel::PriceTicks => "PRICE_TICKS",
-        Channel::AccountHistory => "ACCOUNT_HISTORY",
-        Channel::Trading => "TRADING",
-    }
-}
-
 /// The index in [`GRANULARITIES`] of a granularity a client asked for.
 fn granularity_index(unit: &str, period: u32) -> Option<u8> {
     let wanted = Granularity::new(Unit::parse(unit)?, period).ok()?;
@@ -328,14 +302,7 @@ impl Session {
                 // An admin key is for the admin listener only, as REST's `Caller` has it.
                 let key = state.keys.authenticate(&api_token);
                 match key.filter(|key| !key.has_any(&[Scope::Admin])) {
-                    Some(key) => {
-                        // Private channels follow the key now given.
-                        if self.watch.is_some() {
-                            self.watch = Some(state.streams.hub.watch(key.account));
-                        }
-                        self.key = Some(key);
-                        vec![self.answer(state, "AUTHENTICATED", false)]
-                    }
+                    Some(key) => self.authenticate(state, key).await,
                     None => vec![error(state, "AUTHENTICATION_FAILED", "SYSTEM", None)],
                 }
             }
@@ -371,7 +338,7 @@ impl Session {
             self.subscribed
                 .iter()
                 .map(|(&channel, topics)| ChannelState {
-                    name: name_of(channel).to_owned(),
+                    name: channel.name().to_owned(),
                     instrument_codes: topics
                         .iter()
                         .map(|&(id, _)| id)
@@ -400,10 +367,10 @@ impl Session {
         let mut resolved = Vec::with_capacity(channels.len());
         for request in channels {
             let name = request.name.as_str();
-            let Some(channel) = channel_of(name) else {
+            let Some(channel) = Channel::named(name) else {
                 return Err(error(state, "INVALID_CHANNEL", name, None));
             };
-            if matches!(channel, Channel::AccountHistory | Channel::Trading) {
+            if channel.is_private() {
                 if self.key.is_none() {
                     return Err(error(state, "MISSING_AUTHENTICATION", name, None));
                 }
@@ -479,7 +446,7 @@ impl Session {
         let mut frames = vec![self.answer(state, kind, true)];
         let account = self.key.as_ref().map(|k| k.account);
         for (channel, ids, depth) in added {
-            let private = matches!(channel, Channel::AccountHistory | Channel::Trading);
+            let private = channel.is_private();
             if private && !ids.is_empty() && self.watch.is_none() {
                 // Before the snapshot is read: the frames after it must be made.
                 self.watch = account.map(|a| state.streams.hub.watch(a));
@@ -567,13 +534,46 @@ impl Session {
         })
     }
 
+    /// A valid `AUTHENTICATE`. The private channels subscribed follow the key: one of
+    /// another account starts them again from that account's snapshots, as subscribing
+    /// does (counted against its holder's window; past it the key is not taken).
+    async fn authenticate(&mut self, state: &Shared, key: Arc<ApiKey>) -> Vec<String> {
+        let account = key.account;
+        let switched = self.key.as_ref().is_some_and(|k| k.account != account);
+        let private: Vec<(Channel, BTreeSet<Topic>)> = (self.subscribed.iter())
+            .filter(|(channel, _)| channel.is_private())
+            .map(|(channel, topics)| (*channel, topics.clone()))
+            .collect();
+        if switched && !private.is_empty() {
+            let window = state.keys.holder_window(key.holder);
+            if !window.admit(state.minute(), state.rate_limit) {
+                return vec![error(state, "RATELIMIT", "SYSTEM", None)];
+            }
+        }
+        self.key = Some(key);
+        let mut frames = vec![self.answer(state, "AUTHENTICATED", false)];
+        if !switched || private.is_empty() {
+            return frames;
+        }
+        // Before the snapshots are read: the frames after them must be made.
+        self.watch = Some(state.streams.hub.watch(account));
+        for (channel, topics) in private {
+            self.after.remove(&(channel, PRIVATE_TOPIC.0));
+            let topics = topics.into_iter().collect();
+            let (snapshots, covered) =
+                subscribe_snapshots::snapshot(state, channel, topics, 0, Some(account)).await;
+            frames.extend(snapshots);
+            (self.after).extend(covered.into_iter().map(|(id, seq)| ((channel, id), seq)));
+        }
+        frames
+    }
+
     fn unsubscribe(&mut self, state: &Shared, names: &[String]) -> Vec<String> {
         for name in names {
-            match channel_of(name) {
+            match Channel::named(name) {
                 Some(channel) => {
                     self.subscribed.remove(&channel);
-                    let private = [Channel::AccountHistory, Channel::Trading];
-                    if !private.iter().any(|c| self.subscribed.contains_key(c)) {
+                    if !self.subscribed.keys().any(|c| c.is_private()) {
                         self.watch = None;
                     }
                 }
