@@ -137,7 +137,8 @@ class Engine:
         :class:`StorageError`. Every command is then journalled, and with ``fsync`` on
         stable storage, before its call returns (a :meth:`submit_orders` batch commits
         once). A snapshot is written every ``snapshot_every`` commands (0: never on its
-        own), by :meth:`snapshot` and at :meth:`close`; ``keep_snapshots`` are kept and older journal segments deleted.
+        own), by :meth:`snapshot` and at :meth:`close`; ``keep_snapshots`` are kept and
+        older journal segments deleted.
         A journal write that fails raises :class:`StorageError`, and so does every later
         call, reads included (memory may hold the command the journal does not), until the
         directory is opened again. The C ABI's ``mb_engine_open`` reads and writes the same

@@ -52,7 +52,8 @@ pub struct ApiDoc;
         description = "Operator operations on the admin listener; every call needs an ADMIN key. Every error is `{\"error\": CODE}`."),
     paths(
         admin::create_holder, admin::create_subaccount, admin::close_account, admin::deposit,
-        admin::withdraw, admin::derisk, admin::blp_threshold, admin::create_key, admin::list_keys, admin::revoke_key,
+        admin::withdraw, admin::derisk, admin::blp_threshold, admin::create_key,
+        admin::list_keys, admin::revoke_key,
         admin::instrument_state, admin::advance_time, admin::index_price, admin::liquidate,
         admin::engine_state,
         admin::pipeline,

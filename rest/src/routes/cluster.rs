@@ -1,9 +1,9 @@
 //! A node of a replicated group as clients see it: `GET /v1/health` (role, the last
 //! command applied, the log's end, the lag, the state hash) and the forwarding that lets
 //! a client talk to any node. A follower serves public market data, the streams and
-//! health itself, from its own copy of the state; every other request (private reads,
-//! every write, the admin routes but the list and revocation of its own keys) goes to the leader as
-//! it came and the leader's answer comes back unchanged.
+//! health itself, from its own copy of the state, and the list and revocation of its own
+//! keys; every other request (private reads, every write, the other admin routes) goes to
+//! the leader as it came and the leader's answer comes back unchanged.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -144,7 +144,7 @@ async fn forward(
     let Some(node) = &state.node else {
         return next.run(request).await;
     };
-    // Keys are per node: each node revokes its own.
+    // Keys are per node: each node lists and revokes its own.
     let path = request.uri().path();
     let local = match listener {
         Listener::Public => served_here(request.method(), path),
