@@ -33,6 +33,12 @@ pub fn flags(args: &[String]) -> Result<Vec<(&str, &str)>, String> {
         .collect()
 }
 
+/// The words of a command line, as a tool's parser takes them (`std::env::args` past the
+/// program's name), for the tools' tests.
+pub fn words(line: &str) -> Vec<String> {
+    line.split_whitespace().map(str::to_owned).collect()
+}
+
 /// The number `value` of `flag`, or an error naming both.
 pub fn number<T: std::str::FromStr>(flag: &str, value: &str) -> Result<T, String> {
     value
@@ -168,10 +174,6 @@ pub fn run(args: &[String], allocations: &dyn Fn() -> u64) -> Result<(), String>
 mod tests {
     use super::*;
 
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|a| (*a).to_owned()).collect()
-    }
-
     /// A workload of no measured command (`generate --n 0`) ran and reported a throughput
     /// of f64::MAX commands a second for every engine, and `--runs 0` ran once.
     #[test]
@@ -180,21 +182,16 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         let file = dir.join("empty.txt");
         let path = file.to_str().expect("UTF-8 path");
-        let generated = generate(&args(&[
-            "--profile",
-            "exchange-core",
-            "--n",
-            "0",
-            "--out",
-            path,
-        ]));
+        let generated = generate(&words(&format!(
+            "--profile exchange-core --n 0 --out {path}"
+        )));
         assert!(generated.is_err_and(|e| e.contains("--n")));
         let script = profiles::generate(profiles::by_name("exchange-core").expect("known"), 1, 0);
         std::fs::write(&file, script.to_text()).expect("written");
         let none = || 0;
-        let ran = run(&args(&["--input", path, "--engine", "floor"]), &none);
+        let ran = run(&words(&format!("--input {path} --engine floor")), &none);
         assert!(ran.is_err_and(|e| e.contains("no measured commands")));
-        let ran = run(&args(&["--input", path, "--runs", "0"]), &none);
+        let ran = run(&words(&format!("--input {path} --runs 0")), &none);
         assert!(ran.is_err_and(|e| e.contains("--runs")));
         let _ = std::fs::remove_dir_all(dir);
     }

@@ -22,6 +22,13 @@ fn digest(key: &str) -> String {
         .collect()
 }
 
+/// Sends `request` with `key`: the status and the JSON body (Null when not JSON).
+async fn send_with(request: reqwest::RequestBuilder, key: &str) -> (StatusCode, Value) {
+    let response = request.bearer_auth(key).send().await.expect("sent");
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
 async fn revoke(x: &Exchange, admin_key: &str, body: Value) -> (StatusCode, Value) {
     let url = format!("{}/admin/keys/revoke", x.admin);
     x.call(Method::POST, &url, Some(admin_key), Some(body))
@@ -126,15 +133,11 @@ async fn a_revoked_key_is_refused_at_once_and_after_a_restart() {
         (&kept, StatusCode::OK),
         (&trader, StatusCode::OK),
     ] {
-        let status = (http.get(&balances).bearer_auth(key).send().await)
-            .expect("sent")
-            .status();
+        let (status, _) = send_with(http.get(&balances), key).await;
         assert_eq!(status, expected, "{key} after the restart");
     }
-    let pipeline = format!("http://{}/admin/pipeline", server.admin_addr);
-    let status = (http.get(&pipeline).bearer_auth(&root).send().await)
-        .expect("sent")
-        .status();
+    let pipeline = http.get(format!("http://{}/admin/pipeline", server.admin_addr));
+    let (status, _) = send_with(pipeline, &root).await;
     assert_eq!(status, StatusCode::OK, "the admin key stays");
     server.stop().await.expect("clean stop");
     let _ = std::fs::remove_dir_all(dir);
@@ -271,45 +274,20 @@ async fn a_configured_key_stays_out_of_the_key_file() {
         .expect("starts");
     let http = reqwest::Client::new();
     let admin_url = format!("http://{}/admin", server.admin_addr);
-    let balances = format!("http://{}/v1/account/balances", server.addr);
-    let issued: Value = (http.post(format!("{admin_url}/holders")).bearer_auth(admin))
-        .json(&json!({}))
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("JSON");
+    let holders = http.post(format!("{admin_url}/holders")).json(&json!({}));
+    let (_, issued) = send_with(holders, admin).await;
     let body = json!({"account_id": issued["account_id"], "scopes": ["READ_ONLY"]});
-    let created = (http.post(format!("{admin_url}/keys")).bearer_auth(admin))
-        .json(&body)
-        .send()
-        .await
-        .expect("sent");
-    assert_eq!(created.status(), StatusCode::OK);
+    let (status, _) = send_with(http.post(format!("{admin_url}/keys")).json(&body), admin).await;
+    assert_eq!(status, StatusCode::OK);
     let file = std::fs::read_to_string(dir.join("keys.json")).expect("key file");
     assert!(
         !file.contains(&digest(configured)) && !file.contains(&digest(admin)),
         "configured keys stay in the configuration: {file}"
     );
-    let revoked: Value = (http
-        .post(format!("{admin_url}/keys/revoke"))
-        .bearer_auth(admin))
-    .json(&json!({"key": configured}))
-    .send()
-    .await
-    .expect("sent")
-    .json()
-    .await
-    .expect("JSON");
+    let revoke = http.post(format!("{admin_url}/keys/revoke"));
+    let (_, revoked) = send_with(revoke.json(&json!({"key": configured})), admin).await;
     assert_eq!(revoked["in_configuration"], true, "{revoked}");
-    let listed: Value = (http.get(format!("{admin_url}/keys")).bearer_auth(admin))
-        .send()
-        .await
-        .expect("sent")
-        .json()
-        .await
-        .expect("JSON");
+    let (_, listed) = send_with(http.get(format!("{admin_url}/keys")), admin).await;
     let configured_flags: Vec<(&str, bool)> = (listed["keys"].as_array().expect("list").iter())
         .map(|k| {
             (
@@ -329,15 +307,11 @@ async fn a_configured_key_stays_out_of_the_key_file() {
     let server = matchbook_rest::Server::start(config(&[(admin, "ADMIN")]))
         .await
         .expect("restarts");
-    let balances_again = format!("http://{}/v1/account/balances", server.addr);
-    let status = (http
-        .get(&balances_again)
-        .bearer_auth(configured)
-        .send()
-        .await)
-        .expect("sent")
-        .status();
-    assert_eq!(status, StatusCode::UNAUTHORIZED, "{balances}");
+    let balances = http.get(format!("http://{}/v1/account/balances", server.addr));
+    assert_eq!(
+        send_with(balances, configured).await.0,
+        StatusCode::UNAUTHORIZED
+    );
     server.stop().await.expect("clean stop");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(dir.with_extension("toml"));

@@ -404,7 +404,7 @@ mod tests {
     use super::*;
 
     fn parsed(line: &str) -> Result<Args, String> {
-        parse_args(line.split_whitespace().map(str::to_owned))
+        parse_args(matchbook_bench::cli::words(line).into_iter())
     }
 
     /// `latency --n 0` and `latency --runs 0` panicked (an index into no latencies).

@@ -123,12 +123,7 @@ mod tests {
     use super::*;
 
     fn parsed(line: &str) -> Result<(i64, bool), String> {
-        parse_args(
-            &line
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect::<Vec<_>>(),
-        )
+        parse_args(&matchbook_bench::cli::words(line))
     }
 
     /// `--help` ended in `Error: ParseIntError { kind: InvalidDigit }`, and `5` in a warm-up

@@ -326,12 +326,7 @@ mod tests {
     use super::*;
 
     fn parsed(line: &str) -> Result<Args, String> {
-        parse_args(
-            &line
-                .split_whitespace()
-                .map(str::to_owned)
-                .collect::<Vec<_>>(),
-        )
+        parse_args(&matchbook_bench::cli::words(line))
     }
 
     /// A value that is not a number (`--n 1e6x`), an unknown flag (`--fsync on`) or no
