@@ -84,7 +84,10 @@ impl std::fmt::Debug for Lease {
     }
 }
 
-async fn bucket(context: &jetstream::Context, config: &LeaseConfig) -> Result<kv::Store, LogError> {
+pub(crate) async fn bucket(
+    context: &jetstream::Context,
+    config: &LeaseConfig,
+) -> Result<kv::Store, LogError> {
     let settings = kv::Config {
         bucket: config.bucket.clone(),
         history: 1,

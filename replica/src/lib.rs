@@ -12,13 +12,15 @@
 //! compare-and-set; [`name`] keeps each node's name to one running process. [`member`]
 //! runs a node of a group: a follower applying the log to its runtime (a hot standby)
 //! until it takes the lease, then the writer until it loses it, with state-hash
-//! checkpoints compared between nodes; [`node`] holds its settings.
+//! checkpoints compared between nodes; [`node`] holds its settings; [`group_keys`]
+//! shares the API keys the nodes issue and revoke.
 //! [`cluster`] runs a NATS cluster on loopback for the tests and `make cluster`.
 #![deny(missing_docs)]
 
 pub mod batch;
 mod checkpoint;
 pub mod cluster;
+pub mod group_keys;
 pub mod lease;
 mod log;
 pub mod member;

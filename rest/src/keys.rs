@@ -289,18 +289,26 @@ impl KeyStore {
         Ok(key)
     }
 
+    /// The key with `digest` as [`KeyStore::revoke`] would revoke it, changing nothing:
+    /// `NotFound`, or `LastAdminKey` for the last `ADMIN` key.
+    pub fn revocable(&self, digest: &[u8; 32]) -> Result<Revoked, RevokeError> {
+        let keys = read(&self.keys);
+        let key = keys.get(digest).cloned().ok_or(RevokeError::NotFound)?;
+        let admin = |k: &ApiKey| k.has_any(&[Scope::Admin]);
+        if admin(&key) && keys.values().filter(|k| admin(k)).count() == 1 {
+            return Err(RevokeError::LastAdminKey);
+        }
+        let configured = read(&self.configured).contains(digest);
+        Ok(Revoked { key, configured })
+    }
+
     /// Revokes the key with `digest`: the key file is written without it first (if that
     /// fails, nothing changed), then the key is refused at once, by every request and by
     /// the stream sessions it authenticated.
     pub fn revoke(&self, digest: &[u8; 32]) -> Result<Revoked, RevokeError> {
         // Keys change only under the records' lock: the count of admin keys holds.
         let mut stored = write(&self.records);
-        let key = read(&self.keys).get(digest).cloned();
-        let key = key.ok_or(RevokeError::NotFound)?;
-        let admin = |k: &ApiKey| k.has_any(&[Scope::Admin]);
-        if admin(&key) && read(&self.keys).values().filter(|k| admin(k)).count() == 1 {
-            return Err(RevokeError::LastAdminKey);
-        }
+        let revoked = self.revocable(digest)?;
         let kept: Vec<KeyRecord> = (stored.iter())
             .filter(|r| unhex(&r.digest).as_ref() != Some(digest))
             .cloned()
@@ -310,9 +318,18 @@ impl KeyStore {
         }
         *stored = kept;
         write(&self.keys).remove(digest);
-        key.revoked.store(true, Ordering::Release);
-        let configured = read(&self.configured).contains(digest);
-        Ok(Revoked { key, configured })
+        revoked.key.revoked.store(true, Ordering::Release);
+        Ok(revoked)
+    }
+
+    /// The records of the key file (the keys issued through the admin listener).
+    pub fn records(&self) -> Vec<KeyRecord> {
+        read(&self.records).clone()
+    }
+
+    /// Whether a key with `digest` is accepted.
+    pub fn knows(&self, digest: &[u8; 32]) -> bool {
+        read(&self.keys).contains_key(digest)
     }
 
     /// Every accepted key with its digest and whether the configuration declares it, by

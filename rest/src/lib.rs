@@ -28,6 +28,7 @@ pub mod deadlines;
 mod durability;
 pub mod error;
 pub mod format;
+mod group_keys;
 pub mod history;
 pub mod keys;
 pub mod listener;

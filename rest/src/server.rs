@@ -302,6 +302,13 @@ impl Server {
             None => (!resumed, cursors),
         };
         let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join(KEY_STORE)))?);
+        let group_keys = match &settings.replication {
+            Some(config) => Some(
+                (matchbook_replica::group_keys::GroupKeys::open(config).await)
+                    .map_err(|e| ServerError::Replication(e.to_string()))?,
+            ),
+            None => None,
+        };
         let hub = crate::streams::hub::Hub::start(
             runtime.handle(),
             markets.clone(),
@@ -330,6 +337,7 @@ impl Server {
                 name: n.name.clone(),
                 status: n.membership.status(),
             }),
+            group_keys,
         });
         let directory = if provision {
             setup::provision(&state, &settings.holders).await?
@@ -348,6 +356,9 @@ impl Server {
         let issue_demo_keys = node.is_none() || provision;
         let issued_keys =
             setup::install_keys(&state, &settings, &directory, issue_demo_keys).await?;
+        if let Some(group) = &state.group_keys {
+            crate::group_keys::share(state.keys.clone(), group).await?;
+        }
         let public_connections = public.stats();
         let (stop, stopped) = watch::channel(false);
         let listeners = vec![

@@ -49,6 +49,9 @@ pub struct AppState {
     pub streams: crate::streams::Streams,
     /// On a replicated log: this node and its role in the group.
     pub node: Option<NodeView>,
+    /// On a replicated log: the keys the group shares (what this node issues and revokes
+    /// goes there too).
+    pub group_keys: Option<matchbook_replica::group_keys::GroupKeys>,
 }
 
 /// A node of a replicated group as the handlers see it.

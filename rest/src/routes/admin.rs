@@ -13,7 +13,7 @@ use crate::auth::Admin;
 use crate::body::Body;
 use crate::error::ApiError;
 use crate::format::iso_ms;
-use crate::keys::{ApiKey, RevokeError, Scope, digest_of, hex, unhex};
+use crate::keys::{ApiKey, KeyRecord, RevokeError, Scope, digest_of, hex, unhex};
 use crate::state::Shared;
 use crate::wire::admin::{
     AccountBody, AccountClosed, ClockBody, Done, EngineStateBody, HolderCreated, IndexPriceBody,
@@ -240,6 +240,17 @@ pub async fn create_key(
         .await
         .map_err(|_| ApiError::Internal("the key writer task failed"))?
         .map_err(|_| ApiError::Internal("the key store could not be written"))?;
+    if let Some(group) = &state.group_keys {
+        let record = KeyRecord {
+            digest: hex(&digest_of(&key)),
+            holder: holder.0,
+            account: account.0,
+            scopes: scopes.clone(),
+        };
+        let text = serde_json::to_vec(&record).unwrap_or_default();
+        (group.issue(&record.digest, &text).await)
+            .map_err(|_| ApiError::Internal("the key was not shared with the group"))?;
+    }
     Ok(Json(IssuedKeyBody {
         key,
         holder_id: Uuid::of_holder(holder).to_string(),
@@ -270,9 +281,9 @@ fn key_entry(digest: &[u8; 32], key: &ApiKey, configured: bool) -> KeyEntry {
 }
 
 /// Revokes an API key, named by its text or its digest: refused at once by every request
-/// and by the stream sessions it authenticated, and written out of the key file. Keys are
-/// per node: in a replicated group each node revokes its own (this route and the list are
-/// not forwarded).
+/// and by the stream sessions it authenticated, and written out of the key file. In a
+/// replicated group the revocation goes to the group first, so every node applies it; a
+/// follower serves this route and the list itself.
 #[utoipa::path(post, path = "/admin/keys/revoke", tag = "admin", security(("api_key" = [])),
     request_body = RevokeKeyRequest,
     responses((status = 200, body = KeyEntry, description = "The key revoked"),
@@ -291,15 +302,27 @@ pub async fn revoke_key(
         _ => None,
     }
     .ok_or(ApiError::bad("INVALID_KEY"))?;
+    let refused = |e: RevokeError| match e {
+        RevokeError::NotFound => ApiError::NotFound("KEY_NOT_FOUND"),
+        RevokeError::LastAdminKey => ApiError::bad("LAST_ADMIN_KEY"),
+        RevokeError::File(_) => ApiError::Internal("the key store could not be written"),
+    };
+    let revoked = state.keys.revocable(&digest).map_err(refused)?;
+    // The group first: a revocation it did not take is not made here either, so asking
+    // again revokes everywhere.
+    if let Some(group) = &state.group_keys {
+        (group.revoke(&hex(&digest)).await)
+            .map_err(|_| ApiError::Internal("the group's keys could not be written"))?;
+    }
     let keys = state.keys.clone();
-    let revoked = tokio::task::spawn_blocking(move || keys.revoke(&digest))
+    let done = tokio::task::spawn_blocking(move || keys.revoke(&digest))
         .await
-        .map_err(|_| ApiError::Internal("the key writer task failed"))?
-        .map_err(|e| match e {
-            RevokeError::NotFound => ApiError::NotFound("KEY_NOT_FOUND"),
-            RevokeError::LastAdminKey => ApiError::bad("LAST_ADMIN_KEY"),
-            RevokeError::File(_) => ApiError::Internal("the key store could not be written"),
-        })?;
+        .map_err(|_| ApiError::Internal("the key writer task failed"))?;
+    // The group's change may have reached this node's store first.
+    match done {
+        Ok(_) | Err(RevokeError::NotFound) => {}
+        Err(e) => return Err(refused(e)),
+    }
     Ok(Json(key_entry(&digest, &revoked.key, revoked.configured)))
 }
 

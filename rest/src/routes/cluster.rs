@@ -144,7 +144,7 @@ async fn forward(
     let Some(node) = &state.node else {
         return next.run(request).await;
     };
-    // Keys are per node: each node lists and revokes its own.
+    // A node lists its own view of the keys, and revokes on the group's behalf.
     let path = request.uri().path();
     let local = match listener {
         Listener::Public => served_here(request.method(), path),

@@ -1,0 +1,101 @@
+//! The API keys a replicated group shares. A node publishes each key it issues to the
+//! group's bucket (`key.<digest>`: the key's record, never its text) and each key it
+//! revokes (`key.<digest>` = `revoked`), and applies what the others publish as it
+//! arrives, so a key issued on one node works on every node (a new leader included) and a
+//! revoked one on none. What the records hold is the caller's (opaque bytes here); a
+//! revocation is never undone: a record is published only where no entry is.
+
+use async_nats::jetstream::kv;
+use futures_util::{Stream, StreamExt};
+
+use crate::LogError;
+use crate::node::NodeConfig;
+
+/// The value of a revoked key's entry.
+const REVOKED: &[u8] = b"revoked";
+/// The prefix of the keys' entries in the bucket.
+const PREFIX: &str = "key.";
+
+/// A change of the group's keys, as the bucket holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyChange {
+    /// The key with this digest was issued with this record.
+    Issued {
+        /// Hex digest of the key text.
+        digest: String,
+        /// The record, as the issuing node published it.
+        record: Vec<u8>,
+    },
+    /// The key with this digest was revoked.
+    Revoked {
+        /// Hex digest of the key text.
+        digest: String,
+    },
+}
+
+/// The group's keys in its lease bucket.
+#[derive(Clone)]
+pub struct GroupKeys {
+    store: kv::Store,
+}
+
+impl std::fmt::Debug for GroupKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GroupKeys").finish_non_exhaustive()
+    }
+}
+
+impl GroupKeys {
+    /// Connects to the group of `config` and opens its bucket (created if need be).
+    pub async fn open(config: &NodeConfig) -> Result<Self, LogError> {
+        let lease = config.lease_config();
+        let context = crate::nats::connect(&lease.servers, lease.timeout).await?;
+        let store = crate::lease::bucket(&context, &lease).await?;
+        Ok(Self { store })
+    }
+
+    /// Publishes the key `digest` with `record`, unless the group has an entry for it
+    /// already (issued, or revoked: a revoked key never comes back).
+    pub async fn issue(&self, digest: &str, record: &[u8]) -> Result<(), LogError> {
+        let key = format!("{PREFIX}{digest}");
+        match self.store.create(&key, record.to_vec().into()).await {
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => Ok(()),
+            Err(e) => Err(self.error(e.to_string())),
+        }
+    }
+
+    /// Publishes the revocation of the key `digest`.
+    pub async fn revoke(&self, digest: &str) -> Result<(), LogError> {
+        let key = format!("{PREFIX}{digest}");
+        let put = self.store.put(key, REVOKED.to_vec().into()).await;
+        put.map(|_| ()).map_err(|e| self.error(e.to_string()))
+    }
+
+    /// Every key's newest entry, then each change as it is published.
+    pub async fn watch(&self) -> Result<impl Stream<Item = KeyChange> + use<>, LogError> {
+        let watch = (self.store.watch_with_history(format!("{PREFIX}>")).await)
+            .map_err(|e| self.error(e.to_string()))?;
+        Ok(watch.filter_map(|entry| async move {
+            let entry = entry.ok()?;
+            let digest = entry.key.strip_prefix(PREFIX)?.to_owned();
+            match entry.operation {
+                kv::Operation::Put if entry.value.as_ref() == REVOKED => {
+                    Some(KeyChange::Revoked { digest })
+                }
+                kv::Operation::Put => Some(KeyChange::Issued {
+                    digest,
+                    record: entry.value.to_vec(),
+                }),
+                kv::Operation::Delete | kv::Operation::Purge => None,
+            }
+        }))
+    }
+
+    fn error(&self, reason: String) -> LogError {
+        LogError::Stream {
+            stream: "group keys".into(),
+            reason,
+        }
+    }
+}
