@@ -5,6 +5,7 @@
 //! node, a new leader included, and a key revoked anywhere is refused everywhere.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use matchbook_replica::group_keys::{GroupKeys, KeyChange};
@@ -20,13 +21,24 @@ pub(crate) async fn share(keys: Arc<KeyStore>, group: &GroupKeys) -> Result<(), 
         let text = serde_json::to_vec(&record).unwrap_or_default();
         group.issue(&record.digest, &text).await.map_err(failed)?;
     }
-    let mut changes = Box::pin(group.watch().await.map_err(failed)?);
+    let first = group.watch().await.map_err(failed)?;
+    let group = group.clone();
     tokio::spawn(async move {
-        while let Some(change) = changes.next().await {
-            let keys = keys.clone();
-            let applied = tokio::task::spawn_blocking(move || apply(&keys, change)).await;
-            if let Ok(Err(problem)) = applied {
-                tracing::warn!(%problem, "a key change of the group was not applied here");
+        let mut changes = Box::pin(first);
+        loop {
+            while let Some(change) = changes.next().await {
+                let keys = keys.clone();
+                let applied = tokio::task::spawn_blocking(move || apply(&keys, change)).await;
+                if let Ok(Err(problem)) = applied {
+                    tracing::warn!(%problem, "a key change of the group was not applied here");
+                }
+            }
+            // The watch ended (the connection was lost): watch again; the entries come
+            // back from the start, and applying one twice changes nothing.
+            tracing::warn!("the group's keys stopped arriving; watching them again");
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            if let Ok(again) = group.watch().await {
+                changes = Box::pin(again);
             }
         }
     });
