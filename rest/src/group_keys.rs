@@ -18,8 +18,7 @@ use crate::server::ServerError;
 pub(crate) async fn share(keys: Arc<KeyStore>, group: &GroupKeys) -> Result<(), ServerError> {
     let failed = |e: matchbook_replica::LogError| ServerError::Replication(e.to_string());
     for record in keys.records() {
-        let text = serde_json::to_vec(&record).unwrap_or_default();
-        group.issue(&record.digest, &text).await.map_err(failed)?;
+        publish(group, &record).await.map_err(failed)?;
     }
     let first = group.watch().await.map_err(failed)?;
     let group = group.clone();
@@ -43,6 +42,15 @@ pub(crate) async fn share(keys: Arc<KeyStore>, group: &GroupKeys) -> Result<(), 
         }
     });
     Ok(())
+}
+
+/// Publishes the key of `record` to `group` (nothing if the group has an entry for it).
+pub(crate) async fn publish(
+    group: &GroupKeys,
+    record: &KeyRecord,
+) -> Result<(), matchbook_replica::LogError> {
+    let text = serde_json::to_vec(record).unwrap_or_default();
+    group.issue(&record.digest, &text).await
 }
 
 /// One change of the group's keys, applied to this node's store.

@@ -351,8 +351,8 @@ impl Server {
         {
             setup::seed_demo_liquidity(&state, maker).await?;
         }
-        // A follower's demo keys would be its own, unknown to the leader: a node of a
-        // group shares the keys file of the node that provisioned it.
+        // Only the node that provisions a group issues the demo keys: the others take
+        // them from the group's keys (or a copy of its key file).
         let issue_demo_keys = node.is_none() || provision;
         let issued_keys =
             setup::install_keys(&state, &settings, &directory, issue_demo_keys).await?;

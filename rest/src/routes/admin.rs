@@ -247,8 +247,7 @@ pub async fn create_key(
             account: account.0,
             scopes: scopes.clone(),
         };
-        let text = serde_json::to_vec(&record).unwrap_or_default();
-        (group.issue(&record.digest, &text).await)
+        (crate::group_keys::publish(group, &record).await)
             .map_err(|_| ApiError::Internal("the key was not shared with the group"))?;
     }
     Ok(Json(IssuedKeyBody {
