@@ -351,16 +351,23 @@ async fn order_created_shows_the_terms_rest_shows() {
     x.stop().await;
 }
 
+/// The rate limit (per key and holder, a minute) of the two tests below.
+const LIMIT: u32 = 3;
+
+/// An exchange whose rate limit is `limit` a minute.
+async fn limited_to(limit: u32) -> Exchange {
+    let mut settings = common::settings(common::data_dir());
+    settings.rate_limit_per_minute = limit;
+    Exchange::with(settings).await
+}
+
 /// An `ACCOUNT_HISTORY` snapshot reads every open order and the last day's ended ones
 /// with all their trades on the market stage every reader shares (135 KB a snapshot for an
 /// account with 300 orders): each counts against the holder's rate limit, as REST's read
 /// of an order with its trades does. It was not counted: one socket took 627 a second.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn account_snapshots_count_against_the_holders_rate_limit() {
-    const LIMIT: u32 = 3;
-    let mut settings = common::settings(common::data_dir());
-    settings.rate_limit_per_minute = LIMIT;
-    let x = Exchange::with(settings).await;
+    let x = limited_to(LIMIT).await;
     let mut ws = authenticated(&x, &x.trader.key).await;
     let unsubscribe = json!({"type": "UNSUBSCRIBE", "channels": ["ACCOUNT_HISTORY"]});
     // A minute may turn once while this runs, so the window may start afresh once.
@@ -387,10 +394,7 @@ async fn account_snapshots_count_against_the_holders_rate_limit() {
 /// accounts' keys cannot read snapshots past the limit. A refused key is not taken.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn switching_accounts_counts_against_the_holders_rate_limit() {
-    const LIMIT: u32 = 3;
-    let mut settings = common::settings(common::data_dir());
-    settings.rate_limit_per_minute = LIMIT;
-    let x = Exchange::with(settings).await;
+    let x = limited_to(LIMIT).await;
     let mut ws = follow_history(&x, &x.trader.key).await;
     history_snapshots(&mut ws).await;
     let keys = [&x.sub, &x.trader];
