@@ -277,16 +277,16 @@ impl KeyStore {
         Ok(())
     }
 
-    /// Creates, stores and returns a new key for `account` with `scopes`.
+    /// Creates and stores a new key for `account` with `scopes`; its text and its record.
     pub fn create(
         &self,
         holder: HolderId,
         account: AccountId,
         scopes: Vec<Scope>,
-    ) -> Result<String, KeyFileError> {
+    ) -> Result<(String, KeyRecord), KeyFileError> {
         let (key, record) = KeyRecord::generate(holder, account, scopes)?;
-        self.insert(record, true)?;
-        Ok(key)
+        self.insert(record.clone(), true)?;
+        Ok((key, record))
     }
 
     /// The key with `digest` as [`KeyStore::revoke`] would revoke it, changing nothing:
@@ -398,7 +398,7 @@ mod tests {
         let _ = std::fs::remove_file(&file);
         let store = KeyStore::open(Some(file.clone())).expect("open");
         assert!(store.is_empty());
-        let key = store
+        let (key, _) = store
             .create(HolderId(1), AccountId(2), vec![Scope::Trade])
             .expect("create");
         assert!(store.authenticate(&key).is_some());
@@ -428,7 +428,7 @@ mod tests {
         assert!(refused.is_err(), "{refused:?}");
         assert!(store.is_empty(), "nothing kept");
         std::fs::remove_dir(file.with_file_name("keys.json.tmp")).expect("cleared");
-        let key = store
+        let (key, _) = store
             .create(HolderId(1), AccountId(3), vec![Scope::Trade])
             .expect("create");
         let written: Vec<KeyRecord> =
@@ -447,7 +447,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         let file = dir.join("keys.json");
         let store = KeyStore::open(Some(file.clone())).expect("open");
-        let key = store
+        let (key, _) = store
             .create(HolderId(1), AccountId(2), vec![Scope::Trade])
             .expect("create");
         let digest = digest_of(&key);
@@ -475,7 +475,7 @@ mod tests {
     #[test]
     fn a_poisoned_lock_still_keeps_and_finds_keys() {
         let store = Arc::new(KeyStore::open(None).expect("open"));
-        let first = store
+        let (first, _) = store
             .create(HolderId(1), AccountId(2), vec![Scope::Trade])
             .expect("create");
         let poisoner = store.clone();
@@ -487,7 +487,7 @@ mod tests {
         })
         .join();
         assert!(poisoned.is_err() && store.records.is_poisoned() && store.keys.is_poisoned());
-        let second = store
+        let (second, _) = store
             .create(HolderId(1), AccountId(3), vec![Scope::Trade])
             .expect("create");
         assert!(!store.is_empty());

@@ -13,7 +13,7 @@ use crate::auth::Admin;
 use crate::body::Body;
 use crate::error::ApiError;
 use crate::format::iso_ms;
-use crate::keys::{ApiKey, KeyRecord, RevokeError, Scope, digest_of, hex, unhex};
+use crate::keys::{ApiKey, RevokeError, Scope, digest_of, hex, unhex};
 use crate::state::Shared;
 use crate::wire::admin::{
     AccountBody, AccountClosed, ClockBody, Done, EngineStateBody, HolderCreated, IndexPriceBody,
@@ -236,17 +236,11 @@ pub async fn create_key(
     let holder = state.engine(move |e| e.holder_of(account)).await??;
     let keys = state.keys.clone();
     let issued = scopes.clone();
-    let key = tokio::task::spawn_blocking(move || keys.create(holder, account, issued))
+    let (key, record) = tokio::task::spawn_blocking(move || keys.create(holder, account, issued))
         .await
         .map_err(|_| ApiError::Internal("the key writer task failed"))?
         .map_err(|_| ApiError::Internal("the key store could not be written"))?;
     if let Some(group) = &state.group_keys {
-        let record = KeyRecord {
-            digest: hex(&digest_of(&key)),
-            holder: holder.0,
-            account: account.0,
-            scopes: scopes.clone(),
-        };
         (crate::group_keys::publish(group, &record).await)
             .map_err(|_| ApiError::Internal("the key was not shared with the group"))?;
     }
