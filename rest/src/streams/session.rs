@@ -539,12 +539,13 @@ impl Session {
     /// does (counted against its holder's window; past it the key is not taken).
     async fn authenticate(&mut self, state: &Shared, key: Arc<ApiKey>) -> Vec<String> {
         let account = key.account;
+        // What starts again: the private channels, when the account changes.
         let switched = self.key.as_ref().is_some_and(|k| k.account != account);
         let private: Vec<(Channel, BTreeSet<Topic>)> = (self.subscribed.iter())
-            .filter(|(channel, _)| channel.is_private())
+            .filter(|(channel, _)| switched && channel.is_private())
             .map(|(channel, topics)| (*channel, topics.clone()))
             .collect();
-        if switched && !private.is_empty() {
+        if !private.is_empty() {
             let window = state.keys.holder_window(key.holder);
             if !window.admit(state.minute(), state.rate_limit) {
                 return vec![error(state, "RATELIMIT", "SYSTEM", None)];
@@ -552,7 +553,7 @@ impl Session {
         }
         self.key = Some(key);
         let mut frames = vec![self.answer(state, "AUTHENTICATED", false)];
-        if !switched || private.is_empty() {
+        if private.is_empty() {
             return frames;
         }
         // Before the snapshots are read: the frames after them must be made.
