@@ -47,6 +47,7 @@ from .errors import (
     PermissionDenied,
     StorageError,
     UnknownReference,
+    _Closed,
 )
 
 __all__ = [
@@ -530,6 +531,12 @@ class Engine:
         as ``trades(after=...)`` to read only what comes next."""
         return self._native.last_trade_id()
 
+    @property
+    def oldest_trade_id(self) -> int:
+        """Number of the oldest trade :meth:`trades` can still return (the next trade's when
+        none is kept): older ones went past :meth:`set_history_limits` or the 31-day window."""
+        return self._native.oldest_trade_id()
+
     def fees_collected(self) -> dict[str, Decimal]:
         """Fees the exchange collected, by currency."""
         return {code: Decimal(v) for code, v in self._native.fees_collected().items()}
@@ -585,10 +592,3 @@ class Engine:
         """The events since the last call, oldest first (prices in ticks, amounts in lots);
         :class:`InvalidArgument` for an engine made with ``keep_events=False``."""
         return iter(self._native.poll_events())
-
-
-class _Closed:
-    """Stands in for the native engine of a closed :class:`Engine`: every use refuses."""
-
-    def __getattr__(self, name: str) -> Any:
-        raise InvalidArgument(9003, "INVALID_ARGUMENT", f"engine is closed ({name})")

@@ -3,6 +3,8 @@ subclasses by what went wrong, chosen once from the code by :func:`error_for`.""
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class MatchbookError(Exception):
     """Any refusal by the engine or the bindings.
@@ -102,3 +104,10 @@ def error_for(code: int, name: str, message: str) -> MatchbookError:
     """The exception for an engine code (called by the native module for every error)."""
     cls = _BY_CODE.get(code) or _BY_GROUP.get(code // 1000, MatchbookError)
     return cls(code, name, message)
+
+
+class _Closed:
+    """Stands in for the native engine of a closed ``Engine``: every use refuses."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise InvalidArgument(9003, "INVALID_ARGUMENT", f"engine is closed ({name})")

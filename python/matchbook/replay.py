@@ -210,6 +210,12 @@ class Replay:
         # The newest number first: a look reads past the other instruments' trades once,
         # not again at every look until this one trades.
         newest = self.engine.last_trade_id
+        if self.engine.oldest_trade_id > self._last_trade + 1:
+            # Trades since the last look went past the history limits: what they filled
+            # is read from the venue's open orders instead.
+            self._forget_filled()
+            self._last_trade = newest
+            return
         trades = self.engine.trades(self._last_trade, self.instrument)
         self._last_trade = max(newest, int(trades["id"][-1]) if len(trades["id"]) else 0)
         for side in ("maker", "taker"):

@@ -395,6 +395,11 @@ impl NativeEngine {
         Ok(d)
     }
 
+    /// Number of the oldest trade history still holds (the next trade's when it holds none).
+    fn oldest_trade_id(&self, py: Python<'_>) -> PyResult<u64> {
+        Ok(self.market_data(py)?.trades().first_retained())
+    }
+
     /// Trades numbered after `after` (all retained by default) as numpy columns, prices in
     /// ticks and amounts in lots of each trade's instrument.
     #[pyo3(signature = (after = 0, instrument = None))]

@@ -276,3 +276,27 @@ def test_each_look_at_the_trades_starts_after_the_newest_the_last_one_saw() -> N
                eth_trade)
     assert len(afters) >= 5
     assert all(after >= seen for after, seen in zip(afters, newest_seen)), (afters, newest_seen)
+
+
+def test_the_venue_queues_follow_a_sweep_past_the_trade_history_limit() -> None:
+    """A look at the trades reads those made since the last one; with a trade history
+    limit smaller than one step's trades the oldest of them were already dropped, and the
+    venue orders they filled stayed in the queues: the next recorded size of such a level
+    was taken as resting already, so the book held less than the table (0.01 of 0.02
+    here). The replay now sees the gap and reads the venue's open orders instead."""
+    engine = matchbook.Engine({}, start_time=START)
+    engine.set_history_limits(trades=5)
+    replay = Replay(engine, "BTC_EUR", START)
+    levels = [f"{60000 + i}.00" for i in range(30)]
+    replay.run(rows(
+        *[(0, "snapshot", "SELL", price, "0.01") for price in levels],
+        (1, "trade", "BUY", levels[-1], "0.30"),  # 30 venue orders filled in one step
+        (2, "update", "SELL", levels[0], "0.02"),
+    ))
+    held: dict[tuple[str, Decimal], list[list[Any]]] = {}
+    for o in sorted(engine.open_orders(replay.venue), key=lambda o: o["id"]):
+        held.setdefault((o["side"], o["price"]), []).append(
+            [o["handle"], o["amount"] - o["filled"]])
+    assert replay._levels == held
+    assert engine.oldest_trade_id == engine.last_trade_id - 4 == engine.trades()["id"][0]
+    assert engine.book("BTC_EUR")["asks"][0][:2] == (D(levels[0]), D("0.02"))
