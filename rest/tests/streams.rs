@@ -88,6 +88,47 @@ async fn a_message_over_the_size_limit_is_refused_before_it_is_held() {
     x.stop().await;
 }
 
+/// A session could send `AUTHENTICATE` with a new guess as often as it liked, where REST
+/// counts every request without a valid key against the client address's window. Failed
+/// attempts now count against that window; past it the session gets `RATELIMIT` and is
+/// closed (1008), and a new one is refused at the upgrade. A valid key is not counted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_authentications_count_against_the_address_window() {
+    const LIMIT: u32 = 4;
+    let mut s = settings(data_dir());
+    s.public_rate_limit_per_minute = LIMIT;
+    let x = Exchange::with(s).await;
+    let mut ws = connect(&x, "/ws").await;
+    let authenticate = |token: &str| json!({"type": "AUTHENTICATE", "api_token": token});
+    // A minute may turn once while this runs, so the window may start afresh once.
+    let mut failures = 0;
+    let refused = loop {
+        send(&mut ws, authenticate(&x.trader.key)).await;
+        assert_eq!(next(&mut ws).await["type"], "AUTHENTICATED");
+        send(&mut ws, authenticate("mb_not-a-key")).await;
+        let answer = next(&mut ws).await;
+        if answer["error"] != "AUTHENTICATION_FAILED" {
+            break answer;
+        }
+        failures += 1;
+        assert!(failures <= 2 * LIMIT, "{failures} failed attempts answered");
+    };
+    assert_eq!(refused["error"], "RATELIMIT", "{refused}");
+    assert!(
+        failures >= LIMIT - 1,
+        "the upgrade and {failures} failures were admitted"
+    );
+    assert_eq!(close_code(&mut ws).await, Some(CloseCode::Policy));
+    let again = tokio_tungstenite::connect_async(format!("ws://{}/ws", x.server.addr)).await;
+    match again {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+        }
+        other => panic!("a new session was not refused: {:?}", other.map(|r| r.1)),
+    }
+    x.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn session_errors_are_frames_and_the_session_goes_on() {
     let x = exchange().await;

@@ -34,6 +34,8 @@ const CLOSE_NOT_JSON: u16 = 4000;
 const CLOSE_SLOW: u16 = 4001;
 /// Close code after `AUTHENTICATION_FAILED` for a key revoked while the session used it.
 const CLOSE_REVOKED: u16 = 4003;
+/// Close code after `RATELIMIT` for failed `AUTHENTICATE`s (RFC 6455's "policy violation").
+const CLOSE_POLICY: u16 = 1008;
 /// Close code for a message over [`super::MAX_MESSAGE_BYTES`] (RFC 6455's "message too big").
 const CLOSE_TOO_BIG: u16 = 1009;
 /// How long a closing frame may take to go out to a client that does not read.
@@ -303,7 +305,13 @@ impl Session {
                 let key = state.keys.authenticate(&api_token);
                 match key.filter(|key| !key.has_any(&[Scope::Admin])) {
                     Some(key) => self.authenticate(state, key).await,
-                    None => vec![error(state, "AUTHENTICATION_FAILED", "SYSTEM", None)],
+                    None if self.address_admits(state) => {
+                        vec![error(state, "AUTHENTICATION_FAILED", "SYSTEM", None)]
+                    }
+                    None => {
+                        let refused = error(state, "RATELIMIT", "SYSTEM", None);
+                        return Reply::Close(refused, CLOSE_POLICY);
+                    }
                 }
             }
             ClientMessage::Subscribe { channels } => {
@@ -474,13 +482,7 @@ impl Session {
                 .filter(|id| !subscribed.is_some_and(|s| s.contains(id)))
                 .count()
         };
-        let books = match self.peer {
-            Some(ip) => (0..new(Channel::OrderBook)).all(|_| {
-                (state.address_windows).admit(ip, state.minute(), state.public_rate_limit)
-            }),
-            None => true,
-        };
-        books
+        (0..new(Channel::OrderBook)).all(|_| self.address_admits(state))
             && self.key.as_ref().is_none_or(|key| {
                 let window = state.keys.holder_window(key.holder);
                 (0..new(Channel::AccountHistory))
@@ -532,6 +534,15 @@ impl Session {
             cancel_at: cancel_at.flatten(),
             stamp: Stamp::of(outcome.time),
         })
+    }
+
+    /// Counts one request against the client address's public window (a session with no
+    /// address, in-process, is not limited): an order book snapshot, or a failed
+    /// `AUTHENTICATE` as REST counts a request without a valid key, so that keys cannot be
+    /// guessed on one connection faster than REST lets them be.
+    fn address_admits(&self, state: &Shared) -> bool {
+        let window = &state.address_windows;
+        (self.peer).is_none_or(|ip| window.admit(ip, state.minute(), state.public_rate_limit))
     }
 
     /// A valid `AUTHENTICATE`. The private channels subscribed follow the key: one of
