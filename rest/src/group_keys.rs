@@ -4,6 +4,7 @@
 //! applied to its key store as it arrives. So a key issued through any node works on every
 //! node, a new leader included, and a key revoked anywhere is refused everywhere.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,6 +13,9 @@ use matchbook_replica::group_keys::{GroupKeys, KeyChange};
 
 use crate::keys::{KeyRecord, KeyStore, RevokeError, unhex};
 use crate::server::ServerError;
+
+/// Most changes of the group's keys applied with one write of the key file.
+const MOST_APPLIED_TOGETHER: usize = 1_024;
 
 /// Publishes the key file's keys to `group`, then applies the group's keys and
 /// revocations to `keys` for as long as the server runs.
@@ -23,12 +27,14 @@ pub(crate) async fn share(keys: Arc<KeyStore>, group: &GroupKeys) -> Result<(), 
     let first = group.watch().await.map_err(failed)?;
     let group = group.clone();
     tokio::spawn(async move {
-        let mut changes = Box::pin(first);
+        // The changes that have arrived are applied together, so a node that joins a group
+        // of thousands of keys writes its key file a few times, not once per key.
+        let mut changes = Box::pin(first.ready_chunks(MOST_APPLIED_TOGETHER));
         loop {
-            while let Some(change) = changes.next().await {
+            while let Some(batch) = changes.next().await {
                 let keys = keys.clone();
-                let applied = tokio::task::spawn_blocking(move || apply(&keys, change)).await;
-                if let Ok(Err(problem)) = applied {
+                let applied = tokio::task::spawn_blocking(move || apply(&keys, batch)).await;
+                for problem in applied.unwrap_or_default() {
                     tracing::warn!(%problem, "a key change of the group was not applied here");
                 }
             }
@@ -37,7 +43,7 @@ pub(crate) async fn share(keys: Arc<KeyStore>, group: &GroupKeys) -> Result<(), 
             tracing::warn!("the group's keys stopped arriving; watching them again");
             tokio::time::sleep(Duration::from_secs(1)).await;
             if let Ok(again) = group.watch().await {
-                changes = Box::pin(again);
+                changes = Box::pin(again.ready_chunks(MOST_APPLIED_TOGETHER));
             }
         }
     });
@@ -53,24 +59,102 @@ pub(crate) async fn publish(
     group.issue(&record.digest, &text).await
 }
 
-/// One change of the group's keys, applied to this node's store.
-fn apply(keys: &KeyStore, change: KeyChange) -> Result<(), String> {
-    match change {
-        KeyChange::Issued { digest, record } => {
-            let record: KeyRecord = serde_json::from_slice(&record)
-                .map_err(|e| format!("key {digest}: record not readable: {e}"))?;
-            let known = unhex(&record.digest).is_some_and(|d| keys.knows(&d));
-            if !known {
-                keys.insert(record, true).map_err(|e| e.to_string())?;
+/// Changes of the group's keys, applied to this node's store: the keys it does not know
+/// yet with one write of its key file, then the revocations. What could not be applied.
+fn apply(keys: &KeyStore, changes: Vec<KeyChange>) -> Vec<String> {
+    let (mut problems, mut issued, mut revoked) = (Vec::new(), Vec::new(), Vec::new());
+    let mut new = HashSet::new();
+    for change in changes {
+        match change {
+            KeyChange::Issued { digest, record } => {
+                match serde_json::from_slice::<KeyRecord>(&record) {
+                    Ok(record) => match unhex(&record.digest) {
+                        Some(d) if keys.knows(&d) || !new.insert(d) => {}
+                        Some(_) => issued.push(record),
+                        None => problems.push(format!("key {digest}: not a digest")),
+                    },
+                    Err(e) => problems.push(format!("key {digest}: record not readable: {e}")),
+                }
             }
-            Ok(())
+            KeyChange::Revoked { digest } => revoked.push(digest),
         }
-        KeyChange::Revoked { digest } => {
-            let digest = unhex(&digest).ok_or_else(|| format!("key {digest}: not a digest"))?;
-            match keys.revoke(&digest) {
-                Ok(_) | Err(RevokeError::NotFound) => Ok(()),
-                Err(e) => Err(e.to_string()),
-            }
+    }
+    if !issued.is_empty()
+        && let Err(e) = keys.insert_all(issued, true)
+    {
+        problems.push(e.to_string());
+    }
+    for digest in revoked {
+        let Some(bytes) = unhex(&digest) else {
+            problems.push(format!("key {digest}: not a digest"));
+            continue;
+        };
+        match keys.revoke(&bytes) {
+            Ok(_) | Err(RevokeError::NotFound) => {}
+            Err(e) => problems.push(e.to_string()),
         }
+    }
+    problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::Scope;
+    use matchbook::{AccountId, HolderId};
+
+    fn issued(record: &KeyRecord) -> KeyChange {
+        KeyChange::Issued {
+            digest: record.digest.clone(),
+            record: serde_json::to_vec(record).expect("record"),
+        }
+    }
+
+    /// A batch of the group's changes: new keys are kept (once each, also in the key file),
+    /// a key revoked later in the batch is not, one already known is left as it is, and a
+    /// record that cannot be read is named without holding the others back.
+    #[test]
+    fn a_batch_of_changes_ends_as_the_changes_one_by_one_would() {
+        let dir = std::env::temp_dir().join(format!("mb-group-keys-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let file = dir.join("keys.json");
+        let keys = KeyStore::open(Some(file.clone())).expect("open");
+        let record = |i| {
+            (KeyRecord::generate(HolderId(i), AccountId(i), vec![Scope::Trade]))
+                .expect("key")
+                .1
+        };
+        let (a, b, known) = (record(1), record(2), record(3));
+        keys.insert(known.clone(), true).expect("known");
+        let batch = vec![
+            issued(&a),
+            issued(&b),
+            issued(&a),
+            KeyChange::Issued {
+                digest: "beef".into(),
+                record: b"{".to_vec(),
+            },
+            issued(&known),
+            KeyChange::Revoked {
+                digest: b.digest.clone(),
+            },
+        ];
+        let problems = apply(&keys, batch);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].starts_with("key beef: record not readable"));
+        let digests = |store: &KeyStore| {
+            let mut d: Vec<String> = store.records().into_iter().map(|r| r.digest).collect();
+            d.sort();
+            d
+        };
+        let mut want = vec![a.digest.clone(), known.digest.clone()];
+        want.sort();
+        assert_eq!(digests(&keys), want);
+        let reopened = KeyStore::open(Some(file)).expect("reopen");
+        assert_eq!(digests(&reopened), want, "the key file holds the same keys");
+        let b_digest = unhex(&b.digest).expect("digest");
+        assert!(!keys.knows(&b_digest) && !reopened.knows(&b_digest));
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
