@@ -44,10 +44,17 @@ fn key_of(headers: &HeaderMap, state: &Shared) -> Result<Arc<ApiKey>, ApiError> 
     if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
         return Err(ApiError::Unauthorized("INVALID_APIKEY"));
     }
-    state
-        .keys
-        .authenticate(token.trim())
-        .ok_or(ApiError::Unauthorized("INVALID_APIKEY"))
+    let token = token.trim();
+    state.keys.authenticate(token).ok_or_else(|| {
+        // The public exchange's code for a key that was valid once (clients map both to
+        // an authentication error; this one tells a holder to ask for a new key).
+        let revoked = state.keys.was_revoked(token);
+        ApiError::Unauthorized(if revoked {
+            "APIKEY_REVOKED"
+        } else {
+            "INVALID_APIKEY"
+        })
+    })
 }
 
 impl FromRequestParts<Shared> for Caller {

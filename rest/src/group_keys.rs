@@ -89,9 +89,12 @@ fn apply(keys: &KeyStore, changes: Vec<KeyChange>) -> Vec<String> {
             problems.push(format!("key {digest}: not a digest"));
             continue;
         };
-        match keys.revoke(&bytes) {
-            Ok(_) | Err(RevokeError::NotFound) => {}
-            Err(e) => problems.push(e.to_string()),
+        let revoked = match keys.revoke(&bytes) {
+            Err(RevokeError::NotFound) => keys.remember_revoked(&bytes).map_err(Into::into),
+            other => other.map(|_| ()),
+        };
+        if let Err(e) = revoked {
+            problems.push(e.to_string());
         }
     }
     problems

@@ -2,7 +2,7 @@
 //! holder, account and scopes, compared in constant time, and revoked at once. The key
 //! file in the data directory is rewritten (to a temporary file, then renamed) whenever a
 //! key is added or revoked; keys the configuration file declares live there, never in the
-//! key file.
+//! key file. Revoked keys' digests are kept apart ([`crate::revoked_keys`]).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::ratelimit::RateWindow;
+use crate::revoked_keys::{REVOKED_KEYS, RevokedKeys};
 
 /// What a key may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
@@ -176,6 +177,9 @@ pub struct KeyStore {
     configured: RwLock<HashSet<[u8; 32]>>,
     holder_limits: RwLock<HashMap<HolderId, Arc<RateWindow>>>,
     file: Option<PathBuf>,
+    /// Keys revoked: never accepted again, from the key file, the configuration or the
+    /// group.
+    revoked: RevokedKeys,
 }
 
 /// SHA-256 of a key text.
@@ -210,8 +214,10 @@ pub fn generate_key() -> Result<String, getrandom::Error> {
 impl KeyStore {
     /// A store persisted to `file` (when given), loaded with what it already holds.
     pub fn open(file: Option<PathBuf>) -> Result<Self, KeyFileError> {
+        let revoked = file.as_ref().map(|f| f.with_file_name(REVOKED_KEYS));
         let store = Self {
             file,
+            revoked: RevokedKeys::open(revoked)?,
             ..Self::default()
         };
         if let Some(path) = &store.file
@@ -239,16 +245,25 @@ impl KeyStore {
     }
 
     /// Accepts the keys a configuration file declares. They are not written to the key
-    /// file, so one taken out of the configuration is refused from the next start on.
-    pub fn insert_configured(&self, records: &[KeyRecord]) -> Result<(), KeyFileError> {
-        let keys = (records.iter())
+    /// file, so one taken out of the configuration is refused from the next start on. A
+    /// revoked one stays refused: its digest is returned.
+    pub fn insert_configured(&self, records: &[KeyRecord]) -> Result<Vec<String>, KeyFileError> {
+        let mut keys = (records.iter())
             .map(ApiKey::of)
             .collect::<Result<Vec<_>, KeyFileError>>()?;
+        let mut refused = Vec::new();
+        keys.retain(|(digest, _)| {
+            let revoked = self.revoked.contains(digest);
+            if revoked {
+                refused.push(hex(digest));
+            }
+            !revoked
+        });
         // Keys change under the records' lock (see `revoke`).
         let _writing = write(&self.records);
         write(&self.configured).extend(keys.iter().map(|(digest, _)| *digest));
         write(&self.keys).extend(keys);
-        Ok(())
+        Ok(refused)
     }
 
     /// Adds a key; with `persist`, the key file is written first, and a key it could not
@@ -257,14 +272,19 @@ impl KeyStore {
         self.insert_all(vec![record], persist)
     }
 
-    /// Adds keys together: with `persist`, one write of the key file holds them all first,
-    /// so either every one is kept or none is. The file is written under the records'
-    /// lock, so two keys created at once cannot write their lists in the other order and
-    /// drop one.
+    /// Adds keys together (but revoked ones): with `persist`, one write of the key file
+    /// holds them all first, so either every one is kept or none is. The file is written
+    /// under the records' lock, so two keys created at once cannot write their lists in
+    /// the other order and drop one.
     pub fn insert_all(&self, records: Vec<KeyRecord>, persist: bool) -> Result<(), KeyFileError> {
-        let keys = (records.iter())
-            .map(ApiKey::of)
-            .collect::<Result<Vec<_>, KeyFileError>>()?;
+        let (mut records, mut keys) = (records, Vec::new());
+        for record in std::mem::take(&mut records) {
+            let (digest, key) = ApiKey::of(&record)?;
+            if !self.revoked.contains(&digest) {
+                keys.push((digest, key));
+                records.push(record);
+            }
+        }
         let mut stored = write(&self.records);
         if let (Some(path), true) = (&self.file, persist) {
             let mut written = stored.clone();
@@ -302,19 +322,23 @@ impl KeyStore {
         Ok(Revoked { key, configured })
     }
 
-    /// Revokes the key with `digest`: the key file is written without it first (if that
-    /// fails, nothing changed), then the key is refused at once, by every request and by
-    /// the stream sessions it authenticated.
+    /// Revokes the key with `digest`: its digest is written to the revoked keys' file
+    /// first (if that fails, nothing changed), then the key is refused at once, by every
+    /// request and by the stream sessions it authenticated, and the key file is written
+    /// without it (a key file that keeps it, the write failing, is read without it).
     pub fn revoke(&self, digest: &[u8; 32]) -> Result<Revoked, RevokeError> {
         // Keys change only under the records' lock: the count of admin keys holds.
         let mut stored = write(&self.records);
         let revoked = self.revocable(digest)?;
+        self.revoked.add(*digest)?;
         let kept: Vec<KeyRecord> = (stored.iter())
             .filter(|r| unhex(&r.digest).as_ref() != Some(digest))
             .cloned()
             .collect();
-        if let (Some(path), true) = (&self.file, kept.len() != stored.len()) {
-            write_atomically(path, &kept)?;
+        if let (Some(path), true) = (&self.file, kept.len() != stored.len())
+            && let Err(problem) = write_atomically(path, &kept)
+        {
+            tracing::warn!(%problem, "a revoked key stays in the key file until its next write");
         }
         *stored = kept;
         write(&self.keys).remove(digest);
@@ -325,6 +349,17 @@ impl KeyStore {
     /// The records of the key file (the keys issued through the admin listener).
     pub fn records(&self) -> Vec<KeyRecord> {
         read(&self.records).clone()
+    }
+
+    /// Records the key with `digest` as revoked though this store does not hold it (a
+    /// revocation the replicated group made), so it is refused as revoked here too.
+    pub fn remember_revoked(&self, digest: &[u8; 32]) -> Result<(), KeyFileError> {
+        self.revoked.add(*digest)
+    }
+
+    /// Whether `presented` is the text of a revoked key.
+    pub fn was_revoked(&self, presented: &str) -> bool {
+        self.revoked.contains(&digest_of(presented))
     }
 
     /// Whether a key with `digest` is accepted.
@@ -441,31 +476,36 @@ mod tests {
     /// A revocation the key file cannot take changes nothing: the key stays valid in
     /// memory as in the file, and the operator is told.
     #[test]
-    fn a_revocation_the_file_could_not_take_changes_nothing() {
+    fn a_revocation_is_made_once_the_revoked_keys_file_takes_it() {
         let dir = std::env::temp_dir().join(format!("mb-keys-revoke-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("dir");
         let file = dir.join("keys.json");
         let store = KeyStore::open(Some(file.clone())).expect("open");
-        let (key, _) = store
-            .create(HolderId(1), AccountId(2), vec![Scope::Trade])
-            .expect("create");
+        let create = || (store.create(HolderId(1), AccountId(2), vec![Scope::Trade])).expect("key");
+        let (key, _) = create();
         let digest = digest_of(&key);
-        std::fs::create_dir(file.with_file_name("keys.json.tmp")).expect("in the way");
+        let in_the_way = |name: &str| file.with_file_name(format!("{name}.tmp"));
+        std::fs::create_dir(in_the_way(REVOKED_KEYS)).expect("in the way");
         let refused = store.revoke(&digest);
         assert!(matches!(refused, Err(RevokeError::File(_))), "{refused:?}");
         let found = store.authenticate(&key).expect("still valid");
-        assert!(!found.is_revoked());
-        std::fs::remove_dir(file.with_file_name("keys.json.tmp")).expect("cleared");
+        assert!(!found.is_revoked() && !store.was_revoked(&key));
+        std::fs::remove_dir(in_the_way(REVOKED_KEYS)).expect("cleared");
         let revoked = store.revoke(&digest).expect("revoked");
         assert!(revoked.key.is_revoked() && found.is_revoked() && !revoked.configured);
-        assert!(store.authenticate(&key).is_none());
+        assert!(store.authenticate(&key).is_none() && store.was_revoked(&key));
         assert!(matches!(store.revoke(&digest), Err(RevokeError::NotFound)));
+        // The key file cannot be written: the revocation stands all the same.
+        let (other, _) = create();
+        std::fs::create_dir(in_the_way("keys.json")).expect("in the way");
+        store.revoke(&digest_of(&other)).expect("revoked");
+        let text = std::fs::read_to_string(&file).expect("key file");
+        assert!(text.contains(&hex(&digest_of(&other))), "the file kept it");
         let reopened = KeyStore::open(Some(file)).expect("reopen");
-        assert!(
-            reopened.authenticate(&key).is_none(),
-            "gone from the file too"
-        );
+        for gone in [&key, &other] {
+            assert!(reopened.authenticate(gone).is_none() && reopened.was_revoked(gone));
+        }
         let _ = std::fs::remove_dir_all(dir);
     }
 

@@ -37,6 +37,7 @@ pub mod openapi;
 pub mod params;
 pub mod ratelimit;
 pub mod records;
+pub mod revoked_keys;
 pub mod routes;
 pub mod server;
 pub mod setup;

@@ -257,7 +257,9 @@ pub async fn install_keys(
             scopes: k.scopes.clone(),
         });
     }
-    state.keys.insert_configured(&configured)?;
+    for digest in state.keys.insert_configured(&configured)? {
+        tracing::warn!(%digest, "the configuration declares a revoked key: it stays revoked");
+    }
     if !settings.demo || !issue_demo_keys || !state.keys.is_empty() {
         return Ok(Vec::new());
     }

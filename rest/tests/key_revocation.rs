@@ -1,8 +1,9 @@
 //! Listing API keys (`GET /admin/keys`, digests only) and revoking one (`POST
 //! /admin/keys/revoke`): refused at once by REST and by the stream sessions it
-//! authenticated, still refused after a restart, named by its text or its digest; the
-//! last admin key stays; keys the configuration declares never go into the key file, so
-//! taking one out of the configuration revokes it; a key is issued with a scope at least.
+//! authenticated (401 `APIKEY_REVOKED`), still refused after a restart (a configured one
+//! too), named by its text or its digest; the last admin key stays; keys the
+//! configuration declares never go into the key file, so taking one out of the
+//! configuration revokes it; a key is issued with a scope at least.
 
 mod common;
 
@@ -89,12 +90,18 @@ async fn a_revoked_key_is_refused_at_once_and_after_a_restart() {
     assert_eq!(v["account_id"], account.as_str());
     assert_eq!(v["scopes"], json!(["TRADE"]));
     assert_eq!(v["in_configuration"], false);
+    // The public exchange's code for a revoked key (it was INVALID_APIKEY, as for a typo).
     let (status, v) = x.get("/v1/account/balances", Some(&leaked)).await;
     assert_eq!(
         (status, code(&v)),
-        (StatusCode::UNAUTHORIZED, "INVALID_APIKEY")
+        (StatusCode::UNAUTHORIZED, "APIKEY_REVOKED")
     );
     let (status, v) = x.order(&leaked, "BUY", "100.00", "0.1", json!({})).await;
+    assert_eq!(
+        (status, code(&v)),
+        (StatusCode::UNAUTHORIZED, "APIKEY_REVOKED")
+    );
+    let (status, v) = x.get("/v1/account/balances", Some("mb_never-issued")).await;
     assert_eq!(
         (status, code(&v)),
         (StatusCode::UNAUTHORIZED, "INVALID_APIKEY")
@@ -128,13 +135,14 @@ async fn a_revoked_key_is_refused_at_once_and_after_a_restart() {
     let http = reqwest::Client::new();
     let balances = format!("http://{}/v1/account/balances", server.addr);
     for (key, expected) in [
-        (&leaked, StatusCode::UNAUTHORIZED),
-        (&reader, StatusCode::UNAUTHORIZED),
-        (&kept, StatusCode::OK),
-        (&trader, StatusCode::OK),
+        (&leaked, (StatusCode::UNAUTHORIZED, "APIKEY_REVOKED")),
+        (&reader, (StatusCode::UNAUTHORIZED, "APIKEY_REVOKED")),
+        (&kept, (StatusCode::OK, "")),
+        (&trader, (StatusCode::OK, "")),
     ] {
-        let (status, _) = send_with(http.get(&balances), key).await;
-        assert_eq!(status, expected, "{key} after the restart");
+        let (status, v) = send_with(http.get(&balances), key).await;
+        let error = v.get("error").and_then(Value::as_str).unwrap_or_default();
+        assert_eq!((status, error), expected, "{key} after the restart");
     }
     let pipeline = http.get(format!("http://{}/admin/pipeline", server.admin_addr));
     let (status, _) = send_with(pipeline, &root).await;
@@ -246,7 +254,8 @@ async fn the_last_admin_key_is_kept_until_another_is_issued() {
 
 /// A key declared in the configuration was written into the key file with the next key
 /// issued through the admin listener, so taking it out of the configuration (the way to
-/// retire it) left it valid for good.
+/// retire it) left it valid for good. Revoked through the admin listener, it came back at
+/// the next start while the configuration still declared it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_configured_key_stays_out_of_the_key_file() {
     let (configured, admin) = ("mb_configured_trading_key", "mb_configured_admin_key");
@@ -300,6 +309,19 @@ async fn a_configured_key_stays_out_of_the_key_file() {
         configured_flags,
         [("ADMIN", true), ("READ_ONLY", false)],
         "the configured admin key and the issued one: {listed}"
+    );
+    server.stop().await.expect("clean stop");
+
+    // Still declared by the configuration: it came back at the next start; it stays
+    // revoked now, as it does in a replicated group.
+    let server = matchbook_rest::Server::start(config(&both))
+        .await
+        .expect("restarts");
+    let balances = http.get(format!("http://{}/v1/account/balances", server.addr));
+    let (status, v) = send_with(balances, configured).await;
+    assert_eq!(
+        (status, code(&v)),
+        (StatusCode::UNAUTHORIZED, "APIKEY_REVOKED")
     );
     server.stop().await.expect("clean stop");
 

@@ -95,8 +95,8 @@ async fn keys_are_the_groups(keys: &Value, leader: &Process, follower: &Process)
         "revoked on the follower at once"
     );
     let refused_by_leader = || async {
-        let (status, _) = common::group::get(&leader.base, "/v1/account/balances", reader).await;
-        status == StatusCode::UNAUTHORIZED
+        let (status, v) = common::group::get(&leader.base, "/v1/account/balances", reader).await;
+        (status, v["error"].as_str()) == (StatusCode::UNAUTHORIZED, Some("APIKEY_REVOKED"))
     };
     assert!(
         within_10_s(refused_by_leader).await,
