@@ -134,8 +134,8 @@ pub enum RevokeError {
 pub struct Revoked {
     /// The key as it was.
     pub key: Arc<ApiKey>,
-    /// Whether the configuration file declares it (it comes back at the next start unless
-    /// it is taken out of the file).
+    /// Whether the configuration file declares it (it stays revoked; the file should no
+    /// longer declare it).
     pub configured: bool,
 }
 
@@ -165,6 +165,17 @@ pub enum KeyFileError {
     /// A digest that is not 64 hex digits.
     #[error("key digest {0:?} is not 64 hex digits")]
     BadDigest(String),
+    /// The revoked keys' file is not a list of digests.
+    #[error(
+        "revoked keys file {path} is damaged ({reason}); the server will not start without \
+         it, since the keys it names would be accepted again: restore it from a backup"
+    )]
+    RevokedDamaged {
+        /// File.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 /// The accepted keys and the per-holder rate windows.

@@ -30,13 +30,14 @@ impl RevokedKeys {
                 path: path.clone(),
                 source,
             })?;
+            let damaged = |reason: String| KeyFileError::RevokedDamaged {
+                path: path.clone(),
+                reason,
+            };
             let listed: Vec<String> =
-                serde_json::from_str(&text).map_err(|source| KeyFileError::Format {
-                    path: path.clone(),
-                    source,
-                })?;
+                serde_json::from_str(&text).map_err(|e| damaged(e.to_string()))?;
             for digest in listed {
-                let bytes = unhex(&digest).ok_or(KeyFileError::BadDigest(digest))?;
+                let bytes = unhex(&digest).ok_or_else(|| damaged(format!("{digest:?}")))?;
                 digests.insert(bytes);
             }
         }
@@ -99,7 +100,7 @@ mod tests {
         std::fs::write(&file, "[\"abc\"]").expect("damaged");
         assert!(matches!(
             RevokedKeys::open(Some(file)),
-            Err(KeyFileError::BadDigest(_))
+            Err(KeyFileError::RevokedDamaged { .. })
         ));
         let _ = std::fs::remove_dir_all(dir);
     }
