@@ -288,21 +288,21 @@ impl KeyStore {
     /// under the records' lock, so two keys created at once cannot write their lists in
     /// the other order and drop one.
     pub fn insert_all(&self, records: Vec<KeyRecord>, persist: bool) -> Result<(), KeyFileError> {
-        let (mut records, mut keys) = (records, Vec::new());
-        for record in std::mem::take(&mut records) {
+        let (mut kept, mut keys) = (Vec::new(), Vec::new());
+        for record in records {
             let (digest, key) = ApiKey::of(&record)?;
             if !self.revoked.contains(&digest) {
                 keys.push((digest, key));
-                records.push(record);
+                kept.push(record);
             }
         }
         let mut stored = write(&self.records);
         if let (Some(path), true) = (&self.file, persist) {
             let mut written = stored.clone();
-            written.extend(records.iter().cloned());
+            written.extend(kept.iter().cloned());
             write_atomically(path, &written)?;
         }
-        stored.extend(records);
+        stored.extend(kept);
         drop(stored);
         write(&self.keys).extend(keys);
         Ok(())
@@ -494,7 +494,7 @@ mod tests {
         let file = dir.join("keys.json");
         let store = KeyStore::open(Some(file.clone())).expect("open");
         let create = || (store.create(HolderId(1), AccountId(2), vec![Scope::Trade])).expect("key");
-        let (key, _) = create();
+        let (key, record) = create();
         let digest = digest_of(&key);
         let in_the_way = |name: &str| file.with_file_name(format!("{name}.tmp"));
         std::fs::create_dir(in_the_way(REVOKED_KEYS)).expect("in the way");
@@ -507,6 +507,11 @@ mod tests {
         assert!(revoked.key.is_revoked() && found.is_revoked() && !revoked.configured);
         assert!(store.authenticate(&key).is_none() && store.was_revoked(&key));
         assert!(matches!(store.revoke(&digest), Err(RevokeError::NotFound)));
+        store.insert(record, true).expect("nothing to insert");
+        assert!(
+            store.authenticate(&key).is_none(),
+            "a revoked key is not taken back"
+        );
         // The key file cannot be written: the revocation stands all the same.
         let (other, _) = create();
         std::fs::create_dir(in_the_way("keys.json")).expect("in the way");
