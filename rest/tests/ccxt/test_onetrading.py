@@ -1,6 +1,8 @@
 """The ccxt `onetrading` client, unchanged, against matchbook: markets, ticker, order book,
 candles, balance, create / fetch / cancel orders, and trades."""
 
+import json
+import urllib.request
 import uuid
 
 import ccxt
@@ -86,6 +88,29 @@ def test_errors_map_to_ccxt_exceptions(client):
     bad.urls["api"] = client.urls["api"]
     with pytest.raises(ccxt.AuthenticationError):
         bad.fetch_balance()
+
+
+def test_a_revoked_key_is_an_authentication_error(client, exchange_server):
+    """A key revoked through the admin listener: ccxt raises its AuthenticationError, with
+    the public exchange's APIKEY_REVOKED in the message (INVALID_APIKEY before)."""
+    keys = exchange_server["keys"]
+    admin = next(k["key"] for k in keys if "ADMIN" in k["scopes"])
+    trader = next(k for k in keys if "TRADE" in k["scopes"] and k["account"] == "main")
+
+    def post(path, body):
+        request = urllib.request.Request(
+            exchange_server["admin"] + path, data=json.dumps(body).encode(), method="POST",
+            headers={"Authorization": f"Bearer {admin}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request) as answer:
+            return json.load(answer)
+
+    issued = post("/admin/keys", {"account_id": trader["account_id"], "scopes": ["READ_ONLY"]})
+    reader = ccxt.onetrading({"apiKey": issued["key"], "enableRateLimit": False})
+    reader.urls["api"] = client.urls["api"]
+    assert "EUR" in reader.fetch_balance()["total"]
+    post("/admin/keys/revoke", {"key": issued["key"]})
+    with pytest.raises(ccxt.AuthenticationError, match="APIKEY_REVOKED"):
+        reader.fetch_balance()
 
 
 def test_fills_closed_orders_and_candle_times(client, exchange_server):
