@@ -262,6 +262,8 @@ impl KeyStore {
         let mut keys = (records.iter())
             .map(ApiKey::of)
             .collect::<Result<Vec<_>, KeyFileError>>()?;
+        // Keys change, and are revoked, under the records' lock (see `revoke`).
+        let _writing = write(&self.records);
         let mut refused = Vec::new();
         keys.retain(|(digest, _)| {
             let revoked = self.revoked.contains(digest);
@@ -270,8 +272,6 @@ impl KeyStore {
             }
             !revoked
         });
-        // Keys change under the records' lock (see `revoke`).
-        let _writing = write(&self.records);
         write(&self.configured).extend(keys.iter().map(|(digest, _)| *digest));
         write(&self.keys).extend(keys);
         Ok(refused)
@@ -288,15 +288,14 @@ impl KeyStore {
     /// under the records' lock, so two keys created at once cannot write their lists in
     /// the other order and drop one.
     pub fn insert_all(&self, records: Vec<KeyRecord>, persist: bool) -> Result<(), KeyFileError> {
-        let (mut kept, mut keys) = (Vec::new(), Vec::new());
-        for record in records {
-            let (digest, key) = ApiKey::of(&record)?;
-            if !self.revoked.contains(&digest) {
-                keys.push((digest, key));
-                kept.push(record);
-            }
-        }
+        let parsed = (records.into_iter())
+            .map(|record| ApiKey::of(&record).map(|key| (record, key)))
+            .collect::<Result<Vec<_>, KeyFileError>>()?;
+        // Checked under the lock a revocation holds: a key revoked meanwhile is not added.
         let mut stored = write(&self.records);
+        let (kept, keys): (Vec<KeyRecord>, Vec<_>) = (parsed.into_iter())
+            .filter(|(_, (digest, _))| !self.revoked.contains(digest))
+            .unzip();
         if let (Some(path), true) = (&self.file, persist) {
             let mut written = stored.clone();
             written.extend(kept.iter().cloned());
@@ -365,6 +364,7 @@ impl KeyStore {
     /// Records the key with `digest` as revoked though this store does not hold it (a
     /// revocation the replicated group made), so it is refused as revoked here too.
     pub fn remember_revoked(&self, digest: &[u8; 32]) -> Result<(), KeyFileError> {
+        let _writing = write(&self.records);
         self.revoked.add(*digest)
     }
 
