@@ -234,10 +234,7 @@ impl KeyStore {
         if let Some(path) = &store.file
             && path.exists()
         {
-            let text = std::fs::read_to_string(path).map_err(|source| KeyFileError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            let text = read_text(path)?;
             let records: Vec<KeyRecord> =
                 serde_json::from_str(&text).map_err(|source| KeyFileError::Format {
                     path: path.clone(),
@@ -412,17 +409,29 @@ impl KeyStore {
 
 /// `lock` read even if poisoned: no code panics while holding the store's locks, so what
 /// they guard is always whole, and giving up would drop keys or lift rate limits.
-fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
+pub(crate) fn read<T>(lock: &RwLock<T>) -> RwLockReadGuard<'_, T> {
     lock.read().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// `lock` written even if poisoned (see [`read`]).
-fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
+pub(crate) fn write<T>(lock: &RwLock<T>) -> RwLockWriteGuard<'_, T> {
     lock.write().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn write_atomically(path: &Path, records: &[KeyRecord]) -> Result<(), KeyFileError> {
-    let text = serde_json::to_string_pretty(records).map_err(|source| KeyFileError::Format {
+/// The text of a key file.
+pub(crate) fn read_text(path: &Path) -> Result<String, KeyFileError> {
+    std::fs::read_to_string(path).map_err(|source| KeyFileError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Writes `value` as a key file: JSON, to a temporary file, then renamed over `path`.
+pub(crate) fn write_atomically<T: Serialize + ?Sized>(
+    path: &Path,
+    value: &T,
+) -> Result<(), KeyFileError> {
+    let text = serde_json::to_string_pretty(value).map_err(|source| KeyFileError::Format {
         path: path.to_owned(),
         source,
     })?;
@@ -484,8 +493,10 @@ mod tests {
         let _ = std::fs::remove_dir_all(dir);
     }
 
-    /// A revocation the key file cannot take changes nothing: the key stays valid in
-    /// memory as in the file, and the operator is told.
+    /// A revocation the revoked keys' file cannot take changes nothing: the key stays
+    /// valid, and the operator is told. Once that file takes it, the key is refused (also
+    /// when inserted again, and after a reopen), whether the key file can be rewritten
+    /// or not.
     #[test]
     fn a_revocation_is_made_once_the_revoked_keys_file_takes_it() {
         let dir = std::env::temp_dir().join(format!("mb-keys-revoke-{}", std::process::id()));

@@ -4,11 +4,9 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::{PoisonError, RwLock};
+use std::sync::RwLock;
 
-use matchbook::store::write_file_atomically;
-
-use crate::keys::{KeyFileError, hex, unhex};
+use crate::keys::{KeyFileError, hex, read, read_text, unhex, write, write_atomically};
 
 /// Name of the revoked keys' file, beside the key file (`keys.` files are the data
 /// directory's own: `--keys-out` may not name one).
@@ -26,10 +24,7 @@ impl RevokedKeys {
     pub(crate) fn open(file: Option<PathBuf>) -> Result<Self, KeyFileError> {
         let mut digests = HashSet::new();
         if let Some(path) = file.as_ref().filter(|path| path.exists()) {
-            let text = std::fs::read_to_string(path).map_err(|source| KeyFileError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            let text = read_text(path)?;
             let damaged = |reason: String| KeyFileError::RevokedDamaged {
                 path: path.clone(),
                 reason,
@@ -49,14 +44,13 @@ impl RevokedKeys {
 
     /// Whether the key with `digest` was revoked.
     pub(crate) fn contains(&self, digest: &[u8; 32]) -> bool {
-        let digests = self.digests.read().unwrap_or_else(PoisonError::into_inner);
-        digests.contains(digest)
+        read(&self.digests).contains(digest)
     }
 
     /// Records `digest` as revoked, in the file first: if that write fails, nothing
     /// changed. Recording it again changes nothing.
     pub(crate) fn add(&self, digest: [u8; 32]) -> Result<(), KeyFileError> {
-        let mut digests = self.digests.write().unwrap_or_else(PoisonError::into_inner);
+        let mut digests = write(&self.digests);
         if digests.contains(&digest) {
             return Ok(());
         }
@@ -64,15 +58,7 @@ impl RevokedKeys {
             let mut listed: Vec<String> = digests.iter().map(|d| hex(d)).collect();
             listed.push(hex(&digest));
             listed.sort();
-            let text =
-                serde_json::to_string_pretty(&listed).map_err(|source| KeyFileError::Format {
-                    path: path.clone(),
-                    source,
-                })?;
-            write_file_atomically(path, text.as_bytes()).map_err(|source| KeyFileError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            write_atomically(path, &listed)?;
         }
         digests.insert(digest);
         Ok(())
