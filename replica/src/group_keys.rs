@@ -15,6 +15,8 @@ use crate::node::NodeConfig;
 const REVOKED: &[u8] = b"revoked";
 /// The prefix of the keys' entries in the bucket.
 const PREFIX: &str = "key.";
+/// The entry a watch writes to find the end of the keys that stand (not a key's).
+const MARK: &str = "keys-watched";
 
 /// A change of the group's keys, as the bucket holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +33,15 @@ pub enum KeyChange {
         /// Hex digest of the key text.
         digest: String,
     },
+}
+
+impl KeyChange {
+    /// Hex digest of the key changed.
+    pub fn digest(&self) -> &str {
+        match self {
+            KeyChange::Issued { digest, .. } | KeyChange::Revoked { digest } => digest,
+        }
+    }
 }
 
 /// The group's keys in its lease bucket.
@@ -72,24 +83,32 @@ impl GroupKeys {
         put.map(|_| ()).map_err(|e| self.error(e.to_string()))
     }
 
-    /// Every key's newest entry, then each change as it is published.
-    pub async fn watch(&self) -> Result<impl Stream<Item = KeyChange> + use<>, LogError> {
-        let watch = (self.store.watch_with_history(format!("{PREFIX}>")).await)
+    /// The group's keys as they stand (every key's newest entry, read to the end), then a
+    /// stream of each change published afterwards. The end of what stands is found by a
+    /// mark this call writes first: entries come in the order they were written, so once
+    /// the mark (or anything newer) has arrived, every earlier entry has.
+    pub async fn watch(
+        &self,
+    ) -> Result<(Vec<KeyChange>, impl Stream<Item = KeyChange> + use<>), LogError> {
+        let mark = (self.store.put(MARK, bytes::Bytes::new()).await)
             .map_err(|e| self.error(e.to_string()))?;
-        Ok(watch.filter_map(|entry| async move {
-            let entry = entry.ok()?;
-            let digest = entry.key.strip_prefix(PREFIX)?.to_owned();
-            match entry.operation {
-                kv::Operation::Put if entry.value.as_ref() == REVOKED => {
-                    Some(KeyChange::Revoked { digest })
-                }
-                kv::Operation::Put => Some(KeyChange::Issued {
-                    digest,
-                    record: entry.value.to_vec(),
-                }),
-                kv::Operation::Delete | kv::Operation::Purge => None,
+        let subjects = [format!("{PREFIX}>"), MARK.to_owned()];
+        let mut watch = (self.store.watch_many_with_history(subjects).await)
+            .map_err(|e| self.error(e.to_string()))?;
+        let mut standing = Vec::new();
+        loop {
+            let entry = match watch.next().await {
+                Some(entry) => entry.map_err(|e| self.error(e.to_string()))?,
+                None => return Err(self.error("the watch ended before the mark".into())),
+            };
+            let revision = entry.revision;
+            standing.extend(change_of(entry));
+            if revision >= mark {
+                break;
             }
-        }))
+        }
+        let later = watch.filter_map(|entry| async move { change_of(entry.ok()?) });
+        Ok((standing, later))
     }
 
     fn error(&self, reason: String) -> LogError {
@@ -97,5 +116,20 @@ impl GroupKeys {
             stream: "group keys".into(),
             reason,
         }
+    }
+}
+
+/// The change an entry of the bucket makes to the group's keys (none for the mark).
+fn change_of(entry: kv::Entry) -> Option<KeyChange> {
+    let digest = entry.key.strip_prefix(PREFIX)?.to_owned();
+    match entry.operation {
+        kv::Operation::Put if entry.value.as_ref() == REVOKED => {
+            Some(KeyChange::Revoked { digest })
+        }
+        kv::Operation::Put => Some(KeyChange::Issued {
+            digest,
+            record: entry.value.to_vec(),
+        }),
+        kv::Operation::Delete | kv::Operation::Purge => None,
     }
 }

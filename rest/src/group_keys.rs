@@ -1,8 +1,9 @@
-//! A node's keys shared with its replicated group: the keys of its key file go to the
-//! group's bucket when it starts (unless the group has an entry for them already), each
-//! key it issues or revokes afterwards follows, and what the other nodes publish is
-//! applied to its key store as it arrives. So a key issued through any node works on every
-//! node, a new leader included, and a key revoked anywhere is refused everywhere.
+//! A node's keys shared with its replicated group: when it starts, the group's keys and
+//! revocations are applied before it serves and the keys of its key file the group lacks
+//! go to the group's bucket; each key it issues or revokes afterwards follows, and what
+//! the other nodes publish is applied to its key store as it arrives. So a key issued
+//! through any node works on every node, a new leader included, and a key revoked
+//! anywhere is refused everywhere, also by a node that was down when it was revoked.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -17,37 +18,54 @@ use crate::server::ServerError;
 /// Most changes of the group's keys applied with one write of the key file.
 const MOST_APPLIED_TOGETHER: usize = 1_024;
 
-/// Publishes the key file's keys to `group`, then applies the group's keys and
-/// revocations to `keys` for as long as the server runs.
+/// Most keys of the key file published to the group at once when the node starts.
+const MOST_PUBLISHED_AT_ONCE: usize = 64;
+
+/// Applies the group's keys and revocations to `keys` and publishes the key file's keys
+/// the group lacks, before the node serves (a key revoked while it was down is refused
+/// from its first request); then applies the group's changes for as long as the server
+/// runs.
 pub(crate) async fn share(keys: Arc<KeyStore>, group: &GroupKeys) -> Result<(), ServerError> {
     let failed = |e: matchbook_replica::LogError| ServerError::Replication(e.to_string());
-    for record in keys.records() {
-        publish(group, &record).await.map_err(failed)?;
+    let (standing, later) = group.watch().await.map_err(failed)?;
+    let in_group: HashSet<String> = standing.iter().map(|c| c.digest().to_owned()).collect();
+    let missing = (keys.records().into_iter()).filter(|r| !in_group.contains(&r.digest));
+    let published = futures_util::stream::iter(missing)
+        .map(|record| async move { publish(group, &record).await })
+        .buffer_unordered(MOST_PUBLISHED_AT_ONCE);
+    for done in published.collect::<Vec<_>>().await {
+        done.map_err(failed)?;
     }
-    let first = group.watch().await.map_err(failed)?;
+    apply_blocking(&keys, standing).await;
     let group = group.clone();
     tokio::spawn(async move {
-        // The changes that have arrived are applied together, so a node that joins a group
-        // of thousands of keys writes its key file a few times, not once per key.
-        let mut changes = Box::pin(first.ready_chunks(MOST_APPLIED_TOGETHER));
+        // The changes that have arrived are applied together, so a burst of thousands of
+        // keys writes the key file a few times, not once per key.
+        let mut changes = Box::pin(later.ready_chunks(MOST_APPLIED_TOGETHER));
         loop {
             while let Some(batch) = changes.next().await {
-                let keys = keys.clone();
-                let applied = tokio::task::spawn_blocking(move || apply(&keys, batch)).await;
-                for problem in applied.unwrap_or_default() {
-                    tracing::warn!(%problem, "a key change of the group was not applied here");
-                }
+                apply_blocking(&keys, batch).await;
             }
             // The watch ended (the connection was lost): watch again; the entries come
             // back from the start, and applying one twice changes nothing.
             tracing::warn!("the group's keys stopped arriving; watching them again");
             tokio::time::sleep(Duration::from_secs(1)).await;
-            if let Ok(again) = group.watch().await {
+            if let Ok((standing, again)) = group.watch().await {
+                apply_blocking(&keys, standing).await;
                 changes = Box::pin(again.ready_chunks(MOST_APPLIED_TOGETHER));
             }
         }
     });
     Ok(())
+}
+
+/// [`apply`] off the async threads (it writes the key file), each problem logged.
+async fn apply_blocking(keys: &Arc<KeyStore>, changes: Vec<KeyChange>) {
+    let keys = keys.clone();
+    let applied = tokio::task::spawn_blocking(move || apply(&keys, changes)).await;
+    for problem in applied.unwrap_or_default() {
+        tracing::warn!(%problem, "a key change of the group was not applied here");
+    }
 }
 
 /// Publishes the key of `record` to `group` (nothing if the group has an entry for it).

@@ -9,7 +9,7 @@
 //! the old leader acknowledged (and the page cursor it handed out), and the survivors
 //! reach the same state hash. Keys are the group's: one issued through the leader works
 //! on a follower and, after the failover, on the new leader; one revoked on a follower is
-//! refused by the leader too.
+//! refused by the leader too, and one revoked while a node was down by its first answer.
 
 mod common;
 
@@ -22,8 +22,11 @@ use common::group::{
 use common::process::Process;
 use common::{Exchange, data_dir, settings};
 use futures_util::{SinkExt, StreamExt};
+use matchbook::{AccountId, HolderId};
 use matchbook_replica::cluster::{NatsCluster, server_binary};
+use matchbook_replica::group_keys::GroupKeys;
 use matchbook_rest::Server;
+use matchbook_rest::keys::{KeyRecord, Scope};
 use matchbook_rest::server::KEY_STORE;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -186,6 +189,60 @@ async fn a_node_on_the_replicated_log_hands_every_command_to_the_next() {
             "{id}"
         );
     }
+    b.stop().await.expect("clean stop");
+    let _ = std::fs::remove_dir_all(dir_a);
+    let _ = std::fs::remove_dir_all(dir_b);
+}
+
+/// A node that was down while one of its keys was revoked elsewhere refuses that key from
+/// its first request: the group's keys and revocations are applied before it serves. The
+/// group holds a few thousand keys, so their arrival takes a while after the node starts
+/// (the revocation is the newest entry).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_revoked_while_a_node_was_down_is_refused_by_its_first_answer() {
+    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-revoked-down");
+    let _ = std::fs::remove_dir_all(&nats);
+    let cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
+    let mut first = settings(data_dir());
+    first.replication = Some(node(&cluster, "a"));
+    let a = Exchange::with(first).await;
+    // Node b's key file is a copy of a's, taken before the revocation.
+    let (dir_a, dir_b) = (a.server.state.data_dir.clone(), data_dir());
+    std::fs::create_dir_all(&dir_b).expect("dir");
+    std::fs::copy(dir_a.join(KEY_STORE), dir_b.join(KEY_STORE)).expect("shared keys");
+    let group = GroupKeys::open(&node(&cluster, "filler"))
+        .await
+        .expect("bucket");
+    let issued = (0..3_000).map(|_| {
+        let (_, record) =
+            KeyRecord::generate(HolderId(0), AccountId(0), vec![Scope::ReadOnly]).expect("a key");
+        let text = serde_json::to_vec(&record).expect("record");
+        let group = group.clone();
+        async move { group.issue(&record.digest, &text).await }
+    });
+    let published = futures_util::stream::iter(issued).buffer_unordered(64);
+    published
+        .for_each(|done| async move { done.expect("published") })
+        .await;
+    let revoke = (a.http.post(format!("{}/admin/keys/revoke", a.admin)))
+        .bearer_auth(&a.root.key)
+        .json(&json!({"key": a.reader.key}))
+        .send()
+        .await
+        .expect("revoked");
+    assert_eq!(revoke.status(), StatusCode::OK);
+    a.server.stop().await.expect("clean stop, lease resigned");
+
+    let mut second = settings(dir_b.clone());
+    second.replication = Some(node(&cluster, "b"));
+    let b = Server::start(second).await.expect("the second node leads");
+    let base = format!("http://{}", b.addr);
+    let (status, body) = common::group::get(&base, "/v1/account/balances", &a.reader.key).await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("APIKEY_REVOKED")),
+        "{body}"
+    );
     b.stop().await.expect("clean stop");
     let _ = std::fs::remove_dir_all(dir_a);
     let _ = std::fs::remove_dir_all(dir_b);
