@@ -1,7 +1,7 @@
 //! API keys: generated at random, stored and persisted only as SHA-256 digests with their
-//! holder, account and scopes, compared in constant time, and revoked at once. The key
-//! file in the data directory is rewritten (to a temporary file, then renamed) whenever a
-//! key is added or revoked; keys the configuration file declares live there, never in the
+//! holder, account and scopes, compared in constant time, and revoked at once. A key
+//! added is appended to the key file in the data directory, a revocation rewrites it
+//! (`key_file`); keys the configuration file declares live there, never in the
 //! key file. Revoked keys' digests are kept apart ([`crate::revoked_keys`]).
 
 use std::collections::{HashMap, HashSet};
@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use crate::key_file;
 use crate::ratelimit::RateWindow;
 use crate::revoked_keys::{REVOKED_KEYS, RevokedKeys};
 
@@ -231,18 +232,8 @@ impl KeyStore {
             revoked: RevokedKeys::open(revoked)?,
             ..Self::default()
         };
-        if let Some(path) = &store.file
-            && path.exists()
-        {
-            let text = read_text(path)?;
-            let records: Vec<KeyRecord> =
-                serde_json::from_str(&text).map_err(|source| KeyFileError::Format {
-                    path: path.clone(),
-                    source,
-                })?;
-            for record in records {
-                store.insert(record, false)?;
-            }
+        if let Some(path) = &store.file {
+            store.insert_all(key_file::load(path)?, false)?;
         }
         Ok(store)
     }
@@ -294,9 +285,7 @@ impl KeyStore {
             .filter(|(_, (digest, _))| !self.revoked.contains(digest))
             .unzip();
         if let (Some(path), true) = (&self.file, persist) {
-            let mut written = stored.clone();
-            written.extend(kept.iter().cloned());
-            write_atomically(path, &written)?;
+            key_file::append(path, &stored, &kept)?;
         }
         stored.extend(kept);
         drop(stored);
@@ -343,7 +332,7 @@ impl KeyStore {
             .cloned()
             .collect();
         if let (Some(path), true) = (&self.file, kept.len() != stored.len())
-            && let Err(problem) = write_atomically(path, &kept)
+            && let Err(problem) = key_file::rewrite(path, &kept)
         {
             tracing::warn!(%problem, "a revoked key stays in the key file until its next write");
         }
@@ -477,17 +466,16 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         let file = dir.join("keys.json");
         let store = KeyStore::open(Some(file.clone())).expect("open");
-        // The temporary file's name is taken by a directory: the write fails.
-        std::fs::create_dir(file.with_file_name("keys.json.tmp")).expect("in the way");
+        // A directory stands where the key file goes: the write fails.
+        std::fs::create_dir(&file).expect("in the way");
         let refused = store.create(HolderId(1), AccountId(2), vec![Scope::Trade]);
         assert!(refused.is_err(), "{refused:?}");
         assert!(store.is_empty(), "nothing kept");
-        std::fs::remove_dir(file.with_file_name("keys.json.tmp")).expect("cleared");
+        std::fs::remove_dir(&file).expect("cleared");
         let (key, _) = store
             .create(HolderId(1), AccountId(3), vec![Scope::Trade])
             .expect("create");
-        let written: Vec<KeyRecord> =
-            serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+        let written = key_file::load(&file).expect("readable");
         assert_eq!(written.len(), 1, "only the key that was handed out");
         assert_eq!(written[0].digest, hex(&digest_of(&key)));
         let _ = std::fs::remove_dir_all(dir);

@@ -30,6 +30,7 @@ pub mod error;
 pub mod format;
 mod group_keys;
 pub mod history;
+mod key_file;
 pub mod keys;
 pub mod listener;
 pub mod markets;

@@ -1,0 +1,219 @@
+//! The key file's format: one JSON record a line. A key issued is one append and one
+//! fsync, whatever the number of keys the file holds; a revocation rewrites the file (a
+//! temporary file, then renamed). The file of an earlier release (one JSON list) is read
+//! too and rewritten as lines. A last line cut short by a crash after whole lines is a key
+//! never handed out (its answer waits for the fsync): it is dropped, and the file
+//! rewritten without it. Any other line that does not parse is damage.
+
+use std::io::Write;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::Path;
+
+use crate::keys::{KeyFileError, KeyRecord, read_text};
+
+/// The records of the key file at `path` (none when it does not exist), with the file
+/// left ready for appends: rewritten as lines when it was a list or ended mid-line.
+pub(crate) fn load(path: &Path) -> Result<Vec<KeyRecord>, KeyFileError> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = read_text(path)?;
+    let damaged = |source| KeyFileError::Format {
+        path: path.to_owned(),
+        source,
+    };
+    if text.trim_start().starts_with('[') {
+        let records: Vec<KeyRecord> = serde_json::from_str(&text).map_err(damaged)?;
+        rewrite(path, &records)?;
+        return Ok(records);
+    }
+    let (whole, torn) = match text.rfind('\n') {
+        Some(end) => text.split_at(end + 1),
+        None => ("", text.as_str()),
+    };
+    let mut records = (whole.lines())
+        .filter(|line| !line.trim().is_empty())
+        .map(serde_json::from_str)
+        .collect::<Result<Vec<KeyRecord>, _>>()
+        .map_err(damaged)?;
+    let tail = torn.trim();
+    if !tail.is_empty() {
+        match serde_json::from_str(tail) {
+            // Whole, only its newline missing (an edit by hand).
+            Ok(record) => records.push(record),
+            // Only an append after whole lines can have been cut short.
+            Err(source) if records.is_empty() || !tail.starts_with('{') => {
+                return Err(damaged(source));
+            }
+            Err(_) => tracing::warn!(
+                file = %path.display(),
+                "dropped a key record cut short by a crash (a key never handed out)"
+            ),
+        }
+        rewrite(path, &records)?;
+    }
+    Ok(records)
+}
+
+/// Appends `added` to the key file at `path`, which holds `stored`, and syncs it. A file
+/// an earlier append left mid-line is rewritten whole instead. If the append fails the
+/// file is cut back to where it was, as far as the failure allows.
+pub(crate) fn append(
+    path: &Path,
+    stored: &[KeyRecord],
+    added: &[KeyRecord],
+) -> Result<(), KeyFileError> {
+    let failed = |source| KeyFileError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let created = !path.exists();
+    let file = (std::fs::OpenOptions::new())
+        .read(true)
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(failed)?;
+    let length = file.metadata().map_err(failed)?.len();
+    let mut last = [b'\n'];
+    if length > 0 {
+        file.read_exact_at(&mut last, length - 1).map_err(failed)?;
+    }
+    if last[0] != b'\n' {
+        let whole: Vec<KeyRecord> = stored.iter().chain(added).cloned().collect();
+        return rewrite(path, &whole);
+    }
+    let lines = lines_of(path, added)?;
+    let written = (&file)
+        .write_all(lines.as_bytes())
+        .and_then(|()| file.sync_all());
+    if let Err(source) = written {
+        let _ = file.set_len(length);
+        return Err(failed(source));
+    }
+    if created {
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let dir = std::fs::File::open(dir.unwrap_or(Path::new(".")));
+        dir.and_then(|d| d.sync_all()).map_err(failed)?;
+    }
+    Ok(())
+}
+
+/// Writes the key file at `path` as `records`, atomically.
+pub(crate) fn rewrite(path: &Path, records: &[KeyRecord]) -> Result<(), KeyFileError> {
+    let text = lines_of(path, records)?;
+    matchbook::store::write_file_atomically(path, text.as_bytes()).map_err(|source| {
+        KeyFileError::Io {
+            path: path.to_owned(),
+            source,
+        }
+    })
+}
+
+/// `records` as the file's lines, each ended by a newline.
+fn lines_of(path: &Path, records: &[KeyRecord]) -> Result<String, KeyFileError> {
+    let mut text = String::with_capacity(records.len() * 160);
+    for record in records {
+        let line = serde_json::to_string(record).map_err(|source| KeyFileError::Format {
+            path: path.to_owned(),
+            source,
+        })?;
+        text.push_str(&line);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+    use crate::keys::{KeyStore, Scope};
+    use matchbook::{AccountId, HolderId};
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("mb-key-file-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        dir.join("keys.json")
+    }
+
+    fn record(account: u32) -> KeyRecord {
+        let (_, record) = KeyRecord::generate(HolderId(1), AccountId(account), vec![Scope::Trade])
+            .expect("a key");
+        record
+    }
+
+    /// A key issued was written by rewriting the whole file (every key, a temporary file,
+    /// a rename): thousands of keys made each issue slower. It is appended now: the file
+    /// stays the same file, its earlier bytes untouched.
+    #[test]
+    fn a_key_issued_is_appended_to_the_file() {
+        let file = scratch("append");
+        let store = KeyStore::open(Some(file.clone())).expect("open");
+        store.insert(record(1), true).expect("first");
+        let (before, inode) = (std::fs::read(&file).expect("read"), inode_of(&file));
+        store.insert(record(2), true).expect("second");
+        let after = std::fs::read(&file).expect("read");
+        assert_eq!(inode_of(&file), inode, "the file was replaced");
+        assert!(after.starts_with(&before) && after.len() > before.len());
+        assert_eq!(load(&file).expect("readable").len(), 2);
+        let _ = std::fs::remove_dir_all(file.parent().expect("dir"));
+    }
+
+    fn inode_of(file: &Path) -> u64 {
+        std::fs::metadata(file).expect("metadata").ino()
+    }
+
+    /// The list an earlier release wrote is read, and rewritten as lines so that later
+    /// keys append to it.
+    #[test]
+    fn a_list_of_an_earlier_release_is_read_and_rewritten_as_lines() {
+        let file = scratch("list");
+        let listed = vec![record(1), record(2)];
+        let text = serde_json::to_string_pretty(&listed).expect("json");
+        std::fs::write(&file, text).expect("written");
+        assert_eq!(load(&file).expect("readable"), listed);
+        let store = KeyStore::open(Some(file.clone())).expect("open");
+        store.insert(record(3), true).expect("appended");
+        let lines = std::fs::read_to_string(&file).expect("read");
+        assert_eq!(lines.lines().count(), 3, "{lines}");
+        assert_eq!(load(&file).expect("readable")[..2], listed[..]);
+        let _ = std::fs::remove_dir_all(file.parent().expect("dir"));
+    }
+
+    /// A last line cut short (a crash mid-append, before the answer) is dropped and the
+    /// file repaired; a whole last line without its newline is kept; an append to a file
+    /// left mid-line rewrites it whole. A damaged line before the last, or a file of one
+    /// line cut short, is refused as damage.
+    #[test]
+    fn a_line_cut_short_is_dropped_and_a_damaged_one_refused() {
+        let file = scratch("torn");
+        let (kept, torn) = (record(1), record(2));
+        let whole = serde_json::to_string(&kept).expect("json") + "\n";
+        let cut = serde_json::to_string(&torn).expect("json");
+        std::fs::write(&file, format!("{whole}{}", &cut[..20])).expect("written");
+        assert_eq!(load(&file).expect("readable"), vec![kept.clone()]);
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), whole);
+        std::fs::write(&file, format!("{whole}{}", &cut[..20])).expect("written");
+        append(
+            &file,
+            std::slice::from_ref(&kept),
+            std::slice::from_ref(&torn),
+        )
+        .expect("append");
+        assert_eq!(
+            load(&file).expect("readable"),
+            vec![kept.clone(), torn.clone()]
+        );
+        std::fs::write(&file, format!("{whole}{cut}")).expect("written");
+        assert_eq!(load(&file).expect("readable"), vec![kept.clone(), torn]);
+        for damage in [format!("{}\n{whole}", &cut[..20]), cut[..20].to_owned()] {
+            std::fs::write(&file, damage).expect("written");
+            assert!(matches!(load(&file), Err(KeyFileError::Format { .. })));
+        }
+        let _ = std::fs::remove_dir_all(file.parent().expect("dir"));
+    }
+}
