@@ -1,7 +1,8 @@
 //! `ORDER_BOOK` and `BOOK_TICKER` over real sockets, checked against the REST order book:
 //! a snapshot then one update per command that changed the book, numbered with the book
 //! sequence REST shows; and, under a seeded random order flow, books rebuilt by clients
-//! that subscribed at different moments equal REST's at every sequence it was read at;
+//! that subscribed at different moments equal REST's at every sequence it was read at (its
+//! best levels, for a client that asked for a depth);
 //! every snapshot is capped at the server's depth, as REST's book is.
 
 mod common;
@@ -302,6 +303,26 @@ async fn order_flow(x: &Exchange, traders: &[String], commands: usize) -> HashMa
     seen
 }
 
+/// The best `depth` levels a side of `levels` (all of them for depth 0).
+fn best_levels(levels: &Levels, depth: usize) -> Levels {
+    let mut kept = Levels::new();
+    for (side, best_first) in [("BUY", true), ("SELL", false)] {
+        let mut prices: Vec<(f64, &(String, String))> = (levels.keys())
+            .filter(|(s, _)| s == side)
+            .map(|key| (key.1.parse().expect("a price"), key))
+            .collect();
+        prices.sort_by(|a, b| a.0.total_cmp(&b.0));
+        if best_first {
+            prices.reverse();
+        }
+        let wanted = if depth == 0 { prices.len() } else { depth };
+        for (_, key) in prices.into_iter().take(wanted) {
+            kept.insert(key.clone(), levels[key].clone());
+        }
+    }
+    kept
+}
+
 /// A client subscribed at some moment: its snapshot and every update up to `until`.
 async fn follow(mut ws: Socket, until: u64) -> Vec<Value> {
     let mut frames = vec![next(&mut ws).await];
@@ -325,41 +346,46 @@ async fn clients_joining_at_different_moments_rebuild_the_rest_book_without_gaps
     }
     let mut seen = HashMap::new();
     let mut clients = Vec::new();
-    // Three clients, each subscribing after another stretch of the flow.
+    // Three times three clients, each three subscribing after another stretch of the
+    // flow: to the whole book, and to its best level and best three levels a side.
     for stretch in [0, 60, 120] {
         seen.extend(order_flow(&x, &traders, stretch).await);
-        let mut ws = connect(&x, "/").await;
-        send(
-            &mut ws,
-            json!({"type": "SUBSCRIBE", "channels": [{"name": "ORDER_BOOK",
-            "instrument_codes": ["BTC_EUR"]}]}),
-        )
-        .await;
-        assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTIONS");
-        clients.push(ws);
+        for depth in [0, 1, 3] {
+            let mut ws = connect(&x, "/").await;
+            send(
+                &mut ws,
+                json!({"type": "SUBSCRIBE", "channels": [{"name": "ORDER_BOOK",
+                "instrument_codes": ["BTC_EUR"], "depth": depth}]}),
+            )
+            .await;
+            assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTIONS");
+            clients.push((ws, depth));
+        }
     }
     seen.extend(order_flow(&x, &traders, 120).await);
     let (last, levels) = rest_book(&x).await;
     seen.insert(last, levels);
     let mut compared = 0;
-    for ws in clients {
+    for (ws, depth) in clients {
         let frames = tokio::time::timeout(Duration::from_secs(60), follow(ws, last))
             .await
             .expect("every update within a minute");
         let mut book = ClientBook::snapshot(&frames[0]);
         if let Some(levels) = seen.get(&book.sequence) {
-            assert_eq!(&book.levels, levels, "snapshot at {}", book.sequence);
+            let levels = best_levels(levels, depth);
+            assert_eq!(book.levels, levels, "snapshot at {}", book.sequence);
         }
         for frame in &frames[1..] {
             book.apply(frame);
             if let Some(levels) = seen.get(&book.sequence) {
-                assert_eq!(&book.levels, levels, "at sequence {}", book.sequence);
+                let levels = best_levels(levels, depth);
+                assert_eq!(book.levels, levels, "depth {depth}, at {}", book.sequence);
                 compared += 1;
             }
         }
         assert_eq!(book.sequence, last);
     }
     // Most commands changed the book, and each client saw a good share of them.
-    assert!(compared > 300, "only {compared} books compared");
+    assert!(compared > 900, "only {compared} books compared");
     x.stop().await;
 }

@@ -2,14 +2,14 @@
 //! for a new subscriber, the hub's copy after the hub started over) and the update and
 //! tick one command's change of a book makes.
 
-use matchbook::{Engine, InstrumentId, Price, Qty, Timestamp};
+use matchbook::{Engine, InstrumentId, Price, Qty, Side, Timestamp};
 
 use super::books::{BookChange, BookCopy, Top};
 use super::messages::{BookSnapshotFrame, BookTickFrame, BookTop, BookUpdateFrame, Stamp};
 use crate::markets::Market;
 
 /// A book's levels, best first, as the snapshot writes them.
-type Levels = Vec<(Price, Qty)>;
+pub type Levels = Vec<(Price, Qty)>;
 
 /// `ORDER_BOOK_SNAPSHOT` of levels already read.
 pub fn snapshot(
@@ -56,11 +56,21 @@ pub fn copy_levels(book: &BookCopy) -> (Levels, Levels) {
 
 /// `ORDER_BOOK_UPDATE` of one command's change.
 pub fn update(market: &Market, change: &BookChange, time: Timestamp) -> BookUpdateFrame {
+    update_of(market, &change.levels, change.sequence, time)
+}
+
+/// `ORDER_BOOK_UPDATE` naming `levels` with their new amounts (0: gone).
+pub fn update_of(
+    market: &Market,
+    levels: &[(Side, Price, Qty)],
+    sequence: u64,
+    time: Timestamp,
+) -> BookUpdateFrame {
     BookUpdateFrame {
         channel_name: "ORDER_BOOK",
         kind: "ORDER_BOOK_UPDATE",
         instrument_code: market.code.clone(),
-        changes: (change.levels.iter())
+        changes: (levels.iter())
             .map(|&(side, p, a)| {
                 // The contract's mark of a level gone.
                 let amount = if a.0 == 0 {
@@ -71,7 +81,7 @@ pub fn update(market: &Market, change: &BookChange, time: Timestamp) -> BookUpda
                 [side.as_str().to_owned(), market.price(p), amount]
             })
             .collect(),
-        sequence: change.sequence,
+        sequence,
         stamp: Stamp::of(time),
     }
 }

@@ -32,6 +32,7 @@ use matchbook::market::period::GRANULARITIES;
 use super::accounts::AccountFeed;
 use super::book_frames;
 use super::books::Books;
+use super::depth::BookData;
 use super::market_frames::{candle_frames, price_tick, ticker_updates};
 use super::messages::{PriceTickFrame, TickerFrame};
 use crate::markets::Markets;
@@ -118,6 +119,9 @@ pub struct Frame {
     pub account: Option<AccountId>,
     /// The JSON text, serialised once.
     pub text: Utf8Bytes,
+    /// For `ORDER_BOOK` frames, what the text says, for sessions that follow the book at
+    /// a depth ([`super::depth`]).
+    pub book: Option<BookData>,
 }
 
 /// The accounts some session follows privately, with how many sessions follow each.
@@ -348,7 +352,9 @@ impl Source {
             };
             let topic = (change.instrument, 0);
             let update = book_frames::update(market, &change, time);
-            self.broadcast(Channel::OrderBook, topic, change.sequence, &update);
+            let levels = change.levels.clone();
+            let data = BookData::Update { levels, time };
+            self.send_book(topic, change.sequence, &update, data);
             if let Some(top) = change.new_top {
                 let tick = book_frames::tick(market, "BOOK_TICK", top, change.sequence, time);
                 self.broadcast(Channel::BookTicker, topic, change.sequence, &tick);
@@ -374,8 +380,9 @@ impl Source {
             let levels = book_frames::copy_levels(book);
             let top = book.top();
             let topic = (market.id, 0);
-            let snapshot = book_frames::snapshot(market, levels, book.sequence, now);
-            self.broadcast(Channel::OrderBook, topic, book.sequence, &snapshot);
+            let snapshot = book_frames::snapshot(market, levels.clone(), book.sequence, now);
+            let data = BookData::Snapshot { levels, time: now };
+            self.send_book(topic, book.sequence, &snapshot, data);
             let tick = book_frames::tick(market, "BOOK_TICKER_SNAPSHOT", top, book.sequence, now);
             self.broadcast(Channel::BookTicker, topic, book.sequence, &tick);
         }
@@ -444,7 +451,12 @@ impl Source {
     /// Serialises a frame once for every session (none: nothing to do); it goes out with
     /// the next [`Source::flush`].
     fn broadcast(&self, channel: Channel, topic: Topic, seq: u64, frame: &impl serde::Serialize) {
-        self.send_frame(channel, topic, None, seq, frame);
+        self.send_frame(channel, (topic, None), seq, frame, None);
+    }
+
+    /// As [`Source::broadcast`], an `ORDER_BOOK` frame with what it says as `data`.
+    fn send_book(&self, topic: Topic, seq: u64, frame: &impl serde::Serialize, data: BookData) {
+        self.send_frame(Channel::OrderBook, (topic, None), seq, frame, Some(data));
     }
 
     /// As [`Source::broadcast`], for the sessions of `account` only.
@@ -455,16 +467,16 @@ impl Source {
         seq: u64,
         frame: &impl serde::Serialize,
     ) {
-        self.send_frame(channel, PRIVATE_TOPIC, Some(account), seq, frame);
+        self.send_frame(channel, (PRIVATE_TOPIC, Some(account)), seq, frame, None);
     }
 
     fn send_frame(
         &self,
         channel: Channel,
-        topic: Topic,
-        account: Option<AccountId>,
+        (topic, account): (Topic, Option<AccountId>),
         seq: u64,
         frame: &impl serde::Serialize,
+        book: Option<BookData>,
     ) {
         if self.frames.receiver_count() == 0 {
             return;
@@ -476,6 +488,7 @@ impl Source {
                 seq,
                 account,
                 text: text.into(),
+                book,
             });
         }
     }

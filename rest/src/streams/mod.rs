@@ -23,11 +23,13 @@ pub mod account_messages;
 pub mod accounts;
 pub mod book_frames;
 pub mod books;
+pub mod depth;
 pub mod hub;
 pub mod market_frames;
 pub mod messages;
 pub mod order_entry;
 pub mod session;
+mod socket;
 mod subscribe_snapshots;
 pub mod trading;
 

@@ -6,9 +6,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
-use std::time::Duration;
 
-use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
+use axum::extract::ws::{Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use matchbook::InstrumentId;
 use serde::Serialize;
@@ -16,15 +15,18 @@ use tokio::sync::broadcast::error::RecvError;
 
 use matchbook::market::period::{GRANULARITIES, Granularity, Unit};
 
+use super::depth::DepthBooks;
 use super::hub::{Channel, Frame, Frames, PRIVATE_TOPIC, Topic, Watch};
 use super::messages::{
     ChannelRequest, ChannelState, ClientMessage, ErrorFrame, SessionFrame, Stamp, TimerFrame,
 };
 use super::order_entry;
+use super::socket::{close, read_apart, too_big, write_all};
 use super::subscribe_snapshots;
 use crate::error::ApiError;
 use crate::format::iso_ms;
 use crate::keys::{ApiKey, Scope};
+use crate::markets::Markets;
 use crate::state::Shared;
 use matchbook::{Command, Event};
 
@@ -38,9 +40,6 @@ const CLOSE_REVOKED: u16 = 4003;
 const CLOSE_POLICY: u16 = 1008;
 /// Close code for a message over [`super::MAX_MESSAGE_BYTES`] (RFC 6455's "message too big").
 const CLOSE_TOO_BIG: u16 = 1009;
-/// How long a closing frame may take to go out to a client that does not read.
-const CLOSE_WAIT: Duration = Duration::from_secs(1);
-
 /// What one connection has asked for.
 #[derive(Default)]
 struct Session {
@@ -55,6 +54,8 @@ struct Session {
     /// The client's address (none in process): its book snapshots count against the
     /// address's public rate limit, as its keyless REST reads do.
     peer: Option<std::net::IpAddr>,
+    /// The books it follows at a depth.
+    depth_books: DepthBooks,
 }
 
 /// What handling a client message produced.
@@ -114,7 +115,7 @@ pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr
                 }
                 Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
             },
-            frame = feed.recv() => match frame.map(|first| session.drain(first, &mut feed)) {
+            frame = feed.recv() => match frame.map(|first| session.drain(first, &mut feed, &state.markets)) {
                 Ok(Ok(frames)) => frames,
                 Ok(Err(RecvError::Lagged(_))) | Err(RecvError::Lagged(_)) => {
                     slow_consumer(&state, &mut sink).await;
@@ -156,47 +157,9 @@ pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr
     }
 }
 
-/// The client's messages, read by a task of their own: polling the socket's reader on
-/// every pass of the session loop (once per frame sent) made it prepare its read buffer
-/// each time, which cost more than sending the frames. The task stops when the client
-/// closes or the session ends.
-fn read_apart(
-    mut stream: futures_util::stream::SplitStream<WebSocket>,
-) -> tokio::sync::mpsc::Receiver<Result<Message, axum::Error>> {
-    let (tx, rx) = tokio::sync::mpsc::channel(16);
-    tokio::spawn(async move {
-        while let Some(message) = stream.next().await {
-            if tx.send(message).await.is_err() {
-                return;
-            }
-        }
-    });
-    rx
-}
-
-/// Whether reading stopped at a message or frame over the size limit.
-fn too_big(error: &axum::Error) -> bool {
-    let inner = std::error::Error::source(error);
-    matches!(
-        inner.and_then(|e| e.downcast_ref::<tungstenite::Error>()),
-        Some(tungstenite::Error::Capacity(_))
-    )
-}
-
 /// Frames the session takes at most per write: what is queued is sent together, one
 /// flush (one system call) for all of them.
 const WRITE_BATCH: usize = 256;
-
-/// Writes `messages` and flushes once.
-async fn write_all<S>(sink: &mut S, messages: Vec<Message>) -> Result<(), S::Error>
-where
-    S: SinkExt<Message> + Unpin,
-{
-    for message in messages {
-        sink.feed(message).await?;
-    }
-    sink.flush().await
-}
 
 /// The answer to an order entry message: its acknowledgement, or REST's error code.
 fn entry(state: &Shared, answer: Result<String, ApiError>) -> String {
@@ -217,22 +180,6 @@ where
     .await;
 }
 
-async fn close<S>(sink: &mut S, frame: String, code: u16)
-where
-    S: SinkExt<Message> + Unpin,
-{
-    let _ = tokio::time::timeout(CLOSE_WAIT, async {
-        let _ = sink.send(Message::Text(Utf8Bytes::from(frame))).await;
-        let _ = sink
-            .send(Message::Close(Some(CloseFrame {
-                code,
-                reason: Utf8Bytes::from_static(""),
-            })))
-            .await;
-    })
-    .await;
-}
-
 /// The index in [`GRANULARITIES`] of a granularity a client asked for.
 fn granularity_index(unit: &str, period: u32) -> Option<u8> {
     let wanted = Granularity::new(Unit::parse(unit)?, period).ok()?;
@@ -246,15 +193,21 @@ impl Session {
     /// The frames of `first` and of the broadcasts already queued behind it (until
     /// [`WRITE_BATCH`] is reached) that this session wants, as messages.
     fn drain(
-        &self,
+        &mut self,
         first: Frames,
         feed: &mut tokio::sync::broadcast::Receiver<Frames>,
+        markets: &Markets,
     ) -> Result<Vec<Message>, RecvError> {
         let mut out = Vec::new();
         let mut next = Some(first);
         while let Some(frames) = next.take() {
-            let wanted = frames.iter().filter(|frame| self.wants(frame));
-            out.extend(wanted.map(|frame| Message::Text(frame.text.clone())));
+            for frame in frames.iter() {
+                if !self.wants(frame) {
+                    continue;
+                }
+                let text = self.depth_books.rework(frame, markets);
+                out.push(Message::Text(text.unwrap_or_else(|| frame.text.clone())));
+            }
             if out.len() >= WRITE_BATCH {
                 break;
             }
@@ -459,8 +412,9 @@ impl Session {
                 // Before the snapshot is read: the frames after it must be made.
                 self.watch = account.map(|a| state.streams.hub.watch(a));
             }
+            let books = &mut self.depth_books;
             let (snapshots, covered) =
-                subscribe_snapshots::snapshot(state, channel, ids, depth, account).await;
+                subscribe_snapshots::snapshot(state, (channel, ids), depth, account, books).await;
             frames.extend(snapshots);
             (self.after).extend(covered.into_iter().map(|(id, seq)| ((channel, id), seq)));
         }
@@ -572,8 +526,10 @@ impl Session {
         for (channel, topics) in private {
             self.after.remove(&(channel, PRIVATE_TOPIC.0));
             let topics = topics.into_iter().collect();
+            let books = &mut self.depth_books;
             let (snapshots, covered) =
-                subscribe_snapshots::snapshot(state, channel, topics, 0, Some(account)).await;
+                subscribe_snapshots::snapshot(state, (channel, topics), 0, Some(account), books)
+                    .await;
             frames.extend(snapshots);
             (self.after).extend(covered.into_iter().map(|(id, seq)| ((channel, id), seq)));
         }
@@ -585,6 +541,9 @@ impl Session {
             match Channel::named(name) {
                 Some(channel) => {
                     self.subscribed.remove(&channel);
+                    if channel == Channel::OrderBook {
+                        self.depth_books.clear();
+                    }
                     if !self.subscribed.keys().any(|c| c.is_private()) {
                         self.watch = None;
                     }

@@ -6,6 +6,7 @@ use matchbook::InstrumentId;
 
 use super::account_frames;
 use super::book_frames;
+use super::depth::DepthBooks;
 use super::hub::{Channel, PRIVATE_TOPIC, Topic};
 use super::market_frames::{candle_frames, price_tick, ticker_updates};
 use super::messages::{PriceTickHistory, Stamp, TickerFrame};
@@ -19,15 +20,26 @@ use crate::state::Shared;
 /// follow them in the session's feed leave no gap.
 pub(super) async fn snapshot(
     state: &Shared,
-    channel: Channel,
-    topics: Vec<Topic>,
+    (channel, topics): (Channel, Vec<Topic>),
     depth: usize,
     account: Option<matchbook::AccountId>,
+    depth_books: &mut DepthBooks,
 ) -> (Vec<String>, Vec<(InstrumentId, u64)>) {
     if topics.is_empty() {
         return (Vec::new(), Vec::new());
     }
     let now = state.now();
+    if channel == Channel::OrderBook {
+        for &(id, _) in &topics {
+            depth_books.forget(id);
+        }
+        if DepthBooks::limits(depth, state.max_book_depth) {
+            // The whole book as the server shows it, kept by the session; the client gets
+            // its best `depth` levels.
+            let follow = Some((depth_books, depth));
+            return book_snapshots(state, channel, topics, state.max_book_depth, follow, now).await;
+        }
+    }
     if matches!(channel, Channel::OrderBook | Channel::BookTicker) {
         // As REST's order book: at most the server's depth per side, however deep the
         // book is or the request asks.
@@ -35,7 +47,7 @@ pub(super) async fn snapshot(
             Channel::BookTicker => 1,
             _ => depth.min(state.max_book_depth),
         };
-        return book_snapshots(state, channel, topics, depth, now).await;
+        return book_snapshots(state, channel, topics, depth, None, now).await;
     }
     let markets = state.markets.clone();
     let ids: Vec<InstrumentId> = topics.iter().map(|&(id, _)| id).collect();
@@ -76,15 +88,17 @@ pub(super) async fn snapshot(
     (texts, covered.into_iter().flatten().collect())
 }
 
-/// `ORDER_BOOK` or `BOOK_TICKER` snapshots of `topics`, `depth` levels per side. The
-/// market stage only copies the levels: the frames are written here, on the session's own
-/// task, so a client subscribing again and again costs the stage every reader shares no
-/// more than a copy of what it asked for.
+/// `ORDER_BOOK` or `BOOK_TICKER` snapshots of `topics`, `depth` levels per side (with
+/// `follow`, the session follows each book at that depth and the snapshot shows that
+/// many). The market stage only copies the levels: the frames are written here, on the
+/// session's own task, so a client subscribing again and again costs the stage every
+/// reader shares no more than a copy of what it asked for.
 async fn book_snapshots(
     state: &Shared,
     channel: Channel,
     topics: Vec<Topic>,
     depth: usize,
+    mut follow: Option<(&mut DepthBooks, usize)>,
     now: matchbook::Timestamp,
 ) -> (Vec<String>, Vec<(InstrumentId, u64)>) {
     let ids: Vec<InstrumentId> = topics.iter().map(|&(id, _)| id).collect();
@@ -102,6 +116,10 @@ async fn book_snapshots(
         .into_iter()
         .filter_map(|(id, (levels, seq))| {
             let market = markets.market_of(id)?;
+            let levels = match follow.as_mut() {
+                Some((books, shown)) => books.follow(id, *shown, &levels),
+                None => levels,
+            };
             let frame = if channel == Channel::OrderBook {
                 json(&book_frames::snapshot(market, levels, seq, now))
             } else {

@@ -1,6 +1,7 @@
 """ccxt's streaming client (`ccxt.pro.onetrading`), unchanged but for its URL, against
 matchbook's WebSocket streams: watch_ticker, watch_tickers, watch_ohlcv, watch_order_book,
-watch_balance, watch_orders and watch_my_trades, each checked
+watch_order_book with a limit (the subscription's depth), watch_balance, watch_orders and
+watch_my_trades, each checked
 against what the REST client reads at the same moment."""
 
 import asyncio
@@ -83,6 +84,32 @@ def test_watch_order_book(exchange_server, client):
         client.cancel_order(order["id"], "BTC/EUR")
         book = await asyncio.wait_for(until(False), TIMEOUT)
         assert levels(book["bids"]) == levels(client.fetch_order_book("BTC/EUR")["bids"])
+
+    run(exchange_server, body)
+
+
+def test_watch_order_book_with_a_limit(exchange_server, client):
+    """ccxt sends a limit as the subscription's depth. The snapshot held the best bid
+    only, so when that level was taken the client's book had no bid at all while bids
+    rested; the next bid must come into it."""
+    def levels(side):
+        return [level[:2] for level in side]
+
+    async def body(ex):
+        book = await asyncio.wait_for(ex.watch_order_book("BTC/EUR", 1), TIMEOUT)
+        rest = client.fetch_order_book("BTC/EUR")
+        assert levels(book["bids"]) == levels(rest["bids"])[:1]
+        (price, amount), second = rest["bids"][0][:2], rest["bids"][1][:2]
+        other_trader(exchange_server).create_order("BTC/EUR", "limit", "sell", amount, price)
+
+        async def until_second():
+            while True:
+                book = await ex.watch_order_book("BTC/EUR", 1)
+                if levels(book["bids"]) == [second]:
+                    return book
+
+        await asyncio.wait_for(until_second(), TIMEOUT)
+        assert levels(client.fetch_order_book("BTC/EUR")["bids"])[:1] == [second]
 
     run(exchange_server, body)
 
