@@ -178,6 +178,8 @@ impl DepthBooks {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn levels(bids: &[(i64, i64)], asks: &[(i64, i64)]) -> (Levels, Levels) {
@@ -220,5 +222,53 @@ mod tests {
         let before = book.window();
         book.apply(&[(Side::Buy, Price(90), Qty(0))]);
         assert!(window_change(&before, &book.window()).is_empty());
+    }
+
+    /// Levels with their new amounts (0: gone).
+    type Changes = Vec<(Side, i64, i64)>;
+
+    /// The whole book at the start and each change applied to it.
+    fn book_and_changes() -> impl Strategy<Value = (Changes, Vec<Changes>)> {
+        let side = prop_oneof![Just(Side::Buy), Just(Side::Sell)];
+        let level = (side, 1i64..40, 0i64..4);
+        let start = proptest::collection::vec(level.clone(), 0..30);
+        let steps = proptest::collection::vec(proptest::collection::vec(level, 1..4), 1..40);
+        (start, steps)
+    }
+
+    /// The best `depth` levels a side of a whole book, as a client's map.
+    fn best(book: &DepthBook) -> BTreeMap<(bool, i64), i64> {
+        (book.window().into_iter())
+            .map(|(side, p, a)| ((side == Side::Buy, p), a))
+            .collect()
+    }
+
+    proptest! {
+        /// A client that applies every window change to its snapshot holds, after each
+        /// change of the whole book, exactly its best `depth` levels a side.
+        #[test]
+        fn a_client_applying_the_window_changes_holds_the_best_levels(
+            depth in 1usize..5,
+            (start, steps) in book_and_changes(),
+        ) {
+            let mut whole = DepthBook::new(depth, &levels(&[], &[]));
+            let start: Vec<_> = start.iter().map(|&(s, p, a)| (s, Price(p), Qty(a))).collect();
+            whole.apply(&start);
+            let mut client = best(&whole);
+            for step in steps {
+                let step: Vec<_> = step.iter().map(|&(s, p, a)| (s, Price(p), Qty(a))).collect();
+                let before = whole.window();
+                whole.apply(&step);
+                for (side, price, amount) in window_change(&before, &whole.window()) {
+                    let key = (side == Side::Buy, price.0);
+                    if amount.0 == 0 {
+                        client.remove(&key);
+                    } else {
+                        client.insert(key, amount.0);
+                    }
+                }
+                prop_assert_eq!(&client, &best(&whole));
+            }
+        }
     }
 }
