@@ -148,12 +148,14 @@ mod tests {
 
     /// A key issued was written by rewriting the whole file (every key, a temporary file,
     /// a rename): thousands of keys made each issue slower. It is appended now: the file
-    /// stays the same file, its earlier bytes untouched.
+    /// (created for its owner alone) stays the same file, its earlier bytes untouched.
     #[test]
     fn a_key_issued_is_appended_to_the_file() {
         let file = scratch("append");
         let store = KeyStore::open(Some(file.clone())).expect("open");
         store.insert(record(1), true).expect("first");
+        let mode = std::fs::metadata(&file).expect("metadata").mode() & 0o777;
+        assert_eq!(mode, 0o600, "the owner's alone");
         let (before, inode) = (std::fs::read(&file).expect("read"), inode_of(&file));
         store.insert(record(2), true).expect("second");
         let after = std::fs::read(&file).expect("read");
