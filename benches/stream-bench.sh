@@ -4,7 +4,8 @@
 # matchbook-stream-load at each subscriber count, RUNS times: order entry on BTC_EUR
 # (a resting order taken by an immediate-or-cancel one, over one pair of HTTP connections)
 # while the subscribers follow ORDER_BOOK and PRICE_TICKS.
-# Usage: benches/stream-bench.sh [SECONDS] [RUNS] [SUBSCRIBERS...]
+# Usage: [DEPTH=N] benches/stream-bench.sh [SECONDS] [RUNS] [SUBSCRIBERS...]
+# (DEPTH: the ORDER_BOOK subscriptions' depth; 0, the default, the whole book)
 set -eu
 SECONDS_PER_RUN=${1:-5}
 RUNS=${2:-3}
@@ -53,7 +54,8 @@ for _ in $(seq 50); do grep -q listening "$DIR/server.log" 2>/dev/null && break;
 for s in $SUBSCRIBERS; do
     for r in $(seq "$RUNS"); do
         "$BIN/matchbook-stream-load" --url 127.0.0.1:$PORT --maker-key maker-key \
-            --taker-key taker-key --subscribers "$s" --seconds "$SECONDS_PER_RUN" --warmup 1
+            --taker-key taker-key --subscribers "$s" --seconds "$SECONDS_PER_RUN" --warmup 1 \
+            --depth "${DEPTH:-0}"
     done
 done
 kill -TERM $SERVER

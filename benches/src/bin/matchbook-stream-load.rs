@@ -11,7 +11,8 @@
 //! p99 (microseconds), order entry (commands per second).
 //!
 //! Usage: `matchbook-stream-load --url 127.0.0.1:8080 --maker-key K1 --taker-key K2
-//! [--subscribers 100] [--seconds 5] [--warmup 1]`
+//! [--subscribers 100] [--seconds 5] [--warmup 1] [--depth 0]` (`--depth`: the
+//! `ORDER_BOOK` subscription's depth; 0, the whole book)
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -33,13 +34,15 @@ struct Args {
     maker_key: String,
     taker_key: String,
     subscribers: usize,
+    /// The `ORDER_BOOK` subscription's depth (0: the whole book).
+    depth: usize,
     connections: usize,
     seconds: f64,
     warmup: f64,
 }
 
 const USAGE: &str = "usage: matchbook-stream-load --url HOST:PORT --maker-key K1 --taker-key K2 \
-                     [--subscribers N] [--seconds S] [--warmup S]";
+                     [--subscribers N] [--seconds S] [--warmup S] [--depth N]";
 
 fn parse_args() -> Result<Args, String> {
     let mut args = std::env::args().skip(1);
@@ -48,6 +51,7 @@ fn parse_args() -> Result<Args, String> {
         maker_key: String::new(),
         taker_key: String::new(),
         subscribers: 100,
+        depth: 0,
         connections: 1,
         seconds: 5.0,
         warmup: 1.0,
@@ -60,6 +64,7 @@ fn parse_args() -> Result<Args, String> {
             "--maker-key" => parsed.maker_key = value,
             "--taker-key" => parsed.taker_key = value,
             "--subscribers" => parsed.subscribers = value.parse().map_err(bad)?,
+            "--depth" => parsed.depth = value.parse().map_err(bad)?,
             "--seconds" => parsed.seconds = value.parse().map_err(|_| format!("bad {flag}"))?,
             "--warmup" => parsed.warmup = value.parse().map_err(|_| format!("bad {flag}"))?,
             _ => return Err(format!("unknown option {flag}")),
@@ -96,12 +101,19 @@ fn tick_marker(text: &str) -> Option<u64> {
     units.checked_sub(1_000)
 }
 
-async fn subscriber(url: String, shared: Arc<Shared>, ready: tokio::sync::mpsc::Sender<()>) {
+async fn subscriber(
+    url: String,
+    depth: usize,
+    shared: Arc<Shared>,
+    ready: tokio::sync::mpsc::Sender<()>,
+) {
     let Ok((mut ws, _)) = tokio_tungstenite::connect_async(format!("ws://{url}/")).await else {
         eprintln!("a subscriber could not connect");
         return;
     };
-    let subscribe = r#"{"type":"SUBSCRIBE","channels":[{"name":"ORDER_BOOK","instrument_codes":["BTC_EUR"]},{"name":"PRICE_TICKS","instrument_codes":["BTC_EUR"]}]}"#;
+    let subscribe = format!(
+        r#"{{"type":"SUBSCRIBE","channels":[{{"name":"ORDER_BOOK","instrument_codes":["BTC_EUR"],"depth":{depth}}},{{"name":"PRICE_TICKS","instrument_codes":["BTC_EUR"]}}]}}"#
+    );
     if ws.send(Message::Text(subscribe.into())).await.is_err() {
         return;
     }
@@ -222,7 +234,12 @@ fn main() -> Result<(), String> {
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel(args.subscribers.max(1));
     let mut tasks = Vec::new();
     for _ in 0..args.subscribers {
-        let task = subscriber(args.url.clone(), shared.clone(), ready_tx.clone());
+        let task = subscriber(
+            args.url.clone(),
+            args.depth,
+            shared.clone(),
+            ready_tx.clone(),
+        );
         tasks.push(runtime.spawn(task));
     }
     drop(ready_tx);
