@@ -8,15 +8,18 @@
 //! enter it with their amount, changed ones. Its book is then always the book REST shows
 //! at that depth, at the same sequence (one update per sequence, possibly empty). A book
 //! deeper than the server's depth is read down to it: a level below comes into the copy
-//! when it changes, as it would into a client's that subscribed to the whole book.
+//! when it changes, as it would into a client's that subscribed to the whole book. The
+//! change is found from the levels the update names (`super::window`), in time
+//! proportional to them, whatever the depth.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use axum::extract::ws::Utf8Bytes;
 use matchbook::{InstrumentId, Price, Qty, Side, Timestamp};
 
 use super::book_frames::{self, Levels};
 use super::hub::{Channel, Frame};
+use super::window::SideWindow;
 use crate::markets::Markets;
 
 /// What an `ORDER_BOOK` frame of the hub says, for sessions that rework it.
@@ -38,79 +41,65 @@ pub enum BookData {
     },
 }
 
-/// One book as a depth-limited session follows it.
+/// One book as a depth-limited session follows it: bids and asks.
 #[derive(Debug)]
 struct DepthBook {
     depth: usize,
-    bids: BTreeMap<i64, i64>,
-    asks: BTreeMap<i64, i64>,
+    sides: [SideWindow; 2],
 }
 
-/// A book's window: its best levels a side, bids then asks, best first.
-type Window = Vec<(Side, i64, i64)>;
+/// The rank of a price on a side: best first (bids by descending price).
+fn rank(side: Side, price: i64) -> i64 {
+    if side == Side::Buy { -price } else { price }
+}
+
+const SIDES: [Side; 2] = [Side::Buy, Side::Sell];
 
 impl DepthBook {
     fn new(depth: usize, (bids, asks): &(Levels, Levels)) -> Self {
-        let side = |levels: &Levels| levels.iter().map(|&(p, a)| (p.0, a.0)).collect();
+        let side = |side: Side, levels: &Levels| {
+            let ranked = levels.iter().map(move |&(p, a)| (rank(side, p.0), a.0));
+            SideWindow::new(depth, ranked)
+        };
         Self {
             depth,
-            bids: side(bids),
-            asks: side(asks),
+            sides: [side(Side::Buy, bids), side(Side::Sell, asks)],
         }
     }
 
-    fn window(&self) -> Window {
-        let bids = (self.bids.iter().rev()).map(|(&p, &a)| (Side::Buy, p, a));
-        let asks = (self.asks.iter()).map(|(&p, &a)| (Side::Sell, p, a));
-        bids.take(self.depth).chain(asks.take(self.depth)).collect()
-    }
-
-    /// The window's levels as a snapshot writes them.
+    /// The levels shown, as a snapshot writes them.
     fn window_levels(&self) -> (Levels, Levels) {
-        let (mut bids, mut asks) = (Vec::new(), Vec::new());
-        for (side, p, a) in self.window() {
-            let levels = if side == Side::Buy {
-                &mut bids
-            } else {
-                &mut asks
-            };
-            levels.push((Price(p), Qty(a)));
-        }
+        let [bids, asks] = SIDES.map(|side| {
+            let shown = self.sides[side_index(side)].window();
+            shown.map(|(r, a)| (Price(rank(side, r)), Qty(a))).collect()
+        });
         (bids, asks)
     }
 
-    fn apply(&mut self, levels: &[(Side, Price, Qty)]) {
-        for &(side, price, amount) in levels {
-            let book = if side == Side::Buy {
-                &mut self.bids
-            } else {
-                &mut self.asks
-            };
-            if amount.0 == 0 {
-                book.remove(&price.0);
-            } else {
-                book.insert(price.0, amount.0);
+    /// Applies a command's changed levels; returns the change of the levels shown.
+    fn apply(&mut self, levels: &[(Side, Price, Qty)]) -> Vec<(Side, Price, Qty)> {
+        let mut change = Vec::new();
+        for side in SIDES {
+            let ranked: Vec<(i64, i64)> = (levels.iter())
+                .filter(|l| l.0 == side)
+                .map(|&(_, p, a)| (rank(side, p.0), a.0))
+                .collect();
+            if ranked.is_empty() {
+                continue;
             }
+            let shown = self.sides[side_index(side)].apply(&ranked);
+            change.extend(
+                shown
+                    .into_iter()
+                    .map(|(r, a)| (side, Price(rank(side, r)), Qty(a))),
+            );
         }
+        change
     }
 }
 
-/// What changed from window `before` to window `after`: the levels gone (amount 0), new
-/// and changed.
-fn window_change(before: &Window, after: &Window) -> Vec<(Side, Price, Qty)> {
-    let amounts = |window: &Window| -> HashMap<(bool, i64), i64> {
-        (window.iter())
-            .map(|&(s, p, a)| ((s == Side::Buy, p), a))
-            .collect()
-    };
-    let (was, is) = (amounts(before), amounts(after));
-    let gone = (before.iter())
-        .filter(|&&(side, price, _)| !is.contains_key(&(side == Side::Buy, price)))
-        .map(|&(side, price, _)| (side, Price(price), Qty(0)));
-    let changed = (after.iter())
-        .filter(|&&(side, price, amount)| was.get(&(side == Side::Buy, price)) != Some(&amount))
-        .map(|&(side, price, amount)| (side, Price(price), Qty(amount)));
-    gone.chain(changed).collect()
+fn side_index(side: Side) -> usize {
+    usize::from(side == Side::Sell)
 }
 
 /// The books a session follows at a depth, by market.
@@ -165,9 +154,7 @@ impl DepthBooks {
                 serde_json::to_string(&book_frames::snapshot(market, shown, frame.seq, *time))
             }
             BookData::Update { levels, time } => {
-                let before = book.window();
-                book.apply(levels);
-                let change = window_change(&before, &book.window());
+                let change = book.apply(levels);
                 let update = book_frames::update_of(market, &change, frame.seq, *time);
                 serde_json::to_string(&update)
             }
@@ -178,6 +165,8 @@ impl DepthBooks {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use proptest::prelude::*;
 
     use super::*;
@@ -187,41 +176,39 @@ mod tests {
         (side(bids), side(asks))
     }
 
+    /// `changes` as (side, price, amount), sorted.
+    fn sorted(changes: &[(Side, i64, i64)]) -> Vec<(bool, i64, i64)> {
+        let mut plain: Vec<_> = (changes.iter())
+            .map(|&(side, p, a)| (side == Side::Buy, p, a))
+            .collect();
+        plain.sort_unstable();
+        plain
+    }
+
+    fn apply(book: &mut DepthBook, changes: &[(Side, i64, i64)]) -> Vec<(bool, i64, i64)> {
+        let typed: Vec<_> = (changes.iter())
+            .map(|&(s, p, a)| (s, Price(p), Qty(a)))
+            .collect();
+        let shown: Vec<_> = (book.apply(&typed).into_iter())
+            .map(|(s, p, a)| (s, p.0, a.0))
+            .collect();
+        sorted(&shown)
+    }
+
     /// The window's change names the level that enters it when a better one goes, the
     /// level pushed out by a better one as gone, and nothing outside it.
     #[test]
     fn levels_entering_and_leaving_the_window_are_named() {
         let mut book = DepthBook::new(2, &levels(&[(100, 1), (99, 2), (98, 3)], &[(101, 4)]));
-        let before = book.window();
-        book.apply(&[
-            (Side::Buy, Price(100), Qty(0)),
-            (Side::Buy, Price(90), Qty(9)),
-        ]);
-        let change = window_change(&before, &book.window());
+        let (buy, sell) = (Side::Buy, Side::Sell);
+        let change = apply(&mut book, &[(buy, 100, 0), (buy, 90, 9)]);
+        assert_eq!(change, sorted(&[(buy, 100, 0), (buy, 98, 3)]));
+        let change = apply(&mut book, &[(buy, 105, 5), (sell, 101, 6)]);
         assert_eq!(
             change,
-            vec![
-                (Side::Buy, Price(100), Qty(0)),
-                (Side::Buy, Price(98), Qty(3))
-            ]
+            sorted(&[(buy, 98, 0), (buy, 105, 5), (sell, 101, 6)])
         );
-        let before = book.window();
-        book.apply(&[
-            (Side::Buy, Price(105), Qty(5)),
-            (Side::Sell, Price(101), Qty(6)),
-        ]);
-        let change = window_change(&before, &book.window());
-        assert_eq!(
-            change,
-            vec![
-                (Side::Buy, Price(98), Qty(0)),
-                (Side::Buy, Price(105), Qty(5)),
-                (Side::Sell, Price(101), Qty(6))
-            ]
-        );
-        let before = book.window();
-        book.apply(&[(Side::Buy, Price(90), Qty(0))]);
-        assert!(window_change(&before, &book.window()).is_empty());
+        assert!(apply(&mut book, &[(buy, 90, 0)]).is_empty());
     }
 
     /// Levels with their new amounts (0: gone).
@@ -232,42 +219,48 @@ mod tests {
         let side = prop_oneof![Just(Side::Buy), Just(Side::Sell)];
         let level = (side, 1i64..40, 0i64..4);
         let start = proptest::collection::vec(level.clone(), 0..30);
-        let steps = proptest::collection::vec(proptest::collection::vec(level, 1..4), 1..40);
+        let steps = proptest::collection::vec(proptest::collection::vec(level, 1..6), 1..40);
         (start, steps)
     }
 
-    /// The best `depth` levels a side of a whole book, as a client's map.
-    fn best(book: &DepthBook) -> BTreeMap<(bool, i64), i64> {
-        (book.window().into_iter())
-            .map(|(side, p, a)| ((side == Side::Buy, p), a))
-            .collect()
+    /// The best `depth` levels a side of a whole book (side, price) -> amount, by sorting.
+    fn best(whole: &BTreeMap<(bool, i64), i64>, depth: usize) -> BTreeMap<(bool, i64), i64> {
+        let mut kept = BTreeMap::new();
+        for buy in [true, false] {
+            let mut side: Vec<_> = whole.iter().filter(|((b, _), _)| *b == buy).collect();
+            side.sort_by_key(|((_, p), _)| if buy { -p } else { *p });
+            kept.extend(side.into_iter().take(depth).map(|(k, a)| (*k, *a)));
+        }
+        kept
     }
 
     proptest! {
-        /// A client that applies every window change to its snapshot holds, after each
-        /// change of the whole book, exactly its best `depth` levels a side.
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+        /// A client that applies every change of the window to its snapshot holds, after
+        /// each change of the whole book, exactly its best `depth` levels a side (the
+        /// book kept apart, sorted); the window's edge kept between changes is the one a
+        /// walk from the best level finds.
         #[test]
         fn a_client_applying_the_window_changes_holds_the_best_levels(
-            depth in 1usize..5,
+            depth in 1usize..6,
             (start, steps) in book_and_changes(),
         ) {
-            let mut whole = DepthBook::new(depth, &levels(&[], &[]));
-            let start: Vec<_> = start.iter().map(|&(s, p, a)| (s, Price(p), Qty(a))).collect();
-            whole.apply(&start);
-            let mut client = best(&whole);
-            for step in steps {
-                let step: Vec<_> = step.iter().map(|&(s, p, a)| (s, Price(p), Qty(a))).collect();
-                let before = whole.window();
-                whole.apply(&step);
-                for (side, price, amount) in window_change(&before, &whole.window()) {
-                    let key = (side == Side::Buy, price.0);
-                    if amount.0 == 0 {
-                        client.remove(&key);
-                    } else {
-                        client.insert(key, amount.0);
-                    }
+            let mut whole = BTreeMap::new();
+            let mut book = DepthBook::new(depth, &levels(&[], &[]));
+            let mut client = BTreeMap::new();
+            for step in std::iter::once(start).chain(steps) {
+                for &(side, price, amount) in &step {
+                    let key = (side == Side::Buy, price);
+                    if amount == 0 { whole.remove(&key); } else { whole.insert(key, amount); }
                 }
-                prop_assert_eq!(&client, &best(&whole));
+                for (buy, price, amount) in apply(&mut book, &step) {
+                    if amount == 0 { client.remove(&(buy, price)); } else { client.insert((buy, price), amount); }
+                }
+                prop_assert_eq!(&client, &best(&whole, depth));
+                for side in &book.sides {
+                    prop_assert_eq!(side.edge(), side.edge_walked());
+                }
             }
         }
     }

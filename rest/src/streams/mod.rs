@@ -32,6 +32,7 @@ pub mod session;
 mod socket;
 mod subscribe_snapshots;
 pub mod trading;
+mod window;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
