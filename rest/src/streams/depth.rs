@@ -13,6 +13,7 @@
 //! proportional to them, whatever the depth.
 
 use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 
 use axum::extract::ws::Utf8Bytes;
 use matchbook::{InstrumentId, Price, Qty, Side, Timestamp};
@@ -38,7 +39,39 @@ pub enum BookData {
         levels: Vec<(Side, Price, Qty)>,
         /// The frame's time.
         time: Timestamp,
+        /// The updates sessions wrote for this frame, shared by the sessions whose window
+        /// changed alike (every session at one depth).
+        written: Written,
     },
+}
+
+/// Levels with their amounts after a change (0: gone).
+type LevelChange = Vec<(Side, Price, Qty)>;
+
+/// Updates written for one frame of the hub: the change of a window, and its text.
+#[derive(Debug, Default)]
+pub struct Written(Mutex<Vec<(LevelChange, Utf8Bytes)>>);
+
+/// Most distinct updates kept for one frame (sessions at that many depths).
+const MOST_WRITTEN: usize = 8;
+
+impl Written {
+    /// The text written for `change`, written by `write` if no session wrote it yet.
+    fn get_or_write(
+        &self,
+        change: LevelChange,
+        write: impl FnOnce(&[(Side, Price, Qty)]) -> Option<Utf8Bytes>,
+    ) -> Option<Utf8Bytes> {
+        let mut written = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, text)) = written.iter().find(|(c, _)| *c == change) {
+            return Some(text.clone());
+        }
+        let text = write(&change)?;
+        if written.len() < MOST_WRITTEN {
+            written.push((change, text.clone()));
+        }
+        Some(text)
+    }
 }
 
 /// One book as a depth-limited session follows it: bids and asks.
@@ -153,10 +186,16 @@ impl DepthBooks {
                 let shown = book.window_levels();
                 serde_json::to_string(&book_frames::snapshot(market, shown, frame.seq, *time))
             }
-            BookData::Update { levels, time } => {
+            BookData::Update {
+                levels,
+                time,
+                written,
+            } => {
                 let change = book.apply(levels);
-                let update = book_frames::update_of(market, &change, frame.seq, *time);
-                serde_json::to_string(&update)
+                return written.get_or_write(change, |change| {
+                    let update = book_frames::update_of(market, change, frame.seq, *time);
+                    serde_json::to_string(&update).ok().map(Utf8Bytes::from)
+                });
             }
         };
         text.ok().map(Utf8Bytes::from)
@@ -209,6 +248,27 @@ mod tests {
             sorted(&[(buy, 98, 0), (buy, 105, 5), (sell, 101, 6)])
         );
         assert!(apply(&mut book, &[(buy, 90, 0)]).is_empty());
+    }
+
+    /// Sessions whose window changed alike share one text of the update; another change
+    /// gets its own.
+    #[test]
+    fn an_update_is_written_once_for_each_change() {
+        let written = Written::default();
+        let calls = std::cell::Cell::new(0);
+        let write = |change: &[(Side, Price, Qty)]| {
+            calls.set(calls.get() + 1);
+            Some(Utf8Bytes::from(format!("{change:?}")))
+        };
+        let (one, other) = (
+            vec![(Side::Buy, Price(100), Qty(0))],
+            vec![(Side::Buy, Price(99), Qty(2))],
+        );
+        let first = written.get_or_write(one.clone(), write);
+        assert_eq!(written.get_or_write(one, write), first);
+        assert_eq!(calls.get(), 1, "the second session shares the first's text");
+        assert_ne!(written.get_or_write(other, write), first);
+        assert_eq!(calls.get(), 2);
     }
 
     /// Levels with their new amounts (0: gone).

@@ -353,7 +353,12 @@ impl Source {
             let topic = (change.instrument, 0);
             let update = book_frames::update(market, &change, time);
             let levels = change.levels.clone();
-            let data = BookData::Update { levels, time };
+            let written = Default::default();
+            let data = BookData::Update {
+                levels,
+                time,
+                written,
+            };
             self.send_book(topic, change.sequence, &update, data);
             if let Some(top) = change.new_top {
                 let tick = book_frames::tick(market, "BOOK_TICK", top, change.sequence, time);
