@@ -16,8 +16,8 @@ pub(super) struct SideWindow {
     edge: Option<i64>,
 }
 
-/// A level touched by one change: its rank, its amount before and after (none: no level).
-type Touched = (i64, Option<i64>, Option<i64>);
+/// The levels one change touched, by rank: amount before and after (none: no level).
+type Touched = BTreeMap<i64, (Option<i64>, Option<i64>)>;
 
 impl SideWindow {
     /// A side of `levels` (rank, amount), shown `depth` (at least 1) levels deep.
@@ -44,7 +44,7 @@ impl SideWindow {
         let old_edge = self.edge;
         let inside = |edge: Option<i64>, rank: i64| edge.is_none_or(|e| rank <= e);
         let (mut came, mut went) = (0, 0);
-        for &(rank, before, after) in &touched {
+        for (&rank, &(before, after)) in &touched {
             match after {
                 Some(amount) => self.levels.insert(rank, amount),
                 None => self.levels.remove(&rank),
@@ -58,7 +58,7 @@ impl SideWindow {
         let new_edge = self.edge_after(old_edge, came, went);
         self.edge = new_edge;
         let mut change = Vec::new();
-        for &(rank, before, after) in &touched {
+        for (&rank, &(before, after)) in &touched {
             let shown_before = before.filter(|_| inside(old_edge, rank));
             match after.filter(|_| inside(new_edge, rank)) {
                 Some(amount) if shown_before != Some(amount) => change.push((rank, amount)),
@@ -67,7 +67,7 @@ impl SideWindow {
             }
         }
         // Levels no change named that crossed the window's edge as it moved.
-        let untouched = |rank: &i64| !touched.iter().any(|t| t.0 == *rank);
+        let untouched = |rank: &i64| !touched.contains_key(rank);
         let (range, entering) = match (old_edge, new_edge) {
             (Some(old), Some(new)) if new > old => ((Excluded(old), Included(new)), true),
             (Some(old), Some(new)) if new < old => ((Excluded(new), Included(old)), false),
@@ -81,15 +81,14 @@ impl SideWindow {
         change
     }
 
-    /// Each level `changes` names once, with its amount before and its last amount after.
-    fn touch(&self, changes: &[(i64, i64)]) -> Vec<Touched> {
-        let mut touched: Vec<Touched> = Vec::with_capacity(changes.len());
+    /// Each level `changes` names once, with its amount before and its last amount after
+    /// (a sweep names a level for each it took: looked up by rank, not searched).
+    fn touch(&self, changes: &[(i64, i64)]) -> Touched {
+        let mut touched = Touched::new();
         for &(rank, amount) in changes {
             let after = (amount > 0).then_some(amount);
-            match touched.iter_mut().find(|t| t.0 == rank) {
-                Some(level) => level.2 = after,
-                None => touched.push((rank, self.levels.get(&rank).copied(), after)),
-            }
+            let before = self.levels.get(&rank).copied();
+            touched.entry(rank).or_insert((before, after)).1 = after;
         }
         touched
     }
