@@ -13,17 +13,17 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use common::group::{
-    get_json, health, node, node_args, order_flow, order_status, same_state, start_node,
+    get_json, health, node, node_args, node_settings, order_flow, order_status, same_state,
+    start_cluster, start_node,
 };
 use common::process::Process;
-use common::{Exchange, data_dir, settings};
+use common::{Exchange, data_dir};
 use futures_util::{SinkExt, StreamExt};
 use matchbook::{AccountId, HolderId};
-use matchbook_replica::cluster::{NatsCluster, server_binary};
+use matchbook_replica::cluster::NatsCluster;
 use matchbook_replica::group_keys::GroupKeys;
 use matchbook_rest::Server;
 use matchbook_rest::keys::{KeyRecord, Scope};
@@ -116,8 +116,7 @@ async fn refused_start(
     adjust: impl FnOnce(&mut matchbook_rest::config::Settings),
 ) -> String {
     let dir = data_dir();
-    let mut config = settings(dir.clone());
-    config.replication = Some(node(cluster, name));
+    let mut config = node_settings(cluster, dir.clone(), name);
     adjust(&mut config);
     let refused = match Server::start(config).await {
         Ok(_) => panic!("node {name} started"),
@@ -129,12 +128,9 @@ async fn refused_start(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_on_the_replicated_log_hands_every_command_to_the_next() {
-    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-replicated");
-    let _ = std::fs::remove_dir_all(&nats);
-    let cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
+    let cluster = start_cluster("nats-rest-replicated");
 
-    let mut first = settings(data_dir());
-    first.replication = Some(node(&cluster, "a"));
+    let first = node_settings(&cluster, data_dir(), "a");
     let a = Exchange::with(first).await;
     let key = a.trader.key.clone();
     let mut placed = Vec::new();
@@ -176,8 +172,7 @@ async fn a_node_on_the_replicated_log_hands_every_command_to_the_next() {
     let dir_b = data_dir();
     std::fs::create_dir_all(&dir_b).expect("dir");
     std::fs::copy(dir_a.join(KEY_STORE), dir_b.join(KEY_STORE)).expect("shared keys");
-    let mut second = settings(dir_b.clone());
-    second.replication = Some(node(&cluster, "b"));
+    let second = node_settings(&cluster, dir_b.clone(), "b");
     let b = Server::start(second).await.expect("the second node leads");
     let base = format!("http://{}", b.addr);
     let expected = ["OPEN", "CANCELLED", "OPEN"];
@@ -200,11 +195,8 @@ async fn a_node_on_the_replicated_log_hands_every_command_to_the_next() {
 /// (the revocation is the newest entry).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_revoked_while_a_node_was_down_is_refused_by_its_first_answer() {
-    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-revoked-down");
-    let _ = std::fs::remove_dir_all(&nats);
-    let cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
-    let mut first = settings(data_dir());
-    first.replication = Some(node(&cluster, "a"));
+    let cluster = start_cluster("nats-rest-revoked-down");
+    let first = node_settings(&cluster, data_dir(), "a");
     let a = Exchange::with(first).await;
     // Node b's key file is a copy of a's, taken before the revocation.
     let (dir_a, dir_b) = (a.server.state.data_dir.clone(), data_dir());
@@ -233,8 +225,7 @@ async fn a_key_revoked_while_a_node_was_down_is_refused_by_its_first_answer() {
     assert_eq!(revoke.status(), StatusCode::OK);
     a.server.stop().await.expect("clean stop, lease resigned");
 
-    let mut second = settings(dir_b.clone());
-    second.replication = Some(node(&cluster, "b"));
+    let second = node_settings(&cluster, dir_b.clone(), "b");
     let b = Server::start(second).await.expect("the second node leads");
     let base = format!("http://{}", b.addr);
     let (status, body) = common::group::get(&base, "/v1/account/balances", &a.reader.key).await;
@@ -250,9 +241,7 @@ async fn a_key_revoked_while_a_node_was_down_is_refused_by_its_first_answer() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order() {
-    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-failover");
-    let _ = std::fs::remove_dir_all(&nats);
-    let cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
+    let cluster = start_cluster("nats-rest-failover");
     let urls = cluster.urls().join(",");
     const LEASE_MS: u64 = 1_000;
     let dirs = [data_dir(), data_dir(), data_dir()];

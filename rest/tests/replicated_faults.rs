@@ -7,12 +7,12 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use common::group::{health, node, node_args, order_status, same_state, start_node};
+use common::group::{
+    health, node, node_args, node_settings, order_status, same_state, start_cluster, start_node,
+};
 use common::{Exchange, data_dir, settings};
-use matchbook_replica::cluster::{NatsCluster, server_binary};
 use matchbook_rest::server::KEY_STORE;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -76,11 +76,8 @@ async fn all_open(base: &str, key: &str, acked: &[String]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn losing_log_servers_slows_or_refuses_writes_and_loses_nothing() {
     let _alone = ONE_GROUP_AT_A_TIME.lock().await;
-    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-outage");
-    let _ = std::fs::remove_dir_all(&nats);
-    let mut cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
-    let mut config = settings(data_dir());
-    config.replication = Some(node(&cluster, "a"));
+    let mut cluster = start_cluster("nats-rest-outage");
+    let config = node_settings(&cluster, data_dir(), "a");
     let x = Exchange::with(config).await;
     let key = x.trader.key.clone();
     let ok = StatusCode::OK;
@@ -148,9 +145,7 @@ async fn until_role(base: &str, role: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_paused_leader_comes_back_as_a_follower_without_divergence() {
     let _alone = ONE_GROUP_AT_A_TIME.lock().await;
-    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-zombie");
-    let _ = std::fs::remove_dir_all(&nats);
-    let cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
+    let cluster = start_cluster("nats-rest-zombie");
     let urls = cluster.urls().join(",");
     const LEASE_MS: u64 = 1_000;
     let dirs = [data_dir(), data_dir()];
@@ -228,9 +223,7 @@ async fn a_paused_leader_comes_back_as_a_follower_without_divergence() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_node_whose_state_differs_from_the_leaders_stops_loudly() {
     let _alone = ONE_GROUP_AT_A_TIME.lock().await;
-    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-diverged");
-    let _ = std::fs::remove_dir_all(&nats);
-    let cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
+    let cluster = start_cluster("nats-rest-diverged");
     let with_checkpoints = |name: &str| {
         let mut config = node(&cluster, name);
         config.checkpoint_every = 10;

@@ -10,10 +10,10 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use common::group::{health, node, same_state};
-use common::{Exchange, data_dir, settings};
+use common::group::{health, node_settings, same_state, start_cluster};
+use common::{Exchange, data_dir};
 use matchbook::store::list_snapshots;
-use matchbook_replica::cluster::{NatsCluster, server_binary};
+use matchbook_replica::cluster::NatsCluster;
 use matchbook_replica::{LogError, LogTail};
 use matchbook_rest::Server;
 use matchbook_rest::server::KEY_STORE;
@@ -62,27 +62,25 @@ async fn orders(x: &Exchange, count: u32) {
     }
 }
 
-fn node_settings(
+/// A node's settings with a snapshot every 40 commands.
+fn snapshotting_node(
     cluster: &NatsCluster,
     name: &str,
     dir: PathBuf,
 ) -> matchbook_rest::config::Settings {
-    let mut s = settings(dir);
+    let mut s = node_settings(cluster, dir, name);
     s.snapshot_every = 40;
-    s.replication = Some(node(cluster, name));
     s
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_log_is_trimmed_below_every_nodes_snapshot_and_no_further() {
-    let nats = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("nats-rest-trim");
-    let _ = std::fs::remove_dir_all(&nats);
-    let cluster = NatsCluster::start(&server_binary(), &nats, 3).expect("NATS cluster");
+    let cluster = start_cluster("nats-rest-trim");
     let (dir_a, dir_b) = (data_dir(), data_dir());
-    let a = Exchange::with(node_settings(&cluster, "a", dir_a.clone())).await;
+    let a = Exchange::with(snapshotting_node(&cluster, "a", dir_a.clone())).await;
     std::fs::create_dir_all(&dir_b).expect("dir");
     std::fs::copy(dir_a.join(KEY_STORE), dir_b.join(KEY_STORE)).expect("shared keys");
-    let b = Server::start(node_settings(&cluster, "b", dir_b.clone()))
+    let b = Server::start(snapshotting_node(&cluster, "b", dir_b.clone()))
         .await
         .expect("b follows");
     let base_b = format!("http://{}", b.addr);
@@ -110,7 +108,7 @@ async fn the_log_is_trimmed_below_every_nodes_snapshot_and_no_further() {
     let dir_c = data_dir();
     std::fs::create_dir_all(&dir_c).expect("dir");
     std::fs::copy(dir_a.join(KEY_STORE), dir_c.join(KEY_STORE)).expect("shared keys");
-    let refused = Server::start(node_settings(&cluster, "c", dir_c.clone())).await;
+    let refused = Server::start(snapshotting_node(&cluster, "c", dir_c.clone())).await;
     let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(message.contains("no longer in the log"), "{message}");
 
@@ -137,7 +135,7 @@ async fn the_log_is_trimmed_below_every_nodes_snapshot_and_no_further() {
         .expect("what b needs is kept");
 
     // b, restarted, catches up from its snapshot and the log.
-    let b = Server::start(node_settings(&cluster, "b", dir_b.clone()))
+    let b = Server::start(snapshotting_node(&cluster, "b", dir_b.clone()))
         .await
         .expect("b follows again");
     let base_b = format!("http://{}", b.addr);

@@ -4,13 +4,32 @@
 use std::path::Path;
 use std::time::Duration;
 
-use matchbook_replica::cluster::NatsCluster;
+use matchbook_replica::cluster::{NatsCluster, server_binary};
 use matchbook_replica::node::NodeConfig;
 use matchbook_rest::server::KEY_STORE;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use super::process::{self, Process};
+
+/// A three-server NATS cluster on loopback, in a fresh directory `name` under the tests'
+/// scratch directory.
+pub fn start_cluster(name: &str) -> NatsCluster {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    NatsCluster::start(&server_binary(), &dir, 3).expect("NATS cluster")
+}
+
+/// Demo settings on `dir` for node `name` of the group on `cluster`.
+pub fn node_settings(
+    cluster: &NatsCluster,
+    dir: std::path::PathBuf,
+    name: &str,
+) -> matchbook_rest::config::Settings {
+    let mut settings = super::settings(dir);
+    settings.replication = Some(node(cluster, name));
+    settings
+}
 
 pub fn node(cluster: &NatsCluster, name: &str) -> NodeConfig {
     let mut config = NodeConfig::parse(&cluster.urls().join(","), name).expect("node settings");
