@@ -352,12 +352,11 @@ impl Source {
             };
             let topic = (change.instrument, 0);
             let update = book_frames::update(market, &change, time);
-            let levels = change.levels.clone();
-            let written = Default::default();
+            // The change is the hub's own once its frame is written: its levels move.
             let data = BookData::Update {
-                levels,
+                levels: change.levels,
                 time,
-                written,
+                written: Default::default(),
             };
             self.send_book(topic, change.sequence, &update, data);
             if let Some(top) = change.new_top {
