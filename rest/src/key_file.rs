@@ -9,7 +9,7 @@ use std::io::Write;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
-use crate::keys::{KeyFileError, KeyRecord, read_text};
+use crate::keys::{KeyFileError, KeyRecord, read_text, write_text_atomically};
 
 /// The records of the key file at `path` (none when it does not exist), with the file
 /// left ready for appends: rewritten as lines when it was a list or ended mid-line.
@@ -102,13 +102,7 @@ pub(crate) fn append(
 
 /// Writes the key file at `path` as `records`, atomically.
 pub(crate) fn rewrite(path: &Path, records: &[KeyRecord]) -> Result<(), KeyFileError> {
-    let text = lines_of(path, records)?;
-    matchbook::store::write_file_atomically(path, text.as_bytes()).map_err(|source| {
-        KeyFileError::Io {
-            path: path.to_owned(),
-            source,
-        }
-    })
+    write_text_atomically(path, &lines_of(path, records)?)
 }
 
 /// `records` as the file's lines, each ended by a newline.

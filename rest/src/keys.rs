@@ -415,7 +415,7 @@ pub(crate) fn read_text(path: &Path) -> Result<String, KeyFileError> {
     })
 }
 
-/// Writes `value` as a key file: JSON, to a temporary file, then renamed over `path`.
+/// Writes `value` as a keys' file: JSON, to a temporary file, then renamed over `path`.
 pub(crate) fn write_atomically<T: Serialize + ?Sized>(
     path: &Path,
     value: &T,
@@ -424,6 +424,11 @@ pub(crate) fn write_atomically<T: Serialize + ?Sized>(
         path: path.to_owned(),
         source,
     })?;
+    write_text_atomically(path, &text)
+}
+
+/// Writes `text` to a temporary file, then renames it over `path`.
+pub(crate) fn write_text_atomically(path: &Path, text: &str) -> Result<(), KeyFileError> {
     write_file_atomically(path, text.as_bytes()).map_err(|source| KeyFileError::Io {
         path: path.to_owned(),
         source,
