@@ -77,7 +77,6 @@ impl Written {
 /// One book as a depth-limited session follows it: bids and asks.
 #[derive(Debug)]
 struct DepthBook {
-    depth: usize,
     sides: [SideWindow; 2],
 }
 
@@ -95,9 +94,13 @@ impl DepthBook {
             SideWindow::new(depth, ranked)
         };
         Self {
-            depth,
             sides: [side(Side::Buy, bids), side(Side::Sell, asks)],
         }
+    }
+
+    /// Levels shown a side.
+    fn depth(&self) -> usize {
+        self.sides[0].depth()
     }
 
     /// The levels shown, as a snapshot writes them.
@@ -182,7 +185,7 @@ impl DepthBooks {
         let market = markets.market_of(frame.topic.0)?;
         let text = match data {
             BookData::Snapshot { levels, time } => {
-                *book = DepthBook::new(book.depth, levels);
+                *book = DepthBook::new(book.depth(), levels);
                 let shown = book.window_levels();
                 serde_json::to_string(&book_frames::snapshot(market, shown, frame.seq, *time))
             }

@@ -32,6 +32,11 @@ impl SideWindow {
         }
     }
 
+    /// Levels shown.
+    pub(super) fn depth(&self) -> usize {
+        self.depth
+    }
+
     /// The levels shown, best first.
     pub(super) fn window(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
         (self.levels.iter().take(self.depth)).map(|(&rank, &amount)| (rank, amount))
