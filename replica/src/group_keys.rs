@@ -5,6 +5,8 @@
 //! revoked one on none. What the records hold is the caller's (opaque bytes here); a
 //! revocation is never undone: a record is published only where no entry is.
 
+use std::time::{Duration, Instant};
+
 use async_nats::jetstream::kv;
 use futures_util::{Stream, StreamExt};
 
@@ -48,6 +50,8 @@ impl KeyChange {
 #[derive(Clone)]
 pub struct GroupKeys {
     store: kv::Store,
+    /// How long the mark of a watch is retried while the servers cannot take it yet.
+    patience: Duration,
 }
 
 impl std::fmt::Debug for GroupKeys {
@@ -62,7 +66,8 @@ impl GroupKeys {
         let lease = config.lease_config();
         let context = crate::nats::connect(&lease.servers, lease.timeout).await?;
         let store = crate::lease::bucket(&context, &lease).await?;
-        Ok(Self { store })
+        let patience = lease.timeout.max(Duration::from_secs(20));
+        Ok(Self { store, patience })
     }
 
     /// Publishes the key `digest` with `record`, unless the group has an entry for it
@@ -90,8 +95,7 @@ impl GroupKeys {
     pub async fn watch(
         &self,
     ) -> Result<(Vec<KeyChange>, impl Stream<Item = KeyChange> + use<>), LogError> {
-        let mark = (self.store.put(MARK, bytes::Bytes::new()).await)
-            .map_err(|e| self.error(e.to_string()))?;
+        let mark = self.write_mark().await?;
         let subjects = [format!("{PREFIX}>"), MARK.to_owned()];
         let mut watch = (self.store.watch_many_with_history(subjects).await)
             .map_err(|e| self.error(e.to_string()))?;
@@ -109,6 +113,22 @@ impl GroupKeys {
         }
         let later = watch.filter_map(|entry| async move { change_of(entry.ok()?) });
         Ok((standing, later))
+    }
+
+    /// Writes the mark of a watch; its revision. Retried while the servers cannot take it
+    /// yet: a bucket just created is not known at once to every server of the cluster
+    /// ("no stream found for given subject").
+    async fn write_mark(&self) -> Result<u64, LogError> {
+        let deadline = Instant::now() + self.patience;
+        loop {
+            match self.store.put(MARK, bytes::Bytes::new()).await {
+                Ok(revision) => return Ok(revision),
+                Err(_) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => return Err(self.error(e.to_string())),
+            }
+        }
     }
 
     fn error(&self, reason: String) -> LogError {
