@@ -161,6 +161,55 @@ async fn a_depth_limits_the_snapshot_per_side() {
     x.stop().await;
 }
 
+/// A new depth for a market already subscribed (ccxt's `watch_order_book` with another
+/// limit sends `UPDATE_SUBSCRIPTION` with it) was ignored: the session kept the first
+/// depth and sent no snapshot, so the client never got the levels it asked for. It now
+/// gets the book at the new depth, then updates that keep it so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_depth_for_a_subscribed_book_sends_it_at_that_depth() {
+    let x = common::ws::exchange().await;
+    let mut ws = connect(&x, "/").await;
+    let first = ClientBook::snapshot(&subscribe_book(&mut ws, json!({"depth": 1})).await);
+    assert_eq!(first.levels.len(), 2, "{:?}", first.levels);
+    let mut book = ClientBook::default();
+    for depth in [0, 2] {
+        let channel = json!({"name": "ORDER_BOOK", "instrument_codes": ["BTC_EUR"],
+            "depth": depth});
+        send(
+            &mut ws,
+            json!({"type": "UPDATE_SUBSCRIPTION", "channels": [channel]}),
+        )
+        .await;
+        assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTION_UPDATED");
+        book = ClientBook::snapshot(&next(&mut ws).await);
+        let (sequence, levels) = rest_book(&x).await;
+        let wanted = best_levels(&levels, depth);
+        assert_eq!(
+            (book.sequence, &book.levels),
+            (sequence, &wanted),
+            "depth {depth}"
+        );
+    }
+    // A bid just above the best enters the two-level window and pushes the second out.
+    let (_, top) = x.get("/v1/order-book/BTC_EUR?level=1", None).await;
+    let cents = |v: &Value| {
+        let text = v["price"].as_str().expect("price");
+        (text.parse::<f64>().expect("a price") * 100.0).round() as i64
+    };
+    let (bid, ask) = (cents(&top["bids"][0]), cents(&top["asks"][0]));
+    assert!(bid + 1 < ask, "room inside the spread: {top}");
+    let price = format!("{}.{:02}", (bid + 1) / 100, (bid + 1) % 100);
+    let (status, placed) = x
+        .order(&x.trader.key, "BUY", &price, "0.5", json!({}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{placed}");
+    book.apply(&next(&mut ws).await);
+    let (sequence, levels) = rest_book(&x).await;
+    let wanted = best_levels(&levels, 2);
+    assert_eq!((book.sequence, &book.levels), (sequence, &wanted));
+    x.stop().await;
+}
+
 /// A snapshot of the whole book walked every level of it on the market stage, which
 /// every reader shares, and wrote its frame there: one client subscribing again and again
 /// to a 20,000-level book made keyless REST book reads 12 times slower. It is capped at
@@ -185,33 +234,54 @@ async fn the_server_depth_caps_every_snapshot() {
 /// against the client address's public window, as a keyless REST book read does.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn book_snapshots_count_against_the_address_rate_limit() {
+    let channel = json!({"name": "ORDER_BOOK", "instrument_codes": ["BTC_EUR"]});
+    let subscribe = json!({"type": "SUBSCRIBE", "channels": [channel]});
+    let unsubscribe = json!({"type": "UNSUBSCRIBE", "channels": ["ORDER_BOOK"]});
+    snapshots_are_refused_past_the_limit([(subscribe, true), (unsubscribe, false)]).await;
+}
+
+/// A new depth sends a snapshot, so switching between two depths counts like subscribing
+/// again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn snapshots_of_a_new_depth_count_against_the_address_rate_limit() {
+    let at = |depth: u32| {
+        let channel = json!({"name": "ORDER_BOOK", "instrument_codes": ["BTC_EUR"],
+            "depth": depth});
+        (
+            json!({"type": "UPDATE_SUBSCRIPTION", "channels": [channel]}),
+            true,
+        )
+    };
+    snapshots_are_refused_past_the_limit([at(1), at(0)]).await;
+}
+
+/// Sends the two messages by turns (each answered, then a snapshot when marked) until one
+/// is refused with `RATELIMIT`; that comes within twice the public limit, not before it.
+async fn snapshots_are_refused_past_the_limit(messages: [(Value, bool); 2]) {
     const LIMIT: u32 = 3;
     let mut settings = common::settings(common::data_dir());
     settings.public_rate_limit_per_minute = LIMIT;
     let x = Exchange::with(settings).await;
     let mut ws = connect(&x, "/ws").await;
-    let channel = json!({"name": "ORDER_BOOK", "instrument_codes": ["BTC_EUR"]});
-    let subscribe = json!({"type": "SUBSCRIBE", "channels": [channel]});
-    let unsubscribe = json!({"type": "UNSUBSCRIBE", "channels": ["ORDER_BOOK"]});
     // A minute may turn once while this runs, so the window may start afresh once.
-    let mut refused = None;
-    for attempt in 0..2 * LIMIT + 2 {
-        send(&mut ws, subscribe.clone()).await;
+    let (mut snapshots, mut refused) = (0, None);
+    for (message, snapshot) in messages.iter().cycle().take(4 * LIMIT as usize + 4) {
+        send(&mut ws, message.clone()).await;
         let answer = next(&mut ws).await;
         if answer.get("error").is_some() {
-            refused = Some((attempt, answer));
+            refused = Some(answer);
             break;
         }
-        assert_eq!(answer["type"], "SUBSCRIPTIONS", "{answer}");
-        assert_eq!(next(&mut ws).await["type"], "ORDER_BOOK_SNAPSHOT");
-        send(&mut ws, unsubscribe.clone()).await;
-        assert_eq!(next(&mut ws).await["type"], "UNSUBSCRIBED");
+        if *snapshot {
+            assert_eq!(next(&mut ws).await["type"], "ORDER_BOOK_SNAPSHOT");
+            snapshots += 1;
+        }
     }
-    let (attempt, answer) = refused.expect("refused within twice the limit");
+    let answer = refused.expect("refused within twice the limit");
     assert_eq!(answer["error"], "RATELIMIT", "{answer}");
     assert!(
-        attempt >= LIMIT - 1,
-        "the upgrade and {attempt} snapshots were admitted"
+        snapshots >= LIMIT - 1,
+        "the upgrade and {snapshots} snapshots were admitted"
     );
     x.stop().await;
 }

@@ -165,6 +165,12 @@ impl DepthBooks {
         shown
     }
 
+    /// The depth market `id` is followed at; `None` when it is not (a subscription to the
+    /// whole book, as far as the server shows it).
+    pub fn depth_of(&self, id: InstrumentId) -> Option<usize> {
+        self.books.get(&id).map(DepthBook::depth)
+    }
+
     /// Stops following market `id` (the next subscription decides again).
     pub fn forget(&mut self, id: InstrumentId) {
         self.books.remove(&id);

@@ -58,6 +58,10 @@ struct Session {
     depth_books: DepthBooks,
 }
 
+/// A channel of a subscription message: its markets, those it sends a snapshot of, and
+/// the depth asked.
+type Planned = (Channel, BTreeSet<Topic>, Vec<Topic>, usize);
+
 /// What handling a client message produced.
 enum Reply {
     /// Frames to send, in order.
@@ -392,17 +396,25 @@ impl Session {
             Ok(resolved) => resolved,
             Err(refusal) => return vec![refusal],
         };
-        if !self.admit_snapshots(state, &resolved) {
+        let planned: Vec<Planned> = (resolved.into_iter().zip(channels))
+            .map(|((channel, ids), request)| {
+                let depth = request.depth();
+                let fresh = self.needing_snapshot(state, channel, &ids, depth);
+                (channel, ids, fresh, depth)
+            })
+            .collect();
+        if !self.admit_snapshots(state, &planned) {
             return vec![error(state, "RATELIMIT", "SYSTEM", None)];
         }
         let mut added: Vec<(Channel, Vec<Topic>, usize)> = Vec::new();
-        for ((channel, ids), request) in resolved.into_iter().zip(channels) {
-            let before = self
-                .subscribed
-                .insert(channel, ids.clone())
-                .unwrap_or_default();
-            let new = ids.difference(&before).copied().collect();
-            added.push((channel, new, request.depth()));
+        for (channel, ids, fresh, depth) in planned {
+            let before = self.subscribed.insert(channel, ids.clone());
+            if channel == Channel::OrderBook {
+                for gone in before.unwrap_or_default().difference(&ids) {
+                    self.depth_books.forget(gone.0);
+                }
+            }
+            added.push((channel, fresh, depth));
         }
         let mut frames = vec![self.answer(state, kind, true)];
         let account = self.key.as_ref().map(|k| k.account);
@@ -421,25 +433,41 @@ impl Session {
         frames
     }
 
-    /// Counts the costly snapshots `resolved` would send (channels and books not
-    /// subscribed yet), each read on the market stage every reader shares: an order book
-    /// walks up to the server's depth and counts against the client address's public
-    /// window; the account's history reads its open and recently ended orders with all
-    /// their trades and counts against the holder's window, as REST's read of an order
-    /// does. False past either (some counts may have been taken).
-    fn admit_snapshots(&self, state: &Shared, resolved: &[(Channel, BTreeSet<Topic>)]) -> bool {
-        let new = |wanted: Channel| {
-            let subscribed = self.subscribed.get(&wanted);
-            (resolved.iter())
-                .filter(|(channel, _)| *channel == wanted)
-                .flat_map(|(_, ids)| ids)
-                .filter(|id| !subscribed.is_some_and(|s| s.contains(id)))
-                .count()
+    /// The markets of `ids` a subscription to `channel` at `depth` sends a snapshot of:
+    /// those not subscribed yet and, for `ORDER_BOOK`, those followed at another depth (a
+    /// client asking for a new depth gets the book at it, which resets its own).
+    fn needing_snapshot(
+        &self,
+        state: &Shared,
+        channel: Channel,
+        ids: &BTreeSet<Topic>,
+        depth: usize,
+    ) -> Vec<Topic> {
+        let subscribed = self.subscribed.get(&channel);
+        let wanted = DepthBooks::limits(depth, state.max_book_depth).then_some(depth);
+        let stale = |id: &Topic| {
+            !subscribed.is_some_and(|s| s.contains(id))
+                || (channel == Channel::OrderBook && self.depth_books.depth_of(id.0) != wanted)
         };
-        (0..new(Channel::OrderBook)).all(|_| self.address_admits(state))
+        ids.iter().filter(|id| stale(id)).copied().collect()
+    }
+
+    /// Counts the costly snapshots `planned` sends, each read on the market stage every
+    /// reader shares: an order book walks up to the server's depth and counts against the
+    /// client address's public window; the account's history reads its open and recently
+    /// ended orders with all their trades and counts against the holder's window, as
+    /// REST's read of an order does. False past either (some counts may have been taken).
+    fn admit_snapshots(&self, state: &Shared, planned: &[Planned]) -> bool {
+        let fresh = |wanted: Channel| -> usize {
+            (planned.iter())
+                .filter(|(channel, ..)| *channel == wanted)
+                .map(|(_, _, fresh, _)| fresh.len())
+                .sum()
+        };
+        (0..fresh(Channel::OrderBook)).all(|_| self.address_admits(state))
             && self.key.as_ref().is_none_or(|key| {
                 let window = state.keys.holder_window(key.holder);
-                (0..new(Channel::AccountHistory))
+                (0..fresh(Channel::AccountHistory))
                     .all(|_| window.admit(state.minute(), state.rate_limit))
             })
     }
