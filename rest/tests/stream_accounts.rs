@@ -127,6 +127,55 @@ async fn an_admin_key_does_not_authenticate_a_stream() {
     x.stop().await;
 }
 
+/// The older protocol logs in with the channel: `api_token` in the `ACCOUNT_HISTORY`
+/// channel of a SUBSCRIBE and no AUTHENTICATE (`bitpanda-aio` subscribes so). The token
+/// was taken for an unknown key of the channel and the answer was
+/// `MISSING_AUTHENTICATION`, which such a client takes as fatal. It now authenticates the
+/// session as AUTHENTICATE would, with the same refusals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_given_with_the_channel_authenticates_the_subscription() {
+    let x = exchange().await;
+    let (other, _) = x.new_holder(&["TRADE"]).await;
+    let history = |token: &str| json!({"name": "ACCOUNT_HISTORY", "api_token": token});
+    let mut ws = connect(&x, "/").await;
+    let two_keys = json!([history(&x.trader.key), {"name": "ORDERS", "api_token": other}]);
+    for (channels, code) in [
+        (json!([history("not-a-key")]), "AUTHENTICATION_FAILED"),
+        (json!([history(&x.root.key)]), "AUTHENTICATION_FAILED"),
+        (two_keys, "INVALID_MESSAGE_FORMAT"),
+    ] {
+        send(&mut ws, json!({"type": "SUBSCRIBE", "channels": channels})).await;
+        assert_eq!(next(&mut ws).await["error"], code);
+    }
+    let v = subscribe(&mut ws, "ACCOUNT_HISTORY").await;
+    assert_eq!(
+        v["error"], "MISSING_AUTHENTICATION",
+        "nothing was taken: {v}"
+    );
+
+    // Another market than the order below, so that its update is the only frame after.
+    let book = json!({"name": "ORDER_BOOK", "instrument_codes": ["ETH_EUR"]});
+    let channels = json!([history(&x.trader.key), book]);
+    send(&mut ws, json!({"type": "SUBSCRIBE", "channels": channels})).await;
+    assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTIONS");
+    let account = x.trader.account_id.clone();
+    let active = next(&mut ws).await;
+    assert_eq!(active["type"], "ACTIVE_ORDERS_SNAPSHOT", "{active}");
+    assert_eq!(active["account_id"], account.as_str());
+    for kind in [
+        "INACTIVE_ORDERS_SNAPSHOT",
+        "BALANCES_SNAPSHOT",
+        "ORDER_BOOK_SNAPSHOT",
+    ] {
+        assert_eq!(next(&mut ws).await["type"], kind);
+    }
+    let (status, placed) = (x.order(&x.trader.key, "BUY", "100.00", "0.1", json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{placed}");
+    let update = next_update(&mut ws, &account).await;
+    assert_eq!(update["type"], "ORDER_CREATED", "{update}");
+    x.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn account_history_snapshots_then_updates_match_rest() {
     let x = exchange().await;

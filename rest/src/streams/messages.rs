@@ -66,6 +66,10 @@ pub struct ChannelRequest {
     /// a numeric string.
     #[serde(default)]
     pub depth: Option<serde_json::Value>,
+    /// The older protocol's login: a REST key given with the channel instead of in an
+    /// `AUTHENTICATE` before it.
+    #[serde(default)]
+    pub api_token: Option<String>,
 }
 
 impl ChannelRequest {

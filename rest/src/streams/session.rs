@@ -23,6 +23,8 @@ use super::messages::{
 use super::order_entry;
 use super::socket::{close, read_apart, too_big, write_all};
 use super::subscribe_snapshots;
+
+mod login;
 use crate::error::ApiError;
 use crate::format::iso_ms;
 use crate::keys::{ApiKey, Scope};
@@ -258,25 +260,18 @@ impl Session {
         };
         let frames = match message {
             ClientMessage::Authenticate { api_token } => {
-                // An admin key is for the admin listener only, as REST's `Caller` has it.
-                let key = state.keys.authenticate(&api_token);
-                match key.filter(|key| !key.has_any(&[Scope::Admin])) {
-                    Some(key) => self.authenticate(state, key).await,
-                    None if self.address_admits(state) => {
-                        vec![error(state, "AUTHENTICATION_FAILED", "SYSTEM", None)]
-                    }
-                    None => {
-                        let refused = error(state, "RATELIMIT", "SYSTEM", None);
-                        return Reply::Close(refused, CLOSE_POLICY);
-                    }
+                match self.presented_key(state, &api_token) {
+                    Ok(key) => self.authenticate(state, key).await,
+                    Err(refusal) => return refusal,
                 }
             }
             ClientMessage::Subscribe { channels } => {
-                self.subscribe(state, &channels, "SUBSCRIPTIONS").await
+                return self
+                    .subscribe_as_asked(state, &channels, "SUBSCRIPTIONS")
+                    .await;
             }
             ClientMessage::UpdateSubscription { channels } => {
-                self.subscribe(state, &channels, "SUBSCRIPTION_UPDATED")
-                    .await
+                return (self.subscribe_as_asked(state, &channels, "SUBSCRIPTION_UPDATED")).await;
             }
             ClientMessage::Unsubscribe { channels } => self.unsubscribe(state, &channels),
             ClientMessage::CreateOrder { order } => {
@@ -516,52 +511,6 @@ impl Session {
             cancel_at: cancel_at.flatten(),
             stamp: Stamp::of(outcome.time),
         })
-    }
-
-    /// Counts one request against the client address's public window (a session with no
-    /// address, in-process, is not limited): an order book snapshot, or a failed
-    /// `AUTHENTICATE` as REST counts a request without a valid key, so that keys cannot be
-    /// guessed on one connection faster than REST lets them be.
-    fn address_admits(&self, state: &Shared) -> bool {
-        let window = &state.address_windows;
-        (self.peer).is_none_or(|ip| window.admit(ip, state.minute(), state.public_rate_limit))
-    }
-
-    /// A valid `AUTHENTICATE`. The private channels subscribed follow the key: one of
-    /// another account starts them again from that account's snapshots, as subscribing
-    /// does (counted against its holder's window; past it the key is not taken).
-    async fn authenticate(&mut self, state: &Shared, key: Arc<ApiKey>) -> Vec<String> {
-        let account = key.account;
-        // What starts again: the private channels, when the account changes.
-        let switched = self.key.as_ref().is_some_and(|k| k.account != account);
-        let private: Vec<(Channel, BTreeSet<Topic>)> = (self.subscribed.iter())
-            .filter(|(channel, _)| switched && channel.is_private())
-            .map(|(channel, topics)| (*channel, topics.clone()))
-            .collect();
-        if !private.is_empty() {
-            let window = state.keys.holder_window(key.holder);
-            if !window.admit(state.minute(), state.rate_limit) {
-                return vec![error(state, "RATELIMIT", "SYSTEM", None)];
-            }
-        }
-        self.key = Some(key);
-        let mut frames = vec![self.answer(state, "AUTHENTICATED", false)];
-        if private.is_empty() {
-            return frames;
-        }
-        // Before the snapshots are read: the frames after them must be made.
-        self.watch = Some(state.streams.hub.watch(account));
-        for (channel, topics) in private {
-            self.after.remove(&(channel, PRIVATE_TOPIC.0));
-            let topics = topics.into_iter().collect();
-            let books = &mut self.depth_books;
-            let (snapshots, covered) =
-                subscribe_snapshots::snapshot(state, (channel, topics), 0, Some(account), books)
-                    .await;
-            frames.extend(snapshots);
-            (self.after).extend(covered.into_iter().map(|(id, seq)| ((channel, id), seq)));
-        }
-        frames
     }
 
     fn unsubscribe(&mut self, state: &Shared, names: &[String]) -> Vec<String> {
