@@ -35,7 +35,7 @@ impl Modify for BearerKeys {
         account::subaccounts, account::balances, account::account_fees, account::transfer,
         orders::create, orders::list, orders::by_id, orders::by_client_id, orders::cancel,
         orders::cancel_by_client_id, orders::cancel_all,
-        trades::list, trades::of_order, trades::by_id,
+        trades::list, trades::of_order, trades::by_id, trades::by_id_at_older_path,
         futures::funding_rate, futures::funding_rate_history, futures::funding_rate_settings,
         futures::summary, futures::positions, futures::positions_history,
         futures::position_trades, futures::funding_payments, futures::position_funding_payments,

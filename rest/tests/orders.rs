@@ -497,6 +497,11 @@ async fn trade_history_lookups_and_time_parameters() {
         .await;
     assert_eq!(s, StatusCode::OK);
     assert_eq!(one["trade"]["trade_id"], trade_id.as_str());
+    // Older clients (bitpanda-aio) ask at `trades/{id}`: the same answer (404 before).
+    let (s, older) = x
+        .get(&format!("/v1/account/trades/{trade_id}"), Some(k))
+        .await;
+    assert_eq!((s, &older), (StatusCode::OK, &one));
     // The same number with a bit of the (unused) slot field set is no trade this server
     // issued: it used to name the same trade.
     let mut groups: Vec<String> = trade_id.split('-').map(str::to_owned).collect();

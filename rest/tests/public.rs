@@ -225,6 +225,7 @@ async fn openapi_describes_every_public_route_and_unknown_routes_are_json_404() 
         "/v1/account/orders/{order_id}/trades",
         "/v1/account/trades",
         "/v1/account/trade/{trade_id}",
+        "/v1/account/trades/{trade_id}",
         "/v1/funding-rate",
         "/v1/funding-rate/history",
         "/v1/funding-rate/settings",

@@ -198,6 +198,10 @@ pub fn public_router(state: Shared) -> Router {
         )
         .route("/v1/account/trades", get(trades::list))
         .route("/v1/account/trade/{trade_id}", get(trades::by_id))
+        .route(
+            "/v1/account/trades/{trade_id}",
+            get(trades::by_id_at_older_path),
+        )
         .route("/v1/account/futures/summary", get(futures::summary))
         .route("/v1/account/futures/positions", get(futures::positions))
         .route(

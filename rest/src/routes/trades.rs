@@ -157,3 +157,16 @@ pub async fn by_id(
             "a trade on an instrument the server does not list",
         ))
 }
+
+/// The same trade at the path older clients ask (`bitpanda-aio`'s `get_account_trade`).
+#[utoipa::path(get, path = "/v1/account/trades/{trade_id}", tag = "trades", security(("api_key" = [])),
+    params(("trade_id" = String, Path)),
+    responses((status = 200, body = TradeWrapper),
+        (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn by_id_at_older_path(
+    state: State<Shared>,
+    caller: Caller,
+    trade_id: Path<String>,
+) -> Result<Json<TradeWrapper>, ApiError> {
+    by_id(state, caller, trade_id).await
+}
