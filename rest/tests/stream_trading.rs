@@ -1,5 +1,5 @@
 //! The private `TRADING` channel over real sockets: order entry (`CREATE_ORDER`,
-//! `CANCEL_ORDER`) answers exactly as REST does, errors included, and the order's events
+//! `UPDATE_ORDER`, `CANCEL_ORDER`) answers exactly as REST does, errors included, and the order's events
 //! (`TRACKED`, `BOOKED`, `FILL`, `DONE`) follow with the order as REST then shows it.
 
 mod common;
@@ -133,6 +133,25 @@ async fn an_order_entered_on_the_socket_reports_each_step_as_rest_shows_it() {
     let trade = &trades["trade_history"][0];
     assert_eq!(fill["trade_id"], trade["trade"]["trade_id"]);
     assert_eq!(fill["fee"], trade["fee"]["fee_amount"]);
+
+    // Amended down by its id (`UPDATE_ORDER`, as REST's PUT; an unknown message before):
+    // acknowledged with its new amount, and an `UPDATE` with what is left.
+    let update = json!({"type": "UPDATE_ORDER", "order": {"order_id": id, "amount": "0.1"}});
+    send(&mut ws, update).await;
+    let mut frames = vec![next(&mut ws).await, next(&mut ws).await];
+    frames.sort_by_key(|f| f["type"].as_str().map(str::to_owned));
+    let [updated, accepted] = frames.try_into().expect("two frames");
+    assert_eq!(accepted["type"], "UPDATE_ORDER_ACCEPTED", "{accepted}");
+    assert_eq!(accepted["order"]["amount"], "0.10000");
+    assert_eq!(updated["type"], "UPDATE", "{updated}");
+    assert_eq!(updated["remaining"], "0.05000");
+    let (_, rest) = x
+        .get(&format!("/v1/account/orders/{id}"), Some(&x.trader.key))
+        .await;
+    assert_eq!(rest["order"]["amount"], "0.10000");
+    let unknown = json!({"type": "UPDATE_ORDER", "order": {"amount": "0.1"}});
+    send(&mut ws, unknown).await;
+    assert_eq!(next(&mut ws).await["error"], "INVALID_ORDER_ID");
 
     // Cancelled by its client id: acknowledged, then done.
     send(

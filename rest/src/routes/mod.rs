@@ -4,6 +4,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod amend;
 pub mod cluster;
 pub mod futures;
 mod order_request;
@@ -186,11 +187,13 @@ pub fn public_router(state: Shared) -> Router {
         )
         .route(
             "/v1/account/orders/{order_id}",
-            get(orders::by_id).delete(orders::cancel),
+            get(orders::by_id).delete(orders::cancel).put(amend::amend),
         )
         .route(
             "/v1/account/orders/client/{client_id}",
-            get(orders::by_client_id).delete(orders::cancel_by_client_id),
+            get(orders::by_client_id)
+                .delete(orders::cancel_by_client_id)
+                .put(amend::amend_by_client_id),
         )
         .route(
             "/v1/account/orders/{order_id}/trades",

@@ -15,7 +15,7 @@ use crate::wire::requests::{
 };
 use crate::wire::{Flag, Numeric};
 
-fn decimal_field(
+pub(super) fn decimal_field(
     text: &str,
     decimals: u8,
     negative: &'static str,
@@ -31,7 +31,7 @@ fn decimal_field(
     })
 }
 
-fn price_field(market: &Market, text: &str) -> Result<matchbook::Price, ApiError> {
+pub(super) fn price_field(market: &Market, text: &str) -> Result<matchbook::Price, ApiError> {
     decimal_field(
         text,
         market.market_precision,

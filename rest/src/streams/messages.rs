@@ -44,6 +44,12 @@ pub enum ClientMessage {
         #[serde(default)]
         client_id: Option<String>,
     },
+    /// `TRADING`: amend an open order (`order_id` or `client_id`, with a new `amount`
+    /// and/or `price`, as REST's `PUT` takes them).
+    UpdateOrder {
+        /// The order's id or client id and its new terms.
+        order: serde_json::Value,
+    },
     /// Arm, re-arm or (0) disarm the account's dead-man switch.
     CancelAllAfter {
         /// Milliseconds (a number or a numeric string).

@@ -1,7 +1,8 @@
-//! Order entry over the socket (`TRADING`): `CREATE_ORDER` and `CANCEL_ORDER` go through
-//! exactly what REST's create and cancel do (a TRADE key, every field checked the same
-//! way, the same engine answers) and are answered with REST's acknowledgement, or with an
-//! error frame carrying REST's code. The order's events follow on the `TRADING` channel.
+//! Order entry over the socket (`TRADING`): `CREATE_ORDER`, `UPDATE_ORDER` and
+//! `CANCEL_ORDER` go through exactly what REST's create, amend and cancel do (a TRADE
+//! key, every field checked the same way, the same engine answers) and are answered with
+//! REST's acknowledgement, or with an error frame carrying REST's code. The order's events
+//! follow on the `TRADING` channel.
 
 use serde::Serialize;
 
@@ -10,10 +11,11 @@ use crate::body::Body;
 use crate::error::ApiError;
 use crate::keys::{ApiKey, Scope};
 use crate::records::order_ack;
+use crate::routes::amend::{AmendTarget, amend_order};
 use crate::routes::orders::{cancel_record, parse_order_id, place};
 use crate::state::Shared;
 use crate::wire::orders::OrderAck;
-use crate::wire::requests::CreateOrderRequest;
+use crate::wire::requests::{AmendOrderRequest, CreateOrderRequest};
 use matchbook::{Command, Uuid};
 
 /// `CREATE_ORDER_ACCEPTED` or `CANCEL_ORDER_ACCEPTED`: REST's acknowledgement.
@@ -79,6 +81,39 @@ pub async fn cancel(
     let ack = order_ack(&state.markets, &record, "CANCELLED", false)
         .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
     answer(state, "CANCEL_ORDER_ACCEPTED", ack)
+}
+
+/// Amends the order of an `UPDATE_ORDER` (`{order_id | client_id, amount, price}`); the
+/// answer frame's JSON.
+pub async fn update(
+    state: &Shared,
+    key: Option<&ApiKey>,
+    order: &serde_json::Value,
+) -> Result<String, ApiError> {
+    let key = trader(key)?;
+    let text = |name: &str| match order.get(name) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(text)) => Ok(Some(text.as_str())),
+        Some(_) => Err(ApiError::bad(crate::body::field_code(name))),
+    };
+    let target = match (text("order_id")?, text("client_id")?) {
+        (Some(id), None) => AmendTarget::Order(parse_order_id(id)?),
+        (None, Some(id)) => AmendTarget::ClientId(
+            (id.parse::<Uuid>()).map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?,
+        ),
+        _ => return Err(ApiError::bad("INVALID_ORDER_ID")),
+    };
+    let mut terms = order.clone();
+    if let Some(fields) = terms.as_object_mut() {
+        fields.remove("order_id");
+        fields.remove("client_id");
+    }
+    let bytes = serde_json::to_vec(&terms).map_err(|_| ApiError::bad("INVALID_JSON"))?;
+    let request: AmendOrderRequest = Body::read(&bytes)?;
+    let record = amend_order(state, key.account, target, &request).await?;
+    let ack = order_ack(&state.markets, &record, "OPEN", true)
+        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    answer(state, "UPDATE_ORDER_ACCEPTED", ack)
 }
 
 fn answer(state: &Shared, kind: &'static str, order: OrderAck<'_>) -> Result<String, ApiError> {

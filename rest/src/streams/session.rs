@@ -278,6 +278,10 @@ impl Session {
                 let key = self.key.as_deref();
                 vec![entry(state, order_entry::create(state, key, &order).await)]
             }
+            ClientMessage::UpdateOrder { order } => {
+                let key = self.key.as_deref();
+                vec![entry(state, order_entry::update(state, key, &order).await)]
+            }
             ClientMessage::CancelOrder {
                 order_id,
                 client_id,

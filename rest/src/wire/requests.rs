@@ -101,6 +101,18 @@ fn time_in_force_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Sch
         .into()
 }
 
+/// `PUT /v1/account/orders/{order_id}` (and by client id): an open order's new total
+/// amount and/or limit price, at least one.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct AmendOrderRequest {
+    /// New total amount (what already filled counts in it).
+    #[schema(schema_with = numeric_schema)]
+    pub amount: Option<Numeric>,
+    /// New limit price.
+    #[schema(schema_with = numeric_schema)]
+    pub price: Option<Numeric>,
+}
+
 /// `POST /v1/account/orders`.
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateOrderRequest {
