@@ -1,5 +1,5 @@
 //! `CANCEL_ALL_AFTER` over a real socket: the dead-man switch needs a trading key, is set
-//! again by each message and off with 0, cancels every open order of the account when it
+//! again by each message and off with 0 (or `DEACTIVATE_CANCEL_ALL_AFTER`), cancels every open order of the account when it
 //! runs out (by itself, with no other command arriving), and survives a restart.
 
 mod common;
@@ -112,6 +112,19 @@ async fn setting_it_again_postpones_it_and_zero_turns_it_off() {
     assert_eq!(open, ["OPEN", "OPEN"]);
     let off = arm(&mut ws, json!(0)).await;
     assert_eq!(off["cancel_at"], Value::Null, "{off}");
+    x.admin("/admin/time/advance", json!({"seconds": "3600"}))
+        .await;
+    let open = statuses(&x.http, &x.base, &x.trader.key, &ids).await;
+    assert_eq!(open, ["OPEN", "OPEN"]);
+    // Set, then turned off as the older clients do (`DEACTIVATE_CANCEL_ALL_AFTER`, an
+    // unknown message before).
+    arm(&mut ws, json!(60_000)).await;
+    send(&mut ws, json!({"type": "DEACTIVATE_CANCEL_ALL_AFTER"})).await;
+    let off = next(&mut ws).await;
+    assert_eq!(
+        (off["timeout"].clone(), off["cancel_at"].clone()),
+        (json!(0), Value::Null)
+    );
     x.admin("/admin/time/advance", json!({"seconds": "3600"}))
         .await;
     let open = statuses(&x.http, &x.base, &x.trader.key, &ids).await;

@@ -172,3 +172,60 @@ async fn an_order_entered_on_the_socket_reports_each_step_as_rest_shows_it() {
     assert_eq!(done["filled_amount"], "0.05000");
     x.stop().await;
 }
+
+/// `CANCEL_ALL_ORDERS` (every open order, one market's, or the ids listed; clients of the
+/// public exchange send it) was an unknown message. It now cancels as REST's cancel-all
+/// does and answers the ids cancelled, each order's `DONE` following.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_all_orders_cancels_as_rest_does() {
+    let x = exchange().await;
+    let mut ws = trading(&x, &x.trader.key).await;
+    let mut ids = Vec::new();
+    for code in ["BTC_EUR", "BTC_EUR", "ETH_EUR"] {
+        let order = json!({"instrument_code": code, "type": "LIMIT", "side": "BUY",
+            "amount": "0.1", "price": "100.00"});
+        let (status, v) = x.post("/v1/account/orders", &x.trader.key, order).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        ids.push(v["order_id"].as_str().expect("id").to_owned());
+        for _ in 0..2 {
+            next(&mut ws).await; // TRACKED and BOOKED
+        }
+    }
+    let both = json!({"type": "CANCEL_ALL_ORDERS", "instrument_code": "BTC_EUR",
+        "order_ids": [ids[2]]});
+    send(&mut ws, both).await;
+    assert_eq!(next(&mut ws).await["error"], "INVALID_MESSAGE_FORMAT");
+    for (message, cancelled) in [
+        (
+            json!({"type": "CANCEL_ALL_ORDERS", "instrument_code": "BTC_EUR"}),
+            &ids[..2],
+        ),
+        (
+            json!({"type": "CANCEL_ALL_ORDERS", "order_ids": [ids[2]]}),
+            &ids[2..],
+        ),
+    ] {
+        send(&mut ws, message.clone()).await;
+        let mut frames = Vec::new();
+        for _ in 0..=cancelled.len() {
+            frames.push(next(&mut ws).await);
+        }
+        let answer = frames
+            .iter()
+            .find(|f| f["type"] == "CANCEL_ALL_ORDERS_ACCEPTED");
+        let mut answered: Vec<String> = (answer.expect("the answer")["order_ids"].as_array())
+            .expect("ids")
+            .iter()
+            .map(|id| id.as_str().expect("id").to_owned())
+            .collect();
+        answered.sort();
+        let mut wanted = cancelled.to_vec();
+        wanted.sort();
+        assert_eq!(answered, wanted, "{message}");
+        let done = frames.iter().filter(|f| f["type"] == "DONE").count();
+        assert_eq!(done, cancelled.len(), "{frames:?}");
+    }
+    let (_, open) = x.get("/v1/account/orders", Some(&x.trader.key)).await;
+    assert_eq!(open["order_history"], json!([]), "nothing left open");
+    x.stop().await;
+}

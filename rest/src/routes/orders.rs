@@ -435,7 +435,18 @@ pub async fn cancel_all(
     } else {
         CancelScope::All
     };
-    let account = caller.0.account;
+    Ok(Json(
+        cancel_in_scope(&state, caller.0.account, scope).await?,
+    ))
+}
+
+/// Cancels `account`'s open orders in `scope` (none there is no error); the ids of those
+/// cancelled. REST's cancel-all and the `TRADING` stream's `CANCEL_ALL_ORDERS` use it.
+pub(crate) async fn cancel_in_scope(
+    state: &Shared,
+    account: AccountId,
+    scope: CancelScope,
+) -> Result<Vec<String>, ApiError> {
     let outcome = state
         .submit_within(Command::CancelAll { account, scope }, CANCEL_WAIT)
         .await?;
@@ -443,13 +454,11 @@ pub async fn cancel_all(
         Ok(_) | Err(EngineError::OrderNotFound) => {}
         Err(e) => return Err(e.into()),
     }
-    let ids = outcome
-        .events
-        .iter()
+    let ids = (outcome.events.iter())
         .filter_map(|e| match e.event {
             Event::OrderCancelled { order, .. } => Some(Uuid::of_order(order).to_string()),
             _ => None,
         })
         .collect();
-    Ok(Json(ids))
+    Ok(ids)
 }

@@ -50,6 +50,17 @@ pub enum ClientMessage {
         /// The order's id or client id and its new terms.
         order: serde_json::Value,
     },
+    /// `TRADING`: cancel every open order, those of one instrument, or those listed.
+    CancelAllOrders {
+        /// The orders to cancel (their ids).
+        #[serde(default)]
+        order_ids: Option<Vec<String>>,
+        /// Only this market's orders.
+        #[serde(default)]
+        instrument_code: Option<String>,
+    },
+    /// Disarm the account's dead-man switch (`CANCEL_ALL_AFTER` with 0).
+    DeactivateCancelAllAfter,
     /// Arm, re-arm or (0) disarm the account's dead-man switch.
     CancelAllAfter {
         /// Milliseconds (a number or a numeric string).

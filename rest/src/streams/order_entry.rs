@@ -1,8 +1,9 @@
-//! Order entry over the socket (`TRADING`): `CREATE_ORDER`, `UPDATE_ORDER` and
-//! `CANCEL_ORDER` go through exactly what REST's create, amend and cancel do (a TRADE
-//! key, every field checked the same way, the same engine answers) and are answered with
-//! REST's acknowledgement, or with an error frame carrying REST's code. The order's events
-//! follow on the `TRADING` channel.
+//! Order entry over the socket (`TRADING`): `CREATE_ORDER`, `UPDATE_ORDER`,
+//! `CANCEL_ORDER` and `CANCEL_ALL_ORDERS` go through exactly what REST's create, amend,
+//! cancel and cancel-all do (a TRADE key, every field checked the same way, the same
+//! engine answers) and are answered with REST's acknowledgement (the ids cancelled, for a
+//! cancel-all), or with an error frame carrying REST's code. The order's events follow on
+//! the `TRADING` channel.
 
 use serde::Serialize;
 
@@ -12,11 +13,11 @@ use crate::error::ApiError;
 use crate::keys::{ApiKey, Scope};
 use crate::records::order_ack;
 use crate::routes::amend::{AmendTarget, amend_order};
-use crate::routes::orders::{cancel_record, parse_order_id, place};
+use crate::routes::orders::{cancel_in_scope, cancel_record, parse_order_id, place};
 use crate::state::Shared;
 use crate::wire::orders::OrderAck;
 use crate::wire::requests::{AmendOrderRequest, CreateOrderRequest};
-use matchbook::{Command, Uuid};
+use matchbook::{CancelScope, Command, Uuid};
 
 /// `CREATE_ORDER_ACCEPTED` or `CANCEL_ORDER_ACCEPTED`: REST's acknowledgement.
 #[derive(Debug, Serialize)]
@@ -114,6 +115,51 @@ pub async fn update(
     let ack = order_ack(&state.markets, &record, "OPEN", true)
         .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
     answer(state, "UPDATE_ORDER_ACCEPTED", ack)
+}
+
+/// `CANCEL_ALL_ORDERS_ACCEPTED`: the orders a `CANCEL_ALL_ORDERS` cancelled.
+#[derive(Debug, Serialize)]
+pub struct CancelledAll {
+    /// `TRADING`.
+    pub channel_name: &'static str,
+    /// `CANCEL_ALL_ORDERS_ACCEPTED`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Their ids, as REST's cancel-all lists them.
+    pub order_ids: Vec<String>,
+    /// When.
+    #[serde(flatten)]
+    pub stamp: Stamp,
+}
+
+/// Cancels what a `CANCEL_ALL_ORDERS` names (every open order, those of
+/// `instrument_code`, or the `order_ids` listed: one of the two at most), as REST's
+/// `DELETE /v1/account/orders` does; the answer frame's JSON.
+pub async fn cancel_all(
+    state: &Shared,
+    key: Option<&ApiKey>,
+    order_ids: Option<&[String]>,
+    instrument_code: Option<&str>,
+) -> Result<String, ApiError> {
+    let key = trader(key)?;
+    let scope = match (order_ids, instrument_code) {
+        (Some(_), Some(_)) => return Err(ApiError::bad("INVALID_MESSAGE_FORMAT")),
+        (Some(ids), None) => CancelScope::Orders(
+            (ids.iter())
+                .map(|id| parse_order_id(id))
+                .collect::<Result<_, _>>()?,
+        ),
+        (None, Some(code)) => CancelScope::Instrument(state.markets.require(code)?.id),
+        (None, None) => CancelScope::All,
+    };
+    let order_ids = cancel_in_scope(state, key.account, scope).await?;
+    serde_json::to_string(&CancelledAll {
+        channel_name: "TRADING",
+        kind: "CANCEL_ALL_ORDERS_ACCEPTED",
+        order_ids,
+        stamp: Stamp::of(state.now()),
+    })
+    .map_err(|_| ApiError::Internal("an acknowledgement that does not serialise"))
 }
 
 fn answer(state: &Shared, kind: &'static str, order: OrderAck<'_>) -> Result<String, ApiError> {

@@ -290,6 +290,17 @@ impl Session {
                 let done = order_entry::cancel(state, key, order_id, client_id.as_deref());
                 vec![entry(state, done.await)]
             }
+            ClientMessage::CancelAllOrders {
+                order_ids,
+                instrument_code,
+            } => {
+                let (key, code) = (self.key.as_deref(), instrument_code.as_deref());
+                let done = order_entry::cancel_all(state, key, order_ids.as_deref(), code);
+                vec![entry(state, done.await)]
+            }
+            ClientMessage::DeactivateCancelAllAfter => {
+                vec![self.cancel_all_after(state, &serde_json::json!(0)).await]
+            }
             ClientMessage::CancelAllAfter { timeout } => {
                 vec![self.cancel_all_after(state, &timeout).await]
             }
