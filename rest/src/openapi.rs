@@ -10,7 +10,7 @@ use utoipa::Modify;
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use crate::routes::{account, admin, amend, cluster, futures, orders, public, trades};
+use crate::routes::{account, admin, amend, cluster, dead_man, futures, orders, public, trades};
 
 struct BearerKeys;
 
@@ -35,6 +35,7 @@ impl Modify for BearerKeys {
         account::subaccounts, account::balances, account::account_fees, account::transfer,
         orders::create, orders::list, orders::by_id, orders::by_client_id, orders::cancel,
         orders::cancel_by_client_id, orders::cancel_all, amend::amend, amend::amend_by_client_id,
+        dead_man::arm, dead_man::disarm,
         trades::list, trades::of_order, trades::by_id, trades::by_id_at_older_path,
         futures::funding_rate, futures::funding_rate_history, futures::funding_rate_settings,
         futures::summary, futures::positions, futures::positions_history,

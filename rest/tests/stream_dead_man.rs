@@ -1,6 +1,7 @@
 //! `CANCEL_ALL_AFTER` over a real socket: the dead-man switch needs a trading key, is set
 //! again by each message and off with 0 (or `DEACTIVATE_CANCEL_ALL_AFTER`), cancels every open order of the account when it
-//! runs out (by itself, with no other command arriving), and survives a restart.
+//! runs out (by itself, with no other command arriving), and survives a restart; REST sets
+//! the same switch.
 
 mod common;
 
@@ -165,4 +166,48 @@ async fn it_runs_out_by_itself_and_survives_a_restart() {
     until_cancelled(&http, &base, &key, &ids).await;
     server.stop().await.expect("stops");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The same switch over REST (`POST` / `DELETE /v1/account/orders/cancel-all-after`, as
+/// clients of the public exchange arm it; 405 and 400 before): armed, re-armed, turned off,
+/// and left to run out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_switch_is_set_over_rest_too() {
+    let x = exchange().await;
+    let ids = two_bids(&x).await;
+    let path = "/v1/account/orders/cancel-all-after";
+    let k = &x.trader.key;
+    for (key, body, status) in [
+        (k.as_str(), json!({}), StatusCode::BAD_REQUEST),
+        (k, json!({"timeout": -5}), StatusCode::BAD_REQUEST),
+        (
+            &x.reader.key,
+            json!({"timeout": 1000}),
+            StatusCode::FORBIDDEN,
+        ),
+    ] {
+        let (s, v) = x.post(path, key, body.clone()).await;
+        assert_eq!(s, status, "{body}: {v}");
+    }
+    let (s, set) = x.post(path, k, json!({"timeout": 60_000})).await;
+    assert_eq!(s, StatusCode::OK, "{set}");
+    assert_eq!(set["timeout"], 60_000);
+    assert!(set["cancel_at"].is_string(), "{set}");
+    let advance = async |seconds: &str| {
+        x.admin("/admin/time/advance", json!({"seconds": seconds}))
+            .await
+    };
+    advance("40").await;
+    x.post(path, k, json!({"timeout": "60000"})).await;
+    advance("40").await;
+    assert_eq!(statuses(&x.http, &x.base, k, &ids).await, ["OPEN", "OPEN"]);
+    let (s, off) = x.delete(path, k).await;
+    assert_eq!((s, off.clone()), (StatusCode::OK, json!({"timeout": 0})));
+    advance("3600").await;
+    assert_eq!(statuses(&x.http, &x.base, k, &ids).await, ["OPEN", "OPEN"]);
+    x.post(path, k, json!({"timeout": 1000})).await;
+    advance("2").await;
+    let closed = statuses(&x.http, &x.base, k, &ids).await;
+    assert_eq!(closed, ["CANCELLED", "CANCELLED"]);
+    x.stop().await;
 }

@@ -6,6 +6,7 @@ pub mod account;
 pub mod admin;
 pub mod amend;
 pub mod cluster;
+pub mod dead_man;
 pub mod futures;
 mod order_request;
 pub mod orders;
@@ -184,6 +185,10 @@ pub fn public_router(state: Shared) -> Router {
             get(orders::list)
                 .post(orders::create)
                 .delete(orders::cancel_all),
+        )
+        .route(
+            "/v1/account/orders/cancel-all-after",
+            post(dead_man::arm).delete(dead_man::disarm),
         )
         .route(
             "/v1/account/orders/{order_id}",

@@ -23,14 +23,13 @@ use super::messages::{
 use super::order_entry;
 use super::socket::{close, read_apart, too_big, write_all};
 use super::subscribe_snapshots;
+use crate::routes::dead_man::set_cancel_all_after;
 
 mod login;
 use crate::error::ApiError;
-use crate::format::iso_ms;
 use crate::keys::{ApiKey, Scope};
 use crate::markets::Markets;
 use crate::state::Shared;
-use matchbook::{Command, Event};
 
 /// Close code for a frame that is not JSON (the contract's).
 const CLOSE_NOT_JSON: u16 = 4000;
@@ -500,32 +499,19 @@ impl Session {
             serde_json::Value::String(s) => s.parse().ok(),
             _ => None,
         };
-        let Some((millis, nanos)) = millis.and_then(|m| Some((m, m.checked_mul(1_000_000)?)))
-        else {
+        let Some(millis) = millis else {
             return refuse("INVALID_MESSAGE_FORMAT");
         };
-        let command = Command::SetCancelAllAfter {
-            account: key.account,
-            timeout: nanos,
-        };
-        let outcome = match state.submit(command).await {
-            Ok(outcome) => outcome,
-            Err(e) => return refuse(&e.parts().1),
-        };
-        if let Err(e) = outcome.result {
-            return refuse(&ApiError::Engine(e).parts().1);
+        match set_cancel_all_after(state, key.account, millis).await {
+            Ok(set) => json(&TimerFrame {
+                channel_name: "SYSTEM",
+                kind: "AUTO_CANCELLATION_TIMER_SET",
+                timeout: set.timeout,
+                cancel_at: set.cancel_at,
+                stamp: Stamp::of(set.time),
+            }),
+            Err(e) => refuse(&e.parts().1),
         }
-        let cancel_at = (outcome.events.iter()).find_map(|r| match r.event {
-            Event::CancelAllAfterSet { deadline, .. } => Some(deadline.map(iso_ms)),
-            _ => None,
-        });
-        json(&TimerFrame {
-            channel_name: "SYSTEM",
-            kind: "AUTO_CANCELLATION_TIMER_SET",
-            timeout: millis,
-            cancel_at: cancel_at.flatten(),
-            stamp: Stamp::of(outcome.time),
-        })
     }
 
     fn unsubscribe(&mut self, state: &Shared, names: &[String]) -> Vec<String> {
