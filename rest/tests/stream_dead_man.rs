@@ -1,7 +1,7 @@
 //! `CANCEL_ALL_AFTER` over a real socket: the dead-man switch needs a trading key, is set
-//! again by each message and off with 0 (or `DEACTIVATE_CANCEL_ALL_AFTER`), cancels every open order of the account when it
-//! runs out (by itself, with no other command arriving), and survives a restart; REST sets
-//! the same switch.
+//! again by each message and off with 0 (or `DEACTIVATE_CANCEL_ALL_AFTER`), cancels every
+//! open order of the account when it runs out (by itself, with no other command
+//! arriving), and survives a restart; REST sets the same switch.
 
 mod common;
 
