@@ -97,6 +97,9 @@ fn pin_config(settings: &Settings) -> Result<(), ServerError> {
 /// Name of the key store inside a data directory.
 pub const KEY_STORE: &str = "keys.json";
 
+/// How long a stop waits for stream sessions to tell their clients and close.
+const SESSIONS_CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Refuses a `--keys-out` that is one of the data directory's own files (the key store,
 /// whose digests plaintext keys would replace, the journal, snapshots, configuration copy
 /// and pin, the lock, or a temporary file of theirs).
@@ -328,11 +331,7 @@ impl Server {
             public_rate_limit: settings.public_rate_limit_per_minute,
             address_windows: Default::default(),
             max_book_depth: settings.max_book_depth,
-            streams: crate::streams::Streams {
-                hub,
-                heartbeat: settings.stream_heartbeat,
-                counters: Default::default(),
-            },
+            streams: crate::streams::Streams::new(hub, settings.stream_heartbeat),
             node: node.as_ref().map(|n| crate::state::NodeView {
                 name: n.name.clone(),
                 status: n.membership.status(),
@@ -422,6 +421,9 @@ impl Server {
     /// Stops gracefully and returns the engine and market data as they ended.
     pub async fn stop(self) -> Result<(Engine, MarketData), ServerError> {
         let _ = self.stop.send(true);
+        // Stream sessions outlive the listeners' drain (an upgraded connection is no
+        // request): each is told and closed here, before the process ends under it.
+        self.state.streams.close_all(SESSIONS_CLOSE_WAIT).await;
         for listener in self.listeners {
             if let Ok(result) = listener.await {
                 result?;

@@ -46,6 +46,28 @@ async fn close_code(ws: &mut common::ws::Socket) -> Option<CloseCode> {
     }
 }
 
+/// A stopping server dropped every stream connection without a word: clients saw the
+/// socket vanish (no close frame, an abnormal closure), and clients of the older protocol
+/// (`bitpanda-aio`, `cryptoxlib-aio`), which reconnect on `CONNECTION_CLOSING`, stopped
+/// instead. Each session is now told and closed (going away) before the server ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopping_server_tells_each_session_and_closes_it() {
+    let x = exchange().await;
+    let mut ws = connect(&x, "/").await;
+    let book = json!({"name": "ORDER_BOOK", "instrument_codes": ["BTC_EUR"]});
+    send(&mut ws, json!({"type": "SUBSCRIBE", "channels": [book]})).await;
+    assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTIONS");
+    assert_eq!(next(&mut ws).await["type"], "ORDER_BOOK_SNAPSHOT");
+    let stopping = tokio::spawn(x.stop());
+    let told = next(&mut ws).await;
+    assert_eq!(
+        (told["type"].as_str(), told["channel_name"].as_str()),
+        (Some("CONNECTION_CLOSING"), Some("SYSTEM"))
+    );
+    assert_eq!(close_code(&mut ws).await, Some(CloseCode::Away));
+    stopping.await.expect("stopped");
+}
+
 /// A SUBSCRIBE of `BOOK_TICKER` padded with spaces to `bytes`.
 fn padded_subscribe(bytes: usize) -> String {
     let message = json!({"type": "SUBSCRIBE", "channels": [

@@ -69,6 +69,33 @@ pub struct Streams {
     pub heartbeat: Duration,
     /// Sessions open, and sessions closed as slow consumers.
     pub counters: Counters,
+    /// Set when the server stops: every session tells its client `CONNECTION_CLOSING`
+    /// and closes (going away), so clients reconnect rather than see a dropped socket.
+    pub closing: tokio::sync::watch::Sender<bool>,
+}
+
+impl Streams {
+    /// Streams over `hub`, their sessions sending a heartbeat every `heartbeat`.
+    pub fn new(hub: hub::Hub, heartbeat: Duration) -> Self {
+        Self {
+            hub,
+            heartbeat,
+            counters: Counters::default(),
+            closing: tokio::sync::watch::Sender::new(false),
+        }
+    }
+
+    /// Tells every session to close, and waits (at most `wait`) until none is open.
+    pub async fn close_all(&self, wait: Duration) {
+        self.closing.send_replace(true);
+        let deadline = tokio::time::Instant::now() + wait;
+        // Sessions end on their own tasks; their count is the only sign of it.
+        while self.counters.open.load(Ordering::Relaxed) > 0
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
 }
 
 /// Counters of the stream sessions, for operators.

@@ -39,6 +39,8 @@ const CLOSE_SLOW: u16 = 4001;
 const CLOSE_REVOKED: u16 = 4003;
 /// Close code after `RATELIMIT` for failed `AUTHENTICATE`s (RFC 6455's "policy violation").
 const CLOSE_POLICY: u16 = 1008;
+/// Close code after `CONNECTION_CLOSING`, the server stopping (RFC 6455's "going away").
+const CLOSE_GOING_AWAY: u16 = 1001;
 /// Close code for a message over [`super::MAX_MESSAGE_BYTES`] (RFC 6455's "message too big").
 const CLOSE_TOO_BIG: u16 = 1009;
 /// What one connection has asked for.
@@ -97,8 +99,13 @@ pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr
     };
     let mut heartbeat = tokio::time::interval(state.streams.heartbeat);
     heartbeat.tick().await;
+    let mut closing = state.streams.closing.subscribe();
     loop {
         let outgoing: Vec<Message> = tokio::select! {
+            () = async { drop(closing.wait_for(|&closing| closing).await) } => {
+                close(&mut sink, session.answer(&state, "CONNECTION_CLOSING", false), CLOSE_GOING_AWAY).await;
+                return;
+            }
             message = incoming.recv() => match message {
                 // Nothing more is done with a key revoked since it authenticated.
                 Some(Ok(Message::Text(_))) if session.key_revoked() => Vec::new(),
