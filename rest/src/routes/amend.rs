@@ -21,7 +21,7 @@ use crate::wire::Numeric;
 use crate::wire::orders::OrderAck;
 use crate::wire::requests::AmendOrderRequest;
 
-use super::order_request::{decimal_field, price_field};
+use super::order_request::{amount_field, price_field};
 use super::orders::parse_order_id;
 
 /// Which open order of the caller's an amend names.
@@ -112,18 +112,8 @@ pub(crate) async fn amend_order(
     let market = (state.markets.market_of(instrument))
         .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
     let amount = (request.amount.as_ref())
-        .map(|Numeric(text)| {
-            let scale = market.amount_precision;
-            decimal_field(
-                text,
-                scale,
-                "NEGATIVE_AMOUNT",
-                "BAD_AMOUNT_PRECISION",
-                "INVALID_AMOUNT",
-            )
-        })
-        .transpose()?
-        .map(matchbook::Qty);
+        .map(|Numeric(text)| amount_field(market, text))
+        .transpose()?;
     let price = (request.price.as_ref())
         .map(|Numeric(text)| price_field(market, text))
         .transpose()?;

@@ -15,7 +15,7 @@ use crate::wire::requests::{
 };
 use crate::wire::{Flag, Numeric};
 
-pub(super) fn decimal_field(
+fn decimal_field(
     text: &str,
     decimals: u8,
     negative: &'static str,
@@ -31,6 +31,19 @@ pub(super) fn decimal_field(
     })
 }
 
+/// An amount at `market`'s precision, with the create codes for what is wrong with it.
+pub(super) fn amount_field(market: &Market, text: &str) -> Result<matchbook::Qty, ApiError> {
+    decimal_field(
+        text,
+        market.amount_precision,
+        "NEGATIVE_AMOUNT",
+        "BAD_AMOUNT_PRECISION",
+        "INVALID_AMOUNT",
+    )
+    .map(matchbook::Qty)
+}
+
+/// A price at `market`'s precision, with the create codes for what is wrong with it.
 pub(super) fn price_field(market: &Market, text: &str) -> Result<matchbook::Price, ApiError> {
     decimal_field(
         text,
@@ -132,13 +145,7 @@ pub(super) fn parse_order(
     let Some(Numeric(amount)) = &request.amount else {
         return Err(ApiError::bad("INVALID_AMOUNT"));
     };
-    let amount = decimal_field(
-        amount,
-        market.amount_precision,
-        "NEGATIVE_AMOUNT",
-        "BAD_AMOUNT_PRECISION",
-        "INVALID_AMOUNT",
-    )?;
+    let amount = amount_field(market, amount)?;
     let price = match &request.price {
         Some(Numeric(p)) => Some(price_field(market, p)?),
         None if !order_type.needs_price() => None,
@@ -182,7 +189,7 @@ pub(super) fn parse_order(
         trail,
         limit_offset,
         display,
-        amount: matchbook::Qty(amount),
+        amount,
         expire_at,
         client_id: Some(client_id),
         stp: None,
@@ -226,13 +233,7 @@ pub(super) fn contingent_command(
                 .map(order_type_of)
                 .ok_or(ApiError::bad("MISSING_ORDER_TYPE"))?;
             let amount = match &leg.amount {
-                Some(Numeric(text)) => matchbook::Qty(decimal_field(
-                    text,
-                    market.amount_precision,
-                    "NEGATIVE_AMOUNT",
-                    "BAD_AMOUNT_PRECISION",
-                    "INVALID_AMOUNT",
-                )?),
+                Some(Numeric(text)) => amount_field(market, text)?,
                 None => order.amount,
             };
             let second = NewOrder {

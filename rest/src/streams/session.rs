@@ -23,13 +23,13 @@ use super::messages::{
 use super::order_entry;
 use super::socket::{close, read_apart, too_big, write_all};
 use super::subscribe_snapshots;
-use crate::routes::dead_man::set_cancel_all_after;
-
-mod login;
 use crate::error::ApiError;
 use crate::keys::{ApiKey, Scope};
 use crate::markets::Markets;
+use crate::routes::dead_man::set_cancel_all_after;
 use crate::state::Shared;
+
+mod login;
 
 /// Close code for a frame that is not JSON (the contract's).
 const CLOSE_NOT_JSON: u16 = 4000;
@@ -103,7 +103,8 @@ pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr
     loop {
         let outgoing: Vec<Message> = tokio::select! {
             () = async { drop(closing.wait_for(|&closing| closing).await) } => {
-                close(&mut sink, session.answer(&state, "CONNECTION_CLOSING", false), CLOSE_GOING_AWAY).await;
+                let told = session.answer(&state, "CONNECTION_CLOSING", false);
+                close(&mut sink, told, CLOSE_GOING_AWAY).await;
                 return;
             }
             message = incoming.recv() => match message {
@@ -272,12 +273,12 @@ impl Session {
                 }
             }
             ClientMessage::Subscribe { channels } => {
-                return self
-                    .subscribe_as_asked(state, &channels, "SUBSCRIPTIONS")
-                    .await;
+                let kind = "SUBSCRIPTIONS";
+                return self.subscribe_as_asked(state, &channels, kind).await;
             }
             ClientMessage::UpdateSubscription { channels } => {
-                return (self.subscribe_as_asked(state, &channels, "SUBSCRIPTION_UPDATED")).await;
+                let kind = "SUBSCRIPTION_UPDATED";
+                return self.subscribe_as_asked(state, &channels, kind).await;
             }
             ClientMessage::Unsubscribe { channels } => self.unsubscribe(state, &channels),
             ClientMessage::CreateOrder { order } => {
