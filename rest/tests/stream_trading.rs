@@ -195,6 +195,14 @@ async fn cancel_all_orders_cancels_as_rest_does() {
         "order_ids": [ids[2]]});
     send(&mut ws, both).await;
     assert_eq!(next(&mut ws).await["error"], "INVALID_MESSAGE_FORMAT");
+    // As REST's `ids`: text that is no id is refused, an id of no order names nothing.
+    let garbage = json!({"type": "CANCEL_ALL_ORDERS", "order_ids": ["nope"]});
+    send(&mut ws, garbage).await;
+    assert_eq!(next(&mut ws).await["error"], "INVALID_ORDER_ID");
+    let nothing = json!({"type": "CANCEL_ALL_ORDERS",
+        "order_ids": ["00000000-0000-0000-0000-000000000000"]});
+    send(&mut ws, nothing).await;
+    assert_eq!(next(&mut ws).await["order_ids"], json!([]));
     for (message, cancelled) in [
         (
             json!({"type": "CANCEL_ALL_ORDERS", "instrument_code": "BTC_EUR"}),

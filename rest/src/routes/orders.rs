@@ -400,6 +400,26 @@ fn uuid_list(text: &str, code: &'static str) -> Result<Vec<Uuid>, ApiError> {
         .collect()
 }
 
+/// The cancel-all scope of listed order ids: a text that is no UUID is 400
+/// `INVALID_ORDER_ID`; a UUID that names no order of this server's is left out (it has
+/// nothing to cancel).
+pub(crate) fn listed_orders<'a>(
+    ids: impl Iterator<Item = &'a str>,
+) -> Result<CancelScope, ApiError> {
+    let uuids = ids.map(|id| {
+        id.trim()
+            .parse::<Uuid>()
+            .map_err(|_| ApiError::bad("INVALID_ORDER_ID"))
+    });
+    let uuids: Vec<Uuid> = uuids.collect::<Result<_, _>>()?;
+    Ok(CancelScope::Orders(
+        uuids
+            .into_iter()
+            .filter_map(|u| u.order_ref().ok())
+            .collect(),
+    ))
+}
+
 /// Cancels every open order, or those of one instrument, or listed ids or client ids.
 #[utoipa::path(delete, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
     params(("instrument_code" = Option<String>, Query), ("ids" = Option<String>, Query),
@@ -424,12 +444,7 @@ pub async fn cancel_all(
     let scope = if let Some(code) = params.get("instrument_code") {
         CancelScope::Instrument(state.markets.require(code)?.id)
     } else if let Some(ids) = params.get("ids") {
-        CancelScope::Orders(
-            uuid_list(ids, "INVALID_ORDER_ID")?
-                .into_iter()
-                .filter_map(|u| u.order_ref().ok())
-                .collect(),
-        )
+        listed_orders(ids.split(','))?
     } else if let Some(ids) = params.get("client_ids") {
         CancelScope::ClientIds(uuid_list(ids, "INVALID_CLIENT_UUID")?)
     } else {

@@ -13,7 +13,7 @@ use crate::error::ApiError;
 use crate::keys::{ApiKey, Scope};
 use crate::records::order_ack;
 use crate::routes::amend::{AmendTarget, amend_order};
-use crate::routes::orders::{cancel_in_scope, cancel_record, parse_order_id, place};
+use crate::routes::orders::{cancel_in_scope, cancel_record, listed_orders, parse_order_id, place};
 use crate::state::Shared;
 use crate::wire::orders::OrderAck;
 use crate::wire::requests::{AmendOrderRequest, CreateOrderRequest};
@@ -144,11 +144,7 @@ pub async fn cancel_all(
     let key = trader(key)?;
     let scope = match (order_ids, instrument_code) {
         (Some(_), Some(_)) => return Err(ApiError::bad("INVALID_MESSAGE_FORMAT")),
-        (Some(ids), None) => CancelScope::Orders(
-            (ids.iter())
-                .map(|id| parse_order_id(id))
-                .collect::<Result<_, _>>()?,
-        ),
+        (Some(ids), None) => listed_orders(ids.iter().map(String::as_str))?,
         (None, Some(code)) => CancelScope::Instrument(state.markets.require(code)?.id),
         (None, None) => CancelScope::All,
     };
