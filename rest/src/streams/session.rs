@@ -136,18 +136,7 @@ pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr
                 }
                 Ok(Err(RecvError::Closed)) | Err(RecvError::Closed) => return,
             },
-            _ = heartbeat.tick() => vec![
-                Message::Text(json(&SessionFrame {
-                    channel_name: "SYSTEM",
-                    kind: "HEARTBEAT",
-                    channels: None,
-                    subscription: Some("SYSTEM"),
-                    stamp: Stamp::of(state.now()),
-                }).into()),
-                // A ping makes the client answer, which keeps an otherwise silent
-                // subscriber clear of the listener's idle timeout.
-                Message::Ping(Default::default()),
-            ],
+            _ = heartbeat.tick() => heartbeat_frames(&state),
         };
         if session.key_revoked() {
             let refused = error(&state, "AUTHENTICATION_FAILED", "SYSTEM", None);
@@ -168,6 +157,22 @@ pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr
             }
         }
     }
+}
+
+/// A heartbeat: its frame, and a ping, which makes the client answer and so keeps an
+/// otherwise silent subscriber clear of the listener's idle timeout.
+fn heartbeat_frames(state: &Shared) -> Vec<Message> {
+    let frame = json(&SessionFrame {
+        channel_name: "SYSTEM",
+        kind: "HEARTBEAT",
+        channels: None,
+        subscription: Some("SYSTEM"),
+        stamp: Stamp::of(state.now()),
+    });
+    vec![
+        Message::Text(frame.into()),
+        Message::Ping(Default::default()),
+    ]
 }
 
 /// Frames the session takes at most per write: what is queued is sent together, one
