@@ -1,6 +1,7 @@
 //! Order and trade records on the wire (spec 2.6 and 2.7, with the addendum's extra
 //! spellings), built from market data's history records on the handler's thread.
 
+use crate::error::ApiError;
 use crate::format::{iso_ms, iso_nanos};
 use crate::markets::{Market, Markets};
 use crate::wire::orders::{FeeBody, OrderAck, OrderBody, TradeBody, TradeWrapper};
@@ -107,16 +108,18 @@ pub fn add_order_terms(
     body.limit_offset = terms.limit_offset.map(|p| market.price(p));
 }
 
-/// The acknowledgement of create and cancel: `time_in_force` on create only.
+/// The acknowledgement of create, amend and cancel (`time_in_force` with `with_tif`); 404
+/// `INVALID_INSTRUMENT_CODE` for an order on a market the server does not list.
 pub fn order_ack<'a>(
     markets: &'a Markets,
     r: &OrderRecord,
     status: &'a str,
     with_tif: bool,
-) -> Option<OrderAck<'a>> {
+) -> Result<OrderAck<'a>, ApiError> {
     let a = &r.accepted;
-    let market = markets.market_of(a.instrument)?;
-    Some(OrderAck {
+    let market =
+        (markets.market_of(a.instrument)).ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    Ok(OrderAck {
         linked_order_id: None,
         order_id: Uuid::of_order(a.order).to_string(),
         client_id: a.client_id.map(|c| c.to_string()),

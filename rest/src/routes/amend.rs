@@ -83,9 +83,7 @@ pub async fn amend_by_client_id(
 
 /// The acknowledgement of an amended order, as create answers.
 fn answer(state: &Shared, record: OrderRecord) -> Result<Response, ApiError> {
-    order_ack(&state.markets, &record, "OPEN", true)
-        .map(|ack| Json(ack).into_response())
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
+    Ok(Json(order_ack(&state.markets, &record, "OPEN", true)?).into_response())
 }
 
 /// Amends `account`'s order `target` as REST and the `TRADING` stream do: the fields are

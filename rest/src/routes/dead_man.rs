@@ -87,7 +87,8 @@ pub async fn arm(
     let millis = (request.timeout.as_ref())
         .and_then(|Numeric(text)| text.parse::<u64>().ok())
         .ok_or(ApiError::bad("INVALID_MESSAGE_FORMAT"))?;
-    answer(set_cancel_all_after(&state, caller.0.account, millis).await?)
+    let set = set_cancel_all_after(&state, caller.0.account, millis).await?;
+    Ok(answer(set))
 }
 
 /// Turns the account's dead-man switch off.
@@ -101,12 +102,13 @@ pub async fn disarm(
 ) -> Result<Json<CancelAllAfterBody>, ApiError> {
     caller.require(&[Scope::Trade])?;
     caller.limit_key(&state)?;
-    answer(set_cancel_all_after(&state, caller.0.account, 0).await?)
+    let set = set_cancel_all_after(&state, caller.0.account, 0).await?;
+    Ok(answer(set))
 }
 
-fn answer(set: SwitchSet) -> Result<Json<CancelAllAfterBody>, ApiError> {
-    Ok(Json(CancelAllAfterBody {
+fn answer(set: SwitchSet) -> Json<CancelAllAfterBody> {
+    Json(CancelAllAfterBody {
         timeout: set.timeout,
         cancel_at: set.cancel_at,
-    }))
+    })
 }

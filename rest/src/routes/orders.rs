@@ -40,8 +40,7 @@ pub async fn create(
     caller.require(&[Scope::Trade])?;
     let request: CreateOrderRequest = Body::read(&bytes)?;
     let (record, linked) = place(&state, caller.0.account, &request).await?;
-    let mut ack = order_ack(&state.markets, &record, "OPEN", true)
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    let mut ack = order_ack(&state.markets, &record, "OPEN", true)?;
     ack.linked_order_id = linked.map(|l| Uuid::of_order(l).to_string());
     Ok(Json(ack).into_response())
 }
@@ -310,9 +309,7 @@ async fn cancelled_ack(
     command: Command,
 ) -> Result<Response, ApiError> {
     let record = cancel_record(state, account, command).await?;
-    order_ack(&state.markets, &record, "CANCELLED", false)
-        .map(|ack| Json(ack).into_response())
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))
+    Ok(Json(order_ack(&state.markets, &record, "CANCELLED", false)?).into_response())
 }
 
 /// Applies a cancel of one order and returns its record as it ended.
@@ -394,8 +391,12 @@ pub async fn cancel_by_client_id(
     .await
 }
 
-fn uuid_list(text: &str, code: &'static str) -> Result<Vec<Uuid>, ApiError> {
-    text.split(',')
+/// UUIDs listed in `texts`; 400 with `code` for one that is not.
+fn uuid_list<'a>(
+    texts: impl Iterator<Item = &'a str>,
+    code: &'static str,
+) -> Result<Vec<Uuid>, ApiError> {
+    texts
         .map(|s| s.trim().parse::<Uuid>().map_err(|_| ApiError::bad(code)))
         .collect()
 }
@@ -406,12 +407,7 @@ fn uuid_list(text: &str, code: &'static str) -> Result<Vec<Uuid>, ApiError> {
 pub(crate) fn listed_orders<'a>(
     ids: impl Iterator<Item = &'a str>,
 ) -> Result<CancelScope, ApiError> {
-    let uuids = ids.map(|id| {
-        id.trim()
-            .parse::<Uuid>()
-            .map_err(|_| ApiError::bad("INVALID_ORDER_ID"))
-    });
-    let uuids: Vec<Uuid> = uuids.collect::<Result<_, _>>()?;
+    let uuids = uuid_list(ids, "INVALID_ORDER_ID")?;
     Ok(CancelScope::Orders(
         uuids
             .into_iter()
@@ -446,7 +442,7 @@ pub async fn cancel_all(
     } else if let Some(ids) = params.get("ids") {
         listed_orders(ids.split(','))?
     } else if let Some(ids) = params.get("client_ids") {
-        CancelScope::ClientIds(uuid_list(ids, "INVALID_CLIENT_UUID")?)
+        CancelScope::ClientIds(uuid_list(ids.split(','), "INVALID_CLIENT_UUID")?)
     } else {
         CancelScope::All
     };

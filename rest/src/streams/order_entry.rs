@@ -53,8 +53,7 @@ pub async fn create(
     let bytes = serde_json::to_vec(order).map_err(|_| ApiError::bad("INVALID_JSON"))?;
     let request: CreateOrderRequest = Body::read(&bytes)?;
     let (record, _) = place(state, key.account, &request).await?;
-    let ack = order_ack(&state.markets, &record, "OPEN", true)
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    let ack = order_ack(&state.markets, &record, "OPEN", true)?;
     answer(state, "CREATE_ORDER_ACCEPTED", ack)
 }
 
@@ -79,8 +78,7 @@ pub async fn cancel(
         (None, None) => return Err(ApiError::bad("INVALID_ORDER_ID")),
     };
     let record = cancel_record(state, account, command).await?;
-    let ack = order_ack(&state.markets, &record, "CANCELLED", false)
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    let ack = order_ack(&state.markets, &record, "CANCELLED", false)?;
     answer(state, "CANCEL_ORDER_ACCEPTED", ack)
 }
 
@@ -112,8 +110,7 @@ pub async fn update(
     let bytes = serde_json::to_vec(&terms).map_err(|_| ApiError::bad("INVALID_JSON"))?;
     let request: AmendOrderRequest = Body::read(&bytes)?;
     let record = amend_order(state, key.account, target, &request).await?;
-    let ack = order_ack(&state.markets, &record, "OPEN", true)
-        .ok_or(ApiError::NotFound("INVALID_INSTRUMENT_CODE"))?;
+    let ack = order_ack(&state.markets, &record, "OPEN", true)?;
     answer(state, "UPDATE_ORDER_ACCEPTED", ack)
 }
 
