@@ -15,6 +15,7 @@ mod durable;
 mod files;
 mod host;
 pub mod journal;
+mod load;
 mod lock;
 mod pin;
 pub mod snapshot;
@@ -26,8 +27,9 @@ pub use files::{
     write_file_atomically, write_snapshot,
 };
 pub use host::Host;
+pub use load::{Loaded, load};
 pub use lock::{DirLock, LOCK_FILE};
-pub use pin::{CONFIG_PIN, PIN_FORMAT, pin_config, pin_of};
+pub use pin::{CONFIG_PIN, PIN_FORMAT, check_pin, pin_config, pin_of};
 pub use writer::{SnapshotWriter, WriterStatus};
 
 use std::path::{Path, PathBuf};
@@ -104,6 +106,9 @@ pub enum StoreError {
         /// Each refused snapshot and why.
         skipped: Vec<(PathBuf, String)>,
     },
+    /// The directory holds no configuration pin: no engine ever started on it.
+    #[error("{0} is not a matchbook data directory (it has no config.pin)")]
+    NotADataDirectory(PathBuf),
     /// Another live engine holds the directory (its journal would interleave with ours).
     #[error(
         "data directory {dir} is in use by another engine{}; stop it first or use another \
@@ -195,6 +200,64 @@ pub fn recover_with<L>(
 ) -> Result<Recovery<L>, StoreError> {
     std::fs::create_dir_all(dir).map_err(io_error(dir))?;
     let lock = DirLock::acquire(dir)?;
+    let mut resumed = resume(dir, fresh)?;
+    let opened = open_log(resumed.after).map_err(|e| no_start(e, &mut resumed.report));
+    let (journal, recovered) = opened?;
+    resumed.replay(&recovered);
+    let Resumed {
+        engine,
+        market,
+        report,
+        check,
+        ..
+    } = resumed;
+    Ok(Recovery {
+        engine,
+        market,
+        journal,
+        report,
+        lock,
+        check,
+    })
+}
+
+/// Why the journal could not be read from the state recovery starts at. When it cannot
+/// reach back to where the refused snapshots would have started, says why they were
+/// refused (a format from another version, most likely).
+fn no_start(journal: JournalError, report: &mut RecoveryReport) -> StoreError {
+    if report.skipped_snapshots.is_empty() {
+        journal.into()
+    } else {
+        StoreError::NoUsableStart {
+            journal: Box::new(journal),
+            skipped: std::mem::take(&mut report.skipped_snapshots),
+        }
+    }
+}
+
+/// Where recovery starts: the newest snapshot that loads and checks (or the fresh state).
+struct Resumed {
+    /// The last command the state holds (0 for the fresh state).
+    after: u64,
+    engine: Engine,
+    market: MarketData,
+    report: RecoveryReport,
+    check: SnapshotCheck,
+}
+
+impl Resumed {
+    /// Replays the journal records read after the state, noting them in the report.
+    fn replay(&mut self, recovered: &journal::Recovered) {
+        self.report.truncated = recovered.truncated;
+        self.report.replayed = recovered.entries.len();
+        replay(&mut self.engine, Some(&mut self.market), &recovered.entries);
+    }
+}
+
+/// Finds where recovery of `dir` starts, changing nothing: the newest snapshot that reads
+/// back intact and consistent with the engine `fresh()` builds (damaged ones are skipped
+/// and reported), else that fresh state.
+fn resume(dir: &Path, fresh: impl FnOnce() -> (Engine, MarketData)) -> Result<Resumed, StoreError> {
     let mut report = RecoveryReport::default();
     let (fresh_engine, fresh_market) = fresh();
     let mut check = SnapshotCheck::new(fresh_engine.clone());
@@ -215,7 +278,7 @@ pub fn recover_with<L>(
     }
     // A host setting snapshots do not hold: the restored history keeps the fresh one's.
     let limits = fresh_market.history_limits();
-    let (after, (mut engine, mut market)) = match resumed {
+    let (after, (engine, mut market)) = match resumed {
         Some((seq, state)) => {
             report.snapshot_seq = Some(seq);
             (seq, state)
@@ -223,27 +286,11 @@ pub fn recover_with<L>(
         None => (0, (fresh_engine, fresh_market)),
     };
     market.set_history_limits(limits);
-    let (journal, recovered) = match open_log(after) {
-        Ok(opened) => opened,
-        // The journal cannot reach back to where the refused snapshots would have started:
-        // say why they were refused (a format from another version, most likely).
-        Err(journal) if !report.skipped_snapshots.is_empty() => {
-            return Err(StoreError::NoUsableStart {
-                journal: Box::new(journal),
-                skipped: report.skipped_snapshots,
-            });
-        }
-        Err(journal) => return Err(journal.into()),
-    };
-    report.truncated = recovered.truncated;
-    report.replayed = recovered.entries.len();
-    replay(&mut engine, Some(&mut market), &recovered.entries);
-    Ok(Recovery {
+    Ok(Resumed {
+        after,
         engine,
         market,
-        journal,
         report,
-        lock,
         check,
     })
 }

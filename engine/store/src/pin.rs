@@ -53,6 +53,31 @@ pub fn pin_config<T: Serialize + ?Sized>(
         Err(e) => return Err(StoreError::Io { path, source: e }),
     };
     let pinned = pinned.trim();
+    match compare(dir, pinned, &pin) {
+        Err(StoreError::ConfigChanged(_)) if pinned == digest(legacy.as_bytes()) => {
+            write_pin(dir, &pin)
+        }
+        other => other,
+    }
+}
+
+/// Checks, writing nothing, that `dir` holds a pin and that it is `config`'s (a pin of the
+/// first format is refused: the engine that owns the directory rewrites it when it starts).
+pub fn check_pin<T: Serialize + ?Sized>(dir: &Path, config: &T) -> Result<(), StoreError> {
+    let path = dir.join(CONFIG_PIN);
+    let pinned = match std::fs::read_to_string(&path) {
+        Ok(pinned) => pinned,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(StoreError::NotADataDirectory(dir.to_owned()));
+        }
+        Err(e) => return Err(StoreError::Io { path, source: e }),
+    };
+    compare(dir, pinned.trim(), &pin_of(config)?)
+}
+
+/// Whether the `pinned` text of `dir` is `pin`: the same, another configuration, or a pin
+/// format this build does not write.
+fn compare(dir: &Path, pinned: &str, pin: &str) -> Result<(), StoreError> {
     if pinned == pin {
         return Ok(());
     }
@@ -68,7 +93,6 @@ pub fn pin_config<T: Serialize + ?Sized>(
                 })
             }
         }
-        None if pinned == digest(legacy.as_bytes()) => write_pin(dir, &pin),
         None => Err(StoreError::ConfigChanged(dir.to_owned())),
     }
 }

@@ -17,10 +17,10 @@ use matchbook_core::{NewOrder, Side};
 /// 2026-01-01 00:00 UTC.
 const T0: i64 = 1_767_225_600_000_000_000;
 
-struct Scratch(PathBuf);
+pub(crate) struct Scratch(pub(crate) PathBuf);
 
 impl Scratch {
-    fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         let dir = std::env::temp_dir().join(format!("mb-store-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         Self(dir)
@@ -33,14 +33,14 @@ impl Drop for Scratch {
     }
 }
 
-fn fresh() -> (Engine, MarketData) {
+pub(crate) fn fresh() -> (Engine, MarketData) {
     let engine = Engine::new(matchbook_config::demo::config()).expect("demo config");
     let market = MarketData::new(engine.instruments().len(), Default::default());
     (engine, market)
 }
 
 /// Two funded traders crossing on BTC_EUR, with cancels: `n` commands in all.
-fn commands(n: usize) -> Vec<Command> {
+pub(crate) fn commands(n: usize) -> Vec<Command> {
     let mut out = vec![Command::CreateHolder, Command::CreateHolder];
     for account in [AccountId(0), AccountId(1)] {
         for (currency, amount) in [
@@ -78,11 +78,11 @@ fn commands(n: usize) -> Vec<Command> {
     out
 }
 
-fn time(i: usize) -> Timestamp {
+pub(crate) fn time(i: usize) -> Timestamp {
     Timestamp(T0 + i as i64 * 1_000_000)
 }
 
-fn options(every: u64, keep: usize) -> StoreOptions {
+pub(crate) fn options(every: u64, keep: usize) -> StoreOptions {
     StoreOptions {
         sync: crate::journal::SyncPolicy::EveryBatch,
         snapshot_every: every,
@@ -91,7 +91,7 @@ fn options(every: u64, keep: usize) -> StoreOptions {
 }
 
 /// Runs `commands` through a durable engine in `dir`; returns the live state.
-fn run(dir: &Path, options: StoreOptions, commands: &[Command]) -> (Engine, MarketData) {
+pub(crate) fn run(dir: &Path, options: StoreOptions, commands: &[Command]) -> (Engine, MarketData) {
     let (mut durable, mut engine, mut market, _) =
         DurableEngine::open(dir, options, fresh).expect("open");
     let mut events: Vec<EventRecord> = Vec::new();
@@ -125,7 +125,7 @@ fn snapshot_seqs(dir: &Path) -> Vec<u64> {
         .collect()
 }
 
-fn assert_same(recovered: &Recovery, engine: &Engine, market: &MarketData) {
+pub(crate) fn assert_same(recovered: &Recovery, engine: &Engine, market: &MarketData) {
     assert_eq!(recovered.engine.state_hash(), engine.state_hash());
     assert!(
         encode_market(&recovered.market).expect("encode") == encode_market(market).expect("encode"),
@@ -192,7 +192,7 @@ fn a_damaged_newest_snapshot_falls_back_to_the_one_before() {
 }
 
 /// Applies `commands` from index `from` on, each durable before the next.
-fn go_on(
+pub(crate) fn go_on(
     durable: &mut DurableEngine,
     engine: &mut Engine,
     market: &mut MarketData,

@@ -20,7 +20,9 @@ mod segments;
 mod storage;
 
 pub use crc::crc32c;
-pub use segments::{SegmentFile, SegmentedJournal, list_segments, segment_path, sync_dir};
+pub use segments::{
+    SegmentFile, SegmentedJournal, list_segments, read_journal, segment_path, sync_dir,
+};
 pub use storage::{FileStorage, MemoryStorage, Storage};
 
 use std::path::PathBuf;

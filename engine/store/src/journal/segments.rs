@@ -108,18 +108,7 @@ impl SegmentedJournal {
     ) -> Result<(Self, Recovered), JournalError> {
         std::fs::create_dir_all(dir).map_err(io_error(dir))?;
         let segments = list_segments(dir).map_err(io_error(dir))?;
-        let Some(start) = segments.iter().rposition(|s| s.first_seq <= after + 1) else {
-            if let Some(first) = segments.first() {
-                return Err(corrupt(
-                    &first.path,
-                    0,
-                    format!(
-                        "the journal starts at record {} but the state to resume from ends at \
-                         record {after}: records in between are missing",
-                        first.first_seq
-                    ),
-                ));
-            }
+        let Some(start) = resume_segment(&segments, after)? else {
             let current = Self::create_segment(dir, policy, after + 1)?;
             return Ok((
                 Self {
@@ -135,28 +124,10 @@ impl SegmentedJournal {
                 },
             ));
         };
-        let mut entries = Vec::new();
-        let mut expected = segments[start].first_seq;
         let last = segments.len() - 1;
-        for segment in &segments[start..last] {
-            if segment.first_seq != expected {
-                return Err(gap(segment, expected));
-            }
-            let bytes = std::fs::read(&segment.path).map_err(io_error(&segment.path))?;
-            let scanned = scan(&bytes, &segment.path, segment.first_seq)?;
-            if let Some(at) = scanned.torn_at {
-                return Err(corrupt(
-                    &segment.path,
-                    at as u64,
-                    "incomplete record in a segment that is not the newest".into(),
-                ));
-            }
-            expected = scanned
-                .entries
-                .last()
-                .map_or(segment.first_seq, |e| e.seq + 1);
-            entries.extend(scanned.entries.into_iter().filter(|e| e.seq > after));
-        }
+        let mut entries = Vec::new();
+        let first = segments[start].first_seq;
+        let expected = read_closed(&segments[start..last], first, after, &mut entries)?;
         let newest = &segments[last];
         if newest.first_seq != expected {
             return Err(gap(newest, expected));
@@ -209,6 +180,91 @@ impl SegmentedJournal {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+}
+
+/// Index of the segment holding record `after + 1` (`None`: no segment at all); refused
+/// when the oldest segment starts after it (records in between are missing).
+fn resume_segment(segments: &[SegmentFile], after: u64) -> Result<Option<usize>, JournalError> {
+    match segments.iter().rposition(|s| s.first_seq <= after + 1) {
+        Some(start) => Ok(Some(start)),
+        None => match segments.first() {
+            Some(first) => Err(corrupt(
+                &first.path,
+                0,
+                format!(
+                    "the journal starts at record {} but the state to resume from ends at \
+                     record {after}: records in between are missing",
+                    first.first_seq
+                ),
+            )),
+            None => Ok(None),
+        },
+    }
+}
+
+/// Reads the segments no writer appends to any more (`closed`, oldest first, the first
+/// starting at record `expected`), checking that their records follow one another without
+/// a gap or a torn record, and keeps those after `after`; returns the sequence number the
+/// next segment must start at.
+fn read_closed(
+    closed: &[SegmentFile],
+    mut expected: u64,
+    after: u64,
+    entries: &mut Vec<super::JournalEntry>,
+) -> Result<u64, JournalError> {
+    for segment in closed {
+        if segment.first_seq != expected {
+            return Err(gap(segment, expected));
+        }
+        let bytes = std::fs::read(&segment.path).map_err(io_error(&segment.path))?;
+        let scanned = scan(&bytes, &segment.path, segment.first_seq)?;
+        if let Some(at) = scanned.torn_at {
+            return Err(corrupt(
+                &segment.path,
+                at as u64,
+                "incomplete record in a segment that is not the newest".into(),
+            ));
+        }
+        expected = scanned
+            .entries
+            .last()
+            .map_or(segment.first_seq, |e| e.seq + 1);
+        entries.extend(scanned.entries.into_iter().filter(|e| e.seq > after));
+    }
+    Ok(expected)
+}
+
+/// Every intact record after `after` in the journal of `dir`, read without changing any
+/// file, so while a writer may be appending: a torn record at the newest segment's end
+/// (one being written) is left out and counted in `truncated`, not cut off, and a newest
+/// segment still getting its header reads as empty. An empty `dir` has no records.
+pub fn read_journal(dir: &Path, after: u64) -> Result<Recovered, JournalError> {
+    let segments = list_segments(dir).map_err(io_error(dir))?;
+    let mut entries = Vec::new();
+    let Some(start) = resume_segment(&segments, after)? else {
+        return Ok(Recovered {
+            entries,
+            truncated: 0,
+        });
+    };
+    let last = segments.len() - 1;
+    let first = segments[start].first_seq;
+    let expected = read_closed(&segments[start..last], first, after, &mut entries)?;
+    let newest = &segments[last];
+    if newest.first_seq != expected {
+        return Err(gap(newest, expected));
+    }
+    let bytes = std::fs::read(&newest.path).map_err(io_error(&newest.path))?;
+    if bytes.len() < super::MAGIC.len() && super::MAGIC.starts_with(&bytes) {
+        return Ok(Recovered {
+            entries,
+            truncated: bytes.len() as u64,
+        });
+    }
+    let scanned = scan(&bytes, &newest.path, newest.first_seq)?;
+    let truncated = scanned.torn_at.map_or(0, |at| (bytes.len() - at) as u64);
+    entries.extend(scanned.entries.into_iter().filter(|e| e.seq > after));
+    Ok(Recovered { entries, truncated })
 }
 
 fn gap(segment: &SegmentFile, expected: u64) -> JournalError {
