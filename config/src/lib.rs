@@ -31,6 +31,11 @@ pub use provision::{Directory, HolderEntry, ProvisionError, provision, provision
 use matchbook_core::EngineConfig;
 use serde::{Deserialize, Serialize};
 
+/// File in a server's data directory recording the definition its configuration was built
+/// from (JSON of [`Exchange`]), for programs that read the directory later (Python's
+/// `Engine.load`, C's `mb_engine_load`) to build that configuration again.
+pub const RECORDED_DEFINITION: &str = "config.exchange.json";
+
 /// Why a definition was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DefinitionError {

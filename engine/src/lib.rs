@@ -3,7 +3,8 @@
 //! The one import of matchbook's adapters: it re-exports the stages, each a crate of its
 //! own: the deterministic core ([`matchbook_core`], at this crate's root), market data
 //! ([`market`]), the journal, snapshots and recovery ([`store`], [`journal`], [`snapshot`])
-//! and the threaded pipeline ([`runtime`]); [`demo`] is the embedded reference data.
+//! and the threaded pipeline ([`runtime`]); [`demo`] is the embedded reference data, and
+//! [`recorded`] reads a server's data directory into memory.
 //!
 //! A deterministic, single-writer exchange engine: order books with price-time priority,
 //! matching for limit, market and stop orders under every time in force, self-trade
@@ -37,6 +38,8 @@
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+pub mod recorded;
 
 pub use matchbook_config::demo;
 pub use matchbook_core::*;

@@ -91,6 +91,29 @@ fn pin_config(settings: &Settings) -> Result<(), ServerError> {
         matchbook::store::write_file_atomically(&dir.join(CONFIG_COPY), text.as_bytes())?;
     }
     store::pin_config(dir, &settings.engine, &format!("{:?}", settings.engine))?;
+    record_definition(settings)
+}
+
+/// Records the definition of the pinned configuration beside the pin, once, for readers of
+/// the directory (Python's `Engine.load`, C's `mb_engine_load`) to build it again. Not
+/// written for a configuration its definition does not build (one an embedding program
+/// changed in code): a reader would build another.
+fn record_definition(settings: &Settings) -> Result<(), ServerError> {
+    let path = settings
+        .data_dir
+        .join(matchbook_config::RECORDED_DEFINITION);
+    if path.exists() {
+        return Ok(());
+    }
+    let Ok(built) = settings.definition.engine_config() else {
+        return Ok(());
+    };
+    if store::pin_of(&built)? != store::pin_of(&settings.engine)? {
+        return Ok(());
+    }
+    let text = serde_json::to_string_pretty(&settings.definition)
+        .map_err(|e| ServerError::Io(std::io::Error::other(e)))?;
+    matchbook::store::write_file_atomically(&path, text.as_bytes())?;
     Ok(())
 }
 
@@ -339,9 +362,9 @@ impl Server {
             group_keys,
         });
         let directory = if provision {
-            setup::provision(&state, &settings.holders).await?
+            setup::provision(&state, &settings.definition.holders).await?
         } else {
-            setup::directory_when_applied(&state, &settings.holders).await?
+            setup::directory_when_applied(&state, &settings.definition.holders).await?
         };
         if settings.demo
             && provision

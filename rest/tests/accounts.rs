@@ -528,6 +528,22 @@ async fn a_config_file_sets_holders_keys_and_limits() {
         .await
         .expect("restarts from its copy");
     server.stop().await.expect("stop");
+    // The definition recorded beside the pin builds the pinned configuration again: the
+    // directory reads back with the file's holders.
+    let read = matchbook::recorded::load_recorded(&dir).expect("read");
+    assert_eq!(read.exchange.holders[0].name, "alice");
+    assert_eq!(read.loaded.engine.holder_count(), 1);
+    // A configuration changed in code is one its definition does not build: not recorded.
+    let mut changed = matchbook_rest::config::Settings::from_file(&path).expect("valid");
+    changed.data_dir = data_dir();
+    changed.engine.max_open_orders += 1;
+    let server = matchbook_rest::Server::start(changed.clone())
+        .await
+        .expect("starts");
+    server.stop().await.expect("stop");
+    let recorded = changed.data_dir.join(matchbook_config::RECORDED_DEFINITION);
+    assert!(!recorded.exists(), "a definition of another configuration");
+    let _ = std::fs::remove_dir_all(&changed.data_dir);
     let mut other = matchbook_rest::config::Settings::from_file(&path).expect("valid");
     other.engine.max_open_orders += 1;
     match matchbook_rest::Server::start(other).await {

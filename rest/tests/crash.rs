@@ -4,8 +4,8 @@
 //! same data directory, and then:
 //! every acknowledged order is there (cancelled if its cancel was acknowledged), every
 //! acknowledged transfer is in the balance and none is applied twice, locked funds equal
-//! the open orders' reservations, and the state hash equals an offline recovery of the
-//! data directory (newest snapshot, taken under load every 250 commands, plus the journal
+//! the open orders' reservations, and the state hash equals a read of the data directory
+//! while the server runs and an offline recovery of it (newest snapshot, taken under load every 250 commands, plus the journal
 //! after it), in which money is conserved, every lock is backed by open orders and open
 //! interest is balanced.
 
@@ -254,6 +254,14 @@ async fn crash_and_recover(seed: u64) {
     );
     // The running state is exactly a fresh replay of the journal.
     let (_, state) = get(&http, format!("{}/admin/state", server.admin), &root).await;
+    // Read while the server still runs (no lock taken, nothing written), through the
+    // definition it recorded: the same state.
+    let live = matchbook::recorded::load_recorded(&dir).expect("read the live directory");
+    assert_eq!(
+        state["state_hash"],
+        format!("{:016x}", live.loaded.engine.state_hash()),
+        "seed {seed}: the directory read while the server runs"
+    );
     server.child.kill().expect("stop");
     let _ = server.child.wait();
     let snapshots = matchbook::store::list_snapshots(&dir).expect("list");
@@ -293,7 +301,7 @@ fn check_invariants(engine: &matchbook::Engine, seed: u64) {
     let mut provisioned = matchbook::Engine::new(matchbook::demo::config()).expect("demo");
     matchbook_config::provision_engine(
         &mut provisioned,
-        &matchbook_rest::config::Settings::demo().holders,
+        &matchbook_rest::config::Settings::demo().definition.holders,
         matchbook::Timestamp(0),
         &mut Vec::new(),
     )

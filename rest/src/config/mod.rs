@@ -112,8 +112,9 @@ pub struct Settings {
     pub journal_sync: SyncPolicy,
     /// Engine reference data and limits.
     pub engine: EngineConfig,
-    /// Holders to create.
-    pub holders: Vec<HolderConfig>,
+    /// The definition `engine` was built from (its reference-data sections as given, empty
+    /// for the demo set) with the holders to create; recorded in the data directory.
+    pub definition: Exchange,
     /// Keys from the configuration.
     pub keys: Vec<KeyConfig>,
     /// Demo mode: create and print demo keys at first start, seed demo liquidity.
@@ -166,18 +167,55 @@ fn deposits(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// The demo's holders: `demo` with a main account and a `trading` subaccount, and the
+/// `market-maker` that quotes the spot books.
+fn demo_holders() -> Vec<HolderConfig> {
+    let funds = [
+        ("BTC", "10"),
+        ("ETH", "100"),
+        ("EUR", "1000000"),
+        ("USD", "1000000"),
+        ("USDT", "1000000"),
+        ("SHIB", "100000000"),
+    ];
+    vec![
+        HolderConfig {
+            name: "demo".into(),
+            accounts: vec![
+                AccountConfig {
+                    name: "main".into(),
+                    kind: None,
+                    deposits: deposits(&funds),
+                },
+                AccountConfig {
+                    name: "trading".into(),
+                    kind: None,
+                    deposits: deposits(&[("BTC", "1"), ("EUR", "100000")]),
+                },
+            ],
+        },
+        HolderConfig {
+            name: "market-maker".into(),
+            accounts: vec![AccountConfig {
+                name: "main".into(),
+                kind: None,
+                deposits: deposits(&[
+                    ("BTC", "1000"),
+                    ("ETH", "10000"),
+                    ("EUR", "100000000"),
+                    ("USD", "100000000"),
+                    ("USDT", "100000000"),
+                    ("SHIB", "100000000000"),
+                ]),
+            }],
+        },
+    ]
+}
+
 impl Settings {
     /// The embedded default: demo markets, a demo holder with a main account and a
     /// subaccount, a market-maker holder that quotes the spot books, local data directory.
     pub fn demo() -> Self {
-        let funds = [
-            ("BTC", "10"),
-            ("ETH", "100"),
-            ("EUR", "1000000"),
-            ("USD", "1000000"),
-            ("USDT", "1000000"),
-            ("SHIB", "100000000"),
-        ];
         Self {
             bind: address(DEFAULT_BIND)
                 .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 8080))),
@@ -188,38 +226,10 @@ impl Settings {
             queue_capacity: matchbook::runtime::DEFAULT_QUEUE_CAPACITY,
             journal_sync: SyncPolicy::EveryBatch,
             engine: matchbook::demo::config(),
-            holders: vec![
-                HolderConfig {
-                    name: "demo".into(),
-                    accounts: vec![
-                        AccountConfig {
-                            name: "main".into(),
-                            kind: None,
-                            deposits: deposits(&funds),
-                        },
-                        AccountConfig {
-                            name: "trading".into(),
-                            kind: None,
-                            deposits: deposits(&[("BTC", "1"), ("EUR", "100000")]),
-                        },
-                    ],
-                },
-                HolderConfig {
-                    name: "market-maker".into(),
-                    accounts: vec![AccountConfig {
-                        name: "main".into(),
-                        kind: None,
-                        deposits: deposits(&[
-                            ("BTC", "1000"),
-                            ("ETH", "10000"),
-                            ("EUR", "100000000"),
-                            ("USD", "100000000"),
-                            ("USDT", "100000000"),
-                            ("SHIB", "100000000000"),
-                        ]),
-                    }],
-                },
-            ],
+            definition: Exchange {
+                holders: demo_holders(),
+                ..Exchange::default()
+            },
             keys: Vec::new(),
             demo: true,
             keys_out: None,
@@ -270,7 +280,7 @@ impl Settings {
             .map_err(|e| ConfigFileError::Invalid(e.to_string()))?;
         let mut settings = Self {
             engine,
-            holders: exchange.holders,
+            definition: exchange,
             keys: file.keys,
             demo: false,
             ..Self::demo()
