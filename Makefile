@@ -73,11 +73,14 @@ conformance: $(VENV)/ready
 		rest/tests/conformance/run.sh
 
 # The Python package: built by maturin into the venv (profile `python`: optimised, a
-# library), then its tests, the stub check, the docstring examples and the backtest example.
+# library), then its tests, the stub check, the docstring examples and the backtest example;
+# `Engine.load`'s tests read the directory of a running server (the debug binary).
 python: $(VENV)/ready
+	$(REST_BIN_BUILD)
 	cd python && VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
 		maturin develop --quiet --profile python
-	$(VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
+	MATCHBOOK_REST_BIN=target/debug/matchbook-rest \
+		$(VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
 
 # Python order entry per call and in batches (BENCHMARKS.md), on a release build.
 python-bench: $(VENV)/ready

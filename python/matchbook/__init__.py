@@ -152,6 +152,26 @@ class Engine:
         ))
 
     @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        market_data: bool = True,
+        keep_events: bool = True,
+    ) -> Engine:
+        """An engine in memory holding the state of a ``matchbook-rest`` server's data
+        directory ``path``: its newest intact snapshot and the journal after it, under the
+        definition the server recorded there (``config.exchange.json``). Nothing in the
+        directory is written or locked, so the server may be running (a command it is
+        still writing is left out). The engine is a branch: commands applied to it change
+        only it. Holders and accounts keep the definition's names (``account("demo",
+        "main")``); history, candles and tickers come with the state when ``market_data``.
+        A directory that is not a server's, or whose definition does not match its pin,
+        raises :class:`StorageError`.
+        """
+        return cls._wrap(NativeEngine.load(os.fspath(path), market_data, keep_events))
+
+    @classmethod
     def _wrap(cls, native: NativeEngine) -> Engine:
         engine = cls.__new__(cls)
         engine._native = native

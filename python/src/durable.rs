@@ -1,7 +1,7 @@
 //! Durable engines for Python: `NativeEngine.open` puts an engine on a data directory
 //! (journal segments and snapshots, recovered on open, pinned to its definition), after
 //! which every command is journalled and committed before the call returns; batches commit
-//! once.
+//! once. `NativeEngine.load` reads a server's data directory into an engine in memory.
 
 use std::path::Path;
 
@@ -9,8 +9,9 @@ use matchbook::journal::SyncPolicy;
 use matchbook::store::StoreOptions;
 use pyo3::prelude::*;
 
+use crate::engine::Core;
 use crate::engine::NativeEngine;
-use crate::errors::{invalid, storage};
+use crate::errors::{invalid, recorded, storage};
 
 #[pymethods]
 impl NativeEngine {
@@ -61,6 +62,26 @@ impl NativeEngine {
         let core = &mut native.core;
         py.detach(|| core.open_on(dir, options, &starting_point, &legacy))
             .map_err(|e| storage(py, &e))?;
+        Ok(native)
+    }
+
+    /// An engine in memory holding the state of the server data directory `path` (its
+    /// newest snapshot and journal, under the definition the server recorded there), read
+    /// without writing to it: the server may be running. Holders and accounts keep the
+    /// names of the definition.
+    #[staticmethod]
+    #[pyo3(signature = (path, market_data = true, keep_events = true))]
+    fn load(py: Python<'_>, path: &str, market_data: bool, keep_events: bool) -> PyResult<Self> {
+        let dir = Path::new(path);
+        let read = py
+            .detach(|| matchbook::recorded::load_recorded(dir))
+            .map_err(|e| recorded(py, &e))?;
+        // Built, then given the state read: the holders provisioned here name the accounts
+        // the server provisioned the same way when the directory was new.
+        let (mut native, _) =
+            Self::build(py, &read.definition, "json", 0, market_data, keep_events)?;
+        let market = market_data.then_some(read.loaded.market);
+        native.core = Core::in_memory(read.loaded.engine, market, keep_events);
         Ok(native)
     }
 

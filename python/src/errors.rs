@@ -48,6 +48,11 @@ pub(crate) fn storage(py: Python<'_>, e: &matchbook::store::StoreError) -> PyErr
     raise(py, STORAGE, "STORAGE", &e.to_string())
 }
 
+/// A server's data directory that could not be read (`Engine.load`).
+pub(crate) fn recorded(py: Python<'_>, e: &matchbook::recorded::RecordedError) -> PyErr {
+    raise(py, STORAGE, "STORAGE", &e.to_string())
+}
+
 /// A bad argument.
 pub(crate) fn invalid(py: Python<'_>, message: impl AsRef<str>) -> PyErr {
     raise(py, INVALID_ARGUMENT, "INVALID_ARGUMENT", message.as_ref())
