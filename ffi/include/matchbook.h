@@ -1389,6 +1389,26 @@ mb_status mb_engine_open(const mb_config *config,
                          const mb_store_options *options,
                          mb_engine **out_engine);
 
+// An engine in memory holding the state of a `matchbook-rest` server's data directory
+// `dir`: its newest intact snapshot and the journal after it, under the definition the
+// server recorded there (`config.exchange.json`). Nothing in the directory is written or
+// locked, so the server may be running (a command it is still writing is left out); the
+// engine is a branch, changed only by the calls made on it. Holders and accounts keep the
+// definition's names (`mb_refdata_account`). `market_data` nonzero keeps the state's
+// history, candles and tickers; `keep_events` nonzero keeps each later command's events
+// for `mb_engine_poll_events`. `MB_STATUS_STORAGE` (see `mb_last_error`) for a directory
+// that is not a server's, or whose definition does not match its pin.
+//
+// # Safety
+// `dir` a NUL-terminated UTF-8 path; `out_engine` writable.
+//
+// Threads: any thread.
+// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
+mb_status mb_engine_load(const char *dir,
+                         uint8_t market_data,
+                         uint8_t keep_events,
+                         mb_engine **out_engine);
+
 // Writes a snapshot of a durable engine now (and prunes what it makes unnecessary).
 // `MB_STATUS_INVALID_ARGUMENT` for an engine not opened on a directory.
 //

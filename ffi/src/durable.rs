@@ -1,13 +1,13 @@
 //! Durable single-threaded engines: `mb_engine_open` puts an engine on a data directory
 //! (journal segments and snapshots, recovered on open), after which every accepted call is
 //! journalled and committed before it returns; `mb_engine_copy` branches any engine into
-//! one in memory.
+//! one in memory; `mb_engine_load` reads a server's data directory into one.
 
 use std::ffi::c_char;
 use std::path::Path;
 
 use matchbook::journal::SyncPolicy;
-use matchbook::store::StoreOptions;
+use matchbook::store::{Host, StoreOptions};
 
 use crate::boundary::{arg, fail, guard, text};
 use crate::config::MbConfig;
@@ -102,6 +102,54 @@ pub unsafe extern "C" fn mb_engine_open(
             .copied()
             .unwrap_or_else(|| mb_store_options_default());
         publish(out_engine, || open(config, Path::new(dir), options.into()))
+    })
+}
+
+fn load(dir: &Path, market_data: bool, keep_events: bool) -> Result<MbEngine, MbStatus> {
+    let read = matchbook::recorded::load_recorded(dir).map_err(storage)?;
+    // Built, then given the state read: the holders provisioned here name the accounts the
+    // server provisioned the same way when the directory was new.
+    let config = MbConfig {
+        exchange: read.exchange,
+        market_data,
+        start_time_ns: 0,
+        history_limits: Default::default(),
+        drop_events: !keep_events,
+    };
+    let mut engine = MbEngine::build(&config)?;
+    let market = market_data.then_some(read.loaded.market);
+    engine.host = Host::in_memory(read.loaded.engine, market, keep_events);
+    Ok(engine)
+}
+
+/// An engine in memory holding the state of a `matchbook-rest` server's data directory
+/// `dir`: its newest intact snapshot and the journal after it, under the definition the
+/// server recorded there (`config.exchange.json`). Nothing in the directory is written or
+/// locked, so the server may be running (a command it is still writing is left out); the
+/// engine is a branch, changed only by the calls made on it. Holders and accounts keep the
+/// definition's names (`mb_refdata_account`). `market_data` nonzero keeps the state's
+/// history, candles and tickers; `keep_events` nonzero keeps each later command's events
+/// for `mb_engine_poll_events`. `MB_STATUS_STORAGE` (see `mb_last_error`) for a directory
+/// that is not a server's, or whose definition does not match its pin.
+///
+/// # Safety
+/// `dir` a NUL-terminated UTF-8 path; `out_engine` writable.
+///
+/// Threads: any thread.
+/// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_engine_load(
+    dir: *const c_char,
+    market_data: u8,
+    keep_events: u8,
+    out_engine: *mut *mut MbEngine,
+) -> MbStatus {
+    guard(|| {
+        // SAFETY: forwarded contract.
+        let dir = unsafe { text(dir, "dir") }?;
+        publish(out_engine, || {
+            load(Path::new(dir), market_data != 0, keep_events != 0)
+        })
     })
 }
 

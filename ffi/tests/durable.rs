@@ -364,3 +364,111 @@ fn a_copy_is_a_branch_in_memory_that_leaves_the_original_alone() {
         mb_config_free(config);
     }
 }
+
+/// The definition of [`DEFINITION`] in JSON, as a server records it in its directory.
+const RECORDED: &str = r#"{"holders": [
+    {"name": "maker", "accounts": [{"name": "main",
+        "deposits": {"BTC": "10", "EUR": "1000000", "USD": "1000000"}}]},
+    {"name": "taker", "accounts": [{"name": "main",
+        "deposits": {"EUR": "1000000", "USD": "1000000"}}]}]}"#;
+
+/// A directory as `matchbook-rest` keeps one: pinned to the engine configuration, the
+/// definition recorded beside the pin, the holders provisioned through the journal; then
+/// `drive`'s first calls made on the C engine and repeated through the journal. Returns
+/// the running host (it holds the directory's lock) and its state hash.
+fn server_directory(dir: &Scratch) -> (matchbook::store::Host, u64) {
+    use matchbook::store::Host;
+    let exchange = matchbook_config::Exchange::from_json(RECORDED).expect("definition");
+    let engine_config = exchange.engine_config().expect("configuration");
+    let engine = matchbook::Engine::new(engine_config.clone()).expect("engine");
+    let market = matchbook::market::MarketData::new(engine.instruments().len(), Default::default());
+    let mut host = Host::in_memory(engine, Some(market), false);
+    let options = matchbook::store::StoreOptions::default();
+    host.open_on(&dir.0, options, &engine_config, "")
+        .expect("open");
+    std::fs::write(dir.0.join(matchbook_config::RECORDED_DEFINITION), RECORDED).expect("record");
+    let time = matchbook::Timestamp(START);
+    let currency = |code: &str| {
+        let id = host.engine.currency_by_code(code)?;
+        Some((id, host.engine.balance_scale(id).ok()?))
+    };
+    let currencies: Vec<_> = ["BTC", "EUR", "USD"].map(|c| (c, currency(c))).to_vec();
+    let lookup = |code: &str| {
+        currencies
+            .iter()
+            .find(|(c, _)| *c == code)
+            .and_then(|x| x.1)
+    };
+    matchbook_config::provision(&exchange.holders, lookup, |command| {
+        host.apply(&command, time).expect("journalled")
+    })
+    .expect("provisioned");
+    let hash = host.engine.state_hash();
+    (host, hash)
+}
+
+#[test]
+fn a_servers_directory_loads_into_an_engine_in_memory_while_the_server_runs() {
+    let dir = Scratch::new("load");
+    let (running, hash) = server_directory(&dir);
+    let path = dir.c_path();
+    let mut engine = null_mut();
+    // SAFETY: valid pointers.
+    let status = unsafe { mb_engine_load(path.as_ptr(), 1, 1, &mut engine) };
+    assert_eq!(status, OK, "load {}", last_error());
+    assert_eq!(state_hash(engine), hash);
+    // Named as the definition names them, and a branch: calls change it, not the directory.
+    let journal: Vec<u64> = matchbook::journal::list_segments(&dir.0)
+        .expect("segments")
+        .iter()
+        .map(|s| std::fs::metadata(&s.path).expect("segment").len())
+        .collect();
+    drive(engine, 0, 40);
+    assert_ne!(state_hash(engine), hash);
+    let after: Vec<u64> = matchbook::journal::list_segments(&dir.0)
+        .expect("segments")
+        .iter()
+        .map(|s| std::fs::metadata(&s.path).expect("segment").len())
+        .collect();
+    assert_eq!(after, journal, "the directory's journal is untouched");
+    // SAFETY: a live engine, freed once.
+    unsafe { mb_engine_free(engine) };
+    drop(running);
+}
+
+/// `mb_engine_load` of `dir`, refused with `MB_STATUS_STORAGE` and no engine: the message.
+fn refused_load(dir: &Scratch) -> String {
+    let mut engine = null_mut();
+    let path = dir.c_path();
+    // SAFETY: valid pointers.
+    let status = unsafe { mb_engine_load(path.as_ptr(), 1, 1, &mut engine) };
+    assert_eq!(status, MbStatus::Storage);
+    assert!(engine.is_null());
+    last_error()
+}
+
+#[test]
+fn a_directory_that_is_not_a_servers_is_refused_with_a_storage_status() {
+    let missing = Scratch::new("load-missing");
+    let refused = refused_load(&missing);
+    assert!(
+        refused.contains("not a matchbook data directory"),
+        "{refused}"
+    );
+    // One the C ABI wrote itself is opened with its definition, not loaded.
+    let own = Scratch::new("load-own");
+    let config = config(START);
+    // SAFETY: a live engine, freed once.
+    unsafe { mb_engine_free(open(config, &own, &mb_store_options_default())) };
+    let refused = refused_load(&own);
+    assert!(
+        refused.contains("records no exchange definition"),
+        "{refused}"
+    );
+    let mut engine = null_mut();
+    // SAFETY: NULL path: refused, nothing written.
+    let status = unsafe { mb_engine_load(null(), 1, 1, &mut engine) };
+    assert_eq!(status, MbStatus::NullArgument);
+    // SAFETY: freed once.
+    unsafe { mb_config_free(config) };
+}
