@@ -34,6 +34,7 @@ mod key_file;
 pub mod keys;
 pub mod listener;
 pub mod markets;
+pub mod metrics;
 pub mod openapi;
 pub mod params;
 pub mod ratelimit;

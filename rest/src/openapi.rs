@@ -57,7 +57,7 @@ pub struct ApiDoc;
         admin::list_keys, admin::revoke_key,
         admin::instrument_state, admin::advance_time, admin::index_price, admin::liquidate,
         admin::engine_state,
-        admin::pipeline,
+        admin::pipeline, admin::metrics,
     ),
     components(schemas(crate::error::ErrorBody)),
     modifiers(&BearerKeys),

@@ -360,6 +360,8 @@ impl Server {
                 status: n.membership.status(),
             }),
             group_keys,
+            http_public: Default::default(),
+            http_admin: Default::default(),
         });
         let directory = if provision {
             setup::provision(&state, &settings.definition.holders).await?

@@ -52,6 +52,10 @@ pub struct AppState {
     /// On a replicated log: the keys the group shares (what this node issues and revokes
     /// goes there too).
     pub group_keys: Option<matchbook_replica::group_keys::GroupKeys>,
+    /// The public listener's answers, for `/admin/metrics`.
+    pub http_public: crate::metrics::HttpMetrics,
+    /// The admin listener's answers, for `/admin/metrics`.
+    pub http_admin: crate::metrics::HttpMetrics,
 }
 
 /// A node of a replicated group as the handlers see it.
@@ -71,6 +75,14 @@ fn stopped<E>(_: E) -> ApiError {
 }
 
 impl AppState {
+    /// The answer counters of `listener`.
+    pub fn http(&self, listener: crate::metrics::Listener) -> &crate::metrics::HttpMetrics {
+        match listener {
+            crate::metrics::Listener::Public => &self.http_public,
+            crate::metrics::Listener::Admin => &self.http_admin,
+        }
+    }
+
     /// Exchange time now.
     pub fn now(&self) -> Timestamp {
         self.clock.now()

@@ -483,7 +483,11 @@ async fn framework_failures_answer_the_addendum_code(x: &Exchange) {
             "/bare",
             get(|| async { (StatusCode::SERVICE_UNAVAILABLE, "down") }),
         );
-    let app = matchbook_rest::routes::with_layers(router, x.server.state.clone());
+    let app = matchbook_rest::routes::with_layers(
+        router,
+        x.server.state.clone(),
+        matchbook_rest::metrics::Listener::Public,
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

@@ -355,7 +355,12 @@ fn assert_described_by_types(doc: &Value) {
     let mut checked = 0;
     for (path, item) in doc["paths"].as_object().expect("paths") {
         for (method, operation) in item.as_object().expect("operations") {
-            let ok = &operation["responses"]["200"]["content"]["application/json"]["schema"];
+            // JSON, but for the metrics' text: the one media type the answer has.
+            let content = operation["responses"]["200"]["content"].as_object();
+            let ok = content
+                .filter(|c| c.len() == 1)
+                .and_then(|c| c.values().next())
+                .map_or(&Value::Null, |media| &media["schema"]);
             assert!(resolves(ok), "{method} {path}: 200 answer is a type: {ok}");
             if let Some(body) = operation.get("requestBody") {
                 let schema = &body["content"]["application/json"]["schema"];
@@ -373,4 +378,151 @@ fn assert_described_by_types(doc: &Value) {
         let name = reference.split('"').next().unwrap_or_default();
         assert!(schemas.contains_key(name), "dangling $ref {name}");
     }
+}
+
+/// One scrape of `/admin/metrics`, checked as Prometheus's text format: every sample's
+/// family has its `# HELP` and `# TYPE` (counter, gauge or histogram) before it, every
+/// value is a number, no sample repeats, and every histogram's buckets rise to `+Inf`,
+/// which equals its `_count`. Returns the samples by `name{labels}`.
+async fn scrape(x: &Exchange) -> std::collections::BTreeMap<String, f64> {
+    let response = x
+        .http
+        .get(format!("{}/admin/metrics", x.admin))
+        .bearer_auth(&x.root.key)
+        .send()
+        .await
+        .expect("scraped");
+    assert_eq!(response.status(), StatusCode::OK);
+    let content_type = response.headers()["content-type"].to_str().expect("text");
+    assert!(
+        content_type.starts_with("text/plain; version=0.0.4"),
+        "{content_type}"
+    );
+    let text = response.text().await.expect("body");
+    let mut kinds = std::collections::BTreeMap::new();
+    let mut samples = std::collections::BTreeMap::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let (name, kind) = rest.split_once(' ').expect("name and type");
+            assert!(["counter", "gauge", "histogram"].contains(&kind), "{line}");
+            assert!(
+                kinds.insert(name.to_owned(), kind).is_none(),
+                "{name} typed twice"
+            );
+            continue;
+        }
+        if line.starts_with("# HELP ") {
+            continue;
+        }
+        let (series, value) = line.rsplit_once(' ').expect("series and value");
+        let name = series.split('{').next().expect("name");
+        let family = ["_bucket", "_sum", "_count"]
+            .iter()
+            .find_map(|s| {
+                name.strip_suffix(s)
+                    .filter(|f| kinds.get(*f) == Some(&"histogram"))
+            })
+            .unwrap_or(name);
+        assert!(kinds.contains_key(family), "{line}: no # TYPE before it");
+        let value: f64 = value.parse().expect("a number");
+        assert!(
+            samples.insert(series.to_owned(), value).is_none(),
+            "{series} twice"
+        );
+    }
+    for (name, _) in kinds.iter().filter(|(_, kind)| **kind == "histogram") {
+        let prefix = format!("{name}_bucket{{");
+        let mut by_series: std::collections::BTreeMap<String, Vec<(f64, f64)>> = Default::default();
+        for (series, value) in samples
+            .range(prefix.clone()..)
+            .take_while(|(s, _)| s.starts_with(&prefix))
+        {
+            let le = series
+                .rsplit_once("le=\"")
+                .expect("le")
+                .1
+                .trim_end_matches("\"}");
+            let rest = series
+                .replace(&format!(",le=\"{le}\""), "")
+                .replace(&format!("le=\"{le}\""), "");
+            let bound = if le == "+Inf" {
+                f64::INFINITY
+            } else {
+                le.parse().expect("bound")
+            };
+            by_series.entry(rest).or_default().push((bound, *value));
+        }
+        for (series, mut buckets) in by_series {
+            buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+            assert!(
+                buckets.windows(2).all(|w| w[0].1 <= w[1].1),
+                "{series} buckets fall"
+            );
+            let labels = series.trim_start_matches(&format!("{name}_bucket"));
+            let labels = if labels == "{}" {
+                String::new()
+            } else {
+                labels.to_owned()
+            };
+            let count = samples[&format!("{name}_count{labels}")];
+            assert_eq!(
+                buckets.last().map(|b| (b.0, b.1)),
+                Some((f64::INFINITY, count))
+            );
+        }
+    }
+    samples
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_metrics_count_commands_and_answers_for_prometheus() {
+    let x = Exchange::start().await;
+    let url = format!("{}/admin/metrics", x.admin);
+    let (status, body) = x.call(reqwest::Method::GET, &url, None, None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    let (status, _) = x
+        .call(reqwest::Method::GET, &url, Some(&x.trader.key), None)
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let before = scrape(&x).await;
+    for code in [401, 403] {
+        let series = format!(r#"matchbook_http_responses_total{{listener="admin",code="{code}"}}"#);
+        assert_eq!(before.get(&series), Some(&1.0), "{series}");
+    }
+    let (status, _) = x
+        .order(&x.trader.key, "BUY", "1000", "0.1", Value::Null)
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = x.get("/v1/nothing-here", None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let after = scrape(&x).await;
+    let grew = |series: &str, by: f64| {
+        let is = *after
+            .get(series)
+            .unwrap_or_else(|| panic!("no {series} in {after:?}"));
+        let was = before.get(series).copied().unwrap_or(0.0);
+        assert!(is >= was + by, "{series}: {was} -> {is}, expected +{by}");
+    };
+    grew("matchbook_commands_acknowledged_total", 1.0);
+    grew("matchbook_commands_sequenced_total", 1.0);
+    grew("matchbook_matching_command_seconds_count", 1.0);
+    grew(
+        r#"matchbook_http_responses_total{listener="public",code="200"}"#,
+        1.0,
+    );
+    grew(
+        r#"matchbook_http_responses_total{listener="public",code="404"}"#,
+        1.0,
+    );
+    grew(
+        r#"matchbook_http_request_duration_seconds_count{listener="public"}"#,
+        2.0,
+    );
+    // The first scrape, counted once answered.
+    grew(
+        r#"matchbook_http_request_duration_seconds_count{listener="admin"}"#,
+        1.0,
+    );
+    assert_eq!(after["matchbook_replica_divergences_total"], 0.0);
+    x.stop().await;
 }

@@ -62,6 +62,17 @@ impl Histogram {
         );
     }
 
+    /// The durations bucket `bucket` of [`Histogram::counts`] holds, in nanoseconds: from
+    /// the first (inclusive) to the second (exclusive; `u64::MAX` for the last bucket).
+    pub fn bucket_bounds(bucket: usize) -> (u64, u64) {
+        let upper = if bucket + 1 >= BUCKETS {
+            u64::MAX
+        } else {
+            lower_bound(bucket + 1)
+        };
+        (lower_bound(bucket), upper)
+    }
+
     /// Samples recorded.
     pub fn samples(&self) -> u64 {
         self.counts.iter().map(|c| c.load(Ordering::Relaxed)).sum()
@@ -280,6 +291,8 @@ mod tests {
             let bucket = bucket_of(nanos);
             prop_assert!(bucket < BUCKETS);
             prop_assert!(lower_bound(bucket) <= nanos);
+            let (low, high) = Histogram::bucket_bounds(bucket);
+            prop_assert!(low <= nanos && (nanos < high || high == u64::MAX));
             if bucket + 1 < BUCKETS {
                 prop_assert!(nanos < lower_bound(bucket + 1));
                 let width = lower_bound(bucket + 1) - lower_bound(bucket);

@@ -7,6 +7,8 @@ use std::sync::atomic::Ordering;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::response::IntoResponse;
 use matchbook::{AccountId, AccountKind, Command, CurrencyId, InstrumentState, Uuid};
 
 use crate::auth::Admin;
@@ -475,4 +477,18 @@ pub async fn pipeline(State(state): State<Shared>, _: Admin) -> Json<PipelineBod
             p99: quantile(0.99),
         },
     })
+}
+
+/// Metrics for Prometheus in its text format (version 0.0.4): the pipeline's counters,
+/// stream sessions, the matching thread's time per command, and the HTTP answers of both
+/// listeners by status and time. Scrape with the ADMIN key as a bearer credential.
+#[utoipa::path(get, path = "/admin/metrics", tag = "admin", security(("api_key" = [])),
+    responses((status = 200, content_type = "text/plain; version=0.0.4", body = String),
+        (status = 401, body = crate::error::ErrorBody), (status = 403, body = crate::error::ErrorBody)))]
+pub async fn metrics(State(state): State<Shared>, _: Admin) -> impl IntoResponse {
+    let content_type = "text/plain; version=0.0.4; charset=utf-8";
+    (
+        [(CONTENT_TYPE, content_type)],
+        crate::metrics::render(&state),
+    )
 }

@@ -25,6 +25,7 @@ use axum::routing::{get, post};
 
 use crate::error::{ApiError, ErrorBody};
 use crate::listener::Peer;
+use crate::metrics::Listener;
 use crate::state::Shared;
 
 /// Largest request body accepted.
@@ -81,7 +82,30 @@ async fn buffered(request: Request, deadline: Duration) -> Result<Request, Respo
     }
 }
 
-async fn guard(State(state): State<Shared>, mut request: Request, next: Next) -> Response {
+/// Every request of both listeners: admitted (size, address limit, body in time), run
+/// within the handler timeout, counted for `/admin/metrics` and logged.
+async fn guard(State(state): State<Shared>, request: Request, next: Next) -> Response {
+    let listener = request.extensions().get::<Listener>().copied();
+    // Method, path and status only: keys travel in headers and are never logged.
+    let (method, uri) = (request.method().clone(), request.uri().clone());
+    let started = Instant::now();
+    let response = admit_and_run(&state, request, next).await;
+    let status = response.status().as_u16();
+    let micros = started.elapsed().as_micros();
+    state
+        .http(listener.unwrap_or(Listener::Public))
+        .record(status, u64::try_from(micros).unwrap_or(u64::MAX));
+    if status >= 500 {
+        tracing::warn!(%method, path = uri.path(), status, micros, "request failed");
+    } else {
+        tracing::debug!(%method, path = uri.path(), status, micros, "request");
+    }
+    response
+}
+
+/// The refusals before a handler (an announced body over the limit, the address's limit,
+/// a body too slow), else the handler's answer within [`HANDLER_TIMEOUT`].
+async fn admit_and_run(state: &Shared, mut request: Request, next: Next) -> Response {
     let too_large = request
         .headers()
         .get(CONTENT_LENGTH)
@@ -91,32 +115,17 @@ async fn guard(State(state): State<Shared>, mut request: Request, next: Next) ->
     if too_large {
         return refusal(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE");
     }
-    if !admitted_by_address(&mut request, &state) {
+    if !admitted_by_address(&mut request, state) {
         return ApiError::RateLimited.into_response();
     }
     let request = match buffered(request, state.body_timeout).await {
         Ok(request) => request,
         Err(refused) => return refused,
     };
-    // The line is built only when it will be written: a request at info level (the default)
-    // costs no allocation here. Method, path and status only: keys travel in headers and are
-    // never logged.
-    let method = request.method().clone();
-    let uri = request.uri().clone();
-    let started = Instant::now();
-    let response = match tokio::time::timeout(HANDLER_TIMEOUT, next.run(request)).await {
+    match tokio::time::timeout(HANDLER_TIMEOUT, next.run(request)).await {
         Ok(response) => json_error(response),
         Err(_) => ApiError::Timeout.into_response(),
-    };
-    let status = response.status().as_u16();
-    if status >= 500 {
-        let micros = started.elapsed().as_micros();
-        tracing::warn!(%method, path = uri.path(), status, micros, "request failed");
-    } else if tracing::enabled!(tracing::Level::DEBUG) {
-        let micros = started.elapsed().as_micros();
-        tracing::debug!(%method, path = uri.path(), status, micros, "request");
     }
-    response
 }
 
 /// Every error answer in the spec's `{"error": CODE}` form: the framework's own refusals
@@ -163,13 +172,14 @@ async fn method_not_allowed() -> Response {
 /// Puts `router` behind the layers every listener has: JSON 404 and 405, the body limit, a
 /// handler that panics answered 500 `INTERNAL_SERVER_ERROR` (not a dropped connection),
 /// and the guard (size, rate, body deadline, handler timeout, JSON errors, the log line).
-pub fn with_layers(router: Router<Shared>, state: Shared) -> Router {
+pub fn with_layers(router: Router<Shared>, state: Shared, listener: Listener) -> Router {
     router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(tower_http::catch_panic::CatchPanicLayer::new())
         .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .layer(axum::Extension(listener))
         .with_state(state)
 }
 
@@ -232,7 +242,7 @@ pub fn public_router(state: Shared) -> Router {
             state.clone(),
             cluster::forward_public,
         ));
-    with_layers(router, state)
+    with_layers(router, state, Listener::Public)
 }
 
 /// The public listener's routes that take no key (market data, reference data, health,
@@ -293,10 +303,11 @@ pub fn admin_router(state: Shared) -> Router {
         .route("/admin/liquidate", post(admin::liquidate))
         .route("/admin/state", get(admin::engine_state))
         .route("/admin/pipeline", get(admin::pipeline))
+        .route("/admin/metrics", get(admin::metrics))
         .route("/openapi.json", get(crate::openapi::serve_admin))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             cluster::forward_admin,
         ));
-    with_layers(router, state)
+    with_layers(router, state, Listener::Admin)
 }

@@ -1,0 +1,289 @@
+//! Metrics for Prometheus (`GET /admin/metrics`, the ADMIN key): the pipeline's counters,
+//! the streams', the engine's position, and every HTTP answer of both listeners by status
+//! and time taken, in the text exposition format (version 0.0.4). Counting an answer is two
+//! relaxed atomic adds; a scrape reads the counters and asks no stage anything.
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use matchbook::runtime::Histogram;
+
+use crate::state::AppState;
+
+/// The listener a request came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listener {
+    /// The public listener (REST, streams).
+    Public,
+    /// The admin listener.
+    Admin,
+}
+
+impl Listener {
+    fn label(self) -> &'static str {
+        match self {
+            Self::Public => "public",
+            Self::Admin => "admin",
+        }
+    }
+}
+
+/// Upper bounds of the request-time buckets, in microseconds.
+const TIME_BOUNDS_MICROS: [u64; 12] = [
+    100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 1_000_000,
+];
+
+/// Status codes counted one by one: 100 to 599.
+const STATUS_CODES: std::ops::RangeInclusive<u16> = 100..=599;
+
+/// Upper bounds of the matching-time buckets, in nanoseconds.
+const MATCHING_BOUNDS_NANOS: [u64; 10] = [
+    100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 100_000, 1_000_000,
+];
+
+/// HTTP answers of one listener: how many of each status, and how long they took.
+#[derive(Debug)]
+pub struct HttpMetrics {
+    answers: Box<[AtomicU64]>,
+    /// Answers by time bucket (the last one past every bound), not cumulative.
+    times: [AtomicU64; TIME_BOUNDS_MICROS.len() + 1],
+    total_micros: AtomicU64,
+}
+
+impl Default for HttpMetrics {
+    fn default() -> Self {
+        Self {
+            answers: STATUS_CODES.map(|_| AtomicU64::new(0)).collect(),
+            times: std::array::from_fn(|_| AtomicU64::new(0)),
+            total_micros: AtomicU64::new(0),
+        }
+    }
+}
+
+impl HttpMetrics {
+    /// Counts one answer of `status`, given after `micros`.
+    pub fn record(&self, status: u16, micros: u64) {
+        let slot = usize::from(status.saturating_sub(*STATUS_CODES.start()));
+        if let Some(counter) = self.answers.get(slot) {
+            counter.fetch_add(1, Ordering::Relaxed);
+        }
+        let bucket = TIME_BOUNDS_MICROS.partition_point(|&bound| bound < micros);
+        self.times[bucket].fetch_add(1, Ordering::Relaxed);
+        self.total_micros.fetch_add(micros, Ordering::Relaxed);
+    }
+}
+
+/// Text in the exposition format: each family's help and type before its samples.
+#[derive(Default)]
+struct Exposition(String);
+
+impl Exposition {
+    fn family(&mut self, name: &str, kind: &str, help: &str) {
+        let _ = writeln!(self.0, "# HELP {name} {help}\n# TYPE {name} {kind}");
+    }
+
+    fn sample(&mut self, name: &str, labels: &str, value: impl std::fmt::Display) {
+        if labels.is_empty() {
+            let _ = writeln!(self.0, "{name} {value}");
+        } else {
+            let _ = writeln!(self.0, "{name}{{{labels}}} {value}");
+        }
+    }
+
+    /// A family of one sample.
+    fn single(&mut self, name: &str, kind: &str, help: &str, value: u64) {
+        self.family(name, kind, help);
+        self.sample(name, "", value);
+    }
+}
+
+/// Every metric of the exchange now, as a scrape answers them.
+pub fn render(state: &AppState) -> String {
+    let mut out = Exposition::default();
+    pipeline(&mut out, state);
+    matching_time(&mut out, state);
+    http(&mut out, state);
+    out.0
+}
+
+/// The pipeline's counters (name and help), in the order [`pipeline`] reads them.
+const COUNTERS: [(&str, &str); 10] = [
+    (
+        "matchbook_commands_sequenced_total",
+        "Commands logged by the sequencer.",
+    ),
+    (
+        "matchbook_commands_matched_total",
+        "Commands applied by the matching stage.",
+    ),
+    (
+        "matchbook_commands_acknowledged_total",
+        "Commands answered.",
+    ),
+    (
+        "matchbook_commands_market_total",
+        "Commands applied by the market stage.",
+    ),
+    (
+        "matchbook_commands_refused_busy_total",
+        "Commands refused at ingress (503, queue full).",
+    ),
+    (
+        "matchbook_reads_total",
+        "Reads answered by the market stage.",
+    ),
+    (
+        "matchbook_subscribers_dropped_total",
+        "Event subscribers dropped for lag.",
+    ),
+    (
+        "matchbook_replica_divergences_total",
+        "Replica divergences (0 unless there is a bug).",
+    ),
+    ("matchbook_snapshots_total", "Snapshot copies made."),
+    (
+        "matchbook_stream_slow_consumers_total",
+        "Stream sessions closed as slow consumers.",
+    ),
+];
+
+/// The pipeline's gauges, in the order [`pipeline`] reads them.
+const GAUGES: [(&str, &str); 2] = [
+    (
+        "matchbook_commands_in_flight",
+        "Commands admitted and not yet answered.",
+    ),
+    ("matchbook_stream_sessions", "Stream sessions open."),
+];
+
+/// The pipeline's longest pauses (name and help), in the order [`pipeline`] reads them.
+const LONGEST: [(&str, &str); 2] = [
+    (
+        "matchbook_matching_batch_longest_seconds",
+        "Longest batch the matching stage applied.",
+    ),
+    (
+        "matchbook_snapshot_copy_longest_seconds",
+        "Longest snapshot copy.",
+    ),
+];
+
+fn pipeline(out: &mut Exposition, state: &AppState) {
+    let stats = state.runtime.stats();
+    let streams = &state.streams.counters;
+    let counters = [
+        stats.sequenced,
+        stats.matched,
+        stats.acked,
+        stats.market,
+        stats.refused,
+        stats.reads,
+        stats.dropped_subscribers,
+        stats.divergences,
+        stats.snapshots,
+        streams.slow_consumers.load(Ordering::Relaxed),
+    ];
+    for ((name, help), value) in COUNTERS.into_iter().zip(counters) {
+        out.single(name, "counter", help, value);
+    }
+    let gauges = [stats.in_flight, streams.open.load(Ordering::Relaxed)];
+    for ((name, help), value) in GAUGES.into_iter().zip(gauges) {
+        out.single(name, "gauge", help, value);
+    }
+    let longest = [stats.longest_batch_nanos, stats.longest_snapshot_copy_nanos];
+    for ((name, help), nanos) in LONGEST.into_iter().zip(longest) {
+        out.family(name, "gauge", help);
+        out.sample(name, "", seconds(nanos as f64 / 1e9));
+    }
+}
+
+/// The matching thread's busy time per command, from the runtime's histogram (its buckets
+/// are about 2 % wide: a command is counted under the first bound its bucket ends below).
+fn matching_time(out: &mut Exposition, state: &AppState) {
+    let name = "matchbook_matching_command_seconds";
+    let counts = state.runtime.live_stats().matching_time().counts();
+    out.family(name, "histogram", "Matching thread's time per command.");
+    let mut below = [0u64; MATCHING_BOUNDS_NANOS.len()];
+    let (mut total, mut sum) = (0u64, 0f64);
+    for (bucket, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+        let (low, high) = Histogram::bucket_bounds(bucket);
+        let first = MATCHING_BOUNDS_NANOS.partition_point(|&bound| bound < high);
+        for slot in &mut below[first..] {
+            *slot += n;
+        }
+        total += n;
+        sum += n as f64 * (low as f64 + high as f64) / 2.0;
+    }
+    for (bound, count) in MATCHING_BOUNDS_NANOS.iter().zip(below) {
+        out.sample(
+            &format!("{name}_bucket"),
+            &format!("le=\"{}\"", seconds(*bound as f64 / 1e9)),
+            count,
+        );
+    }
+    out.sample(&format!("{name}_bucket"), "le=\"+Inf\"", total);
+    out.sample(&format!("{name}_sum"), "", seconds(sum / 1e9));
+    out.sample(&format!("{name}_count"), "", total);
+}
+
+fn http(out: &mut Exposition, state: &AppState) {
+    let listeners = [
+        (Listener::Public, &state.http_public),
+        (Listener::Admin, &state.http_admin),
+    ];
+    let name = "matchbook_http_responses_total";
+    out.family(name, "counter", "HTTP answers by listener and status.");
+    for (listener, metrics) in listeners {
+        for (code, counter) in STATUS_CODES.zip(metrics.answers.iter()) {
+            let n = counter.load(Ordering::Relaxed);
+            if n > 0 {
+                out.sample(
+                    name,
+                    &format!("listener=\"{}\",code=\"{code}\"", listener.label()),
+                    n,
+                );
+            }
+        }
+    }
+    let name = "matchbook_http_request_duration_seconds";
+    out.family(
+        name,
+        "histogram",
+        "Time from a request's headers to its answer, by listener.",
+    );
+    for (listener, metrics) in listeners {
+        let label = listener.label();
+        let mut cumulative = 0;
+        for (bound, counter) in TIME_BOUNDS_MICROS.iter().zip(&metrics.times) {
+            cumulative += counter.load(Ordering::Relaxed);
+            let le = seconds(*bound as f64 / 1e6);
+            out.sample(
+                &format!("{name}_bucket"),
+                &format!("listener=\"{label}\",le=\"{le}\""),
+                cumulative,
+            );
+        }
+        cumulative += metrics.times[TIME_BOUNDS_MICROS.len()].load(Ordering::Relaxed);
+        out.sample(
+            &format!("{name}_bucket"),
+            &format!("listener=\"{label}\",le=\"+Inf\""),
+            cumulative,
+        );
+        let total = metrics.total_micros.load(Ordering::Relaxed) as f64 / 1e6;
+        out.sample(
+            &format!("{name}_sum"),
+            &format!("listener=\"{label}\""),
+            seconds(total),
+        );
+        out.sample(
+            &format!("{name}_count"),
+            &format!("listener=\"{label}\""),
+            cumulative,
+        );
+    }
+}
+
+/// A number of seconds as Prometheus writes floats (shortest exact text).
+fn seconds(value: f64) -> String {
+    format!("{value}")
+}
