@@ -101,6 +101,7 @@ impl Exposition {
 pub fn render(state: &AppState) -> String {
     let mut out = Exposition::default();
     pipeline(&mut out, state);
+    node(&mut out, state);
     matching_time(&mut out, state);
     http(&mut out, state);
     out.0
@@ -197,6 +198,28 @@ fn pipeline(out: &mut Exposition, state: &AppState) {
     }
 }
 
+/// On a replicated log: whether this node leads its group now.
+fn node(out: &mut Exposition, state: &AppState) {
+    let Some(node) = &state.node else {
+        return;
+    };
+    let name = "matchbook_node_leading";
+    out.family(
+        name,
+        "gauge",
+        "1 while this node holds its group's lease, else 0.",
+    );
+    let labels = format!("node=\"{}\"", label_value(&node.name));
+    out.sample(name, &labels, u8::from(node.status.is_leading()));
+}
+
+/// `text` as a label value: backslash, double quote and line feed escaped.
+fn label_value(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
 /// The matching thread's busy time per command, from the runtime's histogram (its buckets
 /// are about 2 % wide: a command is counted under the first bound its bucket ends below).
 fn matching_time(out: &mut Exposition, state: &AppState) {
@@ -286,4 +309,38 @@ fn http(out: &mut Exposition, state: &AppState) {
 /// A number of seconds as Prometheus writes floats (shortest exact text).
 fn seconds(value: f64) -> String {
     format!("{value}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_values_escape_what_would_end_them() {
+        assert_eq!(label_value("n1"), "n1");
+        assert_eq!(label_value("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+
+    #[test]
+    fn an_answer_counts_by_status_and_under_the_first_bound_it_fits() {
+        let metrics = HttpMetrics::default();
+        metrics.record(200, 100);
+        metrics.record(200, 101);
+        metrics.record(503, 5_000_000);
+        metrics.record(42, 1);
+        let answers = |code: u16| metrics.answers[usize::from(code - 100)].load(Ordering::Relaxed);
+        assert_eq!((answers(200), answers(503)), (2, 1));
+        let times: Vec<u64> = metrics
+            .times
+            .iter()
+            .map(|t| t.load(Ordering::Relaxed))
+            .collect();
+        assert_eq!(times[0], 2, "1 and 100 us are at most 100 us");
+        assert_eq!(times[1], 1, "101 us is over 100 and at most 250");
+        assert_eq!(
+            times[TIME_BOUNDS_MICROS.len()],
+            1,
+            "5 s is past every bound"
+        );
+    }
 }

@@ -264,6 +264,23 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
         );
     }
     let issued_through_a = keys_are_the_groups(&keys, &a, &c).await;
+    // Each node answers its own metrics (a scrape target of its own), not the leader's.
+    let root = keys[3]["key"].as_str().expect("admin key");
+    for (node, name, leading) in [(&a, "a", 1), (&b, "b", 0), (&c, "c", 0)] {
+        let text = (reqwest::Client::new().get(format!("{}/admin/metrics", node.admin)))
+            .bearer_auth(root)
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text");
+        let line = format!("matchbook_node_leading{{node=\"{name}\"}} {leading}");
+        assert!(
+            text.lines().any(|l| l == line),
+            "{name}: no {line:?} in\n{text}"
+        );
+    }
 
     // A client may talk to any node: orders sent to a follower are forwarded to the leader.
     let acked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));

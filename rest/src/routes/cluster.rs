@@ -144,13 +144,15 @@ async fn forward(
     let Some(node) = &state.node else {
         return next.run(request).await;
     };
-    // A node lists its own view of the keys, and revokes on the group's behalf.
+    // A node lists its own view of the keys, revokes on the group's behalf, and answers
+    // its own metrics (each node is a scrape target of its own).
     let path = request.uri().path();
     let local = match listener {
         Listener::Public => served_here(request.method(), path),
         Listener::Admin => {
             path == "/admin/keys/revoke"
                 || (request.method() == Method::GET && path == "/admin/keys")
+                || path == "/admin/metrics"
         }
     };
     if local || node.status.is_leading() {
