@@ -31,3 +31,5 @@ run() {
 }
 run "$public" "$(key TRADE)"
 run "$admin" "$(key ADMIN)"
+# The metrics after that traffic, read by Prometheus's own parser (the venv's Python).
+"$(dirname "$ST")/python" "$(dirname "$0")/metrics_check.py" "$admin" "$(key ADMIN)"
