@@ -67,7 +67,25 @@ async fn order_entry_refuses_what_rest_refuses_with_the_same_code() {
     let (_, rest) = x
         .delete("/v1/account/orders/not-an-id", &x.trader.key)
         .await;
-    assert_eq!(next(&mut ws).await["error"], rest["error"]);
+    let refused = next(&mut ws).await;
+    assert_eq!(refused["error"], rest["error"]);
+    assert_eq!(
+        refused["order_id"], "not-an-id",
+        "the id named is echoed: {refused}"
+    );
+    // A refusal names the client id the order carried, so a client with several orders
+    // in flight knows which one it was.
+    let client_id = "7b1f6c1e-2d1a-4c39-9b3c-1f0f0c1d2e3f";
+    let unfunded = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
+        "amount": "100000", "price": "100000", "client_id": client_id});
+    let refused = create(&mut ws, unfunded).await;
+    assert_eq!(refused["error"], "INSUFFICIENT_FUNDS", "{refused}");
+    assert_eq!(refused["client_id"], client_id, "{refused}");
+    let refused = create(&mut ws, json!([1, 2])).await;
+    assert!(
+        refused.get("client_id").is_none(),
+        "nothing named: {refused}"
+    );
     x.stop().await;
 }
 

@@ -184,6 +184,12 @@ pub struct ErrorFrame {
     /// The instrument codes that were not recognised.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub invalid_instruments: Option<Vec<String>>,
+    /// `TRADING`: the order id the refused request named, for the client to match it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub order_id: Option<String>,
+    /// `TRADING`: the client id the refused request carried or named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
     /// When.
     #[serde(flatten)]
     pub stamp: Stamp,

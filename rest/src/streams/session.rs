@@ -23,13 +23,15 @@ use super::messages::{
 use super::order_entry;
 use super::socket::{close, read_apart, too_big, write_all};
 use super::subscribe_snapshots;
-use crate::error::ApiError;
 use crate::keys::{ApiKey, Scope};
 use crate::markets::Markets;
 use crate::routes::dead_man::set_cancel_all_after;
 use crate::state::Shared;
 
 mod login;
+mod trading_answers;
+
+use trading_answers::{Named, entry};
 
 /// Close code for a frame that is not JSON (the contract's).
 const CLOSE_NOT_JSON: u16 = 4000;
@@ -83,6 +85,8 @@ fn error(state: &Shared, code: &str, channel: &str, invalid: Option<Vec<String>>
         channel_name: channel.to_owned(),
         kind: "ERROR",
         invalid_instruments: invalid,
+        order_id: None,
+        client_id: None,
         stamp: Stamp::of(state.now()),
     })
 }
@@ -180,10 +184,6 @@ fn heartbeat_frames(state: &Shared) -> Vec<Message> {
 const WRITE_BATCH: usize = 256;
 
 /// The answer to an order entry message: its acknowledgement, or REST's error code.
-fn entry(state: &Shared, answer: Result<String, ApiError>) -> String {
-    answer.unwrap_or_else(|e| error(state, &e.parts().1, "TRADING", None))
-}
-
 /// Tells a slow consumer (if it can still take a frame) and closes it.
 async fn slow_consumer<S>(state: &Shared, sink: &mut S)
 where
@@ -288,19 +288,26 @@ impl Session {
             ClientMessage::Unsubscribe { channels } => self.unsubscribe(state, &channels),
             ClientMessage::CreateOrder { order } => {
                 let key = self.key.as_deref();
-                vec![entry(state, order_entry::create(state, key, &order).await)]
+                let done = order_entry::create(state, key, &order).await;
+                vec![entry(state, done, Named::in_order(&order))]
             }
             ClientMessage::UpdateOrder { order } => {
                 let key = self.key.as_deref();
-                vec![entry(state, order_entry::update(state, key, &order).await)]
+                let done = order_entry::update(state, key, &order).await;
+                vec![entry(state, done, Named::in_order(&order))]
             }
             ClientMessage::CancelOrder {
                 order_id,
                 client_id,
             } => {
-                let (key, order_id) = (self.key.as_deref(), order_id.as_deref());
-                let done = order_entry::cancel(state, key, order_id, client_id.as_deref());
-                vec![entry(state, done.await)]
+                let key = self.key.as_deref();
+                let (id, client) = (order_id.as_deref(), client_id.as_deref());
+                let done = order_entry::cancel(state, key, id, client).await;
+                let named = Named {
+                    order_id,
+                    client_id,
+                };
+                vec![entry(state, done, named)]
             }
             ClientMessage::CancelAllOrders {
                 order_ids,
@@ -308,7 +315,7 @@ impl Session {
             } => {
                 let (key, code) = (self.key.as_deref(), instrument_code.as_deref());
                 let done = order_entry::cancel_all(state, key, order_ids.as_deref(), code);
-                vec![entry(state, done.await)]
+                vec![entry(state, done.await, Named::default())]
             }
             ClientMessage::DeactivateCancelAllAfter => {
                 vec![self.cancel_all_after(state, &serde_json::json!(0)).await]

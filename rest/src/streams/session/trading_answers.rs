@@ -1,0 +1,44 @@
+//! What a session answers a `TRADING` request (create, amend, cancel, cancel all): its
+//! acknowledgement, or an error frame that echoes the ids the request named, so a client
+//! with many requests in flight can tell which one failed.
+
+use super::json;
+use crate::error::ApiError;
+use crate::state::Shared;
+use crate::streams::messages::{ErrorFrame, Stamp};
+
+/// The answer to a `TRADING` request, or its error frame echoing the ids the request
+/// named (`order_id`, `client_id`), so a client with many requests out knows which failed.
+pub(super) fn entry(state: &Shared, answer: Result<String, ApiError>, named: Named) -> String {
+    answer.unwrap_or_else(|e| {
+        json(&ErrorFrame {
+            error: e.parts().1.to_owned(),
+            channel_name: "TRADING".to_owned(),
+            kind: "ERROR",
+            invalid_instruments: None,
+            order_id: named.order_id,
+            client_id: named.client_id,
+            stamp: Stamp::of(state.now()),
+        })
+    })
+}
+
+/// The ids a `TRADING` request named, as it gave them (text only).
+#[derive(Default)]
+pub(super) struct Named {
+    /// The order id.
+    pub(super) order_id: Option<String>,
+    /// The client id.
+    pub(super) client_id: Option<String>,
+}
+
+impl Named {
+    /// The `order_id` and `client_id` of an order object.
+    pub(super) fn in_order(order: &serde_json::Value) -> Self {
+        let text = |field: &str| order.get(field).and_then(|v| v.as_str()).map(str::to_owned);
+        Self {
+            order_id: text("order_id"),
+            client_id: text("client_id"),
+        }
+    }
+}
