@@ -108,7 +108,7 @@ pub fn render(state: &AppState) -> String {
 }
 
 /// The pipeline's counters (name and help), in the order [`pipeline`] reads them.
-const COUNTERS: [(&str, &str); 10] = [
+const COUNTERS: [(&str, &str); 12] = [
     (
         "matchbook_commands_sequenced_total",
         "Commands logged by the sequencer.",
@@ -145,6 +145,11 @@ const COUNTERS: [(&str, &str); 10] = [
     (
         "matchbook_stream_slow_consumers_total",
         "Stream sessions closed as slow consumers.",
+    ),
+    ("matchbook_stream_sessions_total", "Stream sessions opened."),
+    (
+        "matchbook_stream_frames_sent_total",
+        "Frames written to stream clients.",
     ),
 ];
 
@@ -183,6 +188,8 @@ fn pipeline(out: &mut Exposition, state: &AppState) {
         stats.divergences,
         stats.snapshots,
         streams.slow_consumers.load(Ordering::Relaxed),
+        streams.opened.load(Ordering::Relaxed),
+        streams.frames_sent.load(Ordering::Relaxed),
     ];
     for ((name, help), value) in COUNTERS.into_iter().zip(counters) {
         out.single(name, "counter", help, value);

@@ -495,6 +495,11 @@ async fn admin_metrics_count_commands_and_answers_for_prometheus() {
     assert_eq!(status, StatusCode::OK);
     let (status, _) = x.get("/v1/nothing-here", None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    let mut ws = common::ws::connect(&x, "/").await;
+    let subscribe = serde_json::json!({"type": "SUBSCRIBE", "channels": [
+        {"name": "ORDER_BOOK", "instrument_codes": ["BTC_EUR"]}]});
+    common::ws::send(&mut ws, subscribe).await;
+    assert_eq!(common::ws::next(&mut ws).await["type"], "SUBSCRIPTIONS");
     let after = scrape(&x).await;
     let grew = |series: &str, by: f64| {
         let is = *after
@@ -523,6 +528,9 @@ async fn admin_metrics_count_commands_and_answers_for_prometheus() {
         r#"matchbook_http_request_duration_seconds_count{listener="admin"}"#,
         1.0,
     );
+    grew("matchbook_stream_sessions_total", 1.0);
+    grew("matchbook_stream_frames_sent_total", 1.0);
+    assert_eq!(after["matchbook_stream_sessions"], 1.0);
     assert_eq!(after["matchbook_replica_divergences_total"], 0.0);
     x.stop().await;
 }

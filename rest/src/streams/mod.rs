@@ -105,6 +105,10 @@ pub struct Counters {
     pub open: AtomicU64,
     /// Sessions closed with `SLOW_CONSUMER` since the start.
     pub slow_consumers: AtomicU64,
+    /// Sessions opened since the start.
+    pub opened: AtomicU64,
+    /// Frames written to clients (and flushed) since the start.
+    pub frames_sent: AtomicU64,
 }
 
 /// Counts a session as open while it lives.
@@ -113,6 +117,7 @@ pub(crate) struct OpenSession<'a>(&'a Counters);
 impl<'a> OpenSession<'a> {
     pub(crate) fn new(counters: &'a Counters) -> Self {
         counters.open.fetch_add(1, Ordering::Relaxed);
+        counters.opened.fetch_add(1, Ordering::Relaxed);
         Self(counters)
     }
 }

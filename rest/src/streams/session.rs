@@ -152,7 +152,13 @@ pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr
         }
         // A client that takes no frame for a heartbeat interval (its socket full) is as
         // slow as one that fell a whole buffer behind.
-        match tokio::time::timeout(state.streams.heartbeat, write_all(&mut sink, outgoing)).await {
+        let sent = &state.streams.counters.frames_sent;
+        match tokio::time::timeout(
+            state.streams.heartbeat,
+            write_all(&mut sink, outgoing, sent),
+        )
+        .await
+        {
             Ok(Ok(())) => {}
             Ok(Err(_)) => return,
             Err(_) => {

@@ -1,6 +1,7 @@
 //! A session's socket: the client's messages read by a task of their own, batched writes
 //! with one flush, and a close that sends its frame and code within a bounded wait.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
@@ -36,15 +37,22 @@ pub(super) fn too_big(error: &axum::Error) -> bool {
     )
 }
 
-/// Writes `messages` and flushes once.
-pub(super) async fn write_all<S>(sink: &mut S, messages: Vec<Message>) -> Result<(), S::Error>
+/// Writes `messages` and flushes once; counts them in `sent` once flushed.
+pub(super) async fn write_all<S>(
+    sink: &mut S,
+    messages: Vec<Message>,
+    sent: &AtomicU64,
+) -> Result<(), S::Error>
 where
     S: SinkExt<Message> + Unpin,
 {
+    let count = messages.len() as u64;
     for message in messages {
         sink.feed(message).await?;
     }
-    sink.flush().await
+    sink.flush().await?;
+    sent.fetch_add(count, Ordering::Relaxed);
+    Ok(())
 }
 
 /// Sends `frame`, then a close with `code`, giving up after [`CLOSE_WAIT`].
