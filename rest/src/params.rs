@@ -12,17 +12,24 @@ use crate::error::ApiError;
 pub struct Params(Vec<(String, String)>);
 
 impl Params {
-    /// Decodes a raw query string (`None` when the URL has none).
+    /// Decodes a raw query string (`None` when the URL has none). A parameter given twice
+    /// is refused (400 `INVALID_QUERY`): which one counts would be a guess, and a proxy or
+    /// filter in front that reads the other would see another request than the engine.
     pub fn parse(raw: Option<&str>) -> Result<Self, ApiError> {
-        match raw {
-            None => Ok(Self::default()),
-            Some(raw) => serde_urlencoded::from_str(raw)
-                .map(Self)
-                .map_err(|_| ApiError::bad("INVALID_QUERY")),
+        let Some(raw) = raw else {
+            return Ok(Self::default());
+        };
+        let pairs: Vec<(String, String)> =
+            serde_urlencoded::from_str(raw).map_err(|_| ApiError::bad("INVALID_QUERY"))?;
+        let mut names: Vec<&str> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+        names.sort_unstable();
+        if names.windows(2).any(|pair| pair[0] == pair[1]) {
+            return Err(ApiError::bad("INVALID_QUERY"));
         }
+        Ok(Self(pairs))
     }
 
-    /// The value of `name` (the first if repeated).
+    /// The value of `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0
             .iter()
@@ -181,6 +188,23 @@ mod tests {
         assert_eq!(
             parse_time("1767225600123456789", true),
             Some(Timestamp(T + 123_456_789))
+        );
+    }
+
+    #[test]
+    fn a_parameter_given_twice_is_refused_whatever_its_spelling() {
+        for raw in [
+            "max_page_size=1&max_page_size=100",
+            "from=2026-01-01&to=2026-01-02&from=2026-01-01",
+            "max%5Fpage%5Fsize=1&max_page_size=1",
+        ] {
+            let refused = Params::parse(Some(raw)).expect_err(raw);
+            assert_eq!(refused.parts().1, "INVALID_QUERY", "{raw}");
+        }
+        let one_each = Params::parse(Some("from=1&to=2")).expect("distinct names");
+        assert_eq!(
+            (one_each.get("from"), one_each.get("to")),
+            (Some("1"), Some("2"))
         );
     }
 
