@@ -149,7 +149,7 @@ const COUNTERS: [(&str, &str); 12] = [
     ("matchbook_stream_sessions_total", "Stream sessions opened."),
     (
         "matchbook_stream_frames_sent_total",
-        "Frames written to stream clients.",
+        "Frames handed to stream clients' sockets.",
     ),
 ];
 

@@ -107,7 +107,7 @@ pub struct Counters {
     pub slow_consumers: AtomicU64,
     /// Sessions opened since the start.
     pub opened: AtomicU64,
-    /// Frames written to clients (and flushed) since the start.
+    /// Frames handed to clients' sockets since the start.
     pub frames_sent: AtomicU64,
 }
 

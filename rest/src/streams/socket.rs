@@ -37,7 +37,8 @@ pub(super) fn too_big(error: &axum::Error) -> bool {
     )
 }
 
-/// Writes `messages` and flushes once; counts them in `sent` once flushed.
+/// Writes `messages` and flushes once, counting them in `sent` first (counted after, a
+/// frame could reach its client before it was counted).
 pub(super) async fn write_all<S>(
     sink: &mut S,
     messages: Vec<Message>,
@@ -46,13 +47,11 @@ pub(super) async fn write_all<S>(
 where
     S: SinkExt<Message> + Unpin,
 {
-    let count = messages.len() as u64;
+    sent.fetch_add(messages.len() as u64, Ordering::Relaxed);
     for message in messages {
         sink.feed(message).await?;
     }
-    sink.flush().await?;
-    sent.fetch_add(count, Ordering::Relaxed);
-    Ok(())
+    sink.flush().await
 }
 
 /// Sends `frame`, then a close with `code`, giving up after [`CLOSE_WAIT`].
