@@ -158,6 +158,11 @@ impl Body {
         Ok(Self(map))
     }
 
+    /// The names of its fields.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
+
     /// The object as a JSON value (to be read as a request type).
     pub(crate) fn into_value(self) -> Value {
         Value::Object(self.0)

@@ -719,6 +719,19 @@ async fn an_open_order_is_amended_by_id_or_client_id() {
             StatusCode::BAD_REQUEST,
             "NEGATIVE_AMOUNT",
         ),
+        // A field no amend changes is refused, not ignored while the rest applies.
+        (
+            k,
+            json!({"amount": "0.1", "side": "SELL"}),
+            StatusCode::BAD_REQUEST,
+            "INVALID_AMEND",
+        ),
+        (
+            k,
+            json!({"price": "102.00", "instrument_code": "ETH_EUR"}),
+            StatusCode::BAD_REQUEST,
+            "INVALID_AMEND",
+        ),
         (
             k,
             json!({"price": "1.001"}),

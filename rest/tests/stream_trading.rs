@@ -170,6 +170,15 @@ async fn an_order_entered_on_the_socket_reports_each_step_as_rest_shows_it() {
     let unknown = json!({"type": "UPDATE_ORDER", "order": {"amount": "0.1"}});
     send(&mut ws, unknown).await;
     assert_eq!(next(&mut ws).await["error"], "INVALID_ORDER_ID");
+    let sideways = json!({"type": "UPDATE_ORDER",
+        "order": {"order_id": id, "amount": "0.09", "side": "SELL"}});
+    send(&mut ws, sideways).await;
+    let refused = next(&mut ws).await;
+    assert_eq!(
+        refused["error"], "INVALID_AMEND",
+        "a side no amend changes: {refused}"
+    );
+    assert_eq!(refused["order_id"], id.as_str(), "{refused}");
 
     // Cancelled by its client id: acknowledged, then done.
     send(

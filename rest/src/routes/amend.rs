@@ -49,7 +49,7 @@ pub async fn amend(
 ) -> Result<Response, ApiError> {
     caller.require(&[Scope::Trade])?;
     let target = AmendTarget::Order(parse_order_id(&order_id)?);
-    let request: AmendOrderRequest = Body::read(&bytes)?;
+    let request = amend_terms(&bytes)?;
     answer(
         &state,
         amend_order(&state, caller.0.account, target, &request).await?,
@@ -73,12 +73,23 @@ pub async fn amend_by_client_id(
     caller.require(&[Scope::Trade])?;
     let client_id =
         (client_id.parse::<Uuid>()).map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?;
-    let request: AmendOrderRequest = Body::read(&bytes)?;
+    let request = amend_terms(&bytes)?;
     let target = AmendTarget::ClientId(client_id);
     answer(
         &state,
         amend_order(&state, caller.0.account, target, &request).await?,
     )
+}
+
+/// The terms of an amend: `amount` and `price`, nothing else. Any other field (`side`,
+/// `type`, `instrument_code`, ...) asks for a change no amend makes, so the request is
+/// refused whole (400 `INVALID_AMEND`) rather than applied without it.
+pub(crate) fn amend_terms(bytes: &[u8]) -> Result<AmendOrderRequest, ApiError> {
+    let body = Body::parse(bytes)?;
+    if body.names().any(|name| name != "amount" && name != "price") {
+        return Err(ApiError::bad("INVALID_AMEND"));
+    }
+    body.typed()
 }
 
 /// The acknowledgement of an amended order, as create answers.

@@ -16,7 +16,7 @@ use crate::routes::amend::{AmendTarget, amend_order};
 use crate::routes::orders::{cancel_in_scope, cancel_record, listed_orders, parse_order_id, place};
 use crate::state::Shared;
 use crate::wire::orders::OrderAck;
-use crate::wire::requests::{AmendOrderRequest, CreateOrderRequest};
+use crate::wire::requests::CreateOrderRequest;
 use matchbook::{CancelScope, Command, Uuid};
 
 /// `CREATE_ORDER_ACCEPTED` or `CANCEL_ORDER_ACCEPTED`: REST's acknowledgement.
@@ -108,7 +108,7 @@ pub async fn update(
         fields.remove("client_id");
     }
     let bytes = serde_json::to_vec(&terms).map_err(|_| ApiError::bad("INVALID_JSON"))?;
-    let request: AmendOrderRequest = Body::read(&bytes)?;
+    let request = crate::routes::amend::amend_terms(&bytes)?;
     let record = amend_order(state, key.account, target, &request).await?;
     let ack = order_ack(&state.markets, &record, "OPEN", true)?;
     answer(state, "UPDATE_ORDER_ACCEPTED", ack)
