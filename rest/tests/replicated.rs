@@ -264,8 +264,29 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
         );
     }
     let issued_through_a = keys_are_the_groups(&keys, &a, &c).await;
-    // Each node answers its own metrics (a scrape target of its own), not the leader's.
+    // Each node answers its own metrics (a scrape target of its own) and pipeline, not
+    // the leader's: a stream session open on b shows on b alone.
     let root = keys[3]["key"].as_str().expect("admin key");
+    let ws_url = format!("{}/", b.base.replacen("http", "ws", 1));
+    let (_session, _) = tokio_tungstenite::connect_async(ws_url)
+        .await
+        .expect("a session on b");
+    let sessions = |node: &Process| {
+        let url = format!("{}/admin/pipeline", node.admin);
+        async move {
+            let pipeline: Value = (reqwest::Client::new().get(url))
+                .bearer_auth(root)
+                .send()
+                .await
+                .expect("pipeline")
+                .json()
+                .await
+                .expect("json");
+            pipeline["stream_sessions"].as_u64().expect("sessions")
+        }
+    };
+    assert!(within_10_s(|| async { sessions(&b).await >= 1 }).await);
+    assert_eq!(sessions(&a).await, 0, "a's pipeline is a's own");
     for (node, name, leading) in [(&a, "a", 1), (&b, "b", 0), (&c, "c", 0)] {
         let text = (reqwest::Client::new().get(format!("{}/admin/metrics", node.admin)))
             .bearer_auth(root)

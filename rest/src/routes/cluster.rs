@@ -145,7 +145,8 @@ async fn forward(
         return next.run(request).await;
     };
     // A node lists its own view of the keys, revokes on the group's behalf, and answers
-    // its own metrics (each node is a scrape target of its own).
+    // its own metrics and pipeline (each node is a scrape target of its own; an operator
+    // looks at a lagging follower's stages on that follower).
     let path = request.uri().path();
     let local = match listener {
         Listener::Public => served_here(request.method(), path),
@@ -153,6 +154,7 @@ async fn forward(
             path == "/admin/keys/revoke"
                 || (request.method() == Method::GET && path == "/admin/keys")
                 || path == "/admin/metrics"
+                || path == "/admin/pipeline"
         }
     };
     if local || node.status.is_leading() {
