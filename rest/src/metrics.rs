@@ -41,6 +41,22 @@ const MATCHING_BOUNDS_NANOS: [u64; 10] = [
     100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 100_000, 1_000_000,
 ];
 
+/// Upper bounds of the log-commit buckets, in nanoseconds.
+const COMMIT_BOUNDS_NANOS: [u64; 12] = [
+    10_000,
+    50_000,
+    100_000,
+    250_000,
+    500_000,
+    1_000_000,
+    2_500_000,
+    5_000_000,
+    10_000_000,
+    25_000_000,
+    100_000_000,
+    1_000_000_000,
+];
+
 /// HTTP answers of one listener: how many of each status, and how long they took.
 #[derive(Debug)]
 pub struct HttpMetrics {
@@ -102,7 +118,7 @@ pub fn render(state: &AppState) -> String {
     let mut out = Exposition::default();
     pipeline(&mut out, state);
     node(&mut out, state);
-    matching_time(&mut out, state);
+    runtime_times(&mut out, state);
     http(&mut out, state);
     out.0
 }
@@ -227,24 +243,40 @@ fn label_value(text: &str) -> String {
         .replace('\n', "\\n")
 }
 
-/// The matching thread's busy time per command, from the runtime's histogram (its buckets
-/// are about 2 % wide: a command is counted under the first bound its bucket ends below).
-fn matching_time(out: &mut Exposition, state: &AppState) {
+/// The runtime's timings: the matching thread's busy time per command and the command
+/// log's time to store a batch.
+fn runtime_times(out: &mut Exposition, state: &AppState) {
+    let stats = state.runtime.live_stats();
+    let matching = stats.matching_time().counts();
     let name = "matchbook_matching_command_seconds";
-    let counts = state.runtime.live_stats().matching_time().counts();
     out.family(name, "histogram", "Matching thread's time per command.");
-    let mut below = [0u64; MATCHING_BOUNDS_NANOS.len()];
+    histogram(out, name, &matching, &MATCHING_BOUNDS_NANOS);
+    let commits = stats.commit_time().counts();
+    let name = "matchbook_log_commit_seconds";
+    out.family(
+        name,
+        "histogram",
+        "Command log's time to store a batch (write and sync).",
+    );
+    histogram(out, name, &commits, &COMMIT_BOUNDS_NANOS);
+}
+
+/// The samples of histogram `name` from the runtime's log-linear `counts` (buckets about
+/// 2 % wide: a count goes under the first of `bounds`, in nanoseconds, its bucket ends
+/// below).
+fn histogram(out: &mut Exposition, name: &str, counts: &[u64], bounds: &[u64]) {
+    let mut below = vec![0u64; bounds.len()];
     let (mut total, mut sum) = (0u64, 0f64);
     for (bucket, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
         let (low, high) = Histogram::bucket_bounds(bucket);
-        let first = MATCHING_BOUNDS_NANOS.partition_point(|&bound| bound < high);
+        let first = bounds.partition_point(|&bound| bound < high);
         for slot in &mut below[first..] {
             *slot += n;
         }
         total += n;
         sum += n as f64 * (low as f64 + high as f64) / 2.0;
     }
-    for (bound, count) in MATCHING_BOUNDS_NANOS.iter().zip(below) {
+    for (bound, count) in bounds.iter().zip(below) {
         out.sample(
             &format!("{name}_bucket"),
             &format!("le=\"{}\"", seconds(*bound as f64 / 1e9)),

@@ -530,6 +530,8 @@ async fn admin_metrics_count_commands_and_answers_for_prometheus() {
         r#"matchbook_http_request_duration_seconds_count{listener="admin"}"#,
         1.0,
     );
+    // The sequencer records a batch's commit before matching (and so the answer) sees it.
+    grew("matchbook_log_commit_seconds_count", 1.0);
     grew("matchbook_stream_sessions_total", 1.0);
     grew("matchbook_stream_frames_sent_total", 1.0);
     assert_eq!(after["matchbook_stream_sessions"], 1.0);

@@ -305,10 +305,13 @@ impl Sequencer {
         let Some(log) = self.log.as_mut() else {
             return Committed::Stored;
         };
+        let started = std::time::Instant::now();
         loop {
             let error = match log.commit() {
                 Ok(()) => {
                     self.stats.log_unavailable.store(false, Ordering::Release);
+                    let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                    self.stats.commit_time.record(nanos, 1);
                     return Committed::Stored;
                 }
                 Err(error) => error,

@@ -136,6 +136,9 @@ pub struct RuntimeStats {
     pub(crate) busy_time: Histogram,
     /// The longest the matching thread spent on one batch, nanoseconds.
     pub(crate) longest_batch: AtomicU64,
+    /// How long each batch took to be stored by the command log (written, and synced as
+    /// its policy says; retries included), nanoseconds; written by the sequencer alone.
+    pub(crate) commit_time: Histogram,
     /// Snapshots copied by the market stage.
     pub(crate) snapshots: AtomicU64,
     /// The longest a snapshot copy held the market stage, nanoseconds.
@@ -276,6 +279,11 @@ impl RuntimeStats {
     /// The matching thread's busy time per command, nanoseconds.
     pub fn matching_time(&self) -> &Histogram {
         &self.busy_time
+    }
+
+    /// The command log's time to store each batch, nanoseconds (empty without a log).
+    pub fn commit_time(&self) -> &Histogram {
+        &self.commit_time
     }
 }
 

@@ -11,6 +11,7 @@ EXPECTED = {
     "matchbook_commands_acknowledged": "counter",
     "matchbook_commands_in_flight": "gauge",
     "matchbook_matching_command_seconds": "histogram",
+    "matchbook_log_commit_seconds": "histogram",
     "matchbook_http_responses": "counter",
     "matchbook_http_request_duration_seconds": "histogram",
 }
