@@ -81,14 +81,22 @@ pub(super) fn json(value: &impl Serialize) -> String {
 
 fn error(state: &Shared, code: &str, channel: &str, invalid: Option<Vec<String>>) -> String {
     json(&ErrorFrame {
+        invalid_instruments: invalid,
+        ..error_frame(state, code, channel)
+    })
+}
+
+/// An error frame of `code` about `channel`, now, naming nothing else.
+fn error_frame(state: &Shared, code: &str, channel: &str) -> ErrorFrame {
+    ErrorFrame {
         error: code.to_owned(),
         channel_name: channel.to_owned(),
         kind: "ERROR",
-        invalid_instruments: invalid,
+        invalid_instruments: None,
         order_id: None,
         client_id: None,
         stamp: Stamp::of(state.now()),
-    })
+    }
 }
 
 /// Serves one upgraded connection until either side closes it.
@@ -189,7 +197,6 @@ fn heartbeat_frames(state: &Shared) -> Vec<Message> {
 /// flush (one system call) for all of them.
 const WRITE_BATCH: usize = 256;
 
-/// The answer to an order entry message: its acknowledgement, or REST's error code.
 /// Tells a slow consumer (if it can still take a frame) and closes it.
 async fn slow_consumer<S>(state: &Shared, sink: &mut S)
 where

@@ -2,23 +2,19 @@
 //! acknowledgement, or an error frame that echoes the ids the request named, so a client
 //! with many requests in flight can tell which one failed.
 
-use super::json;
+use super::{error_frame, json};
 use crate::error::ApiError;
 use crate::state::Shared;
-use crate::streams::messages::{ErrorFrame, Stamp};
+use crate::streams::messages::ErrorFrame;
 
 /// The answer to a `TRADING` request, or its error frame echoing the ids the request
 /// named (`order_id`, `client_id`), so a client with many requests out knows which failed.
 pub(super) fn entry(state: &Shared, answer: Result<String, ApiError>, named: Named) -> String {
     answer.unwrap_or_else(|e| {
         json(&ErrorFrame {
-            error: e.parts().1.to_owned(),
-            channel_name: "TRADING".to_owned(),
-            kind: "ERROR",
-            invalid_instruments: None,
             order_id: named.order_id,
             client_id: named.client_id,
-            stamp: Stamp::of(state.now()),
+            ..error_frame(state, &e.parts().1, "TRADING")
         })
     })
 }
