@@ -70,6 +70,13 @@ pub(crate) async fn set_cancel_all_after(
     })
 }
 
+/// A timeout in milliseconds from its text (a JSON number's or a string's): whole and
+/// not negative, else 400 `INVALID_MESSAGE_FORMAT`. REST's body and the stream's
+/// `CANCEL_ALL_AFTER` read it so.
+pub(crate) fn timeout_millis(text: Option<&str>) -> Result<u64, ApiError> {
+    (text.and_then(|text| text.parse::<u64>().ok())).ok_or(ApiError::bad("INVALID_MESSAGE_FORMAT"))
+}
+
 /// Arms (or re-arms) the account's dead-man switch: `{"timeout": MS}`, 0 turns it off.
 #[utoipa::path(post, path = "/v1/account/orders/cancel-all-after", tag = "orders", security(("api_key" = [])),
     request_body = CancelAllAfterRequest,
@@ -84,9 +91,7 @@ pub async fn arm(
     caller.require(&[Scope::Trade])?;
     caller.limit_key(&state)?;
     let request: CancelAllAfterRequest = Body::read(&bytes)?;
-    let millis = (request.timeout.as_ref())
-        .and_then(|Numeric(text)| text.parse::<u64>().ok())
-        .ok_or(ApiError::bad("INVALID_MESSAGE_FORMAT"))?;
+    let millis = timeout_millis(request.timeout.as_ref().map(|Numeric(text)| text.as_str()))?;
     let set = set_cancel_all_after(&state, caller.0.account, millis).await?;
     Ok(answer(set))
 }

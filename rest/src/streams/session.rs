@@ -25,7 +25,7 @@ use super::socket::{close, read_apart, too_big, write_all};
 use super::subscribe_snapshots;
 use crate::keys::{ApiKey, Scope};
 use crate::markets::Markets;
-use crate::routes::dead_man::set_cancel_all_after;
+use crate::routes::dead_man::{set_cancel_all_after, timeout_millis};
 use crate::state::Shared;
 
 mod login;
@@ -527,13 +527,14 @@ impl Session {
         if !key.limiter.admit(state.minute(), state.rate_limit) {
             return refuse("RATELIMIT");
         }
-        let millis = match timeout {
-            serde_json::Value::Number(n) => n.as_u64(),
-            serde_json::Value::String(s) => s.parse().ok(),
+        let text = match timeout {
+            serde_json::Value::Number(n) => Some(n.to_string()),
+            serde_json::Value::String(s) => Some(s.clone()),
             _ => None,
         };
-        let Some(millis) = millis else {
-            return refuse("INVALID_MESSAGE_FORMAT");
+        let millis = match timeout_millis(text.as_deref()) {
+            Ok(millis) => millis,
+            Err(e) => return refuse(&e.parts().1),
         };
         match set_cancel_all_after(state, key.account, millis).await {
             Ok(set) => json(&TimerFrame {
