@@ -167,6 +167,7 @@ fn main() {
                 every: snapshot_every,
                 on_stop: false,
                 sink: writer.sink(),
+                resumes_after: 0,
             });
             writer_status = Some(writer);
             matchbook::runtime::Runtime::start_durable(

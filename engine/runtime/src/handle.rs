@@ -305,8 +305,11 @@ impl RuntimeHandle {
         (at != i64::MAX).then_some(Timestamp(at))
     }
 
-    /// Asks for a snapshot after the commands queued so far (a durable runtime with a
-    /// snapshot plan only; otherwise nothing happens).
+    /// Asks for a snapshot after the commands queued so far, even when nothing changed
+    /// since the last (a durable runtime with a snapshot plan only; otherwise nothing
+    /// happens). Its sequence number is at least `sequenced` of [`RuntimeHandle::stats`] read
+    /// before asking, so a host that waits for a snapshot at that number or later has one
+    /// of every command acknowledged before it asked.
     pub fn request_snapshot(&self) -> Result<(), RuntimeError> {
         self.requests.try_send(Request::Snapshot).map_err(refused)
     }

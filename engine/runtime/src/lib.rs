@@ -83,6 +83,9 @@ pub struct SnapshotPlan {
     pub on_stop: bool,
     /// Receives the copied state (a `matchbook_store::SnapshotWriter`'s sink).
     pub sink: SnapshotSink,
+    /// Sequence number of the last command in the state the runtime starts from (0 for a
+    /// fresh one): a snapshot asked for before any new command is of that state.
+    pub resumes_after: u64,
 }
 
 impl std::fmt::Debug for SnapshotPlan {
@@ -90,6 +93,7 @@ impl std::fmt::Debug for SnapshotPlan {
         f.debug_struct("SnapshotPlan")
             .field("every", &self.every)
             .field("on_stop", &self.on_stop)
+            .field("resumes_after", &self.resumes_after)
             .finish()
     }
 }
@@ -206,13 +210,17 @@ impl Runtime {
             every: p.every,
             on_stop: p.on_stop,
         });
+        let resumes_after = plan.as_ref().map_or(0, |p| p.resumes_after);
         let sink = plan.map(|p| p.sink);
         // Spawned from the end of the pipeline back: if a spawn fails, the senders held by
         // the closures not yet started are dropped and the stages already running stop.
         let replica = engine.clone();
         let market_stats = stats.clone();
         let market = spawn("matchbook-market", move || {
-            MarketStage::new(replica, market, sink, &market_stats).run(&market_inbox, &read_inbox)
+            let stage = MarketStage::new(replica, market, sink, &market_stats);
+            stage
+                .resuming_after(resumes_after)
+                .run(&market_inbox, &read_inbox)
         })?;
         let acks_stats = stats.clone();
         let acks = spawn("matchbook-acks", move || {

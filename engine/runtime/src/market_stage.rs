@@ -88,6 +88,13 @@ impl<'a> MarketStage<'a> {
         }
     }
 
+    /// The stage of a state whose last command was `seq` (its snapshots and reads are
+    /// numbered from there until the next command).
+    pub(crate) fn resuming_after(mut self, seq: u64) -> Self {
+        self.seq = seq;
+        self
+    }
+
     /// Runs until matching stops; returns market data. Reads still parked then wait for
     /// commands that will never come: they are dropped, and their callers see the stop.
     pub(crate) fn run(

@@ -355,8 +355,11 @@ impl Sequencer {
             return false;
         };
         let by_count = rule.every > 0 && self.since_snapshot >= rule.every;
-        let due = requested || by_count || (stopping && rule.on_stop);
-        if self.since_snapshot == 0 || !due {
+        // One asked for is taken even with nothing new since the last: the newest file may
+        // predate the state (a journal replayed at the start, a write that failed), and
+        // whoever asked waits for a snapshot of everything acknowledged so far.
+        let due = by_count || (stopping && rule.on_stop);
+        if !requested && (self.since_snapshot == 0 || !due) {
             return false;
         }
         self.since_snapshot = 0;

@@ -84,6 +84,7 @@ fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
         every: 250,
         on_stop: true,
         sink: writer.sink(),
+        resumes_after: 0,
     };
     let runtime = Runtime::start_durable(
         recovery.engine,
@@ -122,4 +123,53 @@ fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
     assert_eq!(recovered.engine.state_hash(), engine.state_hash());
     let encoded = |m: &MarketData| encode_market(m).expect("encode");
     assert!(encoded(&recovered.market) == encoded(&market));
+}
+
+#[test]
+fn a_snapshot_asked_for_is_taken_even_when_nothing_changed_since_the_last() {
+    let scratch = Scratch::new("asked");
+    let recovery = recover(&scratch.0, options(), fresh).expect("open");
+    let writer = SnapshotWriter::start(scratch.0.clone(), 3, recovery.check).expect("writer");
+    let clock = Arc::new(ManualClock::at(Timestamp(1_767_225_600_000_000_000)));
+    let plan = SnapshotPlan {
+        every: 0,
+        on_stop: false,
+        sink: writer.sink(),
+        resumes_after: 0,
+    };
+    let runtime = Runtime::start_durable(
+        recovery.engine,
+        recovery.market,
+        clock,
+        1024,
+        Box::new(recovery.journal),
+        Some(plan),
+    )
+    .expect("runtime");
+    let handle = runtime.handle();
+    for command in commands(10) {
+        handle.apply_blocking(command).expect("applied");
+    }
+    let sequenced = handle.stats().sequenced;
+    // The second request finds nothing new since the first: an operator asking for a
+    // backup point (or a host whose last write failed) still gets a file written.
+    handle.request_snapshot().expect("asked");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while writer.status().written == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first was never written"
+        );
+        std::thread::yield_now();
+    }
+    handle.request_snapshot().expect("asked again");
+    let _ = runtime.shutdown().expect("stopped");
+    let status = writer.finish();
+    assert_eq!(status.written, 2, "both requests were answered");
+    assert_eq!(status.last_seq, Some(sequenced));
+    assert_eq!((status.failures, status.last_error), (0, None));
+    let seqs: Vec<u64> = (list_snapshots(&scratch.0).expect("snapshots").iter())
+        .map(|s| s.seq)
+        .collect();
+    assert_eq!(seqs, vec![sequenced]);
 }

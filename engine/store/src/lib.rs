@@ -30,7 +30,7 @@ pub use host::Host;
 pub use load::{Loaded, load};
 pub use lock::{DirLock, LOCK_FILE};
 pub use pin::{CONFIG_PIN, PIN_FORMAT, check_pin, pin_config, pin_of};
-pub use writer::{SnapshotWriter, WriterStatus};
+pub use writer::{SnapshotObserver, SnapshotOutcome, SnapshotWriter, WriterStatus};
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! prunes what it makes unnecessary, so that neither the matching thread nor the
 //! market-data thread spends more than the time to copy their state.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -25,9 +25,45 @@ pub struct WriterStatus {
     pub last_duration: Duration,
     /// Journal segments deleted so far.
     pub segments_pruned: u64,
+    /// Writes or prunes that failed so far.
+    pub failures: u64,
+    /// Sequence number of the state whose write (or prune after it) failed last.
+    pub last_failed_seq: Option<u64>,
     /// The latest failure (the journal still holds everything; only pruning waits).
     pub last_error: Option<String>,
 }
+
+/// What became of one state handed to the writer, as it happens.
+#[derive(Debug)]
+pub enum SnapshotOutcome<'a> {
+    /// The snapshot of the state after command `seq` is on disk at `path`.
+    Written {
+        /// The state's last command.
+        seq: u64,
+        /// The snapshot file.
+        path: &'a Path,
+        /// Its size.
+        bytes: u64,
+        /// Time to encode and write it.
+        duration: Duration,
+        /// Journal segments the prune after it deleted.
+        segments_pruned: u64,
+    },
+    /// The snapshot of the state after command `seq` was not written, or was and the prune
+    /// after it failed: nothing is lost (the journal keeps every command), but the
+    /// directory keeps growing until a write succeeds.
+    Failed {
+        /// The state's last command.
+        seq: u64,
+        /// Why.
+        error: &'a StoreError,
+    },
+}
+
+/// Told of each outcome on the writer's thread, with the status after it: the host logs
+/// it and publishes the status (the store itself neither logs nor knows the host's
+/// runtime).
+pub type SnapshotObserver = Box<dyn FnMut(&SnapshotOutcome<'_>, &WriterStatus) + Send>;
 
 /// A background snapshot writer for one data directory.
 #[derive(Debug)]
@@ -40,7 +76,17 @@ pub struct SnapshotWriter {
 impl SnapshotWriter {
     /// Starts the writer thread for `dir`, keeping `keep` snapshots that pass `check`
     /// (the one recovery returned).
-    pub fn start(dir: PathBuf, keep: usize, mut check: SnapshotCheck) -> std::io::Result<Self> {
+    pub fn start(dir: PathBuf, keep: usize, check: SnapshotCheck) -> std::io::Result<Self> {
+        Self::observed(dir, keep, check, Box::new(|_, _| {}))
+    }
+
+    /// As [`SnapshotWriter::start`], telling `observer` of every write and failure.
+    pub fn observed(
+        dir: PathBuf,
+        keep: usize,
+        mut check: SnapshotCheck,
+        mut observer: SnapshotObserver,
+    ) -> std::io::Result<Self> {
         let (sender, inbox) = crossbeam_channel::unbounded::<Captured>();
         let status = Arc::new(Mutex::new(WriterStatus::default()));
         let shared = status.clone();
@@ -48,20 +94,18 @@ impl SnapshotWriter {
             .name("matchbook-snapshot".into())
             .spawn(move || {
                 for captured in inbox {
-                    let started = Instant::now();
-                    let outcome = write_and_prune(&dir, keep, &mut check, &captured);
-                    let Ok(mut status) = shared.lock() else {
-                        return;
+                    let mut record = |outcome: &SnapshotOutcome<'_>| {
+                        let Ok(mut status) = shared.lock() else {
+                            return false;
+                        };
+                        status.record(outcome);
+                        let now = status.clone();
+                        drop(status);
+                        observer(outcome, &now);
+                        true
                     };
-                    match outcome {
-                        Ok((bytes, segments)) => {
-                            status.written += 1;
-                            status.last_seq = Some(captured.seq);
-                            status.last_bytes = bytes;
-                            status.last_duration = started.elapsed();
-                            status.segments_pruned += segments;
-                        }
-                        Err(e) => status.last_error = Some(e.to_string()),
+                    if !write_and_prune(&dir, keep, &mut check, &captured, &mut record) {
+                        return;
                     }
                 }
             })?;
@@ -115,18 +159,70 @@ impl Drop for SnapshotWriter {
     }
 }
 
+/// Writes the snapshot of `captured`, then prunes what it makes unnecessary, telling
+/// `record` of each outcome; false when `record` could not take one (the status lock
+/// poisoned: the writer stops).
 fn write_and_prune(
-    dir: &std::path::Path,
+    dir: &Path,
     keep: usize,
     check: &mut SnapshotCheck,
     captured: &Captured,
-) -> Result<(u64, u64), StoreError> {
-    let path = dir.join("<snapshot>");
-    let snapshot = captured
+    record: &mut impl FnMut(&SnapshotOutcome<'_>) -> bool,
+) -> bool {
+    let seq = captured.seq;
+    let started = Instant::now();
+    let written = captured
         .encode()
-        .map_err(|source| StoreError::Snapshot { path, source })?;
-    let written = write_snapshot(dir, &snapshot)?;
-    let bytes = std::fs::metadata(&written).map_or(0, |m| m.len());
-    let pruned = prune(dir, keep, check)?;
-    Ok((bytes, pruned.segments.len() as u64))
+        .map_err(|source| StoreError::Snapshot {
+            path: dir.join("<snapshot>"),
+            source,
+        })
+        .and_then(|snapshot| write_snapshot(dir, &snapshot));
+    let path = match written {
+        Ok(path) => path,
+        Err(error) => return record(&SnapshotOutcome::Failed { seq, error: &error }),
+    };
+    let (bytes, duration) = (
+        std::fs::metadata(&path).map_or(0, |m| m.len()),
+        started.elapsed(),
+    );
+    let pruned = prune(dir, keep, check);
+    let outcome = SnapshotOutcome::Written {
+        seq,
+        path: &path,
+        bytes,
+        duration,
+        segments_pruned: pruned.as_ref().map_or(0, |p| p.segments.len() as u64),
+    };
+    record(&outcome)
+        && match &pruned {
+            Ok(_) => true,
+            Err(error) => record(&SnapshotOutcome::Failed { seq, error }),
+        }
+}
+
+impl WriterStatus {
+    /// Counts `outcome` in.
+    fn record(&mut self, outcome: &SnapshotOutcome<'_>) {
+        match *outcome {
+            SnapshotOutcome::Written {
+                seq,
+                bytes,
+                duration,
+                segments_pruned,
+                ..
+            } => {
+                self.written += 1;
+                self.last_seq = Some(seq);
+                self.last_bytes = bytes;
+                self.last_duration = duration;
+                self.segments_pruned += segments_pruned;
+            }
+            SnapshotOutcome::Failed { seq, error } => {
+                self.failures += 1;
+                self.last_failed_seq = Some(seq);
+                self.last_error = Some(error.to_string());
+            }
+        }
+    }
 }
