@@ -50,6 +50,9 @@ pub enum ApiError {
     /// The engine did not confirm in time.
     #[error("timed out waiting for the engine")]
     Timeout,
+    /// A snapshot asked for could not be written (500; the server's log says why).
+    #[error("the snapshot could not be written")]
+    SnapshotFailed,
     /// Something that cannot happen did (an answer missing what its command promised, a
     /// failed key write, no randomness): a bug or the host, not the caller.
     #[error("internal error: {0}")]
@@ -85,6 +88,7 @@ impl ApiError {
             Self::Forbidden(code) => (StatusCode::FORBIDDEN, (*code).into()),
             Self::NotFound(code) => (StatusCode::NOT_FOUND, (*code).into()),
             Self::RateLimited => (StatusCode::TOO_MANY_REQUESTS, "RATELIMIT".into()),
+            Self::SnapshotFailed => (StatusCode::INTERNAL_SERVER_ERROR, "SNAPSHOT_FAILED".into()),
         }
     }
 }

@@ -43,6 +43,7 @@ pub mod revoked_keys;
 pub mod routes;
 pub mod server;
 pub mod setup;
+pub mod snapshots;
 pub mod state;
 pub mod streams;
 pub mod trade_lists;

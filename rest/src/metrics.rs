@@ -117,6 +117,7 @@ impl Exposition {
 pub fn render(state: &AppState) -> String {
     let mut out = Exposition::default();
     pipeline(&mut out, state);
+    snapshot_files(&mut out, state);
     node(&mut out, state);
     runtime_times(&mut out, state);
     http(&mut out, state);
@@ -218,6 +219,51 @@ fn pipeline(out: &mut Exposition, state: &AppState) {
     for ((name, help), nanos) in LONGEST.into_iter().zip(longest) {
         out.family(name, "gauge", help);
         out.sample(name, "", seconds(nanos as f64 / 1e9));
+    }
+}
+
+/// The snapshot writer's files: what it wrote and what failed, so an alert can fire on a
+/// failure (the journal then grows until a write succeeds) or on a snapshot grown old.
+fn snapshot_files(out: &mut Exposition, state: &AppState) {
+    let status = state.snapshots.now();
+    let counters = [
+        (
+            "matchbook_snapshots_written_total",
+            "Snapshot files written.",
+            status.written,
+        ),
+        (
+            "matchbook_snapshot_failures_total",
+            "Snapshot writes (or prunes after one) that failed.",
+            status.failures,
+        ),
+        (
+            "matchbook_journal_segments_pruned_total",
+            "Journal segments deleted once a snapshot covered them.",
+            status.segments_pruned,
+        ),
+    ];
+    for (name, help, value) in counters {
+        out.single(name, "counter", help, value);
+    }
+    if let Some(seq) = status.last_seq {
+        let name = "matchbook_snapshot_last_sequence";
+        let help = "Command sequence number of the newest snapshot written.";
+        out.single(name, "gauge", help, seq);
+        let name = "matchbook_snapshot_last_bytes";
+        out.single(
+            name,
+            "gauge",
+            "Size of the newest snapshot file.",
+            status.last_bytes,
+        );
+        let name = "matchbook_snapshot_last_write_seconds";
+        out.family(
+            name,
+            "gauge",
+            "Time to encode and write the newest snapshot.",
+        );
+        out.sample(name, "", seconds(status.last_duration.as_secs_f64()));
     }
 }
 

@@ -10,7 +10,9 @@ use utoipa::Modify;
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use crate::routes::{account, admin, amend, cluster, dead_man, futures, orders, public, trades};
+use crate::routes::{
+    account, admin, amend, cluster, dead_man, futures, orders, public, snapshot, trades,
+};
 
 struct BearerKeys;
 
@@ -57,7 +59,7 @@ pub struct ApiDoc;
         admin::list_keys, admin::revoke_key,
         admin::instrument_state, admin::advance_time, admin::index_price, admin::liquidate,
         admin::engine_state,
-        admin::pipeline, admin::metrics,
+        admin::pipeline, admin::metrics, snapshot::take,
     ),
     components(schemas(crate::error::ErrorBody)),
     modifiers(&BearerKeys),

@@ -262,12 +262,14 @@ impl Server {
             let _ = clock.advance(behind);
         }
         let cursors = CursorSigner::of_data_dir(&settings.data_dir)?;
-        let snapshots =
-            SnapshotWriter::start(settings.data_dir.clone(), settings.keep_snapshots, check)?;
+        let (observer, snapshot_status) = crate::snapshots::SnapshotStatus::observer();
+        let (dir, keep) = (settings.data_dir.clone(), settings.keep_snapshots);
+        let snapshots = SnapshotWriter::observed(dir, keep, check, observer)?;
         let plan = SnapshotPlan {
             every: settings.snapshot_every,
             on_stop: true,
             sink: snapshots.sink(),
+            resumes_after: report.snapshot_seq.unwrap_or(0) + report.replayed as u64,
         };
         let capacity = settings.queue_capacity;
         // A node of a group follows the log from its snapshot until it holds the lease.
@@ -362,6 +364,7 @@ impl Server {
             group_keys,
             http_public: Default::default(),
             http_admin: Default::default(),
+            snapshots: snapshot_status,
         });
         let directory = if provision {
             setup::provision(&state, &settings.definition.holders).await?
@@ -457,11 +460,9 @@ impl Server {
         let (runtime, snapshots, membership) = (self.runtime, self.snapshots, self.membership);
         let state = tokio::task::spawn_blocking(move || {
             let state = runtime.shutdown();
-            // The runtime handed its last snapshot over as it stopped: wait for the file.
-            let written = snapshots.finish();
-            if let Some(error) = written.last_error {
-                tracing::warn!(error, "a snapshot could not be written");
-            }
+            // The runtime handed its last snapshot over as it stopped: wait for the file
+            // (its outcome is logged as every write's is).
+            let _ = snapshots.finish();
             // Resigned only now: every command it acknowledged is in the log.
             if let Some(membership) = membership {
                 membership.stop();

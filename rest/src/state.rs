@@ -56,6 +56,8 @@ pub struct AppState {
     pub http_public: crate::metrics::HttpMetrics,
     /// The admin listener's answers, for `/admin/metrics`.
     pub http_admin: crate::metrics::HttpMetrics,
+    /// The snapshot writer's status (for `/admin/metrics` and `POST /admin/snapshot`).
+    pub snapshots: crate::snapshots::SnapshotStatus,
 }
 
 /// A node of a replicated group as the handlers see it.

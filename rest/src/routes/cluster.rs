@@ -146,7 +146,8 @@ async fn forward(
     };
     // A node lists its own view of the keys, revokes on the group's behalf, and answers
     // its own metrics and pipeline (each node is a scrape target of its own; an operator
-    // looks at a lagging follower's stages on that follower).
+    // looks at a lagging follower's stages on that follower) and writes its own snapshot
+    // (snapshots are each node's).
     let path = request.uri().path();
     let local = match listener {
         Listener::Public => served_here(request.method(), path),
@@ -155,6 +156,7 @@ async fn forward(
                 || (request.method() == Method::GET && path == "/admin/keys")
                 || path == "/admin/metrics"
                 || path == "/admin/pipeline"
+                || path == "/admin/snapshot"
         }
     };
     if local || node.status.is_leading() {

@@ -11,6 +11,7 @@ pub mod futures;
 mod order_request;
 pub mod orders;
 pub mod public;
+pub mod snapshot;
 pub mod trades;
 
 use std::time::{Duration, Instant};
@@ -304,6 +305,7 @@ pub fn admin_router(state: Shared) -> Router {
         .route("/admin/state", get(admin::engine_state))
         .route("/admin/pipeline", get(admin::pipeline))
         .route("/admin/metrics", get(admin::metrics))
+        .route("/admin/snapshot", post(snapshot::take))
         .route("/openapi.json", get(crate::openapi::serve_admin))
         .layer(middleware::from_fn_with_state(
             state.clone(),

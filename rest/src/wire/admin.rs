@@ -156,3 +156,20 @@ pub struct PipelineBody {
     /// Matching time per command.
     pub matching_ns_per_command: Quantiles,
 }
+
+/// `POST /admin/snapshot`: the snapshot taken for the request.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SnapshotBody {
+    /// Whether its file is written (false: still being written when the answer left;
+    /// `matchbook_snapshot_last_sequence` in `/admin/metrics` tells when it is).
+    pub written: bool,
+    /// Command sequence number of the state it holds: every command acknowledged before the
+    /// request (when written, that of the file; else the least it will be).
+    pub sequence: u64,
+    /// The file in the data directory, when written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Its size in bytes, when written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+}

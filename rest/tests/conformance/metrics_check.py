@@ -12,6 +12,8 @@ EXPECTED = {
     "matchbook_commands_in_flight": "gauge",
     "matchbook_matching_command_seconds": "histogram",
     "matchbook_log_commit_seconds": "histogram",
+    "matchbook_snapshots_written": "counter",
+    "matchbook_snapshot_failures": "counter",
     "matchbook_http_responses": "counter",
     "matchbook_http_request_duration_seconds": "histogram",
 }
