@@ -210,7 +210,9 @@ impl Runtime {
             every: p.every,
             on_stop: p.on_stop,
         });
-        let resumes_after = plan.as_ref().map_or(0, |p| p.resumes_after);
+        let planned = plan.as_ref().map_or(0, |p| p.resumes_after);
+        let resumes_after = planned.max(start.next_seq.map_or(0, |next| next - 1));
+        stats.resume_after(resumes_after);
         let sink = plan.map(|p| p.sink);
         // Spawned from the end of the pipeline back: if a spawn fails, the senders held by
         // the closures not yet started are dropped and the stages already running stop.

@@ -254,6 +254,14 @@ impl RuntimeStats {
         self.admitted.fetch_sub(1, Ordering::AcqRel);
     }
 
+    /// Starts every stage's position at `seq`, the last command of the state the runtime
+    /// starts from: until the next command, the pipeline stands there, not at 0.
+    pub(crate) fn resume_after(&self, seq: u64) {
+        for position in [&self.sequenced, &self.matched, &self.acked, &self.market] {
+            position.store(seq, Ordering::Release);
+        }
+    }
+
     /// The counters now.
     pub fn snapshot(&self) -> StatsSnapshot {
         let load = |c: &AtomicU64| c.load(Ordering::Acquire);

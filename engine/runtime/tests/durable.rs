@@ -11,7 +11,7 @@ use matchbook_market::MarketData;
 use matchbook_runtime::{ManualClock, Runtime, SnapshotPlan};
 use matchbook_store::journal::SyncPolicy;
 use matchbook_store::snapshot::encode_market;
-use matchbook_store::{SnapshotWriter, StoreOptions, list_snapshots, recover};
+use matchbook_store::{DirLock, Recovery, SnapshotWriter, StoreOptions, list_snapshots, recover};
 
 struct Scratch(PathBuf);
 
@@ -66,6 +66,34 @@ fn commands(n: usize) -> Vec<Command> {
     out
 }
 
+/// A durable runtime on `recovery`'s state and journal, its snapshots handed to `writer`;
+/// with the directory's lock, to hold while it runs.
+fn durable(
+    recovery: Recovery,
+    writer: &SnapshotWriter,
+    every: u64,
+    on_stop: bool,
+    resumes_after: u64,
+) -> (Runtime, DirLock) {
+    let clock = Arc::new(ManualClock::at(Timestamp(1_767_225_600_000_000_000)));
+    let plan = SnapshotPlan {
+        every,
+        on_stop,
+        sink: writer.sink(),
+        resumes_after,
+    };
+    let Recovery {
+        engine,
+        market,
+        journal,
+        lock,
+        ..
+    } = recovery;
+    let log = Box::new(journal);
+    let runtime = Runtime::start_durable(engine, market, clock, 1024, log, Some(plan));
+    (runtime.expect("runtime"), lock)
+}
+
 fn options() -> StoreOptions {
     StoreOptions {
         sync: SyncPolicy::EveryBatch,
@@ -78,23 +106,9 @@ fn options() -> StoreOptions {
 fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
     let scratch = Scratch::new("snapshots");
     let recovery = recover(&scratch.0, options(), fresh).expect("open");
-    let writer = SnapshotWriter::start(scratch.0.clone(), 3, recovery.check).expect("writer");
-    let clock = Arc::new(ManualClock::at(Timestamp(1_767_225_600_000_000_000)));
-    let plan = SnapshotPlan {
-        every: 250,
-        on_stop: true,
-        sink: writer.sink(),
-        resumes_after: 0,
-    };
-    let runtime = Runtime::start_durable(
-        recovery.engine,
-        recovery.market,
-        clock,
-        1024,
-        Box::new(recovery.journal),
-        Some(plan),
-    )
-    .expect("runtime");
+    let writer =
+        SnapshotWriter::start(scratch.0.clone(), 3, recovery.check.clone()).expect("writer");
+    let (runtime, lock) = durable(recovery, &writer, 250, true, 0);
     let handle = runtime.handle();
     for command in commands(700) {
         handle.apply_blocking(command).expect("applied");
@@ -116,7 +130,7 @@ fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
         .collect();
     assert_eq!(seqs, vec![250, 500, 700]);
     assert_eq!(status.written, 3);
-    drop(recovery.lock);
+    drop(lock);
     let recovered = recover(&scratch.0, options(), fresh).expect("recover");
     assert_eq!(recovered.report.snapshot_seq, Some(700));
     assert_eq!(recovered.report.replayed, 0);
@@ -129,23 +143,9 @@ fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
 fn a_snapshot_asked_for_is_taken_even_when_nothing_changed_since_the_last() {
     let scratch = Scratch::new("asked");
     let recovery = recover(&scratch.0, options(), fresh).expect("open");
-    let writer = SnapshotWriter::start(scratch.0.clone(), 3, recovery.check).expect("writer");
-    let clock = Arc::new(ManualClock::at(Timestamp(1_767_225_600_000_000_000)));
-    let plan = SnapshotPlan {
-        every: 0,
-        on_stop: false,
-        sink: writer.sink(),
-        resumes_after: 0,
-    };
-    let runtime = Runtime::start_durable(
-        recovery.engine,
-        recovery.market,
-        clock,
-        1024,
-        Box::new(recovery.journal),
-        Some(plan),
-    )
-    .expect("runtime");
+    let writer =
+        SnapshotWriter::start(scratch.0.clone(), 3, recovery.check.clone()).expect("writer");
+    let (runtime, _lock) = durable(recovery, &writer, 0, false, 0);
     let handle = runtime.handle();
     for command in commands(10) {
         handle.apply_blocking(command).expect("applied");
@@ -172,4 +172,37 @@ fn a_snapshot_asked_for_is_taken_even_when_nothing_changed_since_the_last() {
         .map(|s| s.seq)
         .collect();
     assert_eq!(seqs, vec![sequenced]);
+}
+
+#[test]
+fn a_resumed_runtime_stands_at_its_last_command_until_the_next() {
+    let scratch = Scratch::new("resumed");
+    let recovery = recover(&scratch.0, options(), fresh).expect("open");
+    let writer =
+        SnapshotWriter::start(scratch.0.clone(), 3, recovery.check.clone()).expect("writer");
+    let (runtime, lock) = durable(recovery, &writer, 0, true, 0);
+    for command in commands(12) {
+        runtime.handle().apply_blocking(command).expect("applied");
+    }
+    let _ = runtime.shutdown().expect("stopped");
+    drop((writer, lock));
+
+    let recovery = recover(&scratch.0, options(), fresh).expect("recover");
+    let last = recovery.report.snapshot_seq.expect("the stop's snapshot");
+    assert_eq!(last, 12);
+    let writer =
+        SnapshotWriter::start(scratch.0.clone(), 3, recovery.check.clone()).expect("writer");
+    let (runtime, _lock) = durable(recovery, &writer, 0, false, last);
+    let handle = runtime.handle();
+    let stats = handle.stats();
+    // Before: every position read 0 until a command came, a read saw command 0, and a
+    // snapshot asked for then was labelled 0 while holding the state after command 12.
+    assert_eq!(
+        (stats.sequenced, stats.matched, stats.acked, stats.market),
+        (last, last, last, last)
+    );
+    assert_eq!(handle.read_blocking(|view| view.seq).expect("read"), last);
+    handle.request_snapshot().expect("asked");
+    let _ = runtime.shutdown().expect("stopped");
+    assert_eq!(writer.finish().last_seq, Some(last));
 }
