@@ -146,13 +146,35 @@ fn parse_iso(text: &str) -> Option<Timestamp> {
         nanos = digits(&frac[..len])? * 10i64.pow(9 - len as u32);
         rest = &frac[len..];
     }
-    if !matches!(rest, "" | "Z" | "+00:00") {
-        return None;
-    }
-    let secs = day.checked_mul(86_400)? + h * 3_600 + min * 60 + s;
+    let east = utc_offset(rest)?;
+    let secs = day.checked_mul(86_400)? + h * 3_600 + min * 60 + s - east;
     secs.checked_mul(1_000_000_000)?
         .checked_add(nanos)
         .map(Timestamp)
+}
+
+/// Seconds east of UTC of a time's zone designator: none or `Z` (UTC), or an offset
+/// `+HH:MM`, `-HH:MM` (or without the colon) such as `datetime.isoformat()` writes for a
+/// local time: it names the instant exactly, so it is read, not refused.
+fn utc_offset(zone: &str) -> Option<i64> {
+    let sign = match zone.as_bytes().first() {
+        None => return Some(0),
+        Some(b'Z') if zone.len() == 1 => return Some(0),
+        Some(b'+') => 1,
+        Some(b'-') => -1,
+        Some(_) => return None,
+    };
+    let hours_minutes = &zone[1..];
+    let (h, m) = match hours_minutes.len() {
+        5 if hours_minutes.as_bytes()[2] == b':' => (0..2, 3..5),
+        4 => (0..2, 2..4),
+        _ => return None,
+    };
+    let (h, m) = (field(hours_minutes, h)?, field(hours_minutes, m)?);
+    if h > 23 || m > 59 {
+        return None;
+    }
+    Some(sign * (h * 3_600 + m * 60))
 }
 
 fn days_in_month(y: i64, m: i64) -> i64 {
@@ -179,6 +201,10 @@ mod tests {
             ("2026-01-01T00:00:00.123Z", T + 123_000_000),
             ("2026-01-01T00:00:00.123456Z", T + 123_456_000),
             ("2026-01-01T00:00:00+00:00", T),
+            ("2026-01-01T02:00:00+02:00", T),
+            ("2025-12-31T19:00:00.5-05:00", T + 500_000_000),
+            ("2026-01-01T05:30:00+0530", T),
+            ("2025-12-31T23:00:00-01:00", T),
             ("1767225600", T),
             ("1767225600123", T + 123_000_000),
             ("1767225600123456", T + 123_456_000),
@@ -216,7 +242,12 @@ mod tests {
             "2026-13-01",
             "2026-02-30",
             "2026-01-01T25:00:00Z",
-            "2026-01-01T00:00:00+02:00",
+            "2026-01-01T00:00:00+24:00",
+            "2026-01-01T00:00:00+02:60",
+            "2026-01-01T00:00:00+2:00",
+            "2026-01-01T00:00:00+02",
+            "2026-01-01T00:00:00Z+01:00",
+            "2026-01-01T00:00:00 +01:00",
             "2026-01-01 00:00:00",
             "-5",
             "1e9",
