@@ -302,6 +302,36 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
             "{name}: no {line:?} in\n{text}"
         );
     }
+    // A snapshot asked of a follower is the follower's own (snapshots are each node's).
+    let written = |node: &Process| {
+        let url = format!("{}/admin/metrics", node.admin);
+        async move {
+            let text = (reqwest::Client::new()
+                .get(url)
+                .bearer_auth(root)
+                .send()
+                .await)
+                .expect("metrics")
+                .text()
+                .await
+                .expect("text");
+            let line = text
+                .lines()
+                .find_map(|l| l.strip_prefix("matchbook_snapshots_written_total "));
+            line.expect("the counter").parse::<u64>().expect("a number")
+        }
+    };
+    let (b_before, a_before) = (written(&b).await, written(&a).await);
+    let taken = (reqwest::Client::new().post(format!("{}/admin/snapshot", b.admin)))
+        .bearer_auth(root)
+        .send()
+        .await
+        .expect("snapshot");
+    assert_eq!(taken.status(), 200);
+    assert_eq!(
+        (written(&b).await, written(&a).await),
+        (b_before + 1, a_before)
+    );
 
     // A client may talk to any node: orders sent to a follower are forwarded to the leader.
     let acked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
