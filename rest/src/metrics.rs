@@ -179,8 +179,8 @@ const GAUGES: [(&str, &str); 2] = [
     ("matchbook_stream_sessions", "Stream sessions open."),
 ];
 
-/// The pipeline's longest pauses (name and help), in the order [`pipeline`] reads them.
-const LONGEST: [(&str, &str); 2] = [
+/// The pipeline's times in seconds (name and help), in the order [`pipeline`] reads them.
+const TIMES: [(&str, &str); 3] = [
     (
         "matchbook_matching_batch_longest_seconds",
         "Longest batch the matching stage applied.",
@@ -188,6 +188,11 @@ const LONGEST: [(&str, &str); 2] = [
     (
         "matchbook_snapshot_copy_longest_seconds",
         "Longest snapshot copy.",
+    ),
+    (
+        "matchbook_clock_behind_seconds",
+        "How far the system clock stood behind the exchange's at the last command \
+         (nonzero after it stepped back: time stands still until it catches up).",
     ),
 ];
 
@@ -215,8 +220,12 @@ fn pipeline(out: &mut Exposition, state: &AppState) {
     for ((name, help), value) in GAUGES.into_iter().zip(gauges) {
         out.single(name, "gauge", help, value);
     }
-    let longest = [stats.longest_batch_nanos, stats.longest_snapshot_copy_nanos];
-    for ((name, help), nanos) in LONGEST.into_iter().zip(longest) {
+    let times = [
+        stats.longest_batch_nanos,
+        stats.longest_snapshot_copy_nanos,
+        stats.clock_behind_nanos,
+    ];
+    for ((name, help), nanos) in TIMES.into_iter().zip(times) {
         out.family(name, "gauge", help);
         out.sample(name, "", seconds(nanos as f64 / 1e9));
     }

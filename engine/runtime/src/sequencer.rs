@@ -79,6 +79,8 @@ pub(crate) struct Sequencer {
     clock: Arc<dyn Clock>,
     /// Latest time stamped or replicated.
     last: Timestamp,
+    /// How far the clock stood behind `last` at the last stamp (published when it moves).
+    behind: u64,
     log: Option<Box<dyn CommandLog>>,
     /// Number the next command takes, once known: replicated commands and a log handed
     /// over by [`Request::Lead`] must continue it.
@@ -113,6 +115,7 @@ impl Sequencer {
         Self {
             clock,
             last: start.time,
+            behind: 0,
             log: start.log,
             next_seq: start.next_seq,
             following: start.following,
@@ -276,8 +279,14 @@ impl Sequencer {
 
     fn stamp(&mut self, command: Command, reply: Reply) -> std::io::Result<Stamped> {
         // Never backwards, so the journal's times replay in order.
-        let time = self.clock.now().max(self.last);
+        let now = self.clock.now();
+        let time = now.max(self.last);
         self.last = time;
+        let behind = time.0.abs_diff(now.0);
+        if behind != self.behind {
+            self.behind = behind;
+            self.stats.clock_behind.store(behind, Ordering::Relaxed);
+        }
         let seq = match self.log.as_mut() {
             Some(log) => {
                 self.since_snapshot += 1;

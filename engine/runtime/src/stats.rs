@@ -139,6 +139,10 @@ pub struct RuntimeStats {
     /// How long each batch took to be stored by the command log (written, and synced as
     /// its policy says; retries included), nanoseconds; written by the sequencer alone.
     pub(crate) commit_time: Histogram,
+    /// How far the clock stood behind the time the sequencer stamped the last command of
+    /// its own with, nanoseconds: 0 while the clock moves on; after the clock steps back,
+    /// commands keep the last time stamped (never backwards) until it catches up.
+    pub(crate) clock_behind: AtomicU64,
     /// Snapshots copied by the market stage.
     pub(crate) snapshots: AtomicU64,
     /// The longest a snapshot copy held the market stage, nanoseconds.
@@ -207,6 +211,10 @@ pub struct StatsSnapshot {
     /// The longest a snapshot copy held the market stage, nanoseconds (the matching thread
     /// never copies).
     pub longest_snapshot_copy_nanos: u64,
+    /// How far the clock stood behind the time the last command was stamped with,
+    /// nanoseconds (0 unless the clock stepped back: time then stands still until it
+    /// catches up).
+    pub clock_behind_nanos: u64,
     /// Whether the command log cannot store commands now (ingress refuses them).
     pub log_unavailable: bool,
     /// Whether the runtime follows a log another node writes.
@@ -279,6 +287,7 @@ impl RuntimeStats {
             longest_batch_nanos: load(&self.longest_batch),
             snapshots: load(&self.snapshots),
             longest_snapshot_copy_nanos: load(&self.longest_snapshot_copy),
+            clock_behind_nanos: load(&self.clock_behind),
             log_unavailable: self.log_unavailable.load(Ordering::Acquire),
             following: self.following.load(Ordering::Acquire),
         }

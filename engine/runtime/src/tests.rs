@@ -373,3 +373,25 @@ fn a_blocking_caller_waits_for_admission_instead_of_being_refused() {
     assert_eq!(seqs, vec![Ok(1), Ok(2), Ok(3)]);
     runtime.shutdown().expect("clean stop");
 }
+
+#[test]
+fn a_clock_that_steps_back_is_told_and_time_stands_still_until_it_catches_up() {
+    let clock = Arc::new(ManualClock::at(T0));
+    let runtime = start(clock.clone(), 16);
+    let handle = runtime.handle();
+    let stamped = |handle: &RuntimeHandle| {
+        let outcome = handle
+            .apply_blocking(Command::CreateHolder)
+            .expect("running");
+        (outcome.time, handle.stats().clock_behind_nanos)
+    };
+    assert_eq!(stamped(&handle), (T0, 0));
+    // The system clock steps back five seconds (an NTP correction, a VM restored).
+    clock.set(Timestamp(T0.0 - 5_000_000_000));
+    assert_eq!(stamped(&handle), (T0, 5_000_000_000));
+    clock.set(Timestamp(T0.0 - 1_000_000_000));
+    assert_eq!(stamped(&handle), (T0, 1_000_000_000));
+    clock.set(Timestamp(T0.0 + 1));
+    assert_eq!(stamped(&handle), (Timestamp(T0.0 + 1), 0));
+    let _ = runtime.shutdown();
+}

@@ -471,6 +471,7 @@ pub async fn pipeline(State(state): State<Shared>, _: Admin) -> Json<PipelineBod
         divergences: stats.divergences,
         snapshots: stats.snapshots,
         longest_snapshot_copy_ns: stats.longest_snapshot_copy_nanos,
+        clock_behind_ns: stats.clock_behind_nanos,
         longest_matching_batch_ns: stats.longest_batch_nanos,
         matching_ns_per_command: Quantiles {
             p50: quantile(0.5),

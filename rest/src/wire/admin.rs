@@ -151,6 +151,9 @@ pub struct PipelineBody {
     pub snapshots: u64,
     /// Longest snapshot copy.
     pub longest_snapshot_copy_ns: u64,
+    /// How far the system clock stood behind the exchange's at the last command, in
+    /// nanoseconds (nonzero after it stepped back: time stands still until it catches up).
+    pub clock_behind_ns: u64,
     /// Longest matching batch.
     pub longest_matching_batch_ns: u64,
     /// Matching time per command.
