@@ -94,6 +94,14 @@ fn durable(
     (runtime.expect("runtime"), lock)
 }
 
+/// What `scratch` holds, recovered, and a snapshot writer for it.
+fn open(scratch: &Scratch) -> (Recovery, SnapshotWriter) {
+    let recovery = recover(&scratch.0, options(), fresh).expect("open");
+    let check = recovery.check.clone();
+    let writer = SnapshotWriter::start(scratch.0.clone(), 3, check).expect("writer");
+    (recovery, writer)
+}
+
 fn options() -> StoreOptions {
     StoreOptions {
         sync: SyncPolicy::EveryBatch,
@@ -105,9 +113,7 @@ fn options() -> StoreOptions {
 #[test]
 fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
     let scratch = Scratch::new("snapshots");
-    let recovery = recover(&scratch.0, options(), fresh).expect("open");
-    let writer =
-        SnapshotWriter::start(scratch.0.clone(), 3, recovery.check.clone()).expect("writer");
+    let (recovery, writer) = open(&scratch);
     let (runtime, lock) = durable(recovery, &writer, 250, true, 0);
     let handle = runtime.handle();
     for command in commands(700) {
@@ -142,9 +148,7 @@ fn the_runtime_snapshots_at_its_interval_and_at_the_stop() {
 #[test]
 fn a_snapshot_asked_for_is_taken_even_when_nothing_changed_since_the_last() {
     let scratch = Scratch::new("asked");
-    let recovery = recover(&scratch.0, options(), fresh).expect("open");
-    let writer =
-        SnapshotWriter::start(scratch.0.clone(), 3, recovery.check.clone()).expect("writer");
+    let (recovery, writer) = open(&scratch);
     let (runtime, _lock) = durable(recovery, &writer, 0, false, 0);
     let handle = runtime.handle();
     for command in commands(10) {
@@ -177,9 +181,7 @@ fn a_snapshot_asked_for_is_taken_even_when_nothing_changed_since_the_last() {
 #[test]
 fn a_resumed_runtime_stands_at_its_last_command_until_the_next() {
     let scratch = Scratch::new("resumed");
-    let recovery = recover(&scratch.0, options(), fresh).expect("open");
-    let writer =
-        SnapshotWriter::start(scratch.0.clone(), 3, recovery.check.clone()).expect("writer");
+    let (recovery, writer) = open(&scratch);
     let (runtime, lock) = durable(recovery, &writer, 0, true, 0);
     for command in commands(12) {
         runtime.handle().apply_blocking(command).expect("applied");
@@ -187,11 +189,9 @@ fn a_resumed_runtime_stands_at_its_last_command_until_the_next() {
     let _ = runtime.shutdown().expect("stopped");
     drop((writer, lock));
 
-    let recovery = recover(&scratch.0, options(), fresh).expect("recover");
+    let (recovery, writer) = open(&scratch);
     let last = recovery.report.snapshot_seq.expect("the stop's snapshot");
     assert_eq!(last, 12);
-    let writer =
-        SnapshotWriter::start(scratch.0.clone(), 3, recovery.check.clone()).expect("writer");
     let (runtime, _lock) = durable(recovery, &writer, 0, false, last);
     let handle = runtime.handle();
     let stats = handle.stats();
