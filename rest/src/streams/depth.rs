@@ -8,9 +8,11 @@
 //! enter it with their amount, changed ones. Its book is then always the book REST shows
 //! at that depth, at the same sequence (one update per sequence, possibly empty). A book
 //! deeper than the server's depth is read down to it: a level below comes into the copy
-//! when it changes, as it would into a client's that subscribed to the whole book. The
-//! change is found from the levels the update names (`super::window`), in time
-//! proportional to them, whatever the depth.
+//! when it changes, as it would into a client's that subscribed to the whole book, and the
+//! copy keeps no more than the server's depth a side (the worst let go), so a session
+//! costs the same memory however deep the book and however long it runs. The change is
+//! found from the levels the update names (`super::window`), in time proportional to
+//! them, whatever the depth.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -88,10 +90,11 @@ fn rank(side: Side, price: i64) -> i64 {
 const SIDES: [Side; 2] = [Side::Buy, Side::Sell];
 
 impl DepthBook {
-    fn new(depth: usize, (bids, asks): &(Levels, Levels)) -> Self {
+    /// A book shown `depth` levels a side, keeping at most `cap` a side.
+    fn new(depth: usize, cap: usize, (bids, asks): &(Levels, Levels)) -> Self {
         let side = |side: Side, levels: &Levels| {
             let ranked = levels.iter().map(move |&(p, a)| (rank(side, p.0), a.0));
-            SideWindow::new(depth, ranked)
+            SideWindow::new(depth, cap, ranked)
         };
         Self {
             sides: [side(Side::Buy, bids), side(Side::Sell, asks)],
@@ -101,6 +104,11 @@ impl DepthBook {
     /// Levels shown a side.
     fn depth(&self) -> usize {
         self.sides[0].depth()
+    }
+
+    /// Most levels kept a side.
+    fn cap(&self) -> usize {
+        self.sides[0].cap()
     }
 
     /// The levels shown, as a snapshot writes them.
@@ -152,14 +160,15 @@ impl DepthBooks {
     }
 
     /// Follows market `id` at `depth` from `levels` (the whole book as the server shows
-    /// it); returns the client's snapshot levels.
+    /// it, `read_depth` levels a side at most: the most the copy keeps); returns the
+    /// client's snapshot levels.
     pub fn follow(
         &mut self,
         id: InstrumentId,
-        depth: usize,
+        (depth, read_depth): (usize, usize),
         levels: &(Levels, Levels),
     ) -> (Levels, Levels) {
-        let book = DepthBook::new(depth, levels);
+        let book = DepthBook::new(depth, read_depth, levels);
         let shown = book.window_levels();
         self.books.insert(id, book);
         shown
@@ -191,7 +200,7 @@ impl DepthBooks {
         let market = markets.market_of(frame.topic.0)?;
         let text = match data {
             BookData::Snapshot { levels, time } => {
-                *book = DepthBook::new(book.depth(), levels);
+                *book = DepthBook::new(book.depth(), book.cap(), levels);
                 let shown = book.window_levels();
                 serde_json::to_string(&book_frames::snapshot(market, shown, frame.seq, *time))
             }
@@ -247,7 +256,8 @@ mod tests {
     /// level pushed out by a better one as gone, and nothing outside it.
     #[test]
     fn levels_entering_and_leaving_the_window_are_named() {
-        let mut book = DepthBook::new(2, &levels(&[(100, 1), (99, 2), (98, 3)], &[(101, 4)]));
+        let book_levels = levels(&[(100, 1), (99, 2), (98, 3)], &[(101, 4)]);
+        let mut book = DepthBook::new(2, 1_000, &book_levels);
         let (buy, sell) = (Side::Buy, Side::Sell);
         let change = apply(&mut book, &[(buy, 100, 0), (buy, 90, 9)]);
         assert_eq!(change, sorted(&[(buy, 100, 0), (buy, 98, 3)]));
@@ -292,6 +302,24 @@ mod tests {
         (start, steps)
     }
 
+    /// A session at depth 1 on a book whose far levels keep changing keeps no more levels
+    /// than it read (before, every far level that changed joined its copy: a thousand such
+    /// sessions held a thousand copies of the whole book), and still shows the best one.
+    #[test]
+    fn a_copy_keeps_no_more_levels_than_it_read() {
+        let mut book = DepthBook::new(1, 3, &levels(&[(100, 1), (99, 1), (98, 1)], &[]));
+        for price in (50..90).rev() {
+            apply(&mut book, &[(Side::Buy, price, 1)]);
+            assert!(
+                book.sides[0].kept() <= 3,
+                "{} levels kept",
+                book.sides[0].kept()
+            );
+        }
+        let change = apply(&mut book, &[(Side::Buy, 100, 0)]);
+        assert_eq!(change, sorted(&[(Side::Buy, 100, 0), (Side::Buy, 99, 1)]));
+    }
+
     /// The best `depth` levels a side of a whole book (side, price) -> amount, by sorting.
     fn best(whole: &BTreeMap<(bool, i64), i64>, depth: usize) -> BTreeMap<(bool, i64), i64> {
         let mut kept = BTreeMap::new();
@@ -307,26 +335,37 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(2_000))]
 
         /// A client that applies every change of the window to its snapshot holds, after
-        /// each change of the whole book, exactly its best `depth` levels a side (the
-        /// book kept apart, sorted); the window's edge kept between changes is the one a
+        /// each change of the whole book, exactly the best `depth` levels a side of what
+        /// the session keeps: the whole book (kept apart, sorted) while it has no more
+        /// than `cap` levels a side, else the best `cap` of the levels it has seen (each
+        /// as the whole book has it); the window's edge kept between changes is the one a
         /// walk from the best level finds.
         #[test]
         fn a_client_applying_the_window_changes_holds_the_best_levels(
             depth in 1usize..6,
+            extra in prop_oneof![0usize..6, Just(1_000)],
             (start, steps) in book_and_changes(),
         ) {
-            let mut whole = BTreeMap::new();
-            let mut book = DepthBook::new(depth, &levels(&[], &[]));
+            let cap = depth + extra;
+            let (mut whole, mut kept) = (BTreeMap::new(), BTreeMap::new());
+            let mut book = DepthBook::new(depth, cap, &levels(&[], &[]));
             let mut client = BTreeMap::new();
             for step in std::iter::once(start).chain(steps) {
                 for &(side, price, amount) in &step {
                     let key = (side == Side::Buy, price);
-                    if amount == 0 { whole.remove(&key); } else { whole.insert(key, amount); }
+                    for book in [&mut whole, &mut kept] {
+                        if amount == 0 { book.remove(&key); } else { book.insert(key, amount); }
+                    }
                 }
+                kept = best(&kept, cap);
                 for (buy, price, amount) in apply(&mut book, &step) {
                     if amount == 0 { client.remove(&(buy, price)); } else { client.insert((buy, price), amount); }
                 }
-                prop_assert_eq!(&client, &best(&whole, depth));
+                prop_assert_eq!(&client, &best(&kept, depth));
+                prop_assert!(kept.iter().all(|(level, amount)| whole.get(level) == Some(amount)));
+                if extra == 1_000 {
+                    prop_assert_eq!(&client, &best(&whole, depth));
+                }
                 for side in &book.sides {
                     prop_assert_eq!(side.edge(), side.edge_walked());
                 }

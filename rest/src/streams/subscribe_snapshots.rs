@@ -117,7 +117,7 @@ async fn book_snapshots(
         .filter_map(|(id, (levels, seq))| {
             let market = markets.market_of(id)?;
             let levels = match follow.as_mut() {
-                Some((books, shown)) => books.follow(id, *shown, &levels),
+                Some((books, shown)) => books.follow(id, (*shown, depth), &levels),
                 None => levels,
             };
             let frame = if channel == Channel::OrderBook {

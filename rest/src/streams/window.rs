@@ -10,6 +10,10 @@ use std::ops::Bound::{Excluded, Included, Unbounded};
 #[derive(Debug)]
 pub(super) struct SideWindow {
     depth: usize,
+    /// Most levels kept (the depth the book was read to): worse ones are let go, as a
+    /// level below that depth was never read, so that a session's copy of a deep book
+    /// whose far levels keep changing stays the size of what it read.
+    cap: usize,
     /// Rank -> amount resting (the price for asks, its negation for bids).
     levels: BTreeMap<i64, i64>,
     /// Rank of the `depth`-th best level; none while the side has fewer (all are shown).
@@ -20,15 +24,39 @@ pub(super) struct SideWindow {
 type Touched = BTreeMap<i64, (Option<i64>, Option<i64>)>;
 
 impl SideWindow {
-    /// A side of `levels` (rank, amount), shown `depth` (at least 1) levels deep.
-    pub(super) fn new(depth: usize, levels: impl IntoIterator<Item = (i64, i64)>) -> Self {
-        let levels: BTreeMap<i64, i64> = levels.into_iter().filter(|l| l.1 > 0).collect();
+    /// A side of `levels` (rank, amount), shown `depth` (at least 1) levels deep, keeping
+    /// at most `cap` (at least `depth`) levels.
+    pub(super) fn new(
+        depth: usize,
+        cap: usize,
+        levels: impl IntoIterator<Item = (i64, i64)>,
+    ) -> Self {
         let depth = depth.max(1);
-        let edge = levels.keys().nth(depth - 1).copied();
-        Self {
+        let mut side = Self {
             depth,
-            levels,
-            edge,
+            cap: cap.max(depth),
+            levels: levels.into_iter().filter(|l| l.1 > 0).collect(),
+            edge: None,
+        };
+        side.let_go_beyond_cap();
+        side.edge = side.levels.keys().nth(depth - 1).copied();
+        side
+    }
+
+    /// Most levels kept.
+    pub(super) fn cap(&self) -> usize {
+        self.cap
+    }
+
+    /// Levels kept now.
+    #[cfg(test)]
+    pub(super) fn kept(&self) -> usize {
+        self.levels.len()
+    }
+
+    fn let_go_beyond_cap(&mut self) {
+        while self.levels.len() > self.cap {
+            self.levels.pop_last();
         }
     }
 
@@ -78,11 +106,16 @@ impl SideWindow {
             (Some(old), Some(new)) if new < old => ((Excluded(new), Included(old)), false),
             (Some(old), None) => ((Excluded(old), Unbounded), true),
             (None, Some(new)) => ((Excluded(new), Unbounded), false),
-            _ => return change,
+            _ => {
+                self.let_go_beyond_cap();
+                return change;
+            }
         };
         for (&rank, &amount) in self.levels.range(range).filter(|(r, _)| untouched(r)) {
             change.push((rank, if entering { amount } else { 0 }));
         }
+        // Only now: the levels that crossed the edge were read above.
+        self.let_go_beyond_cap();
         change
     }
 
