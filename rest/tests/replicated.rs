@@ -288,14 +288,7 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
     assert!(within_10_s(|| async { sessions(&b).await >= 1 }).await);
     assert_eq!(sessions(&a).await, 0, "a's pipeline is a's own");
     for (node, name, leading) in [(&a, "a", 1), (&b, "b", 0), (&c, "c", 0)] {
-        let text = (reqwest::Client::new().get(format!("{}/admin/metrics", node.admin)))
-            .bearer_auth(root)
-            .send()
-            .await
-            .expect("metrics")
-            .text()
-            .await
-            .expect("text");
+        let text = metrics_of(node, root).await;
         let line = format!("matchbook_node_leading{{node=\"{name}\"}} {leading}");
         assert!(
             text.lines().any(|l| l == line),
@@ -303,25 +296,10 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
         );
     }
     // A snapshot asked of a follower is the follower's own (snapshots are each node's).
-    let written = |node: &Process| {
-        let url = format!("{}/admin/metrics", node.admin);
-        async move {
-            let text = (reqwest::Client::new()
-                .get(url)
-                .bearer_auth(root)
-                .send()
-                .await)
-                .expect("metrics")
-                .text()
-                .await
-                .expect("text");
-            let line = text
-                .lines()
-                .find_map(|l| l.strip_prefix("matchbook_snapshots_written_total "));
-            line.expect("the counter").parse::<u64>().expect("a number")
-        }
-    };
-    let (b_before, a_before) = (written(&b).await, written(&a).await);
+    let (b_before, a_before) = (
+        snapshots_written(&b, root).await,
+        snapshots_written(&a, root).await,
+    );
     let taken = (reqwest::Client::new().post(format!("{}/admin/snapshot", b.admin)))
         .bearer_auth(root)
         .send()
@@ -329,7 +307,10 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
         .expect("snapshot");
     assert_eq!(taken.status(), 200);
     assert_eq!(
-        (written(&b).await, written(&a).await),
+        (
+            snapshots_written(&b, root).await,
+            snapshots_written(&a, root).await
+        ),
         (b_before + 1, a_before)
     );
 
@@ -498,4 +479,23 @@ fn replication_options_are_checked_before_anything_starts() {
             "{args:?}: {stderr}"
         );
     }
+}
+
+/// `node`'s own `/admin/metrics` text, read with the admin key.
+async fn metrics_of(node: &Process, key: &str) -> String {
+    (reqwest::Client::new().get(format!("{}/admin/metrics", node.admin)))
+        .bearer_auth(key)
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text")
+}
+
+/// `node`'s count of snapshot files written, from its metrics.
+async fn snapshots_written(node: &Process, key: &str) -> u64 {
+    let text = metrics_of(node, key).await;
+    let line = (text.lines()).find_map(|l| l.strip_prefix("matchbook_snapshots_written_total "));
+    line.expect("the counter").parse().expect("a number")
 }
