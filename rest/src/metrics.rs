@@ -247,6 +247,11 @@ fn snapshot_files(out: &mut Exposition, state: &AppState) {
             status.failures,
         ),
         (
+            "matchbook_snapshots_superseded_total",
+            "Snapshot copies dropped unwritten for a newer one (the writer was busy).",
+            status.superseded,
+        ),
+        (
             "matchbook_journal_segments_pruned_total",
             "Journal segments deleted once a snapshot covered them.",
             status.segments_pruned,

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::Sender;
+use crossbeam_channel::{Receiver, Sender, TrySendError};
 
 use super::{SnapshotCheck, StoreError, prune, write_snapshot};
 use crate::snapshot::{Captured, SnapshotSink};
@@ -27,6 +27,9 @@ pub struct WriterStatus {
     pub segments_pruned: u64,
     /// Writes or prunes that failed so far.
     pub failures: u64,
+    /// Copies of the state dropped unwritten because a newer one arrived while the writer
+    /// was busy (the interval is shorter than a write takes).
+    pub superseded: u64,
     /// Sequence number of the state whose write (or prune after it) failed last.
     pub last_failed_seq: Option<u64>,
     /// The latest failure (the journal still holds everything; only pruning waits).
@@ -69,6 +72,9 @@ pub type SnapshotObserver = Box<dyn FnMut(&SnapshotOutcome<'_>, &WriterStatus) +
 #[derive(Debug)]
 pub struct SnapshotWriter {
     sender: Option<Sender<Captured>>,
+    /// The waiting copy's side of the one-place mailbox, for a sink to take back a copy a
+    /// newer one supersedes.
+    waiting: Receiver<Captured>,
     thread: Option<JoinHandle<()>>,
     status: Arc<Mutex<WriterStatus>>,
 }
@@ -87,7 +93,9 @@ impl SnapshotWriter {
         mut check: SnapshotCheck,
         mut observer: SnapshotObserver,
     ) -> std::io::Result<Self> {
-        let (sender, inbox) = crossbeam_channel::unbounded::<Captured>();
+        // One place: a copy waits while one is written, and a newer one takes its place.
+        let (sender, inbox) = crossbeam_channel::bounded::<Captured>(1);
+        let waiting = inbox.clone();
         let status = Arc::new(Mutex::new(WriterStatus::default()));
         let shared = status.clone();
         let thread = std::thread::Builder::new()
@@ -111,18 +119,26 @@ impl SnapshotWriter {
             })?;
         Ok(Self {
             sender: Some(sender),
+            waiting,
             thread: Some(thread),
             status,
         })
     }
 
     /// A sink for the runtime (it may outlive nothing: the writer waits for every sink to
-    /// be dropped when it finishes).
+    /// be dropped when it finishes). It never blocks: a copy handed over while another
+    /// waits for the busy writer replaces it, since the newer state holds everything the
+    /// older one does, and at most one copy of the state is ever held besides the one being
+    /// written.
     pub fn sink(&self) -> SnapshotSink {
-        let sender = self.sender.clone();
+        let (sender, waiting, status) = (
+            self.sender.clone(),
+            self.waiting.clone(),
+            self.status.clone(),
+        );
         Arc::new(move |captured| {
             if let Some(sender) = &sender {
-                let _ = sender.send(captured);
+                hand_over(sender, &waiting, &status, captured);
             }
         })
     }
@@ -156,6 +172,30 @@ impl SnapshotWriter {
 impl Drop for SnapshotWriter {
     fn drop(&mut self) {
         self.join();
+    }
+}
+
+/// Puts `captured` in the writer's mailbox, taking out (and counting) an older copy
+/// waiting there.
+fn hand_over(
+    sender: &Sender<Captured>,
+    waiting: &Receiver<Captured>,
+    status: &Mutex<WriterStatus>,
+    mut captured: Captured,
+) {
+    loop {
+        match sender.try_send(captured) {
+            Ok(()) | Err(TrySendError::Disconnected(_)) => return,
+            Err(TrySendError::Full(back)) => {
+                captured = back;
+                // The writer may have taken it meanwhile: then the place is free.
+                if waiting.try_recv().is_ok()
+                    && let Ok(mut status) = status.lock()
+                {
+                    status.superseded += 1;
+                }
+            }
+        }
     }
 }
 
@@ -224,5 +264,53 @@ impl WriterStatus {
                 self.last_error = Some(error.to_string());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+    use crate::tests::{Scratch, fresh};
+
+    /// A writer slower than the snapshots handed to it holds one waiting copy, the newest:
+    /// an older copy not yet begun is superseded (dropped and counted), never queued, so a
+    /// slow disk or a large state cannot pile up copies of the state in memory.
+    #[test]
+    fn a_busy_writer_keeps_only_the_newest_copy_waiting() {
+        let scratch = Scratch::new("writer-busy");
+        std::fs::create_dir_all(&scratch.0).expect("dir");
+        let (engine, _) = fresh();
+        let (started, first_written) = mpsc::channel();
+        let (release, released) = mpsc::channel::<()>();
+        // The first outcome holds the writer's thread until the test lets it go.
+        let observer: SnapshotObserver = Box::new(move |_, status| {
+            if status.written == 1 {
+                let _ = started.send(());
+                let _ = released.recv();
+            }
+        });
+        let check = SnapshotCheck::new(engine.clone());
+        let writer =
+            SnapshotWriter::observed(scratch.0.clone(), 10, check, observer).expect("writer");
+        let sink = writer.sink();
+        let copy = |seq| Captured {
+            seq,
+            engine: engine.clone(),
+            market: None,
+        };
+        sink(copy(1));
+        first_written.recv().expect("the first write");
+        for seq in 2..=20 {
+            sink(copy(seq));
+        }
+        release.send(()).expect("released");
+        drop(sink);
+        let status = writer.finish();
+        assert_eq!(status.written, 2, "the first and the newest");
+        assert_eq!(status.last_seq, Some(20));
+        assert_eq!(status.superseded, 18);
+        assert_eq!(status.failures, 0);
     }
 }

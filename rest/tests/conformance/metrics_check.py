@@ -14,6 +14,7 @@ EXPECTED = {
     "matchbook_log_commit_seconds": "histogram",
     "matchbook_snapshots_written": "counter",
     "matchbook_snapshot_failures": "counter",
+    "matchbook_snapshots_superseded": "counter",
     "matchbook_http_responses": "counter",
     "matchbook_http_request_duration_seconds": "histogram",
 }
