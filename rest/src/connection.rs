@@ -27,8 +27,10 @@ use tokio::time::{Instant, Sleep};
 pub struct PerAddress(Mutex<HashMap<IpAddr, usize>>);
 
 impl PerAddress {
-    /// Takes a place for `ip` if it holds fewer than `cap` connections.
+    /// Takes a place for the client of `ip` (an IPv4 address or an IPv6 /64 network) if
+    /// it holds fewer than `cap` connections.
     pub fn take(self: &Arc<Self>, ip: IpAddr, cap: usize) -> Option<AddressSlot> {
+        let ip = crate::ratelimit::client_of(ip);
         // Nothing panics while holding the table: a poisoned one is whole, and refusing
         // would shut the listener for everyone.
         let mut open = self.0.lock().unwrap_or_else(PoisonError::into_inner);
@@ -329,6 +331,20 @@ impl AsyncWrite for LimitedStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Addresses of one IPv6 /64 are one client: rotating through them takes no more
+    /// than its share of the listener's connections.
+    #[test]
+    fn an_ipv6_network_holds_one_share_of_connections() {
+        let table = Arc::new(PerAddress::default());
+        let host = |h: u16| IpAddr::from([0x2001, 0xdb8, 0, 7, 0, 0, 0, h]);
+        let slots: Vec<_> = (1..=5).filter_map(|h| table.take(host(h), 3)).collect();
+        assert_eq!(slots.len(), 3);
+        let other = IpAddr::from([0x2001, 0xdb8, 0, 8, 0, 0, 0, 1]);
+        assert!(table.take(other, 3).is_some(), "another /64");
+        drop(slots);
+        assert!(table.take(host(9), 3).is_some(), "places given back");
+    }
 
     #[test]
     fn only_bare_parser_refusals_are_rewritten() {

@@ -42,25 +42,67 @@ impl RateWindow {
     }
 }
 
-/// Most addresses tracked before windows of past minutes are dropped.
+/// Most clients given a window of their own; past it, for the rest of the minute, new
+/// ones share one (a flood of new addresses neither grows the table nor lifts the limit).
 const MAX_TRACKED: usize = 65_536;
 
-/// One window per client address, for requests that carry no valid key.
+/// One window per client, for requests that carry no valid key: an IPv4 address, or an
+/// IPv6 /64 network (the least a provider assigns one client, who may send from any of
+/// its addresses).
 #[derive(Debug, Default)]
-pub struct AddressWindows(Mutex<HashMap<IpAddr, RateWindow>>);
+pub struct AddressWindows(Mutex<Windows>);
+
+#[derive(Debug, Default)]
+struct Windows {
+    by_client: HashMap<IpAddr, RateWindow>,
+    /// The minute the table was last swept of past minutes' windows (one sweep a minute).
+    swept: u64,
+    /// Shared by the clients that found the table full.
+    newcomers: RateWindow,
+}
 
 impl AddressWindows {
     /// Counts one request from `ip` in minute `minute`; false when `limit` is reached.
     pub fn admit(&self, ip: IpAddr, minute: u64, limit: u32) -> bool {
+        let client = client_of(ip);
         // Nothing panics while holding the table: a poisoned one is whole, and letting
         // every request through would lift the limit.
         let mut windows = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if windows.len() >= MAX_TRACKED && !windows.contains_key(&ip) {
-            // Only the current minute's counts matter: forget the rest (a flood of new
-            // addresses cannot grow the table without bound).
-            windows.retain(|_, w| w.state.load(Ordering::Relaxed) >> COUNT_BITS == minute);
+        if let Some(window) = windows.by_client.get(&client) {
+            return window.admit(minute, limit);
         }
-        windows.entry(ip).or_default().admit(minute, limit)
+        if windows.by_client.len() >= MAX_TRACKED && windows.swept != minute {
+            // Only the current minute's counts matter: forget the rest.
+            windows.swept = minute;
+            (windows.by_client)
+                .retain(|_, w| w.state.load(Ordering::Relaxed) >> COUNT_BITS == minute);
+        }
+        if windows.by_client.len() >= MAX_TRACKED {
+            return windows.newcomers.admit(minute, limit);
+        }
+        windows
+            .by_client
+            .entry(client)
+            .or_default()
+            .admit(minute, limit)
+    }
+
+    #[cfg(test)]
+    fn tracked(&self) -> usize {
+        let windows = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        windows.by_client.len()
+    }
+}
+
+/// The client an address stands for: an IPv4 address (also when mapped into IPv6), or
+/// the /64 network of an IPv6 one.
+pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
+        },
     }
 }
 
@@ -75,6 +117,60 @@ mod tests {
         assert_eq!((0..10).filter(|_| windows.admit(a, 3, 4)).count(), 4);
         assert!(windows.admit(b, 3, 4), "another address is not held back");
         assert!(windows.admit(a, 4, 4), "a new minute starts a new count");
+    }
+
+    /// An IPv6 client holds a /64 (or more) and can send from any address in it: the
+    /// network is the client. An IPv4 address mapped into IPv6 is its IPv4 address.
+    #[test]
+    fn an_ipv6_network_of_64_bits_is_one_client() {
+        let windows = AddressWindows::default();
+        let net = |host: u16| IpAddr::from([0x2001, 0xdb8, 0, 7, 0, 0, 0, host]);
+        assert_eq!((1..=10).filter(|&h| windows.admit(net(h), 3, 4)).count(), 4);
+        let other = IpAddr::from([0x2001, 0xdb8, 0, 8, 0, 0, 0, 1]);
+        assert!(windows.admit(other, 3, 4), "another /64 is another client");
+        let v4: IpAddr = "192.0.2.9".parse().expect("v4");
+        let mapped: IpAddr = "::ffff:192.0.2.9".parse().expect("mapped");
+        assert_eq!(
+            [v4, mapped, v4, mapped, v4]
+                .iter()
+                .filter(|&&ip| windows.admit(ip, 3, 4))
+                .count(),
+            4
+        );
+    }
+
+    /// More new addresses in a minute than the table holds: the table stops growing, the
+    /// newcomers share one window (so together they get one client's limit), and the
+    /// addresses already known keep theirs; the next minute sweeps the table once.
+    #[test]
+    fn a_flood_of_new_addresses_shares_one_window_past_the_table_size() {
+        let windows = AddressWindows::default();
+        let address = |n: u32| IpAddr::from((10u32 << 24 | n).to_be_bytes());
+        let known = address(0);
+        assert!(windows.admit(known, 5, 3));
+        for n in 1..MAX_TRACKED as u32 {
+            assert!(windows.admit(address(n), 5, 3));
+        }
+        let extra = MAX_TRACKED as u32..MAX_TRACKED as u32 + 1_000;
+        let newcomers = extra
+            .clone()
+            .filter(|&n| windows.admit(address(n), 5, 3))
+            .count();
+        assert_eq!(newcomers, 3, "one window among them");
+        assert_eq!(windows.tracked(), MAX_TRACKED);
+        assert!(
+            windows.admit(known, 5, 3),
+            "a known address keeps its own window"
+        );
+        assert!(
+            windows.admit(address(MAX_TRACKED as u32 + 5_000), 6, 3),
+            "a new minute"
+        );
+        assert_eq!(
+            windows.tracked(),
+            1,
+            "swept once: only this minute's address is left"
+        );
     }
 
     #[test]
