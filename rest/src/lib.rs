@@ -37,6 +37,7 @@ pub mod markets;
 pub mod metrics;
 pub mod openapi;
 pub mod params;
+pub mod proxies;
 pub mod ratelimit;
 pub mod records;
 pub mod revoked_keys;

@@ -16,6 +16,7 @@ use tokio::sync::Semaphore;
 
 pub use crate::connection::LimitedStream;
 use crate::connection::{Counters, PerAddress, json_response};
+use crate::proxies::TrustedProxies;
 
 /// Most connections open at once on each listener, by default.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
@@ -35,6 +36,7 @@ pub struct LimitedListener {
     limits: ConnectionLimits,
     stats: ListenerStats,
     per_address: Arc<PerAddress>,
+    trusted: TrustedProxies,
 }
 
 /// The limits of one listener's connections.
@@ -104,7 +106,15 @@ impl LimitedListener {
                 counters: Arc::default(),
             },
             per_address: Arc::default(),
+            trusted: TrustedProxies::default(),
         }
+    }
+
+    /// Exempts the connections of `proxies` from the per-address share: each carries
+    /// many clients' requests (the listener's total still bounds them).
+    pub fn trusting(mut self, proxies: TrustedProxies) -> Self {
+        self.trusted = proxies;
+        self
     }
 
     /// Its statistics.
@@ -124,7 +134,11 @@ impl Listener for LimitedListener {
                 continue;
             };
             let (stream, addr) = Listener::accept(&mut self.inner).await;
-            let cap = self.limits.max_per_address.max(1);
+            let cap = if self.trusted.trusts(addr.ip()) {
+                usize::MAX
+            } else {
+                self.limits.max_per_address.max(1)
+            };
             let Some(slot) = self.per_address.take(addr.ip(), cap) else {
                 // One address may not take every place: refused, in the API's words.
                 let counters = &self.stats.counters;

@@ -293,6 +293,7 @@ impl Server {
                     head: settings.header_timeout,
                 },
             )
+            .trusting(settings.trusted_proxies.clone())
         };
         let bind = |address: SocketAddr| async move {
             TcpListener::bind(address)
@@ -355,6 +356,7 @@ impl Server {
             body_timeout: settings.header_timeout,
             public_rate_limit: settings.public_rate_limit_per_minute,
             address_windows: Default::default(),
+            trusted_proxies: settings.trusted_proxies.clone(),
             max_book_depth: settings.max_book_depth,
             streams: crate::streams::Streams::new(hub, settings.stream_heartbeat),
             node: node.as_ref().map(|n| crate::state::NodeView {

@@ -43,6 +43,8 @@ pub struct AppState {
     pub public_rate_limit: u32,
     /// Their windows.
     pub address_windows: crate::ratelimit::AddressWindows,
+    /// Proxies whose `X-Forwarded-For` names a request's client.
+    pub trusted_proxies: crate::proxies::TrustedProxies,
     /// Price levels per side the order book answers with at most.
     pub max_book_depth: usize,
     /// WebSocket streams.

@@ -136,6 +136,9 @@ pub struct Settings {
     /// Requests per minute one address may send to the public listener without a valid
     /// key (the public market-data routes); more are 429.
     pub public_rate_limit_per_minute: u32,
+    /// Proxies in front of the exchange whose `X-Forwarded-For` names the client (none by
+    /// default); their connections are exempt from the per-address connection share.
+    pub trusted_proxies: crate::proxies::TrustedProxies,
     /// A request whose headers take longer than this once begun, or whose body takes
     /// longer than this after its headers, is refused (408).
     pub header_timeout: std::time::Duration,
@@ -240,6 +243,7 @@ impl Settings {
             idle_timeout: crate::listener::DEFAULT_IDLE_TIMEOUT,
             max_connections_per_address: crate::listener::DEFAULT_MAX_PER_ADDRESS,
             public_rate_limit_per_minute: DEFAULT_PUBLIC_RATE_LIMIT,
+            trusted_proxies: Default::default(),
             header_timeout: crate::listener::DEFAULT_HEAD_TIMEOUT,
             max_book_depth: DEFAULT_MAX_BOOK_DEPTH,
             stream_buffer: crate::streams::DEFAULT_BUFFER,

@@ -64,6 +64,9 @@ pub struct ServerSection {
     pub max_connections_per_address: Option<usize>,
     /// Requests per minute one address may send without a valid key (default 6000).
     pub public_rate_limit_per_minute: Option<u32>,
+    /// Addresses or networks of the proxies in front of the exchange, whose
+    /// `X-Forwarded-For` names the client (default none).
+    pub trusted_proxies: Option<Vec<String>>,
     /// Seconds a request's headers may take once begun, and its body after them (default
     /// 10; 1 to [`MAX_DEADLINE_SECONDS`]).
     pub header_timeout_seconds: Option<u64>,
@@ -138,6 +141,13 @@ impl Settings {
             (server.rate_limit_per_minute).unwrap_or(self.rate_limit_per_minute);
         self.public_rate_limit_per_minute =
             (server.public_rate_limit_per_minute).unwrap_or(self.public_rate_limit_per_minute);
+        if let Some(networks) = &server.trusted_proxies {
+            let networks = (networks.iter())
+                .map(|n| n.parse())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| ConfigFileError::Invalid(format!("[server] trusted_proxies {e}")))?;
+            self.trusted_proxies = crate::proxies::TrustedProxies::new(networks);
+        }
         self.snapshot_every = server.snapshot_every.unwrap_or(self.snapshot_every);
         self.apply_sizes(server)?;
         self.apply_times(server)
@@ -268,5 +278,28 @@ mod tests {
         assert_eq!(high.max_connections_per_address, MAX_CONNECTIONS);
         let absent = settings("").expect("no limits named");
         assert_eq!(absent.idle_timeout, Settings::demo().idle_timeout);
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_or_networks() {
+        let taken = settings(r#"trusted_proxies = ["127.0.0.1", "10.0.0.0/8", "fd00::/8"]"#)
+            .expect("addresses and networks");
+        let proxies = taken.trusted_proxies;
+        assert!(proxies.trusts("10.9.8.7".parse().expect("ip")));
+        assert!(!proxies.trusts("192.0.2.1".parse().expect("ip")));
+        assert!(
+            !Settings::demo()
+                .trusted_proxies
+                .trusts("127.0.0.1".parse().expect("ip"))
+        );
+        match settings(r#"trusted_proxies = ["10.0.0.0/40"]"#) {
+            Err(ConfigFileError::Invalid(why)) => {
+                assert!(
+                    why.contains("trusted_proxies") && why.contains("10.0.0.0/40"),
+                    "{why}"
+                );
+            }
+            other => panic!("{:?}", other.map(|_| "accepted")),
+        }
     }
 }

@@ -37,13 +37,14 @@ fn refusal(status: StatusCode, code: &str) -> Response {
     (status, axum::Json(ErrorBody { error: code.into() })).into_response()
 }
 
-/// Counts a request against its address's window (an in-process call, with no address,
+/// Counts a request against its client's window (an in-process call, with no address,
 /// is not limited).
 fn address_admits(request: &Request, state: &Shared) -> bool {
     let Some(ConnectInfo(Peer(peer))) = request.extensions().get::<ConnectInfo<Peer>>() else {
         return true;
     };
-    (state.address_windows).admit(peer.ip(), state.minute(), state.public_rate_limit)
+    let client = state.trusted_proxies.client(peer.ip(), request.headers());
+    (state.address_windows).admit(client, state.minute(), state.public_rate_limit)
 }
 
 /// Marks a request the guard has counted by its address.

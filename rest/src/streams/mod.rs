@@ -133,10 +133,12 @@ impl Drop for OpenSession<'_> {
 pub async fn upgrade(
     State(state): State<Shared>,
     peer: Option<axum::Extension<axum::extract::ConnectInfo<crate::listener::Peer>>>,
+    headers: axum::http::HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     // Absent for a router called in process: such a session is not limited.
-    let peer = peer.map(|axum::Extension(info)| info.0.0.ip());
+    let peer =
+        peer.map(|axum::Extension(info)| (state.trusted_proxies).client(info.0.0.ip(), &headers));
     match upgrade {
         Ok(upgrade) => upgrade
             .max_message_size(MAX_MESSAGE_BYTES)

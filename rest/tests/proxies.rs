@@ -1,0 +1,90 @@
+//! An exchange behind a proxy (a TLS terminator, a load balancer): with the proxy trusted,
+//! each client behind it has its own public rate window, named by `X-Forwarded-For`, and
+//! the proxy's connections are not held to one address's share; without it, the header
+//! changes nothing, so a client cannot name itself another address to escape its limit.
+
+mod common;
+
+use common::{Exchange, code, settings};
+use matchbook_rest::proxies::TrustedProxies;
+use reqwest::StatusCode;
+
+const LIMIT: u32 = 3;
+
+/// How many of `n` keyless requests naming `client` in `X-Forwarded-For` were answered 200
+/// (the rest must be 429 `RATELIMIT`).
+async fn admitted(exchange: &Exchange, client: &str, n: usize) -> usize {
+    let http = reqwest::Client::new();
+    let mut ok = 0;
+    for _ in 0..n {
+        let answer = (http.get(format!("{}/v1/time", exchange.base)))
+            .header("x-forwarded-for", client)
+            .send()
+            .await
+            .expect("answered");
+        match answer.status() {
+            StatusCode::OK => ok += 1,
+            status => {
+                assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+                let body = answer.json().await.expect("json");
+                assert_eq!(code(&body), "RATELIMIT");
+            }
+        }
+    }
+    ok
+}
+
+/// Waits until the current minute has at least 10 s left, so a window cannot turn in
+/// the middle of a count.
+async fn early_in_a_minute() {
+    loop {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("after 1970");
+        if now.as_secs() % 60 < 50 {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_window() {
+    let mut s = settings(common::data_dir());
+    s.public_rate_limit_per_minute = LIMIT;
+    s.max_connections_per_address = 2;
+    s.trusted_proxies = TrustedProxies::new(vec!["127.0.0.1".parse().expect("network")]);
+    let exchange = Exchange::with(s).await;
+    early_in_a_minute().await;
+    assert_eq!(admitted(&exchange, "203.0.113.7", 6).await, LIMIT as usize);
+    // A second client behind the same proxy is not held back by the first; what a client
+    // wrote itself at the left of the header is not believed.
+    assert_eq!(admitted(&exchange, "203.0.113.8", 6).await, LIMIT as usize);
+    assert_eq!(admitted(&exchange, "198.51.100.1, 203.0.113.7", 2).await, 0);
+    // The proxy holds more connections than one address's share.
+    let held: Vec<_> = (0..5)
+        .map(|_| std::net::TcpStream::connect(exchange.server.addr).expect("connect"))
+        .collect();
+    let stats = exchange.server.public_connections.clone();
+    while stats.open_connections() < held.len() {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(stats.refused_per_address(), 0);
+    drop(held);
+    exchange.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_trusted_proxy_the_header_is_ignored() {
+    let mut s = settings(common::data_dir());
+    s.public_rate_limit_per_minute = LIMIT;
+    let exchange = Exchange::with(s).await;
+    early_in_a_minute().await;
+    assert_eq!(admitted(&exchange, "203.0.113.7", 6).await, LIMIT as usize);
+    assert_eq!(
+        admitted(&exchange, "203.0.113.8", 3).await,
+        0,
+        "one window: 127.0.0.1's"
+    );
+    exchange.stop().await;
+}
