@@ -119,6 +119,10 @@ pub struct LimitedStream {
     pub(crate) head_timeout: Duration,
     pub(crate) counters: Arc<Counters>,
     pub(crate) deadline: Pin<Box<Sleep>>,
+    /// The time a write the client is not taking must go on by (the idle limit again).
+    write_deadline: Pin<Box<Sleep>>,
+    /// A write is waiting on the client (its deadline is set).
+    write_waiting: bool,
     head: Head,
     /// A rewritten refusal still to be sent (the parser was told it went out).
     pending: Vec<u8>,
@@ -143,6 +147,8 @@ impl LimitedStream {
             head_timeout,
             counters,
             deadline: Box::pin(tokio::time::sleep(idle)),
+            write_deadline: Box::pin(tokio::time::sleep(idle)),
+            write_waiting: false,
             head: Head::awaiting(),
             pending: Vec::new(),
             upgraded: false,
@@ -189,11 +195,41 @@ impl LimitedStream {
         io::Error::new(io::ErrorKind::TimedOut, "request headers too slow")
     }
 
+    /// `write`'s outcome, with the idle limit applied to a write the client does not take:
+    /// one that stops reading (its buffers full of answers) would otherwise hold the
+    /// connection for good, since a blocked writer never reads and so never sees the idle
+    /// timer. Bytes taken also count as the client being there.
+    fn poll_written(
+        &mut self,
+        cx: &mut Context<'_>,
+        write: Poll<io::Result<usize>>,
+    ) -> Poll<io::Result<usize>> {
+        if let Poll::Ready(result) = write {
+            self.write_waiting = false;
+            if matches!(result, Ok(n) if n > 0) && !self.upgraded {
+                let next = self.next_deadline();
+                self.deadline.as_mut().reset(next);
+            }
+            return Poll::Ready(result);
+        }
+        if !self.write_waiting {
+            self.write_waiting = true;
+            let until = Instant::now() + self.idle;
+            self.write_deadline.as_mut().reset(until);
+        }
+        std::task::ready!(self.write_deadline.as_mut().poll(cx));
+        self.counters.closed_idle.fetch_add(1, Ordering::Relaxed);
+        Poll::Ready(Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "the client took no bytes for the idle time",
+        )))
+    }
+
     /// Writes what is left of a rewritten refusal.
     fn poll_pending(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         while !self.pending.is_empty() {
-            let written =
-                std::task::ready!(Pin::new(&mut self.stream).poll_write(cx, &self.pending))?;
+            let write = Pin::new(&mut self.stream).poll_write(cx, &self.pending);
+            let written = std::task::ready!(self.poll_written(cx, write))?;
             if written == 0 {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
@@ -293,14 +329,16 @@ impl AsyncWrite for LimitedStream {
         let this = &mut *self;
         std::task::ready!(this.poll_pending(cx))?;
         if this.upgraded {
-            return Pin::new(&mut this.stream).poll_write(cx, buf);
+            let write = Pin::new(&mut this.stream).poll_write(cx, buf);
+            return this.poll_written(cx, write);
         }
         if buf.starts_with(SWITCHING_PROTOCOLS) {
             // What the client sends from now on are frames of another protocol: a head
             // deadline would cut a long-lived stream off (and write HTTP into it).
             this.upgraded = true;
             this.head = Head::done();
-            return Pin::new(&mut this.stream).poll_write(cx, buf);
+            let write = Pin::new(&mut this.stream).poll_write(cx, buf);
+            return this.poll_written(cx, write);
         }
         // A response going out: the next bytes read start a new request head.
         if !this.head.awaiting {
@@ -314,7 +352,8 @@ impl AsyncWrite for LimitedStream {
             }
             return Poll::Ready(Ok(buf.len()));
         }
-        Pin::new(&mut this.stream).poll_write(cx, buf)
+        let write = Pin::new(&mut this.stream).poll_write(cx, buf);
+        this.poll_written(cx, write)
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {

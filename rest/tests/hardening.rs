@@ -445,3 +445,41 @@ async fn a_query_parameter_given_twice_is_refused() {
     }
     x.stop().await;
 }
+
+/// A client that asks for more than the socket buffers hold and then reads nothing (a
+/// "slow read"): the server's writes wait on it, and it must not hold its connection
+/// past the idle limit (it held it for good: the idle timer was only looked at on reads,
+/// which a blocked writer never makes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_stops_reading_loses_its_connection_after_the_idle_time() {
+    let mut s = settings(common::data_dir());
+    s.idle_timeout = std::time::Duration::from_secs(1);
+    let exchange = Exchange::with(s).await;
+    let stats = exchange.server.public_connections.clone();
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket
+        .set_recv_buffer_size(4096)
+        .expect("small receive buffer");
+    let mut stream = socket.connect(exchange.server.addr).await.expect("connect");
+    // About 30 MB of answers asked for at once; nothing of them is ever read.
+    let ask = b"GET /openapi.json HTTP/1.1\r\nhost: x\r\n\r\n".repeat(300);
+    tokio::io::AsyncWriteExt::write_all(&mut stream, &ask)
+        .await
+        .expect("requests sent");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while stats.closed_idle() == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still held 30 s on, the idle limit being 1 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // What is left is the place the listener takes before it accepts the next one.
+    assert!(
+        stats.open_connections() <= 1,
+        "{} open",
+        stats.open_connections()
+    );
+    drop(stream);
+    exchange.stop().await;
+}
