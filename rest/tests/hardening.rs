@@ -483,3 +483,44 @@ async fn a_client_that_stops_reading_loses_its_connection_after_the_idle_time() 
     drop(stream);
     exchange.stop().await;
 }
+
+/// A client that pipelines many requests and reads the answers steadily, for longer in all
+/// than the idle limit, is there all along: it gets every answer (the last one was cut off
+/// by an idle timer that counted only what the client sent).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_reading_a_long_run_of_answers_gets_them_all() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = settings(common::data_dir());
+    s.idle_timeout = std::time::Duration::from_secs(2);
+    let exchange = Exchange::with(s).await;
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.set_recv_buffer_size(65_536).expect("receive buffer");
+    let mut stream = socket.connect(exchange.server.addr).await.expect("connect");
+    let ask = b"GET /openapi.json HTTP/1.1\r\nhost: x\r\n\r\n".repeat(300);
+    stream.write_all(&ask).await.expect("requests sent");
+    let (started, mut answers) = (std::time::Instant::now(), Vec::new());
+    let mut chunk = vec![0u8; 65_536];
+    // Until the server closes the connection: the idle limit, once every answer is read.
+    loop {
+        let n = stream.read(&mut chunk).await.unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        answers.extend_from_slice(&chunk[..n]);
+        tokio::time::sleep(std::time::Duration::from_millis(6)).await;
+    }
+    let count = (answers.windows(17))
+        .filter(|w| w == b"HTTP/1.1 200 OK\r\n")
+        .count();
+    assert!(
+        started.elapsed() > std::time::Duration::from_secs(2),
+        "the reading outlasts the idle limit"
+    );
+    assert_eq!(
+        count,
+        300,
+        "every answer, read over {:?}",
+        started.elapsed()
+    );
+    exchange.stop().await;
+}
