@@ -446,26 +446,32 @@ async fn a_query_parameter_given_twice_is_refused() {
     x.stop().await;
 }
 
+/// An exchange with an idle limit of `idle_seconds`, and a connection to it with a receive
+/// buffer of `buffer` bytes that has asked for 300 copies of `/openapi.json` (about 30 MB)
+/// at once.
+async fn pipelined_answers(idle_seconds: u64, buffer: u32) -> (Exchange, tokio::net::TcpStream) {
+    let mut s = settings(common::data_dir());
+    s.idle_timeout = std::time::Duration::from_secs(idle_seconds);
+    let exchange = Exchange::with(s).await;
+    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+    socket.set_recv_buffer_size(buffer).expect("receive buffer");
+    let mut stream = socket.connect(exchange.server.addr).await.expect("connect");
+    let ask = b"GET /openapi.json HTTP/1.1\r\nhost: x\r\n\r\n".repeat(300);
+    tokio::io::AsyncWriteExt::write_all(&mut stream, &ask)
+        .await
+        .expect("requests sent");
+    (exchange, stream)
+}
+
 /// A client that asks for more than the socket buffers hold and then reads nothing (a
 /// "slow read"): the server's writes wait on it, and it must not hold its connection
 /// past the idle limit (it held it for good: the idle timer was only looked at on reads,
 /// which a blocked writer never makes).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_stops_reading_loses_its_connection_after_the_idle_time() {
-    let mut s = settings(common::data_dir());
-    s.idle_timeout = std::time::Duration::from_secs(1);
-    let exchange = Exchange::with(s).await;
-    let stats = exchange.server.public_connections.clone();
-    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
-    socket
-        .set_recv_buffer_size(4096)
-        .expect("small receive buffer");
-    let mut stream = socket.connect(exchange.server.addr).await.expect("connect");
     // About 30 MB of answers asked for at once; nothing of them is ever read.
-    let ask = b"GET /openapi.json HTTP/1.1\r\nhost: x\r\n\r\n".repeat(300);
-    tokio::io::AsyncWriteExt::write_all(&mut stream, &ask)
-        .await
-        .expect("requests sent");
+    let (exchange, stream) = pipelined_answers(1, 4096).await;
+    let stats = exchange.server.public_connections.clone();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while stats.closed_idle() == 0 {
         assert!(
@@ -489,15 +495,8 @@ async fn a_client_that_stops_reading_loses_its_connection_after_the_idle_time() 
 /// by an idle timer that counted only what the client sent).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_reading_a_long_run_of_answers_gets_them_all() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut s = settings(common::data_dir());
-    s.idle_timeout = std::time::Duration::from_secs(2);
-    let exchange = Exchange::with(s).await;
-    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
-    socket.set_recv_buffer_size(65_536).expect("receive buffer");
-    let mut stream = socket.connect(exchange.server.addr).await.expect("connect");
-    let ask = b"GET /openapi.json HTTP/1.1\r\nhost: x\r\n\r\n".repeat(300);
-    stream.write_all(&ask).await.expect("requests sent");
+    use tokio::io::AsyncReadExt;
+    let (exchange, mut stream) = pipelined_answers(2, 65_536).await;
     let (started, mut answers) = (std::time::Instant::now(), Vec::new());
     let mut chunk = vec![0u8; 65_536];
     // Until the server closes the connection: the idle limit, once every answer is read.
