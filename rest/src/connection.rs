@@ -30,7 +30,7 @@ impl PerAddress {
     /// Takes a place for the client of `ip` (an IPv4 address or an IPv6 /64 network) if
     /// it holds fewer than `cap` connections.
     pub fn take(self: &Arc<Self>, ip: IpAddr, cap: usize) -> Option<AddressSlot> {
-        let ip = crate::ratelimit::client_of(ip);
+        let ip = crate::proxies::client_of(ip);
         // Nothing panics while holding the table: a poisoned one is whole, and refusing
         // would shut the listener for everyone.
         let mut open = self.0.lock().unwrap_or_else(PoisonError::into_inner);

@@ -78,6 +78,16 @@ fn canonical(ip: IpAddr) -> IpAddr {
     }
 }
 
+/// The client an address stands for, for the per-client limits: an IPv4 address (also
+/// when mapped into IPv6), or the /64 network of an IPv6 one (the least a provider
+/// assigns one client, who may send from any address in it).
+pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
+    match canonical(ip) {
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
+        v4 => v4,
+    }
+}
+
 /// The proxies whose `X-Forwarded-For` is believed (none by default). Cheap to clone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrustedProxies(Arc<[Network]>);

@@ -64,7 +64,7 @@ struct Windows {
 impl AddressWindows {
     /// Counts one request from `ip` in minute `minute`; false when `limit` is reached.
     pub fn admit(&self, ip: IpAddr, minute: u64, limit: u32) -> bool {
-        let client = client_of(ip);
+        let client = crate::proxies::client_of(ip);
         // Nothing panics while holding the table: a poisoned one is whole, and letting
         // every request through would lift the limit.
         let mut windows = self.0.lock().unwrap_or_else(PoisonError::into_inner);
@@ -91,18 +91,6 @@ impl AddressWindows {
     fn tracked(&self) -> usize {
         let windows = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         windows.by_client.len()
-    }
-}
-
-/// The client an address stands for: an IPv4 address (also when mapped into IPv6), or
-/// the /64 network of an IPv6 one.
-pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-            Some(v4) => IpAddr::V4(v4),
-            None => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
-        },
     }
 }
 
