@@ -50,7 +50,7 @@ impl Network {
     /// Whether `ip` is in this network (an IPv4 address mapped into IPv6 counts as the
     /// IPv4 one).
     pub fn contains(&self, ip: IpAddr) -> bool {
-        match (self.base, canonical(ip)) {
+        match (self.base, ip.to_canonical()) {
             (IpAddr::V4(base), IpAddr::V4(ip)) => same_prefix(
                 u32::from(base).into(),
                 u32::from(ip).into(),
@@ -71,18 +71,11 @@ fn same_prefix(a: u128, b: u128, prefix: u8, bits: u8) -> bool {
     a.checked_shr(shift).unwrap_or(0) == b.checked_shr(shift).unwrap_or(0)
 }
 
-fn canonical(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
-        IpAddr::V4(_) => ip,
-    }
-}
-
 /// The client an address stands for, for the per-client limits: an IPv4 address (also
 /// when mapped into IPv6), or the /64 network of an IPv6 one (the least a provider
 /// assigns one client, who may send from any address in it).
 pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
-    match canonical(ip) {
+    match ip.to_canonical() {
         IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !u128::from(u64::MAX)).into()),
         v4 => v4,
     }
@@ -139,7 +132,7 @@ fn forwarded_address(entry: &str) -> Option<IpAddr> {
         .parse::<IpAddr>()
         .ok()
         .or_else(|| entry.parse::<SocketAddr>().ok().map(|s| s.ip()))
-        .map(canonical)
+        .map(|ip| ip.to_canonical())
 }
 
 #[cfg(test)]
