@@ -12,6 +12,7 @@ use pyo3::prelude::*;
 use crate::engine::Core;
 use crate::engine::NativeEngine;
 use crate::errors::{invalid, recorded, storage};
+use crate::ints::int;
 
 #[pymethods]
 impl NativeEngine {
@@ -29,11 +30,11 @@ impl NativeEngine {
         path: &str,
         definition: &str,
         format: &str,
-        start_time_ns: i64,
+        #[pyo3(from_py_with = int::<i64>)] start_time_ns: i64,
         market_data: bool,
         keep_events: bool,
-        snapshot_every: u64,
-        keep_snapshots: usize,
+        #[pyo3(from_py_with = int::<u64>)] snapshot_every: u64,
+        #[pyo3(from_py_with = int::<usize>)] keep_snapshots: usize,
         fsync: bool,
     ) -> PyResult<Self> {
         if keep_snapshots == 0 {

@@ -14,6 +14,7 @@ use matchbook_config::{Directory, Exchange};
 use pyo3::prelude::*;
 
 use crate::errors::{self, invalid};
+use crate::ints::{int, opt};
 use crate::pickling::Origin;
 use crate::values::{self, pack, unpack};
 
@@ -160,7 +161,7 @@ impl NativeEngine {
         py: Python<'_>,
         definition: &str,
         format: &str,
-        start_time_ns: i64,
+        #[pyo3(from_py_with = int::<i64>)] start_time_ns: i64,
         market_data: bool,
         keep_events: bool,
     ) -> PyResult<Self> {
@@ -176,7 +177,11 @@ impl NativeEngine {
     }
 
     /// Creates a holder with its main account: (holder id, account id).
-    fn create_holder(&mut self, py: Python<'_>, time_ns: i64) -> PyResult<(u32, u32)> {
+    fn create_holder(
+        &mut self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+    ) -> PyResult<(u32, u32)> {
         let a = self.run(py, Command::CreateHolder, time_ns)?;
         Ok((a.holder.map_or(0, |h| h.0), a.account.map_or(0, |a| a.0)))
     }
@@ -186,8 +191,8 @@ impl NativeEngine {
     fn create_subaccount(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        holder: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] holder: u32,
         name: &str,
         kind: &str,
     ) -> PyResult<u32> {
@@ -201,7 +206,12 @@ impl NativeEngine {
     }
 
     /// Closes a subaccount (its open orders are cancelled).
-    fn close_subaccount(&mut self, py: Python<'_>, time_ns: i64, account: u32) -> PyResult<()> {
+    fn close_subaccount(
+        &mut self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+    ) -> PyResult<()> {
         self.run(
             py,
             Command::CloseSubaccount {
@@ -216,8 +226,8 @@ impl NativeEngine {
     fn deposit(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
@@ -238,8 +248,8 @@ impl NativeEngine {
     fn withdraw(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
@@ -261,10 +271,10 @@ impl NativeEngine {
     fn transfer(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        holder: u32,
-        source: u32,
-        destination: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] holder: u32,
+        #[pyo3(from_py_with = int::<u32>)] source: u32,
+        #[pyo3(from_py_with = int::<u32>)] destination: u32,
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
@@ -280,7 +290,13 @@ impl NativeEngine {
     }
 
     /// Sets or clears de-risk on an account (admin).
-    fn set_derisk(&mut self, py: Python<'_>, time_ns: i64, account: u32, on: bool) -> PyResult<()> {
+    fn set_derisk(
+        &mut self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+        on: bool,
+    ) -> PyResult<()> {
         self.run(
             py,
             Command::SetDerisk {
@@ -296,8 +312,8 @@ impl NativeEngine {
     fn set_blp_threshold(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
@@ -318,8 +334,8 @@ impl NativeEngine {
     fn set_stp_mode(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
         mode: &str,
     ) -> PyResult<()> {
         let mode = values::stp(py, mode)?;
@@ -338,7 +354,7 @@ impl NativeEngine {
     fn set_instrument_state(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         instrument: &str,
         state: &str,
     ) -> PyResult<()> {
@@ -362,8 +378,8 @@ impl NativeEngine {
     fn place_order(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
         instrument: &str,
         side: &str,
         amount: &str,
@@ -371,13 +387,13 @@ impl NativeEngine {
         order_type: &str,
         time_in_force: &str,
         trigger_price: Option<&str>,
-        expire_at_ns: Option<i64>,
+        #[pyo3(from_py_with = opt::<i64>)] expire_at_ns: Option<i64>,
         client_id: Option<&str>,
         stp: Option<&str>,
         reduce_only: bool,
         trigger_reference: &str,
         trailing_offset: Option<&str>,
-        trailing_offset_bps: Option<u32>,
+        #[pyo3(from_py_with = opt::<u32>)] trailing_offset_bps: Option<u32>,
         limit_offset: Option<&str>,
         display: Option<&str>,
     ) -> PyResult<u128> {
@@ -418,9 +434,9 @@ impl NativeEngine {
     fn amend_order(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
-        order: u128,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+        #[pyo3(from_py_with = int::<u128>)] order: u128,
         amount: Option<&str>,
         price: Option<&str>,
     ) -> PyResult<()> {
@@ -449,9 +465,9 @@ impl NativeEngine {
     fn cancel_order(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
-        order: u128,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+        #[pyo3(from_py_with = int::<u128>)] order: u128,
     ) -> PyResult<()> {
         self.run(
             py,
@@ -468,8 +484,8 @@ impl NativeEngine {
     fn cancel_by_client_id(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
         client_id: &str,
     ) -> PyResult<()> {
         let client_id = values::uuid(py, client_id)?;
@@ -491,8 +507,8 @@ impl NativeEngine {
     fn cancel_all(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
         instrument: Option<&str>,
         orders: Option<Vec<u128>>,
         client_ids: Option<Vec<String>>,
@@ -529,7 +545,7 @@ impl NativeEngine {
     fn set_index_price(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         instrument: &str,
         price: &str,
     ) -> PyResult<()> {
@@ -548,7 +564,12 @@ impl NativeEngine {
     }
 
     /// Closes an account's futures positions against the book (admin).
-    fn liquidate(&mut self, py: Python<'_>, time_ns: i64, account: u32) -> PyResult<()> {
+    fn liquidate(
+        &mut self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+    ) -> PyResult<()> {
         self.run(
             py,
             Command::Liquidate {
@@ -565,9 +586,9 @@ impl NativeEngine {
     fn set_cancel_all_after(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
-        timeout_ns: u64,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+        #[pyo3(from_py_with = int::<u64>)] timeout_ns: u64,
     ) -> PyResult<()> {
         let command = Command::SetCancelAllAfter {
             account: AccountId(account),
@@ -578,7 +599,11 @@ impl NativeEngine {
 
     /// Moves time to `time_ns`: expiries, dead-man switches, funding samples and
     /// settlements.
-    fn advance_time(&mut self, py: Python<'_>, time_ns: i64) -> PyResult<()> {
+    fn advance_time(
+        &mut self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+    ) -> PyResult<()> {
         self.run(py, Command::AdvanceTime, time_ns).map(drop)
     }
 }

@@ -13,6 +13,7 @@ mod durable;
 mod engine;
 mod errors;
 mod events;
+mod ints;
 mod lookups;
 mod order_entry;
 mod pickling;

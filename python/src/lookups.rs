@@ -10,6 +10,7 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::engine::NativeEngine;
 use crate::errors::{self, invalid};
+use crate::ints::{int, opt};
 use crate::values::{self, pack};
 
 /// An order's terms beyond its record (every key present, `None` when it has no such
@@ -145,9 +146,9 @@ impl NativeEngine {
     fn order_page<'py>(
         &self,
         py: Python<'py>,
-        account: u32,
-        before: u64,
-        limit: usize,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+        #[pyo3(from_py_with = int::<u64>)] before: u64,
+        #[pyo3(from_py_with = int::<usize>)] limit: usize,
     ) -> PyResult<(Bound<'py, PyList>, u64)> {
         if limit == 0 {
             return Err(invalid(py, "limit 0: a page holds at least one order"));
@@ -169,8 +170,8 @@ impl NativeEngine {
     fn order_trades<'py>(
         &self,
         py: Python<'py>,
-        account: u32,
-        order_id: u64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+        #[pyo3(from_py_with = int::<u64>)] order_id: u64,
     ) -> PyResult<Bound<'py, PyList>> {
         let market = self.market_data(py)?;
         let record = market
@@ -208,8 +209,8 @@ impl NativeEngine {
     fn set_history_limits(
         &mut self,
         py: Python<'_>,
-        orders: Option<u64>,
-        trades: Option<u64>,
+        #[pyo3(from_py_with = opt::<u64>)] orders: Option<u64>,
+        #[pyo3(from_py_with = opt::<u64>)] trades: Option<u64>,
     ) -> PyResult<()> {
         let most = |n: Option<u64>, name: &str| match n {
             None => Ok(usize::MAX),

@@ -6,6 +6,7 @@ use matchbook::{AccountId, Engine, NewOrder, Price, Qty, Timestamp, Trail, Trigg
 use pyo3::prelude::*;
 
 use crate::errors;
+use crate::ints::int;
 use crate::values;
 
 /// `place_order`'s arguments, as Python gave them.
@@ -98,8 +99,8 @@ impl crate::engine::NativeEngine {
     fn place_oco(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
         instrument: &str,
         side: &str,
         amount: &str,
@@ -133,8 +134,8 @@ impl crate::engine::NativeEngine {
     fn place_bracket(
         &mut self,
         py: Python<'_>,
-        time_ns: i64,
-        account: u32,
+        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
         instrument: &str,
         side: &str,
         amount: &str,

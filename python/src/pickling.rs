@@ -9,6 +9,7 @@ use pyo3::types::PyBytes;
 
 use crate::engine::NativeEngine;
 use crate::errors::invalid;
+use crate::ints::int;
 
 /// What an engine was built from: enough to build it again.
 #[derive(Debug, Clone)]
@@ -55,7 +56,7 @@ impl NativeEngine {
         py: Python<'_>,
         definition: &str,
         format: &str,
-        start_time_ns: i64,
+        #[pyo3(from_py_with = int::<i64>)] start_time_ns: i64,
         market_data: bool,
         keep_events: bool,
         state: &[u8],

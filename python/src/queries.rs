@@ -11,6 +11,7 @@ use pyo3::types::{PyDict, PyList};
 use crate::engine::{NativeEngine, instrument_of};
 use crate::errors::{self, invalid};
 use crate::events;
+use crate::ints::{int, opt};
 use crate::values::{self, pack};
 
 impl NativeEngine {
@@ -90,7 +91,11 @@ impl NativeEngine {
     }
 
     /// Balances by currency code: (available, locked) as decimal text.
-    fn balances<'py>(&self, py: Python<'py>, account: u32) -> PyResult<Bound<'py, PyDict>> {
+    fn balances<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let engine = self.engine(py)?;
         let view = engine
             .account(AccountId(account))
@@ -111,7 +116,11 @@ impl NativeEngine {
     }
 
     /// An account's open orders, oldest first.
-    fn open_orders<'py>(&self, py: Python<'py>, account: u32) -> PyResult<Bound<'py, PyList>> {
+    fn open_orders<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+    ) -> PyResult<Bound<'py, PyList>> {
         self.engine(py)?
             .account(AccountId(account))
             .map_err(|e| errors::engine(py, e))?;
@@ -127,8 +136,8 @@ impl NativeEngine {
     fn order<'py>(
         &self,
         py: Python<'py>,
-        account: u32,
-        order: Option<u128>,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+        #[pyo3(from_py_with = opt::<u128>)] order: Option<u128>,
         client_id: Option<&str>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let engine = self.engine(py)?;
@@ -150,8 +159,8 @@ impl NativeEngine {
     fn order_history<'py>(
         &self,
         py: Python<'py>,
-        account: u32,
-        order_id: u64,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+        #[pyo3(from_py_with = int::<u64>)] order_id: u64,
     ) -> PyResult<Bound<'py, PyDict>> {
         let market = self.market_data(py)?;
         let r = market
@@ -168,8 +177,8 @@ impl NativeEngine {
         &self,
         py: Python<'py>,
         instrument: &str,
-        depth: usize,
-        level: u8,
+        #[pyo3(from_py_with = int::<usize>)] depth: usize,
+        #[pyo3(from_py_with = int::<u8>)] level: u8,
     ) -> PyResult<Bound<'py, PyDict>> {
         let engine = self.engine(py)?;
         let id = instrument_of(py, engine, instrument)?;
@@ -230,7 +239,7 @@ impl NativeEngine {
         &self,
         py: Python<'py>,
         instrument: &str,
-        depth: usize,
+        #[pyo3(from_py_with = int::<usize>)] depth: usize,
     ) -> PyResult<Bound<'py, PyDict>> {
         let id = instrument_of(py, self.engine(py)?, instrument)?;
         let view = self
@@ -262,9 +271,9 @@ impl NativeEngine {
         py: Python<'py>,
         instrument: &str,
         unit: &str,
-        period: u32,
-        from_ns: i64,
-        to_ns: i64,
+        #[pyo3(from_py_with = int::<u32>)] period: u32,
+        #[pyo3(from_py_with = int::<i64>)] from_ns: i64,
+        #[pyo3(from_py_with = int::<i64>)] to_ns: i64,
     ) -> PyResult<Bound<'py, PyDict>> {
         let market = self.market_data(py)?;
         let id = instrument_of(py, self.engine(py)?, instrument)?;
@@ -343,7 +352,11 @@ impl NativeEngine {
     }
 
     /// An account's futures positions (decimal text; money in USD).
-    fn positions<'py>(&self, py: Python<'py>, account: u32) -> PyResult<Bound<'py, PyList>> {
+    fn positions<'py>(
+        &self,
+        py: Python<'py>,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+    ) -> PyResult<Bound<'py, PyList>> {
         let engine = self.engine(py)?;
         engine
             .account(AccountId(account))
@@ -406,7 +419,7 @@ impl NativeEngine {
     fn trades<'py>(
         &self,
         py: Python<'py>,
-        after: u64,
+        #[pyo3(from_py_with = int::<u64>)] after: u64,
         instrument: Option<&str>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let market = self.market_data(py)?;

@@ -286,3 +286,34 @@ def test_an_engine_pickles_and_goes_to_a_spawned_process(
     damaged = state[:-5] + bytes([state[-5] ^ 1]) + state[-4:]
     with pytest.raises(matchbook.InvalidArgument, match="pickled engine state"):
         native(definition, form, start, market, events, damaged)
+
+
+def test_ints_out_of_range_are_invalid_arguments_not_bare_overflow_errors(
+    engine: matchbook.Engine, maker: int
+) -> None:
+    """An int outside what an argument holds (a negative account, a time past ``i64``, a
+    handle of 200 bits) raised pyo3's bare ``OverflowError`` ("out of range integral type
+    conversion attempted"), which ``except matchbook.MatchbookError`` lets through."""
+    order = engine.place_order(START, maker, "BTC_EUR", "BUY", "0.01", price="50000")
+    calls = {
+        "negative account": lambda: engine.place_order(START, -1, "BTC_EUR", "BUY", "0.01",
+                                                      price="50000"),
+        "account past u32": lambda: engine.balances(2**40),
+        "time past i64": lambda: engine.deposit(2**70, maker, "EUR", "1"),
+        "time before i64": lambda: engine.advance_time(-(2**70)),
+        "handle of 200 bits": lambda: engine.cancel_order(START, maker, 2**200),
+        "negative handle": lambda: engine.amend_order(START, maker, -5, price="49000"),
+        "holder past u32": lambda: engine.create_subaccount(START, 2**33, "x"),
+        "history limit past u64": lambda: engine.set_history_limits(orders=2**80),
+        "negative depth": lambda: engine.book("BTC_EUR", depth=-1),
+        "candle period past u32": lambda: engine.candles("BTC_EUR", "MINUTES", 2**40, START,
+                                                        START + MINUTE),
+        "timeout past u64": lambda: engine.set_cancel_all_after(START, maker, 2**64),
+    }
+    for what, call in calls.items():
+        with pytest.raises(matchbook.InvalidArgument, match="out of range") as refused:
+            call()
+        assert isinstance(refused.value, ValueError), what
+    with pytest.raises(TypeError):  # not an int at all: Python's own TypeError
+        engine.balances("main")
+    assert [o["price"] for o in engine.open_orders(maker)] == [Decimal("50000")], "untouched"

@@ -1,0 +1,59 @@
+//! Integer arguments from Python. Any int is taken; one outside the Rust type's range is
+//! refused as `InvalidArgument` (a `ValueError` and a `MatchbookError`) naming the range,
+//! where pyo3's own conversion raised a bare `OverflowError` that a notebook's
+//! `except matchbook.MatchbookError` does not catch. pyo3 adds the argument's name to the
+//! exception as a note. Used as `#[pyo3(from_py_with = int::<u32>)]` (and
+//! [`opt`] for an `Option`) on the methods' integer parameters.
+
+use pyo3::conversion::FromPyObjectOwned;
+use pyo3::exceptions::PyOverflowError;
+use pyo3::prelude::*;
+
+use crate::errors::invalid;
+
+/// The range of an integer type, for the refusal's message.
+pub(crate) trait Bounds {
+    /// `MIN to MAX`.
+    fn bounds() -> String;
+}
+
+macro_rules! bounds {
+    ($($t:ty),*) => {
+        $(impl Bounds for $t {
+            fn bounds() -> String {
+                format!("{} to {}", <$t>::MIN, <$t>::MAX)
+            }
+        })*
+    };
+}
+
+bounds!(u8, u16, u32, u64, u128, i64, usize);
+
+/// `obj` as a `T`: an int outside `T`'s range is `InvalidArgument`; a value that is not an
+/// int keeps pyo3's `TypeError`.
+pub(crate) fn int<'py, T>(obj: &Bound<'py, PyAny>) -> PyResult<T>
+where
+    T: FromPyObjectOwned<'py> + Bounds,
+    for<'a> <T as FromPyObject<'a, 'py>>::Error: Into<PyErr>,
+{
+    obj.extract::<T>().map_err(|e| {
+        let e: PyErr = e.into();
+        if e.is_instance_of::<PyOverflowError>(obj.py()) {
+            invalid(obj.py(), format!("{obj} is out of range ({})", T::bounds()))
+        } else {
+            e
+        }
+    })
+}
+
+/// [`int`] for an optional argument: `None` is `None`.
+pub(crate) fn opt<'py, T>(obj: &Bound<'py, PyAny>) -> PyResult<Option<T>>
+where
+    T: FromPyObjectOwned<'py> + Bounds,
+    for<'a> <T as FromPyObject<'a, 'py>>::Error: Into<PyErr>,
+{
+    if obj.is_none() {
+        return Ok(None);
+    }
+    int(obj).map(Some)
+}
