@@ -1,14 +1,14 @@
 //! `NativeEngine`: an engine, its market data and its undelivered events behind one Python
-//! object; this file holds its construction, reference data and every command (reads are
-//! in `queries.rs`, numpy batches in `batch.rs`). Every command takes the time it happens
+//! object; this file holds its construction, reference data and the commands (cancels are
+//! in `cancels.rs`, reads in `queries.rs`, numpy batches in `batch.rs`). Every command takes the time it happens
 //! at (nanoseconds since the epoch), so a backtest is a deterministic function of its
 //! inputs.
 
 use matchbook::market::{MarketData, MarketDataConfig};
 use matchbook::store::Host;
 use matchbook::{
-    AccountId, Applied, CancelScope, Command, CurrencyId, Engine, EngineError, HolderId,
-    InstrumentId, Order, Price, Qty, Timestamp,
+    AccountId, Applied, Command, CurrencyId, Engine, EngineError, HolderId, InstrumentId, Order,
+    Price, Qty, Timestamp,
 };
 use matchbook_config::{Directory, Exchange};
 use pyo3::prelude::*;
@@ -459,86 +459,6 @@ impl NativeEngine {
                 .transpose()?,
         };
         self.run(py, command, time_ns).map(drop)
-    }
-
-    /// Cancels one order.
-    fn cancel_order(
-        &mut self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
-        #[pyo3(from_py_with = int::<u32>)] account: u32,
-        #[pyo3(from_py_with = int::<u128>)] order: u128,
-    ) -> PyResult<()> {
-        self.run(
-            py,
-            Command::CancelOrder {
-                account: AccountId(account),
-                order: self.order_ref(py, account, order)?,
-            },
-            time_ns,
-        )
-        .map(drop)
-    }
-
-    /// Cancels the newest open order with `client_id`.
-    fn cancel_by_client_id(
-        &mut self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
-        #[pyo3(from_py_with = int::<u32>)] account: u32,
-        client_id: &str,
-    ) -> PyResult<()> {
-        let client_id = values::uuid(py, client_id)?;
-        self.run(
-            py,
-            Command::CancelByClientId {
-                account: AccountId(account),
-                client_id,
-            },
-            time_ns,
-        )
-        .map(drop)
-    }
-
-    /// Cancels every open order of the account, or those in `instrument`, or the listed
-    /// handles, or the newest open order for each listed client id.
-    #[pyo3(signature = (time_ns, account, instrument = None, orders = None, client_ids = None))]
-    #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
-    fn cancel_all(
-        &mut self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
-        #[pyo3(from_py_with = int::<u32>)] account: u32,
-        instrument: Option<&str>,
-        orders: Option<Vec<u128>>,
-        client_ids: Option<Vec<String>>,
-    ) -> PyResult<()> {
-        let scope = match (instrument, orders, client_ids) {
-            (None, None, None) => CancelScope::All,
-            (Some(code), None, None) => {
-                CancelScope::Instrument(instrument_of(py, &self.core.engine, code)?)
-            }
-            (None, Some(list), None) => CancelScope::Orders(
-                list.into_iter()
-                    .map(|o| self.order_ref(py, account, o))
-                    .collect::<PyResult<_>>()?,
-            ),
-            (None, None, Some(ids)) => CancelScope::ClientIds(
-                ids.iter()
-                    .map(|id| values::uuid(py, id))
-                    .collect::<PyResult<_>>()?,
-            ),
-            _ => return Err(invalid(py, "give one of instrument, orders or client_ids")),
-        };
-        self.run(
-            py,
-            Command::CancelAll {
-                account: AccountId(account),
-                scope,
-            },
-            time_ns,
-        )
-        .map(drop)
     }
 
     /// Sets a futures instrument's index price (admin).

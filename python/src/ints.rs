@@ -57,3 +57,18 @@ where
     }
     int(obj).map(Some)
 }
+
+/// [`int`] for each item of an optional sequence (a list, a tuple, a numpy array).
+pub(crate) fn opt_list<'py, T>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Vec<T>>>
+where
+    T: FromPyObjectOwned<'py> + Bounds,
+    for<'a> <T as FromPyObject<'a, 'py>>::Error: Into<PyErr>,
+{
+    if obj.is_none() {
+        return Ok(None);
+    }
+    obj.try_iter()?
+        .map(|item| int(&item?))
+        .collect::<PyResult<_>>()
+        .map(Some)
+}

@@ -9,6 +9,7 @@
 use pyo3::prelude::*;
 
 mod batch;
+mod cancels;
 mod durable;
 mod engine;
 mod errors;

@@ -317,3 +317,6 @@ def test_ints_out_of_range_are_invalid_arguments_not_bare_overflow_errors(
     with pytest.raises(TypeError):  # not an int at all: Python's own TypeError
         engine.balances("main")
     assert [o["price"] for o in engine.open_orders(maker)] == [Decimal("50000")], "untouched"
+    with pytest.raises(matchbook.InvalidArgument, match="out of range"):
+        engine.cancel_all(START, maker, orders=[order, -1])
+    assert len(engine.open_orders(maker)) == 1, "a refused cancel_all cancels none of its list"
