@@ -167,7 +167,9 @@ class Engine:
         only it. Holders and accounts keep the definition's names (``account("demo",
         "main")``); history, candles and tickers come with the state when ``market_data``.
         A directory that is not a server's, or whose definition does not match its pin,
-        raises :class:`StorageError`.
+        raises :class:`StorageError`. A node of a replicated group keeps its commands in
+        the group's log, not in its directory: its directory gives the state of its newest
+        snapshot (``now`` says when that was).
         """
         return cls._wrap(NativeEngine.load(os.fspath(path), market_data, keep_events))
 
