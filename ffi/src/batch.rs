@@ -4,7 +4,7 @@
 //! one's lines (the order it names, its account's balances) are fetched ahead
 //! (`matchbook::prefetch`), which a one-call-per-command caller cannot be given.
 
-use crate::boundary::{fail, guard, out};
+use crate::boundary::{guard, list, list_mut, out};
 use crate::command::{MbCommand, MbCommandKind, MbResult, to_command};
 use crate::engine::{MbEngine, engine_mut};
 use crate::status::MbStatus;
@@ -42,24 +42,14 @@ pub unsafe extern "C" fn mb_engine_submit_batch(
         if count == 0 {
             return Ok(());
         }
-        for (ptr, what) in [
-            (times_ns.cast::<u8>(), "times_ns"),
-            (commands.cast(), "commands"),
-            (results.cast_const().cast(), "results"),
-            (statuses.cast_const().cast(), "statuses"),
-        ] {
-            if ptr.is_null() {
-                return Err(fail(MbStatus::NullArgument, format!("{what} is NULL")));
-            }
-        }
-        // SAFETY: non-NULL, valid for `count` elements and not overlapping per the
-        // contract; caller memory, so nothing Rust owns aliases them.
+        // SAFETY: each valid for `count` elements and not overlapping per the contract;
+        // caller memory, so nothing Rust owns aliases them.
         let (times, commands, results, statuses) = unsafe {
             (
-                std::slice::from_raw_parts(times_ns, count),
-                std::slice::from_raw_parts(commands, count),
-                std::slice::from_raw_parts_mut(results, count),
-                std::slice::from_raw_parts_mut(statuses, count),
+                list(times_ns, count, "times_ns")?,
+                list(commands, count, "commands")?,
+                list_mut(results, count, "results")?,
+                list_mut(statuses, count, "statuses")?,
             )
         };
         submit_each(e, times, commands, results, statuses, submitted)

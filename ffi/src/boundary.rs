@@ -159,6 +159,58 @@ pub(crate) unsafe fn text<'a>(text: *const c_char, what: &str) -> Result<&'a str
         .map_err(|_| fail(MbStatus::InvalidArgument, format!("{what} is not UTF-8")))
 }
 
+/// Checks a caller's list before a slice is made of it: NULL with a length is
+/// `MB_STATUS_NULL_ARGUMENT`, and a length no buffer can have (its bytes past `isize::MAX`:
+/// a negative count converted to `size_t`) is `MB_STATUS_INVALID_ARGUMENT`, where making
+/// the slice would be undefined behaviour.
+fn check_list<T>(ptr: *const T, len: usize, what: &str) -> Result<(), MbStatus> {
+    if ptr.is_null() {
+        return Err(fail(MbStatus::NullArgument, format!("{what} is NULL")));
+    }
+    if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err(fail(
+            MbStatus::InvalidArgument,
+            format!("{what}: a length of {len} is more than any list holds"),
+        ));
+    }
+    Ok(())
+}
+
+/// A caller's list `(ptr, len)` as a slice (empty when `len` is 0, whatever the pointer).
+///
+/// # Safety
+/// `ptr` valid for reads of `len` elements when `len > 0`, for the call.
+pub(crate) unsafe fn list<'a, T>(
+    ptr: *const T,
+    len: usize,
+    what: &str,
+) -> Result<&'a [T], MbStatus> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    check_list(ptr, len, what)?;
+    // SAFETY: non-NULL, a possible length, and valid for `len` elements per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// A caller's writable list `(ptr, len)` as a slice (empty when `len` is 0).
+///
+/// # Safety
+/// `ptr` valid for writes of `len` elements when `len > 0`, for the call, and aliased by
+/// nothing else the call reads or writes.
+pub(crate) unsafe fn list_mut<'a, T>(
+    ptr: *mut T,
+    len: usize,
+    what: &str,
+) -> Result<&'a mut [T], MbStatus> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    check_list(ptr.cast_const(), len, what)?;
+    // SAFETY: non-NULL, a possible length, valid and unaliased per the contract.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+}
+
 /// An out-parameter as a reference.
 pub(crate) fn out<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, MbStatus> {
     // SAFETY: a non-NULL out-parameter points to writable memory per every export's

@@ -10,7 +10,7 @@ use matchbook::{
     OrderType, Price, Qty, Timestamp, Trail, TriggerRef,
 };
 
-use crate::boundary::{fail, text};
+use crate::boundary::{fail, list, text};
 use crate::status::MbStatus;
 use crate::types::{
     MbAccountKind, MbInstrumentState, MbOrderRef, MbOrderType, MbSide, MbStp, MbTimeInForce,
@@ -290,21 +290,6 @@ fn name_of(c: &MbCommand) -> Result<String, MbStatus> {
     // SAFETY: the caller's contract for `mb_*_submit`: `name` is NULL or NUL-terminated
     // for the duration of the call.
     unsafe { text(c.name, "name") }.map(str::to_owned)
-}
-
-/// A caller's list as a slice (empty when `len` is 0, whatever the pointer).
-///
-/// # Safety
-/// `ptr` valid for `len` elements when `len > 0`.
-unsafe fn list<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], MbStatus> {
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if ptr.is_null() {
-        return Err(fail(MbStatus::NullArgument, format!("{what} is NULL")));
-    }
-    // SAFETY: non-NULL and valid for `len` elements per the contract.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
 /// The engine command an `mb_command` stands for; every enumeration checked.

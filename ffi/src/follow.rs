@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use matchbook::runtime::Subscription;
 use matchbook::{AccountId, Event, EventRecord};
 
-use crate::boundary::{arg, fail, guard};
+use crate::boundary::{fail, guard, list};
 use crate::event::MbEvent;
 use crate::runtime::MbSession;
 use crate::status::MbStatus;
@@ -148,9 +148,8 @@ pub unsafe extern "C" fn mb_session_follow(
             s.follow = None;
             return Ok(());
         }
-        arg(accounts, "accounts")?;
-        // SAFETY: non-NULL with `len` readable elements per the contract.
-        let list = unsafe { std::slice::from_raw_parts(accounts, len) };
+        // SAFETY: `len` readable elements per the contract.
+        let list = unsafe { list(accounts, len, "accounts")? };
         s.follow = Some(Follow::start(s, list.iter().copied().collect())?);
         Ok(())
     })
