@@ -55,10 +55,23 @@ pub struct AddressWindows(Mutex<Windows>);
 #[derive(Debug, Default)]
 struct Windows {
     by_client: HashMap<IpAddr, RateWindow>,
-    /// The minute the table was last swept of past minutes' windows (one sweep a minute).
+    /// Past a full `by_client`, for the rest of the minute: a window per network ([`network_of`])
+    /// that its clients new in that minute share, so one network's flood of newcomers
+    /// holds back that network's (at most as many tracked).
+    by_network: HashMap<IpAddr, RateWindow>,
+    /// The minute the tables were last swept of past minutes' windows (one sweep a minute).
     swept: u64,
-    /// Shared by the clients that found the table full.
+    /// Shared by the clients that found both tables full.
     newcomers: RateWindow,
+}
+
+/// The network a client is in, for the newcomers' windows of a full table: an IPv4
+/// address's /24, an IPv6 network's /48 (what a site, or a free tunnel, is given).
+fn network_of(client: IpAddr) -> IpAddr {
+    match client {
+        IpAddr::V4(v4) => IpAddr::V4((u32::from(v4) & !0xff).into()),
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !((1u128 << 80) - 1)).into()),
+    }
 }
 
 impl AddressWindows {
@@ -74,23 +87,30 @@ impl AddressWindows {
         if windows.by_client.len() >= MAX_TRACKED && windows.swept != minute {
             // Only the current minute's counts matter: forget the rest.
             windows.swept = minute;
-            (windows.by_client)
-                .retain(|_, w| w.state.load(Ordering::Relaxed) >> COUNT_BITS == minute);
+            let current = |w: &RateWindow| w.state.load(Ordering::Relaxed) >> COUNT_BITS == minute;
+            windows.by_client.retain(|_, w| current(w));
+            windows.by_network.retain(|_, w| current(w));
         }
-        if windows.by_client.len() >= MAX_TRACKED {
-            return windows.newcomers.admit(minute, limit);
+        if windows.by_client.len() < MAX_TRACKED {
+            return (windows.by_client.entry(client).or_default()).admit(minute, limit);
         }
-        windows
-            .by_client
-            .entry(client)
-            .or_default()
-            .admit(minute, limit)
+        let network = network_of(client);
+        if windows.by_network.len() < MAX_TRACKED || windows.by_network.contains_key(&network) {
+            return (windows.by_network.entry(network).or_default()).admit(minute, limit);
+        }
+        windows.newcomers.admit(minute, limit)
     }
 
     #[cfg(test)]
     fn tracked(&self) -> usize {
         let windows = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         windows.by_client.len()
+    }
+
+    #[cfg(test)]
+    fn networks(&self) -> usize {
+        let windows = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        windows.by_network.len()
     }
 }
 
@@ -128,8 +148,9 @@ mod tests {
     }
 
     /// More new addresses in a minute than the table holds: the table stops growing, the
-    /// newcomers share one window (so together they get one client's limit), and the
-    /// addresses already known keep theirs; the next minute sweeps the table once.
+    /// newcomers of one network share one window (so together they get one client's
+    /// limit), and the addresses already known keep theirs; the next minute sweeps the
+    /// table once.
     #[test]
     fn a_flood_of_new_addresses_shares_one_window_past_the_table_size() {
         let windows = AddressWindows::default();
@@ -139,10 +160,9 @@ mod tests {
         for n in 1..MAX_TRACKED as u32 {
             assert!(windows.admit(address(n), 5, 3));
         }
-        let extra = MAX_TRACKED as u32..MAX_TRACKED as u32 + 1_000;
-        let newcomers = extra
-            .clone()
-            .filter(|&n| windows.admit(address(n), 5, 3))
+        let one_network = |host: u8| IpAddr::from([11, 0, 0, host]);
+        let newcomers = (0..=u8::MAX)
+            .filter(|&host| windows.admit(one_network(host), 5, 3))
             .count();
         assert_eq!(newcomers, 3, "one window among them");
         assert_eq!(windows.tracked(), MAX_TRACKED);
@@ -159,6 +179,53 @@ mod tests {
             1,
             "swept once: only this minute's address is left"
         );
+    }
+
+    /// One IPv6 /48 (a tunnel broker hands one out for free) holds 65,536 /64 networks,
+    /// enough to fill the table in a minute. Past it, a newcomer shares the window of its
+    /// /48 (an IPv4 one, of its /24) with the rest of that network, and a newcomer from
+    /// another network still gets a window: they all shared one, so a flood went on from a
+    /// second /48 and shut every new client out for the rest of the minute.
+    #[test]
+    fn a_full_table_sends_newcomers_to_their_networks_window_not_one_for_all() {
+        let windows = AddressWindows::default();
+        let in_48 = |net: u16, subnet: u16| IpAddr::from([0x2001, 0xdb8, net, subnet, 0, 0, 0, 1]);
+        for subnet in 0..=u16::MAX {
+            assert!(windows.admit(in_48(0, subnet), 5, 3));
+        }
+        assert_eq!(windows.tracked(), MAX_TRACKED);
+        let flood = (0..1_000)
+            .filter(|&subnet| windows.admit(in_48(1, subnet), 5, 3))
+            .count();
+        assert_eq!(flood, 3, "the second /48's newcomers share its window");
+        let newcomer = in_48(2, 0);
+        assert_eq!(
+            (0..5).filter(|_| windows.admit(newcomer, 5, 3)).count(),
+            3,
+            "a newcomer from another network has a window of its own"
+        );
+        let v4 = |host: u8| IpAddr::from([192, 0, 2, host]);
+        assert_eq!(
+            (0..9).filter(|&h| windows.admit(v4(h), 5, 3)).count(),
+            3,
+            "one /24"
+        );
+        assert!(
+            windows.admit(IpAddr::from([198, 51, 100, 1]), 5, 3),
+            "another /24"
+        );
+        assert_eq!(windows.tracked(), MAX_TRACKED, "the table did not grow");
+        // Networks new in the minute fill their table too; past it, the rest share one.
+        let network = |n: u32| IpAddr::from([0x3fff, (n >> 16) as u16, n as u16, 0, 0, 0, 0, 1]);
+        let mut n = 0;
+        while windows.networks() < MAX_TRACKED {
+            assert!(windows.admit(network(n), 5, 3));
+            n += 1;
+        }
+        let last = (n..n + 100)
+            .filter(|&m| windows.admit(network(m), 5, 3))
+            .count();
+        assert_eq!(last, 3, "one window among the networks past both tables");
     }
 
     #[test]
