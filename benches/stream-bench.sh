@@ -23,6 +23,7 @@ cat > "$DIR/bench.toml" <<CONF
 [server]
 journal_sync = "never"
 rate_limit_per_minute = 1000000000
+public_rate_limit_per_minute = 1000000000
 max_connections = 4096
 max_connections_per_address = 4096
 stream_heartbeat_seconds = 1

@@ -494,22 +494,24 @@ impl Session {
         ids.iter().filter(|id| stale(id)).copied().collect()
     }
 
-    /// Counts the costly snapshots `planned` sends, each read on the market stage every
-    /// reader shares: an order book walks up to the server's depth and counts against the
-    /// client address's public window; the account's history reads its open and recently
-    /// ended orders with all their trades and counts against the holder's window, as
-    /// REST's read of an order does. False past either (some counts may have been taken).
+    /// Counts the snapshots `planned` sends, each read on the market stage every reader
+    /// shares: each public one (a book, a ticker, the last trades, a candle) counts against
+    /// the client address's public window, as a keyless REST read of it does; the
+    /// account's history reads its open and recently ended orders with all their trades
+    /// and counts against the holder's window, as REST's read of an order does. False past
+    /// either (some counts may have been taken).
     fn admit_snapshots(&self, state: &Shared, planned: &[Planned]) -> bool {
-        let fresh = |wanted: Channel| -> usize {
+        let fresh = |counted: fn(Channel) -> bool| -> usize {
             (planned.iter())
-                .filter(|(channel, ..)| *channel == wanted)
+                .filter(|(channel, ..)| counted(*channel))
                 .map(|(_, _, fresh, _)| fresh.len())
                 .sum()
         };
-        (0..fresh(Channel::OrderBook)).all(|_| self.address_admits(state))
+        let public = fresh(|channel| !channel.is_private());
+        (0..public).all(|_| self.address_admits(state))
             && self.key.as_ref().is_none_or(|key| {
                 let window = state.keys.holder_window(key.holder);
-                (0..fresh(Channel::AccountHistory))
+                (0..fresh(|channel| channel == Channel::AccountHistory))
                     .all(|_| window.admit(state.minute(), state.rate_limit))
             })
     }
