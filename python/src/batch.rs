@@ -117,7 +117,7 @@ impl NativeEngine {
     /// released. Returns columns `status` (0 or the error code), `order_id`, `slot`.
     #[allow(clippy::too_many_arguments, reason = "one numpy column each")]
     fn submit_orders<'py>(
-        &mut self,
+        &self,
         py: Python<'py>,
         time_ns: PyReadonlyArray1<'py, i64>,
         account: PyReadonlyArray1<'py, u32>,
@@ -127,6 +127,8 @@ impl NativeEngine {
         amount: PyReadonlyArray1<'py, i64>,
         tif: PyReadonlyArray1<'py, u8>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let columns = OrderColumns {
             time: column(py, &time_ns, "time_ns")?,
             account: column(py, &account, "account")?,
@@ -151,7 +153,7 @@ impl NativeEngine {
                 format!("columns of different lengths: {n} times, {lengths:?}"),
             ));
         }
-        let core = &mut self.core;
+        let core = &mut this.core;
         let answers = py
             .detach(|| place(core, &columns))
             .map_err(|e| crate::errors::storage(py, &e))?;

@@ -14,17 +14,19 @@ use crate::values;
 impl NativeEngine {
     /// Cancels one order.
     fn cancel_order(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         #[pyo3(from_py_with = int::<u128>)] order: u128,
     ) -> PyResult<()> {
-        self.run(
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        this.run(
             py,
             Command::CancelOrder {
                 account: AccountId(account),
-                order: self.order_ref(py, account, order)?,
+                order: this.order_ref(py, account, order)?,
             },
             time_ns,
         )
@@ -33,14 +35,16 @@ impl NativeEngine {
 
     /// Cancels the newest open order with `client_id`.
     fn cancel_by_client_id(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         client_id: &str,
     ) -> PyResult<()> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let client_id = values::uuid(py, client_id)?;
-        self.run(
+        this.run(
             py,
             Command::CancelByClientId {
                 account: AccountId(account),
@@ -56,7 +60,7 @@ impl NativeEngine {
     #[pyo3(signature = (time_ns, account, instrument = None, orders = None, client_ids = None))]
     #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
     fn cancel_all(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
@@ -64,14 +68,16 @@ impl NativeEngine {
         #[pyo3(from_py_with = opt_list::<u128>)] orders: Option<Vec<u128>>,
         client_ids: Option<Vec<String>>,
     ) -> PyResult<()> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let scope = match (instrument, orders, client_ids) {
             (None, None, None) => CancelScope::All,
             (Some(code), None, None) => {
-                CancelScope::Instrument(instrument_of(py, &self.core.engine, code)?)
+                CancelScope::Instrument(instrument_of(py, &this.core.engine, code)?)
             }
             (None, Some(list), None) => CancelScope::Orders(
                 list.into_iter()
-                    .map(|o| self.order_ref(py, account, o))
+                    .map(|o| this.order_ref(py, account, o))
                     .collect::<PyResult<_>>()?,
             ),
             (None, None, Some(ids)) => CancelScope::ClientIds(
@@ -81,7 +87,7 @@ impl NativeEngine {
             ),
             _ => return Err(invalid(py, "give one of instrument, orders or client_ids")),
         };
-        self.run(
+        this.run(
             py,
             Command::CancelAll {
                 account: AccountId(account),

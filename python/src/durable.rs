@@ -10,7 +10,7 @@ use matchbook::store::StoreOptions;
 use pyo3::prelude::*;
 
 use crate::engine::Core;
-use crate::engine::NativeEngine;
+use crate::engine::{Inner, NativeEngine};
 use crate::errors::{invalid, recorded, storage};
 use crate::ints::int;
 
@@ -40,7 +40,7 @@ impl NativeEngine {
         if keep_snapshots == 0 {
             return Err(invalid(py, "keep_snapshots: at least 1"));
         }
-        let (mut native, exchange) = Self::build(
+        let (mut native, exchange) = Inner::build(
             py,
             definition,
             format,
@@ -63,7 +63,7 @@ impl NativeEngine {
         let core = &mut native.core;
         py.detach(|| core.open_on(dir, options, &starting_point, &legacy))
             .map_err(|e| storage(py, &e))?;
-        Ok(native)
+        Ok(native.into())
     }
 
     /// An engine in memory holding the state of the server data directory `path` (its
@@ -80,15 +80,17 @@ impl NativeEngine {
         // Built, then given the state read: the holders provisioned here name the accounts
         // the server provisioned the same way when the directory was new.
         let (mut native, _) =
-            Self::build(py, &read.definition, "json", 0, market_data, keep_events)?;
+            Inner::build(py, &read.definition, "json", 0, market_data, keep_events)?;
         let market = market_data.then_some(read.loaded.market);
         native.core = Core::in_memory(read.loaded.engine, market, keep_events);
-        Ok(native)
+        Ok(native.into())
     }
 
     /// Writes a snapshot now (and prunes what it makes unnecessary); returns its path.
-    fn snapshot(&mut self, py: Python<'_>) -> PyResult<String> {
-        let snapshot = self
+    fn snapshot(&self, py: Python<'_>) -> PyResult<String> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let snapshot = this
             .core
             .snapshot()
             .ok_or_else(|| invalid(py, "engine has no data directory (use Engine.open)"))?;
@@ -98,29 +100,35 @@ impl NativeEngine {
     }
 
     /// The data directory, or None for an engine kept in memory only.
-    fn data_dir(&self) -> Option<String> {
-        self.core.data_dir().map(|d| d.display().to_string())
+    fn data_dir(&self, py: Python<'_>) -> PyResult<Option<String>> {
+        let guard = self.lock(py)?;
+        Ok(guard.core.data_dir().map(|d| d.display().to_string()))
     }
 
     /// An independent engine in memory with this one's state now (a durable engine's copy
     /// is not durable; no events wait in it).
     fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-        self.engine(py)?;
-        Ok(Self {
-            core: self.core.copy_in_memory(),
-            directory: self.directory.clone(),
-            origin: self.origin.clone(),
-        })
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        this.engine(py)?;
+        let copy = Inner {
+            core: this.core.copy_in_memory(),
+            directory: this.directory.clone(),
+            origin: this.origin.clone(),
+        };
+        Ok(copy.into())
     }
 
     /// Whether the engine keeps market data (history, candles, tickers).
-    fn has_market_data(&self) -> bool {
-        self.core.market.is_some()
+    fn has_market_data(&self, py: Python<'_>) -> PyResult<bool> {
+        Ok(self.lock(py)?.core.market.is_some())
     }
 
     /// Snapshots a durable engine and releases its data directory (nothing for one in
     /// memory).
-    fn close(&mut self, py: Python<'_>) -> PyResult<()> {
-        self.core.close().map_err(|e| storage(py, &e))
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        this.core.close().map_err(|e| storage(py, &e))
     }
 }

@@ -11,6 +11,8 @@ use matchbook::{
     Price, Qty, Timestamp,
 };
 use matchbook_config::{Directory, Exchange};
+use std::sync::{Mutex, MutexGuard, TryLockError};
+
 use pyo3::prelude::*;
 
 use crate::errors::{self, invalid};
@@ -22,12 +24,49 @@ use crate::values::{self, pack, unpack};
 /// type the C binding uses too.
 pub(crate) type Core = Host;
 
-#[pyclass(module = "matchbook._native")]
+/// The Python object: its engine behind a lock, so that a call from another thread while
+/// one runs with the GIL released (a batch) waits for it instead of failing.
+#[pyclass(module = "matchbook._native", frozen)]
 pub struct NativeEngine {
+    state: Mutex<Inner>,
+}
+
+/// What a `NativeEngine` holds.
+pub(crate) struct Inner {
     pub(crate) core: Core,
     pub(crate) directory: Directory,
     /// What it was built from (for pickling).
     pub(crate) origin: Origin,
+}
+
+impl From<Inner> for NativeEngine {
+    fn from(inner: Inner) -> Self {
+        Self {
+            state: Mutex::new(inner),
+        }
+    }
+}
+
+impl NativeEngine {
+    /// This engine, for one call. Another thread's call holding it (only a call that
+    /// released the GIL can) is waited for with the GIL released; one that panicked
+    /// leaves the engine refused, as the C ABI's poisoned handle is.
+    pub(crate) fn lock(&self, py: Python<'_>) -> PyResult<MutexGuard<'_, Inner>> {
+        loop {
+            match self.state.try_lock() {
+                Ok(guard) => return Ok(guard),
+                Err(TryLockError::Poisoned(_)) => {
+                    return Err(invalid(
+                        py,
+                        "engine is unusable: an earlier call panicked while using it",
+                    ));
+                }
+                // Waited for without the GIL, then taken with it: whoever holds the
+                // engine may need the GIL to finish.
+                Err(TryLockError::WouldBlock) => py.detach(|| drop(self.state.lock())),
+            }
+        }
+    }
 }
 
 pub(crate) fn instrument_of(py: Python<'_>, engine: &Engine, code: &str) -> PyResult<InstrumentId> {
@@ -50,7 +89,7 @@ pub(crate) fn currency_of(
     Ok((id, scale))
 }
 
-impl NativeEngine {
+impl Inner {
     /// The engine of a definition, its holders provisioned at `start_time_ns`, and the
     /// parsed definition.
     pub(crate) fn build(
@@ -165,7 +204,7 @@ impl NativeEngine {
         market_data: bool,
         keep_events: bool,
     ) -> PyResult<Self> {
-        Self::build(
+        Inner::build(
             py,
             definition,
             format,
@@ -173,46 +212,52 @@ impl NativeEngine {
             market_data,
             keep_events,
         )
-        .map(|(engine, _)| engine)
+        .map(|(engine, _)| engine.into())
     }
 
     /// Creates a holder with its main account: (holder id, account id).
     fn create_holder(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
     ) -> PyResult<(u32, u32)> {
-        let a = self.run(py, Command::CreateHolder, time_ns)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let a = this.run(py, Command::CreateHolder, time_ns)?;
         Ok((a.holder.map_or(0, |h| h.0), a.account.map_or(0, |a| a.0)))
     }
 
     /// Creates a subaccount; its id.
     #[pyo3(signature = (time_ns, holder, name, kind = "regular"))]
     fn create_subaccount(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] holder: u32,
         name: &str,
         kind: &str,
     ) -> PyResult<u32> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let kind = values::account_kind(py, kind)?;
         let command = Command::CreateSubaccount {
             holder: HolderId(holder),
             name: name.to_owned(),
             kind,
         };
-        Ok(self.run(py, command, time_ns)?.account.map_or(0, |a| a.0))
+        Ok(this.run(py, command, time_ns)?.account.map_or(0, |a| a.0))
     }
 
     /// Closes a subaccount (its open orders are cancelled).
     fn close_subaccount(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<()> {
-        self.run(
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        this.run(
             py,
             Command::CloseSubaccount {
                 account: AccountId(account),
@@ -224,15 +269,17 @@ impl NativeEngine {
 
     /// Credits `amount` (decimal text) of `currency` (admin).
     fn deposit(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let (id, amount) = self.funds(py, currency, amount)?;
-        self.run(
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let (id, amount) = this.funds(py, currency, amount)?;
+        this.run(
             py,
             Command::Deposit {
                 account: AccountId(account),
@@ -246,15 +293,17 @@ impl NativeEngine {
 
     /// Debits `amount` of `currency` (admin).
     fn withdraw(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let (id, amount) = self.funds(py, currency, amount)?;
-        self.run(
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let (id, amount) = this.funds(py, currency, amount)?;
+        this.run(
             py,
             Command::Withdraw {
                 account: AccountId(account),
@@ -269,7 +318,7 @@ impl NativeEngine {
     /// Moves funds between two accounts of `holder`.
     #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
     fn transfer(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] holder: u32,
@@ -278,7 +327,9 @@ impl NativeEngine {
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let (id, amount) = self.funds(py, currency, amount)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let (id, amount) = this.funds(py, currency, amount)?;
         let command = Command::Transfer {
             holder: HolderId(holder),
             source: AccountId(source),
@@ -286,18 +337,20 @@ impl NativeEngine {
             currency: id,
             amount,
         };
-        self.run(py, command, time_ns).map(drop)
+        this.run(py, command, time_ns).map(drop)
     }
 
     /// Sets or clears de-risk on an account (admin).
     fn set_derisk(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         on: bool,
     ) -> PyResult<()> {
-        self.run(
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        this.run(
             py,
             Command::SetDerisk {
                 account: AccountId(account),
@@ -310,15 +363,17 @@ impl NativeEngine {
 
     /// Sets a BLP account's minimum balance of `currency` (admin).
     fn set_blp_threshold(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let (id, amount) = self.funds(py, currency, amount)?;
-        self.run(
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let (id, amount) = this.funds(py, currency, amount)?;
+        this.run(
             py,
             Command::SetBlpThreshold {
                 account: AccountId(account),
@@ -332,14 +387,16 @@ impl NativeEngine {
 
     /// Sets an account's default self-trade prevention.
     fn set_stp_mode(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         mode: &str,
     ) -> PyResult<()> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let mode = values::stp(py, mode)?;
-        self.run(
+        this.run(
             py,
             Command::SetStpMode {
                 account: AccountId(account),
@@ -352,15 +409,17 @@ impl NativeEngine {
 
     /// Changes an instrument's state (admin).
     fn set_instrument_state(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         instrument: &str,
         state: &str,
     ) -> PyResult<()> {
-        let id = instrument_of(py, &self.core.engine, instrument)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let id = instrument_of(py, &this.core.engine, instrument)?;
         let state = values::instrument_state(py, state)?;
-        self.run(
+        this.run(
             py,
             Command::SetInstrumentState {
                 instrument: id,
@@ -376,7 +435,7 @@ impl NativeEngine {
     #[pyo3(signature = (time_ns, account, instrument, side, amount, price = None, order_type = "LIMIT", time_in_force = "GOOD_TILL_CANCELLED", trigger_price = None, expire_at_ns = None, client_id = None, stp = None, reduce_only = false, trigger_reference = "LAST_PRICE", trailing_offset = None, trailing_offset_bps = None, limit_offset = None, display = None))]
     #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
     fn place_order(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
@@ -397,6 +456,8 @@ impl NativeEngine {
         limit_offset: Option<&str>,
         display: Option<&str>,
     ) -> PyResult<u128> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let args = crate::order_entry::OrderArgs {
             account,
             instrument,
@@ -416,8 +477,8 @@ impl NativeEngine {
             limit_offset,
             display,
         };
-        let order = crate::order_entry::new_order(py, &self.core.engine, &args)?;
-        let applied = self.run(py, Command::PlaceOrder(order), time_ns)?;
+        let order = crate::order_entry::new_order(py, &this.core.engine, &args)?;
+        let applied = this.run(py, Command::PlaceOrder(order), time_ns)?;
         let handle = applied.order.map_or(0, pack);
         if let Some(refusal) = applied.rejected {
             // Accepted and ended at once by its time in force: raised as that refusal, with
@@ -432,7 +493,7 @@ impl NativeEngine {
     /// Amends an open order's amount and/or price (None: unchanged).
     #[pyo3(signature = (time_ns, account, order, amount = None, price = None))]
     fn amend_order(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
@@ -440,14 +501,16 @@ impl NativeEngine {
         amount: Option<&str>,
         price: Option<&str>,
     ) -> PyResult<()> {
-        let handle = self.order_ref(py, account, order)?;
-        let instrument = self
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let handle = this.order_ref(py, account, order)?;
+        let instrument = this
             .core
             .engine
             .order(handle)
             .map(Order::instrument)
             .ok_or_else(|| errors::engine(py, EngineError::OrderNotFound))?;
-        let (ps, qs) = values::scales(py, &self.core.engine, instrument)?;
+        let (ps, qs) = values::scales(py, &this.core.engine, instrument)?;
         let command = Command::AmendOrder {
             account: AccountId(account),
             order: handle,
@@ -458,21 +521,23 @@ impl NativeEngine {
                 .map(|p| values::fixed(py, p, ps, "price").map(Price))
                 .transpose()?,
         };
-        self.run(py, command, time_ns).map(drop)
+        this.run(py, command, time_ns).map(drop)
     }
 
     /// Sets a futures instrument's index price (admin).
     fn set_index_price(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         instrument: &str,
         price: &str,
     ) -> PyResult<()> {
-        let id = instrument_of(py, &self.core.engine, instrument)?;
-        let (ps, _) = values::scales(py, &self.core.engine, id)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let id = instrument_of(py, &this.core.engine, instrument)?;
+        let (ps, _) = values::scales(py, &this.core.engine, id)?;
         let price = Price(values::fixed(py, price, ps, "price")?);
-        self.run(
+        this.run(
             py,
             Command::SetIndexPrice {
                 instrument: id,
@@ -485,12 +550,14 @@ impl NativeEngine {
 
     /// Closes an account's futures positions against the book (admin).
     fn liquidate(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<()> {
-        self.run(
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        this.run(
             py,
             Command::Liquidate {
                 account: AccountId(account),
@@ -504,26 +571,30 @@ impl NativeEngine {
     /// nanoseconds of engine time have passed, unless it is set again first; 0 turns it
     /// off.
     fn set_cancel_all_after(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         #[pyo3(from_py_with = int::<u64>)] timeout_ns: u64,
     ) -> PyResult<()> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let command = Command::SetCancelAllAfter {
             account: AccountId(account),
             timeout: timeout_ns,
         };
-        self.run(py, command, time_ns).map(drop)
+        this.run(py, command, time_ns).map(drop)
     }
 
     /// Moves time to `time_ns`: expiries, dead-man switches, funding samples and
     /// settlements.
     fn advance_time(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
     ) -> PyResult<()> {
-        self.run(py, Command::AdvanceTime, time_ns).map(drop)
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        this.run(py, Command::AdvanceTime, time_ns).map(drop)
     }
 }

@@ -8,7 +8,7 @@ use matchbook::{AccountId, AccountState, EngineError, HolderId, Price, Trail};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::engine::NativeEngine;
+use crate::engine::{Inner, NativeEngine};
 use crate::errors::{self, invalid};
 use crate::ints::{int, opt};
 use crate::values::{self, pack};
@@ -47,7 +47,7 @@ fn add_terms(
     Ok(())
 }
 
-impl NativeEngine {
+impl Inner {
     /// The engine for a read; `StorageError` after a failed journal write, when memory may
     /// hold commands the journal does not (until the directory is reopened).
     pub(crate) fn engine(&self, py: Python<'_>) -> PyResult<&matchbook::Engine> {
@@ -117,8 +117,10 @@ impl NativeEngine {
 impl NativeEngine {
     /// Every account of every holder: account, holder, name, kind, state, derisk.
     fn accounts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let list = PyList::empty(py);
-        let e = self.engine(py)?;
+        let e = this.engine(py)?;
         for h in 0..u32::try_from(e.holder_count()).unwrap_or(u32::MAX) {
             for a in e
                 .holder_accounts(HolderId(h))
@@ -150,18 +152,20 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u64>)] before: u64,
         #[pyo3(from_py_with = int::<usize>)] limit: usize,
     ) -> PyResult<(Bound<'py, PyList>, u64)> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         if limit == 0 {
             return Err(invalid(py, "limit 0: a page holds at least one order"));
         }
         let filter = OrderFilter::every(limit, (before > 0).then_some(before));
-        let page = self
+        let page = this
             .market_data(py)?
             .orders()
             .page(AccountId(account), &filter)
             .map_err(|e| invalid(py, e.to_string()))?;
         let list = PyList::empty(py);
         for r in &page.orders {
-            list.append(self.record_dict(py, r)?)?;
+            list.append(this.record_dict(py, r)?)?;
         }
         Ok((list, page.cursor.unwrap_or(0)))
     }
@@ -173,7 +177,9 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         #[pyo3(from_py_with = int::<u64>)] order_id: u64,
     ) -> PyResult<Bound<'py, PyList>> {
-        let market = self.market_data(py)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let market = this.market_data(py)?;
         let record = market
             .orders()
             .get(AccountId(account), order_id)
@@ -185,7 +191,7 @@ impl NativeEngine {
             .filter_map(|&id| market.trades().get(id))
         {
             let x = &t.trade;
-            let (ps, qs) = values::scales(py, self.engine(py)?, x.instrument)?;
+            let (ps, qs) = values::scales(py, this.engine(py)?, x.instrument)?;
             let d = PyDict::new(py);
             d.set_item("trade", x.id.0)?;
             d.set_item("time", t.time.0)?;
@@ -207,11 +213,13 @@ impl NativeEngine {
     /// limit the oldest go first, whatever their age (open orders stay until they end).
     #[pyo3(signature = (orders = None, trades = None))]
     fn set_history_limits(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = opt::<u64>)] orders: Option<u64>,
         #[pyo3(from_py_with = opt::<u64>)] trades: Option<u64>,
     ) -> PyResult<()> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let most = |n: Option<u64>, name: &str| match n {
             None => Ok(usize::MAX),
             Some(0) => Err(invalid(py, format!("{name}: at least 1 (None: no limit)"))),
@@ -221,8 +229,8 @@ impl NativeEngine {
             orders: most(orders, "orders")?,
             trades: most(trades, "trades")?,
         };
-        self.market_data(py)?;
-        if let Some(market) = self.core.market.as_mut() {
+        this.market_data(py)?;
+        if let Some(market) = this.core.market.as_mut() {
             market.set_history_limits(limits);
         }
         Ok(())

@@ -97,7 +97,7 @@ impl crate::engine::NativeEngine {
     #[pyo3(signature = (time_ns, account, instrument, side, amount, price, stop_trigger, stop_limit = None))]
     #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
     fn place_oco(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
@@ -108,8 +108,10 @@ impl crate::engine::NativeEngine {
         stop_trigger: &str,
         stop_limit: Option<&str>,
     ) -> PyResult<(u128, u128)> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let limit = OrderArgs::simple(account, instrument, side, amount, Some(price), "LIMIT");
-        let first = new_order(py, &self.core.engine, &limit)?;
+        let first = new_order(py, &this.core.engine, &limit)?;
         let stop_type = if stop_limit.is_some() {
             "STOP"
         } else {
@@ -119,8 +121,8 @@ impl crate::engine::NativeEngine {
             trigger_price: Some(stop_trigger),
             ..OrderArgs::simple(account, instrument, side, amount, stop_limit, stop_type)
         };
-        let second = Box::new(new_order(py, &self.core.engine, &stop)?);
-        let applied = self.run(py, matchbook::Command::PlaceOco { first, second }, time_ns)?;
+        let second = Box::new(new_order(py, &this.core.engine, &stop)?);
+        let applied = this.run(py, matchbook::Command::PlaceOco { first, second }, time_ns)?;
         let handle = |o: Option<matchbook::OrderRef>| o.map_or(0, crate::values::pack);
         Ok((handle(applied.order), handle(applied.linked)))
     }
@@ -132,7 +134,7 @@ impl crate::engine::NativeEngine {
     #[pyo3(signature = (time_ns, account, instrument, side, amount, price, take_profit, stop_loss, stop_limit = None, time_in_force = "GOOD_TILL_CANCELLED"))]
     #[allow(clippy::too_many_arguments, reason = "mirrors the Python signature")]
     fn place_bracket(
-        &mut self,
+        &self,
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
@@ -145,20 +147,22 @@ impl crate::engine::NativeEngine {
         stop_limit: Option<&str>,
         time_in_force: &str,
     ) -> PyResult<u128> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let kind = if price.is_some() { "LIMIT" } else { "MARKET" };
         let args = OrderArgs {
             time_in_force,
             ..OrderArgs::simple(account, instrument, side, amount, price, kind)
         };
-        let entry = new_order(py, &self.core.engine, &args)?;
-        let (ps, _) = values::scales(py, &self.core.engine, entry.instrument)?;
+        let entry = new_order(py, &this.core.engine, &args)?;
+        let (ps, _) = values::scales(py, &this.core.engine, entry.instrument)?;
         let at = |text: &str, what: &str| values::fixed(py, text, ps, what).map(Price);
         let exits = matchbook::BracketExits {
             take_profit: at(take_profit, "take profit")?,
             stop_loss: at(stop_loss, "stop loss")?,
             stop_limit: stop_limit.map(|p| at(p, "stop limit")).transpose()?,
         };
-        let applied = self.run(
+        let applied = this.run(
             py,
             matchbook::Command::PlaceBracket { entry, exits },
             time_ns,

@@ -7,7 +7,7 @@ use matchbook::snapshot::{Snapshot, SnapshotError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::engine::NativeEngine;
+use crate::engine::{Inner, NativeEngine};
 use crate::errors::invalid;
 use crate::ints::int;
 
@@ -30,12 +30,14 @@ impl NativeEngine {
     /// How `pickle` rebuilds the engine: `_restore` with its origin and encoded state (a
     /// durable engine comes back in memory; no events wait in it).
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Pickled<'py>)> {
-        let engine = self.engine(py)?;
-        let market = self.core.market.as_ref();
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let engine = this.engine(py)?;
+        let market = this.core.market.as_ref();
         let snapshot = Snapshot::capture(0, engine, market)
             .map_err(|e| invalid(py, format!("engine state not encodable: {e}")))?;
         let restore = py.get_type::<Self>().getattr("_restore")?;
-        let origin = &self.origin;
+        let origin = &this.origin;
         let state = PyBytes::new(py, &snapshot.to_bytes());
         Ok((
             restore,
@@ -44,7 +46,7 @@ impl NativeEngine {
                 origin.format.clone(),
                 origin.start_time_ns,
                 market.is_some(),
-                self.core.keeps_events(),
+                this.core.keeps_events(),
                 state,
             ),
         ))
@@ -61,7 +63,7 @@ impl NativeEngine {
         keep_events: bool,
         state: &[u8],
     ) -> PyResult<Self> {
-        let (mut native, _) = Self::build(
+        let (mut native, _) = Inner::build(
             py,
             definition,
             format,
@@ -83,6 +85,6 @@ impl NativeEngine {
         }
         native.core.engine = engine;
         native.core.market = market;
-        Ok(native)
+        Ok(native.into())
     }
 }

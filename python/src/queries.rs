@@ -8,13 +8,13 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::engine::{NativeEngine, instrument_of};
+use crate::engine::{Inner, NativeEngine, instrument_of};
 use crate::errors::{self, invalid};
 use crate::events;
 use crate::ints::{int, opt};
 use crate::values::{self, pack};
 
-impl NativeEngine {
+impl Inner {
     pub(crate) fn order_dict<'py>(
         &self,
         py: Python<'py>,
@@ -61,17 +61,23 @@ impl NativeEngine {
 impl NativeEngine {
     /// Engine time (the latest time applied).
     fn now(&self, py: Python<'_>) -> PyResult<i64> {
-        Ok(self.engine(py)?.now().0)
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        Ok(this.engine(py)?.now().0)
     }
 
     /// Number of the newest trade the engine made (0 before the first).
     fn last_trade_id(&self, py: Python<'_>) -> PyResult<u64> {
-        Ok(self.engine(py)?.last_trade_id())
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        Ok(this.engine(py)?.last_trade_id())
     }
 
     /// Fees collected by the exchange, by currency code (decimal text).
     fn fees_collected<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let engine = self.engine(py)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let engine = this.engine(py)?;
         let d = PyDict::new(py);
         for (i, (c, fee)) in engine
             .currencies()
@@ -87,7 +93,9 @@ impl NativeEngine {
 
     /// The state hash: equal engines, equal hashes.
     fn state_hash(&self, py: Python<'_>) -> PyResult<u64> {
-        Ok(self.engine(py)?.state_hash())
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        Ok(this.engine(py)?.state_hash())
     }
 
     /// Balances by currency code: (available, locked) as decimal text.
@@ -96,7 +104,9 @@ impl NativeEngine {
         py: Python<'py>,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let engine = self.engine(py)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let engine = this.engine(py)?;
         let view = engine
             .account(AccountId(account))
             .map_err(|e| errors::engine(py, e))?;
@@ -121,12 +131,14 @@ impl NativeEngine {
         py: Python<'py>,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<Bound<'py, PyList>> {
-        self.engine(py)?
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        this.engine(py)?
             .account(AccountId(account))
             .map_err(|e| errors::engine(py, e))?;
         let list = PyList::empty(py);
-        for o in self.engine(py)?.open_orders(AccountId(account)) {
-            list.append(self.order_dict(py, o)?)?;
+        for o in this.engine(py)?.open_orders(AccountId(account)) {
+            list.append(this.order_dict(py, o)?)?;
         }
         Ok(list)
     }
@@ -140,10 +152,12 @@ impl NativeEngine {
         #[pyo3(from_py_with = opt::<u128>)] order: Option<u128>,
         client_id: Option<&str>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let engine = self.engine(py)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let engine = this.engine(py)?;
         let found = match (order, client_id) {
             (Some(h), None) => engine
-                .order(self.order_ref(py, account, h)?)
+                .order(this.order_ref(py, account, h)?)
                 .filter(|o| o.account() == AccountId(account)),
             (None, Some(c)) => {
                 let id = values::uuid(py, c)?;
@@ -152,7 +166,7 @@ impl NativeEngine {
             _ => return Err(invalid(py, "give order or client_id")),
         };
         let o = found.ok_or_else(|| errors::engine(py, EngineError::OrderNotFound))?;
-        self.order_dict(py, o)
+        this.order_dict(py, o)
     }
 
     /// An order's history record (open or not): status, filled, average price, fees.
@@ -162,12 +176,14 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         #[pyo3(from_py_with = int::<u64>)] order_id: u64,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let market = self.market_data(py)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let market = this.market_data(py)?;
         let r = market
             .orders()
             .get(AccountId(account), order_id)
             .ok_or_else(|| errors::engine(py, EngineError::OrderNotFound))?;
-        self.record_dict(py, r)
+        this.record_dict(py, r)
     }
 
     /// The book: level 1 or 2 as price levels `(price, amount, orders)` (decimal text),
@@ -180,7 +196,9 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<usize>)] depth: usize,
         #[pyo3(from_py_with = int::<u8>)] level: u8,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let engine = self.engine(py)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let engine = this.engine(py)?;
         let id = instrument_of(py, engine, instrument)?;
         let (ps, qs) = values::scales(py, engine, id)?;
         let d = PyDict::new(py);
@@ -241,8 +259,10 @@ impl NativeEngine {
         instrument: &str,
         #[pyo3(from_py_with = int::<usize>)] depth: usize,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let id = instrument_of(py, self.engine(py)?, instrument)?;
-        let view = self
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let id = instrument_of(py, this.engine(py)?, instrument)?;
+        let view = this
             .core
             .engine
             .book_levels(id, depth)
@@ -275,8 +295,10 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<i64>)] from_ns: i64,
         #[pyo3(from_py_with = int::<i64>)] to_ns: i64,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let market = self.market_data(py)?;
-        let id = instrument_of(py, self.engine(py)?, instrument)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let market = this.market_data(py)?;
+        let id = instrument_of(py, this.engine(py)?, instrument)?;
         let unit = match unit {
             "MINUTES" => Unit::Minutes,
             "HOURS" => Unit::Hours,
@@ -293,7 +315,7 @@ impl NativeEngine {
         let granularity = Granularity::new(unit, period)
             .map_err(|e| invalid(py, format!("period {period}: {e}")))?;
         // No candle for a period after the engine's time (it would be flat, made up).
-        let to = Timestamp(to_ns).min(self.engine(py)?.now());
+        let to = Timestamp(to_ns).min(this.engine(py)?.now());
         let mut candles = if Timestamp(from_ns) > to {
             Vec::new()
         } else {
@@ -328,11 +350,13 @@ impl NativeEngine {
 
     /// The 24-hour ticker at engine time (decimal text).
     fn ticker<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
-        let market = self.market_data(py)?;
-        let id = instrument_of(py, self.engine(py)?, instrument)?;
-        let (ps, qs) = values::scales(py, self.engine(py)?, id)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let market = this.market_data(py)?;
+        let id = instrument_of(py, this.engine(py)?, instrument)?;
+        let (ps, qs) = values::scales(py, this.engine(py)?, id)?;
         let t = market
-            .ticker(id, self.engine(py)?.now())
+            .ticker(id, this.engine(py)?.now())
             .map_err(|e| invalid(py, e.to_string()))?;
         let d = PyDict::new(py);
         d.set_item("instrument", instrument)?;
@@ -357,7 +381,9 @@ impl NativeEngine {
         py: Python<'py>,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<Bound<'py, PyList>> {
-        let engine = self.engine(py)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let engine = this.engine(py)?;
         engine
             .account(AccountId(account))
             .map_err(|e| errors::engine(py, e))?;
@@ -394,7 +420,9 @@ impl NativeEngine {
 
     /// Funding state of a futures instrument (rates in 1e-8 per period).
     fn funding<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
-        let engine = self.engine(py)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let engine = this.engine(py)?;
         let id = instrument_of(py, engine, instrument)?;
         let (ps, _) = values::scales(py, engine, id)?;
         let f = engine.funding_view(id).map_err(|e| errors::engine(py, e))?;
@@ -410,7 +438,9 @@ impl NativeEngine {
 
     /// Number of the oldest trade history still holds (the next trade's when it holds none).
     fn oldest_trade_id(&self, py: Python<'_>) -> PyResult<u64> {
-        Ok(self.market_data(py)?.trades().first_retained())
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        Ok(this.market_data(py)?.trades().first_retained())
     }
 
     /// Trades numbered after `after` (all retained by default) as numpy columns, prices in
@@ -422,9 +452,11 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u64>)] after: u64,
         instrument: Option<&str>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let market = self.market_data(py)?;
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let market = this.market_data(py)?;
         let only = instrument
-            .map(|c| instrument_of(py, self.engine(py)?, c))
+            .map(|c| instrument_of(py, this.engine(py)?, c))
             .transpose()?;
         let rows: Vec<&matchbook::market::trades::TradeRecord> = market
             .trades()
@@ -481,19 +513,21 @@ impl NativeEngine {
     }
 
     /// The events since the last poll, as dicts.
-    fn poll_events<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        self.engine(py)?;
-        if !self.core.keeps_events() {
+    fn poll_events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        this.engine(py)?;
+        if !this.core.keeps_events() {
             return Err(invalid(
                 py,
                 "events are off: the engine was made with keep_events=False",
             ));
         }
         let list = PyList::empty(py);
-        for record in &self.core.events {
+        for record in &this.core.events {
             list.append(events::to_dict(py, record)?)?;
         }
-        self.core.events.clear();
+        this.core.events.clear();
         Ok(list)
     }
 }

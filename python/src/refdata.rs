@@ -34,8 +34,10 @@ fn futures_terms<'py>(
 impl NativeEngine {
     /// Every instrument: code, index, base, quote, type, state and precisions.
     fn instruments<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let list = PyList::empty(py);
-        for (i, inst) in self.core.engine.instruments().iter().enumerate() {
+        for (i, inst) in this.core.engine.instruments().iter().enumerate() {
             let d = PyDict::new(py);
             d.set_item("code", inst.code())?;
             d.set_item("index", i)?;
@@ -56,15 +58,17 @@ impl NativeEngine {
 
     /// Every currency: code, index, precision and balance scale.
     fn currencies<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
         let list = PyList::empty(py);
-        for (i, c) in self.core.engine.currencies().iter().enumerate() {
+        for (i, c) in this.core.engine.currencies().iter().enumerate() {
             let d = PyDict::new(py);
             d.set_item("code", &c.code)?;
             d.set_item("index", i)?;
             d.set_item("precision", c.precision)?;
             d.set_item(
                 "scale",
-                self.core
+                this.core
                     .engine
                     .balance_scale(CurrencyId(i as u16))
                     .unwrap_or(0),
@@ -76,7 +80,9 @@ impl NativeEngine {
 
     /// (holder id, account id) of a configured holder's account.
     fn account(&self, py: Python<'_>, holder: &str, name: &str) -> PyResult<(u32, u32)> {
-        let entry = self.directory.get(holder).ok_or_else(|| {
+        let mut guard = self.lock(py)?;
+        let this = &mut *guard;
+        let entry = this.directory.get(holder).ok_or_else(|| {
             errors::engine_about(py, EngineError::UnknownHolder, format!("{holder:?}"))
         })?;
         let account = entry.accounts.get(name).ok_or_else(|| {

@@ -320,3 +320,41 @@ def test_ints_out_of_range_are_invalid_arguments_not_bare_overflow_errors(
     with pytest.raises(matchbook.InvalidArgument, match="out of range"):
         engine.cancel_all(START, maker, orders=[order, -1])
     assert len(engine.open_orders(maker)) == 1, "a refused cancel_all cancels none of its list"
+
+
+def test_calls_from_another_thread_wait_while_a_batch_runs(
+    engine: matchbook.Engine, maker: int, taker: int
+) -> None:
+    """``submit_orders`` runs with the GIL released; any call on the same engine from
+    another thread meanwhile (a dashboard reading balances beside a backtest) raised pyo3's
+    ``RuntimeError: Already mutably borrowed``. Such a call now waits for the batch and
+    answers as it would after it."""
+    import threading
+
+    n = 400_000
+    side = (np.arange(n) % 2).astype(np.uint8)  # a buy, then a sell that takes it
+    account = np.where(side == 0, taker, maker).astype(np.uint32)
+    price = np.full(n, 6_000_000, np.int64)
+    engine.deposit(START, maker, "BTC", "100000")
+    engine.deposit(START, taker, "EUR", "200000000")
+    started, errors, reads = threading.Event(), [], []
+
+    def reader() -> None:
+        started.set()
+        while not finished.is_set():
+            try:
+                reads.append(len(engine.open_orders(maker)) + engine.now)
+            except Exception as e:  # the defect: pyo3's RuntimeError
+                errors.append(f"{type(e).__name__}: {e}")
+
+    finished = threading.Event()
+    thread = threading.Thread(target=reader)
+    thread.start()
+    started.wait()
+    answers = engine.submit_orders(START, account, "BTC_EUR", side, price, 1_000)
+    finished.set()
+    thread.join()
+    assert errors == [], f"{len(errors)} of {len(errors) + len(reads)} calls: {errors[:2]}"
+    assert reads, "the reader ran"
+    assert (answers["status"] == 0).all(), "every order placed, each sell taking a buy"
+    assert engine.open_orders(maker) == [] and engine.open_orders(taker) == []
