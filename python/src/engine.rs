@@ -407,29 +407,6 @@ impl NativeEngine {
         .map(drop)
     }
 
-    /// Changes an instrument's state (admin).
-    fn set_instrument_state(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
-        instrument: &str,
-        state: &str,
-    ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
-        let id = instrument_of(py, &this.core.engine, instrument)?;
-        let state = values::instrument_state(py, state)?;
-        this.run(
-            py,
-            Command::SetInstrumentState {
-                instrument: id,
-                state,
-            },
-            time_ns,
-        )
-        .map(drop)
-    }
-
     /// Places an order; its handle (an int). A fill-or-kill that cannot fill, or a post-only
     /// order that would take, raises its refusal with the handle as the exception's `order`.
     #[pyo3(signature = (time_ns, account, instrument, side, amount, price = None, order_type = "LIMIT", time_in_force = "GOOD_TILL_CANCELLED", trigger_price = None, expire_at_ns = None, client_id = None, stp = None, reduce_only = false, trigger_reference = "LAST_PRICE", trailing_offset = None, trailing_offset_bps = None, limit_offset = None, display = None))]
@@ -522,49 +499,6 @@ impl NativeEngine {
                 .transpose()?,
         };
         this.run(py, command, time_ns).map(drop)
-    }
-
-    /// Sets a futures instrument's index price (admin).
-    fn set_index_price(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
-        instrument: &str,
-        price: &str,
-    ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
-        let id = instrument_of(py, &this.core.engine, instrument)?;
-        let (ps, _) = values::scales(py, &this.core.engine, id)?;
-        let price = Price(values::fixed(py, price, ps, "price")?);
-        this.run(
-            py,
-            Command::SetIndexPrice {
-                instrument: id,
-                price,
-            },
-            time_ns,
-        )
-        .map(drop)
-    }
-
-    /// Closes an account's futures positions against the book (admin).
-    fn liquidate(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
-        #[pyo3(from_py_with = int::<u32>)] account: u32,
-    ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
-        this.run(
-            py,
-            Command::Liquidate {
-                account: AccountId(account),
-            },
-            time_ns,
-        )
-        .map(drop)
     }
 
     /// Arms `account`'s dead-man switch: its open orders are cancelled once `timeout_ns`

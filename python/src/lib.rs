@@ -16,6 +16,7 @@ mod errors;
 mod events;
 mod ints;
 mod lookups;
+mod operator;
 mod order_entry;
 mod pickling;
 mod queries;
