@@ -127,8 +127,7 @@ impl NativeEngine {
         amount: PyReadonlyArray1<'py, i64>,
         tif: PyReadonlyArray1<'py, u8>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let columns = OrderColumns {
             time: column(py, &time_ns, "time_ns")?,
             account: column(py, &account, "account")?,

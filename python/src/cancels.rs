@@ -20,17 +20,12 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         #[pyo3(from_py_with = int::<u128>)] order: u128,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
-        this.run(
-            py,
-            Command::CancelOrder {
-                account: AccountId(account),
-                order: this.order_ref(py, account, order)?,
-            },
-            time_ns,
-        )
-        .map(drop)
+        let mut this = self.lock(py)?;
+        let command = Command::CancelOrder {
+            account: AccountId(account),
+            order: this.order_ref(py, account, order)?,
+        };
+        this.run(py, command, time_ns).map(drop)
     }
 
     /// Cancels the newest open order with `client_id`.
@@ -41,8 +36,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         client_id: &str,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let client_id = values::uuid(py, client_id)?;
         this.run(
             py,
@@ -68,8 +62,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = opt_list::<u128>)] orders: Option<Vec<u128>>,
         client_ids: Option<Vec<String>>,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let scope = match (instrument, orders, client_ids) {
             (None, None, None) => CancelScope::All,
             (Some(code), None, None) => {

@@ -88,8 +88,7 @@ impl NativeEngine {
 
     /// Writes a snapshot now (and prunes what it makes unnecessary); returns its path.
     fn snapshot(&self, py: Python<'_>) -> PyResult<String> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let snapshot = this
             .core
             .snapshot()
@@ -108,8 +107,7 @@ impl NativeEngine {
     /// An independent engine in memory with this one's state now (a durable engine's copy
     /// is not durable; no events wait in it).
     fn copy(&self, py: Python<'_>) -> PyResult<Self> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         this.engine(py)?;
         let copy = Inner {
             core: this.core.copy_in_memory(),
@@ -127,8 +125,7 @@ impl NativeEngine {
     /// Snapshots a durable engine and releases its data directory (nothing for one in
     /// memory).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         this.core.close().map_err(|e| storage(py, &e))
     }
 }

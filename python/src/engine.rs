@@ -221,8 +221,7 @@ impl NativeEngine {
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
     ) -> PyResult<(u32, u32)> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let a = this.run(py, Command::CreateHolder, time_ns)?;
         Ok((a.holder.map_or(0, |h| h.0), a.account.map_or(0, |a| a.0)))
     }
@@ -237,8 +236,7 @@ impl NativeEngine {
         name: &str,
         kind: &str,
     ) -> PyResult<u32> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let kind = values::account_kind(py, kind)?;
         let command = Command::CreateSubaccount {
             holder: HolderId(holder),
@@ -255,8 +253,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         this.run(
             py,
             Command::CloseSubaccount {
@@ -276,8 +273,7 @@ impl NativeEngine {
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let (id, amount) = this.funds(py, currency, amount)?;
         this.run(
             py,
@@ -300,8 +296,7 @@ impl NativeEngine {
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let (id, amount) = this.funds(py, currency, amount)?;
         this.run(
             py,
@@ -327,8 +322,7 @@ impl NativeEngine {
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let (id, amount) = this.funds(py, currency, amount)?;
         let command = Command::Transfer {
             holder: HolderId(holder),
@@ -348,8 +342,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         on: bool,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         this.run(
             py,
             Command::SetDerisk {
@@ -370,8 +363,7 @@ impl NativeEngine {
         currency: &str,
         amount: &str,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let (id, amount) = this.funds(py, currency, amount)?;
         this.run(
             py,
@@ -393,8 +385,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         mode: &str,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let mode = values::stp(py, mode)?;
         this.run(
             py,
@@ -433,8 +424,7 @@ impl NativeEngine {
         limit_offset: Option<&str>,
         display: Option<&str>,
     ) -> PyResult<u128> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let args = crate::order_entry::OrderArgs {
             account,
             instrument,
@@ -478,8 +468,7 @@ impl NativeEngine {
         amount: Option<&str>,
         price: Option<&str>,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let handle = this.order_ref(py, account, order)?;
         let instrument = this
             .core
@@ -511,8 +500,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         #[pyo3(from_py_with = int::<u64>)] timeout_ns: u64,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let command = Command::SetCancelAllAfter {
             account: AccountId(account),
             timeout: timeout_ns,
@@ -527,8 +515,7 @@ impl NativeEngine {
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         this.run(py, Command::AdvanceTime, time_ns).map(drop)
     }
 }

@@ -117,8 +117,7 @@ impl Inner {
 impl NativeEngine {
     /// Every account of every holder: account, holder, name, kind, state, derisk.
     fn accounts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let list = PyList::empty(py);
         let e = this.engine(py)?;
         for h in 0..u32::try_from(e.holder_count()).unwrap_or(u32::MAX) {
@@ -152,8 +151,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u64>)] before: u64,
         #[pyo3(from_py_with = int::<usize>)] limit: usize,
     ) -> PyResult<(Bound<'py, PyList>, u64)> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         if limit == 0 {
             return Err(invalid(py, "limit 0: a page holds at least one order"));
         }
@@ -177,8 +175,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         #[pyo3(from_py_with = int::<u64>)] order_id: u64,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let market = this.market_data(py)?;
         let record = market
             .orders()
@@ -218,8 +215,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = opt::<u64>)] orders: Option<u64>,
         #[pyo3(from_py_with = opt::<u64>)] trades: Option<u64>,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let most = |n: Option<u64>, name: &str| match n {
             None => Ok(usize::MAX),
             Some(0) => Err(invalid(py, format!("{name}: at least 1 (None: no limit)"))),

@@ -18,8 +18,7 @@ impl NativeEngine {
         instrument: &str,
         state: &str,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let id = instrument_of(py, &this.core.engine, instrument)?;
         let state = values::instrument_state(py, state)?;
         this.run(
@@ -41,8 +40,7 @@ impl NativeEngine {
         instrument: &str,
         price: &str,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let id = instrument_of(py, &this.core.engine, instrument)?;
         let (ps, _) = values::scales(py, &this.core.engine, id)?;
         let price = Price(values::fixed(py, price, ps, "price")?);
@@ -64,8 +62,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<()> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         this.run(
             py,
             Command::Liquidate {

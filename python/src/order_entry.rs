@@ -108,8 +108,7 @@ impl crate::engine::NativeEngine {
         stop_trigger: &str,
         stop_limit: Option<&str>,
     ) -> PyResult<(u128, u128)> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let limit = OrderArgs::simple(account, instrument, side, amount, Some(price), "LIMIT");
         let first = new_order(py, &this.core.engine, &limit)?;
         let stop_type = if stop_limit.is_some() {
@@ -147,8 +146,7 @@ impl crate::engine::NativeEngine {
         stop_limit: Option<&str>,
         time_in_force: &str,
     ) -> PyResult<u128> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         let kind = if price.is_some() { "LIMIT" } else { "MARKET" };
         let args = OrderArgs {
             time_in_force,

@@ -30,8 +30,7 @@ impl NativeEngine {
     /// How `pickle` rebuilds the engine: `_restore` with its origin and encoded state (a
     /// durable engine comes back in memory; no events wait in it).
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Pickled<'py>)> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let engine = this.engine(py)?;
         let market = this.core.market.as_ref();
         let snapshot = Snapshot::capture(0, engine, market)

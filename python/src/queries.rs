@@ -61,22 +61,19 @@ impl Inner {
 impl NativeEngine {
     /// Engine time (the latest time applied).
     fn now(&self, py: Python<'_>) -> PyResult<i64> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         Ok(this.engine(py)?.now().0)
     }
 
     /// Number of the newest trade the engine made (0 before the first).
     fn last_trade_id(&self, py: Python<'_>) -> PyResult<u64> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         Ok(this.engine(py)?.last_trade_id())
     }
 
     /// Fees collected by the exchange, by currency code (decimal text).
     fn fees_collected<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let engine = this.engine(py)?;
         let d = PyDict::new(py);
         for (i, (c, fee)) in engine
@@ -93,8 +90,7 @@ impl NativeEngine {
 
     /// The state hash: equal engines, equal hashes.
     fn state_hash(&self, py: Python<'_>) -> PyResult<u64> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         Ok(this.engine(py)?.state_hash())
     }
 
@@ -104,8 +100,7 @@ impl NativeEngine {
         py: Python<'py>,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let engine = this.engine(py)?;
         let view = engine
             .account(AccountId(account))
@@ -131,8 +126,7 @@ impl NativeEngine {
         py: Python<'py>,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         this.engine(py)?
             .account(AccountId(account))
             .map_err(|e| errors::engine(py, e))?;
@@ -152,8 +146,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = opt::<u128>)] order: Option<u128>,
         client_id: Option<&str>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let engine = this.engine(py)?;
         let found = match (order, client_id) {
             (Some(h), None) => engine
@@ -176,8 +169,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         #[pyo3(from_py_with = int::<u64>)] order_id: u64,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let market = this.market_data(py)?;
         let r = market
             .orders()
@@ -196,8 +188,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<usize>)] depth: usize,
         #[pyo3(from_py_with = int::<u8>)] level: u8,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let engine = this.engine(py)?;
         let id = instrument_of(py, engine, instrument)?;
         let (ps, qs) = values::scales(py, engine, id)?;
@@ -259,8 +250,7 @@ impl NativeEngine {
         instrument: &str,
         #[pyo3(from_py_with = int::<usize>)] depth: usize,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let id = instrument_of(py, this.engine(py)?, instrument)?;
         let view = this
             .core
@@ -295,8 +285,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<i64>)] from_ns: i64,
         #[pyo3(from_py_with = int::<i64>)] to_ns: i64,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let market = this.market_data(py)?;
         let id = instrument_of(py, this.engine(py)?, instrument)?;
         let unit = match unit {
@@ -350,8 +339,7 @@ impl NativeEngine {
 
     /// The 24-hour ticker at engine time (decimal text).
     fn ticker<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let market = this.market_data(py)?;
         let id = instrument_of(py, this.engine(py)?, instrument)?;
         let (ps, qs) = values::scales(py, this.engine(py)?, id)?;
@@ -381,8 +369,7 @@ impl NativeEngine {
         py: Python<'py>,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<Bound<'py, PyList>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let engine = this.engine(py)?;
         engine
             .account(AccountId(account))
@@ -420,8 +407,7 @@ impl NativeEngine {
 
     /// Funding state of a futures instrument (rates in 1e-8 per period).
     fn funding<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let engine = this.engine(py)?;
         let id = instrument_of(py, engine, instrument)?;
         let (ps, _) = values::scales(py, engine, id)?;
@@ -438,8 +424,7 @@ impl NativeEngine {
 
     /// Number of the oldest trade history still holds (the next trade's when it holds none).
     fn oldest_trade_id(&self, py: Python<'_>) -> PyResult<u64> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         Ok(this.market_data(py)?.trades().first_retained())
     }
 
@@ -452,8 +437,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u64>)] after: u64,
         instrument: Option<&str>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let market = this.market_data(py)?;
         let only = instrument
             .map(|c| instrument_of(py, this.engine(py)?, c))
@@ -514,8 +498,7 @@ impl NativeEngine {
 
     /// The events since the last poll, as dicts.
     fn poll_events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let mut this = self.lock(py)?;
         this.engine(py)?;
         if !this.core.keeps_events() {
             return Err(invalid(

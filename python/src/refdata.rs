@@ -34,8 +34,7 @@ fn futures_terms<'py>(
 impl NativeEngine {
     /// Every instrument: code, index, base, quote, type, state and precisions.
     fn instruments<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let list = PyList::empty(py);
         for (i, inst) in this.core.engine.instruments().iter().enumerate() {
             let d = PyDict::new(py);
@@ -58,8 +57,7 @@ impl NativeEngine {
 
     /// Every currency: code, index, precision and balance scale.
     fn currencies<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let list = PyList::empty(py);
         for (i, c) in this.core.engine.currencies().iter().enumerate() {
             let d = PyDict::new(py);
@@ -80,8 +78,7 @@ impl NativeEngine {
 
     /// (holder id, account id) of a configured holder's account.
     fn account(&self, py: Python<'_>, holder: &str, name: &str) -> PyResult<(u32, u32)> {
-        let mut guard = self.lock(py)?;
-        let this = &mut *guard;
+        let this = self.lock(py)?;
         let entry = this.directory.get(holder).ok_or_else(|| {
             errors::engine_about(py, EngineError::UnknownHolder, format!("{holder:?}"))
         })?;
