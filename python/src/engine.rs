@@ -1,8 +1,9 @@
 //! `NativeEngine`: an engine, its market data and its undelivered events behind one Python
-//! object; this file holds its construction, reference data and the commands (cancels are
-//! in `cancels.rs`, reads in `queries.rs`, numpy batches in `batch.rs`). Every command takes the time it happens
-//! at (nanoseconds since the epoch), so a backtest is a deterministic function of its
-//! inputs.
+//! object (and one lock); this file holds its construction, reference data and the account
+//! and order commands (cancels are in `cancels.rs`, the operator's market commands in
+//! `operator.rs`, reads in `queries.rs`, numpy batches in `batch.rs`). Every command takes
+//! the time it happens at (nanoseconds since the epoch), so a backtest is a deterministic
+//! function of its inputs.
 
 use matchbook::market::{MarketData, MarketDataConfig};
 use matchbook::store::Host;
