@@ -5,6 +5,8 @@
 //! the time it happens at (nanoseconds since the epoch), so a backtest is a deterministic
 //! function of its inputs.
 
+use std::sync::{Mutex, MutexGuard, TryLockError};
+
 use matchbook::market::{MarketData, MarketDataConfig};
 use matchbook::store::Host;
 use matchbook::{
@@ -12,8 +14,6 @@ use matchbook::{
     Price, Qty, Timestamp,
 };
 use matchbook_config::{Directory, Exchange};
-use std::sync::{Mutex, MutexGuard, TryLockError};
-
 use pyo3::prelude::*;
 
 use crate::errors::{self, invalid};
