@@ -121,7 +121,26 @@ pub fn render(state: &AppState) -> String {
     node(&mut out, state);
     runtime_times(&mut out, state);
     http(&mut out, state);
+    address_limits(&mut out, state);
     out.0
+}
+
+/// The per-client windows of requests without a valid key: how many clients hold one, and
+/// how many requests found the table full (an address flood).
+fn address_limits(out: &mut Exposition, state: &AppState) {
+    let windows = &state.address_windows;
+    out.single(
+        "matchbook_rate_limit_clients_tracked",
+        "gauge",
+        "Clients (IPv4 addresses, IPv6 /64s) with a rate window of their own, at most 65,536.",
+        windows.tracked() as u64,
+    );
+    out.single(
+        "matchbook_rate_limit_overflow_total",
+        "counter",
+        "Requests of clients new to a full table, counted in their network's window.",
+        windows.overflowed(),
+    );
 }
 
 /// The pipeline's counters (name and help), in the order [`pipeline`] reads them.

@@ -63,6 +63,9 @@ struct Windows {
     swept: u64,
     /// Shared by the clients that found both tables full.
     newcomers: RateWindow,
+    /// Requests counted in a network's window or the newcomers' (a full table: a flood of
+    /// addresses, for an operator to see).
+    overflowed: u64,
 }
 
 /// The network a client is in, for the newcomers' windows of a full table: an IPv4
@@ -94,6 +97,7 @@ impl AddressWindows {
         if windows.by_client.len() < MAX_TRACKED {
             return (windows.by_client.entry(client).or_default()).admit(minute, limit);
         }
+        windows.overflowed += 1;
         let network = network_of(client);
         if windows.by_network.len() < MAX_TRACKED || windows.by_network.contains_key(&network) {
             return (windows.by_network.entry(network).or_default()).admit(minute, limit);
@@ -101,10 +105,17 @@ impl AddressWindows {
         windows.newcomers.admit(minute, limit)
     }
 
-    #[cfg(test)]
-    fn tracked(&self) -> usize {
+    /// Clients with a window of their own (those of earlier minutes included until a full
+    /// table is swept).
+    pub fn tracked(&self) -> usize {
         let windows = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         windows.by_client.len()
+    }
+
+    /// Requests counted in a network's window or the newcomers' so far.
+    pub fn overflowed(&self) -> u64 {
+        let windows = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        windows.overflowed
     }
 
     #[cfg(test)]
@@ -198,6 +209,11 @@ mod tests {
             .filter(|&subnet| windows.admit(in_48(1, subnet), 5, 3))
             .count();
         assert_eq!(flood, 3, "the second /48's newcomers share its window");
+        assert_eq!(
+            windows.overflowed(),
+            1_000,
+            "each counted for the operator to see"
+        );
         let newcomer = in_48(2, 0);
         assert_eq!(
             (0..5).filter(|_| windows.admit(newcomer, 5, 3)).count(),

@@ -536,5 +536,8 @@ async fn admin_metrics_count_commands_and_answers_for_prometheus() {
     grew("matchbook_stream_frames_sent_total", 1.0);
     assert_eq!(after["matchbook_stream_sessions"], 1.0);
     assert_eq!(after["matchbook_replica_divergences_total"], 0.0);
+    // The keyless requests above came from one client, with a window of its own.
+    assert_eq!(after["matchbook_rate_limit_clients_tracked"], 1.0);
+    assert_eq!(after["matchbook_rate_limit_overflow_total"], 0.0);
     x.stop().await;
 }

@@ -17,6 +17,8 @@ EXPECTED = {
     "matchbook_snapshots_superseded": "counter",
     "matchbook_http_responses": "counter",
     "matchbook_http_request_duration_seconds": "histogram",
+    "matchbook_rate_limit_clients_tracked": "gauge",
+    "matchbook_rate_limit_overflow": "counter",
 }
 
 
