@@ -39,11 +39,33 @@ where
     obj.extract::<T>().map_err(|e| {
         let e: PyErr = e.into();
         if e.is_instance_of::<PyOverflowError>(obj.py()) {
-            invalid(obj.py(), format!("{obj} is out of range ({})", T::bounds()))
+            invalid(
+                obj.py(),
+                format!("{} is out of range ({})", shown(obj), T::bounds()),
+            )
         } else {
             e
         }
     })
+}
+
+/// An int for a message: its digits, or its size when it is too long to print (Python
+/// refuses to make text of an int of more than 4,300 digits, and pyo3 would report that
+/// on stderr).
+fn shown(obj: &Bound<'_, PyAny>) -> String {
+    if let Ok(n) = obj.extract::<i128>() {
+        return n.to_string();
+    }
+    let bits = obj
+        .call_method0("bit_length")
+        .and_then(|b| b.extract::<u64>())
+        .unwrap_or(0);
+    let sign = if obj.lt(0).unwrap_or(false) {
+        "a negative"
+    } else {
+        "an"
+    };
+    format!("{sign} int of {bits} bits")
 }
 
 /// [`int`] for an optional argument: `None` is `None`.

@@ -316,6 +316,8 @@ def test_ints_out_of_range_are_invalid_arguments_not_bare_overflow_errors(
         assert isinstance(refused.value, ValueError), what
     with pytest.raises(TypeError):  # not an int at all: Python's own TypeError
         engine.balances("main")
+    with pytest.raises(matchbook.InvalidArgument, match="an int of 16610 bits"):
+        engine.balances(10**5000)  # too long for Python to print: its size instead
     assert [o["price"] for o in engine.open_orders(maker)] == [Decimal("50000")], "untouched"
     with pytest.raises(matchbook.InvalidArgument, match="out of range"):
         engine.cancel_all(START, maker, orders=[order, -1])
