@@ -377,15 +377,7 @@ fn every_command_kind_means_what_the_engine_means() {
         assert_eq!(mb_config_set_start_time(config, START), MbStatus::Ok);
         let mut engine = null_mut();
         assert_eq!(mb_engine_new(config, &mut engine), MbStatus::Ok);
-        let options = MbRuntimeOptions {
-            queue_capacity: 0,
-            manual_clock: 1,
-            start_time_ns: START,
-            market_data_thread: 0,
-        };
-        let mut runtime = null_mut();
-        assert_eq!(mb_runtime_new(config, &options, &mut runtime), MbStatus::Ok);
-        mb_config_free(config);
+        let runtime = common::runtime(config, 0);
         let mut session = null_mut();
         assert_eq!(mb_session_new(runtime, 0, &mut session), MbStatus::Ok);
 

@@ -9,16 +9,16 @@ mod common;
 
 use std::ptr::{null, null_mut};
 
-use common::{DEFINITION, START};
+use common::DEFINITION;
 use matchbook_ffi::command::MbCommand;
-use matchbook_ffi::config::{mb_config_free, mb_config_parse};
+use matchbook_ffi::config::mb_config_parse;
 use matchbook_ffi::constructors::mb_cmd_place_limit;
 use matchbook_ffi::event::{MbEvent, MbEventKind};
 use matchbook_ffi::follow::{mb_session_follow, mb_session_poll_followed};
 use matchbook_ffi::refdata::{mb_refdata_account, mb_refdata_instrument};
 use matchbook_ffi::runtime::{
-    MbRuntimeOptions, MbSession, mb_runtime_free, mb_runtime_new, mb_runtime_refdata,
-    mb_session_free, mb_session_new, mb_session_submit,
+    MbSession, mb_runtime_free, mb_runtime_refdata, mb_session_free, mb_session_new,
+    mb_session_submit,
 };
 use matchbook_ffi::status::MbStatus;
 use matchbook_ffi::types::{MbSide, MbTimeInForce};
@@ -60,15 +60,7 @@ fn a_follower_sees_fills_of_its_resting_orders_caused_by_others() {
             mb_config_parse(DEFINITION.as_ptr(), 0, &mut config),
             MbStatus::Ok
         );
-        let options = MbRuntimeOptions {
-            queue_capacity: 64,
-            manual_clock: 1,
-            start_time_ns: START,
-            market_data_thread: 0,
-        };
-        let mut runtime = null_mut();
-        assert_eq!(mb_runtime_new(config, &options, &mut runtime), MbStatus::Ok);
-        mb_config_free(config);
+        let runtime = common::runtime(config, 64);
         let r = mb_runtime_refdata(runtime);
         let (mut holder, mut maker, mut taker, mut btc_eur) = (0, 0, 0, 0);
         mb_refdata_account(

@@ -20,9 +20,7 @@ use matchbook_ffi::engine::{
     mb_engine_free, mb_engine_new, mb_engine_state_hash, mb_engine_submit,
 };
 use matchbook_ffi::follow::mb_session_follow;
-use matchbook_ffi::runtime::{
-    MbRuntimeOptions, mb_runtime_free, mb_runtime_new, mb_session_free, mb_session_new,
-};
+use matchbook_ffi::runtime::{mb_runtime_free, mb_session_free, mb_session_new};
 use matchbook_ffi::status::MbStatus;
 use matchbook_ffi::types::{MbOrderRef, MbUuid};
 
@@ -89,16 +87,7 @@ fn lists_of_impossible_length_are_refused_by_the_single_threaded_engine() {
 fn a_follow_list_of_impossible_length_is_refused() {
     // SAFETY: live handles; one account in the list; the lengths are the point.
     unsafe {
-        let config = config();
-        let options = MbRuntimeOptions {
-            queue_capacity: 64,
-            manual_clock: 1,
-            start_time_ns: START,
-            market_data_thread: 0,
-        };
-        let mut runtime = null_mut();
-        assert_eq!(mb_runtime_new(config, &options, &mut runtime), MbStatus::Ok);
-        mb_config_free(config);
+        let runtime = common::runtime(config(), 64);
         let mut session = null_mut();
         assert_eq!(mb_session_new(runtime, 0, &mut session), MbStatus::Ok);
         let account = 0u32;

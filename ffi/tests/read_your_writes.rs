@@ -10,7 +10,7 @@ mod common;
 
 use std::ptr::null_mut;
 
-use common::{DEFINITION, START};
+use common::DEFINITION;
 use matchbook_ffi::command::*;
 use matchbook_ffi::config::*;
 use matchbook_ffi::constructors::*;
@@ -66,15 +66,7 @@ fn every_session_reads_its_own_commands() {
     unsafe {
         let mut config = null_mut();
         assert_eq!(mb_config_parse(DEFINITION.as_ptr(), 0, &mut config), OK);
-        let options = MbRuntimeOptions {
-            queue_capacity: 64,
-            manual_clock: 1,
-            start_time_ns: START,
-            market_data_thread: 0,
-        };
-        let mut runtime = null_mut();
-        assert_eq!(mb_runtime_new(config, &options, &mut runtime), OK);
-        mb_config_free(config);
+        let runtime = common::runtime(config, 64);
         let refdata = mb_runtime_refdata(runtime);
         let (mut holder, mut maker, mut btc_eur) = (0, 0, 0);
         let (name, main) = (c"maker".as_ptr(), c"main".as_ptr());

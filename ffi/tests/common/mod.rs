@@ -15,3 +15,30 @@ name = \"taker\"
 name = \"main\"
 deposits = { EUR = \"1000000\", USD = \"1000000\" }
 ";
+
+/// A runtime of `config` on a manual clock starting at [`START`], market data on the engine
+/// thread, `queue_capacity` commands in flight (0: the default); `config` is freed.
+///
+/// # Safety
+/// `config` is a live configuration handle, not used again.
+#[allow(dead_code, reason = "not every test binary starts a runtime")]
+pub unsafe fn runtime(
+    config: *mut matchbook_ffi::MbConfig,
+    queue_capacity: usize,
+) -> *mut matchbook_ffi::MbRuntime {
+    use matchbook_ffi::runtime::{MbRuntimeOptions, mb_runtime_new};
+    let options = MbRuntimeOptions {
+        queue_capacity,
+        manual_clock: 1,
+        start_time_ns: START,
+        market_data_thread: 0,
+    };
+    let mut runtime = std::ptr::null_mut();
+    // SAFETY: a live configuration (the caller's promise) and valid out-pointers.
+    unsafe {
+        let status = mb_runtime_new(config, &options, &mut runtime);
+        assert_eq!(status, matchbook_ffi::MbStatus::Ok, "the runtime starts");
+        matchbook_ffi::config::mb_config_free(config);
+    }
+    runtime
+}
