@@ -49,6 +49,11 @@ impl From<Inner> for NativeEngine {
 }
 
 impl NativeEngine {
+    /// Applies `command` at `time_ns`, for a method whose answer is nothing.
+    pub(crate) fn command(&self, py: Python<'_>, time_ns: i64, command: Command) -> PyResult<()> {
+        self.lock(py)?.run(py, command, time_ns).map(drop)
+    }
+
     /// This engine, for one call. Another thread's call holding it (only a call that
     /// released the GIL can) is waited for with the GIL released; one that panicked
     /// leaves the engine refused, as the C ABI's poisoned handle is.
@@ -254,15 +259,13 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<()> {
-        let mut this = self.lock(py)?;
-        this.run(
+        self.command(
             py,
+            time_ns,
             Command::CloseSubaccount {
                 account: AccountId(account),
             },
-            time_ns,
         )
-        .map(drop)
     }
 
     /// Credits `amount` (decimal text) of `currency` (admin).
@@ -343,16 +346,14 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         on: bool,
     ) -> PyResult<()> {
-        let mut this = self.lock(py)?;
-        this.run(
+        self.command(
             py,
+            time_ns,
             Command::SetDerisk {
                 account: AccountId(account),
                 on,
             },
-            time_ns,
         )
-        .map(drop)
     }
 
     /// Sets a BLP account's minimum balance of `currency` (admin).
@@ -501,12 +502,11 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<u32>)] account: u32,
         #[pyo3(from_py_with = int::<u64>)] timeout_ns: u64,
     ) -> PyResult<()> {
-        let mut this = self.lock(py)?;
         let command = Command::SetCancelAllAfter {
             account: AccountId(account),
             timeout: timeout_ns,
         };
-        this.run(py, command, time_ns).map(drop)
+        self.command(py, time_ns, command)
     }
 
     /// Moves time to `time_ns`: expiries, dead-man switches, funding samples and
@@ -516,7 +516,6 @@ impl NativeEngine {
         py: Python<'_>,
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
     ) -> PyResult<()> {
-        let mut this = self.lock(py)?;
-        this.run(py, Command::AdvanceTime, time_ns).map(drop)
+        self.command(py, time_ns, Command::AdvanceTime)
     }
 }

@@ -62,14 +62,12 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<i64>)] time_ns: i64,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<()> {
-        let mut this = self.lock(py)?;
-        this.run(
+        self.command(
             py,
+            time_ns,
             Command::Liquidate {
                 account: AccountId(account),
             },
-            time_ns,
         )
-        .map(drop)
     }
 }
