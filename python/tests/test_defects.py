@@ -330,7 +330,7 @@ def test_calls_from_another_thread_wait_while_a_batch_runs(
     """``submit_orders`` runs with the GIL released; any call on the same engine from
     another thread meanwhile (a dashboard reading balances beside a backtest) raised pyo3's
     ``RuntimeError: Already mutably borrowed``. Such a call now waits for the batch and
-    answers as it would after it."""
+    answers as it would before or after it, never with the batch half done."""
     import threading
 
     n = 400_000
@@ -345,7 +345,8 @@ def test_calls_from_another_thread_wait_while_a_batch_runs(
         started.set()
         while not finished.is_set():
             try:
-                reads.append(len(engine.open_orders(maker)) + engine.now)
+                # Mid-batch the taker has a buy resting; before and after it has none.
+                reads.append((len(engine.open_orders(taker)), engine.now))
             except Exception as e:  # the defect: pyo3's RuntimeError
                 errors.append(f"{type(e).__name__}: {e}")
 
@@ -358,5 +359,6 @@ def test_calls_from_another_thread_wait_while_a_batch_runs(
     thread.join()
     assert errors == [], f"{len(errors)} of {len(errors) + len(reads)} calls: {errors[:2]}"
     assert reads, "the reader ran"
+    assert set(reads) == {(0, START)}, "each read saw the engine before or after the batch"
     assert (answers["status"] == 0).all(), "every order placed, each sell taking a buy"
     assert engine.open_orders(maker) == [] and engine.open_orders(taker) == []
