@@ -1,7 +1,8 @@
 //! An exchange behind a proxy (a TLS terminator, a load balancer): with the proxy trusted,
 //! each client behind it has its own public rate window, named by `X-Forwarded-For`, and
 //! the proxy's connections are not held to one address's share; without it, the header
-//! changes nothing, so a client cannot name itself another address to escape its limit.
+//! changes nothing, so a client cannot name itself another address to escape its limit;
+//! and a follower of a replicated group relays for its clients as such a proxy does.
 
 mod common;
 
@@ -87,4 +88,62 @@ async fn without_a_trusted_proxy_the_header_is_ignored() {
         "one window: 127.0.0.1's"
     );
     exchange.stop().await;
+}
+
+/// A client of `address` (another loopback address than 127.0.0.1, the nodes' own).
+fn client_from(address: [u8; 4]) -> reqwest::Client {
+    (reqwest::Client::builder())
+        .local_address(std::net::IpAddr::from(address))
+        .build()
+        .expect("client")
+}
+
+/// A follower relays a request to the leader as a proxy does: it tells the leader the
+/// client it came from, in place of whatever `X-Forwarded-For` the client sent. Before,
+/// the client's own header went through unchanged, so a leader that trusts its followers
+/// (as a group's leader must, or every client of a follower shares the follower's window
+/// and its connection share) counted each relayed request against an address the client
+/// chose: here another client's, whose own requests to the leader were then refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_follower_names_the_client_it_relays_for_not_what_the_client_wrote() {
+    let cluster = common::group::start_cluster("nats-rest-relay-client");
+    let group_settings = |name: &str| {
+        let mut s = common::group::node_settings(&cluster, common::data_dir(), name);
+        s.public_rate_limit_per_minute = LIMIT;
+        s.trusted_proxies = TrustedProxies::new(vec!["127.0.0.1".parse().expect("network")]);
+        s
+    };
+    let leader = Exchange::with(group_settings("a")).await;
+    let follower = matchbook_rest::Server::start(group_settings("b"))
+        .await
+        .expect("the second node follows");
+    let follower_base = format!("http://{}", follower.addr);
+    while common::group::health(&follower_base).await["leader"] != "a" {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    early_in_a_minute().await;
+    let (sender, victim) = (client_from([127, 0, 0, 2]), client_from([127, 0, 0, 3]));
+    for _ in 0..LIMIT {
+        let relayed = (sender.get(format!("{follower_base}/v1/account/balances")))
+            .bearer_auth("mb_not_a_key")
+            .header("x-forwarded-for", "127.0.0.3")
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(
+            relayed.status(),
+            StatusCode::UNAUTHORIZED,
+            "the leader's answer"
+        );
+    }
+    let own = (victim.get(format!("{}/v1/time", leader.base)).send())
+        .await
+        .expect("answered");
+    assert_eq!(
+        own.status(),
+        StatusCode::OK,
+        "127.0.0.3 sent nothing before"
+    );
+    follower.stop().await.expect("clean stop");
+    leader.stop().await;
 }

@@ -3,25 +3,31 @@
 //! a client talk to any node. A follower serves public market data, the streams and
 //! health itself, from its own copy of the state, and the list and revocation of its own
 //! keys; every other request (private reads, every write, the other admin routes) goes to
-//! the leader as it came and the leader's answer comes back unchanged.
+//! the leader as it came (but for `X-Forwarded-For`, which names the client the follower
+//! took it from) and the leader's answer comes back unchanged.
 
+use std::net::IpAddr;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderName, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::error::ApiError;
+use crate::listener::Peer;
 use crate::routes::{HANDLER_TIMEOUT, MAX_BODY_BYTES};
 use crate::state::Shared;
 
 /// Marks a request one node forwarded to another: the receiver never forwards it again.
 const FORWARDED: HeaderName = HeaderName::from_static("x-matchbook-forwarded-by");
+
+/// The client a proxy took a request from (the header `proxies.rs` reads).
+const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
 
 /// `GET /v1/health`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -175,7 +181,8 @@ async fn forward(
     let (Some(base), false) = (base, request.headers().contains_key(FORWARDED)) else {
         return ApiError::Runtime(matchbook::runtime::RuntimeError::NotLeader).into_response();
     };
-    match relay(base, &node.name, request).await {
+    let client = client_address(&request, &state);
+    match relay(base, &node.name, client, request).await {
         Ok(response) => response,
         Err(error) => {
             tracing::warn!(base, %error, "cannot reach the leader");
@@ -184,7 +191,7 @@ async fn forward(
     }
 }
 
-fn client() -> &'static reqwest::Client {
+fn http_client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(|| {
         reqwest::Client::builder()
@@ -210,19 +217,38 @@ fn hop_by_hop(name: &HeaderName) -> bool {
         || name.as_str() == "keep-alive"
 }
 
-/// Sends `request` to `base` as it came and returns the answer as it came back.
-async fn relay(base: &str, node: &str, request: Request) -> Result<Response, reqwest::Error> {
+/// The client a request came from, as this node's own limits count it (its peer, or the
+/// address its trusted proxy named); none for an in-process call.
+fn client_address(request: &Request, state: &Shared) -> Option<IpAddr> {
+    let ConnectInfo(Peer(peer)) = request.extensions().get::<ConnectInfo<Peer>>()?;
+    Some(state.trusted_proxies.client(peer.ip(), request.headers()))
+}
+
+/// Sends `request` to `base` as it came, but for `X-Forwarded-For`: the leader is told
+/// the `client` this node took the request from, as any proxy tells the server behind it,
+/// and never what the client wrote there itself (a leader that trusts its followers
+/// would count the request against an address of the client's choosing). Returns the
+/// answer as it came back.
+async fn relay(
+    base: &str,
+    node: &str,
+    client: Option<IpAddr>,
+    request: Request,
+) -> Result<Response, reqwest::Error> {
     let (parts, body) = request.into_parts();
     // The guard has already read the body into memory (at most MAX_BODY_BYTES).
     let bytes = axum::body::to_bytes(body, MAX_BODY_BYTES)
         .await
         .unwrap_or_default();
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let mut outgoing = client().request(parts.method, format!("{base}{path}"));
+    let mut outgoing = http_client().request(parts.method, format!("{base}{path}"));
     for (name, value) in &parts.headers {
-        if !hop_by_hop(name) {
+        if !hop_by_hop(name) && name != X_FORWARDED_FOR {
             outgoing = outgoing.header(name, value);
         }
+    }
+    if let Some(client) = client {
+        outgoing = outgoing.header(X_FORWARDED_FOR, client.to_string());
     }
     let answer = outgoing.header(FORWARDED, node).body(bytes).send().await?;
     let status = StatusCode::from_u16(answer.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
