@@ -113,7 +113,7 @@ latency:
 
 # Crash recovery with many more SIGKILL moments than `make test` runs.
 soak:
-	MATCHBOOK_CRASH_SEEDS=$$(seq -s, 1 40) $(CARGO) test --release -p matchbook-rest --test crash -- --nocapture
+	MATCHBOOK_CRASH_SEEDS=$$(seq -s, 1 40) $(CARGO) test --release -p matchbook-rest --test it crash:: -- --nocapture
 
 # REST order entry over loopback (BENCHMARKS.md): place + cancel, 5 s x 3 runs per load.
 rest-bench:

@@ -2,7 +2,7 @@
 //! iceberg the book shows only in part, a bracket whose exits appear once its entry is
 //! done, an OCO pair cancelled together, and the refusals of malformed ones.
 
-mod common;
+use crate::common;
 
 use common::{Exchange, code};
 use reqwest::StatusCode;

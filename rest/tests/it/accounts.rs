@@ -1,7 +1,7 @@
 //! Accounts, balances, fees and transfers over HTTP, with every transfer row of spec
 //! section 7, scopes, authentication and rate limiting.
 
-mod common;
+use crate::common;
 
 use common::{Exchange, code, data_dir, order_fields, settings};
 use reqwest::StatusCode;

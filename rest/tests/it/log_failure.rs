@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 

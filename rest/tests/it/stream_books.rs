@@ -5,7 +5,7 @@
 //! best levels, for a client that asked for a depth);
 //! every snapshot is capped at the server's depth, as REST's book is.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! live data directory, key files, bodies of the wrong type, refusals from every layer
 //! answered as JSON, and slow clients.
 
-mod common;
+use crate::common;
 
 use common::{Exchange, code, settings};
 use reqwest::StatusCode;

@@ -3,7 +3,7 @@
 //! rates and payments, positions history, position trades, liquidation and the margin
 //! refusal.
 
-mod common;
+use crate::common;
 
 use common::{Exchange, code};
 use reqwest::StatusCode;

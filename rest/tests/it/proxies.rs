@@ -4,7 +4,7 @@
 //! changes nothing, so a client cannot name itself another address to escape its limit;
 //! and a follower of a replicated group relays for its clients as such a proxy does.
 
-mod common;
+use crate::common;
 
 use common::{Exchange, code, settings};
 use matchbook_rest::proxies::TrustedProxies;

@@ -3,14 +3,12 @@
 //! answer checked strictly against the schema of its operation and status: no field the
 //! schema does not declare, no empty string, no null (see `contract/schema.rs`).
 
-mod common;
-mod contract {
-    pub mod schema;
-}
+use crate::common;
+mod schema;
 
 use common::{Exchange, Seeded};
-use contract::schema::Contract;
 use reqwest::{Method, StatusCode};
+use schema::Contract;
 use serde_json::{Value, json};
 
 /// Sends requests and checks every answer.

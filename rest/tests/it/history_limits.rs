@@ -3,7 +3,7 @@
 //! and an order open since before them still listed; the limit holds again after a restart
 //! from the snapshot and journal (a host setting, not part of the snapshot).
 
-mod common;
+use crate::common;
 
 use common::{Exchange, data_dir, order_fields, settings};
 use matchbook_rest::Server;

@@ -3,7 +3,7 @@
 //! fill, candle times and no invented candles, error codes, time-in-force spellings,
 //! amounts with commas, and the API reference the repository carries.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -1,7 +1,7 @@
 //! Public market data over HTTP: time, currencies, instruments, fees, tickers, candles,
 //! order book and the OpenAPI description, with their 400 and 404 cases.
 
-mod common;
+use crate::common;
 
 use common::{Exchange, code, data_dir, settings};
 use reqwest::StatusCode;

@@ -5,7 +5,7 @@
 //! silent until the server stopped (the journal growing meanwhile, since only a written
 //! snapshot lets it be pruned), and no route took a snapshot.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

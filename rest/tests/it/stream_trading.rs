@@ -2,7 +2,7 @@
 //! `UPDATE_ORDER`, `CANCEL_ORDER`) answers exactly as REST does, errors included, and the order's events
 //! (`TRACKED`, `BOOKED`, `FILL`, `DONE`) follow with the order as REST then shows it.
 
-mod common;
+use crate::common;
 
 use common::Exchange;
 use common::ws::{Socket, connect, exchange, next, send};

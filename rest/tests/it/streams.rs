@@ -1,7 +1,7 @@
 //! The WebSocket streams over real sockets on loopback: session messages, errors, the
 //! heartbeat and the `MARKET_TICKER` channel, checked against what REST shows.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

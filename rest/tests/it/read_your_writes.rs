@@ -4,7 +4,7 @@
 //! market stage, which may lag the acknowledgement; each read waits for every command
 //! acknowledged before it.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

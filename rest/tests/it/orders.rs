@@ -2,7 +2,7 @@
 //! rules, lookups, cancels, history pages with cursors, trade history, and isolation
 //! between accounts.
 
-mod common;
+use crate::common;
 
 use common::{Exchange, code, order_fields};
 use reqwest::StatusCode;

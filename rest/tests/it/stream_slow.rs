@@ -3,7 +3,7 @@
 //! order throughput while the other one is stuck stay within a ratio of what they were
 //! before it came, measured in the same run.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@
 //! newest snapshot however far the leader goes, and the node, restarted, catches up to the
 //! leader's state.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! open order of the account when it runs out (by itself, with no other command
 //! arriving), and survives a restart; REST sets the same switch.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

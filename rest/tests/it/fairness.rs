@@ -3,7 +3,7 @@
 //! at a thousand times its limit, another client's p99 stays within 2x of its p99 alone.
 //! A file of its own so that no other test of the crate runs beside the measurement.
 
-mod common;
+use crate::common;
 
 use common::{Exchange, settings};
 use reqwest::StatusCode;

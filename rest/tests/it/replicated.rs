@@ -11,7 +11,7 @@
 //! on a follower and, after the failover, on the new leader; one revoked on a follower is
 //! refused by the leader too, and one revoked while a node was down by its first answer.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

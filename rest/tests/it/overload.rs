@@ -3,7 +3,7 @@
 //! connection); every order acknowledged meanwhile is there, also after a restart; and the
 //! exchange answers promptly again once the load stops.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

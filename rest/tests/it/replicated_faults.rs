@@ -5,7 +5,7 @@
 //! leader, resumed, has its appends refused, follows, and reaches the same state; and a
 //! node whose state differs from the leader's at a checkpoint says so and stops.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -5,7 +5,7 @@
 //! configuration declares never go into the key file, so taking one out of the
 //! configuration revokes it; a key is issued with a scope at least.
 
-mod common;
+use crate::common;
 
 use common::ws::{Socket, connect, next, send};
 use common::{Exchange, code, data_dir, settings};

@@ -4,7 +4,7 @@
 //! each checked against REST (an order's terms beyond the spec too: display, linked leg);
 //! another account's updates never reach the session.
 
-mod common;
+use crate::common;
 
 use common::Exchange;
 use common::ws::{Socket, connect, exchange, next, send};
