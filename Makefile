@@ -72,13 +72,13 @@ conformance: $(VENV)/ready
 	MATCHBOOK_REST_BIN=target/debug/matchbook-rest SCHEMATHESIS=$(VENV)/bin/schemathesis \
 		rest/tests/conformance/run.sh
 
-# The Python package: built by maturin into the venv (profile `python`: optimised, a
-# library), then its tests, the stub check, the docstring examples and the backtest example;
+# The Python package: built by maturin into the venv (profile `dev`, optimised, sharing
+# the test build's dependencies), then its tests, the stub check, the docstring examples and the backtest example;
 # `Engine.load`'s tests read the directory of a running server (the debug binary).
 python: $(VENV)/ready
 	$(REST_BIN_BUILD)
 	cd python && VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
-		maturin develop --quiet --profile python
+		maturin develop --quiet --profile dev
 	MATCHBOOK_REST_BIN=target/debug/matchbook-rest \
 		$(VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests
 
