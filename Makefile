@@ -73,8 +73,9 @@ conformance: $(VENV)/ready
 		rest/tests/conformance/run.sh
 
 # The Python package: built by maturin into the venv (profile `dev`, optimised, sharing
-# the test build's dependencies), then its tests, the stub check, the docstring examples and the backtest example;
-# `Engine.load`'s tests read the directory of a running server (the debug binary).
+# the test build's dependencies), then its tests, the stub check, the docstring examples
+# and the backtest example; `Engine.load`'s tests read the directory of a running server
+# (the debug binary).
 python: $(VENV)/ready
 	$(REST_BIN_BUILD)
 	cd python && VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(VENV))/bin:$$PATH \
