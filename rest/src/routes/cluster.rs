@@ -12,14 +12,13 @@ use std::time::Duration;
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderName, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::error::ApiError;
-use crate::listener::Peer;
 use crate::routes::{HANDLER_TIMEOUT, MAX_BODY_BYTES};
 use crate::state::Shared;
 
@@ -181,7 +180,7 @@ async fn forward(
     let (Some(base), false) = (base, request.headers().contains_key(FORWARDED)) else {
         return ApiError::Runtime(matchbook::runtime::RuntimeError::NotLeader).into_response();
     };
-    let client = client_address(&request, &state);
+    let client = super::client_address(&request, &state);
     match relay(base, &node.name, client, request).await {
         Ok(response) => response,
         Err(error) => {
@@ -215,13 +214,6 @@ fn hop_by_hop(name: &HeaderName) -> bool {
     ]
     .contains(name)
         || name.as_str() == "keep-alive"
-}
-
-/// The client a request came from, as this node's own limits count it (its peer, or the
-/// address its trusted proxy named); none for an in-process call.
-fn client_address(request: &Request, state: &Shared) -> Option<IpAddr> {
-    let ConnectInfo(Peer(peer)) = request.extensions().get::<ConnectInfo<Peer>>()?;
-    Some(state.trusted_proxies.client(peer.ip(), request.headers()))
 }
 
 /// Sends `request` to `base` as it came, but for `X-Forwarded-For`: the leader is told

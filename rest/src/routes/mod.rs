@@ -37,13 +37,19 @@ fn refusal(status: StatusCode, code: &str) -> Response {
     (status, axum::Json(ErrorBody { error: code.into() })).into_response()
 }
 
+/// The client a request came from, as the per-client limits count it (its connection's
+/// peer, or the address the operator's trusted proxy named); none for an in-process call.
+pub(crate) fn client_address(request: &Request, state: &Shared) -> Option<std::net::IpAddr> {
+    let ConnectInfo(Peer(peer)) = request.extensions().get::<ConnectInfo<Peer>>()?;
+    Some(state.trusted_proxies.client(peer.ip(), request.headers()))
+}
+
 /// Counts a request against its client's window (an in-process call, with no address,
 /// is not limited).
 fn address_admits(request: &Request, state: &Shared) -> bool {
-    let Some(ConnectInfo(Peer(peer))) = request.extensions().get::<ConnectInfo<Peer>>() else {
+    let Some(client) = client_address(request, state) else {
         return true;
     };
-    let client = state.trusted_proxies.client(peer.ip(), request.headers());
     (state.address_windows).admit(client, state.minute(), state.public_rate_limit)
 }
 
