@@ -17,6 +17,8 @@
 //! assert!(config.instruments.iter().any(|i| i.code == "BTC_EUR"));
 //! ```
 
+#![warn(clippy::too_many_lines)]
+
 mod build;
 pub mod demo;
 pub mod file;

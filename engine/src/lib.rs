@@ -38,6 +38,7 @@
 //! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 
 pub mod recorded;
 

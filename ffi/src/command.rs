@@ -301,13 +301,7 @@ pub(crate) fn to_command(c: &MbCommand) -> Result<Command, MbStatus> {
     let instrument = InstrumentId(c.instrument);
     Ok(match kind {
         K::CreateHolder => Command::CreateHolder,
-        K::CreateSubaccount => Command::CreateSubaccount {
-            holder: HolderId(c.holder),
-            name: name_of(c)?,
-            kind: MbAccountKind::from_raw(c.flag)
-                .ok_or_else(|| bad("account kind", c.flag))?
-                .into(),
-        },
+        K::CreateSubaccount => subaccount(c)?,
         K::CloseSubaccount => Command::CloseSubaccount { account },
         K::Deposit => Command::Deposit {
             account,
@@ -337,48 +331,17 @@ pub(crate) fn to_command(c: &MbCommand) -> Result<Command, MbStatus> {
         },
         K::SetStpMode => Command::SetStpMode {
             account,
-            mode: MbStp::from_raw(c.stp)
-                .and_then(MbStp::to_engine)
-                .ok_or_else(|| bad("stp", c.stp))?,
+            mode: stp_mode(c.stp)?,
         },
         K::SetInstrumentState => Command::SetInstrumentState {
             instrument,
-            state: MbInstrumentState::from_raw(c.flag)
-                .ok_or_else(|| bad("instrument state", c.flag))?
-                .into(),
+            state: instrument_state(c.flag)?,
         },
         K::PlaceOrder => Command::PlaceOrder(new_order(c, account, instrument)?),
-        K::PlaceOco => {
-            let first = new_order(c, account, instrument)?;
-            let second = NewOrder {
-                order_type: MbOrderType::from_raw(c.oco_order_type)
-                    .ok_or_else(|| bad("order type", c.oco_order_type))?
-                    .into(),
-                price: price(c.oco_price),
-                trigger_price: price(c.oco_trigger_price),
-                amount: if c.oco_amount == 0 {
-                    first.amount
-                } else {
-                    Qty(c.oco_amount)
-                },
-                client_id: None,
-                trail: None,
-                limit_offset: None,
-                display: None,
-                ..first
-            };
-            Command::PlaceOco {
-                first,
-                second: Box::new(second),
-            }
-        }
+        K::PlaceOco => oco(c, account, instrument)?,
         K::PlaceBracket => Command::PlaceBracket {
             entry: new_order(c, account, instrument)?,
-            exits: BracketExits {
-                take_profit: Price(c.take_profit),
-                stop_loss: Price(c.stop_loss),
-                stop_limit: price(c.stop_limit),
-            },
+            exits: exits(c),
         },
         K::AmendOrder => Command::AmendOrder {
             account,
@@ -392,33 +355,12 @@ pub(crate) fn to_command(c: &MbCommand) -> Result<Command, MbStatus> {
         },
         K::CancelByClientId => Command::CancelByClientId {
             account,
-            client_id: c
-                .client_id
-                .to_engine()
+            client_id: (c.client_id.to_engine())
                 .ok_or_else(|| fail(MbStatus::InvalidArgument, "client_id is zero"))?,
         },
         K::CancelAll => Command::CancelAll {
             account,
-            scope: match c.flag {
-                0 => CancelScope::All,
-                1 => CancelScope::Instrument(instrument),
-                // SAFETY: the caller's contract for `mb_*_submit`: a list pointer is valid
-                // for `list_len` entries during the call.
-                2 => CancelScope::Orders(
-                    unsafe { list(c.order_list, c.list_len, "order_list")? }
-                        .iter()
-                        .map(|&o| o.into())
-                        .collect(),
-                ),
-                // SAFETY: as above.
-                3 => CancelScope::ClientIds(
-                    unsafe { list(c.client_id_list, c.list_len, "client_id_list")? }
-                        .iter()
-                        .map(|id| id.to_engine().ok_or_else(|| bad("client id", 0)))
-                        .collect::<Result<_, _>>()?,
-                ),
-                other => return Err(bad("cancel-all flag", other)),
-            },
+            scope: cancel_scope(c, instrument)?,
         },
         K::SetIndexPrice => Command::SetIndexPrice {
             instrument,
@@ -428,9 +370,96 @@ pub(crate) fn to_command(c: &MbCommand) -> Result<Command, MbStatus> {
         K::AdvanceTime => Command::AdvanceTime,
         K::SetCancelAllAfter => Command::SetCancelAllAfter {
             account,
-            timeout: u64::try_from(c.amount)
+            timeout: (u64::try_from(c.amount))
                 .map_err(|_| fail(MbStatus::InvalidArgument, "a negative timeout".to_owned()))?,
         },
+    })
+}
+
+/// A self-trade prevention mode from its C code.
+fn stp_mode(raw: u32) -> Result<matchbook::StpMode, MbStatus> {
+    MbStp::from_raw(raw)
+        .and_then(MbStp::to_engine)
+        .ok_or_else(|| bad("stp", raw))
+}
+
+/// A market's state from its C code.
+fn instrument_state(raw: u32) -> Result<matchbook::InstrumentState, MbStatus> {
+    Ok(MbInstrumentState::from_raw(raw)
+        .ok_or_else(|| bad("instrument state", raw))?
+        .into())
+}
+
+/// A subaccount's creation: its holder, name and kind.
+fn subaccount(c: &MbCommand) -> Result<Command, MbStatus> {
+    Ok(Command::CreateSubaccount {
+        holder: HolderId(c.holder),
+        name: name_of(c)?,
+        kind: MbAccountKind::from_raw(c.flag)
+            .ok_or_else(|| bad("account kind", c.flag))?
+            .into(),
+    })
+}
+
+/// A one-cancels-the-other pair: the command's order, and a second leg of the `oco_*`
+/// type, prices and amount (the first's amount when zero), sharing the rest.
+fn oco(c: &MbCommand, account: AccountId, instrument: InstrumentId) -> Result<Command, MbStatus> {
+    let first = new_order(c, account, instrument)?;
+    let second = NewOrder {
+        order_type: MbOrderType::from_raw(c.oco_order_type)
+            .ok_or_else(|| bad("order type", c.oco_order_type))?
+            .into(),
+        price: price(c.oco_price),
+        trigger_price: price(c.oco_trigger_price),
+        amount: if c.oco_amount == 0 {
+            first.amount
+        } else {
+            Qty(c.oco_amount)
+        },
+        client_id: None,
+        trail: None,
+        limit_offset: None,
+        display: None,
+        ..first
+    };
+    Ok(Command::PlaceOco {
+        first,
+        second: Box::new(second),
+    })
+}
+
+/// A bracket's exits: take-profit and stop-loss triggers, the stop-loss's limit (none
+/// when zero: a stop-market exit).
+fn exits(c: &MbCommand) -> BracketExits {
+    BracketExits {
+        take_profit: Price(c.take_profit),
+        stop_loss: Price(c.stop_loss),
+        stop_limit: price(c.stop_limit),
+    }
+}
+
+/// What a cancel-all covers, by `flag`: everything, one instrument, a list of orders or
+/// of client ids.
+fn cancel_scope(c: &MbCommand, instrument: InstrumentId) -> Result<CancelScope, MbStatus> {
+    Ok(match c.flag {
+        0 => CancelScope::All,
+        1 => CancelScope::Instrument(instrument),
+        // SAFETY: the caller's contract for `mb_*_submit`: a list pointer is valid
+        // for `list_len` entries during the call.
+        2 => CancelScope::Orders(
+            unsafe { list(c.order_list, c.list_len, "order_list")? }
+                .iter()
+                .map(|&o| o.into())
+                .collect(),
+        ),
+        // SAFETY: as above.
+        3 => CancelScope::ClientIds(
+            unsafe { list(c.client_id_list, c.list_len, "client_id_list")? }
+                .iter()
+                .map(|id| id.to_engine().ok_or_else(|| bad("client id", 0)))
+                .collect::<Result<_, _>>()?,
+        ),
+        other => return Err(bad("cancel-all flag", other)),
     })
 }
 

@@ -182,6 +182,15 @@ impl From<&EventRecord> for MbEvent {
                 price: locked,
                 ..Self::blank(record, MbEventKind::BalanceChanged)
             },
+            _ => Self::of_other(record),
+        }
+    }
+}
+
+impl MbEvent {
+    /// An event neither of an order's entry, fill or end nor of a balance.
+    fn of_other(record: &EventRecord) -> Self {
+        match record.event {
             Event::Rejected { account, error, .. } => Self {
                 account: account.map_or(0, |a| a.0),
                 status: crate::status::MbStatus::from(error) as i32,

@@ -13,6 +13,7 @@
 //!
 //! Every export catches panics and checks its pointers.
 #![deny(missing_docs)]
+#![warn(clippy::too_many_lines)]
 // The C boundary is raw pointers by nature; every unsafe block states its contract.
 #![allow(unsafe_code)]
 

@@ -23,7 +23,14 @@ pub(crate) fn to_dict<'py>(py: Python<'py>, record: &EventRecord) -> PyResult<Bo
     d.set_item("seq", record.seq)?;
     d.set_item("time", record.time.0)?;
     d.set_item("type", name(&record.event))?;
-    match &record.event {
+    order_fields(&d, &record.event)?;
+    Ok(d)
+}
+
+/// The fields of an order's event (entry, fill, booking, amend, end) into `d`; any other
+/// event's through [`other_fields`].
+fn order_fields(d: &Bound<'_, PyDict>, event: &Event) -> PyResult<()> {
+    match event {
         Event::OrderAccepted(a) => {
             d.set_item("order", pack(a.order))?;
             d.set_item("order_id", a.order.id)?;
@@ -87,6 +94,15 @@ pub(crate) fn to_dict<'py>(py: Python<'py>, record: &EventRecord) -> PyResult<Bo
             d.set_item("remaining", remaining.0)?;
             d.set_item("reason", format!("{reason:?}"))?;
         }
+        other => other_fields(d, other)?,
+    }
+    Ok(())
+}
+
+/// The fields of a balance, refusal, top-of-book, position or funding event into `d`; of
+/// any other, its debug text as `detail`.
+fn other_fields(d: &Bound<'_, PyDict>, event: &Event) -> PyResult<()> {
+    match event {
         Event::BalanceChanged {
             account,
             currency,
@@ -141,5 +157,5 @@ pub(crate) fn to_dict<'py>(py: Python<'py>, record: &EventRecord) -> PyResult<Bo
         }
         other => d.set_item("detail", format!("{other:?}"))?,
     }
-    Ok(d)
+    Ok(())
 }

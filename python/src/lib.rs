@@ -6,6 +6,8 @@
 //! layer turns them into `decimal.Decimal`), bulk data as numpy columns, and engine errors
 //! as the exception classes of `matchbook.errors`, chosen there from the engine's code.
 
+#![warn(clippy::too_many_lines)]
+
 use pyo3::prelude::*;
 
 mod batch;

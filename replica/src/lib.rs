@@ -16,6 +16,7 @@
 //! shares the API keys the nodes issue and revoke.
 //! [`cluster`] runs a NATS cluster on loopback for the tests and `make cluster`.
 #![deny(missing_docs)]
+#![warn(clippy::too_many_lines)]
 
 pub mod batch;
 mod checkpoint;

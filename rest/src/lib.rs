@@ -18,6 +18,7 @@
 //! # Ok(()) }
 //! ```
 #![deny(missing_docs)]
+#![warn(clippy::too_many_lines)]
 
 pub mod auth;
 pub mod body;
@@ -45,6 +46,7 @@ pub mod routes;
 pub mod server;
 pub mod setup;
 pub mod snapshots;
+mod startup;
 pub mod state;
 pub mod streams;
 pub mod trade_lists;

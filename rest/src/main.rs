@@ -1,6 +1,8 @@
 //! `matchbook-rest`: runs the exchange. With no options it starts the embedded demo on
 //! 127.0.0.1:8080 (admin on 127.0.0.1:8081) with its data in `./data`.
 
+#![warn(clippy::too_many_lines)]
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;

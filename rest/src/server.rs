@@ -3,25 +3,22 @@
 //! hand the state back).
 
 use std::net::SocketAddr;
-use std::path::Path;
-use std::sync::Arc;
 
 use matchbook::Engine;
-use matchbook::market::{MarketData, MarketDataConfig};
-use matchbook::runtime::{Clock, OffsetClock, Runtime, SnapshotPlan};
-use matchbook::store::{self, DirLock, Recovery, SnapshotWriter, StoreOptions};
-use tokio::net::TcpListener;
+use matchbook::market::MarketData;
+use matchbook::runtime::Runtime;
+use matchbook::store::{DirLock, Recovery, SnapshotWriter};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::config::Settings;
 use crate::cursor::CursorSigner;
-use crate::keys::KeyStore;
-use crate::listener::{ConnectionLimits, LimitedListener, ListenerStats, Peer};
+use crate::listener::{LimitedListener, ListenerStats, Peer};
 use crate::markets::Markets;
 use crate::routes::{admin_router, public_router};
-use crate::setup::{self, IssuedKey, SetupError};
-use crate::state::{AppState, Shared};
+use crate::setup::{IssuedKey, SetupError};
+use crate::startup;
+use crate::state::Shared;
 use axum::serve::Listener as _;
 
 /// Why the server could not start or stop cleanly.
@@ -79,75 +76,11 @@ pub enum ServerError {
 /// with (a restart without `--config` uses it).
 pub const CONFIG_COPY: &str = "config.toml";
 
-/// Refuses a data directory whose journal was written under another engine configuration
-/// (replaying it would give another state); records the configuration, and a copy of its
-/// file, on first use.
-fn pin_config(settings: &Settings) -> Result<(), ServerError> {
-    let dir = &settings.data_dir;
-    let first_use = !dir.join(store::CONFIG_PIN).exists();
-    // The copy first, whole or not at all: a crash between the two writes then leaves a
-    // directory that is still on its first use, not a pin without the file it pins.
-    if first_use && let Some(text) = &settings.source {
-        matchbook::store::write_file_atomically(&dir.join(CONFIG_COPY), text.as_bytes())?;
-    }
-    store::pin_config(dir, &settings.engine, &format!("{:?}", settings.engine))?;
-    record_definition(settings)
-}
-
-/// Records the definition of the pinned configuration beside the pin, once, for readers of
-/// the directory (Python's `Engine.load`, C's `mb_engine_load`) to build it again. Not
-/// written for a configuration its definition does not build (one an embedding program
-/// changed in code): a reader would build another.
-fn record_definition(settings: &Settings) -> Result<(), ServerError> {
-    let path = settings
-        .data_dir
-        .join(matchbook_config::RECORDED_DEFINITION);
-    if path.exists() {
-        return Ok(());
-    }
-    let Ok(built) = settings.definition.engine_config() else {
-        return Ok(());
-    };
-    if store::pin_of(&built)? != store::pin_of(&settings.engine)? {
-        return Ok(());
-    }
-    let text = serde_json::to_string_pretty(&settings.definition)
-        .map_err(|e| ServerError::Io(std::io::Error::other(e)))?;
-    matchbook::store::write_file_atomically(&path, text.as_bytes())?;
-    Ok(())
-}
-
 /// Name of the key store inside a data directory.
 pub const KEY_STORE: &str = "keys.json";
 
 /// How long a stop waits for stream sessions to tell their clients and close.
 const SESSIONS_CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// Refuses a `--keys-out` that is one of the data directory's own files (the key store,
-/// whose digests plaintext keys would replace, the journal, snapshots, configuration copy
-/// and pin, the lock, or a temporary file of theirs).
-fn refuse_reserved_keys_out(data_dir: &Path, out: &Path) -> Result<(), ServerError> {
-    let in_data_dir = match (out.parent(), std::fs::canonicalize(data_dir)) {
-        (Some(parent), Ok(dir)) => {
-            let parent = if parent.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                parent
-            };
-            std::fs::canonicalize(parent).is_ok_and(|p| p == dir)
-        }
-        _ => false,
-    };
-    let name = out.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    let reserved = [KEY_STORE, CONFIG_COPY, store::CONFIG_PIN, store::LOCK_FILE].contains(&name)
-        || ["journal-", "snapshot-", "keys.", "config.", "cursor."]
-            .iter()
-            .any(|prefix| name.starts_with(prefix));
-    if in_data_dir && reserved {
-        return Err(ServerError::KeysOutReserved(out.to_owned()));
-    }
-    Ok(())
-}
 
 /// A running exchange.
 pub struct Server {
@@ -200,33 +133,6 @@ async fn serve(
 impl Server {
     /// Builds the engine, provisions holders and keys, and starts both listeners.
     pub async fn start(settings: Settings) -> Result<Self, ServerError> {
-        std::fs::create_dir_all(&settings.data_dir).map_err(|source| ServerError::DataDir {
-            path: settings.data_dir.clone(),
-            source,
-        })?;
-        if let Some(out) = &settings.keys_out {
-            refuse_reserved_keys_out(&settings.data_dir, out)?;
-        }
-        pin_config(&settings)?;
-        let fresh = Engine::new(settings.engine.clone())?;
-        let options = StoreOptions {
-            sync: settings.journal_sync,
-            snapshot_every: settings.snapshot_every,
-            keep_snapshots: settings.keep_snapshots,
-        };
-        let started = std::time::Instant::now();
-        let limits = settings.history_limits;
-        let recovered = crate::durability::recover(
-            &settings.data_dir,
-            options,
-            settings.replication.as_ref(),
-            move || {
-                let instruments = fresh.instruments().len();
-                let mut market = MarketData::new(instruments, MarketDataConfig::default());
-                market.set_history_limits(limits);
-                (fresh, market)
-            },
-        )?;
         let Recovery {
             engine,
             market,
@@ -234,160 +140,35 @@ impl Server {
             report,
             lock,
             check,
-        } = recovered;
-        for (path, reason) in &report.skipped_snapshots {
-            tracing::warn!(path = %path.display(), reason, "snapshot skipped");
-        }
-        if report.truncated > 0 {
-            tracing::warn!(
-                bytes = report.truncated,
-                "journal ended in a torn record; it was cut off"
-            );
-        }
-        let resumed = report.resumed();
-        if resumed {
-            tracing::info!(
-                snapshot = report.snapshot_seq,
-                replayed = report.replayed,
-                millis = started.elapsed().as_millis() as u64,
-                "state recovered from the data directory"
-            );
-        }
+        } = startup::recover_state(&settings)?;
         let markets = Markets::of(&engine);
-        let clock = Arc::new(OffsetClock::default());
-        // An operator's clock advance survives a restart: never run behind the journal.
-        let behind = engine.now().0 - clock.now().0;
-        if behind > 0 {
-            // The journal's times are inside the horizon, so this advance is too.
-            let _ = clock.advance(behind);
-        }
+        let clock = startup::clock_not_behind(&engine);
         let cursors = CursorSigner::of_data_dir(&settings.data_dir)?;
         let (observer, snapshot_status) = crate::snapshots::SnapshotStatus::observer();
         let (dir, keep) = (settings.data_dir.clone(), settings.keep_snapshots);
         let snapshots = SnapshotWriter::observed(dir, keep, check, observer)?;
-        let plan = SnapshotPlan {
-            every: settings.snapshot_every,
-            on_stop: true,
-            sink: snapshots.sink(),
-            resumes_after: report.snapshot_seq.unwrap_or(0) + report.replayed as u64,
+        let parts = startup::RuntimeParts {
+            engine,
+            market,
+            journal,
         };
-        let capacity = settings.queue_capacity;
-        // A node of a group follows the log from its snapshot until it holds the lease.
-        let next = report.snapshot_seq.unwrap_or(0) + 1;
-        let runtime = match journal {
-            Some(journal) => {
-                let log_clock = clock.clone();
-                Runtime::start_durable(engine, market, log_clock, capacity, journal, Some(plan))?
-            }
-            None => {
-                Runtime::start_follower(engine, market, clock.clone(), capacity, next, Some(plan))?
-            }
-        };
-        let limited = |listener| {
-            LimitedListener::new(
-                listener,
-                ConnectionLimits {
-                    max_connections: settings.max_connections,
-                    max_per_address: settings.max_connections_per_address,
-                    idle: settings.idle_timeout,
-                    head: settings.header_timeout,
-                },
-            )
-            .trusting(settings.trusted_proxies.clone())
-        };
-        let bind = |address: SocketAddr| async move {
-            TcpListener::bind(address)
-                .await
-                .map_err(|source| ServerError::Bind { address, source })
-        };
-        let public = limited(bind(settings.bind).await?);
-        let admin = limited(bind(settings.admin_bind).await?);
+        let runtime = startup::start_runtime(&settings, parts, &clock, &snapshots, &report)?;
+        let (public, admin) = startup::bind_listeners(&settings).await?;
         let (addr, admin_addr) = (public.local_addr()?, admin.local_addr()?);
-        let node = match &settings.replication {
-            Some(config) => {
-                let addresses = format!("http://{addr} http://{admin_addr}");
-                let (written, started_from) = (snapshots.newest_written(), report.snapshot_seq);
-                let newest = move || written().or(started_from);
-                let handle = runtime.handle();
-                let pin = store::pin_of(&settings.engine)?;
-                let secret = cursors.to_hex();
-                let node =
-                    crate::durability::join(config, addresses, handle, next, newest, pin, secret)?;
-                Some(node)
-            }
-            None => None,
-        };
-        // Holders and opening balances are commands like any other: on a restart they
-        // come back from the journal (or the group's log), so they are provisioned only
-        // into an empty one, by the node that writes it. A node of a group signs cursors
-        // with the group's key, known once it is admitted.
-        let (provision, cursors) = match &node {
-            Some(node) => {
-                let status = node.membership.status();
-                let provision =
-                    crate::durability::settle(&runtime.handle(), &status, resumed).await?;
-                (provision, crate::durability::group_cursors(&status)?)
-            }
-            None => (!resumed, cursors),
-        };
-        let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join(KEY_STORE)))?);
-        let group_keys = match &settings.replication {
-            Some(config) => Some(
-                (matchbook_replica::group_keys::GroupKeys::open(config).await)
-                    .map_err(|e| ServerError::Replication(e.to_string()))?,
-            ),
-            None => None,
-        };
-        let hub = crate::streams::hub::Hub::start(
-            runtime.handle(),
-            markets.clone(),
-            clock.clone(),
-            settings.stream_buffer,
-            settings.stream_ticker_interval,
+        let addresses = format!("http://{addr} http://{admin_addr}");
+        let node = startup::join_group(
+            &settings, addresses, &runtime, &snapshots, &report, &cursors,
         )?;
-        let state: Shared = Arc::new(AppState {
-            runtime: runtime.handle(),
+        let (provision, cursors) =
+            startup::settle_membership(&runtime, node.as_ref(), report.resumed(), cursors).await?;
+        let shared = startup::SharedParts {
             markets,
-            keys,
             clock,
             cursors,
-            rate_limit: settings.rate_limit_per_minute,
-            data_dir: settings.data_dir.clone(),
-            body_timeout: settings.header_timeout,
-            public_rate_limit: settings.public_rate_limit_per_minute,
-            address_windows: Default::default(),
-            trusted_proxies: settings.trusted_proxies.clone(),
-            max_book_depth: settings.max_book_depth,
-            streams: crate::streams::Streams::new(hub, settings.stream_heartbeat),
-            node: node.as_ref().map(|n| crate::state::NodeView {
-                name: n.name.clone(),
-                status: n.membership.status(),
-            }),
-            group_keys,
-            http_public: Default::default(),
-            http_admin: Default::default(),
             snapshots: snapshot_status,
-        });
-        let directory = if provision {
-            setup::provision(&state, &settings.definition.holders).await?
-        } else {
-            setup::directory_when_applied(&state, &settings.definition.holders).await?
         };
-        if settings.demo
-            && provision
-            && let Some((_, accounts)) = directory.get("market-maker")
-            && let Some(&maker) = accounts.get("main")
-        {
-            setup::seed_demo_liquidity(&state, maker).await?;
-        }
-        // Only the node that provisions a group issues the demo keys: the others take
-        // them from the group's keys (or a copy of its key file).
-        let issue_demo_keys = node.is_none() || provision;
-        let issued_keys =
-            setup::install_keys(&state, &settings, &directory, issue_demo_keys).await?;
-        if let Some(group) = &state.group_keys {
-            crate::group_keys::share(state.keys.clone(), group).await?;
-        }
+        let state = startup::app_state(&settings, &runtime, shared, node.as_ref()).await?;
+        let issued_keys = startup::provision(&state, &settings, provision, node.is_none()).await?;
         let public_connections = public.stats();
         let (stop, stopped) = watch::channel(false);
         let listeners = vec![

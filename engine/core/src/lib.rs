@@ -14,6 +14,7 @@
 //! an engine in use.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+#![warn(clippy::too_many_lines)]
 
 // Lets fixtures written against the crate's public name (the demo reference data that
 // `matchbook-config` owns) be compiled into this crate's unit tests.

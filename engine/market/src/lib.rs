@@ -3,6 +3,8 @@
 //! events (the touch comes from `TopOfBook` events), so it can run on its own thread, away
 //! from the matching path, fed by whatever carries the events there.
 
+#![warn(clippy::too_many_lines)]
+
 pub mod candles;
 pub mod chunked;
 mod client_ids;
@@ -17,7 +19,7 @@ pub mod trades;
 use candles::{Candle, CandleSeries};
 use futures::{FundingPayment, FuturesHistory, SettledRate};
 use matchbook_core::fixed::Price;
-use matchbook_core::{Event, EventRecord};
+use matchbook_core::{Event, EventRecord, Trade};
 use matchbook_core::{InstrumentId, Timestamp};
 use order_terms::OrderTermsStore;
 use orders::OrderStore;
@@ -259,90 +261,10 @@ impl MarketData {
         for record in events {
             let (time, seq) = (record.time, record.seq);
             match record.event {
-                Event::OrderAccepted(a) => {
-                    self.orders.accept(a, time, seq);
-                    self.instrument(a.instrument, seq);
-                    if self.orders.run_len() > self.limits.orders {
-                        self.keep_within_limits();
-                    }
-                }
                 Event::Trade(t) => {
                     traded_at = Some(time);
                     last_trade = Some(t.id);
-                    let trade = TradeRecord::new(t, time, seq);
-                    self.orders.fill(&trade);
-                    self.trades.push(trade);
-                    if self.trades.len() > self.limits.trades {
-                        self.keep_within_limits();
-                    }
-                    let (notional, most_trades) =
-                        (t.price.notional(t.amount).0, self.limits.trades);
-                    if let Some(data) = self.instrument(t.instrument, seq) {
-                        for series in &mut data.candles {
-                            series.on_trade(time, seq, t.price.0, t.amount.0, notional);
-                        }
-                        data.window.on_trade(time, t.price.0, t.amount.0, notional);
-                        if data.window.len() > most_trades {
-                            data.window.keep_at_most(most_trades);
-                        }
-                        data.last_trade = Some(t.price.0);
-                        data.observe(time, true);
-                    }
-                }
-                Event::TopOfBook {
-                    instrument,
-                    bid,
-                    ask,
-                } => {
-                    if let Some(data) = self.instrument(instrument, seq) {
-                        data.top = (bid, ask);
-                        data.observe(time, false);
-                    }
-                }
-                Event::OrderCancelled {
-                    order,
-                    reason,
-                    instrument,
-                    ..
-                } => {
-                    self.orders.cancel(order.id, reason, time, seq);
-                    self.instrument(instrument, seq);
-                }
-                Event::OrderAmended {
-                    order,
-                    price,
-                    amount,
-                    instrument,
-                    ..
-                } => {
-                    self.orders
-                        .touch(order.id, Some(price), Some(amount), time, seq);
-                    self.instrument(instrument, seq);
-                }
-                Event::StopTriggered {
-                    order,
-                    instrument,
-                    trigger_price,
-                    price,
-                } => {
-                    self.orders
-                        .trigger(order.id, trigger_price, price, time, seq);
-                    self.instrument(instrument, seq);
-                }
-                Event::TriggerMoved {
-                    order,
-                    instrument,
-                    trigger_price,
-                } => {
-                    self.orders
-                        .trigger_moved(order.id, trigger_price, time, seq);
-                    self.instrument(instrument, seq);
-                }
-                Event::OrderTerms { .. }
-                | Event::OrdersLinked { .. }
-                | Event::BracketPlaced { .. } => self.order_terms.on_event(&record.event),
-                Event::OrderBooked { instrument, .. } => {
-                    self.instrument(instrument, seq);
+                    self.on_trade(t, time, seq);
                 }
                 Event::PositionChanged {
                     account,
@@ -397,9 +319,108 @@ impl MarketData {
                         .on_settled(instrument, SettledRate { rate, mark, time });
                     settled_at = Some(time);
                 }
-                _ => {}
+                ref event => self.on_order_event(event, time, seq),
             }
         }
+        self.forget_past(traded_at, settled_at);
+    }
+
+    /// A trade: its record, its orders' fills, and its instrument's candles, window and
+    /// last price.
+    fn on_trade(&mut self, t: Trade, time: Timestamp, seq: u64) {
+        let trade = TradeRecord::new(t, time, seq);
+        self.orders.fill(&trade);
+        self.trades.push(trade);
+        if self.trades.len() > self.limits.trades {
+            self.keep_within_limits();
+        }
+        let (notional, most_trades) = (t.price.notional(t.amount).0, self.limits.trades);
+        if let Some(data) = self.instrument(t.instrument, seq) {
+            for series in &mut data.candles {
+                series.on_trade(time, seq, t.price.0, t.amount.0, notional);
+            }
+            data.window.on_trade(time, t.price.0, t.amount.0, notional);
+            if data.window.len() > most_trades {
+                data.window.keep_at_most(most_trades);
+            }
+            data.last_trade = Some(t.price.0);
+            data.observe(time, true);
+        }
+    }
+
+    /// An event of an order's life or of a book's top: the order's history record and
+    /// its instrument's sequence.
+    fn on_order_event(&mut self, event: &Event, time: Timestamp, seq: u64) {
+        match *event {
+            Event::OrderAccepted(a) => {
+                self.orders.accept(a, time, seq);
+                self.instrument(a.instrument, seq);
+                if self.orders.run_len() > self.limits.orders {
+                    self.keep_within_limits();
+                }
+            }
+            Event::TopOfBook {
+                instrument,
+                bid,
+                ask,
+            } => {
+                if let Some(data) = self.instrument(instrument, seq) {
+                    data.top = (bid, ask);
+                    data.observe(time, false);
+                }
+            }
+            Event::OrderCancelled {
+                order,
+                reason,
+                instrument,
+                ..
+            } => {
+                self.orders.cancel(order.id, reason, time, seq);
+                self.instrument(instrument, seq);
+            }
+            Event::OrderAmended {
+                order,
+                price,
+                amount,
+                instrument,
+                ..
+            } => {
+                self.orders
+                    .touch(order.id, Some(price), Some(amount), time, seq);
+                self.instrument(instrument, seq);
+            }
+            Event::StopTriggered {
+                order,
+                instrument,
+                trigger_price,
+                price,
+            } => {
+                self.orders
+                    .trigger(order.id, trigger_price, price, time, seq);
+                self.instrument(instrument, seq);
+            }
+            Event::TriggerMoved {
+                order,
+                instrument,
+                trigger_price,
+            } => {
+                self.orders
+                    .trigger_moved(order.id, trigger_price, time, seq);
+                self.instrument(instrument, seq);
+            }
+            Event::OrderTerms { .. } | Event::OrdersLinked { .. } | Event::BracketPlaced { .. } => {
+                self.order_terms.on_event(event)
+            }
+            Event::OrderBooked { instrument, .. } => {
+                self.instrument(instrument, seq);
+            }
+            _ => {}
+        }
+    }
+
+    /// After a batch: history past the retention window forgotten, as of its last trade
+    /// and its last funding settlement.
+    fn forget_past(&mut self, traded_at: Option<Timestamp>, settled_at: Option<Timestamp>) {
         if let Some(time) = settled_at {
             // Settlements are a few a day (all markets' at once): the time to drop payments
             // out of the retention window, reading every account's list once.

@@ -12,6 +12,7 @@
 //! [`Engine::lookahead`]: https://docs.rs/matchbook-core
 
 #![deny(missing_docs)]
+#![warn(clippy::too_many_lines)]
 
 /// Asks the CPU to bring the cache line at `address` into every cache level.
 #[inline(always)]

@@ -42,6 +42,8 @@
 //! the engine is deterministic, and each command's events are compared with matching's
 //! ([`StatsSnapshot::divergences`] counts differences, always 0 unless there is a bug).
 
+#![warn(clippy::too_many_lines)]
+
 mod acks;
 mod clock;
 mod handle;

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use super::*;
+use matchbook_core::{AccountId, CurrencyId, InstrumentId, Price, Qty};
 use matchbook_core::{Command, Event, Timestamp};
-use matchbook_core::{CurrencyId, InstrumentId, Price, Qty};
 use matchbook_core::{NewOrder, Side};
 use matchbook_market::MarketDataConfig;
 
@@ -31,22 +31,13 @@ fn fund(handle: &RuntimeHandle, account: matchbook_core::AccountId) {
     }
 }
 
-#[test]
-fn concurrent_callers_are_sequenced_and_replay_bit_for_bit() {
-    let clock = Arc::new(ManualClock::at(T0));
-    let runtime = start(clock.clone(), 1024);
-    let handle = runtime.handle();
-    let accounts: Vec<_> = (0..4)
-        .map(|_| {
-            let outcome = handle
-                .apply_blocking(Command::CreateHolder)
-                .expect("running");
-            outcome.result.expect("created").account.expect("main")
-        })
-        .collect();
-    for &a in &accounts {
-        fund(&handle, a);
-    }
+/// 200 orders from each of `accounts`, each placed from a thread of its own: every
+/// command with its outcome, in no particular order.
+fn place_from_threads(
+    handle: &RuntimeHandle,
+    clock: &Arc<ManualClock>,
+    accounts: &[AccountId],
+) -> Vec<(Command, Outcome)> {
     let (log_tx, log_rx) = crossbeam_channel::unbounded();
     let threads: Vec<_> = accounts
         .iter()
@@ -81,7 +72,48 @@ fn concurrent_callers_are_sequenced_and_replay_bit_for_bit() {
     for t in threads {
         t.join().expect("caller thread");
     }
-    let mut log: Vec<(Command, Outcome)> = log_rx.iter().collect();
+    log_rx.iter().collect()
+}
+
+/// A fresh engine with the holders and deposits the runtime test set up.
+fn funded_replay(accounts: &[AccountId]) -> Engine {
+    let mut replay = Engine::new(matchbook_config::demo::config()).expect("demo config");
+    let mut sink = Vec::new();
+    for _ in 0..4 {
+        replay
+            .apply(&Command::CreateHolder, T0, &mut sink)
+            .expect("holder");
+    }
+    for &a in accounts {
+        for (currency, amount) in [(0u16, 1_000_000_000_000i64), (2, 1_000_000_000_000_000)] {
+            let deposit = Command::Deposit {
+                account: a,
+                currency: CurrencyId(currency),
+                amount,
+            };
+            replay.apply(&deposit, T0, &mut sink).expect("deposit");
+        }
+    }
+    replay
+}
+
+#[test]
+fn concurrent_callers_are_sequenced_and_replay_bit_for_bit() {
+    let clock = Arc::new(ManualClock::at(T0));
+    let runtime = start(clock.clone(), 1024);
+    let handle = runtime.handle();
+    let accounts: Vec<_> = (0..4)
+        .map(|_| {
+            let outcome = handle
+                .apply_blocking(Command::CreateHolder)
+                .expect("running");
+            outcome.result.expect("created").account.expect("main")
+        })
+        .collect();
+    for &a in &accounts {
+        fund(&handle, a);
+    }
+    let mut log = place_from_threads(&handle, &clock, &accounts);
     assert_eq!(log.len(), 800);
     assert!(
         log.iter()
@@ -109,23 +141,7 @@ fn concurrent_callers_are_sequenced_and_replay_bit_for_bit() {
 
     // Replay the setup and the logged commands in the order the runtime applied them.
     log.sort_by_key(|(_, o)| o.seq);
-    let mut replay = Engine::new(matchbook_config::demo::config()).expect("demo config");
-    let mut sink = Vec::new();
-    for _ in 0..4 {
-        replay
-            .apply(&Command::CreateHolder, T0, &mut sink)
-            .expect("holder");
-    }
-    for &a in &accounts {
-        for (currency, amount) in [(0u16, 1_000_000_000_000i64), (2, 1_000_000_000_000_000)] {
-            let deposit = Command::Deposit {
-                account: a,
-                currency: CurrencyId(currency),
-                amount,
-            };
-            replay.apply(&deposit, T0, &mut sink).expect("deposit");
-        }
-    }
+    let mut replay = funded_replay(&accounts);
     for (command, outcome) in &log {
         let mut events = Vec::new();
         let result = replay.apply(command, outcome.time, &mut events);

@@ -11,6 +11,8 @@
 //! `snapshot-<seq>.snap` files (see [`crate::snapshot`]), written to a temporary name,
 //! synced, then renamed, so a snapshot file is either complete or absent.
 
+#![warn(clippy::too_many_lines)]
+
 mod durable;
 mod files;
 mod host;

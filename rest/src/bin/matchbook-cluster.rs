@@ -8,6 +8,8 @@
 //! matchbook-cluster stop DIR
 //! ```
 
+#![warn(clippy::too_many_lines)]
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};

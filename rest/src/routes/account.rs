@@ -4,7 +4,9 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
-use matchbook::{Balance, Command, CurrencyId, EngineError, Event, MarginTotals, Uuid};
+use matchbook::{
+    Balance, Command, CurrencyId, EngineError, Event, EventRecord, MarginTotals, Uuid,
+};
 
 use crate::auth::Caller;
 use crate::body::Body;
@@ -229,63 +231,74 @@ pub async fn transfer(
             amount,
         })
         .await?;
-    match outcome.result {
-        Ok(_) => {}
-        Err(EngineError::PermissionDenied | EngineError::UnknownAccount) => {
-            return Err(ApiError::Forbidden(PERMISSION_DENIED));
+    if let Err(error) = outcome.result {
+        return Err(transfer_refused(
+            &state.markets,
+            currency_code,
+            currency,
+            error,
+        ));
+    }
+    let record = (outcome.events.iter())
+        .find_map(|e| transfer_record(&state.markets, e))
+        .ok_or(ApiError::Internal("a transfer without its event"))?;
+    Ok(Json(TransferBody { transfer: record }))
+}
+
+/// A refused transfer's answer: the public exchange's status and message for each reason.
+fn transfer_refused(
+    markets: &Markets,
+    currency_code: &str,
+    currency: CurrencyId,
+    error: EngineError,
+) -> ApiError {
+    match error {
+        EngineError::PermissionDenied | EngineError::UnknownAccount => {
+            ApiError::Forbidden(PERMISSION_DENIED)
         }
-        Err(EngineError::SameAccount) => {
-            return Err(ApiError::BadRequest(
-                "source_account_id and destination_account_id cannot be the same.".into(),
-            ));
-        }
-        Err(EngineError::InsufficientBalance {
+        EngineError::SameAccount => ApiError::BadRequest(
+            "source_account_id and destination_account_id cannot be the same.".into(),
+        ),
+        EngineError::InsufficientBalance {
             account,
             available,
             requested,
             ..
-        }) => {
-            return Err(ApiError::BadRequest(format!(
-                "account {} has a balance of {} {currency_code}, lower than the requested {} {currency_code}.",
-                Uuid::of_account(account),
-                state.markets.balance(currency, i128::from(available)),
-                state.markets.balance(currency, i128::from(requested)),
-            )));
-        }
-        Err(EngineError::BelowBlpThreshold) => {
-            return Err(ApiError::BadRequest(
-                "transfer would take the BLP account below its minimum balance.".into(),
-            ));
-        }
-        Err(EngineError::InstantTradeAccount) => {
-            return Err(ApiError::BadRequest(
-                "transfers to or from the instant-trade account are not allowed.".into(),
-            ));
-        }
-        Err(other) => return Err(other.into()),
+        } => ApiError::BadRequest(format!(
+            "account {} has a balance of {} {currency_code}, lower than the requested {} {currency_code}.",
+            Uuid::of_account(account),
+            markets.balance(currency, i128::from(available)),
+            markets.balance(currency, i128::from(requested)),
+        )),
+        EngineError::BelowBlpThreshold => ApiError::BadRequest(
+            "transfer would take the BLP account below its minimum balance.".into(),
+        ),
+        EngineError::InstantTradeAccount => ApiError::BadRequest(
+            "transfers to or from the instant-trade account are not allowed.".into(),
+        ),
+        other => other.into(),
     }
-    let record = outcome
-        .events
-        .iter()
-        .find_map(|e| match e.event {
-            Event::TransferCompleted {
-                transfer,
-                holder,
-                source,
-                destination,
-                currency,
-                amount,
-            } => Some(TransferRecord {
-                account_holder: Uuid::of_holder(holder).to_string(),
-                transfer_id: Uuid::of_transfer(transfer).to_string(),
-                source_account_id: Uuid::of_account(source).to_string(),
-                destination_account_id: Uuid::of_account(destination).to_string(),
-                currency: state.markets.coin_code(currency).to_owned(),
-                amount: state.markets.balance(currency, i128::from(amount)),
-                time: iso_ms(e.time),
-            }),
-            _ => None,
-        })
-        .ok_or(ApiError::Internal("a transfer without its event"))?;
-    Ok(Json(TransferBody { transfer: record }))
+}
+
+/// The transfer record of a `TransferCompleted` event (`None` for any other).
+fn transfer_record(markets: &Markets, e: &EventRecord) -> Option<TransferRecord> {
+    match e.event {
+        Event::TransferCompleted {
+            transfer,
+            holder,
+            source,
+            destination,
+            currency,
+            amount,
+        } => Some(TransferRecord {
+            account_holder: Uuid::of_holder(holder).to_string(),
+            transfer_id: Uuid::of_transfer(transfer).to_string(),
+            source_account_id: Uuid::of_account(source).to_string(),
+            destination_account_id: Uuid::of_account(destination).to_string(),
+            currency: markets.coin_code(currency).to_owned(),
+            amount: markets.balance(currency, i128::from(amount)),
+            time: iso_ms(e.time),
+        }),
+        _ => None,
+    }
 }

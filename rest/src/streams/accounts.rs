@@ -19,7 +19,7 @@ use matchbook::market::trades::TradeRecord;
 use matchbook::runtime::ReadView;
 use matchbook::{
     AcceptedOrder, AccountId, CancelReason, CurrencyId, Event, EventRecord, HolderId, InstrumentId,
-    OrderRef, Side, Timestamp, Trade, Uuid,
+    OrderRef, Price, Qty, Side, Timestamp, Trade, Uuid,
 };
 
 use super::account_messages::{AccountUpdate, AccountUpdateFrame, BalanceDelta};
@@ -180,15 +180,7 @@ impl AccountFeed {
                 price,
                 amount,
                 ..
-            } => {
-                if let Some(r) = self.orders.get_mut(&order.id) {
-                    r.on_touch(Some(price), Some(amount), at.1, at.0);
-                    let r = r.clone();
-                    if watched(r.accepted.account) {
-                        self.trade_event(markets, "UPDATE", &r, None, at);
-                    }
-                }
-            }
+            } => self.on_amended(markets, order, (price, amount), watched, at),
             Event::StopTriggered {
                 order,
                 instrument,
@@ -226,16 +218,8 @@ impl AccountFeed {
                 payment,
                 ..
             } if watched(account) => {
-                let Some(market) = markets.market_of(instrument) else {
-                    return;
-                };
-                let mut update = update("FUNDING_PAYMENT", account, at);
-                update.instrument_code = Some(market.code.clone());
-                update.position_id = Some(position_id.to_string());
-                update.funding_rate = Some(crate::format::decimal(rate, 8));
-                update.mark_price = Some(market.price(mark));
-                update.payment = Some(markets.balance(market.quote, i128::from(payment)));
-                self.push(account, None, update);
+                let paid = (instrument, position_id, rate, mark, payment);
+                self.on_funding_paid(markets, account, paid, at);
             }
             Event::BalanceChanged {
                 account,
@@ -248,6 +232,44 @@ impl AccountFeed {
             }
             _ => {}
         }
+    }
+
+    /// An amend: the order's record follows it, and its account is told.
+    fn on_amended(
+        &mut self,
+        markets: &Markets,
+        order: OrderRef,
+        (price, amount): (Option<Price>, Qty),
+        watched: &impl Fn(AccountId) -> bool,
+        at: At,
+    ) {
+        if let Some(r) = self.orders.get_mut(&order.id) {
+            r.on_touch(Some(price), Some(amount), at.1, at.0);
+            let r = r.clone();
+            if watched(r.accepted.account) {
+                self.trade_event(markets, "UPDATE", &r, None, at);
+            }
+        }
+    }
+
+    /// A funding payment of a watched account: (instrument, position, rate, mark, payment).
+    fn on_funding_paid(
+        &mut self,
+        markets: &Markets,
+        account: AccountId,
+        (instrument, position_id, rate, mark, payment): (InstrumentId, u64, i64, Price, i64),
+        at: At,
+    ) {
+        let Some(market) = markets.market_of(instrument) else {
+            return;
+        };
+        let mut update = update("FUNDING_PAYMENT", account, at);
+        update.instrument_code = Some(market.code.clone());
+        update.position_id = Some(position_id.to_string());
+        update.funding_rate = Some(crate::format::decimal(rate, 8));
+        update.mark_price = Some(market.price(mark));
+        update.payment = Some(markets.balance(market.quote, i128::from(payment)));
+        self.push(account, None, update);
     }
 
     fn on_accepted(&mut self, markets: &Markets, accepted: AcceptedOrder, watched: bool, at: At) {

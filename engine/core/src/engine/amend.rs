@@ -7,8 +7,8 @@ use super::{Applied, Engine};
 use crate::error::EngineError;
 use crate::event::{Event, EventSink};
 use crate::fixed::{Price, Qty};
-use crate::ids::{AccountId, OrderRef};
-use crate::order::{LiveState, TimeInForce};
+use crate::ids::{AccountId, CurrencyId, OrderRef};
+use crate::order::{LiveState, Side, TimeInForce};
 use crate::refdata::InstrumentState;
 
 impl Engine {
@@ -20,80 +20,16 @@ impl Engine {
         price: Option<Price>,
         sink: &mut S,
     ) -> Result<Applied, EngineError> {
-        if amount.is_none() && price.is_none() {
-            return Err(EngineError::EmptyAmend);
-        }
-        let slot = self.owned_slot(account, order)?;
-        let o = &self.orders[slot as usize];
-        let inst = self.instrument(o.instrument)?;
-        if matches!(
-            inst.state,
-            InstrumentState::Suspended | InstrumentState::Closed
-        ) {
-            return Err(EngineError::InstrumentNotTrading);
-        }
-        let new_amount = amount.unwrap_or(o.amount);
-        let new_price = price.unwrap_or(o.price);
-        check_amount(new_amount)?;
-        if new_amount <= o.filled {
-            return Err(EngineError::AmendBelowFilled);
-        }
-        // A held market-type or trailing trigger order has no limit to move (a trailing
-        // stop-limit's is set when it fires); it is sized at its trigger.
-        let unpriced = o.state == LiveState::PendingTrigger && !o.order_type.reserves_at_entry();
-        if unpriced && price.is_some() {
-            return Err(EngineError::InvalidPrice);
-        }
-        let size_price = if unpriced { o.trigger_price } else { new_price };
-        if !unpriced {
-            check_price(inst, new_price)?;
-        }
-        check_min_size(inst, size_price, new_amount)?;
-        let price_changed = new_price != o.price;
-        let (side, filled) = (o.side, o.filled);
-        // An iceberg re-queues on any amend (what it shows is recomputed as it rests).
-        let keeps_priority = !price_changed && new_amount <= o.amount && !o.is_iceberg();
-        let b = usize::from(o.instrument.0);
-        if self.hinting && o.state == LiveState::Resting && price_changed {
-            // What the move will write, asked for while the checks run: the records of
-            // its queue neighbours and its level (the unlink), and where it goes.
-            self.hint_record(o.prev);
-            self.hint_record(o.next);
-            self.hint_join(b, side, new_price, o.level);
-        }
-        let must_not_take =
-            o.time_in_force == TimeInForce::PostOnly || inst.state == InstrumentState::PostOnly;
-        if o.state == LiveState::Resting
-            && price_changed
-            && must_not_take
-            && self.books[b].would_take(o.side, new_price)
-        {
-            return Err(EngineError::PostOnlyWouldTake);
-        }
-        // The reservation follows the new price and amount; more of it must be available.
-        let reserve_delta = if self.enforce_balances && !unpriced {
-            let remaining = Qty(new_amount.0 - o.filled.0);
-            let (currency, need) = self.reservation(o.instrument, o.side, new_price, remaining, 0);
-            let delta = need - i128::from(o.reserved);
-            let futures = self.settlements[usize::from(o.instrument.0)]
-                .futures
-                .is_some();
-            // A spot reservation that does not grow needs no look at the balance: what is
-            // available never goes below zero (a sell moved in price keeps its reservation).
-            if (delta > 0 || futures) && {
-                let available = self.accounts.accounts[account.0 as usize]
-                    .balances
-                    .get(currency)
-                    .available;
-                delta > i128::from(available)
-                    || (futures && delta > self.margin_state(account).available())
-            } {
-                return Err(EngineError::InsufficientFunds);
-            }
-            Some((currency, delta as i64))
-        } else {
-            None
-        };
+        let AmendPlan {
+            slot,
+            b,
+            side,
+            filled,
+            new_amount,
+            new_price,
+            keeps_priority,
+            reserve_delta,
+        } = self.plan_amend(account, order, amount, price)?;
 
         let now = self.now;
         let o = &mut self.orders[slot as usize];
@@ -159,4 +95,129 @@ impl Engine {
             ..Applied::default()
         })
     }
+
+    /// Every check of an amend, before anything changes: ownership, the market's state,
+    /// the new amount and price, post-only, and (with balances) the reservation it needs.
+    #[inline(always)]
+    fn plan_amend(
+        &self,
+        account: AccountId,
+        order: OrderRef,
+        amount: Option<Qty>,
+        price: Option<Price>,
+    ) -> Result<AmendPlan, EngineError> {
+        if amount.is_none() && price.is_none() {
+            return Err(EngineError::EmptyAmend);
+        }
+        let slot = self.owned_slot(account, order)?;
+        let o = &self.orders[slot as usize];
+        let inst = self.instrument(o.instrument)?;
+        if matches!(
+            inst.state,
+            InstrumentState::Suspended | InstrumentState::Closed
+        ) {
+            return Err(EngineError::InstrumentNotTrading);
+        }
+        let new_amount = amount.unwrap_or(o.amount);
+        let new_price = price.unwrap_or(o.price);
+        check_amount(new_amount)?;
+        if new_amount <= o.filled {
+            return Err(EngineError::AmendBelowFilled);
+        }
+        // A held market-type or trailing trigger order has no limit to move (a trailing
+        // stop-limit's is set when it fires); it is sized at its trigger.
+        let unpriced = o.state == LiveState::PendingTrigger && !o.order_type.reserves_at_entry();
+        if unpriced && price.is_some() {
+            return Err(EngineError::InvalidPrice);
+        }
+        let size_price = if unpriced { o.trigger_price } else { new_price };
+        if !unpriced {
+            check_price(inst, new_price)?;
+        }
+        check_min_size(inst, size_price, new_amount)?;
+        let price_changed = new_price != o.price;
+        let (side, filled) = (o.side, o.filled);
+        // An iceberg re-queues on any amend (what it shows is recomputed as it rests).
+        let keeps_priority = !price_changed && new_amount <= o.amount && !o.is_iceberg();
+        let b = usize::from(o.instrument.0);
+        if self.hinting && o.state == LiveState::Resting && price_changed {
+            // What the move will write, asked for while the checks run: the records of
+            // its queue neighbours and its level (the unlink), and where it goes.
+            self.hint_record(o.prev);
+            self.hint_record(o.next);
+            self.hint_join(b, side, new_price, o.level);
+        }
+        let must_not_take =
+            o.time_in_force == TimeInForce::PostOnly || inst.state == InstrumentState::PostOnly;
+        if o.state == LiveState::Resting
+            && price_changed
+            && must_not_take
+            && self.books[b].would_take(o.side, new_price)
+        {
+            return Err(EngineError::PostOnlyWouldTake);
+        }
+        // The reservation follows the new price and amount; more of it must be available.
+        let reserve_delta =
+            self.amend_reservation(account, slot, new_price, new_amount, unpriced)?;
+        Ok(AmendPlan {
+            slot,
+            b,
+            side,
+            filled,
+            new_amount,
+            new_price,
+            keeps_priority,
+            reserve_delta,
+        })
+    }
+    /// The reservation change an amend to `new_price` and `new_amount` makes (none with
+    /// balances off or for an unpriced trigger order), refused when more is needed than is
+    /// available.
+    #[inline(always)]
+    fn amend_reservation(
+        &self,
+        account: AccountId,
+        slot: u32,
+        new_price: Price,
+        new_amount: Qty,
+        unpriced: bool,
+    ) -> Result<Option<(CurrencyId, i64)>, EngineError> {
+        if !self.enforce_balances || unpriced {
+            return Ok(None);
+        }
+        let o = &self.orders[slot as usize];
+        let remaining = Qty(new_amount.0 - o.filled.0);
+        let (currency, need) = self.reservation(o.instrument, o.side, new_price, remaining, 0);
+        let delta = need - i128::from(o.reserved);
+        let futures = self.settlements[usize::from(o.instrument.0)]
+            .futures
+            .is_some();
+        // A spot reservation that does not grow needs no look at the balance: what is
+        // available never goes below zero (a sell moved in price keeps its reservation).
+        if (delta > 0 || futures) && {
+            let available = self.accounts.accounts[account.0 as usize]
+                .balances
+                .get(currency)
+                .available;
+            delta > i128::from(available)
+                || (futures && delta > self.margin_state(account).available())
+        } {
+            return Err(EngineError::InsufficientFunds);
+        }
+        Ok(Some((currency, delta as i64)))
+    }
+}
+
+/// What an amend's checks found: the order, its new terms, whether it keeps its place,
+/// and the change of its reservation.
+struct AmendPlan {
+    slot: u32,
+    /// The order's book.
+    b: usize,
+    side: Side,
+    filled: Qty,
+    new_amount: Qty,
+    new_price: Price,
+    keeps_priority: bool,
+    reserve_delta: Option<(CurrencyId, i64)>,
 }

@@ -4,9 +4,22 @@
 
 use super::Engine;
 use crate::event::{CancelReason, Event, EventSink, Trade};
-use crate::fixed::Qty;
-use crate::ids::{InstrumentId, TradeId};
+use crate::fixed::{Notional, Price, Qty};
+use crate::ids::{AccountId, InstrumentId, OrderRef, TradeId};
 use crate::order::{LiveState, Side, StpMode};
+
+/// What the matching loop reads of its taker on every fill.
+struct Taker {
+    slot: u32,
+    instrument: InstrumentId,
+    side: Side,
+    /// The worst price it takes.
+    limit: Price,
+    account: AccountId,
+    stp: StpMode,
+    reference: OrderRef,
+    reduce_only: bool,
+}
 
 /// How matching of a taker ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,33 +127,17 @@ impl Engine {
     /// The matching loop proper: one maker per iteration, best level first, FIFO inside it.
     #[inline(never)]
     fn take_liquidity<S: EventSink>(&mut self, taker_slot: u32, sink: &mut S) -> Stop {
-        let taker = &self.orders[taker_slot as usize];
-        let (instrument, side, limit, account, stp, taker_ref) = (
-            taker.instrument,
-            taker.side,
-            taker.match_limit(),
-            taker.account,
-            taker.stp,
-            taker.handle(),
-        );
-        let taker_reduce_only = taker.reduce_only;
-        let b = usize::from(instrument.0);
-        // A futures market buy matches up to the price it was margined at.
-        let limit = match self.settlements[b].futures {
-            Some(m) if side == Side::Buy && limit.0 == i64::MAX => self
-                .market_order_bound(usize::from(m), side)
-                .unwrap_or(limit),
-            _ => limit,
-        };
+        let taker = self.taker(taker_slot);
+        let b = usize::from(taker.instrument.0);
         loop {
             let remaining = self.orders[taker_slot as usize].remaining();
             if remaining.0 == 0 {
                 return Stop::Exhausted;
             }
-            let Some((price, level)) = self.books[b].best(side.opposite()) else {
+            let Some((price, level)) = self.books[b].best(taker.side.opposite()) else {
                 return Stop::Exhausted;
             };
-            if !side.crosses(limit, price) {
+            if !taker.side.crosses(taker.limit, price) {
                 return Stop::Exhausted;
             }
             let maker_slot = self.books[b].levels[level as usize].head;
@@ -153,114 +150,210 @@ impl Engine {
                 self.account_chains.hint(maker.next);
                 self.account_chains.hint_neighbours(maker_slot);
             }
-            if stp != StpMode::None && maker.account == account {
-                match stp {
-                    StpMode::CancelNewest => return Stop::SelfTrade,
-                    StpMode::CancelOldest => {
-                        self.cancel_live(maker_slot, CancelReason::SelfTrade, sink);
-                        continue;
-                    }
-                    StpMode::CancelBoth | StpMode::None => {
-                        self.cancel_live(maker_slot, CancelReason::SelfTrade, sink);
-                        return Stop::SelfTrade;
-                    }
+            if taker.stp != StpMode::None && maker.account == taker.account {
+                match self.prevent_self_trade(taker.stp, maker_slot, sink) {
+                    Some(stop) => return stop,
+                    None => continue,
                 }
             }
             let mut qty = Qty(remaining.0.min(maker.visible().0));
-            if taker_reduce_only || maker.reduce_only {
-                // Futures reduce-only: never fill past flat.
-                let (maker_account, maker_reduce_only) = (maker.account, maker.reduce_only);
-                if let Some(m) = self.settlements[b].futures.map(usize::from) {
-                    if taker_reduce_only {
-                        let room = self.reduce_room(account, m, side);
-                        if room == 0 {
-                            return Stop::PositionClosed;
-                        }
-                        qty.0 = qty.0.min(room);
-                    }
-                    if maker_reduce_only {
-                        let room = self.reduce_room(maker_account, m, side.opposite());
-                        if room == 0 {
-                            self.cancel_live(maker_slot, CancelReason::Unfilled, sink);
-                            continue;
-                        }
-                        qty.0 = qty.0.min(room);
-                    }
+            if taker.reduce_only || maker.reduce_only {
+                match self.reduce_only_fill(&taker, maker_slot, qty, sink) {
+                    Ok(room) => qty = room,
+                    Err(Some(stop)) => return stop,
+                    Err(None) => continue,
                 }
             }
-            let notional = price.notional(qty);
-            let now = self.now;
-            let (maker_fee, taker_fee) = if self.enforce_balances {
-                self.settle_fill(taker_slot, maker_slot, price, qty)
-            } else {
-                (0, 0)
-            };
-            let maker = &mut self.orders[maker_slot as usize];
-            maker.filled.0 += qty.0;
-            if maker.remaining().0 > 0 {
-                // These sit in the record's second line, read again only while the order
-                // lives: a filled maker is removed below, so its second line stays cold.
-                maker.filled_notional.0 += notional.0;
-                maker.updated = now;
+            self.fill(&taker, maker_slot, level, price, qty, sink);
+        }
+    }
+
+    /// The taker's terms the loop reads on every fill.
+    #[inline(always)]
+    fn taker(&self, slot: u32) -> Taker {
+        let taker = &self.orders[slot as usize];
+        let (instrument, side, limit) = (taker.instrument, taker.side, taker.match_limit());
+        // A futures market buy matches up to the price it was margined at.
+        let limit = match self.settlements[usize::from(instrument.0)].futures {
+            Some(m) if side == Side::Buy && limit.0 == i64::MAX => self
+                .market_order_bound(usize::from(m), side)
+                .unwrap_or(limit),
+            _ => limit,
+        };
+        Taker {
+            slot,
+            instrument,
+            side,
+            limit,
+            account: taker.account,
+            stp: taker.stp,
+            reference: taker.handle(),
+            reduce_only: taker.reduce_only,
+        }
+    }
+
+    /// Self-trade prevention against the maker in `maker_slot`: how matching stops, or
+    /// `None` to go on with the next maker (the oldest was cancelled).
+    #[cold]
+    fn prevent_self_trade<S: EventSink>(
+        &mut self,
+        stp: StpMode,
+        maker_slot: u32,
+        sink: &mut S,
+    ) -> Option<Stop> {
+        match stp {
+            StpMode::CancelNewest => Some(Stop::SelfTrade),
+            StpMode::CancelOldest => {
+                self.cancel_live(maker_slot, CancelReason::SelfTrade, sink);
+                None
             }
-            // An iceberg whose shown part is used up shows its next part (below).
-            let replenish = maker.iceberg && {
-                maker.shown.0 -= qty.0;
-                maker.shown.0 == 0
-            };
-            let (maker_ref, maker_account, maker_remaining) =
-                (maker.handle(), maker.account, maker.remaining());
-            let taker = &mut self.orders[taker_slot as usize];
-            taker.filled.0 += qty.0;
-            taker.filled_notional.0 += notional.0;
-            taker.updated = now;
-            let taker_remaining = taker.remaining();
-            let id = TradeId(self.next_trade);
-            self.next_trade += 1;
-            let seq = self.emit(
-                sink,
-                Event::Trade(Trade {
-                    id,
-                    instrument,
-                    price,
-                    amount: qty,
-                    taker_side: side,
-                    maker: maker_ref,
-                    maker_account,
-                    maker_remaining,
-                    taker: taker_ref,
-                    taker_account: account,
-                    taker_remaining,
-                    maker_fee,
-                    taker_fee,
-                }),
-            );
-            if self.enforce_balances {
-                self.emit_fill_balances(instrument, account, maker_account, sink);
-            }
-            let book = &mut self.books[b];
-            book.last_price = Some(price);
-            book.reduce(level, qty);
-            if maker_remaining.0 == 0 {
-                book.unlink(&mut self.orders, maker_slot);
-            }
-            // After the unlink: the level it may have emptied is part of this change.
-            self.book_changed(b, seq);
-            if maker_remaining.0 == 0 {
-                self.release_order(maker_slot, sink);
-                if !self.links.is_empty() {
-                    self.on_end(maker_slot, None, sink);
-                }
-                self.finish(maker_slot);
-            } else if replenish {
-                self.replenish(maker_slot, sink);
-            }
-            if !self.links.is_empty() {
-                // A fill of an OCO leg cancels its peer before the sweep goes on.
-                self.resolve_oco(maker_ref, sink);
-                self.resolve_oco(taker_ref, sink);
+            StpMode::CancelBoth | StpMode::None => {
+                self.cancel_live(maker_slot, CancelReason::SelfTrade, sink);
+                Some(Stop::SelfTrade)
             }
         }
+    }
+
+    /// Futures reduce-only: `qty` cut to what takes neither side past flat. `Err(Some)`
+    /// stops matching (the taker's position is flat), `Err(None)` goes on with the next
+    /// maker (this one was flat and is cancelled).
+    #[cold]
+    fn reduce_only_fill<S: EventSink>(
+        &mut self,
+        taker: &Taker,
+        maker_slot: u32,
+        mut qty: Qty,
+        sink: &mut S,
+    ) -> Result<Qty, Option<Stop>> {
+        let maker = &self.orders[maker_slot as usize];
+        let (maker_account, maker_reduce_only) = (maker.account, maker.reduce_only);
+        let b = usize::from(taker.instrument.0);
+        let Some(m) = self.settlements[b].futures.map(usize::from) else {
+            return Ok(qty);
+        };
+        if taker.reduce_only {
+            let room = self.reduce_room(taker.account, m, taker.side);
+            if room == 0 {
+                return Err(Some(Stop::PositionClosed));
+            }
+            qty.0 = qty.0.min(room);
+        }
+        if maker_reduce_only {
+            let room = self.reduce_room(maker_account, m, taker.side.opposite());
+            if room == 0 {
+                self.cancel_live(maker_slot, CancelReason::Unfilled, sink);
+                return Err(None);
+            }
+            qty.0 = qty.0.min(room);
+        }
+        Ok(qty)
+    }
+
+    /// One fill of `qty` at `price` between the taker and the maker at the head of
+    /// `level`: both records, the trade and its balances, the book, and the maker's end or
+    /// its iceberg's next part.
+    #[inline(always)]
+    fn fill<S: EventSink>(
+        &mut self,
+        taker: &Taker,
+        maker_slot: u32,
+        level: u32,
+        price: Price,
+        qty: Qty,
+        sink: &mut S,
+    ) {
+        let b = usize::from(taker.instrument.0);
+        let (maker_fee, taker_fee) = if self.enforce_balances {
+            self.settle_fill(taker.slot, maker_slot, price, qty)
+        } else {
+            (0, 0)
+        };
+        let notional = price.notional(qty);
+        let (maker_ref, maker_account, maker_remaining, replenish) =
+            self.fill_maker(maker_slot, notional, qty);
+        let taker_remaining = self.fill_taker(taker.slot, notional, qty);
+        let id = TradeId(self.next_trade);
+        self.next_trade += 1;
+        let seq = self.emit(
+            sink,
+            Event::Trade(Trade {
+                id,
+                instrument: taker.instrument,
+                price,
+                amount: qty,
+                taker_side: taker.side,
+                maker: maker_ref,
+                maker_account,
+                maker_remaining,
+                taker: taker.reference,
+                taker_account: taker.account,
+                taker_remaining,
+                maker_fee,
+                taker_fee,
+            }),
+        );
+        if self.enforce_balances {
+            self.emit_fill_balances(taker.instrument, taker.account, maker_account, sink);
+        }
+        let book = &mut self.books[b];
+        book.last_price = Some(price);
+        book.reduce(level, qty);
+        if maker_remaining.0 == 0 {
+            book.unlink(&mut self.orders, maker_slot);
+        }
+        // After the unlink: the level it may have emptied is part of this change.
+        self.book_changed(b, seq);
+        if maker_remaining.0 == 0 {
+            self.release_order(maker_slot, sink);
+            if !self.links.is_empty() {
+                self.on_end(maker_slot, None, sink);
+            }
+            self.finish(maker_slot);
+        } else if replenish {
+            self.replenish(maker_slot, sink);
+        }
+        if !self.links.is_empty() {
+            // A fill of an OCO leg cancels its peer before the sweep goes on.
+            self.resolve_oco(maker_ref, sink);
+            self.resolve_oco(taker.reference, sink);
+        }
+    }
+
+    /// The maker's record after a fill of `qty` for `notional`: its handle, account and
+    /// remaining amount, and whether its iceberg's shown part is used up.
+    #[inline(always)]
+    fn fill_maker(
+        &mut self,
+        maker_slot: u32,
+        notional: Notional,
+        qty: Qty,
+    ) -> (OrderRef, AccountId, Qty, bool) {
+        let now = self.now;
+        let maker = &mut self.orders[maker_slot as usize];
+        maker.filled.0 += qty.0;
+        if maker.remaining().0 > 0 {
+            // These sit in the record's second line, read again only while the order
+            // lives: a filled maker is removed below, so its second line stays cold.
+            maker.filled_notional.0 += notional.0;
+            maker.updated = now;
+        }
+        // An iceberg whose shown part is used up shows its next part (below).
+        let replenish = maker.iceberg && {
+            maker.shown.0 -= qty.0;
+            maker.shown.0 == 0
+        };
+        (maker.handle(), maker.account, maker.remaining(), replenish)
+    }
+
+    /// The taker's record after a fill of `qty` for `notional`: its remaining amount.
+    #[inline(always)]
+    fn fill_taker(&mut self, taker_slot: u32, notional: Notional, qty: Qty) -> Qty {
+        let now = self.now;
+        let taker = &mut self.orders[taker_slot as usize];
+        taker.filled.0 += qty.0;
+        taker.filled_notional.0 += notional.0;
+        taker.updated = now;
+        taker.remaining()
     }
 
     /// Shows an iceberg's next part at the back of its level, as a new booking.

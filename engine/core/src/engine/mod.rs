@@ -6,6 +6,7 @@ mod accounts;
 mod admin;
 mod amend;
 mod book_views;
+mod build;
 mod cancel;
 mod contingent;
 mod dead_man;
@@ -167,62 +168,11 @@ pub struct Engine {
 impl Engine {
     /// Builds an engine with empty books from validated reference data.
     pub fn new(config: EngineConfig) -> Result<Self, ConfigError> {
-        let mut seen = std::collections::BTreeSet::new();
-        for currency in &config.currencies {
-            if !seen.insert(currency.code.clone()) {
-                return Err(ConfigError::DuplicateCode(currency.code.clone()));
-            }
-            currency.check()?;
-        }
-        if config.currencies.len() > usize::from(u16::MAX)
-            || config.instruments.len() > usize::from(u16::MAX)
-        {
-            return Err(ConfigError::TooMany);
-        }
-        let config_instruments = config.instruments.len();
-        let mut instruments = Vec::with_capacity(config_instruments);
-        for spec in config.instruments {
-            if !seen.insert(spec.code.clone()) {
-                return Err(ConfigError::DuplicateCode(spec.code));
-            }
-            instruments.push(Instrument::build(spec, &config.currencies)?);
-        }
+        let instruments = build::instruments(&config.currencies, config.instruments)?;
+        let config_instruments = instruments.len();
         let futures = futures::Futures::build(&instruments)?;
-        let scales = ledger::balance_scales(&config.currencies, &instruments);
-        if let Some(i) = scales.iter().position(|&s| s > 18) {
-            return Err(ConfigError::OutOfRange {
-                item: config.currencies[i].code.clone(),
-                field: "precision",
-                range: "at most 18 decimals, counting an instrument's amount plus price \
-                        precision in its quote currency",
-            });
-        }
-        let mut fee_groups: Vec<FeeGroup> = Vec::with_capacity(config.fee_groups.len());
-        for spec in config.fee_groups {
-            let currency = config
-                .currencies
-                .iter()
-                .position(|c| c.code == spec.volume_currency)
-                .ok_or_else(|| ConfigError::UnknownCurrency {
-                    instrument: spec.id.clone(),
-                    currency: spec.volume_currency.clone(),
-                })?;
-            if fee_groups.iter().any(|g| g.spec.id == spec.id) {
-                return Err(ConfigError::DuplicateCode(spec.id));
-            }
-            fee_groups.push(FeeGroup::build(
-                spec,
-                CurrencyId(currency as u16),
-                scales[currency],
-            )?);
-        }
-        // Spot first, futures second, as the account-fees view lists them.
-        fee_groups.sort_by_key(|g| {
-            (
-                g.spec.id != crate::fees::SPOT_GROUP,
-                g.spec.id != crate::fees::FUTURES_GROUP,
-            )
-        });
+        let scales = build::balance_scales(&config.currencies, &instruments)?;
+        let fee_groups = build::fee_groups(config.fee_groups, &config.currencies, &scales)?;
         Ok(Self {
             books: instruments.iter().map(|_| Book::default()).collect(),
             settlements: ledger::settlements(&instruments, &scales, &fee_groups)
@@ -279,34 +229,9 @@ impl Engine {
         if time > self.now {
             self.now = time;
         }
-        self.command_base = self.seq;
-        self.hinting = lookahead::hints_pay(
-            self.orders.len(),
-            self.accounts.core.len(),
-            self.enforce_balances,
-        );
-        self.run_futures_schedule(sink);
-        self.expire_due(sink);
-        self.run_dead_man_switches(sink);
-        self.run_activations(sink);
-        self.publish_tops(sink);
+        self.begin_command(sink);
         let result = match command {
-            Command::CreateHolder => {
-                let (holder, main_account) = self.accounts.create_holder();
-                self.volumes.push_holder();
-                self.emit(
-                    sink,
-                    Event::HolderCreated {
-                        holder,
-                        main_account,
-                    },
-                );
-                Ok(Applied {
-                    holder: Some(holder),
-                    account: Some(main_account),
-                    ..Applied::default()
-                })
-            }
+            Command::CreateHolder => Ok(self.create_holder(sink)),
             Command::CreateSubaccount { holder, name, kind } => {
                 self.create_subaccount(*holder, name, *kind, sink)
             }
@@ -368,17 +293,57 @@ impl Engine {
         self.run_mark_triggers(sink);
         self.publish_tops(sink);
         if let Err(error) = result {
-            let (account, client_id) = (command.account(), command.client_id());
-            self.emit(
-                sink,
-                Event::Rejected {
-                    account,
-                    client_id,
-                    error,
-                },
-            );
+            self.reject(command, error, sink);
         }
         result
+    }
+
+    /// What runs before every command, due at the time just taken: the futures schedule,
+    /// expiries, dead-man switches, bracket activations, the tops owed.
+    #[inline(always)]
+    fn begin_command<S: EventSink>(&mut self, sink: &mut S) {
+        self.command_base = self.seq;
+        self.hinting = lookahead::hints_pay(
+            self.orders.len(),
+            self.accounts.core.len(),
+            self.enforce_balances,
+        );
+        self.run_futures_schedule(sink);
+        self.expire_due(sink);
+        self.run_dead_man_switches(sink);
+        self.run_activations(sink);
+        self.publish_tops(sink);
+    }
+
+    /// A refused command's one event.
+    #[cold]
+    fn reject<S: EventSink>(&mut self, command: &Command, error: EngineError, sink: &mut S) {
+        let (account, client_id) = (command.account(), command.client_id());
+        self.emit(
+            sink,
+            Event::Rejected {
+                account,
+                client_id,
+                error,
+            },
+        );
+    }
+
+    fn create_holder<S: EventSink>(&mut self, sink: &mut S) -> Applied {
+        let (holder, main_account) = self.accounts.create_holder();
+        self.volumes.push_holder();
+        self.emit(
+            sink,
+            Event::HolderCreated {
+                holder,
+                main_account,
+            },
+        );
+        Applied {
+            holder: Some(holder),
+            account: Some(main_account),
+            ..Applied::default()
+        }
     }
 
     fn set_stp<S: EventSink>(

@@ -28,6 +28,28 @@ impl Engine {
             u8::from(self.enforce_balances),
             u8::from(self.publish_top_of_book),
         ]);
+        self.hash_accounts(&mut h);
+        self.hash_books(&mut h);
+        for (&(at, id), &slot) in &self.expiries {
+            h.i64(at.0);
+            h.u64(id);
+            h.u64(u64::from(slot));
+        }
+        let mut index: Vec<_> = self.client_index.iter().collect();
+        index.sort();
+        for (&(account, client), &slot) in index {
+            h.u64(u64::from(account.0));
+            h.i128(client.0 as i128);
+            h.u64(u64::from(slot));
+        }
+        self.hash_futures(&mut h);
+        self.hash_order_terms(&mut h);
+        h.finish()
+    }
+
+    /// Accounts (holder, modes, name, balances, thresholds), holders' counts and fee
+    /// windows, the fees collected.
+    fn hash_accounts(&self, h: &mut StateHasher) {
         for (core, a) in self.accounts.core.iter().zip(&self.accounts.accounts) {
             h.u64(u64::from(core.holder.0));
             h.bytes(&[
@@ -52,12 +74,17 @@ impl Engine {
             h.u64(holder.accounts.len() as u64);
             h.u64(u64::from(holder.open_orders));
             for w in windows {
-                w.digest(&mut h);
+                w.digest(h);
             }
         }
         for &fee in &self.fees_collected {
             h.i64(fee);
         }
+    }
+
+    /// Each instrument's published top, state and book: levels best first, each queue in
+    /// FIFO order, then its last-price triggers.
+    fn hash_books(&self, h: &mut StateHasher) {
         for (inst, (book, published)) in self
             .instruments
             .iter()
@@ -78,7 +105,7 @@ impl Engine {
                     let mut slot = level.head;
                     while slot != NIL {
                         let o = &self.orders[slot as usize];
-                        hash_order(&mut h, o);
+                        hash_order(h, o);
                         slot = o.next;
                     }
                 }
@@ -86,22 +113,15 @@ impl Engine {
             for (_, (trigger, id), slot) in book.on_last.held() {
                 h.i64(trigger);
                 h.u64(id);
-                hash_order(&mut h, &self.orders[slot as usize]);
+                hash_order(h, &self.orders[slot as usize]);
             }
         }
-        for (&(at, id), &slot) in &self.expiries {
-            h.i64(at.0);
-            h.u64(id);
-            h.u64(u64::from(slot));
-        }
-        let mut index: Vec<_> = self.client_index.iter().collect();
-        index.sort();
-        for (&(account, client), &slot) in index {
-            h.u64(u64::from(account.0));
-            h.i128(client.0 as i128);
-            h.u64(u64::from(slot));
-        }
-        self.hash_futures(&mut h);
+    }
+
+    /// The terms kept beside orders, each only when there are any (so states without them
+    /// keep their digests): dead-man switches, mark-price triggers, OCO and bracket links,
+    /// icebergs, trailing terms.
+    fn hash_order_terms(&self, h: &mut StateHasher) {
         // Last, and only when armed, so states without a switch keep their digests.
         for (account, deadline) in self.dead_man.entries() {
             h.u64(u64::from(account.0));
@@ -112,7 +132,7 @@ impl Engine {
             for (_, (trigger, id), slot) in book.on_mark.held() {
                 h.i64(trigger);
                 h.u64(id);
-                hash_order(&mut h, &self.orders[slot as usize]);
+                hash_order(h, &self.orders[slot as usize]);
             }
         }
         for (order, link) in self.links.by_number() {
@@ -143,7 +163,6 @@ impl Engine {
             h.i64(t.limit_offset.0);
             h.i64(t.extreme.0);
         }
-        h.finish()
     }
 
     /// Futures markets (index, funding, open interest), every position and account state.

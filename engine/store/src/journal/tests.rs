@@ -11,8 +11,24 @@ use matchbook_core::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Uu
 use matchbook_core::{NewOrder, Side, StpMode, TimeInForce};
 
 fn every_command() -> Vec<Command> {
+    let mut commands = account_commands();
+    commands.extend(order_commands());
+    commands.extend([
+        Command::SetIndexPrice {
+            instrument: InstrumentId(5),
+            price: Price(600_000),
+        },
+        Command::Liquidate {
+            account: AccountId(7),
+        },
+        Command::AdvanceTime,
+    ]);
+    commands
+}
+
+/// One command of each kind on holders, accounts, funds and instruments.
+fn account_commands() -> Vec<Command> {
     let a = AccountId(7);
-    let o = OrderRef { id: 99, slot: 3 };
     vec![
         Command::CreateHolder,
         Command::CreateSubaccount {
@@ -55,6 +71,14 @@ fn every_command() -> Vec<Command> {
             instrument: InstrumentId(4),
             state: InstrumentState::Closed,
         },
+    ]
+}
+
+/// One command of each kind on orders (format 1's tags).
+fn order_commands() -> Vec<Command> {
+    let a = AccountId(7);
+    let o = OrderRef { id: 99, slot: 3 };
+    vec![
         Command::PlaceOrder(NewOrder {
             client_id: Some(Uuid(u128::MAX - 5)),
             stp: Some(StpMode::CancelOldest),
@@ -98,12 +122,6 @@ fn every_command() -> Vec<Command> {
             account: a,
             scope: CancelScope::ClientIds(vec![Uuid(1)]),
         },
-        Command::SetIndexPrice {
-            instrument: InstrumentId(5),
-            price: Price(600_000),
-        },
-        Command::Liquidate { account: a },
-        Command::AdvanceTime,
     ]
 }
 

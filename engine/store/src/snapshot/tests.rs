@@ -45,63 +45,7 @@ fn busy_engine_with(format: u8) -> (Engine, MarketData) {
         });
     }
     if format >= 9 {
-        // A trailing stop-limit on the spot market and a mark-price stop on the perpetual.
-        let mut trailing = NewOrder::limit(
-            AccountId(0),
-            InstrumentId(0),
-            Side::Sell,
-            Price(1),
-            Qty(20_000),
-        );
-        trailing.order_type = OrderType::TrailingStopLimit;
-        trailing.price = None;
-        trailing.trail = Some(Trail::Bps(150));
-        trailing.limit_offset = Some(Price(500));
-        let mut on_mark =
-            NewOrder::limit(AccountId(1), InstrumentId(5), Side::Buy, Price(1), Qty(10));
-        on_mark.order_type = OrderType::StopMarket;
-        on_mark.price = None;
-        on_mark.trigger_price = Some(Price(700_000));
-        on_mark.trigger_ref = TriggerRef::MarkPrice;
-        // And an iceberg showing a quarter of its amount.
-        let mut iceberg = NewOrder::limit(
-            AccountId(1),
-            InstrumentId(0),
-            Side::Sell,
-            Price(5_100_000),
-            Qty(40_000),
-        );
-        iceberg.display = Some(Qty(10_000));
-        commands.extend([trailing, on_mark, iceberg].map(Command::PlaceOrder));
-        // A one-cancels-the-other pair and a bracket waiting for its entry.
-        let first = NewOrder::limit(
-            AccountId(0),
-            InstrumentId(0),
-            Side::Sell,
-            Price(5_200_000),
-            Qty(10_000),
-        );
-        let mut second = first;
-        second.order_type = OrderType::StopMarket;
-        second.price = None;
-        second.trigger_price = Some(Price(4_000_000));
-        commands.push(Command::PlaceOco {
-            first,
-            second: Box::new(second),
-        });
-        let entry = NewOrder::limit(
-            AccountId(1),
-            InstrumentId(0),
-            Side::Buy,
-            Price(4_500_000),
-            Qty(10_000),
-        );
-        let exits = matchbook_core::BracketExits {
-            take_profit: Price(5_500_000),
-            stop_loss: Price(4_200_000),
-            stop_limit: None,
-        };
-        commands.push(Command::PlaceBracket { entry, exits });
+        commands.extend(format_9_orders());
     }
     let mut events = Vec::new();
     for (i, command) in commands.iter().enumerate() {
@@ -116,6 +60,68 @@ fn busy_engine_with(format: u8) -> (Engine, MarketData) {
         market.on_events(&events);
     }
     (engine, market)
+}
+
+/// The orders format 9 added: a trailing stop-limit, a mark-price stop, an iceberg, a
+/// one-cancels-the-other pair and a bracket.
+fn format_9_orders() -> Vec<Command> {
+    // A trailing stop-limit on the spot market and a mark-price stop on the perpetual.
+    let mut trailing = NewOrder::limit(
+        AccountId(0),
+        InstrumentId(0),
+        Side::Sell,
+        Price(1),
+        Qty(20_000),
+    );
+    trailing.order_type = OrderType::TrailingStopLimit;
+    trailing.price = None;
+    trailing.trail = Some(Trail::Bps(150));
+    trailing.limit_offset = Some(Price(500));
+    let mut on_mark = NewOrder::limit(AccountId(1), InstrumentId(5), Side::Buy, Price(1), Qty(10));
+    on_mark.order_type = OrderType::StopMarket;
+    on_mark.price = None;
+    on_mark.trigger_price = Some(Price(700_000));
+    on_mark.trigger_ref = TriggerRef::MarkPrice;
+    // And an iceberg showing a quarter of its amount.
+    let mut iceberg = NewOrder::limit(
+        AccountId(1),
+        InstrumentId(0),
+        Side::Sell,
+        Price(5_100_000),
+        Qty(40_000),
+    );
+    iceberg.display = Some(Qty(10_000));
+    let mut commands = Vec::from([trailing, on_mark, iceberg].map(Command::PlaceOrder));
+    // A one-cancels-the-other pair and a bracket waiting for its entry.
+    let first = NewOrder::limit(
+        AccountId(0),
+        InstrumentId(0),
+        Side::Sell,
+        Price(5_200_000),
+        Qty(10_000),
+    );
+    let mut second = first;
+    second.order_type = OrderType::StopMarket;
+    second.price = None;
+    second.trigger_price = Some(Price(4_000_000));
+    commands.push(Command::PlaceOco {
+        first,
+        second: Box::new(second),
+    });
+    let entry = NewOrder::limit(
+        AccountId(1),
+        InstrumentId(0),
+        Side::Buy,
+        Price(4_500_000),
+        Qty(10_000),
+    );
+    let exits = matchbook_core::BracketExits {
+        take_profit: Price(5_500_000),
+        stop_loss: Price(4_200_000),
+        stop_limit: None,
+    };
+    commands.push(Command::PlaceBracket { entry, exits });
+    commands
 }
 
 #[test]

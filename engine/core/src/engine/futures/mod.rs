@@ -16,7 +16,7 @@ pub use views::{FundingView, FuturesSummary, PositionView};
 use crate::calendar::{civil_from_days, days_from_civil};
 use crate::fixed::Price;
 use crate::ids::{AccountId, CurrencyId, InstrumentId, Timestamp};
-use crate::refdata::{ConfigError, FundingSchedule, Instrument};
+use crate::refdata::{ConfigError, FundingSchedule, FuturesTerms, Instrument};
 use rust_decimal::Decimal;
 
 /// One minute in nanoseconds: funding premiums are sampled each minute.
@@ -193,6 +193,83 @@ fn date_start(text: &str) -> Option<Timestamp> {
     (civil_from_days(days) == (y, m, d)).then_some(Timestamp(days * DAY))
 }
 
+/// The futures market of `instrument` under `terms`, each term checked.
+fn market(
+    instrument: InstrumentId,
+    inst: &Instrument,
+    terms: &FuturesTerms,
+) -> Result<FuturesMarket, ConfigError> {
+    let bad = || ConfigError::FuturesTermsMismatch(inst.spec.code.clone());
+    // A negative bound would invert a clamp (and panic) once trading starts.
+    let out_of_range = |field, range| ConfigError::OutOfRange {
+        item: inst.spec.code.clone(),
+        field,
+        range,
+    };
+    let at_least_zero = |value: i64, field| {
+        (value >= 0)
+            .then_some(value)
+            .ok_or_else(|| out_of_range(field, "at least 0"))
+    };
+    let ppm = |d: &Decimal| percent_to(d, 1_000_000).map_err(|_| bad());
+    let rate = |d: &Decimal| percent_to(d, RATE_SCALE).map_err(|_| bad());
+    let (initial_ppm, maintenance_ppm) = (
+        ppm(&terms.initial_margin_percentage)?,
+        ppm(&terms.maintenance_margin_percentage)?,
+    );
+    if initial_ppm <= 0 || maintenance_ppm <= 0 || maintenance_ppm > initial_ppm {
+        return Err(bad());
+    }
+    let period = match &terms.funding_schedule {
+        FundingSchedule::FixedInterval { period_minutes } => i64::from(*period_minutes) * MINUTE,
+        FundingSchedule::SessionBased {
+            max_periods_per_day,
+            ..
+        } => DAY / i64::from((*max_periods_per_day).max(1)),
+    };
+    if period <= 0 || DAY % period != 0 {
+        return Err(bad());
+    }
+    let funding = match &terms.funding {
+        None => None,
+        Some(s) => Some(Funding {
+            cap: at_least_zero(rate(&s.cap)?, "funding cap")?,
+            clamp: at_least_zero(rate(&s.clamp_threshold)?, "funding clamp threshold")?,
+            interest: rate(&s.annual_interest_rate)? / (365 * (DAY / period)),
+            period,
+            premium_sum: 0,
+            samples: 0,
+            last_rate: 0,
+            next_sample: Timestamp(i64::MIN),
+            next_settlement: Timestamp(i64::MIN),
+        }),
+    };
+    let collar_ppm = ppm(&terms.price_collar_percentage)?;
+    if !(0..=1_000_000).contains(&collar_ppm) {
+        return Err(out_of_range("price_collar_percentage", "from 0 to 100"));
+    }
+    let expiry = match &terms.contract_expiry_date {
+        Some(text) => Some(date_start(text).ok_or_else(|| {
+            out_of_range(
+                "contract_expiry_date",
+                "a date YYYY-MM-DD from 1970 to 2099",
+            )
+        })?),
+        None => None,
+    };
+    Ok(FuturesMarket {
+        instrument,
+        collateral: inst.quote,
+        initial_ppm,
+        maintenance_ppm,
+        collar_ppm,
+        index: None,
+        funding,
+        expiry,
+        open_interest: 0,
+    })
+}
+
 impl Futures {
     /// Builds the futures state of `instruments` (collateral: each future's quote).
     pub(crate) fn build(instruments: &[Instrument]) -> Result<Self, ConfigError> {
@@ -206,78 +283,8 @@ impl Futures {
             let Some(terms) = &inst.spec.futures else {
                 continue;
             };
-            let bad = || ConfigError::FuturesTermsMismatch(inst.spec.code.clone());
-            // A negative bound would invert a clamp (and panic) once trading starts.
-            let out_of_range = |field, range| ConfigError::OutOfRange {
-                item: inst.spec.code.clone(),
-                field,
-                range,
-            };
-            let at_least_zero = |value: i64, field| {
-                (value >= 0)
-                    .then_some(value)
-                    .ok_or_else(|| out_of_range(field, "at least 0"))
-            };
-            let ppm = |d: &Decimal| percent_to(d, 1_000_000).map_err(|_| bad());
-            let rate = |d: &Decimal| percent_to(d, RATE_SCALE).map_err(|_| bad());
-            let (initial_ppm, maintenance_ppm) = (
-                ppm(&terms.initial_margin_percentage)?,
-                ppm(&terms.maintenance_margin_percentage)?,
-            );
-            if initial_ppm <= 0 || maintenance_ppm <= 0 || maintenance_ppm > initial_ppm {
-                return Err(bad());
-            }
-            let period = match &terms.funding_schedule {
-                FundingSchedule::FixedInterval { period_minutes } => {
-                    i64::from(*period_minutes) * MINUTE
-                }
-                FundingSchedule::SessionBased {
-                    max_periods_per_day,
-                    ..
-                } => DAY / i64::from((*max_periods_per_day).max(1)),
-            };
-            if period <= 0 || DAY % period != 0 {
-                return Err(bad());
-            }
-            let funding = match &terms.funding {
-                None => None,
-                Some(s) => Some(Funding {
-                    cap: at_least_zero(rate(&s.cap)?, "funding cap")?,
-                    clamp: at_least_zero(rate(&s.clamp_threshold)?, "funding clamp threshold")?,
-                    interest: rate(&s.annual_interest_rate)? / (365 * (DAY / period)),
-                    period,
-                    premium_sum: 0,
-                    samples: 0,
-                    last_rate: 0,
-                    next_sample: Timestamp(i64::MIN),
-                    next_settlement: Timestamp(i64::MIN),
-                }),
-            };
-            let collar_ppm = ppm(&terms.price_collar_percentage)?;
-            if !(0..=1_000_000).contains(&collar_ppm) {
-                return Err(out_of_range("price_collar_percentage", "from 0 to 100"));
-            }
-            let expiry = match &terms.contract_expiry_date {
-                Some(text) => Some(date_start(text).ok_or_else(|| {
-                    out_of_range(
-                        "contract_expiry_date",
-                        "a date YYYY-MM-DD from 1970 to 2099",
-                    )
-                })?),
-                None => None,
-            };
             f.by_instrument[i] = Some(f.markets.len() as u16);
-            f.markets.push(FuturesMarket {
-                instrument: InstrumentId(i as u16),
-                collateral: inst.quote,
-                initial_ppm,
-                maintenance_ppm,
-                collar_ppm,
-                index: None,
-                funding,
-                expiry,
-                open_interest: 0,
-            });
+            f.markets.push(market(InstrumentId(i as u16), inst, terms)?);
         }
         Ok(f)
     }

@@ -8,7 +8,7 @@ use crate::engine::{Applied, Engine};
 use crate::error::EngineError;
 use crate::event::{CancelReason, Event, EventSink};
 use crate::fixed::{Price, Qty};
-use crate::ids::{AccountId, InstrumentId, Timestamp};
+use crate::ids::{AccountId, CurrencyId, InstrumentId, Timestamp};
 use crate::order::{NewOrder, OrderType, Side, TimeInForce};
 use crate::refdata::InstrumentState;
 
@@ -163,7 +163,42 @@ impl Engine {
         if rate == 0 {
             return;
         }
-        // owed > 0: pays. Exact owed amounts in USD units x 1e8.
+        let owed = self.funding_owed(m, mark, rate);
+        let collateral = self.futures.markets[m].collateral;
+        let payments = self.funding_payments(&owed, collateral);
+        let now = self.now;
+        for (account, payment) in payments {
+            let payment = payment as i64;
+            let spill = self.credit_capped(account, collateral, payment);
+            self.add_to_fee_pot(collateral, spill);
+            let b = self.balance_mut(account, collateral);
+            b.updated = now;
+            let cash_balance = b.available + b.locked;
+            let position = self.futures.position_mut(account, m);
+            position.realised += payment;
+            position.last_settlement = now;
+            let position_id = position.id;
+            self.emit(
+                sink,
+                Event::FundingPaid {
+                    account,
+                    instrument,
+                    position_id,
+                    rate,
+                    mark,
+                    payment,
+                    cash_balance,
+                },
+            );
+            self.emit_balance(sink, account, collateral);
+            self.check_margin(account, sink);
+        }
+    }
+
+    /// What each open position of market `m` owes at `mark` and `rate`, exactly (USD
+    /// units x 1e8; > 0 pays), in account order.
+    fn funding_owed(&self, m: usize, mark: Price, rate: i64) -> Vec<(AccountId, i128)> {
+        let instrument = self.futures.markets[m].instrument;
         let mut owed: Vec<(AccountId, i128)> = Vec::new();
         for a in 0..self.futures.account_count() {
             let account = AccountId(a as u32);
@@ -173,8 +208,18 @@ impl Engine {
                 owed.push((account, signed * i128::from(rate)));
             }
         }
+        owed
+    }
+
+    /// The payment of each account of `owed` (negative pays), in `collateral`'s balance
+    /// units: payers' shares rounded up and capped by their available cash, receivers
+    /// sharing exactly what was paid.
+    fn funding_payments(
+        &self,
+        owed: &[(AccountId, i128)],
+        collateral: CurrencyId,
+    ) -> Vec<(AccountId, i128)> {
         let scale = i128::from(RATE_SCALE);
-        let collateral = self.futures.markets[m].collateral;
         // What each payer pays: its exact share rounded up, capped by its available cash.
         let due = |engine: &Self, account: AccountId, o: i128| -> i128 {
             let available = engine
@@ -211,33 +256,10 @@ impl Engine {
                 payments[i].1 += 1;
             }
         }
-        let now = self.now;
-        for (account, payment, _) in payments {
-            let payment = payment as i64;
-            let spill = self.credit_capped(account, collateral, payment);
-            self.add_to_fee_pot(collateral, spill);
-            let b = self.balance_mut(account, collateral);
-            b.updated = now;
-            let cash_balance = b.available + b.locked;
-            let position = self.futures.position_mut(account, m);
-            position.realised += payment;
-            position.last_settlement = now;
-            let position_id = position.id;
-            self.emit(
-                sink,
-                Event::FundingPaid {
-                    account,
-                    instrument,
-                    position_id,
-                    rate,
-                    mark,
-                    payment,
-                    cash_balance,
-                },
-            );
-            self.emit_balance(sink, account, collateral);
-            self.check_margin(account, sink);
-        }
+        payments
+            .into_iter()
+            .map(|(account, payment, _)| (account, payment))
+            .collect()
     }
 
     /// A dated future reaches expiry: open orders cancelled, positions closed at the final

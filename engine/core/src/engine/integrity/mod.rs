@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 use super::Engine;
 use super::place::counts_as_open;
 use crate::ids::AccountId;
-use crate::order::{LiveState, NIL};
+use crate::order::{LiveState, NIL, Order};
 
 /// Why a decoded engine cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -164,19 +164,7 @@ impl Engine {
             let Some(core) = self.accounts.core.get(o.account.0 as usize) else {
                 return fail("an order of an unknown account");
             };
-            if o.slot as usize != slot
-                || o.id == 0
-                || o.id >= self.next_order
-                || !ids.insert(o.id)
-                || o.amount.0 <= 0
-                || o.filled.0 < 0
-                || o.filled.0 >= o.amount.0
-                || o.reserved < 0
-                || (!self.enforce_balances && o.reserved != 0)
-                || !counts_as_open(o.order_type, o.time_in_force)
-            {
-                return fail("an order's identity, amounts or type are out of range");
-            }
+            self.check_order_identity(slot, o, &mut ids)?;
             match o.state {
                 LiveState::Resting => resting += 1,
                 LiveState::PendingTrigger if o.order_type.is_trigger() => stops += 1,
@@ -211,6 +199,29 @@ impl Engine {
         {
             return fail("a holder's open-order count disagrees with its orders");
         }
+        let (in_books, in_stop_queues) = self.check_books()?;
+        let tracked: usize = (self.books.iter())
+            .map(|b| b.on_last.tracked() + b.on_mark.tracked())
+            .sum();
+        self.check_links()?;
+        if tracked != self.trails.len() || icebergs != self.displays.len() {
+            return fail("the trailing index names orders that do not trail");
+        }
+        if in_books != resting || in_stop_queues != stops {
+            return fail("an order is in no book level or stop queue");
+        }
+        if self.chained_client_ids()? != with_client_id {
+            return fail("an order with a client id is not in its chain");
+        }
+        if self.chained_account_orders()? != self.orders.len() {
+            return fail("a live order is not in its account's chain");
+        }
+        Ok(())
+    }
+
+    /// Every book's structure against the orders, and its last price in range: how many
+    /// orders rest in the books and wait in their stop queues.
+    fn check_books(&self) -> Result<(usize, usize), IntegrityError> {
         let (mut in_books, mut in_stop_queues) = (0, 0);
         for (i, (book, instrument)) in self.books.iter().zip(&self.instruments).enumerate() {
             let counts = book
@@ -230,21 +241,28 @@ impl Engine {
         }) {
             return fail("a last trade price is out of range");
         }
-        let tracked: usize = (self.books.iter())
-            .map(|b| b.on_last.tracked() + b.on_mark.tracked())
-            .sum();
-        self.check_links()?;
-        if tracked != self.trails.len() || icebergs != self.displays.len() {
-            return fail("the trailing index names orders that do not trail");
-        }
-        if in_books != resting || in_stop_queues != stops {
-            return fail("an order is in no book level or stop queue");
-        }
-        if self.chained_client_ids()? != with_client_id {
-            return fail("an order with a client id is not in its chain");
-        }
-        if self.chained_account_orders()? != self.orders.len() {
-            return fail("a live order is not in its account's chain");
+        Ok((in_books, in_stop_queues))
+    }
+
+    /// An order's slot, number, amounts and type: where it sits, unique and in range.
+    fn check_order_identity(
+        &self,
+        slot: usize,
+        o: &Order,
+        ids: &mut HashSet<u64>,
+    ) -> Result<(), IntegrityError> {
+        if o.slot as usize != slot
+            || o.id == 0
+            || o.id >= self.next_order
+            || !ids.insert(o.id)
+            || o.amount.0 <= 0
+            || o.filled.0 < 0
+            || o.filled.0 >= o.amount.0
+            || o.reserved < 0
+            || (!self.enforce_balances && o.reserved != 0)
+            || !counts_as_open(o.order_type, o.time_in_force)
+        {
+            return fail("an order's identity, amounts or type are out of range");
         }
         Ok(())
     }

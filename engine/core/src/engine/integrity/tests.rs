@@ -101,13 +101,12 @@ fn a_reachable_state_passes_and_round_trips() {
     assert_eq!(back.image().expect("image"), image);
 }
 
-/// Damage in an image is refused by the restore, whether it breaks the rebuild of an
-/// index or only the integrity check after it.
-#[test]
-fn a_damaged_image_is_refused() {
-    use crate::image::EngineImage;
-    type Damage = fn(&mut EngineImage);
-    let damages: [(&str, Damage); 14] = [
+/// A change to an engine's image.
+type Damage = fn(&mut crate::image::EngineImage);
+
+/// Damages each of which a restore must refuse, by name.
+fn image_damages() -> [(&'static str, Damage); 14] {
+    [
         ("bids out of order", |i| {
             let bids = &mut i.books[0].bids;
             assert!(bids.len() > 1, "two bid levels");
@@ -177,7 +176,14 @@ fn a_damaged_image_is_refused() {
         ("an engine clock past the horizon", |i| {
             i.now = Timestamp(i64::MAX - 5);
         }),
-    ];
+    ]
+}
+
+/// Damage in an image is refused by the restore, whether it breaks the rebuild of an
+/// index or only the integrity check after it.
+#[test]
+fn a_damaged_image_is_refused() {
+    let damages = image_damages();
     let reference = reference();
     for (name, damage) in damages {
         let mut image = busy().image().expect("image");

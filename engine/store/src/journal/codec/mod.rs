@@ -6,11 +6,15 @@
 use matchbook_core::InstrumentState;
 use matchbook_core::account::AccountKind;
 use matchbook_core::fixed::{Price, Qty};
-use matchbook_core::{AccountId, CurrencyId, HolderId, InstrumentId, OrderRef, Timestamp, Uuid};
+use matchbook_core::{AccountId, InstrumentId, OrderRef, Timestamp, Uuid};
 use matchbook_core::{
     BracketExits, NewOrder, OrderType, Side, StpMode, TimeInForce, Trail, TriggerRef,
 };
 use matchbook_core::{CancelScope, Command};
+
+mod operations;
+
+use operations::{decode_operation, encode_operation};
 
 /// Why a record's payload could not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -270,94 +274,35 @@ fn read_extended(r: &mut Reader<'_>) -> Result<NewOrder, DecodeError> {
 /// Appends the encoding of `command` to `out`.
 pub fn encode(command: &Command, out: &mut Vec<u8>) {
     let mut w = Writer(out);
+    if !encode_order_command(&mut w, command) {
+        encode_operation(&mut w, command);
+    }
+}
+
+/// Writes an order command (placing, amending, cancelling); false for any other.
+fn encode_order_command(w: &mut Writer<'_>, command: &Command) -> bool {
     match command {
-        Command::CreateHolder => w.u8(1),
-        Command::CreateSubaccount { holder, name, kind } => {
-            w.u8(2);
-            w.u32(holder.0);
-            w.u8(index_of(&KINDS, kind));
-            let bytes = name.as_bytes();
-            w.u16(u16::try_from(bytes.len()).unwrap_or(u16::MAX));
-            w.0.extend_from_slice(&bytes[..bytes.len().min(usize::from(u16::MAX))]);
-        }
-        Command::CloseSubaccount { account } => {
-            w.u8(3);
-            w.u32(account.0);
-        }
-        Command::Deposit {
-            account,
-            currency,
-            amount,
-        }
-        | Command::Withdraw {
-            account,
-            currency,
-            amount,
-        }
-        | Command::SetBlpThreshold {
-            account,
-            currency,
-            amount,
-        } => {
-            w.u8(match command {
-                Command::Deposit { .. } => 4,
-                Command::Withdraw { .. } => 5,
-                _ => 7,
-            });
-            w.u32(account.0);
-            w.u16(currency.0);
-            w.i64(*amount);
-        }
-        Command::SetDerisk { account, on } => {
-            w.u8(6);
-            w.u32(account.0);
-            w.u8(u8::from(*on));
-        }
-        Command::Transfer {
-            holder,
-            source,
-            destination,
-            currency,
-            amount,
-        } => {
-            w.u8(8);
-            w.u32(holder.0);
-            w.u32(source.0);
-            w.u32(destination.0);
-            w.u16(currency.0);
-            w.i64(*amount);
-        }
-        Command::SetStpMode { account, mode } => {
-            w.u8(9);
-            w.u32(account.0);
-            w.u8(index_of(&STPS, mode));
-        }
-        Command::SetInstrumentState { instrument, state } => {
-            w.u8(10);
-            w.u16(instrument.0);
-            w.u8(index_of(&STATES, state));
-        }
         Command::PlaceOrder(o) => {
             // Tag 11 is the order as format 1 wrote it; tag 20 adds the trigger terms and an
             // iceberg's display, so journals of plain orders keep their bytes.
             let extended = is_extended(o);
             w.u8(if extended { 20 } else { 11 });
-            write_order(&mut w, o);
+            write_order(w, o);
             if extended {
-                write_extensions(&mut w, o);
+                write_extensions(w, o);
             }
         }
         Command::PlaceOco { first, second } => {
             w.u8(21);
             for o in [first, second.as_ref()] {
-                write_order(&mut w, o);
-                write_extensions(&mut w, o);
+                write_order(w, o);
+                write_extensions(w, o);
             }
         }
         Command::PlaceBracket { entry, exits } => {
             w.u8(22);
-            write_order(&mut w, entry);
-            write_extensions(&mut w, entry);
+            write_order(w, entry);
+            write_extensions(w, entry);
             w.i64(exits.take_profit.0);
             w.i64(exits.stop_loss.0);
             w.opt_i64(exits.stop_limit.map(|p| p.0));
@@ -409,90 +354,39 @@ pub fn encode(command: &Command, out: &mut Vec<u8>) {
                 }
             }
         }
-        Command::SetIndexPrice { instrument, price } => {
-            w.u8(16);
-            w.u16(instrument.0);
-            w.i64(price.0);
-        }
-        Command::Liquidate { account } => {
-            w.u8(17);
-            w.u32(account.0);
-        }
-        Command::AdvanceTime => w.u8(18),
-        Command::SetCancelAllAfter { account, timeout } => {
-            w.u8(19);
-            w.u32(account.0);
-            w.u64(*timeout);
-        }
+        _ => return false,
     }
+    true
 }
+
+/// Where a payload's tag is: its first byte.
+const TAG_AT: usize = 0;
 
 /// Decodes one command from a whole payload.
 pub fn decode(bytes: &[u8]) -> Result<Command, DecodeError> {
     let mut r = Reader { bytes, at: 0 };
-    let tag_at = r.at;
     let command = match r.u8()? {
-        1 => Command::CreateHolder,
-        2 => {
-            let holder = HolderId(r.u32()?);
-            let kind = r.pick(&KINDS)?;
-            let len = usize::from(r.u16()?);
-            let end = r.at.checked_add(len).ok_or(DecodeError::Truncated)?;
-            let name = bytes.get(r.at..end).ok_or(DecodeError::Truncated)?;
-            r.at = end;
-            let name = String::from_utf8(name.to_vec()).map_err(|_| DecodeError::BadText)?;
-            Command::CreateSubaccount { holder, name, kind }
-        }
-        3 => Command::CloseSubaccount {
-            account: AccountId(r.u32()?),
-        },
-        tag @ (4 | 5 | 7) => {
-            let (account, currency, amount) = (AccountId(r.u32()?), CurrencyId(r.u16()?), r.i64()?);
-            match tag {
-                4 => Command::Deposit {
-                    account,
-                    currency,
-                    amount,
-                },
-                5 => Command::Withdraw {
-                    account,
-                    currency,
-                    amount,
-                },
-                _ => Command::SetBlpThreshold {
-                    account,
-                    currency,
-                    amount,
-                },
-            }
-        }
-        6 => Command::SetDerisk {
-            account: AccountId(r.u32()?),
-            on: r.flag()?,
-        },
-        8 => Command::Transfer {
-            holder: HolderId(r.u32()?),
-            source: AccountId(r.u32()?),
-            destination: AccountId(r.u32()?),
-            currency: CurrencyId(r.u16()?),
-            amount: r.i64()?,
-        },
-        9 => Command::SetStpMode {
-            account: AccountId(r.u32()?),
-            mode: r.pick(&STPS)?,
-        },
-        10 => Command::SetInstrumentState {
-            instrument: InstrumentId(r.u16()?),
-            state: r.pick(&STATES)?,
-        },
-        11 => Command::PlaceOrder(read_order(&mut r)?),
-        20 => Command::PlaceOrder(read_extended(&mut r)?),
+        tag @ (11..=15 | 20..=22) => decode_order_command(tag, &mut r)?,
+        tag => decode_operation(tag, &mut r)?,
+    };
+    if r.at != bytes.len() {
+        return Err(DecodeError::Trailing);
+    }
+    Ok(command)
+}
+
+/// Reads the order command of `tag` (placing, amending, cancelling).
+fn decode_order_command(tag: u8, r: &mut Reader<'_>) -> Result<Command, DecodeError> {
+    let bytes = r.bytes;
+    Ok(match tag {
+        11 => Command::PlaceOrder(read_order(r)?),
+        20 => Command::PlaceOrder(read_extended(r)?),
         21 => Command::PlaceOco {
-            first: read_extended(&mut r)?,
-            second: Box::new(read_extended(&mut r)?),
+            first: read_extended(r)?,
+            second: Box::new(read_extended(r)?),
         },
         22 => Command::PlaceBracket {
-            entry: read_extended(&mut r)?,
+            entry: read_extended(r)?,
             exits: BracketExits {
                 take_profit: Price(r.i64()?),
                 stop_loss: Price(r.i64()?),
@@ -539,22 +433,6 @@ pub fn decode(bytes: &[u8]) -> Result<Command, DecodeError> {
             };
             Command::CancelAll { account, scope }
         }
-        16 => Command::SetIndexPrice {
-            instrument: InstrumentId(r.u16()?),
-            price: Price(r.i64()?),
-        },
-        17 => Command::Liquidate {
-            account: AccountId(r.u32()?),
-        },
-        18 => Command::AdvanceTime,
-        19 => Command::SetCancelAllAfter {
-            account: AccountId(r.u32()?),
-            timeout: r.u64()?,
-        },
-        v => return Err(DecodeError::Unknown(v, tag_at)),
-    };
-    if r.at != bytes.len() {
-        return Err(DecodeError::Trailing);
-    }
-    Ok(command)
+        v => return Err(DecodeError::Unknown(v, TAG_AT)),
+    })
 }
