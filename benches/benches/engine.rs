@@ -4,6 +4,8 @@
 //! workloads of DESIGN section 6, book only and with balances and fees. Throughput is per
 //! command.
 
+#![warn(clippy::too_many_lines)]
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -71,117 +73,124 @@ fn cancel_all(
     }
 }
 
+/// `iters` resting bids added, timed in chunks (the book emptied between them untimed).
+fn resting_add(iters: u64) -> Duration {
+    let mut engine = engine_with_accounts();
+    let mut events = Vec::with_capacity(64);
+    let mut total = Duration::ZERO;
+    let mut left = iters as usize;
+    while left > 0 {
+        let n = left.min(CHUNK);
+        let start = Instant::now();
+        for i in 0..n {
+            events.clear();
+            let _ = black_box(engine.apply(&bid(i), START, &mut events));
+        }
+        total += start.elapsed();
+        let live: Vec<_> = engine
+            .book_orders(INSTRUMENT, usize::MAX)
+            .expect("book")
+            .bids
+            .iter()
+            .map(|o| (o.account, o.order))
+            .collect();
+        cancel_all(&mut engine, &mut events, &live);
+        left -= n;
+    }
+    total
+}
+
+/// `iters` resting orders cancelled, timed in chunks (placed between them untimed).
+fn cancel(iters: u64) -> Duration {
+    let mut engine = engine_with_accounts();
+    let mut events = Vec::with_capacity(64);
+    let mut total = Duration::ZERO;
+    let mut left = iters as usize;
+    while left > 0 {
+        let n = left.min(CHUNK);
+        let orders = place_all(&mut engine, &mut events, n);
+        let start = Instant::now();
+        cancel_all(&mut engine, &mut events, &orders);
+        total += start.elapsed();
+        left -= n;
+    }
+    total
+}
+
+/// Resting orders moved a tick up and back in turn among 1,000.
+fn amend_move(b: &mut criterion::Bencher<'_>) {
+    let mut engine = engine_with_accounts();
+    let mut events = Vec::with_capacity(64);
+    let orders = place_all(&mut engine, &mut events, 1_000);
+    let mut i = 0usize;
+    b.iter(|| {
+        let (account, order) = orders[i % orders.len()];
+        let up = (i / orders.len()).is_multiple_of(2);
+        let price = engine
+            .order(order)
+            .and_then(|o| o.price())
+            .unwrap_or(Price(1));
+        let price = Price(if up { price.0 + 1 } else { price.0 - 1 });
+        events.clear();
+        let _ = black_box(engine.apply(
+            &Command::AmendOrder {
+                account,
+                order,
+                amount: None,
+                price: Some(price),
+            },
+            START,
+            &mut events,
+        ));
+        i += 1;
+    })
+}
+
+/// Issue 26 / SECURITY "still open": a bid far better than the book's best, placed
+/// and cancelled at once, beside 2,000 resting bid levels. One iteration is both
+/// commands.
+fn far_bid_place_cancel(b: &mut criterion::Bencher<'_>) {
+    let mut engine = engine_with_accounts();
+    let mut events = Vec::with_capacity(64);
+    for i in 0..2_000 {
+        let order = NewOrder::limit(
+            AccountId(i % ACCOUNTS),
+            INSTRUMENT,
+            Side::Buy,
+            Price(START_PRICE - 1 - i64::from(i)),
+            Qty(1),
+        );
+        events.clear();
+        engine
+            .apply(&Command::PlaceOrder(order), START, &mut events)
+            .expect("rests");
+    }
+    let far = NewOrder::limit(
+        AccountId(0),
+        INSTRUMENT,
+        Side::Buy,
+        Price(START_PRICE + 5_000),
+        Qty(1),
+    );
+    b.iter(|| {
+        events.clear();
+        let placed = engine.apply(&Command::PlaceOrder(far), START, &mut events);
+        let order = placed.ok().and_then(|a| a.order).expect("rests");
+        let cancel = Command::CancelOrder {
+            account: AccountId(0),
+            order,
+        };
+        black_box(engine.apply(&cancel, START, &mut events)).expect("cancelled");
+    })
+}
+
 fn order_ops(c: &mut Criterion) {
     let mut group = c.benchmark_group("book");
     group.throughput(Throughput::Elements(1));
-    group.bench_function("resting_add", |b| {
-        b.iter_custom(|iters| {
-            let mut engine = engine_with_accounts();
-            let mut events = Vec::with_capacity(64);
-            let mut total = Duration::ZERO;
-            let mut left = iters as usize;
-            while left > 0 {
-                let n = left.min(CHUNK);
-                let start = Instant::now();
-                for i in 0..n {
-                    events.clear();
-                    let _ = black_box(engine.apply(&bid(i), START, &mut events));
-                }
-                total += start.elapsed();
-                let live: Vec<_> = engine
-                    .book_orders(INSTRUMENT, usize::MAX)
-                    .expect("book")
-                    .bids
-                    .iter()
-                    .map(|o| (o.account, o.order))
-                    .collect();
-                cancel_all(&mut engine, &mut events, &live);
-                left -= n;
-            }
-            total
-        })
-    });
-    group.bench_function("cancel", |b| {
-        b.iter_custom(|iters| {
-            let mut engine = engine_with_accounts();
-            let mut events = Vec::with_capacity(64);
-            let mut total = Duration::ZERO;
-            let mut left = iters as usize;
-            while left > 0 {
-                let n = left.min(CHUNK);
-                let orders = place_all(&mut engine, &mut events, n);
-                let start = Instant::now();
-                cancel_all(&mut engine, &mut events, &orders);
-                total += start.elapsed();
-                left -= n;
-            }
-            total
-        })
-    });
-    group.bench_function("amend_move", |b| {
-        let mut engine = engine_with_accounts();
-        let mut events = Vec::with_capacity(64);
-        let orders = place_all(&mut engine, &mut events, 1_000);
-        let mut i = 0usize;
-        b.iter(|| {
-            let (account, order) = orders[i % orders.len()];
-            let up = (i / orders.len()).is_multiple_of(2);
-            let price = engine
-                .order(order)
-                .and_then(|o| o.price())
-                .unwrap_or(Price(1));
-            let price = Price(if up { price.0 + 1 } else { price.0 - 1 });
-            events.clear();
-            let _ = black_box(engine.apply(
-                &Command::AmendOrder {
-                    account,
-                    order,
-                    amount: None,
-                    price: Some(price),
-                },
-                START,
-                &mut events,
-            ));
-            i += 1;
-        })
-    });
-    group.bench_function("far_bid_place_cancel_2000_levels", |b| {
-        // Issue 26 / SECURITY "still open": a bid far better than the book's best, placed
-        // and cancelled at once, beside 2,000 resting bid levels. One iteration is both
-        // commands.
-        let mut engine = engine_with_accounts();
-        let mut events = Vec::with_capacity(64);
-        for i in 0..2_000 {
-            let order = NewOrder::limit(
-                AccountId(i % ACCOUNTS),
-                INSTRUMENT,
-                Side::Buy,
-                Price(START_PRICE - 1 - i64::from(i)),
-                Qty(1),
-            );
-            events.clear();
-            engine
-                .apply(&Command::PlaceOrder(order), START, &mut events)
-                .expect("rests");
-        }
-        let far = NewOrder::limit(
-            AccountId(0),
-            INSTRUMENT,
-            Side::Buy,
-            Price(START_PRICE + 5_000),
-            Qty(1),
-        );
-        b.iter(|| {
-            events.clear();
-            let placed = engine.apply(&Command::PlaceOrder(far), START, &mut events);
-            let order = placed.ok().and_then(|a| a.order).expect("rests");
-            let cancel = Command::CancelOrder {
-                account: AccountId(0),
-                order,
-            };
-            black_box(engine.apply(&cancel, START, &mut events)).expect("cancelled");
-        })
-    });
+    group.bench_function("resting_add", |b| b.iter_custom(resting_add));
+    group.bench_function("cancel", |b| b.iter_custom(cancel));
+    group.bench_function("amend_move", amend_move);
+    group.bench_function("far_bid_place_cancel_2000_levels", far_bid_place_cancel);
     group.finish();
 }
 

@@ -5,6 +5,8 @@
 //!
 //! Usage: `far_bid_latency` (book only, the bench configuration).
 
+#![warn(clippy::too_many_lines)]
+
 use std::time::Instant;
 
 use matchbook::{AccountId, Command, Engine, EventRecord, NewOrder, Price, Qty, Side};

@@ -4,6 +4,8 @@
 //! without it), and 3,000 lookups by client id of orders spread over the history.
 //! Usage: `cargo run --release -p matchbook-bench --example history_index [N]`.
 
+#![warn(clippy::too_many_lines)]
+
 use std::time::{Duration, Instant};
 
 use matchbook::market::orders::OrderStore;

@@ -3,6 +3,8 @@
 //! process, events hot in cache as on the engine thread. Prints the median and the minimum
 //! of seven runs of each and their ratios.
 
+#![warn(clippy::too_many_lines)]
+
 use std::time::Instant;
 
 use matchbook::market::{MarketData, MarketDataConfig};

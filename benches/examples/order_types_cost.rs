@@ -8,6 +8,8 @@
 //!
 //! `cargo run --release -p matchbook-bench --example order_types_cost -- [N] [on|off]`
 //! (N commands, default 1,000,000; balances on or off, default off).
+
+#![warn(clippy::too_many_lines)]
 // A global allocator can only be written with `unsafe`; this one forwards to `System`.
 #![allow(unsafe_code)]
 

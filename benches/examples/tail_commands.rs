@@ -6,6 +6,8 @@
 //!
 //! Usage: `tail_commands FILE [VENUE]` (venue `matchbook` by default).
 
+#![warn(clippy::too_many_lines)]
+
 use std::collections::BTreeMap;
 
 use matchbook_bench::harness;

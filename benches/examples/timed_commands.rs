@@ -8,6 +8,8 @@
 //! Usage: `timed_commands FILE [VENUE] [ROUNDS]` (venue `matchbook` and one round by
 //! default); prints each round's rate to standard error.
 
+#![warn(clippy::too_many_lines)]
+
 use std::io::Write;
 use std::time::Instant;
 

@@ -2,7 +2,7 @@
 //! work is in [`crate::profiles`], [`crate::harness`] and [`crate::report`].
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::harness::{self, Options};
 use crate::script::Script;
@@ -81,6 +81,39 @@ pub fn generate(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// The engines of `--engine`: `all`, or names separated by commas.
+fn engine_names(value: &str) -> Result<Vec<&'static str>, String> {
+    if value == "all" {
+        return Ok(ALL.to_vec());
+    }
+    value
+        .split(',')
+        .map(|name| {
+            (venues::NAMES.iter().copied().find(|n| *n == name)).ok_or_else(|| {
+                format!(
+                    "unknown engine {name}; one of {} or all",
+                    venues::NAMES.join(", ")
+                )
+            })
+        })
+        .collect()
+}
+
+/// The workload file at `input`, parsed; refused when nothing in it is timed (that would
+/// report a throughput of f64::MAX commands a second).
+fn read_script(input: &Path) -> Result<Script, String> {
+    let text = std::fs::read_to_string(input)
+        .map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    let script = Script::parse(&text).map_err(|e| format!("{}: {e}", input.display()))?;
+    if script.measured.is_empty() {
+        return Err(format!(
+            "{}: no measured commands (the `measure` section is empty)",
+            input.display()
+        ));
+    }
+    Ok(script)
+}
+
 /// `run --input FILE [--engine NAME|all] [--runs R] [--json FILE] [--plot FILE.png]`; the
 /// plot defaults to the input's name with `.png`.
 pub fn run(args: &[String], allocations: &dyn Fn() -> u64) -> Result<(), String> {
@@ -89,27 +122,7 @@ pub fn run(args: &[String], allocations: &dyn Fn() -> u64) -> Result<(), String>
     for (flag, value) in flags(args)? {
         match flag {
             "--input" => input = Some(PathBuf::from(value)),
-            "--engine" => {
-                engines = if value == "all" {
-                    ALL.to_vec()
-                } else {
-                    value
-                        .split(',')
-                        .map(|name| {
-                            venues::NAMES
-                                .iter()
-                                .copied()
-                                .find(|n| *n == name)
-                                .ok_or_else(|| {
-                                    format!(
-                                        "unknown engine {name}; one of {} or all",
-                                        venues::NAMES.join(", ")
-                                    )
-                                })
-                        })
-                        .collect::<Result<_, _>>()?
-                };
-            }
+            "--engine" => engines = engine_names(value)?,
             "--runs" => runs = number(flag, value)?,
             "--json" => json = Some(PathBuf::from(value)),
             "--plot" => plot = Some(PathBuf::from(value)),
@@ -121,16 +134,7 @@ pub fn run(args: &[String], allocations: &dyn Fn() -> u64) -> Result<(), String>
         return Err("--runs takes at least 1".into());
     }
     let plot = plot.unwrap_or_else(|| input.with_extension("png"));
-    let text = std::fs::read_to_string(&input)
-        .map_err(|e| format!("cannot read {}: {e}", input.display()))?;
-    let script = Script::parse(&text).map_err(|e| format!("{}: {e}", input.display()))?;
-    // Nothing timed would report a throughput of f64::MAX commands a second.
-    if script.measured.is_empty() {
-        return Err(format!(
-            "{}: no measured commands (the `measure` section is empty)",
-            input.display()
-        ));
-    }
+    let script = read_script(&input)?;
     if script.has_extended_orders() {
         engines.retain(|name| {
             let places = venues::open(name, &script).is_some_and(|v| v.places_extended_orders());

@@ -2,6 +2,7 @@
 //! (DESIGN section 6) that produce command streams any engine run can replay, and a minimal
 //! keep-alive HTTP/1.1 client for the REST load generator.
 #![deny(missing_docs)]
+#![warn(clippy::too_many_lines)]
 
 pub mod cli;
 pub mod harness;

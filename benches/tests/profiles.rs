@@ -2,6 +2,8 @@
 //! mix its definition promises; the exchange-core profile trades on about 6% of commands,
 //! as the published benchmark does.
 
+#![warn(clippy::too_many_lines)]
+
 use matchbook_bench::profiles::{self, PROFILES};
 use matchbook_bench::script::{Op, OrderCounter, Script, Tif};
 use matchbook_bench::venues::{self, Outcome};

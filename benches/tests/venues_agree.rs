@@ -4,6 +4,8 @@
 //! orders, cancels by client id). On a mismatch the test prints the workload file up to the
 //! command that diverged: a ready reproducer.
 
+#![warn(clippy::too_many_lines)]
+
 use matchbook_bench::rng::SplitMix64;
 use matchbook_bench::script::{Line, Op, Script, Side, Target, Tif};
 use matchbook_bench::venues;
@@ -28,7 +30,6 @@ const ALL: Features = Features {
 /// A random workload on two instruments around price 100 with a few accounts; cancels and
 /// moves name earlier orders of the right account, live or not.
 fn workload(seed: u64, n: usize, features: Features) -> Script {
-    let mut rng = SplitMix64::new(seed);
     let mut script = Script {
         name: format!("random-{seed}"),
         instruments: 2,
@@ -49,74 +50,100 @@ fn workload(seed: u64, n: usize, features: Features) -> Script {
             });
         }
     }
-    // (account, price, movable) of every order placed, by number: post-only orders are not
-    // moved, since engines disagree on a move that would cross (refused, kept, or dropped).
-    let mut orders: Vec<(u32, i64, bool)> = Vec::new();
-    let mut client = 0u64;
+    let mut generator = Generator {
+        rng: SplitMix64::new(seed),
+        features,
+        orders: Vec::new(),
+        client: 0,
+    };
     for _ in 0..n {
         time += 1;
-        let account = rng.below(4) as u32;
-        let r = rng.below(100);
-        let op = if r < 55 || orders.is_empty() {
-            let side = if rng.chance(0.5) {
-                Side::Buy
-            } else {
-                Side::Sell
-            };
-            let price = 95 + rng.below(11) as i64;
-            let tif = match rng.below(10) {
-                0..=5 => Tif::Gtc,
-                6 | 7 => Tif::Ioc,
-                8 => Tif::PostOnly,
-                _ if features.fok => Tif::Fok,
-                _ => Tif::Gtc,
-            };
-            let market = features.market
-                && (tif == Tif::Ioc || (tif == Tif::Fok && features.market_fok))
-                && rng.chance(0.2);
-            let use_client = features.client_ids && tif == Tif::Gtc && rng.chance(0.3);
-            client += u64::from(use_client);
-            orders.push((account, price, tif != Tif::PostOnly));
-            Op::Place {
-                account,
-                instrument: rng.below(2) as u16,
-                side,
-                price: (!market).then_some(price),
-                amount: 1 + rng.below(9) as i64,
-                tif,
-                client: use_client.then_some(client),
-            }
-        } else {
-            let k = rng.below(orders.len() as u64) as u32;
-            let (owner, price, movable) = orders[k as usize];
-            if r < 75 || !movable {
-                let target = if features.client_ids && client > 0 && rng.chance(0.2) {
-                    Target::Client(1 + rng.below(client))
-                } else {
-                    Target::Order(k)
-                };
-                Op::Cancel {
-                    account: owner,
-                    target,
-                }
-            } else {
-                let step = 1 + rng.below(4) as i64;
-                let new_price = if rng.chance(0.5) {
-                    price + step
-                } else {
-                    price - step
-                };
-                orders[k as usize].1 = new_price;
-                Op::Move {
-                    account: owner,
-                    order: k,
-                    price: new_price,
-                }
-            }
-        };
+        let op = generator.next_op();
         script.measured.push(Line { time, op });
     }
     script
+}
+
+/// Draws the commands of a random workload.
+struct Generator {
+    rng: SplitMix64,
+    features: Features,
+    /// (account, price, movable) of every order placed, by number: post-only orders are
+    /// not moved, since engines disagree on a move that would cross (refused, kept, or
+    /// dropped).
+    orders: Vec<(u32, i64, bool)>,
+    /// The last client id given.
+    client: u64,
+}
+
+impl Generator {
+    /// A new order (55 %), a cancel (20 %) or a move (25 %) of an earlier order.
+    fn next_op(&mut self) -> Op {
+        let account = self.rng.below(4) as u32;
+        let r = self.rng.below(100);
+        if r < 55 || self.orders.is_empty() {
+            return self.place(account);
+        }
+        let k = self.rng.below(self.orders.len() as u64) as u32;
+        let (owner, price, movable) = self.orders[k as usize];
+        if r < 75 || !movable {
+            let target = if self.features.client_ids && self.client > 0 && self.rng.chance(0.2) {
+                Target::Client(1 + self.rng.below(self.client))
+            } else {
+                Target::Order(k)
+            };
+            return Op::Cancel {
+                account: owner,
+                target,
+            };
+        }
+        let step = 1 + self.rng.below(4) as i64;
+        let new_price = if self.rng.chance(0.5) {
+            price + step
+        } else {
+            price - step
+        };
+        self.orders[k as usize].1 = new_price;
+        Op::Move {
+            account: owner,
+            order: k,
+            price: new_price,
+        }
+    }
+
+    /// A new order of `account`: its side, price, time in force, market or limit and
+    /// client id drawn.
+    fn place(&mut self, account: u32) -> Op {
+        let (rng, features) = (&mut self.rng, self.features);
+        let side = if rng.chance(0.5) {
+            Side::Buy
+        } else {
+            Side::Sell
+        };
+        let price = 95 + rng.below(11) as i64;
+        let tif = match rng.below(10) {
+            0..=5 => Tif::Gtc,
+            6 | 7 => Tif::Ioc,
+            8 => Tif::PostOnly,
+            _ if features.fok => Tif::Fok,
+            _ => Tif::Gtc,
+        };
+        let market = features.market
+            && (tif == Tif::Ioc || (tif == Tif::Fok && features.market_fok))
+            && rng.chance(0.2);
+        let use_client = features.client_ids && tif == Tif::Gtc && rng.chance(0.3);
+        self.client += u64::from(use_client);
+        self.orders.push((account, price, tif != Tif::PostOnly));
+        Op::Place {
+            account,
+            instrument: rng.below(2) as u16,
+            side,
+            price: (!market).then_some(price),
+            amount: 1 + rng.below(9) as i64,
+            tif,
+            client: use_client.then_some(self.client),
+        }
+    }
 }
 
 fn agrees_with_reference(name: &str, script: &Script) {

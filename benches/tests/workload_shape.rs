@@ -1,6 +1,8 @@
 //! The generated exchange-core stream has the published shape: command mix, book size,
 //! spread of prices and share of commands that trade.
 
+#![warn(clippy::too_many_lines)]
+
 use matchbook::{Command, EventRecord};
 use matchbook_bench::workload::{self, EXCHANGE_CORE};
 

@@ -15,6 +15,8 @@
 //!
 //! Usage: `matchbook-bench latency [--profile exchange-core|deep-book] [--balances on|off|futures]
 //! [--market-data off|inline|thread] [--n N] [--seed S] [--runs R]`
+
+#![warn(clippy::too_many_lines)]
 // The byte-counting global allocator below can only be written with `unsafe`; it forwards
 // every call to `System`.
 #![allow(unsafe_code)]
@@ -245,14 +247,7 @@ fn timer_overhead() -> u64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let done = match args.first().map(String::as_str) {
-        Some("generate") => Some(matchbook_bench::cli::generate(&args[1..])),
-        Some("run") => Some(matchbook_bench::cli::run(&args[1..], &|| {
-            ALLOCATIONS.load(Ordering::Relaxed)
-        })),
-        _ => None,
-    };
-    if let Some(result) = done {
+    if let Some(result) = subcommand(&args) {
         if let Err(e) = result {
             eprintln!("matchbook-bench: {e}");
             std::process::exit(2);
@@ -276,6 +271,38 @@ fn main() {
     // Top-of-book events exist for market data; without a consumer they are not published.
     w.config.publish_top_of_book = args.market_data != Consumer::Off;
     let (base, start) = warmed(&w);
+    let measured = measure(&args, &base, &w, start);
+    print_header(&args, w.commands.len() - start, start);
+    print_measured(&measured);
+    fok_latency(&base);
+}
+
+/// `generate` and `run` (the harness's commands), if the first argument names one.
+fn subcommand(args: &[String]) -> Option<Result<(), String>> {
+    match args.first().map(String::as_str) {
+        Some("generate") => Some(matchbook_bench::cli::generate(&args[1..])),
+        Some("run") => Some(matchbook_bench::cli::run(&args[1..], &|| {
+            ALLOCATIONS.load(Ordering::Relaxed)
+        })),
+        _ => None,
+    }
+}
+
+/// What the runs measured: each run's throughput (sorted), the last run's latency of each
+/// command (sorted), and what market data retained (bytes, trades, orders).
+struct Measured {
+    rates: Vec<f64>,
+    latencies: Vec<u64>,
+    retained: Option<(i64, usize, usize)>,
+}
+
+/// Replays the measured commands `args.runs` times onto copies of `base`.
+fn measure(
+    args: &Args,
+    base: &matchbook::Engine,
+    w: &workload::Workload,
+    start: usize,
+) -> Measured {
     let measured = w.commands.len() - start;
     let mut rates = Vec::new();
     let mut latencies: Vec<u64> = Vec::with_capacity(measured);
@@ -285,7 +312,7 @@ fn main() {
         let last = run + 1 == args.runs;
         // Throughput: one timer around the whole stream; the last run also times each command.
         let bytes_before = LIVE_BYTES.load(Ordering::Relaxed);
-        let (rate, market) = replay(&base, &w, start, args.market_data, instruments, None);
+        let (rate, market) = replay(base, w, start, args.market_data, instruments, None);
         rates.push(rate);
         if let Some(m) = &market {
             let bytes = LIVE_BYTES.load(Ordering::Relaxed) - bytes_before;
@@ -293,19 +320,20 @@ fn main() {
         }
         drop(market);
         if last {
-            replay(
-                &base,
-                &w,
-                start,
-                args.market_data,
-                instruments,
-                Some(&mut latencies),
-            );
+            let timed = Some(&mut latencies);
+            replay(base, w, start, args.market_data, instruments, timed);
         }
     }
     rates.sort_by(f64::total_cmp);
     latencies.sort_unstable();
-    let overhead = timer_overhead();
+    Measured {
+        rates,
+        latencies,
+        retained,
+    }
+}
+
+fn print_header(args: &Args, measured: usize, start: usize) {
     println!(
         "profile {} balances {} market-data {} seed {} commands {} (after {} warm-up) runs {}",
         args.profile.name,
@@ -324,12 +352,16 @@ fn main() {
         start,
         args.runs
     );
+}
+
+fn print_measured(m: &Measured) {
+    let overhead = timer_overhead();
     println!(
         "throughput median {:.2} M commands/s (min {:.2}, max {:.2}) = {:.1} ns/command",
-        rates[rates.len() / 2] / 1e6,
-        rates[0] / 1e6,
-        rates[rates.len() - 1] / 1e6,
-        1e9 / rates[rates.len() / 2]
+        m.rates[m.rates.len() / 2] / 1e6,
+        m.rates[0] / 1e6,
+        m.rates[m.rates.len() - 1] / 1e6,
+        1e9 / m.rates[m.rates.len() / 2]
     );
     print!("latency ns (timer included, timer alone {overhead} ns):");
     for (name, p) in [
@@ -339,10 +371,10 @@ fn main() {
         ("p99.9", 0.999),
         ("p99.99", 0.9999),
     ] {
-        print!(" {name} {}", percentile(&latencies, p));
+        print!(" {name} {}", percentile(&m.latencies, p));
     }
-    println!(" max {}", latencies[latencies.len() - 1]);
-    if let Some((bytes, trades, orders)) = retained {
+    println!(" max {}", m.latencies[m.latencies.len() - 1]);
+    if let Some((bytes, trades, orders)) = m.retained {
         println!(
             "market data retained {:.1} MB for {trades} trades and {orders} orders: {:.0} bytes per trade with its share of orders ({:.0} MB per million trades)",
             bytes as f64 / 1e6,
@@ -350,7 +382,6 @@ fn main() {
             bytes as f64 / trades.max(1) as f64
         );
     }
-    fok_latency(&base);
 }
 
 /// Fill-or-kill against the book as it stands: a buy needing one lot more than the best 100

@@ -4,6 +4,8 @@
 //! costs. `matchbook-ffi-direct N [read|drop]` prints the median ns per call of 5 runs
 //! (`drop`: events dropped unread, as `ffi_bench engine N drop`).
 
+#![warn(clippy::too_many_lines)]
+
 use std::time::Instant;
 
 use matchbook::market::{MarketData, MarketDataConfig};

@@ -7,6 +7,8 @@
 //!
 //! Usage: `matchbook-journal-bench [--n N] [--rate R] [--batch-micros U] [--dir DIR]`
 
+#![warn(clippy::too_many_lines)]
+
 use std::time::Instant;
 
 use matchbook::Engine;
@@ -73,165 +75,230 @@ fn main() {
         batch as f64 / rate * 1e6,
         dir.display()
     );
-    let mut results = Vec::new();
-    for mode in ["off", "write", "fsync"] {
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut engine = w.prepared_engine();
-        let policy = if mode == "fsync" {
-            SyncPolicy::EveryBatch
-        } else {
-            SyncPolicy::Never
-        };
-        let mut log = (mode != "off").then(|| {
-            journal::SegmentedJournal::open(&dir, policy, 0)
-                .expect("journal")
-                .0
-        });
-        let mut events = Vec::with_capacity(1024);
-        let started = Instant::now();
-        for (b, chunk) in w.commands.chunks(batch).enumerate() {
-            for (i, command) in chunk.iter().enumerate() {
-                let time = w.time_of_command(b * batch + i);
-                if let Some(log) = log.as_mut() {
-                    log.append(time, command).expect("append");
-                }
-                events.clear();
-                let _ = engine.apply(command, time, &mut events);
-            }
-            if let Some(log) = log.as_mut() {
-                log.commit().expect("commit");
-            }
-        }
-        let seconds = started.elapsed().as_secs_f64();
-        let rate = w.commands.len() as f64 / seconds;
-        println!(
-            "journal {mode:<5} {:>6.2} M commands/s ({seconds:.3} s)",
-            rate / 1e6
-        );
-        results.push(rate);
-        if mode == "fsync" {
-            let bytes: u64 = journal::list_segments(&dir)
-                .expect("segments")
-                .iter()
-                .map(|s| std::fs::metadata(&s.path).map_or(0, |m| m.len()))
-                .sum();
-            let started = Instant::now();
-            let (_, recovered) =
-                journal::SegmentedJournal::open(&dir, SyncPolicy::Never, 0).expect("recover");
-            let read = started.elapsed().as_secs_f64();
-            // The journal holds the measured stream; replay it onto the prepared set-up.
-            let mut fresh = w.prepared_engine();
-            let replay_started = Instant::now();
-            journal::replay(&mut fresh, None, &recovered.entries);
-            let replay = replay_started.elapsed().as_secs_f64();
-            let per_million = (read + replay) / recovered.entries.len() as f64 * 1e6;
-            println!(
-                "recovery: {} records, {:.1} MB, read and check {read:.3} s, replay {replay:.3} s: {per_million:.2} s per million commands",
-                recovered.entries.len(),
-                bytes as f64 / 1e6
-            );
-            assert_eq!(
-                fresh.state_hash(),
-                engine.state_hash(),
-                "replay reproduces the run"
-            );
-            snapshots(&w, &dir, &recovered.entries);
-        }
-    }
+    let results = engine_alone(&w, &dir, batch);
     println!(
         "slowdown: write {:.2}x, fsync per batch {:.2}x",
         results[0] / results[1],
         results[0] / results[2]
     );
-    // Through the runtime: one producer thread submits as fast as the queue takes them;
-    // with the journal, batches are written and synced on the journal thread while the
-    // engine applies the next, and answers wait for their batch.
-    let mut through_runtime = Vec::new();
-    let modes = [
-        ("off", false, 0),
-        ("fsync", true, 0),
-        ("fsync+snapshots", true, 100_000),
-    ];
-    let mut writer_status = None;
-    for (mode, durable, snapshot_every) in modes {
-        let _ = std::fs::remove_dir_all(&dir);
-        let engine = w.prepared_engine();
-        let market = matchbook::market::MarketData::new(1, Default::default());
-        let clock = std::sync::Arc::new(matchbook::runtime::ManualClock::at(w.time_of_command(0)));
-        let runtime = if durable {
-            let (log, _) =
-                journal::SegmentedJournal::open(&dir, SyncPolicy::EveryBatch, 0).expect("journal");
-            let check = matchbook::store::SnapshotCheck::new(engine.clone());
-            let writer = SnapshotWriter::start(dir.clone(), 2, check).expect("writer");
-            let plan = (snapshot_every > 0).then(|| SnapshotPlan {
-                every: snapshot_every,
-                on_stop: false,
-                sink: writer.sink(),
-                resumes_after: 0,
-            });
-            writer_status = Some(writer);
-            matchbook::runtime::Runtime::start_durable(
-                engine,
-                market,
-                clock,
-                65_536,
-                Box::new(log),
-                plan,
-            )
-        } else {
-            matchbook::runtime::Runtime::start(engine, market, clock, 65_536)
-        }
-        .expect("runtime");
-        let handle = runtime.handle();
-        let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let started = Instant::now();
-        for command in &w.commands {
-            loop {
-                let answered = answered.clone();
-                let reply = move |_| {
-                    answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                };
-                match handle.submit(command.clone(), reply) {
-                    Ok(()) => break,
-                    Err(matchbook::runtime::RuntimeError::Busy) => std::thread::yield_now(),
-                    Err(e) => panic!("runtime: {e}"),
-                }
-            }
-        }
-        let stats = handle.stats();
-        runtime.shutdown().expect("stop");
-        let seconds = started.elapsed().as_secs_f64();
-        let rate = answered.load(std::sync::atomic::Ordering::Relaxed) as f64 / seconds;
-        println!(
-            "runtime, journal {mode:<15} {:>6.2} M commands/s answered ({seconds:.3} s)",
-            rate / 1e6
-        );
-        if let Some(writer) = writer_status.take()
-            && snapshot_every > 0
-        {
-            let status = writer.finish();
-            println!(
-                "  snapshots written {}, last {:.1} MB in {:.1} ms (encode + write + fsync, on the writer thread), {} segments pruned",
-                status.written,
-                status.last_bytes as f64 / 1e6,
-                status.last_duration.as_secs_f64() * 1e3,
-                status.segments_pruned
-            );
-        }
-        println!(
-            "  matching thread: longest batch {:.2} ms; snapshot copies {} (on the market stage), longest {:.2} ms",
-            stats.longest_batch_nanos as f64 / 1e6,
-            stats.snapshots,
-            stats.longest_snapshot_copy_nanos as f64 / 1e6
-        );
-        through_runtime.push(rate);
-    }
+    let through_runtime = through_runtime(&w, &dir);
     println!(
         "runtime slowdown with the journal (fsync per batch, pipelined): {:.2}x; with snapshots every 100k as well: {:.2}x",
         through_runtime[0] / through_runtime[1],
         through_runtime[0] / through_runtime[2]
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The engine alone on the measured stream in batches of `batch`: no journal, a journal
+/// written without fsync, and with an fsync per batch (then recovery from it timed);
+/// commands a second of each.
+fn engine_alone(w: &workload::Workload, dir: &std::path::Path, batch: usize) -> Vec<f64> {
+    let mut results = Vec::new();
+    for mode in ["off", "write", "fsync"] {
+        let (rate, engine) = journalled_run(w, dir, batch, mode);
+        results.push(rate);
+        if mode == "fsync" {
+            recovery(w, dir, &engine);
+        }
+    }
+    results
+}
+
+/// One run of the engine alone with the journal `mode`: its rate and the engine after it.
+fn journalled_run(
+    w: &workload::Workload,
+    dir: &std::path::Path,
+    batch: usize,
+    mode: &str,
+) -> (f64, matchbook::Engine) {
+    let _ = std::fs::remove_dir_all(dir);
+    let mut engine = w.prepared_engine();
+    let policy = if mode == "fsync" {
+        SyncPolicy::EveryBatch
+    } else {
+        SyncPolicy::Never
+    };
+    let mut log = (mode != "off").then(|| {
+        journal::SegmentedJournal::open(dir, policy, 0)
+            .expect("journal")
+            .0
+    });
+    let mut events = Vec::with_capacity(1024);
+    let started = Instant::now();
+    for (b, chunk) in w.commands.chunks(batch).enumerate() {
+        for (i, command) in chunk.iter().enumerate() {
+            let time = w.time_of_command(b * batch + i);
+            if let Some(log) = log.as_mut() {
+                log.append(time, command).expect("append");
+            }
+            events.clear();
+            let _ = engine.apply(command, time, &mut events);
+        }
+        if let Some(log) = log.as_mut() {
+            log.commit().expect("commit");
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let rate = w.commands.len() as f64 / seconds;
+    println!(
+        "journal {mode:<5} {:>6.2} M commands/s ({seconds:.3} s)",
+        rate / 1e6
+    );
+    (rate, engine)
+}
+
+/// Recovery from the journal the fsync run wrote: read and check, replay, and the same
+/// state as `engine`; then what snapshots cost.
+fn recovery(w: &workload::Workload, dir: &std::path::Path, engine: &matchbook::Engine) {
+    let bytes: u64 = journal::list_segments(dir)
+        .expect("segments")
+        .iter()
+        .map(|s| std::fs::metadata(&s.path).map_or(0, |m| m.len()))
+        .sum();
+    let started = Instant::now();
+    let (_, recovered) =
+        journal::SegmentedJournal::open(dir, SyncPolicy::Never, 0).expect("recover");
+    let read = started.elapsed().as_secs_f64();
+    // The journal holds the measured stream; replay it onto the prepared set-up.
+    let mut fresh = w.prepared_engine();
+    let replay_started = Instant::now();
+    journal::replay(&mut fresh, None, &recovered.entries);
+    let replay = replay_started.elapsed().as_secs_f64();
+    let per_million = (read + replay) / recovered.entries.len() as f64 * 1e6;
+    println!(
+        "recovery: {} records, {:.1} MB, read and check {read:.3} s, replay {replay:.3} s: {per_million:.2} s per million commands",
+        recovered.entries.len(),
+        bytes as f64 / 1e6
+    );
+    assert_eq!(
+        fresh.state_hash(),
+        engine.state_hash(),
+        "replay reproduces the run"
+    );
+    snapshots(w, dir, &recovered.entries);
+}
+
+/// Through the runtime: one producer thread submits as fast as the queue takes them;
+/// with the journal, batches are written and synced on the journal thread while the
+/// engine applies the next, and answers wait for their batch. Commands answered a second
+/// without a journal, with one, and with snapshots every 100,000 as well.
+fn through_runtime(w: &workload::Workload, dir: &std::path::Path) -> Vec<f64> {
+    let modes = [
+        ("off", false, 0),
+        ("fsync", true, 0),
+        ("fsync+snapshots", true, 100_000),
+    ];
+    (modes.into_iter())
+        .map(|(mode, durable, snapshot_every)| runtime_run(w, dir, mode, durable, snapshot_every))
+        .collect()
+}
+
+/// One run through the runtime: commands answered a second.
+fn runtime_run(
+    w: &workload::Workload,
+    dir: &std::path::Path,
+    mode: &str,
+    durable: bool,
+    snapshot_every: u64,
+) -> f64 {
+    let _ = std::fs::remove_dir_all(dir);
+    let (runtime, writer) = start_runtime(w, dir, durable, snapshot_every);
+    let handle = runtime.handle();
+    let answered = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let started = Instant::now();
+    for command in &w.commands {
+        loop {
+            let answered = answered.clone();
+            let reply = move |_| {
+                answered.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            };
+            match handle.submit(command.clone(), reply) {
+                Ok(()) => break,
+                Err(matchbook::runtime::RuntimeError::Busy) => std::thread::yield_now(),
+                Err(e) => panic!("runtime: {e}"),
+            }
+        }
+    }
+    let stats = handle.stats();
+    runtime.shutdown().expect("stop");
+    let seconds = started.elapsed().as_secs_f64();
+    let rate = answered.load(std::sync::atomic::Ordering::Relaxed) as f64 / seconds;
+    println!(
+        "runtime, journal {mode:<15} {:>6.2} M commands/s answered ({seconds:.3} s)",
+        rate / 1e6
+    );
+    if let Some(writer) = writer
+        && snapshot_every > 0
+    {
+        let status = writer.finish();
+        println!(
+            "  snapshots written {}, last {:.1} MB in {:.1} ms (encode + write + fsync, on the writer thread), {} segments pruned",
+            status.written,
+            status.last_bytes as f64 / 1e6,
+            status.last_duration.as_secs_f64() * 1e3,
+            status.segments_pruned
+        );
+    }
+    println!(
+        "  matching thread: longest batch {:.2} ms; snapshot copies {} (on the market stage), longest {:.2} ms",
+        stats.longest_batch_nanos as f64 / 1e6,
+        stats.snapshots,
+        stats.longest_snapshot_copy_nanos as f64 / 1e6
+    );
+    rate
+}
+
+/// The runtime on the prepared engine, durable on a journal in `dir` (with its snapshot
+/// writer when snapshots are taken) or not.
+fn start_runtime(
+    w: &workload::Workload,
+    dir: &std::path::Path,
+    durable: bool,
+    snapshot_every: u64,
+) -> (matchbook::runtime::Runtime, Option<SnapshotWriter>) {
+    let engine = w.prepared_engine();
+    let market = matchbook::market::MarketData::new(1, Default::default());
+    let clock = std::sync::Arc::new(matchbook::runtime::ManualClock::at(w.time_of_command(0)));
+    let mut writer_status = None;
+    let runtime = if durable {
+        let (log, _) =
+            journal::SegmentedJournal::open(dir, SyncPolicy::EveryBatch, 0).expect("journal");
+        let check = matchbook::store::SnapshotCheck::new(engine.clone());
+        let writer = SnapshotWriter::start(dir.to_owned(), 2, check).expect("writer");
+        let plan = (snapshot_every > 0).then(|| SnapshotPlan {
+            every: snapshot_every,
+            on_stop: false,
+            sink: writer.sink(),
+            resumes_after: 0,
+        });
+        writer_status = Some(writer);
+        matchbook::runtime::Runtime::start_durable(
+            engine,
+            market,
+            clock,
+            65_536,
+            Box::new(log),
+            plan,
+        )
+    } else {
+        matchbook::runtime::Runtime::start(engine, market, clock, 65_536)
+    }
+    .expect("runtime");
+    (runtime, writer_status)
+}
+
+/// The median time of five calls of `f`, in seconds.
+fn median_of_five(mut f: impl FnMut()) -> f64 {
+    let mut times: Vec<f64> = (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
 }
 
 /// What a snapshot of the state after `entries` costs: the copies the engine and
@@ -248,28 +315,8 @@ fn snapshots(w: &workload::Workload, dir: &std::path::Path, entries: &[JournalEn
     let mut engine = w.prepared_engine();
     let mut market = MarketData::new(engine.instruments().len(), Default::default());
     journal::replay(&mut engine, Some(&mut market), head);
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let clone_engine = median(
-        (0..5)
-            .map(|_| {
-                let t = Instant::now();
-                std::hint::black_box(engine.clone());
-                t.elapsed().as_secs_f64()
-            })
-            .collect(),
-    );
-    let clone_market = median(
-        (0..5)
-            .map(|_| {
-                let t = Instant::now();
-                std::hint::black_box(market.share());
-                t.elapsed().as_secs_f64()
-            })
-            .collect(),
-    );
+    let clone_engine = median_of_five(|| drop(std::hint::black_box(engine.clone())));
+    let clone_market = median_of_five(|| drop(std::hint::black_box(market.share())));
     let t = Instant::now();
     let snapshot = Snapshot::capture(head.len() as u64, &engine, Some(&market)).expect("encode");
     let encode = t.elapsed().as_secs_f64();

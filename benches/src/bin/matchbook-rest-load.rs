@@ -9,6 +9,8 @@
 //! Usage: `matchbook-rest-load --url 127.0.0.1:8080 --key KEY [--connections 16]
 //! [--seconds 10] [--warmup 2] [--rate R]`
 
+#![warn(clippy::too_many_lines)]
+
 use std::time::{Duration, Instant};
 
 use matchbook_bench::http::{Connection, json_field};

@@ -14,6 +14,8 @@
 //! [--subscribers 100] [--seconds 5] [--warmup 1] [--depth 0]` (`--depth`: the
 //! `ORDER_BOOK` subscription's depth; 0, the whole book)
 
+#![warn(clippy::too_many_lines)]
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};

@@ -336,6 +336,73 @@ fn order_number(word: &str, orders: u32) -> Result<u32, String> {
     Ok(k)
 }
 
+/// An account number below the script's `accounts`.
+fn account_of(word: &str, script: &Script) -> Result<u32, String> {
+    let a: u32 = number(word)?;
+    if a >= script.accounts {
+        return Err(format!(
+            "account {a} is not below `accounts {}`",
+            script.accounts
+        ));
+    }
+    Ok(a)
+}
+
+/// The order of an `N` line (account, instrument, side, kind, time in force, price,
+/// amount, client; then its options), with its terms when it has more than the plain
+/// fields.
+fn read_new_order(
+    [a, i, side, kind, tif, price, amount, client]: [&str; 8],
+    options: &[&str],
+    script: &Script,
+) -> Result<(Op, Option<Terms>), String> {
+    let instrument: u16 = number(i)?;
+    if instrument >= script.instruments {
+        return Err(format!(
+            "instrument {instrument} is not below `instruments`"
+        ));
+    }
+    let (account, side) = (account_of(a, script)?, side_of(side)?);
+    let (kind, tif) = (Kind::parse(kind)?, tif_of(tif)?);
+    let price = match (kind.priced(), price) {
+        (true, p) => Some(positive(p)?),
+        (false, "-") => None,
+        (false, p) => {
+            return Err(format!(
+                "a {} order with price `{p}`; write -",
+                kind.letters()
+            ));
+        }
+    };
+    if kind == Kind::Market && matches!(tif, Tif::Gtc | Tif::PostOnly) {
+        return Err("a market order is IOC or FOK".into());
+    }
+    let (amount, client) = (positive(amount)?, client_of(client)?);
+    let terms = Terms::parse(kind, tif, price, options, tif_of)?;
+    if terms.is_plain() {
+        let op = Op::Place {
+            account,
+            instrument,
+            side,
+            price,
+            amount,
+            tif,
+            client,
+        };
+        return Ok((op, None));
+    }
+    let op = Op::PlaceWith {
+        account,
+        instrument,
+        side,
+        amount,
+        client,
+        terms: 0,
+        pair: terms.oco.is_some(),
+    };
+    Ok((op, Some(terms)))
+}
+
 /// Reads one command line; an order with terms beyond the plain fields comes with them.
 fn read_line(
     head: &str,
@@ -343,16 +410,7 @@ fn read_line(
     script: &Script,
     orders: u32,
 ) -> Result<(Line, Option<Terms>), String> {
-    let account = |w: &str| -> Result<u32, String> {
-        let a: u32 = number(w)?;
-        if a >= script.accounts {
-            return Err(format!(
-                "account {a} is not below `accounts {}`",
-                script.accounts
-            ));
-        }
-        Ok(a)
-    };
+    let account = |w: &str| account_of(w, script);
     let (time, fields) = match rest.split_first() {
         Some((t, fields)) => (number::<i64>(t)?, fields),
         None => return Err(format!("`{head}` without a time")),
@@ -370,51 +428,9 @@ fn read_line(
             }
         }
         ("N", [a, i, side, kind, tif, price, amount, client, options @ ..]) => {
-            let instrument: u16 = number(i)?;
-            if instrument >= script.instruments {
-                return Err(format!(
-                    "instrument {instrument} is not below `instruments`"
-                ));
-            }
-            let (account, side) = (account(a)?, side_of(side)?);
-            let (kind, tif) = (Kind::parse(kind)?, tif_of(tif)?);
-            let price = match (kind.priced(), *price) {
-                (true, p) => Some(positive(p)?),
-                (false, "-") => None,
-                (false, p) => {
-                    return Err(format!(
-                        "a {} order with price `{p}`; write -",
-                        kind.letters()
-                    ));
-                }
-            };
-            if kind == Kind::Market && matches!(tif, Tif::Gtc | Tif::PostOnly) {
-                return Err("a market order is IOC or FOK".into());
-            }
-            let (amount, client) = (positive(amount)?, client_of(client)?);
-            let terms = Terms::parse(kind, tif, price, options, tif_of)?;
-            if terms.is_plain() {
-                let op = Op::Place {
-                    account,
-                    instrument,
-                    side,
-                    price,
-                    amount,
-                    tif,
-                    client,
-                };
-                return Ok((Line { time, op }, None));
-            }
-            let op = Op::PlaceWith {
-                account,
-                instrument,
-                side,
-                amount,
-                client,
-                terms: 0,
-                pair: terms.oco.is_some(),
-            };
-            return Ok((Line { time, op }, Some(terms)));
+            let fields = [*a, *i, *side, *kind, *tif, *price, *amount, *client];
+            let (op, terms) = read_new_order(fields, options, script)?;
+            return Ok((Line { time, op }, terms));
         }
         ("C", [a, target]) => {
             let target = match target.strip_prefix('c') {

@@ -89,6 +89,31 @@ fn mside(side: Side) -> MSide {
     }
 }
 
+/// The order of a `Place` line (`None` for a fill-or-kill market order, which this
+/// book has no form of).
+fn order_of(side: Side, price: Option<i64>, amount: i64, tif: Tif) -> Option<NewOrder> {
+    let quantity = Quantity(amount as u64);
+    Some(match price {
+        // A market order that does not fill completely is cancelled (no
+        // market-to-limit); fill-or-kill has no market form here.
+        None if tif == Tif::Fok => return None,
+        None => NewOrder::Market(MarketOrder::new(quantity, mside(side), false)),
+        Some(p) => NewOrder::Limit(LimitOrder::new(
+            Price(p as u64),
+            QuantityPolicy::Standard { quantity },
+            OrderFlags::new(
+                mside(side),
+                tif == Tif::PostOnly,
+                match tif {
+                    Tif::Ioc => TimeInForce::Ioc,
+                    Tif::Fok => TimeInForce::Fok,
+                    Tif::Gtc | Tif::PostOnly => TimeInForce::Gtc,
+                },
+            ),
+        )),
+    })
+}
+
 impl Venue for Matchcore {
     fn name(&self) -> &'static str {
         "matchcore"
@@ -113,30 +138,8 @@ impl Venue for Matchcore {
                 tif,
                 client,
             } => {
-                let order = match price {
-                    // A market order that does not fill completely is cancelled (no
-                    // market-to-limit); fill-or-kill has no market form here.
-                    None if tif == Tif::Fok => return,
-                    None => NewOrder::Market(MarketOrder::new(
-                        Quantity(amount as u64),
-                        mside(side),
-                        false,
-                    )),
-                    Some(p) => NewOrder::Limit(LimitOrder::new(
-                        Price(p as u64),
-                        QuantityPolicy::Standard {
-                            quantity: Quantity(amount as u64),
-                        },
-                        OrderFlags::new(
-                            mside(side),
-                            tif == Tif::PostOnly,
-                            match tif {
-                                Tif::Ioc => TimeInForce::Ioc,
-                                Tif::Fok => TimeInForce::Fok,
-                                Tif::Gtc | Tif::PostOnly => TimeInForce::Gtc,
-                            },
-                        ),
-                    )),
+                let Some(order) = order_of(side, price, amount, tif) else {
+                    return;
                 };
                 let (id, outcome) = self.run(
                     instrument,
