@@ -2,6 +2,7 @@
 //! clarity, against which the real engine is compared event by event, and the fuzz
 //! harnesses that the cargo-fuzz targets in `fuzz/` run.
 #![deny(missing_docs)]
+#![warn(clippy::too_many_lines)]
 
 pub mod fuzz;
 pub mod normalize;

@@ -11,115 +11,31 @@ fn strip(order: OrderRef) -> OrderRef {
 }
 
 /// The event with every order handle's slot zeroed.
-pub fn normalize(event: Event) -> Event {
-    match event {
-        Event::OrderAccepted(mut a) => {
-            a.order = strip(a.order);
-            Event::OrderAccepted(a)
-        }
-        Event::Trade(mut t) => {
+pub fn normalize(mut event: Event) -> Event {
+    match &mut event {
+        Event::OrderAccepted(a) => a.order = strip(a.order),
+        Event::Trade(t) => {
             t.maker = strip(t.maker);
             t.taker = strip(t.taker);
-            Event::Trade(t)
         }
-        Event::OrderBooked {
-            order,
-            instrument,
-            side,
-            price,
-            remaining,
-        } => Event::OrderBooked {
-            order: strip(order),
-            instrument,
-            side,
-            price,
-            remaining,
-        },
-        Event::OrderAmended {
-            order,
-            account,
-            instrument,
-            price,
-            amount,
-            remaining,
-            kept_priority,
-        } => Event::OrderAmended {
-            order: strip(order),
-            account,
-            instrument,
-            price,
-            amount,
-            remaining,
-            kept_priority,
-        },
-        Event::OrderCancelled {
-            order,
-            account,
-            instrument,
-            remaining,
-            reason,
-        } => Event::OrderCancelled {
-            order: strip(order),
-            account,
-            instrument,
-            remaining,
-            reason,
-        },
-        Event::StopTriggered {
-            order,
-            instrument,
-            trigger_price,
-            price,
-        } => Event::StopTriggered {
-            order: strip(order),
-            instrument,
-            trigger_price,
-            price,
-        },
         Event::OrdersLinked {
             first,
             second,
-            instrument,
             parent,
-        } => Event::OrdersLinked {
-            first: strip(first),
-            second: strip(second),
-            instrument,
-            parent: parent.map(strip),
-        },
-        Event::BracketPlaced {
-            order,
-            instrument,
-            exits,
-        } => Event::BracketPlaced {
-            order: strip(order),
-            instrument,
-            exits,
-        },
-        Event::TriggerMoved {
-            order,
-            instrument,
-            trigger_price,
-        } => Event::TriggerMoved {
-            order: strip(order),
-            instrument,
-            trigger_price,
-        },
-        Event::OrderTerms {
-            order,
-            instrument,
-            reference,
-            trail,
-            limit_offset,
-            display,
-        } => Event::OrderTerms {
-            order: strip(order),
-            instrument,
-            reference,
-            trail,
-            limit_offset,
-            display,
-        },
-        other => other,
+            ..
+        } => {
+            *first = strip(*first);
+            *second = strip(*second);
+            *parent = parent.map(strip);
+        }
+        Event::OrderBooked { order, .. }
+        | Event::OrderAmended { order, .. }
+        | Event::OrderCancelled { order, .. }
+        | Event::StopTriggered { order, .. }
+        | Event::BracketPlaced { order, .. }
+        | Event::TriggerMoved { order, .. }
+        | Event::OrderTerms { order, .. } => *order = strip(*order),
+        _ => {}
     }
+    event
 }

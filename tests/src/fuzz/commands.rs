@@ -176,78 +176,142 @@ impl World {
         (InstrumentId(i as u16), price, lots)
     }
 
+    /// A new order (seven commands in sixteen): every order type, time in force and
+    /// option, at and past the limits, now and then as an OCO pair or a bracket.
+    fn place_command(&mut self, input: &mut Input<'_>) -> Command {
+        let account = self.account(input);
+        let (instrument, reference, lots) = self.instrument(input);
+        let side = if input.u8().is_multiple_of(2) {
+            Side::Buy
+        } else {
+            Side::Sell
+        };
+        let step = (reference / 500).max(1);
+        let mut price = Price((reference + i64::from(input.i8()) * step).max(1));
+        if input.u8() == 0
+            && let Ok(inst) = self.engine.instrument(instrument)
+        {
+            // At the instrument's largest price, and one tick past it.
+            price = Price(inst.max_price.0 + i64::from(input.u8() % 2));
+        }
+        let mut amount = Qty(lots * i64::from(input.u8() % 16 + 1));
+        if input.u8() == 0 {
+            // At the largest order amount, and one past it.
+            amount = Qty(matchbook::limits::MAX_ORDER_LOTS + i64::from(input.u8() % 2));
+        }
+        let shape = input.u8();
+        let mut order =
+            NewOrder::limit(account, instrument, side, price, amount).with_tif(match shape % 5 {
+                0 | 1 => TimeInForce::GoodTillCancelled,
+                2 => TimeInForce::ImmediateOrCancelled,
+                3 => TimeInForce::FillOrKill,
+                _ => TimeInForce::PostOnly,
+            });
+        if shape & 0x08 != 0 {
+            order.order_type = OrderType::Market;
+            order.price = (shape & 0x10 != 0).then_some(price);
+            order.time_in_force = TimeInForce::ImmediateOrCancelled;
+        }
+        if shape & 0x20 != 0 {
+            trigger_terms(&mut order, input, price, step);
+        }
+        if shape & 0x40 != 0 {
+            order.client_id = Some(Uuid(u128::from(input.u8() % 8)));
+        }
+        if shape & 0x80 != 0 {
+            order.reduce_only = true;
+            order.time_in_force = TimeInForce::GoodTillTime;
+            order.expire_at = Some(Timestamp(self.time + i64::from(input.u8()) * 1_000_000_000));
+        }
+        contingent(order, step, input.u8())
+    }
+
+    /// A deposit or a withdrawal, up to the balance cap and past it.
+    fn funds_command(&mut self, input: &mut Input<'_>) -> Command {
+        let account = self.account(input);
+        let currency = CurrencyId(u16::from(input.u8() % 6));
+        let amount = match input.u8() % 32 {
+            // Up to the balance cap, and past it, as an operator's mistake would.
+            0 => matchbook::limits::MAX_BALANCE - i64::from(input.u16()),
+            1 => i64::MAX - i64::from(input.u16()),
+            _ => i64::from(input.u16()) * 1_000,
+        };
+        if input.u8().is_multiple_of(2) {
+            Command::Deposit {
+                account,
+                currency,
+                amount,
+            }
+        } else {
+            Command::Withdraw {
+                account,
+                currency,
+                amount,
+            }
+        }
+    }
+
+    /// A subaccount created, or a transfer between accounts of a holder.
+    fn holder_command(&mut self, input: &mut Input<'_>) -> Command {
+        let h = usize::from(input.u8()) % self.holders.len().max(1);
+        let holder = self.holders.get(h).copied().unwrap_or(HolderId(0));
+        if input.u8().is_multiple_of(4) {
+            Command::CreateSubaccount {
+                holder,
+                name: format!("sub{}", input.u8() % 4),
+                kind: matchbook::AccountKind::Regular,
+            }
+        } else {
+            Command::Transfer {
+                holder,
+                source: self.account(input),
+                destination: self.account(input),
+                currency: CurrencyId(u16::from(input.u8() % 6)),
+                amount: i64::from(input.u16()) * 10_000,
+            }
+        }
+    }
+
+    /// Time passing: minutes, or decades at once.
+    fn advance_time(&mut self, input: &mut Input<'_>) -> Command {
+        if input.u8() == 0 {
+            // Decades at once, up to the horizon: funding settles in bounded work.
+            let horizon = matchbook::limits::TIME_HORIZON.0;
+            self.time = self
+                .time
+                .max(horizon - i64::from(input.u16()) * 3_600_000_000_000);
+        } else {
+            self.time += i64::from(input.u16()) * 60_000_000_000;
+        }
+        Command::AdvanceTime
+    }
+
+    /// A dead-man switch, a liquidation, a self-trade mode or de-risking.
+    fn account_setting(&mut self, input: &mut Input<'_>) -> Command {
+        match input.u8() % 4 {
+            3 => Command::SetCancelAllAfter {
+                account: self.account(input),
+                timeout: u64::from(input.u16()) * 1_000_000,
+            },
+            0 => Command::Liquidate {
+                account: self.account(input),
+            },
+            1 => Command::SetStpMode {
+                account: self.account(input),
+                mode: StpMode::CancelBoth,
+            },
+            _ => Command::SetDerisk {
+                account: self.account(input),
+                on: input.u8().is_multiple_of(2),
+            },
+        }
+    }
+
     /// Reads one command.
     fn command(&mut self, input: &mut Input<'_>) -> Command {
         let op = input.u8();
         match op % 16 {
-            0..=6 => {
-                let account = self.account(input);
-                let (instrument, reference, lots) = self.instrument(input);
-                let side = if input.u8().is_multiple_of(2) {
-                    Side::Buy
-                } else {
-                    Side::Sell
-                };
-                let step = (reference / 500).max(1);
-                let mut price = Price((reference + i64::from(input.i8()) * step).max(1));
-                if input.u8() == 0
-                    && let Ok(inst) = self.engine.instrument(instrument)
-                {
-                    // At the instrument's largest price, and one tick past it.
-                    price = Price(inst.max_price.0 + i64::from(input.u8() % 2));
-                }
-                let mut amount = Qty(lots * i64::from(input.u8() % 16 + 1));
-                if input.u8() == 0 {
-                    // At the largest order amount, and one past it.
-                    amount = Qty(matchbook::limits::MAX_ORDER_LOTS + i64::from(input.u8() % 2));
-                }
-                let shape = input.u8();
-                let mut order = NewOrder::limit(account, instrument, side, price, amount).with_tif(
-                    match shape % 5 {
-                        0 | 1 => TimeInForce::GoodTillCancelled,
-                        2 => TimeInForce::ImmediateOrCancelled,
-                        3 => TimeInForce::FillOrKill,
-                        _ => TimeInForce::PostOnly,
-                    },
-                );
-                if shape & 0x08 != 0 {
-                    order.order_type = OrderType::Market;
-                    order.price = (shape & 0x10 != 0).then_some(price);
-                    order.time_in_force = TimeInForce::ImmediateOrCancelled;
-                }
-                if shape & 0x20 != 0 {
-                    // Every trigger type, with the fields it needs (and now and then one
-                    // it must not have: the engine refuses those).
-                    let kind = input.u8();
-                    order.order_type = OrderType::ALL[2 + usize::from(kind % 6)];
-                    order.trigger_price = Some(Price((price.0 + step * 3).max(1)));
-                    if order.order_type.is_market() || order.order_type.is_trailing() {
-                        order.price = (kind & 0x40 != 0).then_some(price);
-                    }
-                    if order.order_type.is_trailing() {
-                        order.trigger_price = None;
-                        order.trail = Some(if kind & 0x08 != 0 {
-                            Trail::Bps(u32::from(input.u8()) * 40)
-                        } else {
-                            Trail::Price(Price(step * i64::from(input.u8() % 8)))
-                        });
-                        order.limit_offset = (kind & 0x10 != 0).then_some(Price(step));
-                    }
-                    if kind & 0x80 != 0 {
-                        order.trigger_ref = TriggerRef::MarkPrice;
-                    }
-                }
-                if shape & 0x40 != 0 {
-                    order.client_id = Some(Uuid(u128::from(input.u8() % 8)));
-                }
-                if shape & 0x80 != 0 {
-                    order.reduce_only = true;
-                    order.time_in_force = TimeInForce::GoodTillTime;
-                    order.expire_at =
-                        Some(Timestamp(self.time + i64::from(input.u8()) * 1_000_000_000));
-                }
-                contingent(order, step, input.u8())
-            }
+            0..=6 => self.place_command(input),
             7 => Command::CancelOrder {
                 account: self.account(input),
                 order: self.order(input),
@@ -267,48 +331,8 @@ impl World {
                 amount: (input.u8().is_multiple_of(2)).then(|| Qty(i64::from(input.u16()))),
                 price: (input.u8().is_multiple_of(2)).then(|| Price(i64::from(input.u16()) * 100)),
             },
-            10 => {
-                let account = self.account(input);
-                let currency = CurrencyId(u16::from(input.u8() % 6));
-                let amount = match input.u8() % 32 {
-                    // Up to the balance cap, and past it, as an operator's mistake would.
-                    0 => matchbook::limits::MAX_BALANCE - i64::from(input.u16()),
-                    1 => i64::MAX - i64::from(input.u16()),
-                    _ => i64::from(input.u16()) * 1_000,
-                };
-                if input.u8().is_multiple_of(2) {
-                    Command::Deposit {
-                        account,
-                        currency,
-                        amount,
-                    }
-                } else {
-                    Command::Withdraw {
-                        account,
-                        currency,
-                        amount,
-                    }
-                }
-            }
-            11 => {
-                let h = usize::from(input.u8()) % self.holders.len().max(1);
-                let holder = self.holders.get(h).copied().unwrap_or(HolderId(0));
-                if input.u8().is_multiple_of(4) {
-                    Command::CreateSubaccount {
-                        holder,
-                        name: format!("sub{}", input.u8() % 4),
-                        kind: matchbook::AccountKind::Regular,
-                    }
-                } else {
-                    Command::Transfer {
-                        holder,
-                        source: self.account(input),
-                        destination: self.account(input),
-                        currency: CurrencyId(u16::from(input.u8() % 6)),
-                        amount: i64::from(input.u16()) * 10_000,
-                    }
-                }
-            }
+            10 => self.funds_command(input),
+            11 => self.holder_command(input),
             12 => {
                 let (instrument, reference, _) = self.instrument(input);
                 Command::SetIndexPrice {
@@ -318,18 +342,7 @@ impl World {
                     ),
                 }
             }
-            13 => {
-                if input.u8() == 0 {
-                    // Decades at once, up to the horizon: funding settles in bounded work.
-                    let horizon = matchbook::limits::TIME_HORIZON.0;
-                    self.time = self
-                        .time
-                        .max(horizon - i64::from(input.u16()) * 3_600_000_000_000);
-                } else {
-                    self.time += i64::from(input.u16()) * 60_000_000_000;
-                }
-                Command::AdvanceTime
-            }
+            13 => self.advance_time(input),
             14 => Command::SetInstrumentState {
                 instrument: self.instrument(input).0,
                 state: match input.u8() % 8 {
@@ -339,23 +352,7 @@ impl World {
                     _ => InstrumentState::Active,
                 },
             },
-            _ => match input.u8() % 4 {
-                3 => Command::SetCancelAllAfter {
-                    account: self.account(input),
-                    timeout: u64::from(input.u16()) * 1_000_000,
-                },
-                0 => Command::Liquidate {
-                    account: self.account(input),
-                },
-                1 => Command::SetStpMode {
-                    account: self.account(input),
-                    mode: StpMode::CancelBoth,
-                },
-                _ => Command::SetDerisk {
-                    account: self.account(input),
-                    on: input.u8().is_multiple_of(2),
-                },
-            },
+            _ => self.account_setting(input),
         }
     }
 
@@ -546,5 +543,28 @@ fn contingent(order: NewOrder, step: i64, shape: u8) -> Command {
             }
         }
         _ => Command::PlaceOrder(order),
+    }
+}
+
+/// Every trigger type, with the fields it needs (and now and then one it must not have:
+/// the engine refuses those).
+fn trigger_terms(order: &mut NewOrder, input: &mut Input<'_>, price: Price, step: i64) {
+    let kind = input.u8();
+    order.order_type = OrderType::ALL[2 + usize::from(kind % 6)];
+    order.trigger_price = Some(Price((price.0 + step * 3).max(1)));
+    if order.order_type.is_market() || order.order_type.is_trailing() {
+        order.price = (kind & 0x40 != 0).then_some(price);
+    }
+    if order.order_type.is_trailing() {
+        order.trigger_price = None;
+        order.trail = Some(if kind & 0x08 != 0 {
+            Trail::Bps(u32::from(input.u8()) * 40)
+        } else {
+            Trail::Price(Price(step * i64::from(input.u8() % 8)))
+        });
+        order.limit_offset = (kind & 0x10 != 0).then_some(Price(step));
+    }
+    if kind & 0x80 != 0 {
+        order.trigger_ref = TriggerRef::MarkPrice;
     }
 }

@@ -21,6 +21,58 @@ impl RefEngine {
             .get(o.instrument.0 as usize)
             .ok_or(EngineError::UnknownInstrument)?
             .clone();
+        self.check_terms(o, &inst)?;
+        let kind = o.order_type;
+        let trigger_type = !matches!(kind, OrderType::Limit | OrderType::Market);
+        let trailing = matches!(kind, OrderType::TrailingStop | OrderType::TrailingStopLimit);
+        let record = self
+            .accounts
+            .get(o.account.0 as usize)
+            .ok_or(EngineError::UnknownAccount)?;
+        if record.closed {
+            return Err(EngineError::AccountClosed);
+        }
+        let (holder, stp) = (record.holder, o.stp.unwrap_or(record.stp));
+        if o.order_type == OrderType::Market
+            && o.price.is_none()
+            && let Some(&best) = self.queue(o.instrument, o.side.opposite()).first()
+        {
+            Self::check_min_size(&inst, self.orders[best].price.unwrap_or(0), o.amount.0)?;
+        }
+        let is_counted = counted(o.order_type, o.time_in_force);
+        if is_counted && self.holders[holder] >= self.max_open {
+            return Err(EngineError::MaxOpenOrdersExceeded);
+        }
+        let mut order = RefOrder::entering(self.next_order, o, stp);
+        // Refused by its time in force: still accepted (funds permitting), then ended.
+        let refused = self.refusal(o, &order, stp, trigger_type);
+        if spot_reduce_only(o) {
+            return Err(EngineError::ReduceOnlyWouldIncrease);
+        }
+        if trailing {
+            let last = inst.last_price.ok_or(EngineError::NoReferencePrice)?;
+            order.extreme = last;
+            order.trigger = Some(trail_trigger(o.trail, o.side, last));
+        }
+        let reserves_now = !trigger_type || matches!(kind, OrderType::Stop | OrderType::TakeProfit);
+        let reservation = match self.funds.enforce && reserves_now {
+            true => Some(self.reservation(o, &inst, stp)?),
+            false => None,
+        };
+        Ok(RefPlan {
+            order,
+            new: *o,
+            refused,
+            reservation,
+            counted: is_counted,
+            holder,
+            trigger_type,
+        })
+    }
+
+    /// The checks of a new order's own terms and its market's state, in the engine's
+    /// documented order (the account's come after).
+    fn check_terms(&self, o: &NewOrder, inst: &RefInstrument) -> Result<(), EngineError> {
         // Validation, in the engine's documented order.
         if o.amount.0 <= 0 {
             return Err(EngineError::InvalidAmount);
@@ -57,7 +109,7 @@ impl RefEngine {
             return Err(EngineError::InvalidTriggerPrice);
         }
         if let Some(t) = o.trigger_price {
-            self.check_price(&inst, t)
+            self.check_price(inst, t)
                 .map_err(|_| EngineError::InvalidTriggerPrice)?;
         }
         let trail_ok = match (trailing, o.trail) {
@@ -88,11 +140,21 @@ impl RefEngine {
             // The model's markets are spot: no mark price.
             return Err(EngineError::InvalidTriggerReference);
         }
+        self.check_price_expiry_and_market(o, inst)
+    }
+
+    /// The last checks of a new order's terms: its price (and size at it), its expiry,
+    /// and whether its market takes it now.
+    fn check_price_expiry_and_market(
+        &self,
+        o: &NewOrder,
+        inst: &RefInstrument,
+    ) -> Result<(), EngineError> {
         if let Some(p) = o.price {
-            self.check_price(&inst, p)?;
-            Self::check_min_size(&inst, p.0, o.amount.0)?;
+            self.check_price(inst, p)?;
+            Self::check_min_size(inst, p.0, o.amount.0)?;
         } else if let Some(t) = o.trigger_price {
-            Self::check_min_size(&inst, t.0, o.amount.0)?;
+            Self::check_min_size(inst, t.0, o.amount.0)?;
         }
         let gtt = o.time_in_force == TimeInForce::GoodTillTime;
         match o.expire_at {
@@ -109,49 +171,18 @@ impl RefEngine {
             }
             _ => {}
         }
-        let record = self
-            .accounts
-            .get(o.account.0 as usize)
-            .ok_or(EngineError::UnknownAccount)?;
-        if record.closed {
-            return Err(EngineError::AccountClosed);
-        }
-        let (holder, stp) = (record.holder, o.stp.unwrap_or(record.stp));
-        if o.order_type == OrderType::Market
-            && o.price.is_none()
-            && let Some(&best) = self.queue(o.instrument, o.side.opposite()).first()
-        {
-            Self::check_min_size(&inst, self.orders[best].price.unwrap_or(0), o.amount.0)?;
-        }
-        let is_counted = counted(o.order_type, o.time_in_force);
-        if is_counted && self.holders[holder] >= self.max_open {
-            return Err(EngineError::MaxOpenOrdersExceeded);
-        }
-        let mut order = RefOrder {
-            id: self.next_order,
-            account: o.account,
-            instrument: o.instrument,
-            side: o.side,
-            order_type: o.order_type,
-            tif: o.time_in_force,
-            stp,
-            price: o.price.map(|p| p.0),
-            trigger: o.trigger_price.map(|p| p.0),
-            amount: o.amount.0,
-            filled: 0,
-            client_id: o.client_id,
-            expire_at: o.expire_at,
-            place: Where::Taking,
-            stamp: 0,
-            reserved: 0,
-            trail: o.trail,
-            limit_offset: o.limit_offset.map_or(0, |p| p.0),
-            extreme: 0,
-            display: o.display.map(|d| d.0),
-            shown: 0,
-        };
-        // Refused by its time in force: still accepted (funds permitting), then ended.
-        let refused = match o.time_in_force {
+        Ok(())
+    }
+
+    /// Why a new order's time in force ends it at once (`None`: it may enter).
+    fn refusal(
+        &self,
+        o: &NewOrder,
+        order: &RefOrder,
+        stp: StpMode,
+        trigger_type: bool,
+    ) -> Option<CancelReason> {
+        match o.time_in_force {
             _ if trigger_type => None,
             TimeInForce::FillOrKill
                 if !self.can_fill(
@@ -169,48 +200,36 @@ impl RefEngine {
                 Some(CancelReason::PostOnlyWouldTake)
             }
             _ => None,
-        };
-        if spot_reduce_only(o) {
-            return Err(EngineError::ReduceOnlyWouldIncrease);
         }
-        if trailing {
-            let last = inst.last_price.ok_or(EngineError::NoReferencePrice)?;
-            order.extreme = last;
-            order.trigger = Some(trail_trigger(o.trail, o.side, last));
-        }
-        let reserves_now = !trigger_type || matches!(kind, OrderType::Stop | OrderType::TakeProfit);
-        let reservation = if self.funds.enforce && reserves_now {
-            let (currency, need) = match o.side {
-                Side::Buy => {
-                    let need = match o.price {
-                        Some(p) => {
-                            i128::from(p.0) * i128::from(o.amount.0) * i128::from(inst.quote_unit)
-                        }
-                        None => self.market_buy_cost(o.instrument, o.amount.0, o.account, stp),
-                    };
-                    (inst.quote, need)
-                }
-                Side::Sell => (
-                    inst.base,
-                    i128::from(o.amount.0) * i128::from(inst.base_unit),
-                ),
-            };
-            if need > i128::from(self.accounts[o.account.0 as usize].balances[currency].0) {
-                return Err(EngineError::InsufficientFunds);
+    }
+
+    /// What a new order reserves: its currency and amount, refused when the account has
+    /// less available.
+    fn reservation(
+        &self,
+        o: &NewOrder,
+        inst: &RefInstrument,
+        stp: StpMode,
+    ) -> Result<(usize, i64), EngineError> {
+        let (currency, need) = match o.side {
+            Side::Buy => {
+                let need = match o.price {
+                    Some(p) => {
+                        i128::from(p.0) * i128::from(o.amount.0) * i128::from(inst.quote_unit)
+                    }
+                    None => self.market_buy_cost(o.instrument, o.amount.0, o.account, stp),
+                };
+                (inst.quote, need)
             }
-            Some((currency, need as i64))
-        } else {
-            None
+            Side::Sell => (
+                inst.base,
+                i128::from(o.amount.0) * i128::from(inst.base_unit),
+            ),
         };
-        Ok(RefPlan {
-            order,
-            new: *o,
-            refused,
-            reservation,
-            counted: is_counted,
-            holder,
-            trigger_type,
-        })
+        if need > i128::from(self.accounts[o.account.0 as usize].balances[currency].0) {
+            return Err(EngineError::InsufficientFunds);
+        }
+        Ok((currency, need as i64))
     }
 
     /// Accepts a planned order: its number, events, count and reservation; it is taking.
@@ -343,77 +362,96 @@ impl RefEngine {
                     }
                 }
             }
-            let ti = self.index_of(taker_id);
-            let qty = self.orders[ti].remaining().min(self.orders[m].visible());
-            let (maker_fee, taker_fee) = if self.funds.enforce {
-                self.settle(
-                    instrument.0 as usize,
-                    ti,
-                    m,
-                    side == Side::Buy,
-                    maker_price,
-                    qty,
-                )
-            } else {
-                (0, 0)
-            };
-            self.orders[m].filled += qty;
-            self.orders[ti].filled += qty;
-            let (maker, taker) = (&self.orders[m], &self.orders[ti]);
-            let (maker_account, taker_account) =
-                (maker.account.0 as usize, taker.account.0 as usize);
-            self.events.push(Event::Trade(Trade {
-                id: TradeId(self.next_trade),
-                instrument,
-                price: Price(maker_price),
-                amount: Qty(qty),
-                taker_side: side,
-                maker: maker.handle(),
-                maker_account: maker.account,
-                maker_remaining: Qty(maker.remaining()),
-                taker: taker.handle(),
-                taker_account: taker.account,
-                taker_remaining: Qty(taker.remaining()),
-                maker_fee,
-                taker_fee,
-            }));
-            if self.funds.enforce {
-                let inst = &self.instruments[instrument.0 as usize];
-                let (base, quote) = (inst.base, inst.quote);
-                for a in [taker_account, maker_account] {
-                    self.balance_event(a, base);
-                    self.balance_event(a, quote);
-                }
-            }
-            self.next_trade += 1;
-            self.instruments[instrument.0 as usize].last_price = Some(maker_price);
-            let (maker_id, taker_id) = (self.orders[m].id, taker_id);
-            if self.orders[m].remaining() == 0 {
-                let gone = self.remove(m);
-                self.release(&gone);
-                self.on_end(&gone, None);
-            } else if self.orders[m].shown > 0 {
-                self.orders[m].shown -= qty;
-                if self.orders[m].shown == 0 {
-                    // The shown part is used up: the next one queues at the back.
-                    let stamp = self.next_stamp;
-                    self.next_stamp += 1;
-                    let o = &mut self.orders[m];
-                    o.shown = o.display.unwrap_or(0).min(o.remaining());
-                    o.stamp = stamp;
-                    self.events.push(Event::OrderBooked {
-                        order: o.handle(),
-                        instrument: o.instrument,
-                        side: o.side,
-                        price: Price(o.price.unwrap_or(0)),
-                        remaining: Qty(o.shown),
-                    });
-                }
-            }
+            let maker_id = self.fill(taker_id, m, maker_price);
             // A fill of an OCO leg cancels its peer before the sweep goes on.
             self.resolve(maker_id);
             self.resolve(taker_id);
         }
+        self.finish_taker(taker_id, self_trade);
+    }
+
+    /// One fill between the taker numbered `taker_id` and the maker at index `m`, at the
+    /// maker's price: records, trade and balance events, the maker's end or next part.
+    /// The maker's number.
+    fn fill(&mut self, taker_id: u64, m: usize, maker_price: i64) -> u64 {
+        let ti = self.index_of(taker_id);
+        let (side, instrument) = (self.orders[ti].side, self.orders[ti].instrument);
+        let qty = self.orders[ti].remaining().min(self.orders[m].visible());
+        let (maker_fee, taker_fee) = if self.funds.enforce {
+            self.settle(
+                instrument.0 as usize,
+                ti,
+                m,
+                side == Side::Buy,
+                maker_price,
+                qty,
+            )
+        } else {
+            (0, 0)
+        };
+        self.orders[m].filled += qty;
+        self.orders[ti].filled += qty;
+        let (maker, taker) = (&self.orders[m], &self.orders[ti]);
+        let (maker_account, taker_account) = (maker.account.0 as usize, taker.account.0 as usize);
+        self.events.push(Event::Trade(Trade {
+            id: TradeId(self.next_trade),
+            instrument,
+            price: Price(maker_price),
+            amount: Qty(qty),
+            taker_side: side,
+            maker: maker.handle(),
+            maker_account: maker.account,
+            maker_remaining: Qty(maker.remaining()),
+            taker: taker.handle(),
+            taker_account: taker.account,
+            taker_remaining: Qty(taker.remaining()),
+            maker_fee,
+            taker_fee,
+        }));
+        if self.funds.enforce {
+            let inst = &self.instruments[instrument.0 as usize];
+            let (base, quote) = (inst.base, inst.quote);
+            for a in [taker_account, maker_account] {
+                self.balance_event(a, base);
+                self.balance_event(a, quote);
+            }
+        }
+        self.next_trade += 1;
+        self.instruments[instrument.0 as usize].last_price = Some(maker_price);
+        let maker_id = self.orders[m].id;
+        if self.orders[m].remaining() == 0 {
+            let gone = self.remove(m);
+            self.release(&gone);
+            self.on_end(&gone, None);
+        } else if self.orders[m].shown > 0 {
+            self.use_shown_part(m, qty);
+        }
+        maker_id
+    }
+
+    /// An iceberg maker's shown part less `qty`; used up, the next part queues at the back.
+    fn use_shown_part(&mut self, m: usize, qty: i64) {
+        self.orders[m].shown -= qty;
+        if self.orders[m].shown == 0 {
+            // The shown part is used up: the next one queues at the back.
+            let stamp = self.next_stamp;
+            self.next_stamp += 1;
+            let o = &mut self.orders[m];
+            o.shown = o.display.unwrap_or(0).min(o.remaining());
+            o.stamp = stamp;
+            self.events.push(Event::OrderBooked {
+                order: o.handle(),
+                instrument: o.instrument,
+                side: o.side,
+                price: Price(o.price.unwrap_or(0)),
+                remaining: Qty(o.shown),
+            });
+        }
+    }
+
+    /// A taker done matching: gone when filled, else resting (a limit order that may) or
+    /// cancelled (self-trade prevention, or nothing more to take).
+    fn finish_taker(&mut self, taker_id: u64, self_trade: bool) {
         let ti = self.index_of(taker_id);
         let t = &self.orders[ti];
         if t.remaining() == 0 {
@@ -501,19 +539,9 @@ impl RefEngine {
         {
             return Err(EngineError::PostOnlyWouldTake);
         }
-        let delta = if self.funds.enforce && !unpriced {
-            let remaining = new_amount - o.filled;
-            let (currency, need) = match o.side {
-                Side::Buy => (inst.quote, new_price * remaining * inst.quote_unit),
-                Side::Sell => (inst.base, remaining * inst.base_unit),
-            };
-            let delta = need - o.reserved;
-            if delta > self.accounts[account.0 as usize].balances[currency].0 {
-                return Err(EngineError::InsufficientFunds);
-            }
-            Some((currency, delta))
-        } else {
-            None
+        let delta = match self.funds.enforce && !unpriced {
+            true => Some(self.amend_delta(account, &o, &inst, (new_price, new_amount))?),
+            false => None,
         };
         let resting = o.place == Where::Resting;
         let m = &mut self.orders[i];
@@ -543,5 +571,55 @@ impl RefEngine {
             self.settle_entries(o.instrument);
         }
         Ok(())
+    }
+
+    /// How much more (or less) an amend to `new_price` and `new_amount` reserves, in which
+    /// currency; refused when more is needed than the account has available.
+    fn amend_delta(
+        &self,
+        account: AccountId,
+        o: &RefOrder,
+        inst: &RefInstrument,
+        (new_price, new_amount): (i64, i64),
+    ) -> Result<(usize, i64), EngineError> {
+        let remaining = new_amount - o.filled;
+        let (currency, need) = match o.side {
+            Side::Buy => (inst.quote, new_price * remaining * inst.quote_unit),
+            Side::Sell => (inst.base, remaining * inst.base_unit),
+        };
+        let delta = need - o.reserved;
+        if delta > self.accounts[account.0 as usize].balances[currency].0 {
+            return Err(EngineError::InsufficientFunds);
+        }
+        Ok((currency, delta))
+    }
+}
+
+impl RefOrder {
+    /// The record of new order `o`, number `id`, as it enters (taking, nothing filled).
+    fn entering(id: u64, o: &NewOrder, stp: StpMode) -> Self {
+        RefOrder {
+            id,
+            account: o.account,
+            instrument: o.instrument,
+            side: o.side,
+            order_type: o.order_type,
+            tif: o.time_in_force,
+            stp,
+            price: o.price.map(|p| p.0),
+            trigger: o.trigger_price.map(|p| p.0),
+            amount: o.amount.0,
+            filled: 0,
+            client_id: o.client_id,
+            expire_at: o.expire_at,
+            place: Where::Taking,
+            stamp: 0,
+            reserved: 0,
+            trail: o.trail,
+            limit_offset: o.limit_offset.map_or(0, |p| p.0),
+            extreme: 0,
+            display: o.display.map(|d| d.0),
+            shown: 0,
+        }
     }
 }

@@ -5,6 +5,7 @@
 mod contingent;
 mod entry;
 pub mod funds;
+mod operations;
 mod reach;
 mod triggers;
 
@@ -226,17 +227,7 @@ impl RefEngine {
 
     fn dispatch(&mut self, command: &Command) -> Result<(), EngineError> {
         match command {
-            Command::CreateHolder => {
-                let holder = self.holders.len();
-                self.holders.push(0);
-                let account =
-                    self.new_account(holder, "main".into(), matchbook::AccountKind::Regular);
-                self.events.push(Event::HolderCreated {
-                    holder: matchbook::HolderId(holder as u32),
-                    main_account: AccountId(account as u32),
-                });
-                Ok(())
-            }
+            Command::CreateHolder => self.create_holder(),
             Command::CreateSubaccount { holder, name, kind } => {
                 self.create_subaccount(*holder, name, *kind)
             }
@@ -251,18 +242,7 @@ impl RefEngine {
                 currency,
                 amount,
             } => self.withdraw(*account, *currency, *amount),
-            Command::SetDerisk { account, on } => {
-                let a = self
-                    .accounts
-                    .get_mut(account.0 as usize)
-                    .ok_or(EngineError::UnknownAccount)?;
-                a.derisk = *on;
-                self.events.push(Event::DeriskChanged {
-                    account: *account,
-                    on: *on,
-                });
-                Ok(())
-            }
+            Command::SetDerisk { account, on } => self.set_derisk(*account, *on),
             Command::SetBlpThreshold {
                 account,
                 currency,
@@ -275,29 +255,9 @@ impl RefEngine {
                 currency,
                 amount,
             } => self.transfer(*holder, *source, *destination, *currency, *amount),
-            Command::SetStpMode { account, mode } => {
-                let a = self
-                    .accounts
-                    .get_mut(account.0 as usize)
-                    .ok_or(EngineError::UnknownAccount)?;
-                a.stp = *mode;
-                self.events.push(Event::StpModeSet {
-                    account: *account,
-                    mode: *mode,
-                });
-                Ok(())
-            }
+            Command::SetStpMode { account, mode } => self.set_stp(*account, *mode),
             Command::SetInstrumentState { instrument, state } => {
-                let i = self
-                    .instruments
-                    .get_mut(instrument.0 as usize)
-                    .ok_or(EngineError::UnknownInstrument)?;
-                i.state = *state;
-                self.events.push(Event::InstrumentStateChanged {
-                    instrument: *instrument,
-                    state: *state,
-                });
-                Ok(())
+                self.set_instrument_state(*instrument, *state)
             }
             Command::PlaceOrder(o) => self.place(o),
             Command::PlaceOco { first, second } => self.place_oco(first, second),
@@ -320,65 +280,14 @@ impl RefEngine {
                 self.cancel(i, CancelReason::Requested);
                 Ok(())
             }
-            Command::CancelAll { account, scope } => {
-                if account.0 as usize >= self.accounts.len() {
-                    return Err(EngineError::UnknownAccount);
-                }
-                match scope {
-                    CancelScope::All => {
-                        self.cancel_account_orders(*account, None, CancelReason::Requested)
-                    }
-                    CancelScope::Instrument(i) => {
-                        if i.0 as usize >= self.instruments.len() {
-                            return Err(EngineError::UnknownInstrument);
-                        }
-                        self.cancel_account_orders(*account, Some(*i), CancelReason::Requested);
-                    }
-                    CancelScope::Orders(list) => {
-                        for order in list {
-                            if let Ok(i) = self.find(*account, order.id) {
-                                self.cancel(i, CancelReason::Requested);
-                            }
-                        }
-                    }
-                    CancelScope::ClientIds(list) => {
-                        for &client_id in list {
-                            if let Some(i) = self.newest_with_client_id(*account, client_id) {
-                                self.cancel(i, CancelReason::Requested);
-                            }
-                        }
-                    }
-                }
-                Ok(())
-            }
+            Command::CancelAll { account, scope } => self.cancel_all(*account, scope),
             // Futures are not modelled here: the model drives spot markets only.
             Command::SetIndexPrice { .. } | Command::Liquidate { .. } => {
                 Err(EngineError::NotFutures)
             }
             Command::AdvanceTime => Ok(()),
             Command::SetCancelAllAfter { account, timeout } => {
-                if account.0 as usize >= self.accounts.len() {
-                    return Err(EngineError::UnknownAccount);
-                }
-                let deadline = match *timeout {
-                    0 => None,
-                    t => Some(
-                        i64::try_from(t)
-                            .ok()
-                            .and_then(|t| self.now.0.checked_add(t))
-                            .filter(|&at| at <= matchbook::limits::TIME_HORIZON.0)
-                            .map(Timestamp)
-                            .ok_or(EngineError::TimeOutOfRange)?,
-                    ),
-                };
-                match deadline {
-                    Some(at) => self.switches.insert(*account, at),
-                    None => self.switches.remove(account),
-                };
-                let account = *account;
-                self.events
-                    .push(Event::CancelAllAfterSet { account, deadline });
-                Ok(())
+                self.set_cancel_all_after(*account, *timeout)
             }
         }
     }
