@@ -1,9 +1,11 @@
 //! A short session on the demo markets: two holders trade BTC_EUR with limit, IOC, FOK,
 //! post-only and stop orders; prints every event and the book after each step.
 
+#![warn(clippy::too_many_lines)]
+
 use matchbook::{
-    Command, Engine, EngineError, Event, EventRecord, InstrumentId, NewOrder, OrderType, Side,
-    TimeInForce, Timestamp,
+    AccountId, Command, CurrencyId, Engine, EngineError, Event, EventRecord, Instrument,
+    InstrumentId, NewOrder, OrderType, Side, TimeInForce, Timestamp,
 };
 
 fn show(
@@ -69,8 +71,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let inst = engine.instrument_by_code("BTC_EUR").ok_or("no BTC_EUR")?;
     let btc = engine.currency_by_code("BTC").ok_or("no BTC")?;
     let eur = engine.currency_by_code("EUR").ok_or("no EUR")?;
-    // Balances are integers at 8 decimals for BTC and EUR: fund 2 BTC and 100,000 EUR each.
-    for account in [maker, taker] {
+    fund(&mut engine, [maker, taker], [btc, eur], t)?;
+    let steps = steps(engine.instrument(inst)?, inst, [maker, taker])?;
+    for (label, command) in steps {
+        t = Timestamp(t.0 + 1_000_000);
+        events.clear();
+        let result = engine.apply(&command, t, &mut events);
+        show(&engine, inst, label, result, &events);
+    }
+    show_balances(&engine, [maker, taker], [btc, eur])?;
+    println!(
+        "state hash {:016x} after {} events",
+        engine.state_hash(),
+        engine.sequence()
+    );
+    Ok(())
+}
+
+/// Funds each account with 2 BTC and 100,000 EUR (balances are integers at 8 decimals).
+fn fund(
+    engine: &mut Engine,
+    accounts: [AccountId; 2],
+    [btc, eur]: [CurrencyId; 2],
+    t: Timestamp,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut events = Vec::new();
+    for account in accounts {
         engine.apply(
             &Command::Deposit {
                 account,
@@ -90,7 +116,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &mut events,
         )?;
     }
-    let market = engine.instrument(inst)?.clone();
+    Ok(())
+}
+
+/// The demo's commands, each with what it shows: a book built by the maker, then a
+/// fill-or-kill and a post-only order refused, a stop, and a sweep that triggers it.
+fn steps(
+    market: &Instrument,
+    inst: InstrumentId,
+    [maker, taker]: [AccountId; 2],
+) -> Result<Vec<(&'static str, Command)>, Box<dyn std::error::Error>> {
     let order = |account,
                  side,
                  price: &str,
@@ -104,7 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             market.parse_qty(amount)?,
         ))
     };
-    let steps: Vec<(&str, Command)> = vec![
+    Ok(vec![
         (
             "maker asks 0.5 @ 30000",
             Command::PlaceOrder(order(maker, Side::Sell, "30000.00", "0.5")?),
@@ -144,13 +179,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .with_tif(TimeInForce::ImmediateOrCancelled),
             ),
         ),
-    ];
-    for (label, command) in steps {
-        t = Timestamp(t.0 + 1_000_000);
-        events.clear();
-        let result = engine.apply(&command, t, &mut events);
-        show(&engine, inst, label, result, &events);
-    }
+    ])
+}
+
+/// Each account's BTC and EUR, available and locked.
+fn show_balances(
+    engine: &Engine,
+    [maker, taker]: [AccountId; 2],
+    [btc, eur]: [CurrencyId; 2],
+) -> Result<(), Box<dyn std::error::Error>> {
     for (name, account) in [("maker", maker), ("taker", taker)] {
         let view = engine.account(account)?;
         let b = |c: matchbook::CurrencyId| view.balances.get(c);
@@ -163,10 +200,5 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             show(b(eur).locked),
         );
     }
-    println!(
-        "state hash {:016x} after {} events",
-        engine.state_hash(),
-        engine.sequence()
-    );
     Ok(())
 }

@@ -8,6 +8,8 @@
 //! (default 3 seconds per row; batch sizes 1,16,256). Needs `.venv/bin/nats-server`
 //! (`make .venv/ready`).
 
+#![warn(clippy::too_many_lines)]
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

@@ -11,6 +11,8 @@
 //! REST shows at most `max_order_book_depth` levels per side (1,000 by default): deeper
 //! books differ from it beyond that depth.
 
+#![warn(clippy::too_many_lines)]
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 

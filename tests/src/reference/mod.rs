@@ -2,6 +2,7 @@
 //! scan, no indexes, no caches. Written to be obviously right rather than fast, it emits the
 //! same events as `matchbook::Engine` so the two can be compared after every command.
 
+mod checks;
 mod contingent;
 mod entry;
 pub mod funds;
