@@ -3,6 +3,8 @@
 //! amounts and queue order) differ, and stays put otherwise. Streams number their book
 //! updates with it, so a spurious or missing step would show clients a gap or a stale book.
 
+#![warn(clippy::too_many_lines)]
+
 mod common;
 
 use common::{p, q, run};

@@ -4,6 +4,8 @@
 //! is done (not when its owner cancels it); exits fire and cancel each other; images keep
 //! the links.
 
+#![warn(clippy::too_many_lines)]
+
 mod common;
 
 use common::{p, q};

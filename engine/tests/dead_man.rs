@@ -2,6 +2,8 @@
 //! it, cancelling the account's open orders oldest first and nobody else's; setting it
 //! again postpones it, 0 turns it off; it is part of the saved image and the state hash.
 
+#![warn(clippy::too_many_lines)]
+
 mod common;
 
 use common::{p, q, refuse, run};

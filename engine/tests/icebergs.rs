@@ -3,6 +3,8 @@
 //! there), and the taker may go on to fill it there; fill-or-kill counts hidden amounts;
 //! an amend re-queues an iceberg; images keep what is shown and hidden.
 
+#![warn(clippy::too_many_lines)]
+
 mod common;
 
 use common::{p, q};

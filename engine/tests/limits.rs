@@ -5,6 +5,8 @@
 //! ended at -92,233,720,308.6 EUR);
 //! a clock jump of decades settles a bounded number of funding periods and goes on.
 
+#![warn(clippy::too_many_lines)]
+
 mod common;
 
 use common::{p, q, refuse, run};

@@ -3,6 +3,8 @@
 //! own chain of live orders. Measured as a ratio in one run (the same loop beside 100 and
 //! beside 100,000 orders of another account), so the machine's speed does not matter.
 
+#![warn(clippy::too_many_lines)]
+
 mod common;
 
 use std::time::Instant;

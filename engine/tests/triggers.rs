@@ -3,6 +3,8 @@
 //! ratchet that never loosens, checks and reservations at trigger time, mark-price triggers
 //! on a future, refusals that leave the state as it was, and images that keep them.
 
+#![warn(clippy::too_many_lines)]
+
 mod common;
 
 use common::{p, q};
@@ -277,20 +279,17 @@ fn a_fired_order_meets_the_checks_of_a_new_order() {
     );
 }
 
-#[test]
-fn malformed_trigger_orders_are_refused_and_change_nothing() {
-    let mut b = Bench::new(1_000_000);
-    let mut trailing = b.trigger_order(OrderType::TrailingStop, Side::Sell, None);
-    trailing.trail = Some(Trail::Price(p("5.00")));
-    common::refuse(
-        &mut b.engine,
-        &mut b.events,
-        T0,
-        Command::PlaceOrder(trailing),
-        EngineError::NoReferencePrice,
-    );
-    b.trade_at("100.00");
-    let cases: Vec<(NewOrder, EngineError)> = vec![
+/// Trigger orders each refused for one reason: variants of the trailing stop `trailing`
+/// (trails, offsets, prices), then of other types (trigger references, times in force,
+/// sizes).
+fn malformed_trigger_orders(b: &Bench, trailing: NewOrder) -> Vec<(NewOrder, EngineError)> {
+    let mut cases = malformed_trails(trailing);
+    cases.extend(malformed_triggers(b));
+    cases
+}
+
+fn malformed_trails(trailing: NewOrder) -> Vec<(NewOrder, EngineError)> {
+    vec![
         (
             NewOrder {
                 trail: None,
@@ -347,6 +346,11 @@ fn malformed_trigger_orders_are_refused_and_change_nothing() {
             },
             EngineError::InvalidTrail,
         ),
+    ]
+}
+
+fn malformed_triggers(b: &Bench) -> Vec<(NewOrder, EngineError)> {
+    vec![
         (
             NewOrder {
                 trail: Some(Trail::Price(p("1.00"))),
@@ -381,8 +385,23 @@ fn malformed_trigger_orders_are_refused_and_change_nothing() {
             },
             EngineError::MinSizeNotSatisfied,
         ),
-    ];
-    for (order, error) in cases {
+    ]
+}
+
+#[test]
+fn malformed_trigger_orders_are_refused_and_change_nothing() {
+    let mut b = Bench::new(1_000_000);
+    let mut trailing = b.trigger_order(OrderType::TrailingStop, Side::Sell, None);
+    trailing.trail = Some(Trail::Price(p("5.00")));
+    common::refuse(
+        &mut b.engine,
+        &mut b.events,
+        T0,
+        Command::PlaceOrder(trailing),
+        EngineError::NoReferencePrice,
+    );
+    b.trade_at("100.00");
+    for (order, error) in malformed_trigger_orders(&b, trailing) {
         common::refuse(
             &mut b.engine,
             &mut b.events,

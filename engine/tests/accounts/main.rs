@@ -1,6 +1,8 @@
 //! Accounts, balances, reservations, settlement, fee tiers and transfers: one test per rule
 //! and per error, on the demo markets. Every refusal is checked to change nothing.
 
+#![warn(clippy::too_many_lines)]
+
 #[path = "../common/mod.rs"]
 mod common;
 

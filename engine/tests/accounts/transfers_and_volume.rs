@@ -31,20 +31,56 @@ fn transfers_move_funds_between_a_holders_accounts() {
     }
 }
 
-#[test]
-fn transfer_rules_and_errors() {
-    let mut w = World::new();
+/// A holder's accounts for the transfer rules: main, a subaccount, an instant-trade
+/// account, a BLP account and a closed one (main, instant and BLP funded with 10 EUR);
+/// and another holder's main account.
+struct TransferAccounts {
+    holder: HolderId,
+    main: AccountId,
+    sub: AccountId,
+    instant: AccountId,
+    blp: AccountId,
+    closed: AccountId,
+    stranger_holder: HolderId,
+    stranger: AccountId,
+}
+
+fn transfer_accounts(w: &mut World) -> TransferAccounts {
     let (holder, main) = w.holder();
     let sub = w.sub(holder, "sub", AccountKind::Regular);
     let instant = w.sub(holder, "instant", AccountKind::InstantTrade);
     let blp = w.sub(holder, "blp", AccountKind::Blp);
     let closed = w.sub(holder, "old", AccountKind::Regular);
     let (stranger_holder, stranger) = w.holder();
-    let (btc, eur) = (w.btc, w.eur);
     for a in [main, instant, blp] {
-        w.deposit(a, eur, 10 * ONE);
+        w.deposit(a, w.eur, 10 * ONE);
     }
     w.ok(Command::CloseSubaccount { account: closed });
+    TransferAccounts {
+        holder,
+        main,
+        sub,
+        instant,
+        blp,
+        closed,
+        stranger_holder,
+        stranger,
+    }
+}
+
+#[test]
+fn transfer_rules_and_errors() {
+    let mut w = World::new();
+    let TransferAccounts {
+        holder,
+        main,
+        sub,
+        instant,
+        stranger_holder,
+        stranger,
+        ..
+    } = transfer_accounts(&mut w);
+    let (btc, eur) = (w.btc, w.eur);
     let t = |w: &World, s, d, amount| w.transfer(holder, s, d, eur, amount);
     w.refuse(t(&w, main, main, ONE), EngineError::SameAccount);
     w.refuse(t(&w, main, stranger, ONE), EngineError::PermissionDenied);
@@ -85,7 +121,23 @@ fn transfer_rules_and_errors() {
             requested: 1,
         },
     );
-    // De-risk blocks transfers out of the account, not into it.
+}
+
+/// De-risk blocks transfers out of an account, a BLP account keeps its minimum, and a
+/// closed account takes nothing in but lets its funds out.
+#[test]
+fn de_risk_blp_minimums_and_closed_accounts_limit_transfers() {
+    let mut w = World::new();
+    let TransferAccounts {
+        holder,
+        main,
+        sub,
+        blp,
+        closed,
+        ..
+    } = transfer_accounts(&mut w);
+    let eur = w.eur;
+    let t = |w: &World, s, d, amount| w.transfer(holder, s, d, eur, amount);
     w.ok(Command::SetDerisk {
         account: main,
         on: true,

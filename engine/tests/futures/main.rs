@@ -2,6 +2,8 @@
 //! PnL and fees in USD, reduce-only, mark price and its collar, funding (sign, exact
 //! zero sum, schedule), de-risk entry and exit, liquidation, expiry, and replay.
 
+#![warn(clippy::too_many_lines)]
+
 #[path = "../common/mod.rs"]
 mod common;
 

@@ -78,8 +78,9 @@ fn amend_keeps_priority_only_for_a_size_down() {
     );
 }
 
+/// Cancels by client id take the newest order with it first, then the older.
 #[test]
-fn cancels_by_id_client_id_and_scope() {
+fn a_cancel_by_client_id_takes_the_newest_first() {
     let mut b = Bench::new();
     let c1 = Uuid(0xabc);
     let mut with_client = b.order(b.alice, Side::Buy, "90.00", "1");
@@ -105,7 +106,12 @@ fn cancels_by_id_client_id_and_scope() {
         },
         EngineError::OrderNotFound,
     );
+}
 
+/// A cancel by id finds only the account's own live order.
+#[test]
+fn a_cancel_by_id_names_one_of_the_accounts_own_orders() {
+    let mut b = Bench::new();
     let a = b.place(b.order(b.alice, Side::Buy, "90.00", "1"));
     b.refuse(
         Command::CancelOrder {
@@ -126,7 +132,12 @@ fn cancels_by_id_client_id_and_scope() {
         },
         EngineError::OrderNotFound,
     );
+}
 
+/// Cancel-all by list (foreign and repeated ids skipped), by market and all; unknown markets and accounts refused.
+#[test]
+fn cancel_all_covers_a_list_a_market_or_everything() {
+    let mut b = Bench::new();
     let other = b.engine.instrument_by_code("ETH_EUR").expect("demo");
     let x = b.place(b.order(b.alice, Side::Buy, "90.00", "1"));
     let y = b.place(NewOrder::limit(

@@ -1,6 +1,8 @@
 //! One test per order-entry rule, on the demo BTC_EUR market (amounts 5 decimals, prices 2,
 //! min_size 10 EUR). Every refusal is checked to leave the engine's state exactly as before.
 
+#![warn(clippy::too_many_lines)]
+
 #[path = "../common/mod.rs"]
 mod common;
 

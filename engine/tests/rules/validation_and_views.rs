@@ -2,11 +2,10 @@
 
 use super::*;
 
-#[test]
-fn input_validation_refuses_bad_orders() {
-    let mut b = Bench::new();
-    let base = b.order(b.alice, Side::Buy, "100.00", "1");
-    let cases = [
+/// Variants of `base` each refused for one reason: amount, price, range, minimum size,
+/// instrument, account.
+fn bad_orders(base: NewOrder) -> [(NewOrder, EngineError); 9] {
+    [
         (
             NewOrder {
                 amount: Qty(0),
@@ -70,8 +69,14 @@ fn input_validation_refuses_bad_orders() {
             },
             EngineError::UnknownAccount,
         ),
-    ];
-    for (order, error) in cases {
+    ]
+}
+
+#[test]
+fn input_validation_refuses_bad_orders() {
+    let mut b = Bench::new();
+    let base = b.order(b.alice, Side::Buy, "100.00", "1");
+    for (order, error) in bad_orders(base) {
         b.refuse(Command::PlaceOrder(order), error);
     }
     b.place(NewOrder {
