@@ -5,6 +5,8 @@
 //! with a tenth of its commands replaced by trigger, trailing, iceberg, OCO and bracket
 //! orders, and for the comparison harness's price-jumps workload (levels far from the
 //! touch).
+
+#![warn(clippy::too_many_lines)]
 // A global allocator can only be written with `unsafe`; this one forwards to `System`.
 #![allow(unsafe_code)]
 

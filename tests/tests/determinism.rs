@@ -1,6 +1,8 @@
 //! Determinism: the same seeded workload run twice gives the same event stream and the same
 //! `state_hash()`, and a cloned engine continuing the stream stays in step with the original.
 
+#![warn(clippy::too_many_lines)]
+
 use matchbook::{Engine, EventRecord, StateHasher};
 use matchbook_bench::workload::{self, EXCHANGE_CORE};
 
@@ -176,10 +178,8 @@ fn per_command_digests(
 /// that encodes to the same bytes; each snapshot holds the state the live run had there.
 #[test]
 fn replay_from_empty_and_from_every_snapshot_agree() {
-    use matchbook::journal::{CommandLog, JournalEntry, SegmentedJournal, SyncPolicy};
-    use matchbook::market::MarketData;
-    use matchbook::snapshot::{Snapshot, encode_market};
-    use matchbook::store::{list_snapshots, write_snapshot};
+    use matchbook::journal::{SegmentedJournal, SyncPolicy};
+    use matchbook::store::list_snapshots;
     for (n, w) in [
         workload::generate_funded(EXCHANGE_CORE, 17, 20_000),
         workload::generate_futures(EXCHANGE_CORE, 18, 20_000),
@@ -189,13 +189,56 @@ fn replay_from_empty_and_from_every_snapshot_agree() {
     {
         let dir = std::env::temp_dir().join(format!("mb-snapshots-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let fresh = || {
-            let engine = Engine::new(w.config.clone()).expect("config");
-            let market = MarketData::new(engine.instruments().len(), Default::default());
-            (engine, market)
-        };
-        let (mut live, mut live_market) = fresh();
-        let (mut log, _) = SegmentedJournal::open(&dir, SyncPolicy::Never, 0).expect("journal");
+        let live = LiveRun::journalled(&w, &dir);
+        let (entries, live_digests) = (&live.entries, &live.digests);
+        let (_, from_empty) = SegmentedJournal::open(&dir, SyncPolicy::Never, 0).expect("reopen");
+        assert_eq!(
+            &from_empty.entries, entries,
+            "the segments hold every record"
+        );
+        let (mut replayed, mut replayed_market) = fresh_pair(&w);
+        let digests = per_command_digests(
+            &mut replayed,
+            Some(&mut replayed_market),
+            &from_empty.entries,
+        );
+        assert_eq!(&digests, live_digests, "event stream replayed from empty");
+        assert_eq!(replayed.state_hash(), live.engine.state_hash());
+
+        let snapshots = list_snapshots(&dir).expect("list");
+        assert_eq!(snapshots.len(), entries.len() / 4_000);
+        for file in snapshots {
+            check_from_snapshot(&w, &dir, &file, &live);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// Both fresh: an engine of the workload's configuration and its market data.
+fn fresh_pair(w: &workload::Workload) -> (Engine, matchbook::market::MarketData) {
+    let engine = Engine::new(w.config.clone()).expect("config");
+    let market = matchbook::market::MarketData::new(engine.instruments().len(), Default::default());
+    (engine, market)
+}
+
+/// The live run of a workload through a journal in a directory, with a snapshot every
+/// 4,000 commands: its final state, the records, each command's digest, and the state
+/// hash at each snapshot.
+struct LiveRun {
+    engine: Engine,
+    market: matchbook::market::MarketData,
+    entries: Vec<matchbook::journal::JournalEntry>,
+    digests: Vec<u64>,
+    hashes_at: std::collections::BTreeMap<u64, u64>,
+}
+
+impl LiveRun {
+    fn journalled(w: &workload::Workload, dir: &std::path::Path) -> Self {
+        use matchbook::journal::{CommandLog, JournalEntry, SegmentedJournal, SyncPolicy};
+        use matchbook::snapshot::Snapshot;
+        use matchbook::store::write_snapshot;
+        let (mut live, mut live_market) = fresh_pair(w);
+        let (mut log, _) = SegmentedJournal::open(dir, SyncPolicy::Never, 0).expect("journal");
         let mut entries = Vec::new();
         let mut live_digests = Vec::new();
         let mut hashes_at = std::collections::BTreeMap::new();
@@ -212,67 +255,66 @@ fn replay_from_empty_and_from_every_snapshot_agree() {
             if (i + 1) % 4_000 == 0 {
                 log.commit().expect("commit");
                 let snapshot = Snapshot::capture(seq, &live, Some(&live_market)).expect("capture");
-                write_snapshot(&dir, &snapshot).expect("write");
+                write_snapshot(dir, &snapshot).expect("write");
                 hashes_at.insert(seq, live.state_hash());
                 log.rotate().expect("rotate");
             }
         }
         log.commit().expect("commit");
 
-        let (_, from_empty) = SegmentedJournal::open(&dir, SyncPolicy::Never, 0).expect("reopen");
-        assert_eq!(
-            from_empty.entries, entries,
-            "the segments hold every record"
-        );
-        let (mut replayed, mut replayed_market) = fresh();
-        let digests = per_command_digests(
-            &mut replayed,
-            Some(&mut replayed_market),
-            &from_empty.entries,
-        );
-        assert_eq!(digests, live_digests, "event stream replayed from empty");
-        assert_eq!(replayed.state_hash(), live.state_hash());
-
-        let snapshots = list_snapshots(&dir).expect("list");
-        assert_eq!(snapshots.len(), entries.len() / 4_000);
-        for file in snapshots {
-            let bytes = std::fs::read(&file.path).expect("read");
-            let snapshot = Snapshot::from_bytes(&bytes).expect("intact");
-            let reference = Engine::new(w.config.clone()).expect("config");
-            let mut engine = snapshot.engine(&reference).expect("engine");
-            let mut market = snapshot
-                .market(engine.instruments().len())
-                .expect("market")
-                .expect("kept");
-            assert_eq!(
-                engine.state_hash(),
-                hashes_at[&file.seq],
-                "state at {}",
-                file.seq
-            );
-            let (_, tail) =
-                SegmentedJournal::open(&dir, SyncPolicy::Never, file.seq).expect("tail");
-            assert_eq!(tail.entries.first().map(|e| e.seq), Some(file.seq + 1));
-            let digests = per_command_digests(&mut engine, Some(&mut market), &tail.entries);
-            assert_eq!(
-                digests,
-                live_digests[file.seq as usize..],
-                "event stream replayed from snapshot {}",
-                file.seq
-            );
-            assert_eq!(
-                engine.state_hash(),
-                live.state_hash(),
-                "from snapshot {}",
-                file.seq
-            );
-            assert_eq!(
-                encode_market(&market).expect("encode"),
-                encode_market(&live_market).expect("encode"),
-                "market data from snapshot {}",
-                file.seq
-            );
+        Self {
+            engine: live,
+            market: live_market,
+            entries,
+            digests: live_digests,
+            hashes_at,
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+/// Recovery from one snapshot file: its state is the live run's there, and replaying the
+/// journal after it gives the same events, state and market data as the live run.
+fn check_from_snapshot(
+    w: &workload::Workload,
+    dir: &std::path::Path,
+    file: &matchbook::store::SnapshotFile,
+    live: &LiveRun,
+) {
+    use matchbook::journal::{SegmentedJournal, SyncPolicy};
+    use matchbook::snapshot::{Snapshot, encode_market};
+    let bytes = std::fs::read(&file.path).expect("read");
+    let snapshot = Snapshot::from_bytes(&bytes).expect("intact");
+    let reference = Engine::new(w.config.clone()).expect("config");
+    let mut engine = snapshot.engine(&reference).expect("engine");
+    let mut market = snapshot
+        .market(engine.instruments().len())
+        .expect("market")
+        .expect("kept");
+    assert_eq!(
+        engine.state_hash(),
+        live.hashes_at[&file.seq],
+        "state at {}",
+        file.seq
+    );
+    let (_, tail) = SegmentedJournal::open(dir, SyncPolicy::Never, file.seq).expect("tail");
+    assert_eq!(tail.entries.first().map(|e| e.seq), Some(file.seq + 1));
+    let digests = per_command_digests(&mut engine, Some(&mut market), &tail.entries);
+    assert_eq!(
+        digests,
+        live.digests[file.seq as usize..],
+        "event stream replayed from snapshot {}",
+        file.seq
+    );
+    assert_eq!(
+        engine.state_hash(),
+        live.engine.state_hash(),
+        "from snapshot {}",
+        file.seq
+    );
+    assert_eq!(
+        encode_market(&market).expect("encode"),
+        encode_market(&live.market).expect("encode"),
+        "market data from snapshot {}",
+        file.seq
+    );
 }

@@ -12,6 +12,8 @@
 //! - after a time step, an account is in de-risk exactly when its equity is below its
 //!   maintenance margin.
 
+#![warn(clippy::too_many_lines)]
+
 use matchbook::{
     AccountId, CancelScope, Command, CurrencyId, Engine, EngineError, Event, EventRecord,
     InstrumentId, NewOrder, OrderType, Price, Qty, Side, TimeInForce, Timestamp,

@@ -2,6 +2,8 @@
 //! that once crashed a target (`fuzz/regressions/<target>/`) runs through its harness here,
 //! so `cargo test` keeps each fixed crash fixed without a fuzzer installed.
 
+#![warn(clippy::too_many_lines)]
+
 use std::path::{Path, PathBuf};
 
 use matchbook_tests::fuzz::TARGETS;
@@ -39,31 +41,43 @@ fn every_seed_and_every_past_crash_passes_its_harness() {
 #[test]
 #[ignore = "writes files into fuzz/corpus"]
 fn write_seed_corpus() {
-    use matchbook::journal::{CommandLog, Journal, MemoryStorage, SyncPolicy};
-    let write = |target: &str, name: &str, bytes: &[u8]| {
-        let dir = fuzz_dir().join("corpus").join(target);
-        std::fs::create_dir_all(&dir).expect("dir");
-        std::fs::write(dir.join(format!("seed-{name}")), bytes).expect("write");
-    };
     // Commands: bytes from a fixed generator (xorshift).
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut random_bytes = |len: usize| -> Vec<u8> {
+    let mut random = Xorshift(0x2545_f491_4f6c_dd1d);
+    for (i, len) in [64usize, 512, 2048].into_iter().enumerate() {
+        let bytes = random.bytes(len);
+        write_seed("engine_commands", &format!("random-{i}"), &bytes);
+    }
+    write_text_seeds();
+    write_journal_seed();
+    write_snapshot_seeds(&random.bytes(2048));
+    write_request_seeds();
+}
+
+/// A fixed pseudo-random byte source.
+struct Xorshift(u64);
+
+impl Xorshift {
+    fn bytes(&mut self, len: usize) -> Vec<u8> {
         (0..len)
             .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state as u8
+                self.0 ^= self.0 << 13;
+                self.0 ^= self.0 >> 7;
+                self.0 ^= self.0 << 17;
+                self.0 as u8
             })
             .collect()
-    };
-    for (i, len) in [64usize, 512, 2048].into_iter().enumerate() {
-        write(
-            "engine_commands",
-            &format!("random-{i}"),
-            &random_bytes(len),
-        );
     }
+}
+
+/// Writes one seed file of `target`'s corpus.
+fn write_seed(target: &str, name: &str, bytes: &[u8]) {
+    let dir = fuzz_dir().join("corpus").join(target);
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join(format!("seed-{name}")), bytes).expect("write");
+}
+
+/// Numbers, times and words for the input parsers.
+fn write_text_seeds() {
     for (i, text) in [
         "0.01",
         "60000.00",
@@ -80,9 +94,13 @@ fn write_seed_corpus() {
     .iter()
     .enumerate()
     {
-        write("parse_inputs", &format!("text-{i}"), text.as_bytes());
+        write_seed("parse_inputs", &format!("text-{i}"), text.as_bytes());
     }
-    // A journal of real commands, without the magic (the harness adds it).
+}
+
+/// A journal of real commands, without the magic (the harness adds it).
+fn write_journal_seed() {
+    use matchbook::journal::{CommandLog, Journal, MemoryStorage, SyncPolicy};
     let w =
         matchbook_bench::workload::generate_funded(matchbook_bench::workload::EXCHANGE_CORE, 3, 40);
     let storage = MemoryStorage::default();
@@ -94,24 +112,29 @@ fn write_seed_corpus() {
     }
     journal.commit().expect("commit");
     let file = storage.durable();
-    write(
+    write_seed(
         "journal_decode",
         "journal",
         &file[matchbook::journal::MAGIC.len()..],
     );
-    // A snapshot of the demo engine after a run of commands, as a file and as the
-    // harness's split form (engine bytes, then the commands to run on it).
-    let commands = random_bytes(2048);
-    let (engine, market) = matchbook_tests::fuzz::demo_state_after(&commands);
+}
+
+/// A snapshot of the demo engine after running `commands`, as a file and as the
+/// harness's split form (engine bytes, then the commands to run on it).
+fn write_snapshot_seeds(commands: &[u8]) {
+    let (engine, market) = matchbook_tests::fuzz::demo_state_after(commands);
     let snapshot =
         matchbook::snapshot::Snapshot::capture(40, &engine, Some(&market)).expect("capture");
-    write("snapshot_decode", "file", &snapshot.to_bytes());
+    write_seed("snapshot_decode", "file", &snapshot.to_bytes());
     let length = u16::try_from(snapshot.engine.len()).expect("the seed engine fits the split");
     let mut split = length.to_le_bytes().to_vec();
     split.extend_from_slice(&snapshot.engine);
     split.extend_from_slice(&commands[..512]);
-    write("snapshot_decode", "split", &split);
-    // REST requests: flags (1 admin, 2 JSON), method, key, path NUL body.
+    write_seed("snapshot_decode", "split", &split);
+}
+
+/// REST requests: flags (1 admin, 2 JSON), method, key, path NUL body.
+fn write_request_seeds() {
     let requests: [(&[u8], &str, &str); 6] = [
         (&[0, 0, 9], "/v1/instruments", ""),
         (&[0, 0, 0], "/v1/account/balances", ""),
@@ -137,7 +160,7 @@ fn write_seed_corpus() {
         bytes.extend_from_slice(path.as_bytes());
         bytes.push(0);
         bytes.extend_from_slice(body.as_bytes());
-        write("rest_request", &format!("request-{i}"), &bytes);
+        write_seed("rest_request", &format!("request-{i}"), &bytes);
     }
 }
 

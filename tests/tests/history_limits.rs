@@ -6,6 +6,8 @@
 //! ticker covers the day's newest trades up to the limit. A restored history takes the
 //! limits of the host restoring it (they are not in the snapshot).
 
+#![warn(clippy::too_many_lines)]
+
 use matchbook::market::{HistoryLimits, MarketData, MarketDataConfig};
 use matchbook::{AccountId, Event, EventRecord, Timestamp, TradeId};
 use matchbook_bench::workload::{self, EXCHANGE_CORE, INSTRUMENT};

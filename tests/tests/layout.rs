@@ -2,6 +2,8 @@
 //! threads, channels, files or an async runtime and names none of them in its sources, and
 //! no source file of a stage crate grows past 600 lines.
 
+#![warn(clippy::too_many_lines)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

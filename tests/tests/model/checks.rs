@@ -93,37 +93,10 @@ pub(super) fn check_money(engine: &Engine, net_deposits: &[i64]) -> Result<(), T
 }
 
 pub(super) fn run(ops: &[(Op, i64)], enforce_balances: bool) -> Result<(), TestCaseError> {
-    let (mut engine, mut reference) = setup(enforce_balances);
+    let (mut engine, mut reference, mut net_deposits) = funded(enforce_balances);
     let mut known: Vec<(OrderRef, usize)> = Vec::new();
     let mut sink: Vec<EventRecord> = Vec::new();
     let mut now = 1_000_000_000i64;
-    for _ in 0..3 {
-        both(&mut engine, &mut reference, Command::CreateHolder, now);
-    }
-    for (holder, name, kind) in [
-        (0, "sub", AccountKind::Regular),
-        (1, "blp", AccountKind::Blp),
-        (2, "instant", AccountKind::InstantTrade),
-    ] {
-        let command = Command::CreateSubaccount {
-            holder: HolderId(holder),
-            name: name.into(),
-            kind,
-        };
-        both(&mut engine, &mut reference, command, now);
-    }
-    let mut net_deposits = vec![0i64; 2];
-    for account in 0..6u32 {
-        for (currency, amount) in [(0u16, 100 * UNIT), (1, 5_000 * UNIT)] {
-            let command = Command::Deposit {
-                account: AccountId(account),
-                currency: CurrencyId(currency),
-                amount,
-            };
-            both(&mut engine, &mut reference, command, now);
-            net_deposits[usize::from(currency)] += amount;
-        }
-    }
     let mut shadow = balances(&engine);
     for (op, dt) in ops {
         now += dt * 1_000_000;
@@ -166,51 +139,9 @@ pub(super) fn run(ops: &[(Op, i64)], enforce_balances: bool) -> Result<(), TestC
                 _ => {}
             }
         }
-        // Balance events carry the new values: replaying them must give the engine's balances.
-        shadow.resize(balances(&engine).len(), vec![(0, 0); 2]);
-        for record in &sink {
-            if let matchbook::Event::BalanceChanged {
-                account,
-                currency,
-                available,
-                locked,
-            } = record.event
-            {
-                shadow[account.0 as usize][usize::from(currency.0)] = (available, locked);
-            }
-        }
-        prop_assert_eq!(
-            &shadow,
-            &balances(&engine),
-            "balance events disagree with balances"
-        );
-        let ref_balances: Vec<Vec<(i64, i64)>> = reference
-            .accounts
-            .iter()
-            .map(|a| a.balances.clone())
-            .collect();
-        prop_assert_eq!(&shadow, &ref_balances, "balances differ from the reference");
-        prop_assert_eq!(engine.fees_collected(), &reference.funds.fees[..]);
+        check_balances(&engine, &reference, &mut shadow, &sink)?;
         check_money(&engine, &net_deposits)?;
-        let mut last_maker = None;
-        for record in &sink {
-            let mut seen = outcome(&record.event);
-            match record.event {
-                // An iceberg booked again right after its shown part filled: replenished.
-                matchbook::Event::OrderBooked { order, .. } if last_maker == Some(order) => {
-                    seen = "Iceberg replenished".into();
-                }
-                matchbook::Event::Trade(t) => last_maker = Some(t.maker),
-                matchbook::Event::OrdersLinked {
-                    parent: Some(_), ..
-                } => seen = "Bracket exits placed".into(),
-                _ => {}
-            }
-            OUTCOMES.with(|s| *s.borrow_mut().entry(seen).or_insert(0) += 1);
-            if let matchbook::Event::OrderAccepted(a) = record.event {
-                known.push((a.order, a.account.0 as usize));
-            }
-        }
+        record_outcomes(&sink, &mut known);
         check_invariants(&engine)?;
         for holder in 0..3u32 {
             prop_assert_eq!(
@@ -221,6 +152,108 @@ pub(super) fn run(ops: &[(Op, i64)], enforce_balances: bool) -> Result<(), TestC
             );
         }
     }
+    check_books_and_stops(&engine, &reference)
+}
+/// Both engines with three holders, a subaccount of each kind and every account funded
+/// in both currencies; what was deposited, by currency.
+fn funded(enforce_balances: bool) -> (Engine, RefEngine, Vec<i64>) {
+    let (mut engine, mut reference) = setup(enforce_balances);
+    let now = 1_000_000_000i64;
+    for _ in 0..3 {
+        both(&mut engine, &mut reference, Command::CreateHolder, now);
+    }
+    for (holder, name, kind) in [
+        (0, "sub", AccountKind::Regular),
+        (1, "blp", AccountKind::Blp),
+        (2, "instant", AccountKind::InstantTrade),
+    ] {
+        let command = Command::CreateSubaccount {
+            holder: HolderId(holder),
+            name: name.into(),
+            kind,
+        };
+        both(&mut engine, &mut reference, command, now);
+    }
+    let mut net_deposits = vec![0i64; 2];
+    for account in 0..6u32 {
+        for (currency, amount) in [(0u16, 100 * UNIT), (1, 5_000 * UNIT)] {
+            let command = Command::Deposit {
+                account: AccountId(account),
+                currency: CurrencyId(currency),
+                amount,
+            };
+            both(&mut engine, &mut reference, command, now);
+            net_deposits[usize::from(currency)] += amount;
+        }
+    }
+    (engine, reference, net_deposits)
+}
+
+/// Balance events carry the new values: replaying them into `shadow` must give the
+/// engine's balances, and those the reference's; the fees collected agree too.
+fn check_balances(
+    engine: &Engine,
+    reference: &RefEngine,
+    shadow: &mut Vec<Vec<(i64, i64)>>,
+    sink: &[EventRecord],
+) -> Result<(), TestCaseError> {
+    shadow.resize(balances(engine).len(), vec![(0, 0); 2]);
+    for record in sink {
+        if let matchbook::Event::BalanceChanged {
+            account,
+            currency,
+            available,
+            locked,
+        } = record.event
+        {
+            shadow[account.0 as usize][usize::from(currency.0)] = (available, locked);
+        }
+    }
+    prop_assert_eq!(
+        &*shadow,
+        &balances(engine),
+        "balance events disagree with balances"
+    );
+    let ref_balances: Vec<Vec<(i64, i64)>> = reference
+        .accounts
+        .iter()
+        .map(|a| a.balances.clone())
+        .collect();
+    prop_assert_eq!(
+        &*shadow,
+        &ref_balances,
+        "balances differ from the reference"
+    );
+    prop_assert_eq!(engine.fees_collected(), &reference.funds.fees[..]);
+    Ok(())
+}
+
+/// Counts each event's outcome for the generator's coverage test, and the orders
+/// accepted, for later commands to name.
+fn record_outcomes(sink: &[EventRecord], known: &mut Vec<(OrderRef, usize)>) {
+    let mut last_maker = None;
+    for record in sink {
+        let mut seen = outcome(&record.event);
+        match record.event {
+            // An iceberg booked again right after its shown part filled: replenished.
+            matchbook::Event::OrderBooked { order, .. } if last_maker == Some(order) => {
+                seen = "Iceberg replenished".into();
+            }
+            matchbook::Event::Trade(t) => last_maker = Some(t.maker),
+            matchbook::Event::OrdersLinked {
+                parent: Some(_), ..
+            } => seen = "Bracket exits placed".into(),
+            _ => {}
+        }
+        OUTCOMES.with(|s| *s.borrow_mut().entry(seen).or_insert(0) += 1);
+        if let matchbook::Event::OrderAccepted(a) = record.event {
+            known.push((a.order, a.account.0 as usize));
+        }
+    }
+}
+
+/// At the end: the books, order by order, and the held stop orders agree.
+fn check_books_and_stops(engine: &Engine, reference: &RefEngine) -> Result<(), TestCaseError> {
     for i in 0..2u16 {
         let inst = InstrumentId(i);
         let l3 = engine.book_orders(inst, usize::MAX).expect("book");

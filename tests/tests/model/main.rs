@@ -7,6 +7,8 @@
 //! locked equals the reservations of open orders, no balance below zero, and per currency
 //! the sum of all balances plus collected fees equals deposits minus withdrawals.
 
+#![warn(clippy::too_many_lines)]
+
 use matchbook::{
     AccountId, AccountKind, CancelScope, Command, CurrencyId, Engine, EngineConfig, EventRecord,
     HolderId, InstrumentId, InstrumentKind, InstrumentSpec, InstrumentState, NewOrder, OrderRef,
