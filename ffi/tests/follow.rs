@@ -17,7 +17,7 @@ use matchbook_ffi::event::{MbEvent, MbEventKind};
 use matchbook_ffi::follow::{mb_session_follow, mb_session_poll_followed};
 use matchbook_ffi::refdata::{mb_refdata_account, mb_refdata_instrument};
 use matchbook_ffi::runtime::{
-    MbSession, mb_runtime_free, mb_runtime_refdata, mb_session_free, mb_session_new,
+    MbRuntime, MbSession, mb_runtime_free, mb_runtime_refdata, mb_session_free, mb_session_new,
     mb_session_submit,
 };
 use matchbook_ffi::status::MbStatus;
@@ -61,23 +61,7 @@ fn a_follower_sees_fills_of_its_resting_orders_caused_by_others() {
             MbStatus::Ok
         );
         let runtime = common::runtime(config, 64);
-        let r = mb_runtime_refdata(runtime);
-        let (mut holder, mut maker, mut taker, mut btc_eur) = (0, 0, 0, 0);
-        mb_refdata_account(
-            r,
-            c"maker".as_ptr(),
-            c"main".as_ptr(),
-            &mut holder,
-            &mut maker,
-        );
-        mb_refdata_account(
-            r,
-            c"taker".as_ptr(),
-            c"main".as_ptr(),
-            &mut holder,
-            &mut taker,
-        );
-        mb_refdata_instrument(r, c"BTC_EUR".as_ptr(), &mut btc_eur);
+        let (maker, taker, btc_eur) = demo_ids(runtime);
         let (mut mine, mut theirs) = (null_mut(), null_mut());
         mb_session_new(runtime, 0, &mut mine);
         mb_session_new(runtime, 0, &mut theirs);
@@ -110,38 +94,7 @@ fn a_follower_sees_fills_of_its_resting_orders_caused_by_others() {
         );
 
         let events = poll(mine);
-        let kinds: Vec<MbEventKind> = events.iter().map(|e| e.kind).collect();
-        let fill = events
-            .iter()
-            .find(|e| e.kind == MbEventKind::Trade)
-            .copied();
-        assert!(
-            fill.is_some_and(|t| t.maker_order == ask.order.id
-                && t.maker_account == maker
-                && t.amount == 1_000),
-            "the fill of the resting ask: {kinds:?}"
-        );
-        assert!(
-            events
-                .iter()
-                .any(|e| e.kind == MbEventKind::BalanceChanged && e.account == maker)
-        );
-        assert!(
-            events
-                .iter()
-                .all(|e| e.kind != MbEventKind::BalanceChanged || e.account == maker),
-            "no balance of the taker"
-        );
-        let booked: Vec<u64> = events
-            .iter()
-            .filter(|e| e.kind == MbEventKind::OrderBooked)
-            .map(|e| e.order)
-            .collect();
-        assert_eq!(
-            booked,
-            vec![placed.order.id],
-            "only the maker's order, not the taker's bid"
-        );
+        assert_only_the_makers_events(&events, maker, ask.order.id, placed.order.id);
         assert!(poll(mine).is_empty(), "handed out once");
 
         assert_eq!(mb_session_follow(mine, null(), 0), MbStatus::Ok);
@@ -154,4 +107,64 @@ fn a_follower_sees_fills_of_its_resting_orders_caused_by_others() {
         mb_session_free(theirs);
         mb_runtime_free(runtime);
     }
+}
+
+/// The demo's maker and taker main accounts and the BTC_EUR market.
+unsafe fn demo_ids(runtime: *mut MbRuntime) -> (u32, u32, u16) {
+    // SAFETY: a live runtime; the codes are NUL-terminated.
+    unsafe {
+        let r = mb_runtime_refdata(runtime);
+        let (mut holder, mut maker, mut taker, mut btc_eur) = (0, 0, 0, 0);
+        mb_refdata_account(
+            r,
+            c"maker".as_ptr(),
+            c"main".as_ptr(),
+            &mut holder,
+            &mut maker,
+        );
+        mb_refdata_account(
+            r,
+            c"taker".as_ptr(),
+            c"main".as_ptr(),
+            &mut holder,
+            &mut taker,
+        );
+        mb_refdata_instrument(r, c"BTC_EUR".as_ptr(), &mut btc_eur);
+        (maker, taker, btc_eur)
+    }
+}
+
+/// What the follower of `maker` was handed: the fill of its resting ask `ask`, the
+/// maker's balances only, and only the maker's order `placed` booked.
+fn assert_only_the_makers_events(events: &[MbEvent], maker: u32, ask: u64, placed: u64) {
+    let kinds: Vec<MbEventKind> = events.iter().map(|e| e.kind).collect();
+    let fill = events
+        .iter()
+        .find(|e| e.kind == MbEventKind::Trade)
+        .copied();
+    assert!(
+        fill.is_some_and(|t| t.maker_order == ask && t.maker_account == maker && t.amount == 1_000),
+        "the fill of the resting ask: {kinds:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind == MbEventKind::BalanceChanged && e.account == maker)
+    );
+    assert!(
+        events
+            .iter()
+            .all(|e| e.kind != MbEventKind::BalanceChanged || e.account == maker),
+        "no balance of the taker"
+    );
+    let booked: Vec<u64> = events
+        .iter()
+        .filter(|e| e.kind == MbEventKind::OrderBooked)
+        .map(|e| e.order)
+        .collect();
+    assert_eq!(
+        booked,
+        vec![placed],
+        "only the maker's order, not the taker's bid"
+    );
 }
