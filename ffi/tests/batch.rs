@@ -3,6 +3,7 @@
 //! time that goes back) on two engines built alike give the same status and result for
 //! every command and the same state hash after every batch.
 
+#![warn(clippy::too_many_lines)]
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 

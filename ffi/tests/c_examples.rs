@@ -2,6 +2,8 @@
 //! the static library warning-free (`-Wall -Wextra -Werror`), run, their output checked;
 //! then run under valgrind (when installed) with no errors and no definite leaks.
 
+#![warn(clippy::too_many_lines)]
+
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -4,11 +4,13 @@
 //! directly on an `Engine`; each step's status and ids must agree and the state hashes must
 //! stay equal.
 
+#![warn(clippy::too_many_lines)]
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 
 mod common;
 
+use std::collections::BTreeSet;
 use std::ptr::{null, null_mut};
 
 use common::{DEFINITION, START};
@@ -61,12 +63,29 @@ struct Step {
 }
 
 fn script(maker: u32, taker: u32, btc_eur: u16, perp: u16, eur: u16) -> Vec<Step> {
-    let (m, t) = (AccountId(maker), AccountId(taker));
-    let (spot, fut) = (InstrumentId(btc_eur), InstrumentId(perp));
-    let client = MbUuid { bytes: [0x11; 16] };
-    let client_id = Uuid(u128::from_be_bytes([0x11; 16]));
-    let bid = NewOrder::limit(t, spot, Side::Buy, Price(5_900_000), Qty(1_000));
-    let mut steps = vec![
+    let mut steps = account_steps(taker, eur);
+    steps.extend(spot_order_steps(maker, taker, btc_eur, perp));
+    steps.extend(futures_and_other_steps(maker, taker, perp, eur));
+    steps.extend(closing_steps(maker, taker));
+    let (m, spot) = (AccountId(maker), InstrumentId(btc_eur));
+    // An amend and a cancel of an order placed in the script: the maker's first bid.
+    steps.push(Step {
+        c: mb_cmd_place_limit(maker, btc_eur, 0, 5_000_000, 1_000, 0),
+        rust: Command::PlaceOrder(NewOrder::limit(
+            m,
+            spot,
+            Side::Buy,
+            Price(5_000_000),
+            Qty(1_000),
+        )),
+    });
+    steps
+}
+
+/// Holders, subaccounts, funds, transfers and account settings.
+fn account_steps(taker: u32, eur: u16) -> Vec<Step> {
+    let t = AccountId(taker);
+    vec![
         Step {
             c: mb_cmd_create_holder(),
             rust: Command::CreateHolder,
@@ -116,6 +135,17 @@ fn script(maker: u32, taker: u32, btc_eur: u16, perp: u16, eur: u16) -> Vec<Step
                 mode: StpMode::CancelNewest,
             },
         },
+    ]
+}
+
+/// Orders on the spot market: every type, time in force and option.
+fn spot_order_steps(maker: u32, taker: u32, btc_eur: u16, perp: u16) -> Vec<Step> {
+    let (m, t) = (AccountId(maker), AccountId(taker));
+    let spot = InstrumentId(btc_eur);
+    let client = MbUuid { bytes: [0x11; 16] };
+    let client_id = Uuid(u128::from_be_bytes([0x11; 16]));
+    let bid = NewOrder::limit(t, spot, Side::Buy, Price(5_900_000), Qty(1_000));
+    let mut steps = vec![
         Step {
             c: MbCommand {
                 client_id: client,
@@ -171,6 +201,20 @@ fn script(maker: u32, taker: u32, btc_eur: u16, perp: u16, eur: u16) -> Vec<Step
                 ..NewOrder::limit(m, spot, Side::Sell, Price(5_400_000), Qty(1_000))
             }),
         },
+    ];
+    steps.extend(spot_cancel_steps(maker, taker, btc_eur, perp));
+    steps
+}
+
+/// A market order, cancels by client id and scope and amends on the spot market, and the
+/// perpetual's index.
+fn spot_cancel_steps(maker: u32, taker: u32, btc_eur: u16, perp: u16) -> Vec<Step> {
+    let (m, t) = (AccountId(maker), AccountId(taker));
+    let (spot, fut) = (InstrumentId(btc_eur), InstrumentId(perp));
+    let client = MbUuid { bytes: [0x11; 16] };
+    let client_id = Uuid(u128::from_be_bytes([0x11; 16]));
+    let bid = NewOrder::limit(t, spot, Side::Buy, Price(5_900_000), Qty(1_000));
+    vec![
         Step {
             c: mb_cmd_place_market(maker, btc_eur, 1, 500, 5_000_000),
             rust: Command::PlaceOrder(NewOrder {
@@ -240,6 +284,14 @@ fn script(maker: u32, taker: u32, btc_eur: u16, perp: u16, eur: u16) -> Vec<Step
                 price: Price(600_000),
             },
         },
+    ]
+}
+
+/// The perpetual's orders, de-risking, a BLP threshold, a liquidation.
+fn futures_and_other_steps(maker: u32, taker: u32, perp: u16, eur: u16) -> Vec<Step> {
+    let (m, t) = (AccountId(maker), AccountId(taker));
+    let fut = InstrumentId(perp);
+    vec![
         Step {
             c: mb_cmd_place_limit(maker, perp, 1, 600_000, 2_000, 0),
             rust: Command::PlaceOrder(NewOrder::limit(
@@ -297,6 +349,14 @@ fn script(maker: u32, taker: u32, btc_eur: u16, perp: u16, eur: u16) -> Vec<Step
             c: mb_cmd_liquidate(taker),
             rust: Command::Liquidate { account: t },
         },
+    ]
+}
+
+/// Time passing, dead-man switches set and cleared, a cancel of everything, a subaccount
+/// closed.
+fn closing_steps(maker: u32, taker: u32) -> Vec<Step> {
+    let (m, t) = (AccountId(maker), AccountId(taker));
+    vec![
         Step {
             c: mb_cmd_advance_time(),
             rust: Command::AdvanceTime,
@@ -331,19 +391,7 @@ fn script(maker: u32, taker: u32, btc_eur: u16, perp: u16, eur: u16) -> Vec<Step
                 account: AccountId(3),
             },
         },
-    ];
-    // An amend and a cancel of an order placed in the script: the maker's first bid.
-    steps.push(Step {
-        c: mb_cmd_place_limit(maker, btc_eur, 0, 5_000_000, 1_000, 0),
-        rust: Command::PlaceOrder(NewOrder::limit(
-            m,
-            spot,
-            Side::Buy,
-            Price(5_000_000),
-            Qty(1_000),
-        )),
-    });
-    steps
+    ]
 }
 
 /// A blank command of `kind` (for kinds without a constructor of their own).
@@ -366,8 +414,71 @@ fn status_of(result: &Result<matchbook::Applied, matchbook::EngineError>) -> MbS
 #[test]
 fn every_command_kind_means_what_the_engine_means() {
     let mut direct = reference();
-    let mut sink = Vec::new();
     // SAFETY: valid pointers throughout; handles freed at the end.
+    unsafe {
+        let paths = open_paths();
+        let (engine, runtime, session) = (paths.engine, paths.runtime, paths.session);
+
+        let btc_eur = direct.instrument_by_code("BTC_EUR").expect("market").0;
+        let perp = direct.instrument_by_code("BTC_USD_PERP").expect("market").0;
+        let eur = direct.currency_by_code("EUR").expect("EUR").0;
+        let hash = |e: *const MbEngine| {
+            let mut h = 0u64;
+            assert_eq!(mb_engine_state_hash(e, &mut h), MbStatus::Ok);
+            h
+        };
+        assert_eq!(hash(engine), direct.state_hash(), "same start");
+        let mut steps = script(0, 1, btc_eur, perp, eur);
+        let (mut kinds, placed, statuses) = run_script(&paths, &mut direct, &mut steps);
+        assert!(
+            statuses.contains(&(MbStatus::InsufficientLiquidity as u32)),
+            "the fill-or-kill step was reported as its refusal: {statuses:?}"
+        );
+        let last = *placed.last().expect("orders were placed");
+        amend_and_cancel(&paths, &mut direct, last, &mut kinds);
+        assert_eq!(kinds.len(), 19, "every command kind was exercised");
+        let mut session_hash = 0u64;
+        assert_eq!(
+            mb_session_state_hash(session, &mut session_hash),
+            MbStatus::Ok
+        );
+        assert_eq!(
+            session_hash,
+            direct.state_hash(),
+            "the threaded engine agrees bit for bit"
+        );
+        assert_eq!(hash(engine), direct.state_hash());
+        assert_eq!(
+            mb_engine_state_hash(null(), &mut session_hash),
+            MbStatus::NullArgument
+        );
+        assert_eq!(
+            mb_session_state_hash(session, null_mut()),
+            MbStatus::NullArgument
+        );
+        // The session was opened with its events dropped: a poll says so (it answered an
+        // empty success, as if nothing had happened).
+        let mut len = 0usize;
+        assert_eq!(
+            mb_session_poll_events(session, null_mut(), 0, &mut len),
+            MbStatus::EventsOff
+        );
+        mb_session_free(session);
+        mb_runtime_free(runtime);
+        mb_engine_free(engine);
+    }
+}
+
+/// The three ways in: a single-threaded engine, and a session on a runtime, both on the
+/// demo definition at `START`.
+struct Paths {
+    engine: *mut MbEngine,
+    runtime: *mut MbRuntime,
+    session: *mut MbSession,
+}
+
+unsafe fn open_paths() -> Paths {
+    // SAFETY: valid pointers throughout.
     unsafe {
         let mut config = null_mut();
         assert_eq!(
@@ -380,20 +491,39 @@ fn every_command_kind_means_what_the_engine_means() {
         let runtime = common::runtime(config, 0);
         let mut session = null_mut();
         assert_eq!(mb_session_new(runtime, 0, &mut session), MbStatus::Ok);
+        Paths {
+            engine,
+            runtime,
+            session,
+        }
+    }
+}
 
-        let btc_eur = direct.instrument_by_code("BTC_EUR").expect("market").0;
-        let perp = direct.instrument_by_code("BTC_USD_PERP").expect("market").0;
-        let eur = direct.currency_by_code("EUR").expect("EUR").0;
-        let hash = |e: *const MbEngine| {
-            let mut h = 0u64;
-            assert_eq!(mb_engine_state_hash(e, &mut h), MbStatus::Ok);
-            h
-        };
-        assert_eq!(hash(engine), direct.state_hash(), "same start");
-        let mut steps = script(0, 1, btc_eur, perp, eur);
-        let mut kinds = std::collections::BTreeSet::new();
+/// Every step through the engine and the session, each against the Rust engine `direct`
+/// at the same time: the same status, ids and state hash. The command kinds used, the
+/// orders placed and the statuses seen.
+unsafe fn run_script(
+    paths: &Paths,
+    direct: &mut Engine,
+    steps: &mut [Step],
+) -> (BTreeSet<u32>, Vec<OrderRef>, BTreeSet<u32>) {
+    let Paths {
+        engine,
+        runtime,
+        session,
+    } = *paths;
+    let mut sink = Vec::new();
+    let hash = |e: *const MbEngine| {
+        let mut h = 0u64;
+        // SAFETY: a live engine, a writable out.
+        assert_eq!(unsafe { mb_engine_state_hash(e, &mut h) }, MbStatus::Ok);
+        h
+    };
+    // SAFETY: live handles; each step's command valid for the call.
+    unsafe {
+        let mut kinds = BTreeSet::new();
         let mut placed = Vec::new();
-        let mut statuses = std::collections::BTreeSet::new();
+        let mut statuses = BTreeSet::new();
         for (i, step) in steps.iter_mut().enumerate() {
             let time = START + 1_000 * (i as i64 + 1);
             let mut via_c = MbResult::default();
@@ -429,12 +559,25 @@ fn every_command_kind_means_what_the_engine_means() {
             );
             kinds.insert(step.c.kind);
         }
-        assert!(
-            statuses.contains(&(MbStatus::InsufficientLiquidity as u32)),
-            "the fill-or-kill step was reported as its refusal: {statuses:?}"
-        );
-        // Amend and cancel the last order placed, through both paths.
-        let last = *placed.last().expect("orders were placed");
+        (kinds, placed, statuses)
+    }
+}
+
+/// An amend and two cancels of order `last`, through both paths, each as `direct` says.
+unsafe fn amend_and_cancel(
+    paths: &Paths,
+    direct: &mut Engine,
+    last: OrderRef,
+    kinds: &mut BTreeSet<u32>,
+) {
+    let Paths {
+        engine,
+        runtime,
+        session,
+    } = *paths;
+    let mut sink = Vec::new();
+    // SAFETY: live handles; the list outlives the submits.
+    unsafe {
         let handle = MbOrderRef {
             id: last.id,
             slot: last.slot,
@@ -484,35 +627,5 @@ fn every_command_kind_means_what_the_engine_means() {
             );
             kinds.insert(c.kind);
         }
-        assert_eq!(kinds.len(), 19, "every command kind was exercised");
-        let mut session_hash = 0u64;
-        assert_eq!(
-            mb_session_state_hash(session, &mut session_hash),
-            MbStatus::Ok
-        );
-        assert_eq!(
-            session_hash,
-            direct.state_hash(),
-            "the threaded engine agrees bit for bit"
-        );
-        assert_eq!(hash(engine), direct.state_hash());
-        assert_eq!(
-            mb_engine_state_hash(null(), &mut session_hash),
-            MbStatus::NullArgument
-        );
-        assert_eq!(
-            mb_session_state_hash(session, null_mut()),
-            MbStatus::NullArgument
-        );
-        // The session was opened with its events dropped: a poll says so (it answered an
-        // empty success, as if nothing had happened).
-        let mut len = 0usize;
-        assert_eq!(
-            mb_session_poll_events(session, null_mut(), 0, &mut len),
-            MbStatus::EventsOff
-        );
-        mb_session_free(session);
-        mb_runtime_free(runtime);
-        mb_engine_free(engine);
     }
 }

@@ -4,6 +4,7 @@
 //! definition is refused with `MB_STATUS_STORAGE`, and the new exports keep the boundary
 //! rules (NULLs, a forced panic, a snapshot asked of an engine without a directory).
 
+#![warn(clippy::too_many_lines)]
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 

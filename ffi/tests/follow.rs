@@ -2,6 +2,7 @@
 //! of its resting order by another session's taker, its balances moving, the booking of an
 //! order placed for it elsewhere, and nothing about accounts it does not follow.
 
+#![warn(clippy::too_many_lines)]
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 

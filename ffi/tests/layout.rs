@@ -3,6 +3,8 @@
 //! the C compiler lays out), every exported name carries the `mb_` prefix, and the library
 //! reports the ABI version the header declares.
 
+#![warn(clippy::too_many_lines)]
+
 use std::collections::BTreeSet;
 use std::mem::{offset_of, size_of};
 use std::path::PathBuf;

@@ -4,6 +4,7 @@
 //! list as that long (undefined behaviour: an abort in a debug build, reads past the
 //! caller's memory in a release one).
 
+#![warn(clippy::too_many_lines)]
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 

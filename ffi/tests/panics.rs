@@ -2,6 +2,7 @@
 //! answers `MB_STATUS_PANIC`, other handles go on), its message goes to `mb_last_error`
 //! with where it happened, and nothing is printed on the host's stderr.
 
+#![warn(clippy::too_many_lines)]
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 

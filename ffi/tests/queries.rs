@@ -3,6 +3,7 @@
 //! one record and its trades by number; accounts, instrument descriptions and the fee
 //! account; and the refusals (unknown order, page of 0, unknown instrument, NULL).
 
+#![warn(clippy::too_many_lines)]
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 
@@ -120,12 +121,26 @@ fn place(
 #[test]
 fn history_pages_visit_every_order_once_with_its_ending() {
     let w = world();
+    let mut model = place_and_end_taker_orders(&w);
+    model.reverse();
+    let (seen, pages) = history_pages(&w);
+    let want: Vec<_> = model.iter().map(|(id, s)| (*id, *s as u32)).collect();
+    assert_eq!(seen, want, "newest first, each once, with its ending");
+    assert_eq!(pages, 3, "12 orders in pages of 5");
+    check_records_and_trades(&w, &model);
+    // SAFETY: live engine, freed once.
+    unsafe { mb_engine_free(w.engine) };
+}
+
+/// Five asks of the maker, then twelve taker orders ending each way (filled by an
+/// immediate-or-cancel order, open, refused fill-or-kill, cancelled): the model of each
+/// (order number, expected status), in placing order.
+fn place_and_end_taker_orders(w: &World) -> Vec<(u64, MbOrderStatus)> {
     let gtc = MbTimeInForce::GoodTillCancelled;
-    // The model: (order number, expected status) of each taker order, in placing order.
     let mut model = Vec::new();
     for i in 0..5 {
         place(
-            &w,
+            w,
             START,
             w.maker,
             MbSide::Sell,
@@ -138,7 +153,7 @@ fn history_pages_visit_every_order_once_with_its_ending() {
         let t = START + i;
         let (s, order) = match i % 4 {
             0 => place(
-                &w,
+                w,
                 t,
                 w.taker,
                 MbSide::Buy,
@@ -146,9 +161,9 @@ fn history_pages_visit_every_order_once_with_its_ending() {
                 500,
                 MbTimeInForce::ImmediateOrCancelled,
             ),
-            1 => place(&w, t, w.taker, MbSide::Buy, 5_000_000 + i, 1_000, gtc),
+            1 => place(w, t, w.taker, MbSide::Buy, 5_000_000 + i, 1_000, gtc),
             2 => place(
-                &w,
+                w,
                 t,
                 w.taker,
                 MbSide::Buy,
@@ -156,7 +171,7 @@ fn history_pages_visit_every_order_once_with_its_ending() {
                 1_000_000,
                 MbTimeInForce::FillOrKill,
             ),
-            _ => place(&w, t, w.taker, MbSide::Buy, 4_000_000 + i, 1_000, gtc),
+            _ => place(w, t, w.taker, MbSide::Buy, 4_000_000 + i, 1_000, gtc),
         };
         let status = match i % 4 {
             0 => MbOrderStatus::FilledFully,
@@ -177,7 +192,12 @@ fn history_pages_visit_every_order_once_with_its_ending() {
         );
         model.push((order.id, status));
     }
-    model.reverse();
+    model
+}
+
+/// The taker's order history, paged five at a time from the newest: (order number,
+/// status) of each record, and the number of pages.
+fn history_pages(w: &World) -> (Vec<(u64, u32)>, usize) {
     let mut seen = Vec::new();
     let mut before = 0u64;
     let mut pages = 0;
@@ -204,11 +224,12 @@ fn history_pages_visit_every_order_once_with_its_ending() {
         }
         before = next;
     }
-    let want: Vec<_> = model.iter().map(|(id, s)| (*id, *s as u32)).collect();
-    assert_eq!(seen, want, "newest first, each once, with its ending");
-    assert_eq!(pages, 3, "12 orders in pages of 5");
+    (seen, pages)
+}
 
-    // The oldest IOC took 500 lots of the best ask, 60,100.00.
+/// The oldest immediate-or-cancel order took 500 lots of the best ask, 60,100.00: its
+/// record and trade; the fill-or-kill's refusal; another account's lookups and bad pages.
+fn check_records_and_trades(w: &World, model: &[(u64, MbOrderStatus)]) {
     let (filled_id, _) = model
         .iter()
         .rev()
@@ -277,7 +298,6 @@ fn history_pages_visit_every_order_once_with_its_ending() {
             mb_engine_order_history(w.engine, w.taker, 0, null_mut(), 5, &mut len, null_mut()),
             MbStatus::NullArgument
         );
-        mb_engine_free(w.engine);
     }
 }
 

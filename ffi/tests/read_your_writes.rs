@@ -3,6 +3,7 @@
 //! was just told was cancelled, although reads are answered by the runtime's market stage
 //! while other threads keep the matching thread busy.
 
+#![warn(clippy::too_many_lines)]
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 

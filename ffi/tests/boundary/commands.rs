@@ -7,7 +7,18 @@ fn command_and_reference_data_exports() {
     let w = World::new();
     // SAFETY: every pointer is NULL or valid, as each case says.
     unsafe {
-        // Subaccounts: the name is read at submit; NULL, too long or a bad kind refused.
+        check_subaccount_commands(&w);
+        check_decimal_place(&w);
+        check_refdata_lookups(&w);
+        check_refdata_parsers(&w);
+        check_refdata_format(&w);
+    }
+}
+
+/// Subaccounts: the name is read at submit; NULL, too long or a bad kind refused.
+unsafe fn check_subaccount_commands(w: &World) {
+    // SAFETY: every pointer is NULL or valid, as each case says.
+    unsafe {
         let submit = |c: &MbCommand| mb_engine_submit(w.engine, START + 5, c, null_mut());
         let mut result = MbResult::default();
         assert_eq!(submit(&mb_cmd_create_subaccount(0, null(), 0)), NULL);
@@ -26,92 +37,46 @@ fn command_and_reference_data_exports() {
             OK
         );
         assert!(result.account > w.taker, "a new account id");
+    }
+}
 
+/// `mb_cmd_place_decimal`: NULLs, more decimals than the market has, a panic, then a
+/// command in the market's units.
+unsafe fn check_decimal_place(w: &World) {
+    // SAFETY: every pointer is NULL or valid, as each case says.
+    unsafe {
         let mut command = zeroed::<MbCommand>();
         let (code, price, amount) = (c"BTC_EUR".as_ptr(), c"60000.00".as_ptr(), c"0.5".as_ptr());
+        // A buy limit order of the taker's, good till cancelled.
+        let place = |refdata, code, price, amount, out| {
+            mb_cmd_place_decimal(refdata, w.taker, code, 0, 0, 0, price, amount, out)
+        };
+        let r = w.refdata;
+        assert_eq!(place(null(), code, price, amount, &mut command), NULL);
+        assert_eq!(place(r, null(), price, amount, &mut command), NULL);
+        assert_eq!(place(r, code, price, null(), &mut command), NULL);
+        assert_eq!(place(r, code, price, amount, null_mut()), NULL);
         assert_eq!(
-            mb_cmd_place_decimal(null(), w.taker, code, 0, 0, 0, price, amount, &mut command),
-            NULL
-        );
-        assert_eq!(
-            mb_cmd_place_decimal(
-                w.refdata,
-                w.taker,
-                null(),
-                0,
-                0,
-                0,
-                price,
-                amount,
-                &mut command
-            ),
-            NULL
-        );
-        assert_eq!(
-            mb_cmd_place_decimal(
-                w.refdata,
-                w.taker,
-                code,
-                0,
-                0,
-                0,
-                price,
-                null(),
-                &mut command
-            ),
-            NULL
-        );
-        assert_eq!(
-            mb_cmd_place_decimal(w.refdata, w.taker, code, 0, 0, 0, price, amount, null_mut()),
-            NULL
-        );
-        assert_eq!(
-            mb_cmd_place_decimal(
-                w.refdata,
-                w.taker,
-                code,
-                0,
-                0,
-                0,
-                c"60000.001".as_ptr(),
-                amount,
-                &mut command
-            ),
+            place(r, code, c"60000.001".as_ptr(), amount, &mut command),
             MbStatus::InvalidArgument,
             "more decimals than the market has"
         );
         panics("mb_cmd_place_decimal", || {
-            mb_cmd_place_decimal(
-                w.refdata,
-                w.taker,
-                code,
-                0,
-                0,
-                0,
-                price,
-                amount,
-                &mut command,
-            )
+            place(r, code, price, amount, &mut command)
         });
-        assert_eq!(
-            mb_cmd_place_decimal(
-                w.refdata,
-                w.taker,
-                code,
-                0,
-                0,
-                0,
-                price,
-                amount,
-                &mut command
-            ),
-            OK
-        );
+        assert_eq!(place(r, code, price, amount, &mut command), OK);
         assert_eq!(
             (command.price, command.amount, command.instrument),
             (6_000_000, 50_000, w.btc_eur)
         );
+    }
+}
 
+/// Instrument, currency and account lookups: NULLs, unknown codes, panics.
+unsafe fn check_refdata_lookups(w: &World) {
+    // SAFETY: every pointer is NULL or valid, as each case says.
+    unsafe {
+        let code = c"BTC_EUR".as_ptr();
         let mut id = 0u16;
         let mut scale = 0u8;
         assert_eq!(mb_refdata_instrument(null(), code, &mut id), NULL);
@@ -170,7 +135,13 @@ fn command_and_reference_data_exports() {
         panics("mb_refdata_account", || {
             mb_refdata_account(w.refdata, h, a, &mut holder, &mut account)
         });
+    }
+}
 
+/// Price, amount and funds parsers: NULLs, bad text, unknown indexes, panics.
+unsafe fn check_refdata_parsers(w: &World) {
+    // SAFETY: every pointer is NULL or valid, as each case says.
+    unsafe {
         let mut value = 0i64;
         type Parse =
             unsafe extern "C" fn(*const MbRefData, u16, *const c_char, *mut i64) -> MbStatus;
@@ -202,7 +173,13 @@ fn command_and_reference_data_exports() {
             );
             panics(name, || parse(w.refdata, index, c"1".as_ptr(), &mut value));
         }
+    }
+}
 
+/// `mb_refdata_format`: NULLs, a buffer too small with the length needed, bad arguments.
+unsafe fn check_refdata_format(w: &World) {
+    // SAFETY: every pointer is NULL or valid, as each case says.
+    unsafe {
         let mut text = [0 as c_char; 16];
         let mut len = 0usize;
         assert_eq!(

@@ -9,6 +9,37 @@ fn single_threaded_engine_exports() {
     let e = w.engine;
     // SAFETY: every pointer is NULL or valid, as each case says.
     unsafe {
+        check_submit_exports(&w, e);
+        check_place_limit_exports(&w, e);
+        check_cancel_exports(&w, e);
+        check_poll_exports(e);
+    }
+    check_queries(&w, &EngineQueries(e));
+}
+
+/// A post-only bid of the maker's at 50,000.00 through the fast path.
+unsafe fn place_bid(w: &World, order: *mut MbOrderRef) -> MbStatus {
+    // SAFETY: a live engine; `order` NULL or writable.
+    unsafe {
+        mb_engine_place_limit(
+            w.engine,
+            START + 10,
+            w.maker,
+            w.btc_eur,
+            0,
+            5_000_000,
+            100,
+            3,
+            order,
+        )
+    }
+}
+
+/// `mb_engine_submit`'s boundary (NULLs, an unknown order, a bad kind, a panic, listed
+/// cancels' lists) and `mb_engine_state_hash`'s.
+unsafe fn check_submit_exports(w: &World, e: *mut MbEngine) {
+    // SAFETY: every pointer is NULL or valid, as each case says.
+    unsafe {
         let cancel = mb_cmd_cancel(w.maker, MbOrderRef { id: 999, slot: 999 });
         let mut result = MbResult::default();
         assert_eq!(mb_engine_submit(null_mut(), 0, &cancel, &mut result), NULL);
@@ -62,22 +93,16 @@ fn single_threaded_engine_exports() {
         panics("mb_engine_state_hash", || {
             mb_engine_state_hash(e, &mut hash)
         });
+    }
+}
 
-        // The fast paths: the same checks, and a placed order can be cancelled once.
+/// The fast path's place: NULLs, a bad side or time in force, a panic; the handle is
+/// optional (an order placed without one is found and cancelled).
+unsafe fn check_place_limit_exports(w: &World, e: *mut MbEngine) {
+    // SAFETY: as above.
+    unsafe {
         let mut order = MbOrderRef::default();
-        let place = |order: *mut MbOrderRef| {
-            mb_engine_place_limit(
-                e,
-                START + 10,
-                w.maker,
-                w.btc_eur,
-                0,
-                5_000_000,
-                100,
-                3,
-                order,
-            )
-        };
+        let place = |order| place_bid(w, order);
         assert_eq!(
             mb_engine_place_limit(
                 null_mut(),
@@ -133,6 +158,15 @@ fn single_threaded_engine_exports() {
             .find(|o| o.price == 5_000_000)
             .expect("placed");
         assert_eq!(mb_engine_cancel(e, START + 10, w.maker, unnamed.order), OK);
+    }
+}
+
+/// The fast path's cancel: NULL, a panic, another account's, then once only.
+unsafe fn check_cancel_exports(w: &World, e: *mut MbEngine) {
+    // SAFETY: as above.
+    unsafe {
+        let mut order = MbOrderRef::default();
+        let place = |order| place_bid(w, order);
         assert_eq!(place(&mut order), OK);
         assert_ne!(order, MbOrderRef::default());
         assert_eq!(
@@ -151,7 +185,14 @@ fn single_threaded_engine_exports() {
             mb_engine_cancel(e, START + 10, w.maker, order),
             MbStatus::OrderNotFound
         );
+    }
+}
 
+/// `mb_engine_poll_events`: NULLs, a buffer too small (with the count needed), a panic,
+/// the events, nothing pending; `mb_engine_clear_events`.
+unsafe fn check_poll_exports(e: *mut MbEngine) {
+    // SAFETY: as above.
+    unsafe {
         let mut events = [zeroed::<MbEvent>(); 64];
         let mut len = 0usize;
         assert_eq!(
@@ -185,5 +226,4 @@ fn single_threaded_engine_exports() {
         assert_eq!(mb_engine_clear_events(null_mut()), NULL);
         panics("mb_engine_clear_events", || mb_engine_clear_events(e));
     }
-    check_queries(&w, &EngineQueries(e));
 }

@@ -5,6 +5,7 @@
 //! (`mb_cmd_*` value constructors, `mb_*_free`, `mb_*_refdata`) are checked for NULL
 //! safety where they take pointers.
 
+#![warn(clippy::too_many_lines)]
 // Calling the C ABI from Rust needs `unsafe`, as a C caller would.
 #![allow(unsafe_code)]
 

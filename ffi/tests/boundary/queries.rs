@@ -232,10 +232,20 @@ queries!(
     mb_session_positions
 );
 
+/// The demo world's start time.
+const T: i64 = 1_767_225_600_000_000_000;
+
 /// Every query of one handle against the world's state (the same on both handles): NULL
 /// handle and outs, short buffers, a forced panic, then the values.
 pub(super) fn check_queries(w: &World, q: &impl Queries) {
-    const T: i64 = 1_767_225_600_000_000_000;
+    check_balance_queries(w, q);
+    check_order_queries(w, q);
+    check_book_queries(w, q);
+    check_market_queries(w, q);
+}
+
+/// Balances: NULL handle and outs, a short buffer, a panic, the values.
+fn check_balance_queries(w: &World, q: &impl Queries) {
     // SAFETY: every pointer is NULL or valid, as each case says.
     unsafe {
         let mut len = 0usize;
@@ -275,7 +285,14 @@ pub(super) fn check_queries(w: &World, q: &impl Queries) {
             .position(|b| b.available == 998_500)
             .expect("0.01 BTC less the 0.15% fee");
         assert_eq!(balances[btc].scale, 8);
+    }
+}
 
+/// Open orders and one order: NULLs, short buffers, panics, the values.
+fn check_order_queries(w: &World, q: &impl Queries) {
+    // SAFETY: every pointer is NULL or valid, as each case says.
+    unsafe {
+        let mut len = 0usize;
         let mut orders = [zeroed::<MbOrder>(); 8];
         assert_eq!(
             q.open_orders(false, w.maker, orders.as_mut_ptr(), 8, &mut len),
@@ -334,7 +351,13 @@ pub(super) fn check_queries(w: &World, q: &impl Queries) {
             OK
         );
         assert_eq!(one.order, w.order);
+    }
+}
 
+/// The top of book, its levels and its orders.
+fn check_book_queries(w: &World, q: &impl Queries) {
+    // SAFETY: every pointer is NULL or valid, as each case says.
+    unsafe {
         let mut top = MbTop::default();
         assert_eq!(q.top(false, w.btc_eur, &mut top), NULL);
         assert_eq!(q.top(true, w.btc_eur, null_mut()), NULL);
@@ -397,7 +420,14 @@ pub(super) fn check_queries(w: &World, q: &impl Queries) {
             OK
         );
         assert_eq!((bids[0].order, bids[0].account), (w.order, w.maker));
+    }
+}
 
+/// Candles, the ticker and futures positions.
+fn check_market_queries(w: &World, q: &impl Queries) {
+    // SAFETY: every pointer is NULL or valid, as each case says.
+    unsafe {
+        let mut len = 0usize;
         let mut candles = [zeroed::<MbCandle>(); 4];
         let c = candles.as_mut_ptr();
         let (from, to) = (T - 60_000_000_000, T + 60_000_000_000);
