@@ -54,51 +54,7 @@ async fn an_open_order_is_amended_by_id_or_client_id() {
 
     let (other, _) = x.new_holder(&["TRADE"]).await;
     let order_path = format!("/v1/account/orders/{id}");
-    for (key, body, status, error) in [
-        (
-            k.as_str(),
-            json!({}),
-            StatusCode::BAD_REQUEST,
-            "INVALID_AMEND",
-        ),
-        (
-            k,
-            json!({"amount": "-1"}),
-            StatusCode::BAD_REQUEST,
-            "NEGATIVE_AMOUNT",
-        ),
-        // A field no amend changes is refused, not ignored while the rest applies.
-        (
-            k,
-            json!({"amount": "0.1", "side": "SELL"}),
-            StatusCode::BAD_REQUEST,
-            "INVALID_AMEND",
-        ),
-        (
-            k,
-            json!({"price": "102.00", "instrument_code": "ETH_EUR"}),
-            StatusCode::BAD_REQUEST,
-            "INVALID_AMEND",
-        ),
-        (
-            k,
-            json!({"price": "1.001"}),
-            StatusCode::BAD_REQUEST,
-            "BAD_PRICE_PRECISION",
-        ),
-        (
-            &other,
-            json!({"amount": "0.1"}),
-            StatusCode::NOT_FOUND,
-            "ORDER_NOT_FOUND",
-        ),
-        (
-            &x.reader.key,
-            json!({"amount": "0.1"}),
-            StatusCode::FORBIDDEN,
-            "MISSING_PERMISSION",
-        ),
-    ] {
+    for (key, body, status, error) in refused_amends(k, &other, &x.reader.key) {
         let (s, v) = put(order_path.clone(), key, body.clone()).await;
         assert_eq!((s, code(&v)), (status, error), "{body}");
     }
@@ -115,4 +71,53 @@ async fn an_open_order_is_amended_by_id_or_client_id() {
     let (s, v) = put(unknown, k, json!({"amount": "0.1"})).await;
     assert_eq!((s, code(&v)), (StatusCode::NOT_FOUND, "ORDER_NOT_FOUND"));
     x.stop().await;
+}
+
+/// Amends refused, each with its status and code: of the `trader`'s order, by the trader
+/// (bad bodies), by `other` holder (not found) and by a `reader` key (no permission).
+fn refused_amends<'a>(
+    trader: &'a str,
+    other: &'a str,
+    reader: &'a str,
+) -> Vec<(&'a str, Value, StatusCode, &'static str)> {
+    vec![
+        (trader, json!({}), StatusCode::BAD_REQUEST, "INVALID_AMEND"),
+        (
+            trader,
+            json!({"amount": "-1"}),
+            StatusCode::BAD_REQUEST,
+            "NEGATIVE_AMOUNT",
+        ),
+        // A field no amend changes is refused, not ignored while the rest applies.
+        (
+            trader,
+            json!({"amount": "0.1", "side": "SELL"}),
+            StatusCode::BAD_REQUEST,
+            "INVALID_AMEND",
+        ),
+        (
+            trader,
+            json!({"price": "102.00", "instrument_code": "ETH_EUR"}),
+            StatusCode::BAD_REQUEST,
+            "INVALID_AMEND",
+        ),
+        (
+            trader,
+            json!({"price": "1.001"}),
+            StatusCode::BAD_REQUEST,
+            "BAD_PRICE_PRECISION",
+        ),
+        (
+            other,
+            json!({"amount": "0.1"}),
+            StatusCode::NOT_FOUND,
+            "ORDER_NOT_FOUND",
+        ),
+        (
+            reader,
+            json!({"amount": "0.1"}),
+            StatusCode::FORBIDDEN,
+            "MISSING_PERMISSION",
+        ),
+    ]
 }

@@ -6,6 +6,32 @@ use super::*;
 async fn create_refuses_bad_input_with_the_addendum_codes() {
     let x = Exchange::start().await;
     let k = &x.trader.key;
+    check_the_acknowledgement(&x).await;
+    let base = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
+        "price": "50000.00", "amount": "0.01"});
+    let with = |key: &str, value: Value| {
+        let mut b = base.clone();
+        match value {
+            Value::Null => {
+                b.as_object_mut().map(|m| m.remove(key));
+            }
+            v => b[key] = v,
+        }
+        b
+    };
+    let cases = bad_orders(with);
+    for (body, status, want) in cases {
+        let (s, reply) = x.post("/v1/account/orders", k, body.clone()).await;
+        assert_eq!((s, code(&reply)), (status, want), "{body}");
+    }
+    check_refused_orders_in_history(&x).await;
+    check_the_open_order_limit(&x).await;
+    x.stop().await;
+}
+
+/// A post-only order's acknowledgement: every field, its status, type and time in force.
+async fn check_the_acknowledgement(x: &Exchange) {
+    let k = &x.trader.key;
     let (status, ack) = x
         .order(
             k,
@@ -34,19 +60,13 @@ async fn create_refuses_bad_input_with_the_addendum_codes() {
     assert_eq!(ack["status"], "OPEN");
     assert_eq!(ack["type"], "LIMIT");
     assert_eq!(ack["time_in_force"], "POST_ONLY");
-    let base = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
-        "price": "50000.00", "amount": "0.01"});
-    let with = |key: &str, value: Value| {
-        let mut b = base.clone();
-        match value {
-            Value::Null => {
-                b.as_object_mut().map(|m| m.remove(key));
-            }
-            v => b[key] = v,
-        }
-        b
-    };
-    let cases = [
+}
+
+/// Orders each refused for one reason, with the status and code the addendum gives: the
+/// variants `with` makes of a plain limit order (type, side and amount here; the rest in
+/// [`more_bad_orders`]).
+fn bad_orders(with: impl Fn(&str, Value) -> Value) -> Vec<(Value, StatusCode, &'static str)> {
+    let mut cases = vec![
         (
             with("type", Value::Null),
             StatusCode::BAD_REQUEST,
@@ -92,6 +112,15 @@ async fn create_refuses_bad_input_with_the_addendum_codes() {
             StatusCode::BAD_REQUEST,
             "INVALID_AMOUNT",
         ),
+    ];
+    cases.extend(more_bad_orders(with));
+    cases
+}
+
+/// Orders refused for their price, client id, time in force, size, market, funds or
+/// the book.
+fn more_bad_orders(with: impl Fn(&str, Value) -> Value) -> Vec<(Value, StatusCode, &'static str)> {
+    vec![
         (
             with("price", Value::Null),
             StatusCode::BAD_REQUEST,
@@ -151,13 +180,14 @@ async fn create_refuses_bad_input_with_the_addendum_codes() {
             StatusCode::UNPROCESSABLE_ENTITY,
             "POST_ONLY_WOULD_TAKE",
         ),
-    ];
-    for (body, status, want) in cases {
-        let (s, reply) = x.post("/v1/account/orders", k, body.clone()).await;
-        assert_eq!((s, code(&reply)), (status, want), "{body}");
-    }
-    // The fill-or-kill and the post-only order the book refused were accepted and ended at
-    // once: history lists them with their rejection, open orders do not.
+    ]
+}
+
+/// The fill-or-kill and the post-only order the book refused were accepted and ended at
+/// once: history lists them with their rejection, open orders do not; a create without a
+/// body is refused.
+async fn check_refused_orders_in_history(x: &Exchange) {
+    let k = &x.trader.key;
     let statuses = |page: &Value| order_fields(page, "status");
     let (_, rejected) = x
         .get(
@@ -185,8 +215,12 @@ async fn create_refuses_bad_input_with_the_addendum_codes() {
         (s, code(&reply)),
         (StatusCode::BAD_REQUEST, "INVALID_REQUEST_BODY")
     );
-    // 200 open orders per holder (spec section 8), counted across its accounts: one is
-    // open already, 199 more are accepted, the next is refused.
+}
+
+/// 200 open orders per holder (spec section 8), counted across its accounts: one is open
+/// already, 199 more are accepted, the next is refused.
+async fn check_the_open_order_limit(x: &Exchange) {
+    let k = &x.trader.key;
     let mut accepted = 0;
     let refusal = loop {
         let key = if accepted % 2 == 0 { k } else { &x.sub.key };
@@ -205,5 +239,4 @@ async fn create_refuses_bad_input_with_the_addendum_codes() {
             "MAX_OPEN_ORDERS_EXCEEDED".to_owned()
         )
     );
-    x.stop().await;
 }

@@ -73,160 +73,18 @@ async fn order_history_pages_and_windows() {
             (StatusCode::BAD_REQUEST, "INVALID_CURSOR")
         );
     }
-    for (query, want) in [
-        (
-            "from=2026-01-01&to=2026-03-01",
-            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
-        ),
-        // 560 years: the span once overflowed and wrapped below the limit.
-        (
-            "from=1700-01-01&to=9000000000000000000",
-            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
-        ),
-        ("from=None", "INVALID_TIME"),
-        ("max_page_size=101", "INVALID_QUERY"),
-        ("with_just_orders=maybe", "INVALID_QUERY"),
-        ("instrument_code=NOPE", "INVALID_INSTRUMENT_CODE"),
-    ] {
-        let (s, body) = x.get(&format!("/v1/account/orders?{query}"), Some(k)).await;
-        assert_eq!((s, code(&body)), (StatusCode::BAD_REQUEST, want), "{query}");
-    }
+    bad_order_history_queries(&x).await;
     x.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trade_history_lookups_and_time_parameters() {
     let x = Exchange::start().await;
-    let k = &x.trader.key;
-    // Sweep five demo asks: five trades, 0.01 BTC each.
-    let (s, ack) = x.order(k, "BUY", "60500.00", "0.05", json!({})).await;
-    assert_eq!(s, StatusCode::OK, "{ack}");
-    let order_id = ack["order_id"].as_str().expect("id").to_owned();
-    let (_, history) = x.get("/v1/account/trades", Some(k)).await;
-    let trades = history["trade_history"].as_array().expect("array").clone();
-    assert_eq!(trades.len(), 5);
-    assert_eq!(trades[0]["trade"]["price"], "60360.00", "newest first");
-    let t = &trades[0];
-    assert_eq!(t["trade"]["side"], "BUY");
-    assert_eq!(t["trade"]["matched_as"], "TAKER");
-    assert_eq!(t["fee"]["fee_type"], "TAKER");
-    assert_eq!(t["fee"]["fee_currency"], "BTC");
-    assert_eq!(t["fee"]["fee_amount"], "0.00001500");
-    assert_eq!(t["fee"]["fee_percentage"], "0.1500");
-    assert_eq!(t["trade"]["order_id"], order_id.as_str());
-
-    let (_, of_order) = x
-        .get(&format!("/v1/account/orders/{order_id}/trades"), Some(k))
-        .await;
-    let list = of_order["trade_history"].as_array().expect("array");
-    assert_eq!(list.len(), 5);
-    assert_eq!(list[0]["trade"]["price"], "60120.00", "oldest first");
-    let (s, empty) = x
-        .get(
-            "/v1/account/orders/00000040-0000-8180-8000-0000000fffff/trades",
-            Some(k),
-        )
-        .await;
-    assert_eq!(
-        (s, empty["trade_history"].clone()),
-        (StatusCode::OK, json!([]))
-    );
-
-    let trade_id = t["trade"]["trade_id"].as_str().expect("id").to_owned();
-    let (s, one) = x
-        .get(&format!("/v1/account/trade/{trade_id}"), Some(k))
-        .await;
-    assert_eq!(s, StatusCode::OK);
-    assert_eq!(one["trade"]["trade_id"], trade_id.as_str());
-    // Older clients (bitpanda-aio) ask at `trades/{id}`: the same answer (404 before).
-    let (s, older) = x
-        .get(&format!("/v1/account/trades/{trade_id}"), Some(k))
-        .await;
-    assert_eq!((s, &older), (StatusCode::OK, &one));
-    // The same number with a bit of the (unused) slot field set is no trade this server
-    // issued: it used to name the same trade.
-    let mut groups: Vec<String> = trade_id.split('-').map(str::to_owned).collect();
-    let third = u16::from_str_radix(&groups[2], 16).expect("hex") | 4;
-    groups[2] = format!("{third:04x}");
-    let (s, body) = x
-        .get(&format!("/v1/account/trade/{}", groups.join("-")), Some(k))
-        .await;
-    assert_eq!(
-        (s, code(&body)),
-        (StatusCode::NOT_FOUND, "INVALID_TRADE_ID")
-    );
-    // The maker saw the same trade from its side; strangers see nothing.
-    let (other, _) = x.new_holder(&["TRADE"]).await;
-    let (s, body) = x
-        .get(&format!("/v1/account/trade/{trade_id}"), Some(&other))
-        .await;
-    assert_eq!(
-        (s, code(&body)),
-        (StatusCode::NOT_FOUND, "INVALID_TRADE_ID")
-    );
-    let (_, theirs) = x.get("/v1/account/trades", Some(&other)).await;
-    assert_eq!(theirs["trade_history"], json!([]));
-    let (_, theirs) = x
-        .get(
-            &format!("/v1/account/orders/{order_id}/trades"),
-            Some(&other),
-        )
-        .await;
-    assert_eq!(theirs["trade_history"], json!([]));
-
-    // Pages of two with a cursor.
-    let mut seen = Vec::new();
-    for page in x.pages("/v1/account/trades?max_page_size=2", k).await {
-        let trades = page["trade_history"].as_array().expect("array");
-        seen.extend(trades.iter().map(|t| t["trade"]["trade_id"].clone()));
-    }
-    let all: Vec<Value> = trades
-        .iter()
-        .map(|t| t["trade"]["trade_id"].clone())
-        .collect();
-    assert_eq!(seen, all);
-
-    let now_ms = x.get("/v1/time", None).await.1["epoch_millis"]
-        .as_i64()
-        .expect("millis");
-    for query in [
-        format!("from={}", now_ms / 1000 - 60),
-        format!("from={}", now_ms - 60_000),
-        format!("from={}", (now_ms - 60_000) * 1000),
-        format!("to={}", (now_ms + 1000) * 1_000_000),
-        "from=2026-01-01".to_owned(),
-        "instrument_code=BTC_EUR,ETH_EUR".to_owned(),
-    ] {
-        let (s, page) = x.get(&format!("/v1/account/trades?{query}"), Some(k)).await;
-        assert_eq!(s, StatusCode::OK, "{query}: {page}");
-    }
-    let (_, eth) = x
-        .get("/v1/account/trades?instrument_code=ETH_EUR", Some(k))
-        .await;
-    assert_eq!(eth["trade_history"], json!([]));
-    for (query, want) in [
-        ("from=None".to_owned(), "INVALID_TIME"),
-        (format!("from={}", now_ms + 3_600_000), "INVALID_TIME"),
-        (
-            "from=2026-03-01&to=2026-01-01".to_owned(),
-            "INVALID_TIME_RANGE",
-        ),
-        (
-            "from=2026-01-01&to=2026-03-01".to_owned(),
-            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
-        ),
-        (
-            "from=1700-01-01&to=9000000000000000000".to_owned(),
-            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
-        ),
-        ("from=9223372036854775".to_owned(), "INVALID_TIME"),
-        ("max_page_size=101".to_owned(), "INVALID_QUERY"),
-        ("instrument_code=NOPE".to_owned(), "INVALID_INSTRUMENT_CODE"),
-        ("cursor=abc".to_owned(), "INVALID_CURSOR"),
-    ] {
-        let (s, body) = x.get(&format!("/v1/account/trades?{query}"), Some(k)).await;
-        assert_eq!((s, code(&body)), (StatusCode::BAD_REQUEST, want), "{query}");
-    }
+    let (order_id, trades) = sweep_and_list(&x).await;
+    trades_of_the_order(&x, &order_id).await;
+    one_trade_and_isolation(&x, &order_id, &trades[0]).await;
+    trade_pages(&x, &trades).await;
+    time_parameters(&x).await;
     x.stop().await;
 }
 
@@ -293,4 +151,177 @@ async fn an_order_with_many_fills_answers_its_trades_a_page_at_a_time() {
         (StatusCode::BAD_REQUEST, "INVALID_CURSOR")
     );
     x.stop().await;
+}
+
+/// Sweeps five demo asks (five trades, 0.01 BTC each): the taker's history, newest first,
+/// with the trade's and the fee's fields. The order's id and its trades.
+async fn sweep_and_list(x: &Exchange) -> (String, Vec<Value>) {
+    let k = &x.trader.key;
+    let (s, ack) = x.order(k, "BUY", "60500.00", "0.05", json!({})).await;
+    assert_eq!(s, StatusCode::OK, "{ack}");
+    let order_id = ack["order_id"].as_str().expect("id").to_owned();
+    let (_, history) = x.get("/v1/account/trades", Some(k)).await;
+    let trades = history["trade_history"].as_array().expect("array").clone();
+    assert_eq!(trades.len(), 5);
+    assert_eq!(trades[0]["trade"]["price"], "60360.00", "newest first");
+    let t = &trades[0];
+    assert_eq!(t["trade"]["side"], "BUY");
+    assert_eq!(t["trade"]["matched_as"], "TAKER");
+    assert_eq!(t["fee"]["fee_type"], "TAKER");
+    assert_eq!(t["fee"]["fee_currency"], "BTC");
+    assert_eq!(t["fee"]["fee_amount"], "0.00001500");
+    assert_eq!(t["fee"]["fee_percentage"], "0.1500");
+    assert_eq!(t["trade"]["order_id"], order_id.as_str());
+    (order_id, trades)
+}
+
+/// The order's own trades, oldest first; an unknown order has none.
+async fn trades_of_the_order(x: &Exchange, order_id: &str) {
+    let k = &x.trader.key;
+    let (_, of_order) = x
+        .get(&format!("/v1/account/orders/{order_id}/trades"), Some(k))
+        .await;
+    let list = of_order["trade_history"].as_array().expect("array");
+    assert_eq!(list.len(), 5);
+    assert_eq!(list[0]["trade"]["price"], "60120.00", "oldest first");
+    let (s, empty) = x
+        .get(
+            "/v1/account/orders/00000040-0000-8180-8000-0000000fffff/trades",
+            Some(k),
+        )
+        .await;
+    assert_eq!(
+        (s, empty["trade_history"].clone()),
+        (StatusCode::OK, json!([]))
+    );
+}
+
+/// One trade by id, at both paths; a foreign id and another holder see nothing.
+async fn one_trade_and_isolation(x: &Exchange, order_id: &str, t: &Value) {
+    let k = &x.trader.key;
+    let trade_id = t["trade"]["trade_id"].as_str().expect("id").to_owned();
+    let (s, one) = x
+        .get(&format!("/v1/account/trade/{trade_id}"), Some(k))
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(one["trade"]["trade_id"], trade_id.as_str());
+    // Older clients (bitpanda-aio) ask at `trades/{id}`: the same answer (404 before).
+    let (s, older) = x
+        .get(&format!("/v1/account/trades/{trade_id}"), Some(k))
+        .await;
+    assert_eq!((s, &older), (StatusCode::OK, &one));
+    // The same number with a bit of the (unused) slot field set is no trade this server
+    // issued: it used to name the same trade.
+    let mut groups: Vec<String> = trade_id.split('-').map(str::to_owned).collect();
+    let third = u16::from_str_radix(&groups[2], 16).expect("hex") | 4;
+    groups[2] = format!("{third:04x}");
+    let (s, body) = x
+        .get(&format!("/v1/account/trade/{}", groups.join("-")), Some(k))
+        .await;
+    assert_eq!(
+        (s, code(&body)),
+        (StatusCode::NOT_FOUND, "INVALID_TRADE_ID")
+    );
+    // The maker saw the same trade from its side; strangers see nothing.
+    let (other, _) = x.new_holder(&["TRADE"]).await;
+    let (s, body) = x
+        .get(&format!("/v1/account/trade/{trade_id}"), Some(&other))
+        .await;
+    assert_eq!(
+        (s, code(&body)),
+        (StatusCode::NOT_FOUND, "INVALID_TRADE_ID")
+    );
+    let (_, theirs) = x.get("/v1/account/trades", Some(&other)).await;
+    assert_eq!(theirs["trade_history"], json!([]));
+    let (_, theirs) = x
+        .get(
+            &format!("/v1/account/orders/{order_id}/trades"),
+            Some(&other),
+        )
+        .await;
+    assert_eq!(theirs["trade_history"], json!([]));
+}
+
+/// Pages of two with a cursor visit every trade once, newest first.
+async fn trade_pages(x: &Exchange, trades: &[Value]) {
+    let k = &x.trader.key;
+    let mut seen = Vec::new();
+    for page in x.pages("/v1/account/trades?max_page_size=2", k).await {
+        let trades = page["trade_history"].as_array().expect("array");
+        seen.extend(trades.iter().map(|t| t["trade"]["trade_id"].clone()));
+    }
+    let all: Vec<Value> = trades
+        .iter()
+        .map(|t| t["trade"]["trade_id"].clone())
+        .collect();
+    assert_eq!(seen, all);
+}
+
+/// Every form of time the spec allows, and each bad one refused with its code.
+async fn time_parameters(x: &Exchange) {
+    let k = &x.trader.key;
+    let now_ms = x.get("/v1/time", None).await.1["epoch_millis"]
+        .as_i64()
+        .expect("millis");
+    for query in [
+        format!("from={}", now_ms / 1000 - 60),
+        format!("from={}", now_ms - 60_000),
+        format!("from={}", (now_ms - 60_000) * 1000),
+        format!("to={}", (now_ms + 1000) * 1_000_000),
+        "from=2026-01-01".to_owned(),
+        "instrument_code=BTC_EUR,ETH_EUR".to_owned(),
+    ] {
+        let (s, page) = x.get(&format!("/v1/account/trades?{query}"), Some(k)).await;
+        assert_eq!(s, StatusCode::OK, "{query}: {page}");
+    }
+    let (_, eth) = x
+        .get("/v1/account/trades?instrument_code=ETH_EUR", Some(k))
+        .await;
+    assert_eq!(eth["trade_history"], json!([]));
+    for (query, want) in [
+        ("from=None".to_owned(), "INVALID_TIME"),
+        (format!("from={}", now_ms + 3_600_000), "INVALID_TIME"),
+        (
+            "from=2026-03-01&to=2026-01-01".to_owned(),
+            "INVALID_TIME_RANGE",
+        ),
+        (
+            "from=2026-01-01&to=2026-03-01".to_owned(),
+            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
+        ),
+        (
+            "from=1700-01-01&to=9000000000000000000".to_owned(),
+            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
+        ),
+        ("from=9223372036854775".to_owned(), "INVALID_TIME"),
+        ("max_page_size=101".to_owned(), "INVALID_QUERY"),
+        ("instrument_code=NOPE".to_owned(), "INVALID_INSTRUMENT_CODE"),
+        ("cursor=abc".to_owned(), "INVALID_CURSOR"),
+    ] {
+        let (s, body) = x.get(&format!("/v1/account/trades?{query}"), Some(k)).await;
+        assert_eq!((s, code(&body)), (StatusCode::BAD_REQUEST, want), "{query}");
+    }
+}
+
+/// Order history's bad queries, each refused with its code.
+async fn bad_order_history_queries(x: &Exchange) {
+    let k = &x.trader.key;
+    for (query, want) in [
+        (
+            "from=2026-01-01&to=2026-03-01",
+            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
+        ),
+        // 560 years: the span once overflowed and wrapped below the limit.
+        (
+            "from=1700-01-01&to=9000000000000000000",
+            "ACCOUNT_HISTORY_TIME_RANGE_TOO_BIG",
+        ),
+        ("from=None", "INVALID_TIME"),
+        ("max_page_size=101", "INVALID_QUERY"),
+        ("with_just_orders=maybe", "INVALID_QUERY"),
+        ("instrument_code=NOPE", "INVALID_INSTRUMENT_CODE"),
+    ] {
+        let (s, body) = x.get(&format!("/v1/account/orders?{query}"), Some(k)).await;
+        assert_eq!((s, code(&body)), (StatusCode::BAD_REQUEST, want), "{query}");
+    }
 }

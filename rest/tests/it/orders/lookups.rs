@@ -2,11 +2,23 @@
 
 use super::*;
 
+/// The client id the orders of these tests carry.
+const CLIENT_ID: &str = "123e4567-e89b-42d3-a456-426614174000";
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lookups_cancels_and_isolation() {
     let x = Exchange::start().await;
+    lookups_isolation_and_cancel(&x).await;
+    let first = cancel_by_client_id(&x).await;
+    cancel_all(&x, &first).await;
+    x.stop().await;
+}
+
+/// An order found by id and client id with its fields, invisible to another holder and to
+/// another account of the same holder, refused for a bad id, then cancelled once.
+async fn lookups_isolation_and_cancel(x: &Exchange) {
     let k = &x.trader.key;
-    let client_id = "123e4567-e89b-42d3-a456-426614174000";
+    let client_id = CLIENT_ID;
     let (_, ack) = x
         .order(
             k,
@@ -70,8 +82,12 @@ async fn lookups_cancels_and_isolation() {
     assert_eq!(s, StatusCode::NOT_FOUND, "already cancelled");
     let (_, found) = x.get(&format!("/v1/account/orders/{id}"), Some(k)).await;
     assert_eq!(found["order"]["status"], "CANCELLED");
+}
 
-    // Cancel by client id takes the newest open order with it.
+/// Cancel by client id takes the newest open order with it, then the older one stays
+/// open (the older one is returned).
+async fn cancel_by_client_id(x: &Exchange) -> Value {
+    let (k, client_id) = (&x.trader.key, CLIENT_ID);
     let (_, first) = x
         .order(
             k,
@@ -112,8 +128,13 @@ async fn lookups_cancels_and_isolation() {
         )
         .await;
     assert_eq!((s, code(&body)), (StatusCode::NOT_FOUND, "ORDER_NOT_FOUND"));
+    first
+}
 
-    // Cancel all: by ids, by instrument, everything; parameters are exclusive.
+/// Cancel all: by ids, by instrument, everything (the older client-id order `first` is
+/// the last one open); the parameters are exclusive.
+async fn cancel_all(x: &Exchange, first: &Value) {
+    let k = &x.trader.key;
     let (_, eth) = x
         .post(
             "/v1/account/orders",
@@ -146,5 +167,4 @@ async fn lookups_cancels_and_isolation() {
     assert_eq!(ids, json!([first["order_id"]]));
     let (_, open) = x.get("/v1/account/orders", Some(k)).await;
     assert_eq!(open["order_history"], json!([]));
-    x.stop().await;
 }
