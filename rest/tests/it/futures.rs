@@ -25,6 +25,19 @@ async fn perp_order(
     .await
 }
 
+/// The exchange's time, in milliseconds.
+async fn server_millis(x: &Exchange) -> i64 {
+    let (_, time) = x.get("/v1/time", None).await;
+    time["epoch_millis"].as_i64().expect("millis")
+}
+
+/// How many funding settlements of the perpetual (every four hours from midnight UTC)
+/// fall after `from` and up to `to`, both in milliseconds.
+fn settlements_between(from: i64, to: i64) -> usize {
+    const PERIOD_MS: i64 = 4 * 3_600_000;
+    usize::try_from(to / PERIOD_MS - from / PERIOD_MS).expect("forward")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn positions_funding_and_liquidation_over_http() {
     let x = Exchange::start().await;
@@ -73,6 +86,7 @@ async fn positions_funding_and_liquidation_over_http() {
     );
 
     // Index above the mark: a negative premium, shorts pay longs at the next settlement.
+    let indexed_at = server_millis(&x).await;
     x.admin(
         "/admin/index-price",
         json!({"instrument_code": "BTC_USD_PERP", "price": "61000.0"}),
@@ -101,6 +115,9 @@ async fn positions_funding_and_liquidation_over_http() {
 
     x.admin("/admin/time/advance", json!({"seconds": 4 * 3600 + 60}))
         .await;
+    // One settlement in the advance, and one more if the real clock crossed a settlement
+    // (every four hours from midnight UTC) since the index was set.
+    let settlements = settlements_between(indexed_at, server_millis(&x).await);
     let (_, paid) = x
         .get("/v1/account/futures/funding-payments", Some(&long))
         .await;
@@ -134,7 +151,7 @@ async fn positions_funding_and_liquidation_over_http() {
         .await;
     assert_eq!(
         by_position["funding_payments"].as_array().map(Vec::len),
-        Some(1)
+        Some(settlements)
     );
     let (_, history) = x
         .get(
@@ -142,7 +159,7 @@ async fn positions_funding_and_liquidation_over_http() {
             None,
         )
         .await;
-    assert_eq!(history.as_array().map(Vec::len), Some(1));
+    assert_eq!(history.as_array().map(Vec::len), Some(settlements));
 
     // The index falls: the long is below maintenance; the admin liquidates it into a bid.
     x.admin(
