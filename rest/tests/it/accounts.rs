@@ -59,116 +59,9 @@ async fn subaccounts_balances_and_fees() {
 async fn transfers_follow_every_rule() {
     let x = Exchange::start().await;
     let (main, sub) = (x.trader.account_id.clone(), x.sub.account_id.clone());
-    let transfer = |amount: serde_json::Value, from: &str, to: &str| {
-        json!({"amount": amount, "currency": "BTC", "source_account_id": from,
-            "destination_account_id": to})
-    };
-    let (status, body) = x
-        .post(
-            "/v1/subaccounts/transfers",
-            &x.trader.key,
-            transfer(json!("1.123456789"), &main, &sub),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    let record = &body["transfer"];
-    assert_eq!(record["amount"], "1.12345678", "truncated to 8 decimals");
-    assert_eq!(record["source_account_id"], main.as_str());
-    assert_eq!(record["account_holder"], x.trader.holder.as_str());
-    assert!(record["transfer_id"].is_string() && record["time"].is_string());
-    let (_, balances) = x.get("/v1/account/balances", Some(&x.sub.key)).await;
-    let btc = balances["balances"]
-        .as_array()
-        .expect("array")
-        .iter()
-        .find(|b| b["currency_code"] == "BTC")
-        .expect("BTC")
-        .clone();
-    assert_eq!(btc["available"], "2.12345678");
-
-    let (_, outsider) = x.new_holder(&["TRADE"]).await;
-    let cases = [
-        (
-            json!({"currency": "BTC", "source_account_id": main, "destination_account_id": sub}),
-            StatusCode::BAD_REQUEST,
-            "amount is required.",
-        ),
-        (
-            transfer(json!("1e5"), &main, &sub),
-            StatusCode::BAD_REQUEST,
-            "invalid amount.",
-        ),
-        (
-            transfer(json!("-1"), &main, &sub),
-            StatusCode::BAD_REQUEST,
-            "invalid amount.",
-        ),
-        (
-            transfer(json!("1"), &main, &main),
-            StatusCode::BAD_REQUEST,
-            "source_account_id and destination_account_id cannot be the same.",
-        ),
-        (
-            transfer(json!("1"), &main, &outsider),
-            StatusCode::FORBIDDEN,
-            "Permission denied.",
-        ),
-        (
-            transfer(json!("1"), &outsider, &main),
-            StatusCode::FORBIDDEN,
-            "Permission denied.",
-        ),
-        (
-            transfer(json!("1"), "not-a-uuid", &main),
-            StatusCode::FORBIDDEN,
-            "Permission denied.",
-        ),
-    ];
-    for (body, status, want) in cases {
-        let (s, reply) = x
-            .post("/v1/subaccounts/transfers", &x.trader.key, body.clone())
-            .await;
-        assert_eq!((s, code(&reply)), (status, want), "{body}");
-    }
-    let (s, reply) = x
-        .post(
-            "/v1/subaccounts/transfers",
-            &x.trader.key,
-            transfer(json!("1000"), &main, &sub),
-        )
-        .await;
-    assert_eq!(s, StatusCode::BAD_REQUEST);
-    let message = code(&reply);
-    assert!(
-        message.contains(&main) && message.contains("1000.00000000"),
-        "names the account, its balance and the amount: {message}"
-    );
-
-    // A key without the transfer scope, and an account in de-risk.
-    let (s, reply) = x
-        .post(
-            "/v1/subaccounts/transfers",
-            &x.sub.key,
-            transfer(json!("0.1"), &sub, &main),
-        )
-        .await;
-    assert_eq!(
-        (s, code(&reply)),
-        (StatusCode::FORBIDDEN, "Permission denied.")
-    );
-    x.admin("/admin/derisk", json!({"account_id": main, "on": true}))
-        .await;
-    let (s, reply) = x
-        .post(
-            "/v1/subaccounts/transfers",
-            &x.trader.key,
-            transfer(json!("0.1"), &main, &sub),
-        )
-        .await;
-    assert_eq!(
-        (s, code(&reply)),
-        (StatusCode::UNPROCESSABLE_ENTITY, "USER_MGMT_USER_IN_DERISK")
-    );
+    a_transfer_moves_funds(&x, &main, &sub).await;
+    refused_transfers(&x, &main, &sub).await;
+    transfers_need_the_scope_and_no_derisk(&x, &main, &sub).await;
     x.stop().await;
 }
 
@@ -433,6 +326,149 @@ async fn a_config_file_sets_holders_keys_and_limits() {
         .map(|b| format!("{b:02x}"))
         .collect();
     let dir = data_dir();
+    let path = write_config_file(&dir, &digest);
+    let settings = matchbook_rest::config::Settings::from_file(&path).expect("valid config");
+    assert_eq!(settings.stream_buffer, 64);
+    assert_eq!(settings.stream_heartbeat, std::time::Duration::from_secs(3));
+    let server = matchbook_rest::Server::start(settings)
+        .await
+        .expect("starts");
+    assert!(
+        server.issued_keys.is_empty(),
+        "no demo keys with a config file"
+    );
+    check_the_configured_server(&server, key).await;
+    server.stop().await.expect("stop");
+    restarts_and_refusals(&dir, &path).await;
+    let _ = std::fs::remove_file(path);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A transfer's body: `amount` of BTC from account `from` to account `to`.
+fn transfer_body(amount: Value, from: &str, to: &str) -> Value {
+    json!({"amount": amount, "currency": "BTC", "source_account_id": from,
+        "destination_account_id": to})
+}
+
+/// A transfer to the subaccount, cut to 8 decimals: its record and the new balance.
+async fn a_transfer_moves_funds(x: &Exchange, main: &str, sub: &str) {
+    let (status, body) = x
+        .post(
+            "/v1/subaccounts/transfers",
+            &x.trader.key,
+            transfer_body(json!("1.123456789"), main, sub),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let record = &body["transfer"];
+    assert_eq!(record["amount"], "1.12345678", "truncated to 8 decimals");
+    assert_eq!(record["source_account_id"], main);
+    assert_eq!(record["account_holder"], x.trader.holder.as_str());
+    assert!(record["transfer_id"].is_string() && record["time"].is_string());
+    let (_, balances) = x.get("/v1/account/balances", Some(&x.sub.key)).await;
+    let btc = balances["balances"]
+        .as_array()
+        .expect("array")
+        .iter()
+        .find(|b| b["currency_code"] == "BTC")
+        .expect("BTC")
+        .clone();
+    assert_eq!(btc["available"], "2.12345678");
+}
+
+/// Transfers refused with the public exchange's messages: no amount, bad amounts, the
+/// same account, another holder's or an unknown account, more than the balance.
+async fn refused_transfers(x: &Exchange, main: &str, sub: &str) {
+    let (_, outsider) = x.new_holder(&["TRADE"]).await;
+    let cases = [
+        (
+            json!({"currency": "BTC", "source_account_id": main, "destination_account_id": sub}),
+            StatusCode::BAD_REQUEST,
+            "amount is required.",
+        ),
+        (
+            transfer_body(json!("1e5"), main, sub),
+            StatusCode::BAD_REQUEST,
+            "invalid amount.",
+        ),
+        (
+            transfer_body(json!("-1"), main, sub),
+            StatusCode::BAD_REQUEST,
+            "invalid amount.",
+        ),
+        (
+            transfer_body(json!("1"), main, main),
+            StatusCode::BAD_REQUEST,
+            "source_account_id and destination_account_id cannot be the same.",
+        ),
+        (
+            transfer_body(json!("1"), main, &outsider),
+            StatusCode::FORBIDDEN,
+            "Permission denied.",
+        ),
+        (
+            transfer_body(json!("1"), &outsider, main),
+            StatusCode::FORBIDDEN,
+            "Permission denied.",
+        ),
+        (
+            transfer_body(json!("1"), "not-a-uuid", main),
+            StatusCode::FORBIDDEN,
+            "Permission denied.",
+        ),
+    ];
+    for (body, status, want) in cases {
+        let (s, reply) = x
+            .post("/v1/subaccounts/transfers", &x.trader.key, body.clone())
+            .await;
+        assert_eq!((s, code(&reply)), (status, want), "{body}");
+    }
+    let (s, reply) = x
+        .post(
+            "/v1/subaccounts/transfers",
+            &x.trader.key,
+            transfer_body(json!("1000"), main, sub),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST);
+    let message = code(&reply);
+    assert!(
+        message.contains(main) && message.contains("1000.00000000"),
+        "names the account, its balance and the amount: {message}"
+    );
+}
+
+/// A key without the transfer scope, and an account in de-risk, are refused.
+async fn transfers_need_the_scope_and_no_derisk(x: &Exchange, main: &str, sub: &str) {
+    let (s, reply) = x
+        .post(
+            "/v1/subaccounts/transfers",
+            &x.sub.key,
+            transfer_body(json!("0.1"), sub, main),
+        )
+        .await;
+    assert_eq!(
+        (s, code(&reply)),
+        (StatusCode::FORBIDDEN, "Permission denied.")
+    );
+    x.admin("/admin/derisk", json!({"account_id": main, "on": true}))
+        .await;
+    let (s, reply) = x
+        .post(
+            "/v1/subaccounts/transfers",
+            &x.trader.key,
+            transfer_body(json!("0.1"), main, sub),
+        )
+        .await;
+    assert_eq!(
+        (s, code(&reply)),
+        (StatusCode::UNPROCESSABLE_ENTITY, "USER_MGMT_USER_IN_DERISK")
+    );
+}
+
+/// A configuration file for a server in `dir`: limits, stream settings, a holder with two
+/// accounts and deposits, and a key of digest `digest`. Its path.
+fn write_config_file(dir: &std::path::Path, digest: &str) -> std::path::PathBuf {
     let text = format!(
         r#"
         [server]
@@ -461,16 +497,12 @@ async fn a_config_file_sets_holders_keys_and_limits() {
     );
     let path = std::env::temp_dir().join(format!("matchbook-config-{}.toml", std::process::id()));
     std::fs::write(&path, text).expect("write config");
-    let settings = matchbook_rest::config::Settings::from_file(&path).expect("valid config");
-    assert_eq!(settings.stream_buffer, 64);
-    assert_eq!(settings.stream_heartbeat, std::time::Duration::from_secs(3));
-    let server = matchbook_rest::Server::start(settings)
-        .await
-        .expect("starts");
-    assert!(
-        server.issued_keys.is_empty(),
-        "no demo keys with a config file"
-    );
+    path
+}
+
+/// The server the file configured: no demo keys, the key's rate limit of 3 a minute, the
+/// holder's subaccount, and the demo markets when the file names none.
+async fn check_the_configured_server(server: &matchbook_rest::Server, key: &str) {
     let http = reqwest::Client::new();
     let url = format!("http://{}/v1/account/balances", server.addr);
     let mut statuses = Vec::new();
@@ -510,16 +542,19 @@ async fn a_config_file_sets_holders_keys_and_limits() {
         StatusCode::OK,
         "the demo markets when the file names none"
     );
-    server.stop().await.expect("stop");
-    // The data directory keeps a copy of the file it was first started with, and a
-    // shutdown snapshot; the copy starts it again, another configuration is refused.
+}
+
+/// The data directory keeps a copy of the file it was first started with, and a shutdown
+/// snapshot; the copy starts it again, its recorded definition reads back, a
+/// configuration changed in code is not recorded, and another configuration is refused.
+async fn restarts_and_refusals(dir: &std::path::Path, path: &std::path::Path) {
     let copy = dir.join(matchbook_rest::server::CONFIG_COPY);
     assert_eq!(
         std::fs::read_to_string(&copy).expect("copied"),
-        std::fs::read_to_string(&path).expect("original")
+        std::fs::read_to_string(path).expect("original")
     );
     assert_eq!(
-        matchbook::store::list_snapshots(&dir).expect("list").len(),
+        matchbook::store::list_snapshots(dir).expect("list").len(),
         1,
         "snapshot at the stop"
     );
@@ -530,11 +565,11 @@ async fn a_config_file_sets_holders_keys_and_limits() {
     server.stop().await.expect("stop");
     // The definition recorded beside the pin builds the pinned configuration again: the
     // directory reads back with the file's holders.
-    let read = matchbook::recorded::load_recorded(&dir).expect("read");
+    let read = matchbook::recorded::load_recorded(dir).expect("read");
     assert_eq!(read.exchange.holders[0].name, "alice");
     assert_eq!(read.loaded.engine.holder_count(), 1);
     // A configuration changed in code is one its definition does not build: not recorded.
-    let mut changed = matchbook_rest::config::Settings::from_file(&path).expect("valid");
+    let mut changed = matchbook_rest::config::Settings::from_file(path).expect("valid");
     changed.data_dir = data_dir();
     changed.engine.max_open_orders += 1;
     let server = matchbook_rest::Server::start(changed.clone())
@@ -544,12 +579,10 @@ async fn a_config_file_sets_holders_keys_and_limits() {
     let recorded = changed.data_dir.join(matchbook_config::RECORDED_DEFINITION);
     assert!(!recorded.exists(), "a definition of another configuration");
     let _ = std::fs::remove_dir_all(&changed.data_dir);
-    let mut other = matchbook_rest::config::Settings::from_file(&path).expect("valid");
+    let mut other = matchbook_rest::config::Settings::from_file(path).expect("valid");
     other.engine.max_open_orders += 1;
     match matchbook_rest::Server::start(other).await {
         Err(e) => assert!(e.to_string().contains("another configuration"), "{e}"),
         Ok(_) => panic!("a changed configuration must be refused"),
     }
-    let _ = std::fs::remove_file(path);
-    let _ = std::fs::remove_dir_all(dir);
 }

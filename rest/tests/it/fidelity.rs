@@ -318,6 +318,12 @@ async fn time_in_force_short_forms_and_post_only_spellings() {
         (s, code(&reply)),
         (StatusCode::BAD_REQUEST, "INVALID_TIME_IN_FORCE")
     );
+    the_openapi_document_lists_the_spellings(&x).await;
+    x.stop().await;
+}
+
+/// The OpenAPI document lists every spelling of a time in force the create accepts.
+async fn the_openapi_document_lists_the_spellings(x: &Exchange) {
     let (_, doc) = x.get("/openapi.json", None).await;
     let accepted =
         &doc["components"]["schemas"]["CreateOrderRequest"]["properties"]["time_in_force"]["enum"];
@@ -329,7 +335,6 @@ async fn time_in_force_short_forms_and_post_only_spellings() {
             "{spelling} recorded in the OpenAPI: {accepted}"
         );
     }
-    x.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -186,26 +186,7 @@ async fn account_history_snapshots_then_updates_match_rest() {
     assert_eq!(status, StatusCode::OK, "{early}");
 
     let mut ws = follow_history(&x, &key).await;
-    let active = next(&mut ws).await;
-    assert_eq!(active["type"], "ACTIVE_ORDERS_SNAPSHOT", "{active}");
-    let ids: Vec<&str> = (active["orders"].as_array().expect("orders").iter())
-        .filter_map(|o| o["order"]["order_id"].as_str())
-        .collect();
-    assert!(
-        ids.contains(&early["order_id"].as_str().expect("id")),
-        "{active}"
-    );
-    assert_eq!(next(&mut ws).await["type"], "INACTIVE_ORDERS_SNAPSHOT");
-    let balances = next(&mut ws).await;
-    assert_eq!(balances["type"], "BALANCES_SNAPSHOT", "{balances}");
-    let eur = (balances["balances"].as_array().expect("balances").iter())
-        .find(|b| b["currency_code"] == "EUR")
-        .expect("EUR");
-    let rest = rest_balance(&x, &key, "EUR").await;
-    assert_eq!(
-        (eur["available"].as_str(), eur["locked"].as_str()),
-        (Some(&*rest.0), Some(&*rest.1))
-    );
+    check_the_history_snapshots(&x, &key, &mut ws, &early).await;
 
     // A bid inside the spread: created, with what it locked.
     let (_, top) = x.get("/v1/order-book/BTC_EUR?level=1", None).await;
@@ -275,6 +256,31 @@ async fn account_history_snapshots_then_updates_match_rest() {
     assert_eq!(rejected["reason"], "POST_ONLY_WOULD_TAKE");
     assert_eq!(rejected["order_id"], created["order_id"]);
     x.stop().await;
+}
+
+/// The snapshots a new subscription starts with: the active orders (with `early`, resting
+/// before it), the inactive ones, and balances as REST reads them.
+async fn check_the_history_snapshots(x: &Exchange, key: &str, ws: &mut Socket, early: &Value) {
+    let active = next(ws).await;
+    assert_eq!(active["type"], "ACTIVE_ORDERS_SNAPSHOT", "{active}");
+    let ids: Vec<&str> = (active["orders"].as_array().expect("orders").iter())
+        .filter_map(|o| o["order"]["order_id"].as_str())
+        .collect();
+    assert!(
+        ids.contains(&early["order_id"].as_str().expect("id")),
+        "{active}"
+    );
+    assert_eq!(next(ws).await["type"], "INACTIVE_ORDERS_SNAPSHOT");
+    let balances = next(ws).await;
+    assert_eq!(balances["type"], "BALANCES_SNAPSHOT", "{balances}");
+    let eur = (balances["balances"].as_array().expect("balances").iter())
+        .find(|b| b["currency_code"] == "EUR")
+        .expect("EUR");
+    let rest = rest_balance(x, key, "EUR").await;
+    assert_eq!(
+        (eur["available"].as_str(), eur["locked"].as_str()),
+        (Some(&*rest.0), Some(&*rest.1))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
