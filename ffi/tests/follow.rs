@@ -16,9 +16,8 @@ use matchbook_ffi::config::mb_config_parse;
 use matchbook_ffi::constructors::mb_cmd_place_limit;
 use matchbook_ffi::event::{MbEvent, MbEventKind};
 use matchbook_ffi::follow::{mb_session_follow, mb_session_poll_followed};
-use matchbook_ffi::refdata::{mb_refdata_account, mb_refdata_instrument};
 use matchbook_ffi::runtime::{
-    MbRuntime, MbSession, mb_runtime_free, mb_runtime_refdata, mb_session_free, mb_session_new,
+    MbSession, mb_runtime_free, mb_runtime_refdata, mb_session_free, mb_session_new,
     mb_session_submit,
 };
 use matchbook_ffi::status::MbStatus;
@@ -62,7 +61,7 @@ fn a_follower_sees_fills_of_its_resting_orders_caused_by_others() {
             MbStatus::Ok
         );
         let runtime = common::runtime(config, 64);
-        let (maker, taker, btc_eur) = demo_ids(runtime);
+        let (maker, taker, btc_eur) = common::demo_ids(mb_runtime_refdata(runtime));
         let (mut mine, mut theirs) = (null_mut(), null_mut());
         mb_session_new(runtime, 0, &mut mine);
         mb_session_new(runtime, 0, &mut theirs);
@@ -107,31 +106,6 @@ fn a_follower_sees_fills_of_its_resting_orders_caused_by_others() {
         mb_session_free(mine);
         mb_session_free(theirs);
         mb_runtime_free(runtime);
-    }
-}
-
-/// The demo's maker and taker main accounts and the BTC_EUR market.
-unsafe fn demo_ids(runtime: *mut MbRuntime) -> (u32, u32, u16) {
-    // SAFETY: a live runtime; the codes are NUL-terminated.
-    unsafe {
-        let r = mb_runtime_refdata(runtime);
-        let (mut holder, mut maker, mut taker, mut btc_eur) = (0, 0, 0, 0);
-        mb_refdata_account(
-            r,
-            c"maker".as_ptr(),
-            c"main".as_ptr(),
-            &mut holder,
-            &mut maker,
-        );
-        mb_refdata_account(
-            r,
-            c"taker".as_ptr(),
-            c"main".as_ptr(),
-            &mut holder,
-            &mut taker,
-        );
-        mb_refdata_instrument(r, c"BTC_EUR".as_ptr(), &mut btc_eur);
-        (maker, taker, btc_eur)
     }
 }
 

@@ -29,7 +29,6 @@ use matchbook_ffi::history::{
     MbOrderRecord, MbOrderStatus, MbTrade, mb_engine_order_history, mb_engine_order_record,
     mb_engine_order_trades,
 };
-use matchbook_ffi::refdata::{mb_refdata_account, mb_refdata_instrument};
 use matchbook_ffi::status::MbStatus;
 use matchbook_ffi::types::{MbOrderRef, MbSide, MbTimeInForce};
 
@@ -55,7 +54,7 @@ fn world() -> World {
 fn world_with(adjust: impl FnOnce(*mut matchbook_ffi::config::MbConfig)) -> World {
     let mut config = null_mut();
     let mut engine = null_mut();
-    let (mut holder, mut maker, mut taker, mut btc_eur) = (0, 0, 0, 0);
+    let (maker, taker, btc_eur);
     // SAFETY: valid pointers and NUL-terminated strings throughout.
     unsafe {
         assert_eq!(
@@ -66,22 +65,7 @@ fn world_with(adjust: impl FnOnce(*mut matchbook_ffi::config::MbConfig)) -> Worl
         adjust(config);
         assert_eq!(mb_engine_new(config, &mut engine), MbStatus::Ok);
         mb_config_free(config);
-        let r = mb_engine_refdata(engine);
-        mb_refdata_account(
-            r,
-            c"maker".as_ptr(),
-            c"main".as_ptr(),
-            &mut holder,
-            &mut maker,
-        );
-        mb_refdata_account(
-            r,
-            c"taker".as_ptr(),
-            c"main".as_ptr(),
-            &mut holder,
-            &mut taker,
-        );
-        mb_refdata_instrument(r, c"BTC_EUR".as_ptr(), &mut btc_eur);
+        (maker, taker, btc_eur) = common::demo_ids(mb_engine_refdata(engine));
     }
     World {
         engine,

@@ -42,3 +42,22 @@ pub unsafe fn runtime(
     }
     runtime
 }
+
+/// The definition's maker and taker main accounts and the BTC_EUR market, as `refdata`
+/// names them.
+///
+/// # Safety
+/// `refdata` is a live reference-data handle.
+#[allow(dead_code, reason = "not every test binary looks them up")]
+pub unsafe fn demo_ids(refdata: *const matchbook_ffi::MbRefData) -> (u32, u32, u16) {
+    use matchbook_ffi::refdata::{mb_refdata_account, mb_refdata_instrument};
+    let (mut holder, mut maker, mut taker, mut btc_eur) = (0, 0, 0, 0);
+    // SAFETY: a live handle (the caller's contract); the codes are NUL-terminated.
+    unsafe {
+        for (name, id) in [(c"maker", &mut maker), (c"taker", &mut taker)] {
+            mb_refdata_account(refdata, name.as_ptr(), c"main".as_ptr(), &mut holder, id);
+        }
+        mb_refdata_instrument(refdata, c"BTC_EUR".as_ptr(), &mut btc_eur);
+    }
+    (maker, taker, btc_eur)
+}

@@ -243,27 +243,10 @@ impl RefEngine {
         let record = &self.accounts[o.account.0 as usize];
         let (holder, stp) = (record.holder, o.stp.unwrap_or(record.stp));
         let order = RefOrder {
-            id: self.next_order,
-            account: o.account,
-            instrument: o.instrument,
-            side: o.side,
-            order_type: o.order_type,
-            tif: o.time_in_force,
-            stp,
-            price: o.price.map(|p| p.0),
-            trigger: o.trigger_price.map(|p| p.0),
-            amount: o.amount.0,
-            filled: 0,
-            client_id: o.client_id,
-            expire_at: o.expire_at,
-            place: Where::Taking,
-            stamp: 0,
-            reserved: 0,
             trail: None,
             limit_offset: 0,
-            extreme: 0,
             display: None,
-            shown: 0,
+            ..RefOrder::entering(self.next_order, o, stp)
         };
         let plan = RefPlan {
             order,

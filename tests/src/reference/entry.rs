@@ -435,7 +435,7 @@ impl RefEngine {
 
 impl RefOrder {
     /// The record of new order `o`, number `id`, as it enters (taking, nothing filled).
-    fn entering(id: u64, o: &NewOrder, stp: StpMode) -> Self {
+    pub(super) fn entering(id: u64, o: &NewOrder, stp: StpMode) -> Self {
         RefOrder {
             id,
             account: o.account,
