@@ -53,36 +53,7 @@ async fn a_revoked_key_is_refused_at_once_and_after_a_restart() {
     let (status, _) = x.order(&leaked, "BUY", "100.00", "0.1", json!({})).await;
     assert_eq!(status, StatusCode::OK);
 
-    for bad in [
-        json!({}),
-        json!({"key": leaked, "digest": digest(&leaked)}),
-        json!({"digest": "abc"}),
-    ] {
-        let (status, v) = revoke(&x, &x.root.key, bad.clone()).await;
-        assert_eq!(
-            (status, code(&v)),
-            (StatusCode::BAD_REQUEST, "INVALID_KEY"),
-            "{bad}"
-        );
-    }
-    let (status, v) = revoke(&x, &x.trader.key, json!({"key": leaked})).await;
-    assert!(
-        status.is_client_error(),
-        "a trading key on the admin listener: {v}"
-    );
-
-    let listed = keys(&x).await;
-    assert_eq!(listed.len(), 6, "the demo's four and two: {listed:?}");
-    assert!(
-        listed
-            .iter()
-            .any(|k| k["digest"] == digest(&leaked).as_str())
-    );
-    let text = serde_json::to_string(&listed).expect("JSON");
-    assert!(
-        !text.contains(&leaked) && !text.contains(&x.root.key),
-        "never a key text"
-    );
+    bad_revocations_and_the_key_list(&x, &leaked).await;
 
     let (status, v) = revoke(&x, &x.root.key, json!({"key": leaked})).await;
     assert_eq!(status, StatusCode::OK, "{v}");
@@ -149,6 +120,42 @@ async fn a_revoked_key_is_refused_at_once_and_after_a_restart() {
     assert_eq!(status, StatusCode::OK, "the admin key stays");
     server.stop().await.expect("clean stop");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Revocations refused (no key, both forms, a bad digest, a trading key on the admin
+/// listener), and the key list: the demo's four and two more, by digest, never a key's
+/// text.
+async fn bad_revocations_and_the_key_list(x: &Exchange, leaked: &str) {
+    for bad in [
+        json!({}),
+        json!({"key": leaked, "digest": digest(leaked)}),
+        json!({"digest": "abc"}),
+    ] {
+        let (status, v) = revoke(x, &x.root.key, bad.clone()).await;
+        assert_eq!(
+            (status, code(&v)),
+            (StatusCode::BAD_REQUEST, "INVALID_KEY"),
+            "{bad}"
+        );
+    }
+    let (status, v) = revoke(x, &x.trader.key, json!({"key": leaked})).await;
+    assert!(
+        status.is_client_error(),
+        "a trading key on the admin listener: {v}"
+    );
+
+    let listed = keys(x).await;
+    assert_eq!(listed.len(), 6, "the demo's four and two: {listed:?}");
+    assert!(
+        listed
+            .iter()
+            .any(|k| k["digest"] == digest(leaked).as_str())
+    );
+    let text = serde_json::to_string(&listed).expect("JSON");
+    assert!(
+        !text.contains(leaked) && !text.contains(&x.root.key),
+        "never a key text"
+    );
 }
 
 /// A session authenticated with `key`, subscribed to its account's channels, past their

@@ -431,47 +431,53 @@ async fn scrape(x: &Exchange) -> std::collections::BTreeMap<String, f64> {
         );
     }
     for (name, _) in kinds.iter().filter(|(_, kind)| **kind == "histogram") {
-        let prefix = format!("{name}_bucket{{");
-        let mut by_series: std::collections::BTreeMap<String, Vec<(f64, f64)>> = Default::default();
-        for (series, value) in samples
-            .range(prefix.clone()..)
-            .take_while(|(s, _)| s.starts_with(&prefix))
-        {
-            let le = series
-                .rsplit_once("le=\"")
-                .expect("le")
-                .1
-                .trim_end_matches("\"}");
-            let rest = series
-                .replace(&format!(",le=\"{le}\""), "")
-                .replace(&format!("le=\"{le}\""), "");
-            let bound = if le == "+Inf" {
-                f64::INFINITY
-            } else {
-                le.parse().expect("bound")
-            };
-            by_series.entry(rest).or_default().push((bound, *value));
-        }
-        for (series, mut buckets) in by_series {
-            buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
-            assert!(
-                buckets.windows(2).all(|w| w[0].1 <= w[1].1),
-                "{series} buckets fall"
-            );
-            let labels = series.trim_start_matches(&format!("{name}_bucket"));
-            let labels = if labels == "{}" {
-                String::new()
-            } else {
-                labels.to_owned()
-            };
-            let count = samples[&format!("{name}_count{labels}")];
-            assert_eq!(
-                buckets.last().map(|b| (b.0, b.1)),
-                Some((f64::INFINITY, count))
-            );
-        }
+        check_histogram(name, &samples);
     }
     samples
+}
+
+/// A histogram's buckets of each series rise with their bound to `+Inf`, which equals the
+/// series' `_count`.
+fn check_histogram(name: &str, samples: &std::collections::BTreeMap<String, f64>) {
+    let prefix = format!("{name}_bucket{{");
+    let mut by_series: std::collections::BTreeMap<String, Vec<(f64, f64)>> = Default::default();
+    for (series, value) in samples
+        .range(prefix.clone()..)
+        .take_while(|(s, _)| s.starts_with(&prefix))
+    {
+        let le = series
+            .rsplit_once("le=\"")
+            .expect("le")
+            .1
+            .trim_end_matches("\"}");
+        let rest = series
+            .replace(&format!(",le=\"{le}\""), "")
+            .replace(&format!("le=\"{le}\""), "");
+        let bound = if le == "+Inf" {
+            f64::INFINITY
+        } else {
+            le.parse().expect("bound")
+        };
+        by_series.entry(rest).or_default().push((bound, *value));
+    }
+    for (series, mut buckets) in by_series {
+        buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert!(
+            buckets.windows(2).all(|w| w[0].1 <= w[1].1),
+            "{series} buckets fall"
+        );
+        let labels = series.trim_start_matches(&format!("{name}_bucket"));
+        let labels = if labels == "{}" {
+            String::new()
+        } else {
+            labels.to_owned()
+        };
+        let count = samples[&format!("{name}_count{labels}")];
+        assert_eq!(
+            buckets.last().map(|b| (b.0, b.1)),
+            Some((f64::INFINITY, count))
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -81,6 +81,21 @@ impl Admin {
     }
 }
 
+/// A backup of data directory `dir` into `restored`: the snapshot `file` and the
+/// directory's small files (configuration, keys, cursor key), no journal.
+fn copy_backup(dir: &std::path::Path, restored: &std::path::Path, file: &str) {
+    for entry in std::fs::read_dir(dir).expect("listing") {
+        let name = entry.expect("entry").file_name();
+        let name = name.to_string_lossy();
+        let small = ["config.", "keys.", "cursor."]
+            .iter()
+            .any(|p| name.starts_with(p));
+        if small || name == file {
+            std::fs::copy(dir.join(&*name), restored.join(&*name)).expect("copied");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_snapshot_is_taken_on_request_and_a_failed_one_is_told_at_once() {
     let dir = common::data_dir();
@@ -148,17 +163,7 @@ async fn a_snapshot_is_taken_on_request_and_a_failed_one_is_told_at_once() {
     // The backup: the snapshot and the directory's small files, no journal.
     let restored = common::data_dir();
     std::fs::create_dir_all(&restored).expect("restored dir");
-    let file = taken["file"].as_str().expect("file name").to_owned();
-    for entry in std::fs::read_dir(&dir).expect("listing") {
-        let name = entry.expect("entry").file_name();
-        let name = name.to_string_lossy();
-        let small = ["config.", "keys.", "cursor."]
-            .iter()
-            .any(|p| name.starts_with(p));
-        if small || name == file {
-            std::fs::copy(dir.join(&*name), restored.join(&*name)).expect("copied");
-        }
-    }
+    copy_backup(&dir, &restored, taken["file"].as_str().expect("file name"));
     drop(server);
     let copy = common::process::start(&restored, &[]);
     let admin = Admin {
