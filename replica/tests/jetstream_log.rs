@@ -4,6 +4,8 @@
 //! quorum) and succeeds once they are back, without reopening the log; a second writer
 //! fences the first; every command is read back once, in order.
 
+#![warn(clippy::too_many_lines)]
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

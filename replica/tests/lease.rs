@@ -4,6 +4,8 @@
 //! follower with a smaller term; a holder that cannot renew stops leading when its lease
 //! runs out; a resigned lease is taken at once; the group's secret is the first node's.
 
+#![warn(clippy::too_many_lines)]
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

@@ -2,6 +2,8 @@
 //! stopped) does not sit on the lease it won: it says why it cannot follow, gives the lease
 //! up, and leaves it to a node that can lead.
 
+#![warn(clippy::too_many_lines)]
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

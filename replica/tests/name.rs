@@ -4,6 +4,8 @@
 //! then learns it lost it), and at once after a clean stop; a member started under a
 //! name in use says so, never leads and never publishes its address over the holder's.
 
+#![warn(clippy::too_many_lines)]
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

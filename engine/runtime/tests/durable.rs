@@ -1,6 +1,8 @@
 //! The durable runtime on real files: snapshots at the plan's interval and at the stop, and
 //! a recovery from the last one that needs no replay and gives the same state.
 
+#![warn(clippy::too_many_lines)]
+
 use std::path::PathBuf;
 use std::sync::Arc;
 

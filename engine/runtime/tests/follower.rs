@@ -6,6 +6,8 @@
 //! follows from there; asked to step down during an outage, it gives the batch up. A
 //! follower stopped by a gap refuses further hand-overs instead of waiting for room.
 
+#![warn(clippy::too_many_lines)]
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -6,6 +6,8 @@
 //! host is told why, and callers are told so even when the queue it stopped reading was
 //! full; a stage that ends (a panic) is reported as a failure too, a requested stop not.
 
+#![warn(clippy::too_many_lines)]
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -4,6 +4,8 @@
 //! reason without slowing anyone, and a flood of book and history reads does not change the
 //! matching thread's time per command.
 
+#![warn(clippy::too_many_lines)]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -167,6 +167,13 @@ async fn futures_flow(run: &mut Run) -> (String, String) {
 
 /// Every read route, with the ids the flows made.
 async fn reads(run: &mut Run, key: &str, order_id: &str, futures_key: &str, position: &str) {
+    public_reads(run).await;
+    account_reads(run, key, order_id).await;
+    futures_reads(run, key, futures_key, position).await;
+}
+
+/// The public routes: reference data, tickers, candles, funding, books of each level.
+async fn public_reads(run: &mut Run) {
     let public = [
         ("/v1/time", "/v1/time".to_owned()),
         ("/v1/currencies", "/v1/currencies".into()),
@@ -209,6 +216,11 @@ async fn reads(run: &mut Run, key: &str, order_id: &str, futures_key: &str, posi
             run.get(template, &path, None).await;
         }
     }
+}
+
+/// The account's routes: orders with each flag, one order and its trades, by client id,
+/// balances, fees, subaccounts, trades and one trade.
+async fn account_reads(run: &mut Run, key: &str, order_id: &str) {
     let flags = [
         "",
         "?with_cancelled_and_rejected=true",
@@ -256,6 +268,10 @@ async fn reads(run: &mut Run, key: &str, order_id: &str, futures_key: &str, posi
     let path = format!("/v1/account/trade/{trade_id}");
     run.get("/v1/account/trade/{trade_id}", &path, Some(key))
         .await;
+}
+
+/// The futures routes of the account holding `position`, and another account's refusal.
+async fn futures_reads(run: &mut Run, key: &str, futures_key: &str, position: &str) {
     let futures = [
         (
             "/v1/account/futures/summary",

@@ -132,13 +132,17 @@ fn decimal(order: &Value, field: &str) -> Decimal {
         .expect(field)
 }
 
+/// The keys the server wrote to `keys-out.json` in `dir` (demo: trader, reader, sub, admin).
+fn issued_keys(dir: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("keys-out.json")).expect("keys");
+    serde_json::from_str(&text).expect("json")
+}
+
 async fn crash_and_recover(seed: u64) {
     let dir = std::env::temp_dir().join(format!("matchbook-crash-{}-{seed}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut server = start(&dir);
-    let keys: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("keys-out.json")).expect("keys"))
-            .expect("json");
+    let keys = issued_keys(&dir);
     let key_of = |i: usize| keys[i]["key"].as_str().expect("key").to_owned();
     let (trader, sub_key, root) = (key_of(0), key_of(2), key_of(3));
     let main = keys[0]["account_id"].as_str().expect("id").to_owned();
@@ -161,15 +165,7 @@ async fn crash_and_recover(seed: u64) {
     // The kill lands after a seeded number of acknowledgements (so at a seeded point of
     // the flow, whatever the machine's speed), while both clients are still sending, and
     // past the first snapshot (every 250 commands; an order comes with about 0.7 others).
-    let target = 200 + (seed as usize * 37) % 200;
-    let reached = async {
-        while acked.lock().expect("lock").orders.len() < target {
-            progress.notified().await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(120), reached)
-        .await
-        .expect("the clients are acknowledged");
+    acknowledged(&acked, &progress, 200 + (seed as usize * 37) % 200).await;
     server.child.kill().expect("SIGKILL");
     let _ = server.child.wait();
     for c in clients {
@@ -184,62 +180,9 @@ async fn crash_and_recover(seed: u64) {
 
     let mut server = start(&dir);
     let http = reqwest::Client::new();
-    // Every order of the account (open, cancelled, filled), by pages.
-    let mut statuses = std::collections::HashMap::new();
-    let mut reserved = Decimal::ZERO;
-    let base_query =
-        "with_cancelled_and_rejected=true&with_just_filled_inactive=true&max_page_size=100";
-    let mut query = base_query.to_owned();
-    loop {
-        let (status, page) = get(
-            &http,
-            format!("{}/v1/account/orders?{query}", server.base),
-            &trader,
-        )
-        .await;
-        assert_eq!(status, 200, "{page}");
-        for entry in page["order_history"].as_array().expect("list") {
-            let o = &entry["order"];
-            let id = o["order_id"].as_str().expect("id").to_owned();
-            if o["status"] == "OPEN" {
-                reserved += decimal(o, "price") * decimal(o, "amount");
-            }
-            statuses.insert(id, o["status"].as_str().unwrap_or("").to_owned());
-        }
-        match page["cursor"].as_str() {
-            Some(c) => query = format!("{base_query}&cursor={c}"),
-            None => break,
-        }
-    }
-    for (id, _) in &acked.orders {
-        let status = statuses.get(id).map(String::as_str);
-        assert!(
-            status.is_some(),
-            "acknowledged order {id} lost (seed {seed})"
-        );
-        if acked.cancelled.contains(id) {
-            assert_eq!(
-                status,
-                Some("CANCELLED"),
-                "acknowledged cancel of {id} lost"
-            );
-        }
-    }
-    // Transfers: every acknowledged one is in, none twice (1 EUR each onto 100,000).
-    let (_, sub_balances) = get(
-        &http,
-        format!("{}/v1/account/balances", server.base),
-        &sub_key,
-    )
-    .await;
-    let received = eur(&sub_balances, "available") - Decimal::from(100_000);
-    assert!(
-        received >= Decimal::from(acked.transfers)
-            && received <= Decimal::from(acked.transfers_sent),
-        "transfers: {received} received, {} acknowledged, {} sent",
-        acked.transfers,
-        acked.transfers_sent
-    );
+    let (statuses, reserved) = order_statuses(&http, &server.base, &trader).await;
+    check_acknowledged_orders(&acked, &statuses, seed);
+    check_transfers(&http, &server.base, &sub_key, &acked).await;
     // Locked EUR equals what the open orders reserve.
     let (_, main_balances) = get(
         &http,
@@ -269,17 +212,7 @@ async fn crash_and_recover(seed: u64) {
         snapshots.len() >= 2,
         "seed {seed}: snapshots were taken under load and at the stop ({snapshots:?})"
     );
-    let options = matchbook::store::StoreOptions {
-        sync: matchbook::journal::SyncPolicy::Never,
-        ..Default::default()
-    };
-    let recovered = matchbook::store::recover(&dir, options, || {
-        let engine = matchbook::Engine::new(matchbook::demo::config()).expect("demo");
-        let market =
-            matchbook::market::MarketData::new(engine.instruments().len(), Default::default());
-        (engine, market)
-    })
-    .expect("recover");
+    let recovered = recover(&dir);
     assert!(
         recovered.report.snapshot_seq.is_some(),
         "seed {seed}: resumed from a snapshot"
@@ -291,6 +224,99 @@ async fn crash_and_recover(seed: u64) {
         "seed {seed}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Waits (two minutes at the most) until `target` orders are acknowledged.
+async fn acknowledged(acked: &Mutex<Acked>, progress: &Notify, target: usize) {
+    let reached = async {
+        while acked.lock().expect("lock").orders.len() < target {
+            progress.notified().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(120), reached)
+        .await
+        .expect("the clients are acknowledged");
+}
+
+/// Every order of the trader's account (open, cancelled, filled), by pages: each one's
+/// status by id, and what the open ones reserve in EUR.
+async fn order_statuses(
+    http: &reqwest::Client,
+    base: &str,
+    trader: &str,
+) -> (std::collections::HashMap<String, String>, Decimal) {
+    let mut statuses = std::collections::HashMap::new();
+    let mut reserved = Decimal::ZERO;
+    let base_query =
+        "with_cancelled_and_rejected=true&with_just_filled_inactive=true&max_page_size=100";
+    let mut query = base_query.to_owned();
+    loop {
+        let (status, page) = get(http, format!("{}/v1/account/orders?{query}", base), trader).await;
+        assert_eq!(status, 200, "{page}");
+        for entry in page["order_history"].as_array().expect("list") {
+            let o = &entry["order"];
+            let id = o["order_id"].as_str().expect("id").to_owned();
+            if o["status"] == "OPEN" {
+                reserved += decimal(o, "price") * decimal(o, "amount");
+            }
+            statuses.insert(id, o["status"].as_str().unwrap_or("").to_owned());
+        }
+        match page["cursor"].as_str() {
+            Some(c) => query = format!("{base_query}&cursor={c}"),
+            None => break,
+        }
+    }
+    (statuses, reserved)
+}
+
+/// Every acknowledged order is there, and every acknowledged cancel.
+fn check_acknowledged_orders(
+    acked: &Acked,
+    statuses: &std::collections::HashMap<String, String>,
+    seed: u64,
+) {
+    for (id, _) in &acked.orders {
+        let status = statuses.get(id).map(String::as_str);
+        assert!(
+            status.is_some(),
+            "acknowledged order {id} lost (seed {seed})"
+        );
+        if acked.cancelled.contains(id) {
+            assert_eq!(
+                status,
+                Some("CANCELLED"),
+                "acknowledged cancel of {id} lost"
+            );
+        }
+    }
+}
+
+/// Transfers: every acknowledged one is in, none twice (1 EUR each onto 100,000).
+async fn check_transfers(http: &reqwest::Client, base: &str, sub_key: &str, acked: &Acked) {
+    let (_, sub_balances) = get(http, format!("{}/v1/account/balances", base), sub_key).await;
+    let received = eur(&sub_balances, "available") - Decimal::from(100_000);
+    assert!(
+        received >= Decimal::from(acked.transfers)
+            && received <= Decimal::from(acked.transfers_sent),
+        "transfers: {received} received, {} acknowledged, {} sent",
+        acked.transfers,
+        acked.transfers_sent
+    );
+}
+
+/// The directory recovered by the library from its snapshot and journal.
+fn recover(dir: &std::path::Path) -> matchbook::store::Recovery {
+    let options = matchbook::store::StoreOptions {
+        sync: matchbook::journal::SyncPolicy::Never,
+        ..Default::default()
+    };
+    matchbook::store::recover(dir, options, || {
+        let engine = matchbook::Engine::new(matchbook::demo::config()).expect("demo");
+        let market =
+            matchbook::market::MarketData::new(engine.instruments().len(), Default::default());
+        (engine, market)
+    })
+    .expect("recover")
 }
 
 /// Every account's balances against the recovered state: money neither made nor lost

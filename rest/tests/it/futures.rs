@@ -60,15 +60,24 @@ async fn positions_funding_and_liquidation_over_http() {
         (s, code(&body)),
         (StatusCode::UNPROCESSABLE_ENTITY, "INSUFFICIENT_FUNDS")
     );
+    let position_id = check_the_position(&x, &long).await;
+    let indexed_at = index_above_the_mark(&x).await;
+    check_the_funding(&x, (&long, &short), &position_id, indexed_at).await;
+    liquidate_and_check(&x, (&long, &short), &long_account, &position_id).await;
+    x.stop().await;
+}
 
-    let (_, positions) = x.get("/v1/account/futures/positions", Some(&long)).await;
+/// The long's position and margin as REST shows them: its direction, volume and entry
+/// price, the futures summary, the balances' margin. Its id.
+async fn check_the_position(x: &Exchange, long: &str) -> String {
+    let (_, positions) = x.get("/v1/account/futures/positions", Some(long)).await;
     let p = &positions["positions"][0];
     assert_eq!(p["direction"], "LONG");
     assert_eq!(p["open_volume"], "0.2000");
     assert_eq!(p["entry_price"], "60000.0");
     let position_id = p["position_id"].as_str().expect("id").to_owned();
     assert!(position_id.parse::<u64>().is_ok(), "numeric string");
-    let (_, summary) = x.get("/v1/account/futures/summary", Some(&long)).await;
+    let (_, summary) = x.get("/v1/account/futures/summary", Some(long)).await;
     for field in [
         "equity",
         "margin_used",
@@ -79,14 +88,19 @@ async fn positions_funding_and_liquidation_over_http() {
         assert!(summary[field].is_string(), "{field}");
     }
     assert_eq!(summary["margin_used"], "1200.00000000");
-    let (_, balances) = x.get("/v1/account/balances", Some(&long)).await;
+    let (_, balances) = x.get("/v1/account/balances", Some(long)).await;
     assert_eq!(
         balances["margin_used"], "1200.00000000",
         "balances carry the futures margin"
     );
+    position_id
+}
 
-    // Index above the mark: a negative premium, shorts pay longs at the next settlement.
-    let indexed_at = server_millis(&x).await;
+/// The index set above the mark (a negative premium: shorts pay longs at the next
+/// settlement), as the ticker and the funding routes show it. The exchange's time just
+/// before it was set.
+async fn index_above_the_mark(x: &Exchange) -> i64 {
+    let indexed_at = server_millis(x).await;
     x.admin(
         "/admin/index-price",
         json!({"instrument_code": "BTC_USD_PERP", "price": "61000.0"}),
@@ -112,17 +126,26 @@ async fn positions_funding_and_liquidation_over_http() {
         "only the perp has funding"
     );
     assert_eq!(settings[0]["period"], 240);
+    indexed_at
+}
 
+/// A settlement: the long received, the short paid, by position and in the rate history.
+async fn check_the_funding(
+    x: &Exchange,
+    (long, short): (&str, &str),
+    position_id: &str,
+    indexed_at: i64,
+) {
     x.admin("/admin/time/advance", json!({"seconds": 4 * 3600 + 60}))
         .await;
     // One settlement in the advance, and one more if the real clock crossed a settlement
     // (every four hours from midnight UTC) since the index was set.
-    let settlements = settlements_between(indexed_at, server_millis(&x).await);
+    let settlements = settlements_between(indexed_at, server_millis(x).await);
     let (_, paid) = x
-        .get("/v1/account/futures/funding-payments", Some(&long))
+        .get("/v1/account/futures/funding-payments", Some(long))
         .await;
     let payment = &paid["funding_payments"][0];
-    assert_eq!(payment["position_id"], position_id.as_str());
+    assert_eq!(payment["position_id"], position_id);
     assert!(
         !payment["funding_payment"]
             .as_str()
@@ -135,7 +158,7 @@ async fn positions_funding_and_liquidation_over_http() {
         "nanosecond time"
     );
     let (_, short_paid) = x
-        .get("/v1/account/futures/funding-payments", Some(&short))
+        .get("/v1/account/futures/funding-payments", Some(short))
         .await;
     assert!(
         short_paid["funding_payments"][0]["funding_payment"]
@@ -146,7 +169,7 @@ async fn positions_funding_and_liquidation_over_http() {
     let (_, by_position) = x
         .get(
             &format!("/v1/account/futures/positions/{position_id}/funding-payments"),
-            Some(&long),
+            Some(long),
         )
         .await;
     assert_eq!(
@@ -160,38 +183,46 @@ async fn positions_funding_and_liquidation_over_http() {
         )
         .await;
     assert_eq!(history.as_array().map(Vec::len), Some(settlements));
+}
 
-    // The index falls: the long is below maintenance; the admin liquidates it into a bid.
+/// The index falls: the long is below maintenance and in de-risk; the admin liquidates it
+/// into a bid; its closed position, trades and fees; another account sees none of it.
+async fn liquidate_and_check(
+    x: &Exchange,
+    (long, short): (&str, &str),
+    long_account: &str,
+    position_id: &str,
+) {
     x.admin(
         "/admin/index-price",
         json!({"instrument_code": "BTC_USD_PERP", "price": "48000.0"}),
     )
     .await;
-    let (_, summary) = x.get("/v1/account/futures/summary", Some(&long)).await;
+    let (_, summary) = x.get("/v1/account/futures/summary", Some(long)).await;
     assert_eq!(summary["derisk"], true, "{summary}");
-    let (s, body) = perp_order(&x, &long, "BUY", "50000.0", "0.01").await;
+    let (s, body) = perp_order(x, long, "BUY", "50000.0", "0.01").await;
     assert_eq!(
         (s, code(&body)),
         (StatusCode::UNPROCESSABLE_ENTITY, "USER_MGMT_USER_IN_DERISK")
     );
-    perp_order(&x, &short, "BUY", "50400.0", "0.2").await;
+    perp_order(x, short, "BUY", "50400.0", "0.2").await;
     x.admin("/admin/liquidate", json!({"account_id": long_account}))
         .await;
-    let (_, positions) = x.get("/v1/account/futures/positions", Some(&long)).await;
+    let (_, positions) = x.get("/v1/account/futures/positions", Some(long)).await;
     assert_eq!(positions["positions"], json!([]));
     let (_, closed) = x
-        .get("/v1/account/futures/positions-history", Some(&long))
+        .get("/v1/account/futures/positions-history", Some(long))
         .await;
-    assert_eq!(closed["positions"][0]["position_id"], position_id.as_str());
+    assert_eq!(closed["positions"][0]["position_id"], position_id);
     let (_, trades) = x
         .get(
             &format!("/v1/account/futures/positions/{position_id}/trades"),
-            Some(&long),
+            Some(long),
         )
         .await;
     let trades = trades["trade_history"].as_array().expect("array").clone();
     assert_eq!(trades.len(), 2, "opened and liquidated");
-    assert_eq!(trades[0]["trade"]["position_id"], position_id.as_str());
+    assert_eq!(trades[0]["trade"]["position_id"], position_id);
     assert_eq!(trades[1]["trade"]["open_position_amount"], "0.0000");
     assert_eq!(
         trades[0]["fee"]["fee_currency"], "USD",
@@ -202,7 +233,7 @@ async fn positions_funding_and_liquidation_over_http() {
     let (s, foreign) = x
         .get(
             &format!("/v1/account/futures/positions/{position_id}/trades"),
-            Some(&short),
+            Some(short),
         )
         .await;
     assert_eq!(
@@ -210,7 +241,7 @@ async fn positions_funding_and_liquidation_over_http() {
         (StatusCode::FORBIDDEN, "MISSING_PERMISSION")
     );
     let (s, body) = x
-        .get("/v1/account/futures/positions/abc/trades", Some(&long))
+        .get("/v1/account/futures/positions/abc/trades", Some(long))
         .await;
     assert_eq!(
         (s, code(&body)),
@@ -220,7 +251,6 @@ async fn positions_funding_and_liquidation_over_http() {
         .get("/v1/funding-rate/history?instrument_code=BTC_EUR", None)
         .await;
     assert_eq!(s, StatusCode::NOT_FOUND, "not a future");
-    x.stop().await;
 }
 
 /// Positions history pages in its own order: an account whose positions close in another

@@ -3,6 +3,8 @@
 //! all of them instead of once per file. Each test still starts its own exchange (free
 //! ports, a fresh data directory) and stops it.
 
+#![warn(clippy::too_many_lines)]
+
 mod common;
 
 mod accounts;

@@ -200,42 +200,63 @@ async fn candlesticks_and_their_errors() {
     x.stop().await;
 }
 
+/// Every route of the public listener.
+const PUBLIC_ROUTES: [&str; 28] = [
+    "/v1/time",
+    "/v1/currencies",
+    "/v1/instruments",
+    "/v1/fees",
+    "/v1/market-ticker",
+    "/v1/market-ticker/{instrument_code}",
+    "/v1/candlesticks/{instrument_code}",
+    "/v1/order-book/{instrument_code}",
+    "/v1/subaccounts",
+    "/v1/subaccounts/transfers",
+    "/v1/account/balances",
+    "/v1/account/fees",
+    "/v1/account/orders",
+    "/v1/account/orders/{order_id}",
+    "/v1/account/orders/client/{client_id}",
+    "/v1/account/orders/{order_id}/trades",
+    "/v1/account/trades",
+    "/v1/account/trade/{trade_id}",
+    "/v1/account/trades/{trade_id}",
+    "/v1/funding-rate",
+    "/v1/funding-rate/history",
+    "/v1/funding-rate/settings",
+    "/v1/account/futures/summary",
+    "/v1/account/futures/positions",
+    "/v1/account/futures/positions-history",
+    "/v1/account/futures/positions/{position_id}/trades",
+    "/v1/account/futures/positions/{position_id}/funding-payments",
+    "/v1/account/futures/funding-payments",
+];
+
+/// Every route of the admin listener.
+const ADMIN_ROUTES: [&str; 14] = [
+    "/admin/holders",
+    "/admin/subaccounts",
+    "/admin/accounts/{account_id}/close",
+    "/admin/deposits",
+    "/admin/withdrawals",
+    "/admin/derisk",
+    "/admin/blp-threshold",
+    "/admin/keys",
+    "/admin/instruments/{instrument_code}/state",
+    "/admin/time/advance",
+    "/admin/index-price",
+    "/admin/liquidate",
+    "/admin/state",
+    "/admin/pipeline",
+];
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn openapi_describes_every_public_route_and_unknown_routes_are_json_404() {
     let x = Exchange::start().await;
     let (status, doc) = x.get("/openapi.json", None).await;
     assert_eq!(status, StatusCode::OK);
     let paths = doc["paths"].as_object().expect("paths");
-    for p in [
-        "/v1/time",
-        "/v1/currencies",
-        "/v1/instruments",
-        "/v1/fees",
-        "/v1/market-ticker",
-        "/v1/market-ticker/{instrument_code}",
-        "/v1/candlesticks/{instrument_code}",
-        "/v1/order-book/{instrument_code}",
-        "/v1/subaccounts",
-        "/v1/subaccounts/transfers",
-        "/v1/account/balances",
-        "/v1/account/fees",
-        "/v1/account/orders",
-        "/v1/account/orders/{order_id}",
-        "/v1/account/orders/client/{client_id}",
-        "/v1/account/orders/{order_id}/trades",
-        "/v1/account/trades",
-        "/v1/account/trade/{trade_id}",
-        "/v1/account/trades/{trade_id}",
-        "/v1/funding-rate",
-        "/v1/funding-rate/history",
-        "/v1/funding-rate/settings",
-        "/v1/account/futures/summary",
-        "/v1/account/futures/positions",
-        "/v1/account/futures/positions-history",
-        "/v1/account/futures/positions/{position_id}/trades",
-        "/v1/account/futures/positions/{position_id}/funding-payments",
-        "/v1/account/futures/funding-payments",
-    ] {
+    for p in PUBLIC_ROUTES {
         assert!(paths.contains_key(p), "{p} documented");
     }
     assert!(doc["components"]["securitySchemes"]["api_key"].is_object());
@@ -249,22 +270,7 @@ async fn openapi_describes_every_public_route_and_unknown_routes_are_json_404() 
         .await;
     assert_eq!(status, StatusCode::OK);
     let admin_paths = admin["paths"].as_object().expect("paths");
-    for p in [
-        "/admin/holders",
-        "/admin/subaccounts",
-        "/admin/accounts/{account_id}/close",
-        "/admin/deposits",
-        "/admin/withdrawals",
-        "/admin/derisk",
-        "/admin/blp-threshold",
-        "/admin/keys",
-        "/admin/instruments/{instrument_code}/state",
-        "/admin/time/advance",
-        "/admin/index-price",
-        "/admin/liquidate",
-        "/admin/state",
-        "/admin/pipeline",
-    ] {
+    for p in ADMIN_ROUTES {
         assert!(
             admin_paths.contains_key(p),
             "{p} documented on the admin listener"

@@ -246,73 +246,16 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
     const LEASE_MS: u64 = 1_000;
     let dirs = [data_dir(), data_dir(), data_dir()];
     let mut a = start_node(&dirs[0], node_args(&urls, "a", LEASE_MS), None);
-    let keys: Value = serde_json::from_str(
-        &std::fs::read_to_string(dirs[0].join("keys-out.json")).expect("keys written"),
-    )
-    .expect("json");
+    let keys = issued_keys(&dirs[0]);
     let key = keys[0]["key"].as_str().expect("trader key").to_owned();
     let shared = dirs[0].join(KEY_STORE);
     let b = start_node(&dirs[1], node_args(&urls, "b", LEASE_MS), Some(&shared));
     let c = start_node(&dirs[2], node_args(&urls, "c", LEASE_MS), Some(&shared));
-    assert_eq!(health(&a.base).await["role"], "leader");
-    for follower in [&b, &c] {
-        let h = health(&follower.base).await;
-        assert_eq!(
-            (h["role"].as_str(), h["leader"].as_str()),
-            (Some("follower"), Some("a")),
-            "{h}"
-        );
-    }
+    a_leads_and_the_others_follow(&a, [&b, &c]).await;
     let issued_through_a = keys_are_the_groups(&keys, &a, &c).await;
-    // Each node answers its own metrics (a scrape target of its own) and pipeline, not
-    // the leader's: a stream session open on b shows on b alone.
     let root = keys[3]["key"].as_str().expect("admin key");
-    let ws_url = format!("{}/", b.base.replacen("http", "ws", 1));
-    let (_session, _) = tokio_tungstenite::connect_async(ws_url)
-        .await
-        .expect("a session on b");
-    let sessions = |node: &Process| {
-        let url = format!("{}/admin/pipeline", node.admin);
-        async move {
-            let pipeline: Value = (reqwest::Client::new().get(url))
-                .bearer_auth(root)
-                .send()
-                .await
-                .expect("pipeline")
-                .json()
-                .await
-                .expect("json");
-            pipeline["stream_sessions"].as_u64().expect("sessions")
-        }
-    };
-    assert!(within_10_s(|| async { sessions(&b).await >= 1 }).await);
-    assert_eq!(sessions(&a).await, 0, "a's pipeline is a's own");
-    for (node, name, leading) in [(&a, "a", 1), (&b, "b", 0), (&c, "c", 0)] {
-        let text = metrics_of(node, root).await;
-        let line = format!("matchbook_node_leading{{node=\"{name}\"}} {leading}");
-        assert!(
-            text.lines().any(|l| l == line),
-            "{name}: no {line:?} in\n{text}"
-        );
-    }
-    // A snapshot asked of a follower is the follower's own (snapshots are each node's).
-    let (b_before, a_before) = (
-        snapshots_written(&b, root).await,
-        snapshots_written(&a, root).await,
-    );
-    let taken = (reqwest::Client::new().post(format!("{}/admin/snapshot", b.admin)))
-        .bearer_auth(root)
-        .send()
-        .await
-        .expect("snapshot");
-    assert_eq!(taken.status(), 200);
-    assert_eq!(
-        (
-            snapshots_written(&b, root).await,
-            snapshots_written(&a, root).await
-        ),
-        (b_before + 1, a_before)
-    );
+    each_node_answers_for_itself(&a, &b, &c, root).await;
+    a_followers_snapshot_is_its_own(&a, &b, root).await;
 
     // A client may talk to any node: orders sent to a follower are forwarded to the leader.
     let acked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -334,27 +277,7 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
         let _ = flow.await;
     }
     // The first order the group accepts again, sent to c (leader or forwarding to b).
-    let http = reqwest::Client::new();
-    let accepted = loop {
-        let body = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
-            "price": "110.00", "amount": "0.1"});
-        let response = (http.post(format!("{}/v1/account/orders", c.base)))
-            .bearer_auth(&key)
-            .json(&body)
-            .send()
-            .await
-            .expect("c answers");
-        let status = response.status();
-        if status == StatusCode::OK {
-            break killed.elapsed();
-        }
-        let body = response.text().await.unwrap_or_default();
-        assert!(
-            killed.elapsed() < Duration::from_secs(60),
-            "never accepted an order again: {status} {body}"
-        );
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    };
+    let accepted = first_accepted_order(&c.base, &key, killed).await;
     eprintln!("kill to first accepted order: {accepted:?}");
     // A follower counts the lease from the last renewal it saw (renewals every third of
     // it, looked at every sixth): it takes over between half a lease and a lease after the
@@ -393,53 +316,11 @@ async fn three_nodes_one_killed_a_follower_leads_with_every_acknowledged_order()
 
     let acked = acked.lock().expect("not poisoned").clone();
     assert!(acked.len() >= 60);
-    for id in &acked {
-        let (code, status) = order_status(&leader.base, &key, &json!(id)).await;
-        assert_eq!(
-            (code, status.as_str()),
-            (StatusCode::OK, Some("OPEN")),
-            "{id}"
-        );
-    }
-    // Through the follower once it has seen the new leader (until then it answers 503
-    // and a client tries again).
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while order_status(&follower.base, &key, &json!(acked[0])).await.0 != StatusCode::OK {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the follower never forwarded"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    for id in &acked {
-        let (code, status) = order_status(&follower.base, &key, &json!(id)).await;
-        assert_eq!(
-            (code, status.as_str()),
-            (StatusCode::OK, Some("OPEN")),
-            "{id}"
-        );
-    }
+    every_acknowledged_order_is_open(leader, follower, &key, &acked).await;
     let (seq, hash) = same_state(&[&b.base, &c.base]).await;
     assert!(seq as usize > acked.len(), "{seq}");
     eprintln!("both survivors at command {seq}, state hash {hash}");
-    for h in [health(&b.base).await, health(&c.base).await] {
-        assert!(h["diverged"].is_null(), "{h}");
-        if h["role"] == "follower" {
-            // Compared with the leader's state hash at a checkpoint (every 50 commands).
-            let deadline = std::time::Instant::now() + Duration::from_secs(10);
-            let mut h = h;
-            while h["checked_seq"].as_u64() < Some(50) {
-                assert!(std::time::Instant::now() < deadline, "never compared: {h}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                h = health(
-                    h["node"]
-                        .as_str()
-                        .map_or(&b.base, |n| if n == "b" { &b.base } else { &c.base }),
-                )
-                .await;
-            }
-        }
-    }
+    followers_compared_at_checkpoints(&b, &c).await;
     for mut node in [b, c] {
         node.child.kill().expect("stop");
         let _ = node.child.wait();
@@ -498,4 +379,161 @@ async fn snapshots_written(node: &Process, key: &str) -> u64 {
     let text = metrics_of(node, key).await;
     let line = (text.lines()).find_map(|l| l.strip_prefix("matchbook_snapshots_written_total "));
     line.expect("the counter").parse().expect("a number")
+}
+
+/// The keys the first node wrote to `keys-out.json` in `dir` (demo: trader, reader, sub,
+/// admin).
+fn issued_keys(dir: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("keys-out.json")).expect("keys written");
+    serde_json::from_str(&text).expect("json")
+}
+
+/// Each node answers its own metrics (a scrape target of its own) and pipeline, not the
+/// leader's: a stream session open on b shows on b alone; only a leads.
+async fn each_node_answers_for_itself(a: &Process, b: &Process, c: &Process, root: &str) {
+    let ws_url = format!("{}/", b.base.replacen("http", "ws", 1));
+    let (_session, _) = tokio_tungstenite::connect_async(ws_url)
+        .await
+        .expect("a session on b");
+    let sessions = |node: &Process| {
+        let url = format!("{}/admin/pipeline", node.admin);
+        async move {
+            let pipeline: Value = (reqwest::Client::new().get(url))
+                .bearer_auth(root)
+                .send()
+                .await
+                .expect("pipeline")
+                .json()
+                .await
+                .expect("json");
+            pipeline["stream_sessions"].as_u64().expect("sessions")
+        }
+    };
+    assert!(within_10_s(|| async { sessions(b).await >= 1 }).await);
+    assert_eq!(sessions(a).await, 0, "a's pipeline is a's own");
+    for (node, name, leading) in [(a, "a", 1), (b, "b", 0), (c, "c", 0)] {
+        let text = metrics_of(node, root).await;
+        let line = format!("matchbook_node_leading{{node=\"{name}\"}} {leading}");
+        assert!(
+            text.lines().any(|l| l == line),
+            "{name}: no {line:?} in\n{text}"
+        );
+    }
+}
+
+/// A snapshot asked of a follower is the follower's own (snapshots are each node's).
+async fn a_followers_snapshot_is_its_own(a: &Process, b: &Process, root: &str) {
+    let (b_before, a_before) = (
+        snapshots_written(b, root).await,
+        snapshots_written(a, root).await,
+    );
+    let taken = (reqwest::Client::new().post(format!("{}/admin/snapshot", b.admin)))
+        .bearer_auth(root)
+        .send()
+        .await
+        .expect("snapshot");
+    assert_eq!(taken.status(), 200);
+    assert_eq!(
+        (
+            snapshots_written(b, root).await,
+            snapshots_written(a, root).await
+        ),
+        (b_before + 1, a_before)
+    );
+}
+
+/// Tries an order at `base` until the group accepts one again (a minute at the most):
+/// the time from the kill.
+async fn first_accepted_order(base: &str, key: &str, killed: std::time::Instant) -> Duration {
+    let http = reqwest::Client::new();
+    loop {
+        let body = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
+            "price": "110.00", "amount": "0.1"});
+        let response = (http.post(format!("{}/v1/account/orders", base)))
+            .bearer_auth(key)
+            .json(&body)
+            .send()
+            .await
+            .expect("c answers");
+        let status = response.status();
+        if status == StatusCode::OK {
+            break killed.elapsed();
+        }
+        let body = response.text().await.unwrap_or_default();
+        assert!(
+            killed.elapsed() < Duration::from_secs(60),
+            "never accepted an order again: {status} {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Every acknowledged order is open at the new leader, and through the follower once it
+/// has seen the new leader (until then it answers 503 and a client tries again).
+async fn every_acknowledged_order_is_open(
+    leader: &Process,
+    follower: &Process,
+    key: &str,
+    acked: &[String],
+) {
+    for id in acked {
+        let (code, status) = order_status(&leader.base, key, &json!(id)).await;
+        assert_eq!(
+            (code, status.as_str()),
+            (StatusCode::OK, Some("OPEN")),
+            "{id}"
+        );
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while order_status(&follower.base, key, &json!(acked[0])).await.0 != StatusCode::OK {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the follower never forwarded"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    for id in acked {
+        let (code, status) = order_status(&follower.base, key, &json!(id)).await;
+        assert_eq!(
+            (code, status.as_str()),
+            (StatusCode::OK, Some("OPEN")),
+            "{id}"
+        );
+    }
+}
+
+/// No survivor diverged, and the follower compared its state with the leader's at a
+/// checkpoint (every 50 commands).
+async fn followers_compared_at_checkpoints(b: &Process, c: &Process) {
+    for h in [health(&b.base).await, health(&c.base).await] {
+        assert!(h["diverged"].is_null(), "{h}");
+        if h["role"] == "follower" {
+            // Compared with the leader's state hash at a checkpoint (every 50 commands).
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            let mut h = h;
+            while h["checked_seq"].as_u64() < Some(50) {
+                assert!(std::time::Instant::now() < deadline, "never compared: {h}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                h = health(
+                    h["node"]
+                        .as_str()
+                        .map_or(&b.base, |n| if n == "b" { &b.base } else { &c.base }),
+                )
+                .await;
+            }
+        }
+    }
+}
+
+/// Node a leads; the others follow it.
+async fn a_leads_and_the_others_follow(a: &Process, followers: [&Process; 2]) {
+    assert_eq!(health(&a.base).await["role"], "leader");
+    for follower in followers {
+        let h = health(&follower.base).await;
+        assert_eq!(
+            (h["role"].as_str(), h["leader"].as_str()),
+            (Some("follower"), Some("a")),
+            "{h}"
+        );
+    }
 }

@@ -152,33 +152,7 @@ async fn an_order_entered_on_the_socket_reports_each_step_as_rest_shows_it() {
     assert_eq!(fill["trade_id"], trade["trade"]["trade_id"]);
     assert_eq!(fill["fee"], trade["fee"]["fee_amount"]);
 
-    // Amended down by its id (`UPDATE_ORDER`, as REST's PUT; an unknown message before):
-    // acknowledged with its new amount, and an `UPDATE` with what is left.
-    let update = json!({"type": "UPDATE_ORDER", "order": {"order_id": id, "amount": "0.1"}});
-    send(&mut ws, update).await;
-    let mut frames = vec![next(&mut ws).await, next(&mut ws).await];
-    frames.sort_by_key(|f| f["type"].as_str().map(str::to_owned));
-    let [updated, accepted] = frames.try_into().expect("two frames");
-    assert_eq!(accepted["type"], "UPDATE_ORDER_ACCEPTED", "{accepted}");
-    assert_eq!(accepted["order"]["amount"], "0.10000");
-    assert_eq!(updated["type"], "UPDATE", "{updated}");
-    assert_eq!(updated["remaining"], "0.05000");
-    let (_, rest) = x
-        .get(&format!("/v1/account/orders/{id}"), Some(&x.trader.key))
-        .await;
-    assert_eq!(rest["order"]["amount"], "0.10000");
-    let unknown = json!({"type": "UPDATE_ORDER", "order": {"amount": "0.1"}});
-    send(&mut ws, unknown).await;
-    assert_eq!(next(&mut ws).await["error"], "INVALID_ORDER_ID");
-    let sideways = json!({"type": "UPDATE_ORDER",
-        "order": {"order_id": id, "amount": "0.09", "side": "SELL"}});
-    send(&mut ws, sideways).await;
-    let refused = next(&mut ws).await;
-    assert_eq!(
-        refused["error"], "INVALID_AMEND",
-        "a side no amend changes: {refused}"
-    );
-    assert_eq!(refused["order_id"], id.as_str(), "{refused}");
+    amend_on_the_socket(&x, &mut ws, &id).await;
 
     // Cancelled by its client id: acknowledged, then done.
     send(
@@ -198,6 +172,37 @@ async fn an_order_entered_on_the_socket_reports_each_step_as_rest_shows_it() {
     assert_eq!(done["status"], rest["order"]["status"]);
     assert_eq!(done["filled_amount"], "0.05000");
     x.stop().await;
+}
+
+/// Amended down by its id (`UPDATE_ORDER`, as REST's PUT; an unknown message before):
+/// acknowledged with its new amount and an `UPDATE` with what is left, as REST shows it;
+/// without an id, or changing its side, refused.
+async fn amend_on_the_socket(x: &Exchange, ws: &mut Socket, id: &str) {
+    let update = json!({"type": "UPDATE_ORDER", "order": {"order_id": id, "amount": "0.1"}});
+    send(ws, update).await;
+    let mut frames = vec![next(ws).await, next(ws).await];
+    frames.sort_by_key(|f| f["type"].as_str().map(str::to_owned));
+    let [updated, accepted] = frames.try_into().expect("two frames");
+    assert_eq!(accepted["type"], "UPDATE_ORDER_ACCEPTED", "{accepted}");
+    assert_eq!(accepted["order"]["amount"], "0.10000");
+    assert_eq!(updated["type"], "UPDATE", "{updated}");
+    assert_eq!(updated["remaining"], "0.05000");
+    let (_, rest) = x
+        .get(&format!("/v1/account/orders/{id}"), Some(&x.trader.key))
+        .await;
+    assert_eq!(rest["order"]["amount"], "0.10000");
+    let unknown = json!({"type": "UPDATE_ORDER", "order": {"amount": "0.1"}});
+    send(ws, unknown).await;
+    assert_eq!(next(ws).await["error"], "INVALID_ORDER_ID");
+    let sideways = json!({"type": "UPDATE_ORDER",
+        "order": {"order_id": id, "amount": "0.09", "side": "SELL"}});
+    send(ws, sideways).await;
+    let refused = next(ws).await;
+    assert_eq!(
+        refused["error"], "INVALID_AMEND",
+        "a side no amend changes: {refused}"
+    );
+    assert_eq!(refused["order_id"], id, "{refused}");
 }
 
 /// `CANCEL_ALL_ORDERS` (every open order, one market's, or the ids listed; clients of the
