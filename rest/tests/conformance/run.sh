@@ -5,7 +5,7 @@
 # `positive_data_acceptance`: the server rightly refuses some schema-valid requests on
 # rules a schema cannot state (a 30-day window, funds, an unknown instrument code).
 # No 5xx, responses and statuses as documented, schema-violating input refused with 4xx,
-# authentication not ignored. Cross-account isolation is proven by rest/tests/it/orders.rs.
+# authentication not ignored. Cross-account isolation is proven by rest/tests/it/orders/.
 set -euo pipefail
 BIN=${MATCHBOOK_REST_BIN:?the matchbook-rest binary}
 ST=${SCHEMATHESIS:?the schemathesis command}
