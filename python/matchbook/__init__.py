@@ -430,7 +430,9 @@ class Engine:
     def order_history(self, account: int, order: int) -> dict[str, Any]:
         """An order's record, open or done: status (the public exchange's names: OPEN,
         FILLED_FULLY, FILLED_CLOSED, CANCELLED, FILLED_REJECTED), reason (the refusal code
-        beside FILLED_REJECTED, else None), filled, average price, fee, trades, and the
+        beside FILLED_REJECTED, else None), filled, average price, ``total_fee``
+        (``Decimal``) in ``fee_currency`` (what a spot order receives, a future's quote),
+        trades, and the
         terms beyond the plain fields (``None`` where an order has none): trigger_reference,
         trailing_offset or trailing_offset_bps, limit_offset, display, linked_order and
         parent_order (handles), take_profit_price, stop_loss_price, stop_loss_limit_price.
@@ -452,7 +454,9 @@ class Engine:
     def order_trades(self, account: int, order: int) -> list[dict[str, Any]]:
         """The trades of one of the account's orders (its handle or number), oldest first:
         trade number, time, price and amount (``Decimal``), taker side, both accounts,
-        both order handles and both fees (balance units of what each side received)."""
+        both order handles and both fees (``maker_fee`` and ``taker_fee``, ``Decimal``, in
+        ``maker_fee_currency`` and ``taker_fee_currency``: what each side of a spot trade
+        received, a future's quote)."""
         return [_decimals(t) for t in self._native.order_trades(account, order & _NUMBER)]
 
     def accounts(self) -> list[dict[str, Any]]:

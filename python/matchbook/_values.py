@@ -147,7 +147,7 @@ _DECIMAL_KEYS = {
     "last", "base_volume", "quote_volume", "bid", "ask", "size", "entry_price", "mark_price",
     "unrealised", "realised", "initial_margin", "maintenance_margin", "index_price",
     "trailing_offset", "limit_offset", "display", "take_profit_price", "stop_loss_price",
-    "stop_loss_limit_price",
+    "stop_loss_limit_price", "total_fee", "maker_fee", "taker_fee",
 }
 
 

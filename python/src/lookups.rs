@@ -102,7 +102,10 @@ impl Inner {
             "average_price",
             r.average_price().map(|p| values::text(p.0, ps)),
         )?;
-        d.set_item("total_fee", r.total_fee)?;
+        let (fee, fee_currency) =
+            values::fee(py, self.engine(py)?, a.instrument, a.side, r.total_fee)?;
+        d.set_item("total_fee", fee)?;
+        d.set_item("fee_currency", fee_currency)?;
         d.set_item("trades", r.trades.iter().map(|t| t.0).collect::<Vec<_>>())?;
         d.set_item("client_id", a.client_id.map(values::uuid_text))?;
         d.set_item("created", r.created.0)?;
@@ -197,10 +200,22 @@ impl NativeEngine {
             d.set_item("taker_side", x.taker_side.as_str())?;
             d.set_item("maker_account", x.maker_account.0)?;
             d.set_item("maker_order", pack(x.maker))?;
-            d.set_item("maker_fee", x.maker_fee)?;
+            let engine = this.engine(py)?;
+            let (maker_fee, maker_currency) = values::fee(
+                py,
+                engine,
+                x.instrument,
+                x.taker_side.opposite(),
+                x.maker_fee,
+            )?;
+            let (taker_fee, taker_currency) =
+                values::fee(py, engine, x.instrument, x.taker_side, x.taker_fee)?;
+            d.set_item("maker_fee", maker_fee)?;
+            d.set_item("maker_fee_currency", maker_currency)?;
             d.set_item("taker_account", x.taker_account.0)?;
             d.set_item("taker_order", pack(x.taker))?;
-            d.set_item("taker_fee", x.taker_fee)?;
+            d.set_item("taker_fee", taker_fee)?;
+            d.set_item("taker_fee_currency", taker_currency)?;
             list.append(d)?;
         }
         Ok(list)

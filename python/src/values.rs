@@ -143,6 +143,30 @@ pub(crate) fn scales(
     Ok((i.spec.market_precision, i.spec.amount_precision))
 }
 
+/// A fee of `side` on `instrument`, in balance units, as decimal text at its currency's
+/// balance scale, with that currency's code.
+pub(crate) fn fee(
+    py: Python<'_>,
+    engine: &Engine,
+    instrument: InstrumentId,
+    side: Side,
+    units: i64,
+) -> PyResult<(String, String)> {
+    let currency = engine
+        .instrument(instrument)
+        .map_err(|e| crate::errors::engine(py, e))?
+        .fee_currency(side);
+    let scale = engine
+        .balance_scale(currency)
+        .map_err(|e| crate::errors::engine(py, e))?;
+    let code = engine
+        .currencies()
+        .get(usize::from(currency.0))
+        .map(|c| c.code.clone())
+        .unwrap_or_default();
+    Ok((text(units, scale), code))
+}
+
 /// A decimal string at `scale` decimals as fixed point. Zeros at the end of the fraction
 /// are dropped first, so an amount is refused for its value being finer than the
 /// instrument allows, never for how it was spelled (`0.00000050` at 7 decimals is fine).

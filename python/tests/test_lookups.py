@@ -86,6 +86,31 @@ def test_the_fee_account_holds_what_both_sides_paid(
     assert fees["EUR"] > 0, "the maker paid in EUR"
 
 
+def test_order_records_and_trades_carry_fees_as_decimals_in_their_currency(
+    engine: matchbook.Engine, maker: int, taker: int
+) -> None:
+    sell = engine.place_order(START, maker, "BTC_EUR", "SELL", "0.01", price="60100")
+    buy = engine.place_order(START, taker, "BTC_EUR", "BUY", "0.01", price="60100")
+    paid = engine.fees_collected()
+    taker_record = engine.order_history(taker, buy)
+    maker_record = engine.order_history(maker, sell)
+    assert (taker_record["total_fee"], taker_record["fee_currency"]) == (paid["BTC"], "BTC")
+    assert (maker_record["total_fee"], maker_record["fee_currency"]) == (paid["EUR"], "EUR")
+    [trade] = engine.order_trades(taker, buy)
+    assert (trade["taker_fee"], trade["taker_fee_currency"]) == (paid["BTC"], "BTC")
+    assert (trade["maker_fee"], trade["maker_fee_currency"]) == (paid["EUR"], "EUR")
+    assert all(isinstance(v, Decimal) for v in (trade["taker_fee"], taker_record["total_fee"]))
+    # A future's fees are charged in the quote, on both sides.
+    engine.set_index_price(START, "BTC_USD_PERP", "60000")
+    engine.place_order(START, maker, "BTC_USD_PERP", "SELL", "0.1", "60000")
+    perp = engine.place_order(START, taker, "BTC_USD_PERP", "BUY", "0.1", type="MARKET")
+    usd = engine.fees_collected()["USD"]
+    [trade] = engine.order_trades(taker, perp)
+    assert (trade["taker_fee_currency"], trade["maker_fee_currency"]) == ("USD", "USD")
+    assert trade["taker_fee"] + trade["maker_fee"] == usd > 0
+    assert engine.order_history(taker, perp)["fee_currency"] == "USD"
+
+
 def test_history_limits_keep_the_newest_orders_and_trades_and_the_open_ones(
     engine: matchbook.Engine, maker: int, taker: int
 ) -> None:

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use matchbook::fixed::{Notional, Price, Qty};
-use matchbook::{CurrencyId, Engine, InstrumentId, InstrumentKind};
+use matchbook::{CurrencyId, Engine, InstrumentId, InstrumentKind, Side};
 
 use crate::format::decimal;
 
@@ -27,9 +27,15 @@ pub struct Market {
     pub base: CurrencyId,
     /// Quote currency.
     pub quote: CurrencyId,
+    /// The currency a buy's and a sell's fees are charged in (the engine's rule).
+    pub fee_currencies: [CurrencyId; 2],
 }
 
 impl Market {
+    /// The currency a fill's fee on `side` is charged in.
+    pub fn fee_currency(&self, side: Side) -> CurrencyId {
+        self.fee_currencies[usize::from(side == Side::Sell)]
+    }
     /// A price as a string.
     pub fn price(&self, p: Price) -> String {
         decimal(p.0, self.market_precision)
@@ -79,6 +85,7 @@ impl Markets {
                 market_precision: inst.spec.market_precision,
                 base: inst.base,
                 quote: inst.quote,
+                fee_currencies: [Side::Buy, Side::Sell].map(|s| inst.fee_currency(s)),
             })
             .collect();
         let coins: Vec<Coin> = engine

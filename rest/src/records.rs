@@ -3,12 +3,12 @@
 
 use crate::error::ApiError;
 use crate::format::{iso_ms, iso_nanos};
-use crate::markets::{Market, Markets};
+use crate::markets::Markets;
 use crate::wire::orders::{FeeBody, OrderAck, OrderBody, TradeBody, TradeWrapper};
 use matchbook::market::order_terms::OrderTerms;
 use matchbook::market::orders::OrderRecord;
 use matchbook::market::trades::TradeRecord;
-use matchbook::{AccountId, Side, TimeInForce, Trail, TriggerRef, Uuid};
+use matchbook::{AccountId, TimeInForce, Trail, TriggerRef, Uuid};
 
 /// How much of an order record to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,21 +19,12 @@ pub enum OrderForm {
     History,
 }
 
-/// The currency an order's fees are charged in: what it receives on a spot market, the
-/// USD collateral on a future.
-pub(crate) fn fee_coin(market: &Market, side: Side) -> matchbook::CurrencyId {
-    match side {
-        Side::Buy if !market.kind.is_future() => market.base,
-        _ => market.quote,
-    }
-}
-
 /// An order record (`None` for an instrument the server does not list, which the engine
 /// never produces).
 pub fn order_body(markets: &Markets, r: &OrderRecord, form: OrderForm) -> Option<OrderBody> {
     let a = &r.accepted;
     let market = markets.market_of(a.instrument)?;
-    let fee_coin = fee_coin(market, a.side);
+    let fee_coin = market.fee_currency(a.side);
     let full = form == OrderForm::Full;
     Some(OrderBody {
         account_id: Uuid::of_account(a.account).to_string(),
@@ -147,7 +138,7 @@ pub fn trade_wrapper(
     let side = r.side_of(account)?;
     let market = markets.market_of(r.trade.instrument)?;
     let t = &r.trade;
-    let fee_coin = fee_coin(market, side.side);
+    let fee_coin = market.fee_currency(side.side);
     let (received, received_scale) = if fee_coin == market.base {
         (i128::from(t.amount.0), market.amount_precision)
     } else {

@@ -5,6 +5,7 @@ use rust_decimal::Decimal;
 
 use crate::fixed::{self, Notional, ParseDecimalError, Price, Qty, Scaled};
 use crate::ids::CurrencyId;
+use crate::order::Side;
 
 /// A currency as configured (spec 2.10).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -333,6 +334,16 @@ impl Instrument {
     /// Instrument code.
     pub fn code(&self) -> &str {
         &self.spec.code
+    }
+
+    /// The currency a fill's fee on `side` is charged in: on a spot market the currency
+    /// that side receives (a buyer's base, a seller's quote), on a futures market the
+    /// quote, where margin and profit settle.
+    pub fn fee_currency(&self, side: Side) -> CurrencyId {
+        match side {
+            Side::Buy if !self.spec.kind.is_future() => self.base,
+            _ => self.quote,
+        }
     }
     /// Parses a price string at this instrument's market precision.
     pub fn parse_price(&self, text: &str) -> Result<Price, ParseDecimalError> {

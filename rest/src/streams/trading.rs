@@ -122,7 +122,7 @@ pub fn event(
     };
     if let Some(fill) = fill {
         let t = &fill.trade.trade;
-        let coin = crate::records::fee_coin(market, a.side);
+        let coin = market.fee_currency(a.side);
         frame.matched_amount = Some(market.qty(t.amount));
         frame.matched_price = Some(market.price(t.price));
         frame.matched_as = Some(if fill.maker { "MAKER" } else { "TAKER" });
