@@ -2,7 +2,8 @@
 //! the listener's open connections (and its address's) until dropped; it is closed when
 //! nothing arrives for the idle time, or when a request's headers, once begun, are not
 //! complete within the head deadline (a client trickling header bytes, "slowloris", can
-//! hold a connection no longer than that); and the bare refusals the HTTP parser writes
+//! hold a connection no longer than that), or when the listener takes its place back for
+//! a client holding fewer (`places`); and the bare refusals the HTTP parser writes
 //! itself (414 for a long request line, 431 for too many or too large headers, 400 for an
 //! unparseable head) go out with the `{"error": CODE}` body every other answer carries.
 
@@ -13,57 +14,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use std::collections::HashMap;
-use std::net::IpAddr;
-use std::sync::{Mutex, PoisonError};
-
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{Instant, Sleep};
 
-/// Open connections per client address.
-#[derive(Debug, Default)]
-pub struct PerAddress(Mutex<HashMap<IpAddr, usize>>);
-
-impl PerAddress {
-    /// Takes a place for the client of `ip` (an IPv4 address or an IPv6 /64 network) if
-    /// it holds fewer than `cap` connections.
-    pub fn take(self: &Arc<Self>, ip: IpAddr, cap: usize) -> Option<AddressSlot> {
-        let ip = crate::proxies::client_of(ip);
-        // Nothing panics while holding the table: a poisoned one is whole, and refusing
-        // would shut the listener for everyone.
-        let mut open = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let n = open.entry(ip).or_insert(0);
-        if *n >= cap {
-            return None;
-        }
-        *n += 1;
-        Some(AddressSlot {
-            table: self.clone(),
-            ip,
-        })
-    }
-}
-
-/// One connection's place among its address's; given back when dropped.
-#[derive(Debug)]
-pub struct AddressSlot {
-    table: Arc<PerAddress>,
-    ip: IpAddr,
-}
-
-impl Drop for AddressSlot {
-    fn drop(&mut self) {
-        let mut open = self.table.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(n) = open.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                open.remove(&self.ip);
-            }
-        }
-    }
-}
+use crate::places::AddressSlot;
 
 /// Counters shared by a listener's connections.
 #[derive(Debug, Default)]
@@ -74,6 +30,10 @@ pub struct Counters {
     pub closed_slow_head: AtomicU64,
     /// Refused because their address held its share of the connections.
     pub refused_per_address: AtomicU64,
+    /// Refused because every place was taken and none could be made for them.
+    pub refused_full: AtomicU64,
+    /// Asked to close to make room for a client holding fewer.
+    pub closed_for_room: AtomicU64,
 }
 
 /// The end of a request head as written back to clients.
@@ -114,7 +74,7 @@ impl Head {
 #[derive(Debug)]
 pub struct LimitedStream {
     pub(crate) stream: TcpStream,
-    pub(crate) _permits: (OwnedSemaphorePermit, AddressSlot),
+    pub(crate) permits: (OwnedSemaphorePermit, AddressSlot),
     pub(crate) idle: Duration,
     pub(crate) head_timeout: Duration,
     pub(crate) counters: Arc<Counters>,
@@ -140,9 +100,9 @@ impl LimitedStream {
         head_timeout: Duration,
         counters: Arc<Counters>,
     ) -> Self {
-        Self {
+        let connection = Self {
             stream,
-            _permits: permits,
+            permits,
             idle,
             head_timeout,
             counters,
@@ -152,7 +112,37 @@ impl LimitedStream {
             head: Head::awaiting(),
             pending: Vec::new(),
             upgraded: false,
+        };
+        connection.publish_idle();
+        connection
+    }
+
+    /// Between requests: no request of the client is cut short if it closes.
+    fn idle(&self) -> bool {
+        self.head.awaiting && self.head.until.is_none() && !self.upgraded
+    }
+
+    /// Tells the listener whether the connection is between requests (a place it may take
+    /// back for a newcomer at no request's cost).
+    fn publish_idle(&self) {
+        self.permits.1.place().set_idle(self.idle());
+    }
+
+    /// An error if the listener asked the connection to close, to make room; between
+    /// requests it is told why first (inside an answer or a stream it would corrupt it).
+    fn check_room(&self, cx: &Context<'_>) -> io::Result<()> {
+        if self.permits.1.place().asked_to_close(cx.waker()) {
+            if self.idle() && self.pending.is_empty() {
+                let _ = self
+                    .stream
+                    .try_write(&json_response(503, "TOO_MANY_CONNECTIONS"));
+            }
+            return Err(io::Error::new(
+                io::ErrorKind::ConnectionAborted,
+                "closed to make room for another client",
+            ));
         }
+        Ok(())
     }
 
     /// Follows the request head through newly read bytes: it ends at an empty line (two
@@ -248,6 +238,7 @@ pub(crate) fn json_response(status: u16, code: &str) -> Vec<u8> {
         400 => "Bad Request",
         408 => "Request Timeout",
         429 => "Too Many Requests",
+        503 => "Service Unavailable",
         414 => "URI Too Long",
         431 => "Request Header Fields Too Large",
         _ => "Error",
@@ -295,10 +286,12 @@ impl AsyncRead for LimitedStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
         let this = &mut *self;
+        this.check_room(cx)?;
         let before = buf.filled().len();
         match Pin::new(&mut this.stream).poll_read(cx, buf) {
             Poll::Ready(result) => {
                 this.track_head(&buf.filled()[before..]);
+                this.publish_idle();
                 let next = this.next_deadline();
                 this.deadline.as_mut().reset(next);
                 Poll::Ready(result)
@@ -327,6 +320,7 @@ impl AsyncWrite for LimitedStream {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = &mut *self;
+        this.check_room(cx)?;
         std::task::ready!(this.poll_pending(cx))?;
         if this.upgraded {
             let write = Pin::new(&mut this.stream).poll_write(cx, buf);
@@ -337,12 +331,14 @@ impl AsyncWrite for LimitedStream {
             // deadline would cut a long-lived stream off (and write HTTP into it).
             this.upgraded = true;
             this.head = Head::done();
+            this.publish_idle();
             let write = Pin::new(&mut this.stream).poll_write(cx, buf);
             return this.poll_written(cx, write);
         }
         // A response going out: the next bytes read start a new request head.
         if !this.head.awaiting {
             this.head = Head::awaiting();
+            this.publish_idle();
         }
         if let Some(json) = rewritten_refusal(buf) {
             // Taken whole: what the socket does not take now goes out on the next flush.
@@ -370,20 +366,6 @@ impl AsyncWrite for LimitedStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Addresses of one IPv6 /64 are one client: rotating through them takes no more
-    /// than its share of the listener's connections.
-    #[test]
-    fn an_ipv6_network_holds_one_share_of_connections() {
-        let table = Arc::new(PerAddress::default());
-        let host = |h: u16| IpAddr::from([0x2001, 0xdb8, 0, 7, 0, 0, 0, h]);
-        let slots: Vec<_> = (1..=5).filter_map(|h| table.take(host(h), 3)).collect();
-        assert_eq!(slots.len(), 3);
-        let other = IpAddr::from([0x2001, 0xdb8, 0, 8, 0, 0, 0, 1]);
-        assert!(table.take(other, 3).is_some(), "another /64");
-        drop(slots);
-        assert!(table.take(host(9), 3).is_some(), "places given back");
-    }
 
     #[test]
     fn only_bare_parser_refusals_are_rewritten() {

@@ -38,6 +38,7 @@ pub mod markets;
 pub mod metrics;
 pub mod openapi;
 pub mod params;
+pub mod places;
 pub mod proxies;
 pub mod ratelimit;
 pub mod records;

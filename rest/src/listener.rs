@@ -1,21 +1,24 @@
 //! The listening socket with the connection-level limits axum's `serve` leaves out: at most
-//! a set number of connections at a time (further clients wait in the kernel's backlog
-//! until one closes), at most a share of them from one client address (more are refused
-//! with a JSON 429 and closed), and the per-connection deadlines of [`LimitedStream`]: a
-//! silent connection or one trickling its headers cannot hold a place for long.
+//! a set number of connections at a time, at most a share of them from one client address
+//! (more are refused with a JSON 429 and closed), and the per-connection deadlines of
+//! [`LimitedStream`]: a silent connection or one trickling its headers cannot hold a place
+//! for long. When every place is taken, a client holding at least two fewer than the
+//! largest holder gets one of that holder's (`places`); anyone else is answered a JSON 503
+//! and closed at once rather than left waiting.
 
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::serve::Listener;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 pub use crate::connection::LimitedStream;
-use crate::connection::{Counters, PerAddress, json_response};
+use crate::connection::{Counters, json_response};
+use crate::places::Places;
 use crate::proxies::TrustedProxies;
 
 /// Most connections open at once on each listener, by default.
@@ -25,6 +28,8 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Connections one client address may hold open at once, by default.
 pub const DEFAULT_MAX_PER_ADDRESS: usize = 256;
+/// How long a newcomer waits for the place a connection was asked to give back.
+const ROOM_WAIT: Duration = Duration::from_secs(1);
 /// How long a request's headers may take once their first byte arrived, by default.
 pub const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -35,7 +40,7 @@ pub struct LimitedListener {
     inner: TcpListener,
     limits: ConnectionLimits,
     stats: ListenerStats,
-    per_address: Arc<PerAddress>,
+    places: Arc<Places>,
     trusted: TrustedProxies,
 }
 
@@ -91,6 +96,16 @@ impl ListenerStats {
     pub fn refused_per_address(&self) -> u64 {
         self.counters.refused_per_address.load(Ordering::Relaxed)
     }
+
+    /// Connections refused so far because every place was taken and none could be made.
+    pub fn refused_full(&self) -> u64 {
+        self.counters.refused_full.load(Ordering::Relaxed)
+    }
+
+    /// Connections asked so far to close to make room for a client holding fewer.
+    pub fn closed_for_room(&self) -> u64 {
+        self.counters.closed_for_room.load(Ordering::Relaxed)
+    }
 }
 
 impl LimitedListener {
@@ -105,7 +120,7 @@ impl LimitedListener {
                 max_connections,
                 counters: Arc::default(),
             },
-            per_address: Arc::default(),
+            places: Arc::default(),
             trusted: TrustedProxies::default(),
         }
     }
@@ -123,25 +138,48 @@ impl LimitedListener {
     }
 }
 
+impl LimitedListener {
+    /// A place for a connection of `ip`: a free one, or one the largest holder is asked
+    /// to give back (see [`Places::make_room_for`]) once it has; `None` when neither.
+    async fn place_for(&self, ip: IpAddr, cap: usize) -> Option<OwnedSemaphorePermit> {
+        let permits = &self.stats.permits;
+        if let Ok(permit) = permits.clone().try_acquire_owned() {
+            return Some(permit);
+        }
+        if !self.places.make_room_for(ip, cap) {
+            return None;
+        }
+        self.stats
+            .counters
+            .closed_for_room
+            .fetch_add(1, Ordering::Relaxed);
+        // The connection asked closes at its task's next turn; one whose task is stuck
+        // does not hold the listener up.
+        let given_back = tokio::time::timeout(ROOM_WAIT, permits.clone().acquire_owned());
+        given_back.await.ok()?.ok()
+    }
+}
+
 impl Listener for LimitedListener {
     type Io = LimitedStream;
     type Addr = SocketAddr;
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
-            // The semaphore is never closed, so acquiring only waits.
-            let Ok(permit) = self.stats.permits.clone().acquire_owned().await else {
-                continue;
-            };
             let (stream, addr) = Listener::accept(&mut self.inner).await;
             let cap = if self.trusted.trusts(addr.ip()) {
                 usize::MAX
             } else {
                 self.limits.max_per_address.max(1)
             };
-            let Some(slot) = self.per_address.take(addr.ip(), cap) else {
+            let counters = &self.stats.counters;
+            let Some(permit) = self.place_for(addr.ip(), cap).await else {
+                counters.refused_full.fetch_add(1, Ordering::Relaxed);
+                let _ = stream.try_write(&json_response(503, "TOO_MANY_CONNECTIONS"));
+                continue;
+            };
+            let Some(slot) = self.places.take(addr.ip(), cap) else {
                 // One address may not take every place: refused, in the API's words.
-                let counters = &self.stats.counters;
                 counters.refused_per_address.fetch_add(1, Ordering::Relaxed);
                 let _ = stream.try_write(&json_response(429, "TOO_MANY_CONNECTIONS"));
                 continue;

@@ -4,6 +4,7 @@
 
 use crate::common;
 
+use common::raw::{raw, raw_from, status_and_code};
 use common::{Exchange, code, settings};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -184,45 +185,6 @@ async fn fields_of_the_wrong_type_are_refused_never_dropped() {
     exchange.stop().await;
 }
 
-/// Sends `request` raw and reads until the server closes or `limit` bytes arrived.
-fn raw(addr: std::net::SocketAddr, request: &[u8]) -> String {
-    use std::io::{Read, Write};
-    let mut c = std::net::TcpStream::connect(addr).expect("connect");
-    c.set_read_timeout(Some(std::time::Duration::from_secs(20)))
-        .expect("timeout");
-    // The server may answer and close before it read everything: a failed write is fine.
-    let _ = c.write_all(request);
-    let mut answer = Vec::new();
-    let mut buf = [0u8; 4096];
-    while let Ok(n) = c.read(&mut buf) {
-        if n == 0 {
-            break;
-        }
-        answer.extend_from_slice(&buf[..n]);
-        if answer.windows(4).any(|w| w == b"\r\n\r\n") && answer.ends_with(b"}") {
-            break;
-        }
-    }
-    String::from_utf8_lossy(&answer).into_owned()
-}
-
-/// The status and `error` code of a raw answer.
-fn status_and_code(answer: &str) -> (u16, String) {
-    let status = answer
-        .get(9..12)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line: {answer:?}"));
-    assert!(
-        answer
-            .to_ascii_lowercase()
-            .contains("content-type: application/json"),
-        "{answer}"
-    );
-    let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
-    let value: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("JSON: {answer}"));
-    (status, code(&value).to_owned())
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refusals_of_the_http_parser_carry_a_json_error() {
     let exchange = Exchange::start().await;
@@ -345,24 +307,12 @@ async fn one_address_cannot_take_every_connection() {
     );
     assert_eq!(stats.refused_per_address(), 1);
     // Another address is served meanwhile.
-    let socket = tokio::net::TcpSocket::new_v4().expect("socket");
-    socket
-        .bind("127.0.0.2:0".parse().expect("address"))
-        .expect("bind 127.0.0.2");
-    let other = socket.connect(addr).await.expect("connect");
-    let mut other = other.into_std().expect("std stream");
-    other.set_nonblocking(false).expect("blocking");
-    let answer = tokio::task::spawn_blocking(move || {
-        use std::io::{Read, Write};
-        other
-            .write_all(b"GET /v1/time HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
-            .expect("write");
-        let mut answer = String::new();
-        other.read_to_string(&mut answer).expect("read");
-        answer
-    })
-    .await
-    .expect("thread");
+    let answer = raw_from(
+        addr,
+        [127, 0, 0, 2],
+        b"GET /v1/time HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+    )
+    .await;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     drop(held);
     exchange.stop().await;

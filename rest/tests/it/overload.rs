@@ -7,6 +7,7 @@ use crate::common;
 
 use std::time::Duration;
 
+use common::raw::{raw, raw_from, status_and_code};
 use common::{Exchange, code, data_dir, settings};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -157,14 +158,23 @@ async fn silent_connections_are_closed_and_open_connections_are_bounded() {
         tokio::task::yield_now().await;
     }
     assert_eq!(stats.closed_idle(), 0);
-    // A third waits for a place, which only the idle timeout frees: by the time it is
-    // answered, a silent connection was closed for idleness.
+    // A third from the same address finds no place, and none can be made for it (its
+    // address holds them all): told so at once.
+    let third =
+        tokio::task::spawn_blocking(move || raw(addr, b"GET /v1/time HTTP/1.1\r\nhost: x\r\n\r\n"))
+            .await
+            .expect("thread");
+    assert_eq!(
+        status_and_code(&third),
+        (503, "TOO_MANY_CONNECTIONS".to_owned())
+    );
+    assert_eq!((stats.refused_full(), stats.closed_for_room()), (1, 0));
+    // The idle timeout frees the places.
+    while stats.closed_idle() < 2 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let (status, _) = x.get("/v1/time", None).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(
-        stats.closed_idle() >= 1,
-        "the third connection was served only once a silent one was closed"
-    );
     // Both silent connections were closed by the server.
     let closed = tokio::task::spawn_blocking(move || {
         use std::io::Read;
@@ -194,5 +204,54 @@ async fn silent_connections_are_closed_and_open_connections_are_bounded() {
     .await
     .expect("thread");
     assert_eq!(closed, [true, true], "silent connections are closed");
+    x.stop().await;
+}
+
+/// A few addresses that took every place early cannot keep everyone else out. Before,
+/// a full listener left a newcomer in the kernel's backlog until a place freed: here
+/// not before the silent connections' 60 s idle time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_listener_takes_a_place_back_for_a_client_holding_fewer() {
+    let mut s = settings(data_dir());
+    s.max_connections = 4;
+    s.max_connections_per_address = 4;
+    let x = Exchange::with(s).await;
+    let addr = x.server.addr;
+    let stats = x.server.public_connections.clone();
+    let held: Vec<_> = (0..4)
+        .map(|_| std::net::TcpStream::connect(addr).expect("connect"))
+        .collect();
+    while stats.open_connections() < 4 {
+        tokio::task::yield_now().await;
+    }
+    let request = b"GET /v1/time HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n";
+    let answer = tokio::time::timeout(
+        Duration::from_secs(20),
+        raw_from(addr, [127, 0, 0, 2], request),
+    )
+    .await
+    .expect("the newcomer is answered before any place frees by itself");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert_eq!((stats.closed_for_room(), stats.refused_full()), (1, 0));
+    // Exactly one of the four gave its place back, told why (it was between requests).
+    let told = tokio::task::spawn_blocking(move || {
+        use std::io::Read;
+        held.into_iter()
+            .map(|mut c| {
+                c.set_nonblocking(true).expect("nonblocking");
+                let mut text = String::new();
+                let _ = c.read_to_string(&mut text);
+                text
+            })
+            .filter(|text| !text.is_empty())
+            .collect::<Vec<_>>()
+    })
+    .await
+    .expect("thread");
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(
+        status_and_code(&told[0]),
+        (503, "TOO_MANY_CONNECTIONS".to_owned())
+    );
     x.stop().await;
 }

@@ -8,6 +8,7 @@
 
 pub mod group;
 pub mod process;
+pub mod raw;
 pub mod ws;
 
 use std::path::PathBuf;
