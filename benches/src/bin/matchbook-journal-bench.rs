@@ -182,12 +182,14 @@ fn recovery(w: &workload::Workload, dir: &std::path::Path, engine: &matchbook::E
 /// Through the runtime: one producer thread submits as fast as the queue takes them;
 /// with the journal, batches are written and synced on the journal thread while the
 /// engine applies the next, and answers wait for their batch. Commands answered a second
-/// without a journal, with one, and with snapshots every 100,000 as well.
+/// without a journal, with one, with snapshots every 100,000 as well, and with snapshots
+/// every 5,000 (due faster than the writer writes them).
 fn through_runtime(w: &workload::Workload, dir: &std::path::Path) -> Vec<f64> {
     let modes = [
         ("off", false, 0),
         ("fsync", true, 0),
         ("fsync+snapshots", true, 100_000),
+        ("fsync+snap/5k", true, 5_000),
     ];
     (modes.into_iter())
         .map(|(mode, durable, snapshot_every)| runtime_run(w, dir, mode, durable, snapshot_every))
@@ -233,11 +235,12 @@ fn runtime_run(
     {
         let status = writer.finish();
         println!(
-            "  snapshots written {}, last {:.1} MB in {:.1} ms (encode + write + fsync, on the writer thread), {} segments pruned",
+            "  snapshots written {}, last {:.1} MB in {:.1} ms (encode + write + fsync, on the writer thread), {} segments pruned, {} copies superseded",
             status.written,
             status.last_bytes as f64 / 1e6,
             status.last_duration.as_secs_f64() * 1e3,
-            status.segments_pruned
+            status.segments_pruned,
+            status.superseded
         );
     }
     println!(

@@ -7,7 +7,9 @@
 //! balances, open orders, orders by id and positions are answered from this state, tagged
 //! with the sequence numbers it reflects; a read that must see a later command waits, parked,
 //! until the stage has applied it. Snapshots are copied here too, from the replica, so the
-//! matching thread never stalls for one.
+//! matching thread never stalls for one; a copy due while another still waits for the
+//! writer is owed until that one is taken (the newer would only replace it), so the stage
+//! copies at most once per write however often copies fall due.
 //!
 //! It may block on nothing but its two queues and the reads it runs. Published batches are
 //! always taken before reads; if reads keep it busy it falls behind, which is counted, and
@@ -16,7 +18,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, TryRecvError};
 use matchbook_core::{Engine, EventRecord};
@@ -28,6 +30,9 @@ use crate::handle::{MarketReply, ReadRequest, ReadView};
 use crate::matching::MarketWork;
 use crate::output::Published;
 use crate::stats::{RuntimeStats, raise};
+
+/// How often an owed snapshot copy looks for room while nothing else arrives.
+const OWED_COPY_POLL: Duration = Duration::from_millis(5);
 
 /// A read waiting for a later command, ordered by the command it waits for, then arrival.
 struct Parked {
@@ -65,6 +70,8 @@ pub(crate) struct MarketStage<'a> {
     arrivals: u64,
     scratch: Vec<EventRecord>,
     sink: Option<SnapshotSink>,
+    /// A snapshot copy fell due while the writer had one waiting: taken once it has room.
+    owed: bool,
     stats: &'a RuntimeStats,
 }
 
@@ -84,6 +91,7 @@ impl<'a> MarketStage<'a> {
             arrivals: 0,
             scratch: Vec::new(),
             sink,
+            owed: false,
             stats,
         }
     }
@@ -109,16 +117,21 @@ impl<'a> MarketStage<'a> {
                 let work = match batches.try_recv() {
                     Ok(work) => work,
                     Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Disconnected) => return self.market,
+                    Err(TryRecvError::Disconnected) => return self.finish(),
                 };
                 if !self.take(work) {
-                    return self.market;
+                    return self.finish();
                 }
             }
+            let owed = if self.owed {
+                crossbeam_channel::after(OWED_COPY_POLL)
+            } else {
+                crossbeam_channel::never()
+            };
             crossbeam_channel::select! {
                 recv(batches) -> work => {
                     if !work.is_ok_and(|work| self.take(work)) {
-                        return self.market;
+                        return self.finish();
                     }
                 },
                 recv(reads) -> read => match read {
@@ -126,6 +139,28 @@ impl<'a> MarketStage<'a> {
                     // Every handle is gone: only batches can come now.
                     Err(_) => reads = crossbeam_channel::never(),
                 },
+                recv(owed) -> _ => self.settle_owed(false),
+            }
+        }
+    }
+
+    /// Market data at the stop, after the copy still owed (the final state replaces any
+    /// copy still waiting: it holds everything that one does).
+    fn finish(mut self) -> MarketData {
+        self.settle_owed(true);
+        self.market
+    }
+
+    /// Takes the owed copy if the writer has room for it (or `now`).
+    fn settle_owed(&mut self, now: bool) {
+        if !self.owed {
+            return;
+        }
+        match &self.sink {
+            Some(sink) if !now && !sink.has_room() => {}
+            _ => {
+                self.owed = false;
+                self.snapshot();
             }
         }
     }
@@ -173,9 +208,8 @@ impl<'a> MarketStage<'a> {
                 reply(outcome, &self.market);
             }
         }
-        if copy {
-            self.snapshot();
-        }
+        self.owed |= copy;
+        self.settle_owed(false);
         self.release_parked();
     }
 
@@ -192,7 +226,7 @@ impl<'a> MarketStage<'a> {
         let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         raise(&self.stats.longest_snapshot_copy, nanos);
         self.stats.snapshots.fetch_add(1, Ordering::Relaxed);
-        sink(captured);
+        sink.hand_over(captured);
     }
 
     fn serve(&mut self, request: ReadRequest) {

@@ -13,7 +13,10 @@ use matchbook_market::MarketData;
 use matchbook_runtime::{ManualClock, Runtime, SnapshotPlan};
 use matchbook_store::journal::SyncPolicy;
 use matchbook_store::snapshot::encode_market;
-use matchbook_store::{DirLock, Recovery, SnapshotWriter, StoreOptions, list_snapshots, recover};
+use matchbook_store::{
+    DirLock, Recovery, SnapshotOutcome, SnapshotWriter, StoreOptions, WriterStatus, list_snapshots,
+    recover,
+};
 
 struct Scratch(PathBuf);
 
@@ -212,4 +215,56 @@ fn a_resumed_runtime_stands_at_its_last_command_until_the_next() {
     handle.request_snapshot().expect("asked");
     let _ = runtime.shutdown().expect("stopped");
     assert_eq!(writer.finish().last_seq, Some(last));
+}
+
+/// Snapshots falling due faster than the writer writes them: the market stage copies its
+/// state at most once per write. Before, it copied at every command here (a copy each
+/// time one fell due, each replacing the one still waiting): 40 copies for 2 writes, the
+/// stage busy copying instead of serving market data.
+#[test]
+fn copies_due_while_the_writer_is_busy_are_taken_once_it_has_room() {
+    let scratch = Scratch::new("owed");
+    let recovery = recover(&scratch.0, options(), fresh).expect("open");
+    // The writer stays busy after its first write until the test lets it go.
+    let (go, hold) = std::sync::mpsc::channel::<()>();
+    let mut held = false;
+    let observer = Box::new(move |_: &SnapshotOutcome<'_>, _: &WriterStatus| {
+        if !std::mem::replace(&mut held, true) {
+            // Bounded, so a failing test ends rather than waits on a writer held for good.
+            let _ = hold.recv_timeout(std::time::Duration::from_secs(20));
+        }
+    });
+    let check = recovery.check.clone();
+    let writer = SnapshotWriter::observed(scratch.0.clone(), 3, check, observer).expect("writer");
+    let (runtime, _lock) = durable(recovery, &writer, 1, false, 0);
+    let handle = runtime.handle();
+    let all = commands(40);
+    for command in all.iter().cloned() {
+        handle.apply_blocking(command).expect("applied");
+    }
+    assert_eq!(handle.read_blocking(|view| view.seq).expect("read"), 40);
+    let copies = handle.stats().snapshots;
+    assert!(copies <= 2, "{copies} copies while the writer was busy");
+    go.send(()).expect("let the writer go");
+    // The owed copy is taken once the waiting one is (not forced by the stop).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while handle.stats().snapshots < copies + 1 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the owed copy never taken"
+        );
+        std::thread::yield_now();
+    }
+    let _ = runtime.shutdown().expect("stopped");
+    let status = writer.finish();
+    assert_eq!(
+        status.last_seq,
+        Some(40),
+        "the owed copy was taken and written"
+    );
+    assert_eq!(
+        status.superseded, 0,
+        "no copy was taken only to be replaced"
+    );
+    assert_eq!((status.failures, status.last_error), (0, None));
 }

@@ -129,18 +129,22 @@ impl SnapshotWriter {
     /// be dropped when it finishes). It never blocks: a copy handed over while another
     /// waits for the busy writer replaces it, since the newer state holds everything the
     /// older one does, and at most one copy of the state is ever held besides the one being
-    /// written.
+    /// written. It has room while no copy waits.
     pub fn sink(&self) -> SnapshotSink {
         let (sender, waiting, status) = (
             self.sender.clone(),
             self.waiting.clone(),
             self.status.clone(),
         );
-        Arc::new(move |captured| {
-            if let Some(sender) = &sender {
-                hand_over(sender, &waiting, &status, captured);
-            }
-        })
+        let mailbox = self.waiting.clone();
+        SnapshotSink::new(
+            move |captured| {
+                if let Some(sender) = &sender {
+                    hand_over(sender, &waiting, &status, captured);
+                }
+            },
+            move || mailbox.is_empty(),
+        )
     }
 
     /// What has been written so far.
@@ -300,10 +304,10 @@ mod tests {
             engine: engine.clone(),
             market: None,
         };
-        sink(copy(1));
+        sink.hand_over(copy(1));
         first_written.recv().expect("the first write");
         for seq in 2..=20 {
-            sink(copy(seq));
+            sink.hand_over(copy(seq));
         }
         release.send(()).expect("released");
         drop(sink);

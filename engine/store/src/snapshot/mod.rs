@@ -93,8 +93,46 @@ impl Captured {
     }
 }
 
-/// Where the runtime hands captured state (a [`crate::SnapshotWriter`] in practice).
-pub type SnapshotSink = std::sync::Arc<dyn Fn(Captured) + Send + Sync>;
+/// Where the runtime hands captured state (a [`crate::SnapshotWriter`]'s mailbox in
+/// practice), and whether a copy handed over now would be written next.
+#[derive(Clone)]
+pub struct SnapshotSink {
+    hand_over: std::sync::Arc<dyn Fn(Captured) + Send + Sync>,
+    has_room: std::sync::Arc<dyn Fn() -> bool + Send + Sync>,
+}
+
+impl SnapshotSink {
+    /// A sink that gives each copy to `hand_over` and asks `has_room` whether one would
+    /// be written next (rather than wait behind, and then replace, one already waiting).
+    pub fn new(
+        hand_over: impl Fn(Captured) + Send + Sync + 'static,
+        has_room: impl Fn() -> bool + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            hand_over: std::sync::Arc::new(hand_over),
+            has_room: std::sync::Arc::new(has_room),
+        }
+    }
+
+    /// Hands a copy over.
+    pub fn hand_over(&self, captured: Captured) {
+        (self.hand_over)(captured);
+    }
+
+    /// Whether no copy waits to be written: one taken now would be next. While one waits,
+    /// a copy taken would only replace it, the time to take it spent for a single write.
+    pub fn has_room(&self) -> bool {
+        (self.has_room)()
+    }
+}
+
+impl std::fmt::Debug for SnapshotSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SnapshotSink")
+            .field("has_room", &self.has_room())
+            .finish()
+    }
+}
 
 impl Snapshot {
     /// Encodes `engine` and `market` as of journal record `seq`.
