@@ -11,9 +11,8 @@ mod common;
 
 use std::ptr::{null, null_mut};
 
-use common::{DEFINITION, START};
+use common::START;
 use matchbook_ffi::batch::mb_engine_submit_batch;
-use matchbook_ffi::config::*;
 use matchbook_ffi::constructors::*;
 use matchbook_ffi::engine::*;
 use matchbook_ffi::types::MbOrderRef;
@@ -24,19 +23,7 @@ const TAKER: u32 = 1;
 
 /// An engine of the shared definition, started at `START`.
 fn engine() -> *mut MbEngine {
-    // SAFETY: valid pointers; the config is freed once the engine is built.
-    unsafe {
-        let mut config = null_mut();
-        assert_eq!(
-            mb_config_parse(DEFINITION.as_ptr(), 0, &mut config),
-            MbStatus::Ok
-        );
-        assert_eq!(mb_config_set_start_time(config, START), MbStatus::Ok);
-        let mut engine = null_mut();
-        assert_eq!(mb_engine_new(config, &mut engine), MbStatus::Ok);
-        mb_config_free(config);
-        engine
-    }
+    common::engine_with(|_| {})
 }
 
 fn state_hash(engine: *const MbEngine) -> u64 {

@@ -12,10 +12,10 @@ mod common;
 
 use std::ptr::null_mut;
 
-use common::{DEFINITION, START};
+use common::START;
 use matchbook_ffi::batch::mb_engine_submit_batch;
 use matchbook_ffi::command::{MbCommand, MbResult};
-use matchbook_ffi::config::{mb_config_free, mb_config_parse, mb_config_set_start_time};
+use matchbook_ffi::config::mb_config_free;
 use matchbook_ffi::constructors::{mb_cmd_cancel_client_ids, mb_cmd_cancel_orders};
 use matchbook_ffi::engine::{
     mb_engine_free, mb_engine_new, mb_engine_state_hash, mb_engine_submit,
@@ -28,24 +28,11 @@ use matchbook_ffi::types::{MbOrderRef, MbUuid};
 /// `(size_t)-1`, and the first count whose bytes pass `isize::MAX` for 16-byte items.
 const LENGTHS: [usize; 2] = [usize::MAX, isize::MAX as usize / 16 + 1];
 
-fn config() -> *mut matchbook_ffi::config::MbConfig {
-    let mut config = null_mut();
-    // SAFETY: a NUL-terminated definition and a writable out pointer.
-    unsafe {
-        assert_eq!(
-            mb_config_parse(DEFINITION.as_ptr(), 0, &mut config),
-            MbStatus::Ok
-        );
-        assert_eq!(mb_config_set_start_time(config, START), MbStatus::Ok);
-    }
-    config
-}
-
 #[test]
 fn lists_of_impossible_length_are_refused_by_the_single_threaded_engine() {
     // SAFETY: live handles and buffers of one element each; the lengths are the point.
     unsafe {
-        let config = config();
+        let config = common::config();
         let mut engine = null_mut();
         assert_eq!(mb_engine_new(config, &mut engine), MbStatus::Ok);
         mb_config_free(config);
@@ -88,7 +75,7 @@ fn lists_of_impossible_length_are_refused_by_the_single_threaded_engine() {
 fn a_follow_list_of_impossible_length_is_refused() {
     // SAFETY: live handles; one account in the list; the lengths are the point.
     unsafe {
-        let runtime = common::runtime(config(), 64);
+        let runtime = common::runtime(common::config(), 64);
         let mut session = null_mut();
         assert_eq!(mb_session_new(runtime, 0, &mut session), MbStatus::Ok);
         let account = 0u32;

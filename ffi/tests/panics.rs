@@ -10,7 +10,6 @@ mod common;
 
 use std::ptr::null_mut;
 
-use common::{DEFINITION, START};
 use matchbook_ffi::MbStatus;
 use matchbook_ffi::config::*;
 use matchbook_ffi::diagnostics::*;
@@ -28,16 +27,6 @@ fn last_error() -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-fn config() -> *mut MbConfig {
-    let mut config = null_mut();
-    // SAFETY: valid pointers.
-    unsafe {
-        assert_eq!(mb_config_parse(DEFINITION.as_ptr(), 0, &mut config), OK);
-        assert_eq!(mb_config_set_start_time(config, START), OK);
-    }
-    config
-}
-
 fn engine(config: *const MbConfig) -> *mut MbEngine {
     let mut engine = null_mut();
     // SAFETY: valid pointers.
@@ -53,7 +42,7 @@ fn hash(engine: *const MbEngine) -> MbStatus {
 
 #[test]
 fn a_panic_poisons_the_engine_it_was_using_and_only_that_one() {
-    let config = config();
+    let config = common::config();
     let (poisoned, healthy) = (engine(config), engine(config));
     assert_eq!(hash(poisoned), OK);
     mb_debug_panic_next_use();
@@ -82,7 +71,7 @@ fn a_panic_poisons_the_engine_it_was_using_and_only_that_one() {
 
 #[test]
 fn a_panic_poisons_a_session_but_not_its_runtime() {
-    let config = config();
+    let config = common::config();
     let mut runtime = null_mut();
     let (mut session, mut other) = (null_mut(), null_mut());
     let mut hash = 0u64;
@@ -112,7 +101,7 @@ fn panicking_child() {
     if std::env::var_os("MB_PANIC_CHILD").is_none() {
         return;
     }
-    let config = config();
+    let config = common::config();
     let engine = engine(config);
     assert_eq!(mb_debug_panic(), MbStatus::Panic);
     mb_debug_panic_next_use();

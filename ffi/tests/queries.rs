@@ -11,18 +11,14 @@ mod common;
 
 use std::ptr::{null, null_mut};
 
-use common::{DEFINITION, START};
-use matchbook_ffi::config::{
-    mb_config_free, mb_config_parse, mb_config_set_history_limits, mb_config_set_keep_events,
-    mb_config_set_start_time,
-};
+use common::START;
+use matchbook_ffi::config::{mb_config_set_history_limits, mb_config_set_keep_events};
 use matchbook_ffi::directory::{
     MbAccountInfo, MbInstrumentInfo, mb_engine_accounts, mb_engine_fees_collected,
     mb_engine_instrument_info,
 };
 use matchbook_ffi::engine::{
-    MbEngine, mb_engine_cancel, mb_engine_free, mb_engine_new, mb_engine_place_limit,
-    mb_engine_refdata,
+    MbEngine, mb_engine_cancel, mb_engine_free, mb_engine_place_limit, mb_engine_refdata,
 };
 use matchbook_ffi::event::{MbEvent, mb_engine_poll_events};
 use matchbook_ffi::history::{
@@ -52,21 +48,9 @@ fn world() -> World {
 
 /// A world whose definition `adjust` changed before the engine is made of it.
 fn world_with(adjust: impl FnOnce(*mut matchbook_ffi::config::MbConfig)) -> World {
-    let mut config = null_mut();
-    let mut engine = null_mut();
-    let (maker, taker, btc_eur);
-    // SAFETY: valid pointers and NUL-terminated strings throughout.
-    unsafe {
-        assert_eq!(
-            mb_config_parse(DEFINITION.as_ptr(), 0, &mut config),
-            MbStatus::Ok
-        );
-        mb_config_set_start_time(config, START);
-        adjust(config);
-        assert_eq!(mb_engine_new(config, &mut engine), MbStatus::Ok);
-        mb_config_free(config);
-        (maker, taker, btc_eur) = common::demo_ids(mb_engine_refdata(engine));
-    }
+    let engine = common::engine_with(adjust);
+    // SAFETY: a live engine.
+    let (maker, taker, btc_eur) = unsafe { common::demo_ids(mb_engine_refdata(engine)) };
     World {
         engine,
         maker,

@@ -72,12 +72,10 @@ struct World {
 
 impl World {
     fn new() -> Self {
-        let mut config = null_mut();
+        let config = common::config();
         let mut engine = null_mut();
         // SAFETY: valid pointers throughout; freed in Drop.
         unsafe {
-            assert_eq!(mb_config_parse(DEFINITION.as_ptr(), 0, &mut config), OK);
-            assert_eq!(mb_config_set_start_time(config, START), OK);
             assert_eq!(mb_engine_new(config, &mut engine), OK);
             let refdata = mb_engine_refdata(engine);
             let (mut holder, mut maker, mut taker) = (0, 0, 0);

@@ -21,7 +21,6 @@ use matchbook::{
     Timestamp, Uuid,
 };
 use matchbook_ffi::command::*;
-use matchbook_ffi::config::*;
 use matchbook_ffi::constructors::*;
 use matchbook_ffi::engine::*;
 use matchbook_ffi::runtime::*;
@@ -147,12 +146,7 @@ struct Paths {
 unsafe fn open_paths() -> Paths {
     // SAFETY: valid pointers throughout.
     unsafe {
-        let mut config = null_mut();
-        assert_eq!(
-            mb_config_parse(DEFINITION.as_ptr(), 0, &mut config),
-            MbStatus::Ok
-        );
-        assert_eq!(mb_config_set_start_time(config, START), MbStatus::Ok);
+        let config = common::config();
         let mut engine = null_mut();
         assert_eq!(mb_engine_new(config, &mut engine), MbStatus::Ok);
         let runtime = common::runtime(config, 0);

@@ -16,6 +16,44 @@ name = \"main\"
 deposits = { EUR = \"1000000\", USD = \"1000000\" }
 ";
 
+/// The shared definition parsed, starting at [`START`] (the caller frees it or hands it
+/// to a runtime).
+#[allow(dead_code, reason = "not every test binary builds one")]
+pub fn config() -> *mut matchbook_ffi::MbConfig {
+    use matchbook_ffi::MbStatus;
+    use matchbook_ffi::config::{mb_config_parse, mb_config_set_start_time};
+    let mut config = std::ptr::null_mut();
+    // SAFETY: a NUL-terminated definition and a writable out pointer.
+    unsafe {
+        let parsed = mb_config_parse(DEFINITION.as_ptr(), 0, &mut config);
+        assert_eq!(parsed, MbStatus::Ok);
+        assert_eq!(mb_config_set_start_time(config, START), MbStatus::Ok);
+    }
+    config
+}
+
+/// An engine of the shared definition at [`START`], `adjust` applied to its configuration
+/// first (which is then freed).
+#[allow(dead_code, reason = "not every test binary builds one")]
+pub fn engine_with(
+    adjust: impl FnOnce(*mut matchbook_ffi::MbConfig),
+) -> *mut matchbook_ffi::MbEngine {
+    use matchbook_ffi::config::mb_config_free;
+    use matchbook_ffi::engine::mb_engine_new;
+    let config = config();
+    adjust(config);
+    let mut engine = std::ptr::null_mut();
+    // SAFETY: a live configuration, freed once the engine is built.
+    unsafe {
+        assert_eq!(
+            mb_engine_new(config, &mut engine),
+            matchbook_ffi::MbStatus::Ok
+        );
+        mb_config_free(config);
+    }
+    engine
+}
+
 /// A runtime of `config` on a manual clock starting at [`START`], market data on the engine
 /// thread, `queue_capacity` commands in flight (0: the default); `config` is freed.
 ///
