@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::raw::{raw, raw_from, status_and_code};
+use common::raw::{raw, raw_from, silent, status_and_code};
 use common::{Exchange, code, settings};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -291,12 +291,7 @@ async fn one_address_cannot_take_every_connection() {
     let addr = exchange.server.addr;
     let stats = exchange.server.public_connections.clone();
     // Two silent connections from 127.0.0.1 hold that address's share.
-    let held: Vec<_> = (0..2)
-        .map(|_| std::net::TcpStream::connect(addr).expect("connect"))
-        .collect();
-    while stats.open_connections() < 2 {
-        tokio::task::yield_now().await;
-    }
+    let held = silent(addr, &stats, 2).await;
     let third =
         tokio::task::spawn_blocking(move || raw(addr, b"GET /v1/time HTTP/1.1\r\nhost: x\r\n\r\n"))
             .await

@@ -7,7 +7,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::raw::{raw, raw_from, status_and_code};
+use common::raw::{raw, raw_from, silent, status_and_code};
 use common::{Exchange, code, data_dir, settings};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -218,12 +218,7 @@ async fn a_full_listener_takes_a_place_back_for_a_client_holding_fewer() {
     let x = Exchange::with(s).await;
     let addr = x.server.addr;
     let stats = x.server.public_connections.clone();
-    let held: Vec<_> = (0..4)
-        .map(|_| std::net::TcpStream::connect(addr).expect("connect"))
-        .collect();
-    while stats.open_connections() < 4 {
-        tokio::task::yield_now().await;
-    }
+    let held = silent(addr, &stats, 4).await;
     let request = b"GET /v1/time HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n";
     let answer = tokio::time::timeout(
         Duration::from_secs(20),

@@ -55,6 +55,22 @@ pub async fn raw_from(addr: SocketAddr, local: [u8; 4], request: &'static [u8]) 
         .expect("thread")
 }
 
+/// `n` connections from 127.0.0.1 that send nothing, once the listener of `stats` holds
+/// at least `n` open.
+pub async fn silent(
+    addr: SocketAddr,
+    stats: &matchbook_rest::listener::ListenerStats,
+    n: usize,
+) -> Vec<std::net::TcpStream> {
+    let held: Vec<_> = (0..n)
+        .map(|_| std::net::TcpStream::connect(addr).expect("connect"))
+        .collect();
+    while stats.open_connections() < n {
+        tokio::task::yield_now().await;
+    }
+    held
+}
+
 /// The status and `error` code of a raw answer.
 pub fn status_and_code(answer: &str) -> (u16, String) {
     let status = answer
