@@ -122,7 +122,48 @@ pub fn render(state: &AppState) -> String {
     runtime_times(&mut out, state);
     http(&mut out, state);
     address_limits(&mut out, state);
+    connections(&mut out, state);
     out.0
+}
+
+/// Each listener's connections: open now, closed by the server and why, refused and why.
+fn connections(out: &mut Exposition, state: &AppState) {
+    let listeners = [Listener::Public, Listener::Admin].into_iter();
+    let stats: Vec<_> = listeners.zip(state.connections.iter()).collect();
+    let name = "matchbook_connections_open";
+    out.family(name, "gauge", "Connections open now, by listener.");
+    for (listener, s) in &stats {
+        let labels = format!("listener=\"{}\"", listener.label());
+        out.sample(name, &labels, s.open_connections());
+    }
+    let name = "matchbook_connections_closed_total";
+    let help = "Connections the server closed: silent for the idle time (idle), request \
+                headers too slow (slow_head), place taken back for a client holding fewer \
+                (for_room).";
+    out.family(name, "counter", help);
+    for (listener, s) in &stats {
+        for (reason, n) in [
+            ("idle", s.closed_idle()),
+            ("slow_head", s.closed_slow_head()),
+            ("for_room", s.closed_for_room()),
+        ] {
+            let labels = format!("listener=\"{}\",reason=\"{reason}\"", listener.label());
+            out.sample(name, &labels, n);
+        }
+    }
+    let name = "matchbook_connections_refused_total";
+    let help = "Connections refused: the client held its share (per_address), or every \
+                place was taken and none could be made (full).";
+    out.family(name, "counter", help);
+    for (listener, s) in &stats {
+        for (reason, n) in [
+            ("per_address", s.refused_per_address()),
+            ("full", s.refused_full()),
+        ] {
+            let labels = format!("listener=\"{}\",reason=\"{reason}\"", listener.label());
+            out.sample(name, &labels, n);
+        }
+    }
 }
 
 /// The per-client windows of requests without a valid key: how many clients hold one, and

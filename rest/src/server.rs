@@ -166,6 +166,7 @@ impl Server {
             clock,
             cursors,
             snapshots: snapshot_status,
+            connections: [public.stats(), admin.stats()],
         };
         let state = startup::app_state(&settings, &runtime, shared, node.as_ref()).await?;
         let issued_keys = startup::provision(&state, &settings, provision, node.is_none()).await?;

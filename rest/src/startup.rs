@@ -207,6 +207,8 @@ pub(crate) struct SharedParts {
     pub(crate) clock: Arc<OffsetClock>,
     pub(crate) cursors: CursorSigner,
     pub(crate) snapshots: SnapshotStatus,
+    /// The public and the admin listener's connections.
+    pub(crate) connections: [crate::listener::ListenerStats; 2],
 }
 
 /// The handlers' shared state: keys, the group's keys, the streams' hub, the limits.
@@ -253,6 +255,7 @@ pub(crate) async fn app_state(
         http_public: Default::default(),
         http_admin: Default::default(),
         snapshots: parts.snapshots,
+        connections: parts.connections,
     }))
 }
 

@@ -60,6 +60,8 @@ pub struct AppState {
     pub http_admin: crate::metrics::HttpMetrics,
     /// The snapshot writer's status (for `/admin/metrics` and `POST /admin/snapshot`).
     pub snapshots: crate::snapshots::SnapshotStatus,
+    /// The public and the admin listener's connections, for `/admin/metrics`.
+    pub connections: [crate::listener::ListenerStats; 2],
 }
 
 /// A node of a replicated group as the handlers see it.

@@ -228,6 +228,15 @@ async fn a_full_listener_takes_a_place_back_for_a_client_holding_fewer() {
     .expect("the newcomer is answered before any place frees by itself");
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     assert_eq!((stats.closed_for_room(), stats.refused_full()), (1, 0));
+    let metrics = crate::public::scrape(&x).await;
+    let public = |family: &str, reason: &str| {
+        metrics[&format!("{family}{{listener=\"public\",reason=\"{reason}\"}}")]
+    };
+    assert_eq!(
+        public("matchbook_connections_closed_total", "for_room"),
+        1.0
+    );
+    assert_eq!(public("matchbook_connections_refused_total", "full"), 0.0);
     // Exactly one of the four gave its place back, told why (it was between requests).
     let told = tokio::task::spawn_blocking(move || {
         use std::io::Read;

@@ -390,7 +390,7 @@ fn assert_described_by_types(doc: &Value) {
 /// family has its `# HELP` and `# TYPE` (counter, gauge or histogram) before it, every
 /// value is a number, no sample repeats, and every histogram's buckets rise to `+Inf`,
 /// which equals its `_count`. Returns the samples by `name{labels}`.
-async fn scrape(x: &Exchange) -> std::collections::BTreeMap<String, f64> {
+pub(crate) async fn scrape(x: &Exchange) -> std::collections::BTreeMap<String, f64> {
     let response = x
         .http
         .get(format!("{}/admin/metrics", x.admin))
