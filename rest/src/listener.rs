@@ -28,10 +28,10 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Connections one client address may hold open at once, by default.
 pub const DEFAULT_MAX_PER_ADDRESS: usize = 256;
-/// How long a newcomer waits for the place a connection was asked to give back.
-const ROOM_WAIT: Duration = Duration::from_secs(1);
 /// How long a request's headers may take once their first byte arrived, by default.
 pub const DEFAULT_HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a newcomer waits for the place a connection was asked to give back.
+const ROOM_WAIT: Duration = Duration::from_secs(1);
 
 /// A TCP listener that bounds its open connections (in all and per client address) and
 /// their idle and header time.
@@ -136,9 +136,7 @@ impl LimitedListener {
     pub fn stats(&self) -> ListenerStats {
         self.stats.clone()
     }
-}
 
-impl LimitedListener {
     /// A place for a connection of `ip`: a free one, or one the largest holder is asked
     /// to give back (see [`Places::make_room_for`]) once it has; `None` when neither.
     async fn place_for(&self, ip: IpAddr, cap: usize) -> Option<OwnedSemaphorePermit> {

@@ -345,6 +345,7 @@ impl Instrument {
             _ => self.quote,
         }
     }
+
     /// Parses a price string at this instrument's market precision.
     pub fn parse_price(&self, text: &str) -> Result<Price, ParseDecimalError> {
         fixed::parse_scaled(text, self.spec.market_precision).map(Price)

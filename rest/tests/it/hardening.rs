@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::raw::{raw, raw_from, silent, status_and_code};
+use common::raw::{raw, raw_from, refusal, silent, status_and_code};
 use common::{Exchange, code, settings};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -292,12 +292,8 @@ async fn one_address_cannot_take_every_connection() {
     let stats = exchange.server.public_connections.clone();
     // Two silent connections from 127.0.0.1 hold that address's share.
     let held = silent(addr, &stats, 2).await;
-    let third =
-        tokio::task::spawn_blocking(move || raw(addr, b"GET /v1/time HTTP/1.1\r\nhost: x\r\n\r\n"))
-            .await
-            .expect("thread");
     assert_eq!(
-        status_and_code(&third),
+        refusal(addr).await,
         (429, "TOO_MANY_CONNECTIONS".to_owned())
     );
     assert_eq!(stats.refused_per_address(), 1);

@@ -7,7 +7,7 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::raw::{raw, raw_from, silent, status_and_code};
+use common::raw::{raw_from, refusal, silent, status_and_code};
 use common::{Exchange, code, data_dir, settings};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
@@ -160,12 +160,8 @@ async fn silent_connections_are_closed_and_open_connections_are_bounded() {
     assert_eq!(stats.closed_idle(), 0);
     // A third from the same address finds no place, and none can be made for it (its
     // address holds them all): told so at once.
-    let third =
-        tokio::task::spawn_blocking(move || raw(addr, b"GET /v1/time HTTP/1.1\r\nhost: x\r\n\r\n"))
-            .await
-            .expect("thread");
     assert_eq!(
-        status_and_code(&third),
+        refusal(addr).await,
         (503, "TOO_MANY_CONNECTIONS".to_owned())
     );
     assert_eq!((stats.refused_full(), stats.closed_for_room()), (1, 0));

@@ -55,6 +55,15 @@ pub async fn raw_from(addr: SocketAddr, local: [u8; 4], request: &'static [u8]) 
         .expect("thread")
 }
 
+/// The status and `error` code of a bare `GET /v1/time` from 127.0.0.1 (for a refusal).
+pub async fn refusal(addr: SocketAddr) -> (u16, String) {
+    let answer =
+        tokio::task::spawn_blocking(move || raw(addr, b"GET /v1/time HTTP/1.1\r\nhost: x\r\n\r\n"))
+            .await
+            .expect("thread");
+    status_and_code(&answer)
+}
+
 /// `n` connections from 127.0.0.1 that send nothing, once the listener of `stats` holds
 /// at least `n` open.
 pub async fn silent(
