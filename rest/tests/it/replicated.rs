@@ -476,14 +476,7 @@ async fn every_acknowledged_order_is_open(
     key: &str,
     acked: &[String],
 ) {
-    for id in acked {
-        let (code, status) = order_status(&leader.base, key, &json!(id)).await;
-        assert_eq!(
-            (code, status.as_str()),
-            (StatusCode::OK, Some("OPEN")),
-            "{id}"
-        );
-    }
+    all_open(&leader.base, key, acked).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
     while order_status(&follower.base, key, &json!(acked[0])).await.0 != StatusCode::OK {
         assert!(
@@ -492,8 +485,13 @@ async fn every_acknowledged_order_is_open(
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    all_open(&follower.base, key, acked).await;
+}
+
+/// Every order of `acked` is open as the node at `base` answers.
+async fn all_open(base: &str, key: &str, acked: &[String]) {
     for id in acked {
-        let (code, status) = order_status(&follower.base, key, &json!(id)).await;
+        let (code, status) = order_status(base, key, &json!(id)).await;
         assert_eq!(
             (code, status.as_str()),
             (StatusCode::OK, Some("OPEN")),
