@@ -312,8 +312,8 @@ impl Member {
     }
 
     fn note_leader(&mut self, leader: Option<String>) {
-        // A lease read from a replica that is behind may still name this node: it does
-        // not lead, so it knows no leader yet (and never forwards to itself).
+        // A follower never forwards to itself, whatever the lease said (it reads the
+        // stream leader's copy, but that leader may have just changed).
         let leader = leader.filter(|node| *node != self.config.node);
         let known = self.status.leader();
         let address = match (&leader, &known) {

@@ -95,8 +95,8 @@ impl NameClaim {
     /// died) may still have been stored: the claim is this process's as long as it holds
     /// this process's own text.
     fn recheck(&mut self, lease: &Lease) -> NameState {
-        let entry = match lease.block_on(lease.store().entry(&self.key)) {
-            Ok(entry) => entry.filter(|e| e.operation == kv::Operation::Put),
+        let entry = match lease.latest(&self.key) {
+            Ok(entry) => entry,
             // Asked again at the next renewal.
             Err(_) => return NameState::Held,
         };
@@ -118,8 +118,8 @@ impl NameClaim {
 
     fn claim(&mut self, lease: &Lease, now: Instant) -> NameState {
         let value: bytes::Bytes = self.instance.clone().into_bytes().into();
-        let entry = match lease.block_on(lease.store().entry(&self.key)) {
-            Ok(entry) => entry.filter(|e| e.operation == kv::Operation::Put),
+        let entry = match lease.latest(&self.key) {
+            Ok(entry) => entry,
             Err(_) => return NameState::Waiting,
         };
         let taken = match entry {
