@@ -104,7 +104,8 @@ fn write_journal_seed() {
     let w =
         matchbook_bench::workload::generate_funded(matchbook_bench::workload::EXCHANGE_CORE, 3, 40);
     let storage = MemoryStorage::default();
-    let (mut journal, _) = Journal::open(storage.clone(), SyncPolicy::Never).expect("journal");
+    // Synced, or the storage's durable bytes would be the magic alone.
+    let (mut journal, _) = Journal::open(storage.clone(), SyncPolicy::EveryBatch).expect("journal");
     for (i, command) in w.setup.iter().take(4).chain(&w.commands).enumerate() {
         journal
             .append(matchbook_bench::workload::time_of(i), command)
@@ -173,6 +174,12 @@ fn the_snapshot_seed_is_accepted_by_the_load_check() {
         matchbook::snapshot::Snapshot::from_bytes(&bytes.expect("seed")).expect("intact")
     };
     let snapshot = read("seed-file");
+    // Rewritten with `write_seed_corpus` when the format changes.
+    assert_eq!(
+        snapshot.version,
+        matchbook::snapshot::VERSION,
+        "today's format"
+    );
     let reference = matchbook::Engine::new(matchbook::demo::config()).expect("demo");
     let engine = snapshot.engine(&reference).expect("consistent");
     let legacy = read("seed-file-v6")
@@ -194,6 +201,24 @@ fn the_snapshot_seed_is_accepted_by_the_load_check() {
     assert!(
         candles.iter().sum::<usize>() > 0,
         "the seed has market data to check"
+    );
+}
+
+/// The committed journal seed is a journal of commands (it was the magic alone, written
+/// unsynced), so the fuzzer starts from records and not only from a bare header.
+#[test]
+fn the_journal_seed_holds_commands() {
+    use matchbook::journal::{Journal, MemoryStorage, SyncPolicy};
+    let seed = std::fs::read(fuzz_dir().join("corpus/journal_decode/seed-journal"));
+    let mut file = matchbook::journal::MAGIC.to_vec();
+    file.extend_from_slice(&seed.expect("seed"));
+    let storage = MemoryStorage::default();
+    storage.set_durable(file);
+    let (_, recovered) = Journal::open(storage, SyncPolicy::Never).expect("a journal");
+    assert!(
+        recovered.entries.len() > 40,
+        "{} records",
+        recovered.entries.len()
     );
 }
 
