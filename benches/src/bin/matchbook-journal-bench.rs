@@ -81,7 +81,7 @@ fn main() {
         results[0] / results[1],
         results[0] / results[2]
     );
-    let through_runtime = through_runtime(&w, &dir);
+    let through_runtime = through_runtime(&w, &dir, 1e9 / results[0]);
     println!(
         "runtime slowdown with the journal (fsync per batch, pipelined): {:.2}x; with snapshots every 100k as well: {:.2}x",
         through_runtime[0] / through_runtime[1],
@@ -183,8 +183,9 @@ fn recovery(w: &workload::Workload, dir: &std::path::Path, engine: &matchbook::E
 /// with the journal, batches are written and synced on the journal thread while the
 /// engine applies the next, and answers wait for their batch. Commands answered a second
 /// without a journal, with one, with snapshots every 100,000 as well, and with snapshots
-/// every 5,000 (due faster than the writer writes them).
-fn through_runtime(w: &workload::Workload, dir: &std::path::Path) -> Vec<f64> {
+/// every 5,000 (due faster than the writer writes them). `alone_nanos`: the engine
+/// alone's time a command, which the matching thread's busy time is compared with.
+fn through_runtime(w: &workload::Workload, dir: &std::path::Path, alone_nanos: f64) -> Vec<f64> {
     let modes = [
         ("off", false, 0),
         ("fsync", true, 0),
@@ -192,17 +193,19 @@ fn through_runtime(w: &workload::Workload, dir: &std::path::Path) -> Vec<f64> {
         ("fsync+snap/5k", true, 5_000),
     ];
     (modes.into_iter())
-        .map(|(mode, durable, snapshot_every)| runtime_run(w, dir, mode, durable, snapshot_every))
+        .map(|(mode, durable, snapshot_every)| {
+            runtime_run(w, dir, (mode, durable, snapshot_every), alone_nanos)
+        })
         .collect()
 }
 
-/// One run through the runtime: commands answered a second.
+/// One run through the runtime in `(mode, durable, snapshot_every)`: commands answered
+/// a second.
 fn runtime_run(
     w: &workload::Workload,
     dir: &std::path::Path,
-    mode: &str,
-    durable: bool,
-    snapshot_every: u64,
+    (mode, durable, snapshot_every): (&str, bool, u64),
+    alone_nanos: f64,
 ) -> f64 {
     let _ = std::fs::remove_dir_all(dir);
     let (runtime, writer) = start_runtime(w, dir, durable, snapshot_every);
@@ -222,7 +225,13 @@ fn runtime_run(
             }
         }
     }
+    // Every command answered, while the stages still run: their threads' CPU accounts.
+    while answered.load(std::sync::atomic::Ordering::Relaxed) < w.commands.len() {
+        std::thread::yield_now();
+    }
     let stats = handle.stats();
+    let busy = handle.live_stats().matching_time().counts();
+    let threads = stage_threads();
     runtime.shutdown().expect("stop");
     let seconds = started.elapsed().as_secs_f64();
     let rate = answered.load(std::sync::atomic::Ordering::Relaxed) as f64 / seconds;
@@ -249,7 +258,63 @@ fn runtime_run(
         stats.snapshots,
         stats.longest_snapshot_copy_nanos as f64 / 1e6
     );
+    let (median, mean) = busy_per_command(&busy);
+    println!(
+        "  matching thread busy a command: median {median} ns, mean {mean:.0} ns; the engine alone {alone_nanos:.0} ns: {:.2}x (mean)",
+        mean / alone_nanos
+    );
+    let per_command = |nanos: u64| nanos as f64 / w.commands.len() as f64;
+    for (name, on_cpu, waiting, faults) in threads {
+        println!(
+            "  thread {name:<16} on a CPU {:>5.0} ns a command, runnable but waiting for one {:>5.0} ns, {:.3} page faults a command",
+            per_command(on_cpu),
+            per_command(waiting),
+            faults as f64 / w.commands.len() as f64
+        );
+    }
     rate
+}
+
+/// Each of this process's runtime threads (`matchbook-*`): its name, the time it ran on a
+/// CPU and the time it was ready to run but waited for one, in nanoseconds, and its minor
+/// page faults (`/proc/self/task/*/schedstat` and `stat`, Linux; nothing elsewhere).
+fn stage_threads() -> Vec<(String, u64, u64, u64)> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    let mut threads: Vec<(String, u64, u64, u64)> = (tasks.flatten())
+        .filter_map(|task| {
+            let name = std::fs::read_to_string(task.path().join("comm")).ok()?;
+            let name = name.trim().to_owned();
+            let sched = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
+            let mut fields = sched.split_whitespace().map(|f| f.parse::<u64>().ok());
+            let (on_cpu, waiting) = (fields.next()??, fields.next()??);
+            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            // After the name in parentheses: state, then minflt is the eighth field.
+            let after_name = stat.rsplit_once(')')?.1;
+            let faults = after_name.split_whitespace().nth(7)?.parse().ok()?;
+            name.starts_with("matchbook-")
+                .then_some((name, on_cpu, waiting, faults))
+        })
+        .filter(|(name, ..)| name != "matchbook-journ")
+        .collect();
+    threads.sort();
+    threads
+}
+
+/// The median and the mean of the matching thread's busy time a command (each batch's
+/// time shared by its commands), from its histogram's counts: each bucket taken at its
+/// middle, 2.2 % wide.
+fn busy_per_command(counts: &[u64]) -> (u64, f64) {
+    use matchbook::runtime::Histogram;
+    let median = Histogram::quantile_of(counts, 0.5).unwrap_or(0);
+    let (mut total, mut samples) = (0.0, 0.0);
+    for (bucket, &n) in counts.iter().enumerate().filter(|(_, n)| **n > 0) {
+        let (low, high) = Histogram::bucket_bounds(bucket);
+        total += n as f64 * (low as f64 + high.saturating_sub(low) as f64 / 2.0);
+        samples += n as f64;
+    }
+    (median, total / samples.max(1.0))
 }
 
 /// The runtime on the prepared engine, durable on a journal in `dir` (with its snapshot
