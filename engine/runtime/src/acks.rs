@@ -11,7 +11,7 @@ use crossbeam_channel::Receiver;
 
 use crate::handle::Outcome;
 use crate::matching::AckWork;
-use crate::output::Published;
+use crate::output::{Published, Returns};
 use crate::stats::RuntimeStats;
 
 /// The outcome of command `index` of `published` (its events copied out).
@@ -25,8 +25,8 @@ pub(crate) fn outcome_of(published: &Published, index: usize) -> Option<Outcome>
     })
 }
 
-/// Runs until matching stops.
-pub(crate) fn run_acks(inbox: &Receiver<AckWork>, stats: &RuntimeStats) {
+/// Runs until matching stops; hands each batch back when done with it.
+pub(crate) fn run_acks(inbox: &Receiver<AckWork>, stats: &RuntimeStats, returns: &Returns) {
     while let Ok(AckWork::Batch { published, replies }) = inbox.recv() {
         if let Some(seq) = published.last_seq() {
             stats.acked.store(seq, Ordering::Release);
@@ -39,5 +39,6 @@ pub(crate) fn run_acks(inbox: &Receiver<AckWork>, stats: &RuntimeStats) {
                 reply(outcome);
             }
         }
+        returns.give_back(published);
     }
 }

@@ -218,22 +218,25 @@ impl Runtime {
         let sink = plan.map(|p| p.sink);
         // Spawned from the end of the pipeline back: if a spawn fails, the senders held by
         // the closures not yet started are dropped and the stages already running stop.
+        let (returns, spares) = output::returns();
         let replica = engine.clone();
         let market_stats = stats.clone();
+        let market_returns = returns.clone();
         let market = spawn("matchbook-market", move || {
             let stage = MarketStage::new(replica, market, sink, &market_stats);
-            stage
-                .resuming_after(resumes_after)
+            (stage.resuming_after(resumes_after))
+                .returning(market_returns)
                 .run(&market_inbox, &read_inbox)
         })?;
         let acks_stats = stats.clone();
         let acks = spawn("matchbook-acks", move || {
-            acks::run_acks(&acks_inbox, &acks_stats)
+            acks::run_acks(&acks_inbox, &acks_stats, &returns)
         })?;
         let outputs = Outputs {
             acks: to_acks,
             market: to_market,
             subscribers: Vec::new(),
+            spares,
         };
         let matching_stats = stats.clone();
         let matching = spawn("matchbook-matching", move || {

@@ -28,7 +28,7 @@ use matchbook_store::snapshot::{Captured, SnapshotSink};
 use crate::acks::outcome_of;
 use crate::handle::{MarketReply, ReadRequest, ReadView};
 use crate::matching::MarketWork;
-use crate::output::Published;
+use crate::output::{Published, Returns};
 use crate::stats::{RuntimeStats, raise};
 
 /// How often an owed snapshot copy looks for room while nothing else arrives.
@@ -72,6 +72,8 @@ pub(crate) struct MarketStage<'a> {
     sink: Option<SnapshotSink>,
     /// A snapshot copy fell due while the writer had one waiting: taken once it has room.
     owed: bool,
+    /// Where each applied batch goes back to matching.
+    returns: Option<Returns>,
     stats: &'a RuntimeStats,
 }
 
@@ -92,6 +94,7 @@ impl<'a> MarketStage<'a> {
             scratch: Vec::new(),
             sink,
             owed: false,
+            returns: None,
             stats,
         }
     }
@@ -100,6 +103,12 @@ impl<'a> MarketStage<'a> {
     /// numbered from there until the next command).
     pub(crate) fn resuming_after(mut self, seq: u64) -> Self {
         self.seq = seq;
+        self
+    }
+
+    /// The stage handing each batch back to matching once applied.
+    pub(crate) fn returning(mut self, returns: Returns) -> Self {
+        self.returns = Some(returns);
         self
     }
 
@@ -174,6 +183,9 @@ impl<'a> MarketStage<'a> {
                 snapshot,
             } => {
                 self.apply(&published, replies, snapshot);
+                if let Some(returns) = &self.returns {
+                    returns.give_back(published);
+                }
                 true
             }
             MarketWork::Stop => false,

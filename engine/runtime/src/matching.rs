@@ -10,10 +10,10 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender};
-use matchbook_core::Engine;
+use matchbook_core::{Engine, EventRecord};
 
 use crate::handle::{AckReply, MarketReply, Reply};
-use crate::output::{MatchedCommand, Published, Subscriber, offer};
+use crate::output::{Published, Subscriber, empty_events, offer};
 use crate::sequencer::Sequenced;
 use crate::stats::{RuntimeStats, raise};
 
@@ -42,6 +42,8 @@ pub(crate) struct Outputs {
     pub(crate) acks: Sender<AckWork>,
     pub(crate) market: Sender<MarketWork>,
     pub(crate) subscribers: Vec<Subscriber>,
+    /// Event buffers the stages handed back, to fill again.
+    pub(crate) spares: Receiver<Vec<EventRecord>>,
 }
 
 /// Runs until the last batch; returns the engine.
@@ -76,27 +78,23 @@ fn publish(
     }
     let count = batch.commands.len();
     let mut published = Published {
-        commands: Vec::with_capacity(count),
-        events: Vec::with_capacity(count * 8),
+        commands: batch.commands,
+        events: empty_events(&outputs.spares, count),
     };
-    let mut acks = Vec::with_capacity(count);
-    let mut market = Vec::new();
-    let mut commands = batch.commands.into_iter().enumerate().peekable();
-    while let Some((index, stamped)) = commands.next() {
+    for index in 0..count {
         // The next command's lines are fetched while this one runs (`Engine::hint_ahead`).
-        if let Some((_, next)) = commands.peek() {
+        if let Some(next) = published.commands.get(index + 1) {
             engine.hint_ahead(&next.command);
         }
         let first = published.events.len();
-        let result = engine.apply(&stamped.command, stamped.time, &mut published.events);
-        published.commands.push(MatchedCommand {
-            seq: stamped.seq,
-            time: stamped.time,
-            command: stamped.command,
-            result,
-            events: first..published.events.len(),
-        });
-        match stamped.reply {
+        let matched = &mut published.commands[index];
+        matched.result = engine.apply(&matched.command, matched.time, &mut published.events);
+        matched.events = first..published.events.len();
+    }
+    let mut acks = Vec::with_capacity(count);
+    let mut market = Vec::new();
+    for (index, reply) in batch.replies.into_iter().enumerate() {
+        match reply {
             Reply::Ack(reply) => acks.push((index, reply)),
             Reply::Market(reply) => market.push((index, reply)),
             Reply::Replicated => {}

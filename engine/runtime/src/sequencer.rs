@@ -9,12 +9,12 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crossbeam_channel::{Receiver, Sender};
-use matchbook_core::{Command, Timestamp};
+use matchbook_core::{Applied, Command, Timestamp};
 use matchbook_store::journal::{CommandLog, JournalEntry};
 
 use crate::clock::Clock;
 use crate::handle::{Reply, Request};
-use crate::output::SubscribeRequest;
+use crate::output::{MatchedCommand, SubscribeRequest};
 use crate::stats::RuntimeStats;
 
 /// Most requests taken into one batch (one journal commit). Matching only sees a batch
@@ -22,18 +22,15 @@ use crate::stats::RuntimeStats;
 /// producer offering 1 M commands/s was held to 0.96 M/s by fsyncs of about 0.4 ms.
 pub(crate) const MAX_BATCH: usize = 4096;
 
-/// A command with its number and time.
-pub(crate) struct Stamped {
-    pub(crate) seq: u64,
-    pub(crate) time: Timestamp,
-    pub(crate) command: Command,
-    pub(crate) reply: Reply,
-}
-
 /// A durable batch on its way to matching.
 #[derive(Default)]
 pub(crate) struct Sequenced {
-    pub(crate) commands: Vec<Stamped>,
+    /// The commands with their numbers and times, laid out as matching publishes them:
+    /// it fills in each result where the command lies, rather than move every command
+    /// (over 200 bytes) into a batch of its own.
+    pub(crate) commands: Vec<MatchedCommand>,
+    /// Who waits for each command, in the same order.
+    pub(crate) replies: Vec<Reply>,
     /// Subscriptions to open before the batch is applied.
     pub(crate) subscribers: Vec<SubscribeRequest>,
     /// Copy the state right after this batch.
@@ -42,6 +39,20 @@ pub(crate) struct Sequenced {
     pub(crate) stop: bool,
     /// Step down after this batch (another node leads).
     pub(crate) step_down: bool,
+}
+
+impl Sequenced {
+    /// Adds command `seq` at `time`, answered through `reply` once applied.
+    fn push(&mut self, seq: u64, time: Timestamp, command: Command, reply: Reply) {
+        self.commands.push(MatchedCommand {
+            seq,
+            time,
+            command,
+            result: Ok(Applied::default()),
+            events: 0..0,
+        });
+        self.replies.push(reply);
+    }
 }
 
 /// When snapshots are due: after `every` journalled commands (0: never by count), on
@@ -177,8 +188,10 @@ impl Sequencer {
     /// Takes `first` and whatever else is queued (up to [`MAX_BATCH`]) into one batch,
     /// appending each command to the log.
     fn take(&mut self, first: Request, inbox: &Receiver<Request>) -> std::io::Result<Sequenced> {
+        let capacity = MAX_BATCH.min(inbox.len() + 1);
         let mut batch = Sequenced {
-            commands: Vec::with_capacity(MAX_BATCH.min(inbox.len() + 1)),
+            commands: Vec::with_capacity(capacity),
+            replies: Vec::with_capacity(capacity),
             ..Sequenced::default()
         };
         let mut next = Some(first);
@@ -217,8 +230,8 @@ impl Sequencer {
             self.stats.unadmit();
             return Ok(());
         }
-        let stamped = self.stamp(command, reply)?;
-        batch.commands.push(stamped);
+        let (seq, time) = self.stamp(&command)?;
+        batch.push(seq, time, command, reply);
         Ok(())
     }
 
@@ -236,12 +249,7 @@ impl Sequencer {
             self.next_seq = Some(due + 1);
             self.last = self.last.max(entry.time);
             self.since_snapshot += 1;
-            batch.commands.push(Stamped {
-                seq: entry.seq,
-                time: entry.time,
-                command: entry.command,
-                reply: Reply::Replicated,
-            });
+            batch.push(entry.seq, entry.time, entry.command, Reply::Replicated);
         }
         Ok(())
     }
@@ -267,17 +275,25 @@ impl Sequencer {
 
     /// Drops the batch's own (unstored) commands unanswered; numbering resumes at the first.
     fn drop_own_commands(&mut self, batch: &mut Sequenced) {
-        let own = |c: &Stamped| !matches!(c.reply, Reply::Replicated);
-        if let Some(first) = batch.commands.iter().find(|c| own(c)) {
-            self.next_seq = Some(first.seq);
+        let own = |reply: &Reply| !matches!(reply, Reply::Replicated);
+        if let Some(first) = batch.replies.iter().position(own) {
+            self.next_seq = Some(batch.commands[first].seq);
         }
         let before = batch.commands.len();
-        batch.commands.retain(|c| !own(c));
+        let mut replies = std::mem::take(&mut batch.replies).into_iter();
+        batch
+            .commands
+            .retain(|_| replies.next().is_some_and(|reply| !own(&reply)));
+        // What is left was replicated: nobody waits for it.
+        batch
+            .replies
+            .resize_with(batch.commands.len(), || Reply::Replicated);
         let dropped = (before - batch.commands.len()) as u64;
         self.stats.admitted.fetch_sub(dropped, Ordering::AcqRel);
     }
 
-    fn stamp(&mut self, command: Command, reply: Reply) -> std::io::Result<Stamped> {
+    /// The number and time of `command`, appended to the log if there is one.
+    fn stamp(&mut self, command: &Command) -> std::io::Result<(u64, Timestamp)> {
         // Never backwards, so the journal's times replay in order.
         let now = self.clock.now();
         let time = now.max(self.last);
@@ -290,7 +306,7 @@ impl Sequencer {
         let seq = match self.log.as_mut() {
             Some(log) => {
                 self.since_snapshot += 1;
-                let seq = log.append(time, &command)?;
+                let seq = log.append(time, command)?;
                 match self.next_seq {
                     Some(due) if due != seq => return Err(out_of_step("logged", seq, due)),
                     _ => seq,
@@ -299,12 +315,7 @@ impl Sequencer {
             None => self.next_seq.unwrap_or(1),
         };
         self.next_seq = Some(seq + 1);
-        Ok(Stamped {
-            seq,
-            time,
-            command,
-            reply,
-        })
+        Ok((seq, time))
     }
 
     /// Commits the batch; a failure the log says may be retried is retried (the same
