@@ -264,41 +264,75 @@ fn runtime_run(
         mean / alone_nanos
     );
     let per_command = |nanos: u64| nanos as f64 / w.commands.len() as f64;
-    for (name, on_cpu, waiting, faults) in threads {
+    let per_thousand = |count: u64| count as f64 * 1e3 / w.commands.len() as f64;
+    for t in threads {
         println!(
-            "  thread {name:<16} on a CPU {:>5.0} ns a command, runnable but waiting for one {:>5.0} ns, {:.3} page faults a command",
-            per_command(on_cpu),
-            per_command(waiting),
-            faults as f64 / w.commands.len() as f64
+            "  thread {:<16} on a CPU {:>5.0} ns a command, runnable but waiting for one {:>5.0} ns, {:.3} page faults a command, switches a thousand commands: {:.1} waiting, {:.1} preempted",
+            t.name,
+            per_command(t.on_cpu),
+            per_command(t.waiting),
+            t.faults as f64 / w.commands.len() as f64,
+            per_thousand(t.switches.0),
+            per_thousand(t.switches.1)
         );
     }
     rate
 }
 
-/// Each of this process's runtime threads (`matchbook-*`): its name, the time it ran on a
-/// CPU and the time it was ready to run but waited for one, in nanoseconds, and its minor
-/// page faults (`/proc/self/task/*/schedstat` and `stat`, Linux; nothing elsewhere).
-fn stage_threads() -> Vec<(String, u64, u64, u64)> {
+/// What the scheduler says of one runtime thread.
+struct StageThread {
+    name: String,
+    /// Nanoseconds on a CPU.
+    on_cpu: u64,
+    /// Nanoseconds runnable but waiting for a CPU.
+    waiting: u64,
+    /// Minor page faults.
+    faults: u64,
+    /// Times it gave the CPU up (to wait) and had it taken away (preempted).
+    switches: (u64, u64),
+}
+
+/// Each of this process's runtime threads (`matchbook-*`), from
+/// `/proc/self/task/*/{comm,schedstat,stat,status}` (Linux; nothing elsewhere).
+fn stage_threads() -> Vec<StageThread> {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
         return Vec::new();
     };
-    let mut threads: Vec<(String, u64, u64, u64)> = (tasks.flatten())
+    let mut threads: Vec<StageThread> = (tasks.flatten())
         .filter_map(|task| {
-            let name = std::fs::read_to_string(task.path().join("comm")).ok()?;
-            let name = name.trim().to_owned();
-            let sched = std::fs::read_to_string(task.path().join("schedstat")).ok()?;
+            let read = |file: &str| std::fs::read_to_string(task.path().join(file)).ok();
+            let name = read("comm")?.trim().to_owned();
+            if !name.starts_with("matchbook-") || name == "matchbook-journ" {
+                return None;
+            }
+            let sched = read("schedstat")?;
             let mut fields = sched.split_whitespace().map(|f| f.parse::<u64>().ok());
             let (on_cpu, waiting) = (fields.next()??, fields.next()??);
-            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            let stat = read("stat")?;
             // After the name in parentheses: state, then minflt is the eighth field.
-            let after_name = stat.rsplit_once(')')?.1;
-            let faults = after_name.split_whitespace().nth(7)?.parse().ok()?;
-            name.starts_with("matchbook-")
-                .then_some((name, on_cpu, waiting, faults))
+            let faults = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(7)?
+                .parse()
+                .ok()?;
+            let status = read("status")?;
+            let count = |key: &str| -> Option<u64> {
+                let line = status.lines().find(|l| l.starts_with(key))?;
+                line.split_whitespace().nth(1)?.parse().ok()
+            };
+            let switches = (count("voluntary_ctxt")?, count("nonvoluntary_ctxt")?);
+            Some(StageThread {
+                name,
+                on_cpu,
+                waiting,
+                faults,
+                switches,
+            })
         })
-        .filter(|(name, ..)| name != "matchbook-journ")
         .collect();
-    threads.sort();
+    threads.sort_by(|a, b| a.name.cmp(&b.name));
     threads
 }
 
