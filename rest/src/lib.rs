@@ -29,6 +29,7 @@ pub mod deadlines;
 mod durability;
 pub mod error;
 pub mod format;
+mod forwarded;
 mod group_keys;
 pub mod history;
 mod key_file;

@@ -1,8 +1,10 @@
 //! The client a request comes from, for the per-client limits: its connection's peer, or,
 //! when that peer is one of the operator's trusted proxies (a TLS terminator or load
-//! balancer in front of the exchange), the address that proxy recorded in
-//! `X-Forwarded-For`. The header is read only from a trusted peer, so a client cannot
-//! name itself another address to escape its limits.
+//! balancer in front of the exchange), the address that proxy recorded in the header the
+//! operator says its proxies write: `X-Forwarded-For` (the default) or the standard
+//! `Forwarded`. The header is read only from a trusted peer, and only the one configured
+//! (a proxy that writes one passes the other on as the client sent it), so a client
+//! cannot name itself another address to escape its limits.
 
 use std::net::{IpAddr, SocketAddr};
 use std::str::FromStr;
@@ -81,38 +83,113 @@ pub(crate) fn client_of(ip: IpAddr) -> IpAddr {
     }
 }
 
-/// The proxies whose `X-Forwarded-For` is believed (none by default). Cheap to clone.
+/// Which header the trusted proxies record the client in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ForwardedHeader {
+    /// `X-Forwarded-For: 203.0.113.7, 10.0.0.5` (nginx, most load balancers).
+    #[default]
+    XForwardedFor,
+    /// `Forwarded: for=203.0.113.7, for="[2001:db8::1]:4711"` (RFC 7239).
+    Forwarded,
+}
+
+/// Why a header name could not be read as one of [`ForwardedHeader`].
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{0:?}: X-Forwarded-For or Forwarded")]
+pub struct BadForwardedHeader(String);
+
+impl FromStr for ForwardedHeader {
+    type Err = BadForwardedHeader;
+
+    fn from_str(name: &str) -> Result<Self, BadForwardedHeader> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Ok(Self::XForwardedFor),
+            "forwarded" => Ok(Self::Forwarded),
+            _ => Err(BadForwardedHeader(name.to_owned())),
+        }
+    }
+}
+
+impl ForwardedHeader {
+    /// The header's name, as sent.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::XForwardedFor => "x-forwarded-for",
+            Self::Forwarded => "forwarded",
+        }
+    }
+
+    /// The header's value naming `client` as the hop it was reached from.
+    pub fn value_for(self, client: IpAddr) -> String {
+        match (self, client) {
+            (Self::XForwardedFor, client) => client.to_string(),
+            (Self::Forwarded, IpAddr::V4(v4)) => format!("for={v4}"),
+            (Self::Forwarded, IpAddr::V6(v6)) => format!("for=\"[{v6}]\""),
+        }
+    }
+
+    /// The addresses of one value of the header, nearest hop first; `None` where an
+    /// entry is not an address.
+    fn hops(self, value: &str) -> Vec<Option<IpAddr>> {
+        match self {
+            Self::XForwardedFor => value
+                .rsplit(',')
+                .map(|entry| forwarded_address(entry.trim()))
+                .collect(),
+            Self::Forwarded => crate::forwarded::nodes_from_the_right(value).collect(),
+        }
+    }
+}
+
+/// The proxies whose forwarding header is believed (none by default), and which header
+/// that is. Cheap to clone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TrustedProxies(Arc<[Network]>);
+pub struct TrustedProxies {
+    networks: Arc<[Network]>,
+    header: ForwardedHeader,
+}
 
 impl TrustedProxies {
-    /// Trusts `networks`.
+    /// Trusts `networks`, whose `X-Forwarded-For` names the client.
     pub fn new(networks: Vec<Network>) -> Self {
-        Self(networks.into())
+        Self {
+            networks: networks.into(),
+            header: ForwardedHeader::default(),
+        }
+    }
+
+    /// The same proxies, read from `header` instead.
+    pub fn reading(self, header: ForwardedHeader) -> Self {
+        Self { header, ..self }
+    }
+
+    /// The header these proxies record the client in.
+    pub fn header(&self) -> ForwardedHeader {
+        self.header
     }
 
     /// Whether a connection from `ip` is a trusted proxy's.
     pub fn trusts(&self, ip: IpAddr) -> bool {
-        self.0.iter().any(|n| n.contains(ip))
+        self.networks.iter().any(|n| n.contains(ip))
     }
 
     /// The client of a request that came over a connection from `peer`: `peer` itself
-    /// unless it is trusted; otherwise the nearest address in `X-Forwarded-For` (read from
-    /// the right, where each proxy appends the address it was reached from) that is not a
-    /// trusted proxy's. An entry that is not an address stops the walk at the proxy that
-    /// wrote it: the client is then that proxy, as if it had sent the request itself.
+    /// unless it is trusted; otherwise the nearest address in the configured header (read
+    /// from the right, where each proxy appends the address it was reached from) that is
+    /// not a trusted proxy's. An entry that is not an address stops the walk at the proxy
+    /// that wrote it: the client is then that proxy, as if it had sent the request itself.
     pub fn client(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
         let mut client = peer;
         if !self.trusts(client) {
             return client;
         }
-        let hops = headers.get_all("x-forwarded-for").iter().rev();
-        for value in hops {
+        let values = headers.get_all(self.header.name()).iter().rev();
+        for value in values {
             let Ok(text) = value.to_str() else {
                 return client;
             };
-            for entry in text.rsplit(',') {
-                let Some(address) = forwarded_address(entry.trim()) else {
+            for hop in self.header.hops(text) {
+                let Some(address) = hop else {
                     return client;
                 };
                 client = address;
@@ -227,5 +304,64 @@ mod tests {
             ip("10.0.0.5"),
             "the proxy that wrote what is not an address"
         );
+    }
+
+    #[test]
+    fn only_the_configured_header_names_the_client() {
+        let standard = proxies(&["127.0.0.1", "10.0.0.0/8"]).reading(ForwardedHeader::Forwarded);
+        let peer = ip("127.0.0.1");
+        let mut headers = forwarded(&["198.51.100.99"]);
+        headers.append(
+            "forwarded",
+            "for=1.1.1.1, for=\"[2001:db8::9]:4711\";proto=https, for=10.0.0.5"
+                .parse()
+                .expect("header value"),
+        );
+        assert_eq!(standard.client(peer, &headers), ip("2001:db8::9"));
+        assert_eq!(
+            proxies(&["127.0.0.1", "10.0.0.0/8"]).client(peer, &headers),
+            ip("198.51.100.99"),
+            "X-Forwarded-For, the default, with Forwarded passed on as the client wrote it"
+        );
+        let unknown: HeaderMap = [(
+            axum::http::header::FORWARDED,
+            "for=203.0.113.7, for=unknown"
+                .parse()
+                .expect("header value"),
+        )]
+        .into_iter()
+        .collect();
+        assert_eq!(
+            standard.client(peer, &unknown),
+            peer,
+            "the proxy that wrote it"
+        );
+    }
+
+    #[test]
+    fn a_relayed_client_reads_back_as_itself_in_either_header() {
+        for header in [ForwardedHeader::XForwardedFor, ForwardedHeader::Forwarded] {
+            let trusted = proxies(&["127.0.0.1"]).reading(header);
+            for client in ["203.0.113.7", "2001:db8::1"] {
+                let value = header.value_for(ip(client));
+                let headers: HeaderMap = [(
+                    axum::http::HeaderName::from_static(header.name()),
+                    value.parse().expect("header value"),
+                )]
+                .into_iter()
+                .collect();
+                assert_eq!(
+                    trusted.client(ip("127.0.0.1"), &headers),
+                    ip(client),
+                    "{value}"
+                );
+            }
+        }
+        assert_eq!("Forwarded".parse(), Ok(ForwardedHeader::Forwarded));
+        assert_eq!(
+            " x-forwarded-for ".parse(),
+            Ok(ForwardedHeader::XForwardedFor)
+        );
+        assert!("X-Real-IP".parse::<ForwardedHeader>().is_err());
     }
 }

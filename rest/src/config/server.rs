@@ -65,8 +65,11 @@ pub struct ServerSection {
     /// Requests per minute one address may send without a valid key (default 6000).
     pub public_rate_limit_per_minute: Option<u32>,
     /// Addresses or networks of the proxies in front of the exchange, whose
-    /// `X-Forwarded-For` names the client (default none).
+    /// `X-Forwarded-For` (or `forwarded_header`) names the client (default none).
     pub trusted_proxies: Option<Vec<String>>,
+    /// The header the trusted proxies name the client in: `X-Forwarded-For` (default) or
+    /// `Forwarded` (RFC 7239).
+    pub forwarded_header: Option<String>,
     /// Seconds a request's headers may take once begun, and its body after them (default
     /// 10; 1 to [`MAX_DEADLINE_SECONDS`]).
     pub header_timeout_seconds: Option<u64>,
@@ -147,6 +150,12 @@ impl Settings {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| ConfigFileError::Invalid(format!("[server] trusted_proxies {e}")))?;
             self.trusted_proxies = crate::proxies::TrustedProxies::new(networks);
+        }
+        if let Some(name) = &server.forwarded_header {
+            let header = name
+                .parse()
+                .map_err(|e| ConfigFileError::Invalid(format!("[server] forwarded_header {e}")))?;
+            self.trusted_proxies = self.trusted_proxies.clone().reading(header);
         }
         self.snapshot_every = server.snapshot_every.unwrap_or(self.snapshot_every);
         self.apply_sizes(server)?;
@@ -296,6 +305,31 @@ mod tests {
             Err(ConfigFileError::Invalid(why)) => {
                 assert!(
                     why.contains("trusted_proxies") && why.contains("10.0.0.0/40"),
+                    "{why}"
+                );
+            }
+            other => panic!("{:?}", other.map(|_| "accepted")),
+        }
+    }
+
+    #[test]
+    fn the_forwarded_header_is_one_of_two_names() {
+        use crate::proxies::ForwardedHeader;
+        let header = |text: &str| settings(text).map(|s| s.trusted_proxies.header());
+        assert_eq!(header("").ok(), Some(ForwardedHeader::XForwardedFor));
+        let standard = r#"forwarded_header = "Forwarded"
+            trusted_proxies = ["127.0.0.1"]"#;
+        assert_eq!(header(standard).ok(), Some(ForwardedHeader::Forwarded));
+        let taken = settings(standard).expect("both");
+        assert!(
+            taken
+                .trusted_proxies
+                .trusts("127.0.0.1".parse().expect("ip"))
+        );
+        match settings(r#"forwarded_header = "X-Real-IP""#) {
+            Err(ConfigFileError::Invalid(why)) => {
+                assert!(
+                    why.contains("forwarded_header") && why.contains("X-Real-IP"),
                     "{why}"
                 );
             }

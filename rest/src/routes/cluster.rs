@@ -19,14 +19,18 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 use crate::error::ApiError;
+use crate::proxies::ForwardedHeader;
 use crate::routes::{HANDLER_TIMEOUT, MAX_BODY_BYTES};
 use crate::state::Shared;
 
 /// Marks a request one node forwarded to another: the receiver never forwards it again.
-const FORWARDED: HeaderName = HeaderName::from_static("x-matchbook-forwarded-by");
+const FORWARDED_BY: HeaderName = HeaderName::from_static("x-matchbook-forwarded-by");
 
-/// The client a proxy took a request from (the header `proxies.rs` reads).
-const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
+/// The headers a proxy names the client in (`proxies.rs` reads the one configured).
+const CLIENT_HEADERS: [HeaderName; 2] = [
+    header::FORWARDED,
+    HeaderName::from_static("x-forwarded-for"),
+];
 
 /// `GET /v1/health`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -177,10 +181,11 @@ async fn forward(
     });
     // No second hop: a node that was sent a request believing it leads and does not is
     // between roles; the client tries again.
-    let (Some(base), false) = (base, request.headers().contains_key(FORWARDED)) else {
+    let (Some(base), false) = (base, request.headers().contains_key(FORWARDED_BY)) else {
         return ApiError::Runtime(matchbook::runtime::RuntimeError::NotLeader).into_response();
     };
     let client = super::client_address(&request, &state);
+    let client = client.map(|ip| (state.trusted_proxies.header(), ip));
     match relay(base, &node.name, client, request).await {
         Ok(response) => response,
         Err(error) => {
@@ -217,14 +222,14 @@ fn hop_by_hop(name: &HeaderName) -> bool {
 }
 
 /// Sends `request` to `base` as it came, but for `X-Forwarded-For`: the leader is told
-/// the `client` this node took the request from, as any proxy tells the server behind it,
-/// and never what the client wrote there itself (a leader that trusts its followers
-/// would count the request against an address of the client's choosing). Returns the
-/// answer as it came back.
+/// the `client` this node took the request from, in the header the group's proxies write,
+/// as any proxy tells the server behind it, and never what the client wrote in either
+/// header itself (a leader that trusts its followers would count the request against an
+/// address of the client's choosing). Returns the answer as it came back.
 async fn relay(
     base: &str,
     node: &str,
-    client: Option<IpAddr>,
+    client: Option<(ForwardedHeader, IpAddr)>,
     request: Request,
 ) -> Result<Response, reqwest::Error> {
     let (parts, body) = request.into_parts();
@@ -235,14 +240,18 @@ async fn relay(
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let mut outgoing = http_client().request(parts.method, format!("{base}{path}"));
     for (name, value) in &parts.headers {
-        if !hop_by_hop(name) && name != X_FORWARDED_FOR {
+        if !hop_by_hop(name) && !CLIENT_HEADERS.contains(name) {
             outgoing = outgoing.header(name, value);
         }
     }
-    if let Some(client) = client {
-        outgoing = outgoing.header(X_FORWARDED_FOR, client.to_string());
+    if let Some((header, client)) = client {
+        outgoing = outgoing.header(header.name(), header.value_for(client));
     }
-    let answer = outgoing.header(FORWARDED, node).body(bytes).send().await?;
+    let answer = outgoing
+        .header(FORWARDED_BY, node)
+        .body(bytes)
+        .send()
+        .await?;
     let status = StatusCode::from_u16(answer.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
     let mut response = Response::builder().status(status);
     for (name, value) in answer.headers() {

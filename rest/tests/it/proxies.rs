@@ -1,5 +1,6 @@
 //! An exchange behind a proxy (a TLS terminator, a load balancer): with the proxy trusted,
-//! each client behind it has its own public rate window, named by `X-Forwarded-For`, and
+//! each client behind it has its own public rate window, named by `X-Forwarded-For` (or
+//! by `Forwarded`, when the operator says the proxies write that one instead), and
 //! the proxy's connections are not held to one address's share; without it, the header
 //! changes nothing, so a client cannot name itself another address to escape its limit;
 //! and a follower of a replicated group relays for its clients as such a proxy does.
@@ -7,7 +8,7 @@
 use crate::common;
 
 use common::{Exchange, code, settings};
-use matchbook_rest::proxies::TrustedProxies;
+use matchbook_rest::proxies::{ForwardedHeader, TrustedProxies};
 use reqwest::StatusCode;
 
 const LIMIT: u32 = 3;
@@ -15,11 +16,17 @@ const LIMIT: u32 = 3;
 /// How many of `n` keyless requests naming `client` in `X-Forwarded-For` were answered 200
 /// (the rest must be 429 `RATELIMIT`).
 async fn admitted(exchange: &Exchange, client: &str, n: usize) -> usize {
+    admitted_with(exchange, ("x-forwarded-for", client), n).await
+}
+
+/// How many of `n` keyless requests carrying `header` were answered 200 (the rest must
+/// be 429 `RATELIMIT`).
+async fn admitted_with(exchange: &Exchange, (name, value): (&str, &str), n: usize) -> usize {
     let http = reqwest::Client::new();
     let mut ok = 0;
     for _ in 0..n {
         let answer = (http.get(format!("{}/v1/time", exchange.base)))
-            .header("x-forwarded-for", client)
+            .header(name, value)
             .send()
             .await
             .expect("answered");
@@ -67,6 +74,31 @@ async fn behind_a_trusted_proxy_each_forwarded_client_has_its_own_window() {
     let held = common::raw::silent(exchange.server.addr, &stats, 5).await;
     assert_eq!(stats.refused_per_address(), 0);
     drop(held);
+    exchange.stop().await;
+}
+
+/// Proxies that write the standard `Forwarded` header: each client it names has its own
+/// window, and an `X-Forwarded-For` (which such a proxy passes on as the client wrote
+/// it) names nobody.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn behind_a_proxy_writing_forwarded_that_header_alone_names_the_client() {
+    let mut s = settings(common::data_dir());
+    s.public_rate_limit_per_minute = LIMIT;
+    s.trusted_proxies = TrustedProxies::new(vec!["127.0.0.1".parse().expect("network")])
+        .reading(ForwardedHeader::Forwarded);
+    let exchange = Exchange::with(s).await;
+    early_in_a_minute().await;
+    let v6 = ("forwarded", "for=\"[2001:db8::7]:4711\";proto=https");
+    assert_eq!(admitted_with(&exchange, v6, 6).await, LIMIT as usize);
+    let v4 = ("Forwarded", "for=unknown, for=203.0.113.8");
+    assert_eq!(admitted_with(&exchange, v4, 6).await, LIMIT as usize);
+    // Without a Forwarded header the request is the proxy's own, whatever else it says.
+    assert_eq!(admitted(&exchange, "203.0.113.9", 6).await, LIMIT as usize);
+    assert_eq!(
+        admitted(&exchange, "203.0.113.10", 2).await,
+        0,
+        "127.0.0.1's window"
+    );
     exchange.stop().await;
 }
 
