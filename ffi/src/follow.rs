@@ -111,6 +111,7 @@ impl Follow {
                             self.pending.push(*record);
                         }
                     }
+                    self.subscription.done_with(batch);
                 }
                 Ok(None) => return Ok(()),
                 Err(reason) => {

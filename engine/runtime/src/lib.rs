@@ -221,7 +221,7 @@ impl Runtime {
         let (returns, spares) = output::returns();
         let replica = engine.clone();
         let market_stats = stats.clone();
-        let market_returns = returns.clone();
+        let (market_returns, acks_returns) = (returns.clone(), returns.clone());
         let market = spawn("matchbook-market", move || {
             let stage = MarketStage::new(replica, market, sink, &market_stats);
             (stage.resuming_after(resumes_after))
@@ -230,13 +230,14 @@ impl Runtime {
         })?;
         let acks_stats = stats.clone();
         let acks = spawn("matchbook-acks", move || {
-            acks::run_acks(&acks_inbox, &acks_stats, &returns)
+            acks::run_acks(&acks_inbox, &acks_stats, &acks_returns)
         })?;
         let outputs = Outputs {
             acks: to_acks,
             market: to_market,
             subscribers: Vec::new(),
             spares,
+            returns,
         };
         let matching_stats = stats.clone();
         let matching = spawn("matchbook-matching", move || {

@@ -13,7 +13,7 @@ use crossbeam_channel::{Receiver, Sender};
 use matchbook_core::{Engine, EventRecord};
 
 use crate::handle::{AckReply, MarketReply, Reply};
-use crate::output::{Published, Subscriber, empty_events, offer};
+use crate::output::{Published, Returns, Subscriber, empty_events, offer};
 use crate::sequencer::Sequenced;
 use crate::stats::{RuntimeStats, raise};
 
@@ -44,6 +44,8 @@ pub(crate) struct Outputs {
     pub(crate) subscribers: Vec<Subscriber>,
     /// Event buffers the stages handed back, to fill again.
     pub(crate) spares: Receiver<Vec<EventRecord>>,
+    /// The way back, for the subscriptions opened here.
+    pub(crate) returns: Returns,
 }
 
 /// Runs until the last batch; returns the engine.
@@ -74,7 +76,8 @@ fn publish(
     let started = Instant::now();
     let start_seq = stats.matched.load(Ordering::Relaxed);
     for request in batch.subscribers {
-        outputs.subscribers.extend(request.open(start_seq));
+        let returns = outputs.returns.clone();
+        outputs.subscribers.extend(request.open(start_seq, returns));
     }
     let count = batch.commands.len();
     let mut published = Published {

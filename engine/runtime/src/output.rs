@@ -115,15 +115,30 @@ pub enum DropReason {
 }
 
 /// A live feed of every batch published after it started.
-#[derive(Debug)]
 pub struct Subscription {
     /// Sequence number of the last command matched before the first batch it receives.
     pub start_seq: u64,
     batches: Receiver<Arc<Published>>,
     reason: Arc<OnceLock<DropReason>>,
+    returns: Returns,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("start_seq", &self.start_seq)
+            .field("reason", &self.reason)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Subscription {
+    /// Hands a batch back once read: if no stage still holds it, the runtime writes the
+    /// next batch's events into its memory (dropping it instead frees that memory).
+    pub fn done_with(&self, batch: Arc<Published>) {
+        self.returns.give_back(batch);
+    }
+
     /// The next batch, waiting for it; after the last one, why the feed ended.
     pub fn recv(&self) -> Result<Arc<Published>, DropReason> {
         self.batches.recv().map_err(|_| self.reason())
@@ -164,8 +179,9 @@ pub(crate) struct SubscribeRequest {
 }
 
 impl SubscribeRequest {
-    /// Opens the feed starting after `start_seq`; `None` if the caller stopped waiting.
-    pub(crate) fn open(self, start_seq: u64) -> Option<Subscriber> {
+    /// Opens the feed starting after `start_seq`, whose reader hands batches back through
+    /// `returns`; `None` if the caller stopped waiting.
+    pub(crate) fn open(self, start_seq: u64, returns: Returns) -> Option<Subscriber> {
         let capacity = self.capacity.max(1);
         let (batches, receiver) = crossbeam_channel::bounded(capacity);
         let reason = Arc::new(OnceLock::new());
@@ -173,6 +189,7 @@ impl SubscribeRequest {
             start_seq,
             batches: receiver,
             reason: reason.clone(),
+            returns,
         };
         self.answer.send(subscription).ok()?;
         Some(Subscriber {
@@ -229,6 +246,27 @@ mod tests {
         returns.give_back(other_holder);
         let again = empty_events(&spares, 10);
         assert_eq!((again.as_ptr(), again.len()), (address, 0));
+    }
+
+    #[test]
+    fn a_subscriber_done_last_with_a_batch_hands_its_events_back() {
+        let (returns, spares) = returns();
+        let (answer, subscription) = crossbeam_channel::bounded(1);
+        let request = SubscribeRequest {
+            capacity: 1,
+            answer,
+        };
+        let subscriber = request.open(0, returns.clone()).expect("opened");
+        let subscription = subscription.recv().expect("answered");
+        let events = Vec::with_capacity(events_for(10));
+        let address = events.as_ptr();
+        let batch = batch_with(events);
+        assert_eq!(offer(&mut vec![subscriber], &batch), 0);
+        returns.give_back(batch);
+        assert!(spares.is_empty(), "the subscriber still holds it");
+        subscription.done_with(subscription.recv().expect("the batch"));
+        let again = empty_events(&spares, 1);
+        assert_eq!(again.as_ptr(), address);
     }
 
     #[test]

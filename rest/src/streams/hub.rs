@@ -310,6 +310,8 @@ impl Source {
                     if let Some(last) = batch.last_seq() {
                         self.sent_through.fetch_max(last, Ordering::AcqRel);
                     }
+                    drop(watched);
+                    feed.subscription.done_with(batch);
                 }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => match feed.subscription.reason() {
