@@ -55,8 +55,8 @@ impl Published {
 /// Where the stages hand back the event buffers of the batches they have finished with,
 /// so that matching fills them again: a new buffer is memory written for the first time
 /// on the matching thread (a page fault every 25 to 40 commands, measured), a returned
-/// one is mapped already. Only a batch's last holder can hand its buffer back; one a
-/// subscriber still holds is freed when it lets go.
+/// one is mapped already. Only a batch's last holder can hand its buffer back: a stage,
+/// or a subscriber through [`Subscription::done_with`] (one that drops it frees it).
 #[derive(Clone)]
 pub(crate) struct Returns(Sender<Vec<EventRecord>>);
 
