@@ -111,6 +111,9 @@ impl FromStr for ForwardedHeader {
 }
 
 impl ForwardedHeader {
+    /// Both headers, to drop whichever a client wrote when relaying its request.
+    pub const ALL: [ForwardedHeader; 2] = [Self::XForwardedFor, Self::Forwarded];
+
     /// The header's name, as sent.
     pub fn name(self) -> &'static str {
         match self {

@@ -280,14 +280,9 @@ impl Sequencer {
             self.next_seq = Some(batch.commands[first].seq);
         }
         let before = batch.commands.len();
-        let mut replies = std::mem::take(&mut batch.replies).into_iter();
-        batch
-            .commands
-            .retain(|_| replies.next().is_some_and(|reply| !own(&reply)));
-        // What is left was replicated: nobody waits for it.
-        batch
-            .replies
-            .resize_with(batch.commands.len(), || Reply::Replicated);
+        let mut replies = batch.replies.iter();
+        (batch.commands).retain(|_| replies.next().is_some_and(|reply| !own(reply)));
+        batch.replies.retain(|reply| !own(reply));
         let dropped = (before - batch.commands.len()) as u64;
         self.stats.admitted.fetch_sub(dropped, Ordering::AcqRel);
     }

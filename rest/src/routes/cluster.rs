@@ -26,12 +26,6 @@ use crate::state::Shared;
 /// Marks a request one node forwarded to another: the receiver never forwards it again.
 const FORWARDED_BY: HeaderName = HeaderName::from_static("x-matchbook-forwarded-by");
 
-/// The headers a proxy names the client in (`proxies.rs` reads the one configured).
-const CLIENT_HEADERS: [HeaderName; 2] = [
-    header::FORWARDED,
-    HeaderName::from_static("x-forwarded-for"),
-];
-
 /// `GET /v1/health`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Health {
@@ -221,11 +215,11 @@ fn hop_by_hop(name: &HeaderName) -> bool {
         || name.as_str() == "keep-alive"
 }
 
-/// Sends `request` to `base` as it came, but for `X-Forwarded-For`: the leader is told
-/// the `client` this node took the request from, in the header the group's proxies write,
-/// as any proxy tells the server behind it, and never what the client wrote in either
-/// header itself (a leader that trusts its followers would count the request against an
-/// address of the client's choosing). Returns the answer as it came back.
+/// Sends `request` to `base` as it came, but for the headers naming its client: the
+/// leader is told the `client` this node took the request from, in the header the group's
+/// proxies write, as any proxy tells the server behind it, and never what the client wrote
+/// in either header itself (a leader that trusts its followers would count the request
+/// against an address of the client's choosing). Returns the answer as it came back.
 async fn relay(
     base: &str,
     node: &str,
@@ -240,7 +234,8 @@ async fn relay(
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let mut outgoing = http_client().request(parts.method, format!("{base}{path}"));
     for (name, value) in &parts.headers {
-        if !hop_by_hop(name) && !CLIENT_HEADERS.contains(name) {
+        let names_client = ForwardedHeader::ALL.iter().any(|h| name == h.name());
+        if !hop_by_hop(name) && !names_client {
             outgoing = outgoing.header(name, value);
         }
     }
