@@ -1,7 +1,7 @@
 //! API keys: generated at random, stored and persisted only as SHA-256 digests with their
 //! holder, account and scopes, compared in constant time, and revoked at once. A key
 //! added is appended to the key file in the data directory, a revocation rewrites it
-//! (`key_file`); keys the configuration file declares live there, never in the
+//! (`json_lines`); keys the configuration file declares live there, never in the
 //! key file. Revoked keys' digests are kept apart ([`crate::revoked_keys`]).
 
 use std::collections::{HashMap, HashSet};
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use crate::key_file;
+use crate::json_lines;
 use crate::ratelimit::RateWindow;
 use crate::revoked_keys::{REVOKED_KEYS, RevokedKeys};
 
@@ -233,9 +233,25 @@ impl KeyStore {
             ..Self::default()
         };
         if let Some(path) = &store.file {
-            store.insert_all(key_file::load(path)?, false)?;
+            let loaded = json_lines::load(path)?;
+            let lines = loaded.len();
+            store.insert_all(loaded, false)?;
+            store.compact(path, lines);
         }
         Ok(store)
+    }
+
+    /// Writes the key file without the revoked keys it still holds (a revocation does not
+    /// rewrite it: `lines` were read, fewer kept). A failure only leaves them in the file,
+    /// where they are refused all the same.
+    fn compact(&self, path: &Path, lines: usize) {
+        let stored = read(&self.records);
+        if stored.len() == lines {
+            return;
+        }
+        if let Err(problem) = json_lines::rewrite(path, &stored) {
+            tracing::warn!(%problem, "revoked keys stay in the key file until its next write");
+        }
     }
 
     /// Whether the store holds no key (a first start).
@@ -285,7 +301,9 @@ impl KeyStore {
             .filter(|(_, (digest, _))| !self.revoked.contains(digest))
             .unzip();
         if let (Some(path), true) = (&self.file, persist) {
-            key_file::append(path, &stored, &kept)?;
+            json_lines::append(path, &kept, || {
+                stored.iter().chain(&kept).cloned().collect()
+            })?;
         }
         stored.extend(kept);
         drop(stored);
@@ -318,25 +336,19 @@ impl KeyStore {
         Ok(Revoked { key, configured })
     }
 
-    /// Revokes the key with `digest`: its digest is written to the revoked keys' file
+    /// Revokes the key with `digest`: its digest is appended to the revoked keys' file
     /// first (if that fails, nothing changed), then the key is refused at once, by every
-    /// request and by the stream sessions it authenticated, and the key file is written
-    /// without it (a key file that keeps it, the write failing, is read without it).
+    /// request and by the stream sessions it authenticated. The key file keeps its line
+    /// until the next start, which reads it without the key and rewrites it: a revocation
+    /// costs one append, whatever the number of keys.
     pub fn revoke(&self, digest: &[u8; 32]) -> Result<Revoked, RevokeError> {
         // Keys change only under the records' lock: the count of admin keys holds.
         let mut stored = write(&self.records);
         let revoked = self.revocable(digest)?;
         self.revoked.add(*digest)?;
-        let kept: Vec<KeyRecord> = (stored.iter())
-            .filter(|r| unhex(&r.digest).as_ref() != Some(digest))
-            .cloned()
-            .collect();
-        if let (Some(path), true) = (&self.file, kept.len() != stored.len())
-            && let Err(problem) = key_file::rewrite(path, &kept)
-        {
-            tracing::warn!(%problem, "a revoked key stays in the key file until its next write");
-        }
-        *stored = kept;
+        // Compared as text: decoding every record's digest cost more than the append.
+        let text = hex(digest);
+        stored.retain(|r| !r.digest.eq_ignore_ascii_case(&text));
         write(&self.keys).remove(digest);
         revoked.key.revoked.store(true, Ordering::Release);
         Ok(revoked)
@@ -415,18 +427,6 @@ pub(crate) fn read_text(path: &Path) -> Result<String, KeyFileError> {
     })
 }
 
-/// Writes `value` as a keys' file: JSON, to a temporary file, then renamed over `path`.
-pub(crate) fn write_atomically<T: Serialize + ?Sized>(
-    path: &Path,
-    value: &T,
-) -> Result<(), KeyFileError> {
-    let text = serde_json::to_string_pretty(value).map_err(|source| KeyFileError::Format {
-        path: path.to_owned(),
-        source,
-    })?;
-    write_text_atomically(path, &text)
-}
-
 /// Writes `text` to a temporary file, then renames it over `path`.
 pub(crate) fn write_text_atomically(path: &Path, text: &str) -> Result<(), KeyFileError> {
     write_file_atomically(path, text.as_bytes()).map_err(|source| KeyFileError::Io {
@@ -436,128 +436,4 @@ pub(crate) fn write_text_atomically(path: &Path, text: &str) -> Result<(), KeyFi
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_survive_a_reopen_and_only_digests_are_written() {
-        let dir = std::env::temp_dir().join(format!("mb-keys-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let file = dir.join("keys.json");
-        let _ = std::fs::remove_file(&file);
-        let store = KeyStore::open(Some(file.clone())).expect("open");
-        assert!(store.is_empty());
-        let (key, _) = store
-            .create(HolderId(1), AccountId(2), vec![Scope::Trade])
-            .expect("create");
-        assert!(store.authenticate(&key).is_some());
-        assert!(store.authenticate("mb_wrong").is_none());
-        let text = std::fs::read_to_string(&file).expect("written");
-        assert!(!text.contains(&key), "the key text is never stored");
-        let reopened = KeyStore::open(Some(file)).expect("reopen");
-        let found = reopened.authenticate(&key).expect("still valid");
-        assert_eq!((found.holder, found.account), (HolderId(1), AccountId(2)));
-        assert!(found.has_any(&[Scope::Trade]));
-        assert!(!found.has_any(&[Scope::Admin]));
-        let _ = std::fs::remove_dir_all(dir);
-    }
-
-    /// A key whose file write failed was kept in memory anyway: the operator got an error
-    /// and never saw the key, yet its digest went into the file with the next key.
-    #[test]
-    fn a_key_the_file_could_not_take_is_not_kept() {
-        let dir = std::env::temp_dir().join(format!("mb-keys-failed-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        let file = dir.join("keys.json");
-        let store = KeyStore::open(Some(file.clone())).expect("open");
-        // A directory stands where the key file goes: the write fails.
-        std::fs::create_dir(&file).expect("in the way");
-        let refused = store.create(HolderId(1), AccountId(2), vec![Scope::Trade]);
-        assert!(refused.is_err(), "{refused:?}");
-        assert!(store.is_empty(), "nothing kept");
-        std::fs::remove_dir(&file).expect("cleared");
-        let (key, _) = store
-            .create(HolderId(1), AccountId(3), vec![Scope::Trade])
-            .expect("create");
-        let written = key_file::load(&file).expect("readable");
-        assert_eq!(written.len(), 1, "only the key that was handed out");
-        assert_eq!(written[0].digest, hex(&digest_of(&key)));
-        let _ = std::fs::remove_dir_all(dir);
-    }
-
-    /// A revocation the revoked keys' file cannot take changes nothing: the key stays
-    /// valid, and the operator is told. Once that file takes it, the key is refused (also
-    /// when inserted again, and after a reopen), whether the key file can be rewritten
-    /// or not.
-    #[test]
-    fn a_revocation_is_made_once_the_revoked_keys_file_takes_it() {
-        let dir = std::env::temp_dir().join(format!("mb-keys-revoke-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        let file = dir.join("keys.json");
-        let store = KeyStore::open(Some(file.clone())).expect("open");
-        let create = || (store.create(HolderId(1), AccountId(2), vec![Scope::Trade])).expect("key");
-        let (key, record) = create();
-        let digest = digest_of(&key);
-        let in_the_way = |name: &str| file.with_file_name(format!("{name}.tmp"));
-        std::fs::create_dir(in_the_way(REVOKED_KEYS)).expect("in the way");
-        let refused = store.revoke(&digest);
-        assert!(matches!(refused, Err(RevokeError::File(_))), "{refused:?}");
-        let found = store.authenticate(&key).expect("still valid");
-        assert!(!found.is_revoked() && !store.was_revoked(&key));
-        std::fs::remove_dir(in_the_way(REVOKED_KEYS)).expect("cleared");
-        let revoked = store.revoke(&digest).expect("revoked");
-        assert!(revoked.key.is_revoked() && found.is_revoked() && !revoked.configured);
-        assert!(store.authenticate(&key).is_none() && store.was_revoked(&key));
-        assert!(matches!(store.revoke(&digest), Err(RevokeError::NotFound)));
-        store.insert(record, true).expect("nothing to insert");
-        assert!(
-            store.authenticate(&key).is_none(),
-            "a revoked key is not taken back"
-        );
-        // The key file cannot be written: the revocation stands all the same.
-        let (other, _) = create();
-        std::fs::create_dir(in_the_way("keys.json")).expect("in the way");
-        store.revoke(&digest_of(&other)).expect("revoked");
-        let text = std::fs::read_to_string(&file).expect("key file");
-        assert!(text.contains(&hex(&digest_of(&other))), "the file kept it");
-        let reopened = KeyStore::open(Some(file)).expect("reopen");
-        for gone in [&key, &other] {
-            assert!(reopened.authenticate(gone).is_none() && reopened.was_revoked(gone));
-        }
-        let _ = std::fs::remove_dir_all(dir);
-    }
-
-    /// A poisoned lock made `insert` answer Ok and keep nothing: the operator was handed a
-    /// key that never authenticated (and `is_empty` said true, so a restart would issue
-    /// the demo keys again).
-    #[test]
-    fn a_poisoned_lock_still_keeps_and_finds_keys() {
-        let store = Arc::new(KeyStore::open(None).expect("open"));
-        let (first, _) = store
-            .create(HolderId(1), AccountId(2), vec![Scope::Trade])
-            .expect("create");
-        let poisoner = store.clone();
-        let poisoned = std::thread::spawn(move || {
-            let _records = poisoner.records.write();
-            let _keys = poisoner.keys.write();
-            let _limits = poisoner.holder_limits.write();
-            panic!("poison the locks");
-        })
-        .join();
-        assert!(poisoned.is_err() && store.records.is_poisoned() && store.keys.is_poisoned());
-        let (second, _) = store
-            .create(HolderId(1), AccountId(3), vec![Scope::Trade])
-            .expect("create");
-        assert!(!store.is_empty());
-        for key in [&first, &second] {
-            assert!(store.authenticate(key).is_some(), "{key} authenticates");
-        }
-        let window = store.holder_window(HolderId(1));
-        assert!(
-            Arc::ptr_eq(&window, &store.holder_window(HolderId(1))),
-            "one window"
-        );
-    }
-}
+mod tests;

@@ -32,7 +32,7 @@ pub mod format;
 mod forwarded;
 mod group_keys;
 pub mod history;
-mod key_file;
+mod json_lines;
 pub mod keys;
 pub mod listener;
 pub mod markets;

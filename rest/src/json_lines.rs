@@ -1,19 +1,23 @@
-//! The key file's format: one JSON record a line. A key issued is one append and one
-//! fsync, whatever the number of keys the file holds; a revocation rewrites the file (a
-//! temporary file, then renamed). The file of an earlier release (one JSON list) is read
-//! too and rewritten as lines. A last line cut short by a crash after whole lines is a key
-//! never handed out (its answer waits for the fsync): it is dropped, and the file
-//! rewritten without it. Any other line that does not parse is damage.
+//! The data directory's append-only files of JSON lines: the key file (one key record a
+//! line) and the revoked keys' file (one digest a line). Adding to either is one append
+//! and one fsync, whatever the number of lines the file holds. A file of an earlier
+//! release (one JSON list) is read too and rewritten as lines. A last line cut short by a
+//! crash after whole lines was never answered (an answer waits for the fsync): it is
+//! dropped, and the file rewritten without it. Any other line that does not parse is
+//! damage.
 
 use std::io::Write;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
-use crate::keys::{KeyFileError, KeyRecord, read_text, write_text_atomically};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
-/// The records of the key file at `path` (none when it does not exist), with the file
-/// left ready for appends: rewritten as lines when it was a list or ended mid-line.
-pub(crate) fn load(path: &Path) -> Result<Vec<KeyRecord>, KeyFileError> {
+use crate::keys::{KeyFileError, read_text, write_text_atomically};
+
+/// The lines of the file at `path` (none when it does not exist), with the file left
+/// ready for appends: rewritten as lines when it was a list or ended mid-line.
+pub(crate) fn load<T: Serialize + DeserializeOwned>(path: &Path) -> Result<Vec<T>, KeyFileError> {
     if !path.exists() {
         return Ok(Vec::new());
     }
@@ -23,7 +27,7 @@ pub(crate) fn load(path: &Path) -> Result<Vec<KeyRecord>, KeyFileError> {
         source,
     };
     if text.trim_start().starts_with('[') {
-        let records: Vec<KeyRecord> = serde_json::from_str(&text).map_err(damaged)?;
+        let records: Vec<T> = serde_json::from_str(&text).map_err(damaged)?;
         rewrite(path, &records)?;
         return Ok(records);
     }
@@ -34,20 +38,23 @@ pub(crate) fn load(path: &Path) -> Result<Vec<KeyRecord>, KeyFileError> {
     let mut records = (whole.lines())
         .filter(|line| !line.trim().is_empty())
         .map(serde_json::from_str)
-        .collect::<Result<Vec<KeyRecord>, _>>()
+        .collect::<Result<Vec<T>, _>>()
         .map_err(damaged)?;
     let tail = torn.trim();
     if !tail.is_empty() {
+        // A line cut short begins as the whole ones do.
+        let first = |line: &str| line.trim_start().chars().next();
+        let begins_as_a_line = whole.lines().find_map(first) == first(tail);
         match serde_json::from_str(tail) {
             // Whole, only its newline missing (an edit by hand).
             Ok(record) => records.push(record),
             // Only an append after whole lines can have been cut short.
-            Err(source) if records.is_empty() || !tail.starts_with('{') => {
+            Err(source) if records.is_empty() || !begins_as_a_line => {
                 return Err(damaged(source));
             }
             Err(_) => tracing::warn!(
                 file = %path.display(),
-                "dropped a key record cut short by a crash (a key never handed out)"
+                "dropped a line cut short by a crash (never answered)"
             ),
         }
         rewrite(path, &records)?;
@@ -55,13 +62,13 @@ pub(crate) fn load(path: &Path) -> Result<Vec<KeyRecord>, KeyFileError> {
     Ok(records)
 }
 
-/// Appends `added` to the key file at `path`, which holds `stored`, and syncs it. A file
-/// an earlier append left mid-line is rewritten whole instead. If the append fails the
-/// file is cut back to where it was, as far as the failure allows.
-pub(crate) fn append(
+/// Appends `added` to the file at `path` and syncs it. A file an earlier append left
+/// mid-line is rewritten as `whole()` instead (everything it is to hold, `added` too). If
+/// the append fails the file is cut back to where it was, as far as the failure allows.
+pub(crate) fn append<T: Serialize>(
     path: &Path,
-    stored: &[KeyRecord],
-    added: &[KeyRecord],
+    added: &[T],
+    whole: impl FnOnce() -> Vec<T>,
 ) -> Result<(), KeyFileError> {
     let failed = |source| KeyFileError::Io {
         path: path.to_owned(),
@@ -81,8 +88,7 @@ pub(crate) fn append(
         file.read_exact_at(&mut last, length - 1).map_err(failed)?;
     }
     if last[0] != b'\n' {
-        let whole: Vec<KeyRecord> = stored.iter().chain(added).cloned().collect();
-        return rewrite(path, &whole);
+        return rewrite(path, &whole());
     }
     let lines = lines_of(path, added)?;
     let written = (&file)
@@ -100,13 +106,13 @@ pub(crate) fn append(
     Ok(())
 }
 
-/// Writes the key file at `path` as `records`, atomically.
-pub(crate) fn rewrite(path: &Path, records: &[KeyRecord]) -> Result<(), KeyFileError> {
+/// Writes the file at `path` as `records`, atomically.
+pub(crate) fn rewrite<T: Serialize>(path: &Path, records: &[T]) -> Result<(), KeyFileError> {
     write_text_atomically(path, &lines_of(path, records)?)
 }
 
 /// `records` as the file's lines, each ended by a newline.
-fn lines_of(path: &Path, records: &[KeyRecord]) -> Result<String, KeyFileError> {
+fn lines_of<T: Serialize>(path: &Path, records: &[T]) -> Result<String, KeyFileError> {
     let mut text = String::with_capacity(records.len() * 160);
     for record in records {
         let line = serde_json::to_string(record).map_err(|source| KeyFileError::Format {
@@ -124,7 +130,7 @@ mod tests {
     use std::os::unix::fs::MetadataExt;
 
     use super::*;
-    use crate::keys::{KeyStore, Scope};
+    use crate::keys::{KeyRecord, KeyStore, Scope};
     use matchbook::{AccountId, HolderId};
 
     fn scratch(name: &str) -> std::path::PathBuf {
@@ -155,7 +161,7 @@ mod tests {
         let after = std::fs::read(&file).expect("read");
         assert_eq!(inode_of(&file), inode, "the file was replaced");
         assert!(after.starts_with(&before) && after.len() > before.len());
-        assert_eq!(load(&file).expect("readable").len(), 2);
+        assert_eq!(load::<KeyRecord>(&file).expect("readable").len(), 2);
         let _ = std::fs::remove_dir_all(file.parent().expect("dir"));
     }
 
@@ -171,12 +177,12 @@ mod tests {
         let listed = vec![record(1), record(2)];
         let text = serde_json::to_string_pretty(&listed).expect("json");
         std::fs::write(&file, text).expect("written");
-        assert_eq!(load(&file).expect("readable"), listed);
+        assert_eq!(load::<KeyRecord>(&file).expect("readable"), listed);
         let store = KeyStore::open(Some(file.clone())).expect("open");
         store.insert(record(3), true).expect("appended");
         let lines = std::fs::read_to_string(&file).expect("read");
         assert_eq!(lines.lines().count(), 3, "{lines}");
-        assert_eq!(load(&file).expect("readable")[..2], listed[..]);
+        assert_eq!(load::<KeyRecord>(&file).expect("readable")[..2], listed[..]);
         let _ = std::fs::remove_dir_all(file.parent().expect("dir"));
     }
 
@@ -191,24 +197,31 @@ mod tests {
         let whole = serde_json::to_string(&kept).expect("json") + "\n";
         let cut = serde_json::to_string(&torn).expect("json");
         std::fs::write(&file, format!("{whole}{}", &cut[..20])).expect("written");
-        assert_eq!(load(&file).expect("readable"), vec![kept.clone()]);
+        assert_eq!(
+            load::<KeyRecord>(&file).expect("readable"),
+            vec![kept.clone()]
+        );
         assert_eq!(std::fs::read_to_string(&file).expect("read"), whole);
         std::fs::write(&file, format!("{whole}{}", &cut[..20])).expect("written");
-        append(
-            &file,
-            std::slice::from_ref(&kept),
-            std::slice::from_ref(&torn),
-        )
+        append(&file, std::slice::from_ref(&torn), || {
+            vec![kept.clone(), torn.clone()]
+        })
         .expect("append");
         assert_eq!(
-            load(&file).expect("readable"),
+            load::<KeyRecord>(&file).expect("readable"),
             vec![kept.clone(), torn.clone()]
         );
         std::fs::write(&file, format!("{whole}{cut}")).expect("written");
-        assert_eq!(load(&file).expect("readable"), vec![kept.clone(), torn]);
+        assert_eq!(
+            load::<KeyRecord>(&file).expect("readable"),
+            vec![kept.clone(), torn]
+        );
         for damage in [format!("{}\n{whole}", &cut[..20]), cut[..20].to_owned()] {
             std::fs::write(&file, damage).expect("written");
-            assert!(matches!(load(&file), Err(KeyFileError::Format { .. })));
+            assert!(matches!(
+                load::<KeyRecord>(&file),
+                Err(KeyFileError::Format { .. })
+            ));
         }
         let _ = std::fs::remove_dir_all(file.parent().expect("dir"));
     }
