@@ -111,7 +111,6 @@ impl Follow {
                             self.pending.push(*record);
                         }
                     }
-                    self.subscription.done_with(batch);
                 }
                 Ok(None) => return Ok(()),
                 Err(reason) => {

@@ -8,11 +8,11 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Sender, TrySendError};
-use matchbook_core::{Applied, Command, Engine, EngineError, EventRecord, Timestamp};
+use matchbook_core::{Applied, Command, Engine, EngineError, Timestamp};
 use matchbook_market::MarketData;
 use matchbook_store::journal::{CommandLog, JournalEntry};
 
-use crate::output::{SubscribeRequest, Subscription};
+use crate::output::{CommandEvents, SubscribeRequest, Subscription};
 use crate::stats::{RuntimeStats, StatsSnapshot};
 
 /// How long [`RuntimeHandle::apply_blocking`] keeps asking to be admitted before it gives
@@ -26,8 +26,9 @@ const ADMISSION_RETRY: Duration = Duration::from_micros(200);
 pub struct Outcome {
     /// The engine's result.
     pub result: Result<Applied, EngineError>,
-    /// Events of this command (including expiries that ran before it), in order.
-    pub events: Vec<EventRecord>,
+    /// Events of this command (including expiries that ran before it), in order, read
+    /// in the batch matching published.
+    pub events: CommandEvents,
     /// The time the command was applied at.
     pub time: Timestamp,
     /// The command's sequence number: a read issued after this outcome was received

@@ -57,7 +57,7 @@ pub use clock::{Clock, ManualClock, OffsetClock};
 pub use handle::{
     ADMISSION_PATIENCE, AckReply, MarketReply, Outcome, Read, ReadView, RuntimeError, RuntimeHandle,
 };
-pub use output::{DropReason, MatchedCommand, Published, Subscription};
+pub use output::{CommandEvents, DropReason, MatchedCommand, Published, Subscription};
 pub use stats::{CHECKPOINTS_KEPT, Histogram, RuntimeStats, StatsSnapshot};
 
 use std::sync::Arc;
@@ -221,16 +221,13 @@ impl Runtime {
         let (returns, spares) = output::returns();
         let replica = engine.clone();
         let market_stats = stats.clone();
-        let (market_returns, acks_returns) = (returns.clone(), returns.clone());
         let market = spawn("matchbook-market", move || {
             let stage = MarketStage::new(replica, market, sink, &market_stats);
-            (stage.resuming_after(resumes_after))
-                .returning(market_returns)
-                .run(&market_inbox, &read_inbox)
+            (stage.resuming_after(resumes_after)).run(&market_inbox, &read_inbox)
         })?;
         let acks_stats = stats.clone();
         let acks = spawn("matchbook-acks", move || {
-            acks::run_acks(&acks_inbox, &acks_stats, &acks_returns)
+            acks::run_acks(&acks_inbox, &acks_stats)
         })?;
         let outputs = Outputs {
             acks: to_acks,

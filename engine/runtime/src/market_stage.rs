@@ -28,7 +28,9 @@ use matchbook_store::snapshot::{Captured, SnapshotSink};
 use crate::acks::outcome_of;
 use crate::handle::{MarketReply, ReadRequest, ReadView};
 use crate::matching::MarketWork;
-use crate::output::{Published, Returns};
+use std::sync::Arc;
+
+use crate::output::Published;
 use crate::stats::{RuntimeStats, raise};
 
 /// How often an owed snapshot copy looks for room while nothing else arrives.
@@ -72,8 +74,6 @@ pub(crate) struct MarketStage<'a> {
     sink: Option<SnapshotSink>,
     /// A snapshot copy fell due while the writer had one waiting: taken once it has room.
     owed: bool,
-    /// Where each applied batch goes back to matching.
-    returns: Option<Returns>,
     stats: &'a RuntimeStats,
 }
 
@@ -94,7 +94,6 @@ impl<'a> MarketStage<'a> {
             scratch: Vec::new(),
             sink,
             owed: false,
-            returns: None,
             stats,
         }
     }
@@ -103,12 +102,6 @@ impl<'a> MarketStage<'a> {
     /// numbered from there until the next command).
     pub(crate) fn resuming_after(mut self, seq: u64) -> Self {
         self.seq = seq;
-        self
-    }
-
-    /// The stage handing each batch back to matching once applied.
-    pub(crate) fn returning(mut self, returns: Returns) -> Self {
-        self.returns = Some(returns);
         self
     }
 
@@ -183,16 +176,18 @@ impl<'a> MarketStage<'a> {
                 snapshot,
             } => {
                 self.apply(&published, replies, snapshot);
-                if let Some(returns) = &self.returns {
-                    returns.give_back(published);
-                }
                 true
             }
             MarketWork::Stop => false,
         }
     }
 
-    fn apply(&mut self, published: &Published, replies: Vec<(usize, MarketReply)>, copy: bool) {
+    fn apply(
+        &mut self,
+        published: &Arc<Published>,
+        replies: Vec<(usize, MarketReply)>,
+        copy: bool,
+    ) {
         let every = self.stats.checkpoint_every.load(Ordering::Relaxed);
         for (index, command) in published.commands.iter().enumerate() {
             self.scratch.clear();
@@ -291,21 +286,19 @@ mod tests {
     use matchbook_core::{Command, Timestamp};
 
     /// Command `seq` (a new holder) as matching would publish it.
-    fn published(matching: &mut Engine, seq: u64) -> Published {
+    fn published(matching: &mut Engine, seq: u64) -> Arc<Published> {
         let mut events = Vec::new();
         let (command, time) = (Command::CreateHolder, Timestamp(1));
         let result = matching.apply(&command, time, &mut events);
         let events_range = 0..events.len();
-        Published {
-            commands: vec![MatchedCommand {
-                seq,
-                time,
-                command,
-                result,
-                events: events_range,
-            }],
-            events,
-        }
+        let commands = vec![MatchedCommand {
+            seq,
+            time,
+            command,
+            result,
+            events: events_range,
+        }];
+        Arc::new(Published::new(commands, events))
     }
 
     #[test]

@@ -76,14 +76,11 @@ fn publish(
     let started = Instant::now();
     let start_seq = stats.matched.load(Ordering::Relaxed);
     for request in batch.subscribers {
-        let returns = outputs.returns.clone();
-        outputs.subscribers.extend(request.open(start_seq, returns));
+        outputs.subscribers.extend(request.open(start_seq));
     }
     let count = batch.commands.len();
-    let mut published = Published {
-        commands: batch.commands,
-        events: empty_events(&outputs.spares, count),
-    };
+    let events = empty_events(&outputs.spares, count);
+    let mut published = Published::returning(batch.commands, events, outputs.returns.clone());
     for index in 0..count {
         // The next command's lines are fetched while this one runs (`Engine::hint_ahead`).
         if let Some(next) = published.commands.get(index + 1) {

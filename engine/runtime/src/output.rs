@@ -29,15 +29,63 @@ pub struct MatchedCommand {
 }
 
 /// A batch of commands as matching applied them, in sequence order.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Published {
     /// The commands.
     pub commands: Vec<MatchedCommand>,
     /// Every event of the batch, in order.
     pub events: Vec<EventRecord>,
+    /// Where the event buffer goes when the batch is dropped (none: it is freed).
+    returns: Option<Returns>,
+}
+
+impl PartialEq for Published {
+    fn eq(&self, other: &Self) -> bool {
+        self.commands == other.commands && self.events == other.events
+    }
+}
+
+impl Eq for Published {}
+
+/// Whoever drops a batch last (a stage, a subscriber, a caller's [`Outcome`]) hands its
+/// event buffer back to matching, emptied here, off the matching thread.
+///
+/// [`Outcome`]: crate::Outcome
+impl Drop for Published {
+    fn drop(&mut self) {
+        if let Some(returns) = &self.returns
+            && self.events.capacity() > 0
+        {
+            let mut events = std::mem::take(&mut self.events);
+            events.clear();
+            let _ = returns.0.try_send(events);
+        }
+    }
 }
 
 impl Published {
+    /// A batch whose event buffer is freed when it is dropped.
+    pub fn new(commands: Vec<MatchedCommand>, events: Vec<EventRecord>) -> Self {
+        Self {
+            commands,
+            events,
+            returns: None,
+        }
+    }
+
+    /// A batch whose event buffer goes back through `returns` when it is dropped.
+    pub(crate) fn returning(
+        commands: Vec<MatchedCommand>,
+        events: Vec<EventRecord>,
+        returns: Returns,
+    ) -> Self {
+        Self {
+            commands,
+            events,
+            returns: Some(returns),
+        }
+    }
+
     /// The events of command `index` of the batch.
     pub fn events_of(&self, index: usize) -> &[EventRecord] {
         self.commands
@@ -52,35 +100,58 @@ impl Published {
     }
 }
 
-/// Where the stages hand back the event buffers of the batches they have finished with,
-/// so that matching fills them again: a new buffer is memory written for the first time
-/// on the matching thread (a page fault every 25 to 40 commands, measured), a returned
-/// one is mapped already. Only a batch's last holder can hand its buffer back: a stage,
-/// or a subscriber through [`Subscription::done_with`] (one that drops it frees it).
-#[derive(Clone)]
+/// Where the event buffers of dropped batches go back, so that matching fills them again:
+/// a new buffer is memory written for the first time on the matching thread (a page fault
+/// every 25 to 40 commands, measured), a returned one is mapped already.
+#[derive(Debug, Clone)]
 pub(crate) struct Returns(Sender<Vec<EventRecord>>);
 
 /// Buffers handed back and not taken yet: a few, so that a burst of large batches does
 /// not stay allocated.
 const RETURNED: usize = 16;
 
-/// The stages' end and matching's end of the way back.
+/// The way back: its sending end for the batches, its receiving end for matching.
 pub(crate) fn returns() -> (Returns, Receiver<Vec<EventRecord>>) {
     let (back, spares) = crossbeam_channel::bounded(RETURNED);
     (Returns(back), spares)
 }
 
-impl Returns {
-    /// Hands the events of `published` back if this is its last holder (emptied here,
-    /// off the matching thread).
-    pub(crate) fn give_back(&self, published: Arc<Published>) {
-        if let Ok(batch) = Arc::try_unwrap(published) {
-            let mut events = batch.events;
-            events.clear();
-            let _ = self.0.try_send(events);
-        }
+/// The events of one command of a batch, read in place: the batch stays alive (and its
+/// buffer away from matching) while this does, so hold it only as long as it is read.
+#[derive(Clone)]
+pub struct CommandEvents {
+    batch: Arc<Published>,
+    index: usize,
+}
+
+impl CommandEvents {
+    /// The events of command `index` of `batch`.
+    pub fn of(batch: Arc<Published>, index: usize) -> Self {
+        Self { batch, index }
     }
 }
+
+impl std::ops::Deref for CommandEvents {
+    type Target = [EventRecord];
+
+    fn deref(&self) -> &[EventRecord] {
+        self.batch.events_of(self.index)
+    }
+}
+
+impl std::fmt::Debug for CommandEvents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl PartialEq for CommandEvents {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for CommandEvents {}
 
 /// Room for the events of `count` commands, at eight a command.
 fn events_for(count: usize) -> usize {
@@ -120,7 +191,6 @@ pub struct Subscription {
     pub start_seq: u64,
     batches: Receiver<Arc<Published>>,
     reason: Arc<OnceLock<DropReason>>,
-    returns: Returns,
 }
 
 impl std::fmt::Debug for Subscription {
@@ -133,12 +203,6 @@ impl std::fmt::Debug for Subscription {
 }
 
 impl Subscription {
-    /// Hands a batch back once read: if no stage still holds it, the runtime writes the
-    /// next batch's events into its memory (dropping it instead frees that memory).
-    pub fn done_with(&self, batch: Arc<Published>) {
-        self.returns.give_back(batch);
-    }
-
     /// The next batch, waiting for it; after the last one, why the feed ended.
     pub fn recv(&self) -> Result<Arc<Published>, DropReason> {
         self.batches.recv().map_err(|_| self.reason())
@@ -179,9 +243,8 @@ pub(crate) struct SubscribeRequest {
 }
 
 impl SubscribeRequest {
-    /// Opens the feed starting after `start_seq`, whose reader hands batches back through
-    /// `returns`; `None` if the caller stopped waiting.
-    pub(crate) fn open(self, start_seq: u64, returns: Returns) -> Option<Subscriber> {
+    /// Opens the feed starting after `start_seq`; `None` if the caller stopped waiting.
+    pub(crate) fn open(self, start_seq: u64) -> Option<Subscriber> {
         let capacity = self.capacity.max(1);
         let (batches, receiver) = crossbeam_channel::bounded(capacity);
         let reason = Arc::new(OnceLock::new());
@@ -189,7 +252,6 @@ impl SubscribeRequest {
             start_seq,
             batches: receiver,
             reason: reason.clone(),
-            returns,
         };
         self.answer.send(subscription).ok()?;
         Some(Subscriber {
@@ -223,11 +285,8 @@ pub(crate) fn offer(subscribers: &mut Vec<Subscriber>, batch: &Arc<Published>) -
 mod tests {
     use super::*;
 
-    fn batch_with(events: Vec<EventRecord>) -> Arc<Published> {
-        Arc::new(Published {
-            commands: Vec::new(),
-            events,
-        })
+    fn batch_with(events: Vec<EventRecord>, returns: &Returns) -> Arc<Published> {
+        Arc::new(Published::returning(Vec::new(), events, returns.clone()))
     }
 
     #[test]
@@ -239,11 +298,11 @@ mod tests {
         let _ = engine.apply(&Command::CreateHolder, Timestamp(1), &mut events);
         assert!(!events.is_empty());
         let address = events.as_ptr();
-        let batch = batch_with(events);
+        let batch = batch_with(events, &returns);
         let other_holder = batch.clone();
-        returns.give_back(batch);
+        drop(batch);
         assert!(spares.is_empty(), "a subscriber still holds it");
-        returns.give_back(other_holder);
+        drop(other_holder);
         let again = empty_events(&spares, 10);
         assert_eq!((again.as_ptr(), again.len()), (address, 0));
     }
@@ -256,23 +315,54 @@ mod tests {
             capacity: 1,
             answer,
         };
-        let subscriber = request.open(0, returns.clone()).expect("opened");
+        let subscriber = request.open(0).expect("opened");
         let subscription = subscription.recv().expect("answered");
         let events = Vec::with_capacity(events_for(10));
         let address = events.as_ptr();
-        let batch = batch_with(events);
+        let batch = batch_with(events, &returns);
         assert_eq!(offer(&mut vec![subscriber], &batch), 0);
-        returns.give_back(batch);
+        drop(batch);
         assert!(spares.is_empty(), "the subscriber still holds it");
-        subscription.done_with(subscription.recv().expect("the batch"));
+        drop(subscription.recv().expect("the batch"));
         let again = empty_events(&spares, 1);
         assert_eq!(again.as_ptr(), address);
+    }
+
+    /// A caller's outcome reads its command's events in the batch: the batch's buffer goes
+    /// back only once the last outcome is dropped.
+    #[test]
+    fn a_command_s_events_are_read_in_place_and_outlive_the_stages() {
+        let (returns, spares) = returns();
+        let mut engine =
+            matchbook_core::Engine::new(matchbook_config::demo::config()).expect("demo");
+        let mut events = Vec::with_capacity(events_for(2));
+        let mut commands = Vec::new();
+        for seq in 1..=2 {
+            let first = events.len();
+            let result = engine.apply(&Command::CreateHolder, Timestamp(1), &mut events);
+            commands.push(MatchedCommand {
+                seq,
+                time: Timestamp(1),
+                command: Command::CreateHolder,
+                result,
+                events: first..events.len(),
+            });
+        }
+        let second: Vec<EventRecord> = events[commands[1].events.clone()].to_vec();
+        let batch = Arc::new(Published::returning(commands, events, returns.clone()));
+        let read = CommandEvents::of(batch.clone(), 1);
+        drop(batch);
+        assert!(spares.is_empty(), "an outcome still reads the batch");
+        assert_eq!(&read[..], &second[..]);
+        assert!(CommandEvents::of(Arc::new(Published::default()), 5).is_empty());
+        drop(read);
+        assert_eq!(spares.len(), 1, "handed back by the last reader");
     }
 
     #[test]
     fn a_buffer_too_small_for_the_batch_is_not_grown_but_replaced() {
         let (returns, spares) = returns();
-        returns.give_back(batch_with(Vec::with_capacity(16)));
+        drop(batch_with(Vec::with_capacity(16), &returns));
         let events = empty_events(&spares, crate::sequencer::MAX_BATCH);
         assert!(events.capacity() >= events_for(crate::sequencer::MAX_BATCH));
         assert!(spares.is_empty());

@@ -311,7 +311,6 @@ impl Source {
                         self.sent_through.fetch_max(last, Ordering::AcqRel);
                     }
                     drop(watched);
-                    feed.subscription.done_with(batch);
                 }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => match feed.subscription.reason() {
