@@ -21,7 +21,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, TryRecvError};
-use matchbook_core::{Engine, EventRecord};
+use matchbook_core::{Engine, EventRecord, EventSink};
 use matchbook_market::MarketData;
 use matchbook_store::snapshot::{Captured, SnapshotSink};
 
@@ -70,7 +70,6 @@ pub(crate) struct MarketStage<'a> {
     seq: u64,
     parked: BinaryHeap<Reverse<Parked>>,
     arrivals: u64,
-    scratch: Vec<EventRecord>,
     sink: Option<SnapshotSink>,
     /// A snapshot copy fell due while the writer had one waiting: taken once it has room.
     owed: bool,
@@ -91,7 +90,6 @@ impl<'a> MarketStage<'a> {
             seq: 0,
             parked: BinaryHeap::new(),
             arrivals: 0,
-            scratch: Vec::new(),
             sink,
             owed: false,
             stats,
@@ -190,11 +188,9 @@ impl<'a> MarketStage<'a> {
     ) {
         let every = self.stats.checkpoint_every.load(Ordering::Relaxed);
         for (index, command) in published.commands.iter().enumerate() {
-            self.scratch.clear();
-            let result = self
-                .replica
-                .apply(&command.command, command.time, &mut self.scratch);
-            if result != command.result || self.scratch != published.events_of(index) {
+            let mut check = Matching::new(published.events_of(index));
+            let result = (self.replica).apply(&command.command, command.time, &mut check);
+            if result != command.result || !check.matched() {
                 self.stats.divergences.fetch_add(1, Ordering::Relaxed);
             }
             // At fixed command numbers, so every node of a group hashes the same states.
@@ -279,6 +275,37 @@ fn publish_deadline(stats: &RuntimeStats, replica: &Engine) {
     stats.next_deadline.store(at, Ordering::Release);
 }
 
+/// The replica's events checked, one by one as it emits them, against those matching
+/// published for the same command: nothing is stored.
+struct Matching<'a> {
+    expected: &'a [EventRecord],
+    seen: usize,
+    differed: bool,
+}
+
+impl<'a> Matching<'a> {
+    fn new(expected: &'a [EventRecord]) -> Self {
+        Self {
+            expected,
+            seen: 0,
+            differed: false,
+        }
+    }
+
+    /// Whether every event was as published, and none was missing.
+    fn matched(&self) -> bool {
+        !self.differed && self.seen == self.expected.len()
+    }
+}
+
+impl EventSink for Matching<'_> {
+    #[inline]
+    fn push(&mut self, record: EventRecord) {
+        self.differed |= self.expected.get(self.seen) != Some(&record);
+        self.seen += 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,5 +363,26 @@ mod tests {
         // Matching's second holder, applied to a replica that has none yet.
         stage.apply(&published(&mut matching, 2), Vec::new(), false);
         assert_eq!(stats.divergences.load(Ordering::Relaxed), 1);
+    }
+
+    /// The replica's events are checked as it emits them: one that differs, one more or
+    /// one fewer than matching published is a divergence.
+    #[test]
+    fn the_events_check_finds_a_different_a_missing_and_an_extra_event() {
+        let mut engine = Engine::new(matchbook_config::demo::config()).expect("demo");
+        let mut events = Vec::new();
+        for _ in 0..2 {
+            let _ = engine.apply(&Command::CreateHolder, Timestamp(1), &mut events);
+        }
+        let (first, second) = events.split_at(events.len() / 2);
+        let check = |expected: &[EventRecord], emitted: &[EventRecord]| {
+            let mut sink = Matching::new(expected);
+            emitted.iter().for_each(|e| sink.push(*e));
+            sink.matched()
+        };
+        assert!(check(first, first) && check(&[], &[]));
+        assert!(!check(first, second), "a different event");
+        assert!(!check(&events, first), "one missing");
+        assert!(!check(first, &events), "one extra");
     }
 }
