@@ -28,6 +28,11 @@
 //! consumer. A subscriber has a bounded queue of its own and is dropped, with
 //! [`DropReason::Lagged`], the moment it is full.
 //!
+//! **Events are written once.** Matching writes each batch's events into one buffer; a
+//! caller's [`Outcome`] reads its command's slice of it ([`CommandEvents`]), as the stages
+//! and subscribers read the whole batch, and whoever drops the batch last hands the buffer
+//! back for matching to fill again.
+//!
 //! **Reads never run on the matching thread.** They run on the market stage against a
 //! replica of the engine kept in step by applying the same commands (see [Reads](#reads))
 //! and market data built from the published events. A read includes every command
