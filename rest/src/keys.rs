@@ -1,8 +1,9 @@
 //! API keys: generated at random, stored and persisted only as SHA-256 digests with their
 //! holder, account and scopes, compared in constant time, and revoked at once. A key
-//! added is appended to the key file in the data directory, a revocation rewrites it
-//! (`json_lines`); keys the configuration file declares live there, never in the
-//! key file. Revoked keys' digests are kept apart ([`crate::revoked_keys`]).
+//! added is appended to the key file in the data directory (`json_lines`), which the next
+//! start rewrites without the keys revoked since; keys the configuration file declares
+//! live there, never in the key file. Revoked keys' digests are kept apart, each appended
+//! ([`crate::revoked_keys`]).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

@@ -17,6 +17,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -28,8 +29,6 @@ use matchbook_store::snapshot::{Captured, SnapshotSink};
 use crate::acks::outcome_of;
 use crate::handle::{MarketReply, ReadRequest, ReadView};
 use crate::matching::MarketWork;
-use std::sync::Arc;
-
 use crate::output::Published;
 use crate::stats::{RuntimeStats, raise};
 
