@@ -31,6 +31,11 @@ struct Acked {
     transfers_sent: u32,
 }
 
+/// Sends `request` with `key`: the answer, or `None` once the server is gone (killed).
+async fn sent(request: reqwest::RequestBuilder, key: &str) -> Option<reqwest::Response> {
+    request.bearer_auth(key).send().await.ok()
+}
+
 async fn client(
     base: String,
     key: String,
@@ -53,13 +58,8 @@ async fn client(
         let price = 40_000 + (next() % 10_000) as i64;
         let body = json!({"instrument_code": "BTC_EUR", "type": "LIMIT", "side": "BUY",
             "price": format!("{price}.00"), "amount": "0.01"});
-        let Ok(r) = http
-            .post(format!("{base}/v1/account/orders"))
-            .bearer_auth(&key)
-            .json(&body)
-            .send()
-            .await
-        else {
+        let order = http.post(format!("{base}/v1/account/orders")).json(&body);
+        let Some(r) = sent(order, &key).await else {
             return;
         };
         if r.status() == 200 {
@@ -76,12 +76,8 @@ async fn client(
         }
         if i % 2 == 1 && !mine.is_empty() {
             let id = mine.remove((next() as usize) % mine.len());
-            let Ok(r) = http
-                .delete(format!("{base}/v1/account/orders/{id}"))
-                .bearer_auth(&key)
-                .send()
-                .await
-            else {
+            let cancel = http.delete(format!("{base}/v1/account/orders/{id}"));
+            let Some(r) = sent(cancel, &key).await else {
                 return;
             };
             if r.status() == 200 {
@@ -92,13 +88,10 @@ async fn client(
             acked.lock().expect("lock").transfers_sent += 1;
             let body = json!({"amount": "1", "currency": "EUR", "source_account_id": main,
                 "destination_account_id": sub});
-            let Ok(r) = http
+            let transfer = http
                 .post(format!("{base}/v1/subaccounts/transfers"))
-                .bearer_auth(&key)
-                .json(&body)
-                .send()
-                .await
-            else {
+                .json(&body);
+            let Some(r) = sent(transfer, &key).await else {
                 return;
             };
             if r.status() == 200 {
