@@ -130,14 +130,12 @@ mod tests {
     use std::os::unix::fs::MetadataExt;
 
     use super::*;
+    use crate::keys::tests::scratch_dir;
     use crate::keys::{KeyRecord, KeyStore, Scope};
     use matchbook::{AccountId, HolderId};
 
     fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("mb-key-file-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        dir.join("keys.json")
+        scratch_dir(&format!("key-file-{name}")).join("keys.json")
     }
 
     fn record(account: u32) -> KeyRecord {

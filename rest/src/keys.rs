@@ -437,4 +437,4 @@ pub(crate) fn write_text_atomically(path: &Path, text: &str) -> Result<(), KeyFi
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -69,12 +69,10 @@ impl RevokedKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::keys::tests::scratch_dir;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("mb-revoked-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        dir.join(REVOKED_KEYS)
+        scratch_dir(&format!("revoked-{name}")).join(REVOKED_KEYS)
     }
 
     #[test]

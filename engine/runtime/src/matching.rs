@@ -44,7 +44,7 @@ pub(crate) struct Outputs {
     pub(crate) subscribers: Vec<Subscriber>,
     /// Event buffers the stages handed back, to fill again.
     pub(crate) spares: Receiver<Vec<EventRecord>>,
-    /// The way back, for the subscriptions opened here.
+    /// The way back, given to each batch published here.
     pub(crate) returns: Returns,
 }
 

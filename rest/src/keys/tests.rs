@@ -2,12 +2,18 @@
 
 use super::*;
 
+/// An empty directory of this process's for the test `name`, made afresh.
+pub(crate) fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mb-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    dir
+}
+
 #[test]
 fn keys_survive_a_reopen_and_only_digests_are_written() {
-    let dir = std::env::temp_dir().join(format!("mb-keys-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = scratch_dir("keys");
     let file = dir.join("keys.json");
-    let _ = std::fs::remove_file(&file);
     let store = KeyStore::open(Some(file.clone())).expect("open");
     assert!(store.is_empty());
     let (key, _) = store
@@ -29,9 +35,7 @@ fn keys_survive_a_reopen_and_only_digests_are_written() {
 /// and never saw the key, yet its digest went into the file with the next key.
 #[test]
 fn a_key_the_file_could_not_take_is_not_kept() {
-    let dir = std::env::temp_dir().join(format!("mb-keys-failed-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = scratch_dir("keys-failed");
     let file = dir.join("keys.json");
     let store = KeyStore::open(Some(file.clone())).expect("open");
     // A directory stands where the key file goes: the write fails.
@@ -55,9 +59,7 @@ fn a_key_the_file_could_not_take_is_not_kept() {
 /// at the reopen or not.
 #[test]
 fn a_revocation_is_made_once_the_revoked_keys_file_takes_it() {
-    let dir = std::env::temp_dir().join(format!("mb-keys-revoke-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = scratch_dir("keys-revoke");
     let file = dir.join("keys.json");
     let store = KeyStore::open(Some(file.clone())).expect("open");
     let create = || (store.create(HolderId(1), AccountId(2), vec![Scope::Trade])).expect("key");
@@ -99,9 +101,7 @@ fn a_revocation_is_made_once_the_revoked_keys_file_takes_it() {
 #[test]
 fn a_revocation_appends_one_line_and_leaves_the_key_file_alone() {
     use std::os::unix::fs::MetadataExt;
-    let dir = std::env::temp_dir().join(format!("mb-keys-append-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
+    let dir = scratch_dir("keys-append");
     let file = dir.join("keys.json");
     let revoked_file = dir.join(REVOKED_KEYS);
     let store = KeyStore::open(Some(file.clone())).expect("open");

@@ -310,7 +310,6 @@ impl Source {
                     if let Some(last) = batch.last_seq() {
                         self.sent_through.fetch_max(last, Ordering::AcqRel);
                     }
-                    drop(watched);
                 }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => match feed.subscription.reason() {
