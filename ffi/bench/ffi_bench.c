@@ -52,10 +52,14 @@ static int compare(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* Whether engines refuse a second thread's call (mb_config_set_thread_checks). */
+static int thread_checks = 1;
+
 static mb_config *definition(void) {
     mb_config *config = NULL;
     CHECK(mb_config_parse(EXCHANGE, 0, &config));
     CHECK(mb_config_set_start_time(config, START));
+    CHECK(mb_config_set_thread_checks(config, (uint8_t)thread_checks));
     return config;
 }
 
@@ -223,13 +227,16 @@ int main(int argc, char **argv) {
     if (argc >= 3 && strcmp(argv[1], "engine") == 0) {
         long pairs = atol(argv[2]);
         int poll = !(argc >= 4 && strcmp(argv[3], "drop") == 0);
-        static const char *paths[4] = {"mb_command", "fast path", "mb_command, 32 then 32",
-                                       "mb_engine_submit_batch, 32 then 32"};
-        for (int path = 0; path < 4; path++) {
+        static const char *paths[5] = {"mb_command", "fast path", "mb_command, 32 then 32",
+                                       "mb_engine_submit_batch, 32 then 32",
+                                       "fast path, thread checks off"};
+        for (int path = 0; path < 5; path++) {
             double runs[5];
+            thread_checks = path != 4;
             for (int r = -1; r < 5; r++) { /* run -1: warm-up */
                 long n = r < 0 ? pairs / 10 : pairs;
-                double ns = path >= 2 ? batch_run(n, poll, path == 3) : engine_run(n, poll, path);
+                double ns = path == 2 || path == 3 ? batch_run(n, poll, path == 3)
+                                                   : engine_run(n, poll, path == 4 ? 1 : path);
                 if (r >= 0) runs[r] = ns;
             }
             qsort(runs, 5, sizeof runs[0], compare);

@@ -17,10 +17,12 @@
  * lists or neither.
  *
  * Threads: an mb_engine or an mb_session is used by one thread at a time (it may move
- * between threads). An mb_runtime may be shared by any number of threads, each with its
- * own mb_session; mb_runtime_set_time, mb_runtime_refdata and mb_session_new may be
- * called from any thread. Free sessions before or after their runtime; after it they
- * answer MB_STATUS_STOPPED.
+ * between threads); a call on one while a call from another thread is inside it is
+ * refused with MB_STATUS_IN_USE and does nothing (freeing one that is in use is still
+ * undefined). An mb_runtime may be shared by any number of threads, each with its own
+ * mb_session; mb_runtime_set_time, mb_runtime_refdata and mb_session_new may be called
+ * from any thread. Free sessions before or after their runtime; after it they answer
+ * MB_STATUS_STOPPED.
  *
  * Numbers: prices in ticks and amounts in lots of their instrument (10^-market_precision
  * and 10^-amount_precision), funds in balance units of their currency (10^-scale); the
@@ -169,6 +171,9 @@ typedef enum {
   // An event poll on a handle whose events are dropped (`mb_config_set_keep_events(config,
   // 0)`, or a session opened with `keep_events` 0).
   MB_STATUS_EVENTS_OFF = 9010,
+  // An `mb_engine` or `mb_session` called from a second thread while a call on another
+  // is still inside it: refused, nothing done (each is used by one thread at a time).
+  MB_STATUS_IN_USE = 9011,
 } mb_status;
 
 // What an `mb_event` reports.
@@ -1030,6 +1035,20 @@ mb_status mb_config_set_history_limits(mb_config *config, uint64_t max_orders, u
 // Threads: one thread at a time per definition.
 // Ownership: borrows its arguments for the call; nothing to free.
 mb_status mb_config_set_keep_events(mb_config *config, uint8_t on);
+
+// Whether single-threaded engines created from this definition (`mb_engine_new`,
+// `mb_engine_open`) refuse a call made while a call from another thread is inside them
+// (nonzero, the default: `MB_STATUS_IN_USE`, nothing done) or leave it to the caller (0).
+// The check is an atomic swap a call, a full barrier on x86: about 12-16 ns a call in a
+// tight loop of place and cancel (BENCHMARKS.md). Turn it off only where one thread at a
+// time is guaranteed: two threads in calls at once are then undefined behaviour.
+//
+// # Safety
+// `config` live.
+//
+// Threads: one thread at a time per definition.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_status mb_config_set_thread_checks(mb_config *config, uint8_t on);
 
 // Sets the time (ns since the epoch) a single-threaded engine provisions its holders at
 // (default 0). Set it near the times you will submit: futures funding clocks start at

@@ -7,6 +7,11 @@
 //! a [`Poison`] flag that its accessor enters; the guard poisons the one entered when the
 //! call panics. The panic's message is kept for `mb_last_error`, never printed: a panic
 //! hook (installed once, chained to the host's) stays silent for panics inside a guard.
+//!
+//! A handle meant for one thread at a time (an engine, a session) is a [`OneUser`]: a call
+//! that enters it while a call on another thread is inside it is refused with
+//! `MB_STATUS_IN_USE`, where the two would otherwise race on the engine's memory; the
+//! guard lets go of the handle when the call returns, whatever it returns.
 
 use std::cell::{Cell, RefCell};
 use std::ffi::{CStr, c_char};
@@ -25,6 +30,8 @@ thread_local! {
     static FRESH: Cell<bool> = const { Cell::new(false) };
     /// The poison flag of the handle the current call entered (null: none yet).
     static IN_USE: Cell<*const Poison> = const { Cell::new(std::ptr::null()) };
+    /// The busy flag of the one-user handle the current call holds (null: none).
+    static HELD: Cell<*const AtomicBool> = const { Cell::new(std::ptr::null()) };
     /// Whether this thread is inside a guard (its panics are not printed).
     static GUARDED: Cell<bool> = const { Cell::new(false) };
     /// The message of the last panic caught on this thread.
@@ -64,6 +71,86 @@ impl Poison {
             panic!("forced by mb_debug_panic_next_use");
         }
         Ok(())
+    }
+}
+
+/// A handle used by one thread at a time (an engine, a session): its poison flag and
+/// whether a call is inside it now.
+#[derive(Debug)]
+pub(crate) struct OneUser {
+    poison: Poison,
+    busy: AtomicBool,
+    /// Calls from a second thread are refused (the default); off, they are the caller's
+    /// to prevent (`mb_config_set_thread_checks(config, 0)`).
+    checked: bool,
+}
+
+impl Default for OneUser {
+    fn default() -> Self {
+        Self::new(true)
+    }
+}
+
+impl OneUser {
+    /// A fresh handle's flags; `checked` false leaves calls from two threads unrefused.
+    pub(crate) fn new(checked: bool) -> Self {
+        Self {
+            poison: Poison::default(),
+            busy: AtomicBool::new(false),
+            checked,
+        }
+    }
+
+    /// Whether calls from a second thread are refused.
+    pub(crate) fn checked(&self) -> bool {
+        self.checked
+    }
+
+    /// Refuses a poisoned handle, or one a call on another thread is inside; otherwise
+    /// holds it until the current call returns. A call holds at most one such handle;
+    /// entering it again in the same call is allowed.
+    #[inline]
+    pub(crate) fn enter(&self, what: &str) -> Result<(), MbStatus> {
+        self.poison.enter(what)?;
+        if !self.checked {
+            return Ok(());
+        }
+        let busy = std::ptr::from_ref(&self.busy);
+        if self.busy.swap(true, Ordering::Acquire) {
+            // Busy: refused unless it is this call that holds it.
+            return if HELD.with(Cell::get) == busy {
+                Ok(())
+            } else {
+                Err(in_use(what))
+            };
+        }
+        debug_assert!(
+            HELD.with(Cell::get).is_null(),
+            "a call holds two one-user handles"
+        );
+        HELD.with(|h| h.set(busy));
+        Ok(())
+    }
+}
+
+/// The refusal of a one-user handle another thread's call is inside.
+#[cold]
+fn in_use(what: &str) -> MbStatus {
+    fail(
+        MbStatus::InUse,
+        format!("{what} is in a call on another thread: use it from one thread at a time"),
+    )
+}
+
+/// Lets go of the one-user handle the call holds, if any (by the outermost guard: an export
+/// called inside another's body is the same call).
+#[inline]
+fn release_held() {
+    let held = HELD.with(|h| h.replace(std::ptr::null()));
+    // SAFETY: set by `OneUser::enter` during this call, on a handle the caller keeps alive
+    // for the call's duration.
+    if let Some(busy) = unsafe { held.as_ref() } {
+        busy.store(false, Ordering::Release);
     }
 }
 
@@ -118,7 +205,7 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<(), MbStatus>) -> MbStatus {
     }));
     GUARDED.with(|g| g.set(outer));
     let fresh = FRESH.with(|f| f.replace(false));
-    match outcome {
+    let status = match outcome {
         Ok(Ok(())) => MbStatus::Ok,
         Ok(Err(status)) => {
             if !fresh {
@@ -142,7 +229,12 @@ pub(crate) fn guard(body: impl FnOnce() -> Result<(), MbStatus>) -> MbStatus {
             FRESH.with(|f| f.set(false));
             MbStatus::Panic
         }
+    };
+    // After the poison, if any: no other thread gets in between.
+    if !outer {
+        release_held();
     }
+    status
 }
 
 /// A C string argument as `&str`.
@@ -356,3 +448,6 @@ pub(crate) unsafe fn release<T>(ptr: *mut T) {
         let _ = catch_unwind(AssertUnwindSafe(move || drop(boxed)));
     }
 }
+
+#[cfg(test)]
+mod tests;

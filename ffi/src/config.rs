@@ -24,6 +24,9 @@ pub struct MbConfig {
     /// Engines created from it keep no events for `mb_engine_poll_events`
     /// (`mb_config_set_keep_events(config, 0)`).
     pub(crate) drop_events: bool,
+    /// Engines created from it leave calls from two threads at once to the caller
+    /// (`mb_config_set_thread_checks(config, 0)`).
+    pub(crate) unchecked_threads: bool,
 }
 
 impl MbConfig {
@@ -135,6 +138,7 @@ pub unsafe extern "C" fn mb_config_new_demo(out_config: *mut *mut MbConfig) -> M
                 start_time_ns: 0,
                 history_limits: HistoryLimits::default(),
                 drop_events: false,
+                unchecked_threads: false,
             },
             out_config,
         )
@@ -176,6 +180,7 @@ pub unsafe extern "C" fn mb_config_parse(
                 start_time_ns: 0,
                 history_limits: HistoryLimits::default(),
                 drop_events: false,
+                unchecked_threads: false,
             },
             out_config,
         )
@@ -507,6 +512,26 @@ pub unsafe extern "C" fn mb_config_set_history_limits(
 pub unsafe extern "C" fn mb_config_set_keep_events(config: *mut MbConfig, on: u8) -> MbStatus {
     guard(|| {
         config_mut(config)?.drop_events = on == 0;
+        Ok(())
+    })
+}
+
+/// Whether single-threaded engines created from this definition (`mb_engine_new`,
+/// `mb_engine_open`) refuse a call made while a call from another thread is inside them
+/// (nonzero, the default: `MB_STATUS_IN_USE`, nothing done) or leave it to the caller (0).
+/// The check is an atomic swap a call, a full barrier on x86: about 12-16 ns a call in a
+/// tight loop of place and cancel (BENCHMARKS.md). Turn it off only where one thread at a
+/// time is guaranteed: two threads in calls at once are then undefined behaviour.
+///
+/// # Safety
+/// `config` live.
+///
+/// Threads: one thread at a time per definition.
+/// Ownership: borrows its arguments for the call; nothing to free.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mb_config_set_thread_checks(config: *mut MbConfig, on: u8) -> MbStatus {
+    guard(|| {
+        config_mut(config)?.unchecked_threads = on == 0;
         Ok(())
     })
 }

@@ -115,6 +115,7 @@ fn load(dir: &Path, market_data: bool, keep_events: bool) -> Result<MbEngine, Mb
         start_time_ns: 0,
         history_limits: Default::default(),
         drop_events: !keep_events,
+        unchecked_threads: false,
     };
     let mut engine = MbEngine::build(&config)?;
     let market = market_data.then_some(read.loaded.market);

@@ -5,7 +5,7 @@ use matchbook::market::MarketData;
 use matchbook::store::Host;
 use matchbook::{Engine, Timestamp};
 
-use crate::boundary::{Poison, arg, fail, guard, out};
+use crate::boundary::{OneUser, arg, fail, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, status_of_rejected, to_command};
 use crate::config::MbConfig;
 use crate::query::{
@@ -25,8 +25,8 @@ pub struct MbEngine {
     /// The engine, its market data and pending events, in memory or on a data directory.
     pub(crate) host: Host,
     pub(crate) refdata: MbRefData,
-    /// Set when a call panicked while using the engine.
-    poison: Poison,
+    /// Set when a call panicked while using the engine; held while a call is inside it.
+    user: OneUser,
 }
 
 impl MbEngine {
@@ -37,7 +37,7 @@ impl MbEngine {
         Ok(Self {
             host: self.host.copy_in_memory(),
             refdata: self.refdata.clone(),
-            poison: Poison::default(),
+            user: OneUser::new(self.user.checked()),
         })
     }
 
@@ -61,7 +61,7 @@ impl MbEngine {
         Ok(Self {
             host: Host::in_memory(engine, market, !config.drop_events),
             refdata,
-            poison: Poison::default(),
+            user: OneUser::new(!config.unchecked_threads),
         })
     }
 
@@ -164,15 +164,17 @@ impl Reader for MbEngine {
     }
 }
 
+#[inline]
 pub(crate) fn engine_mut<'a>(engine: *mut MbEngine) -> Result<&'a mut MbEngine, MbStatus> {
     let e = out(engine, "engine")?;
-    e.poison.enter("engine")?;
+    e.user.enter("engine")?;
     Ok(e)
 }
 
+#[inline]
 pub(crate) fn engine_ref<'a>(engine: *const MbEngine) -> Result<&'a MbEngine, MbStatus> {
     let e = arg(engine, "engine")?;
-    e.poison.enter("engine")?;
+    e.user.enter("engine")?;
     Ok(e)
 }
 

@@ -12,7 +12,7 @@ use matchbook::runtime::{
 };
 use matchbook::{Engine, EventRecord, Timestamp};
 
-use crate::boundary::{Poison, arg, fail, guard, out};
+use crate::boundary::{OneUser, Poison, arg, fail, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, to_command};
 use crate::config::MbConfig;
 use crate::event::MbEvent;
@@ -69,8 +69,8 @@ pub struct MbSession {
     pending: Vec<EventRecord>,
     /// The accounts it follows (`mb_session_follow`), if any.
     pub(crate) follow: Option<crate::follow::Follow>,
-    /// Set when a call panicked while using the session.
-    poison: Poison,
+    /// Set when a call panicked while using the session; held while a call is inside it.
+    user: OneUser,
 }
 
 impl MbRuntime {
@@ -209,15 +209,17 @@ impl Reader for MbSession {
     }
 }
 
+#[inline]
 pub(crate) fn session_mut<'a>(session: *mut MbSession) -> Result<&'a mut MbSession, MbStatus> {
     let s = out(session, "session")?;
-    s.poison.enter("session")?;
+    s.user.enter("session")?;
     Ok(s)
 }
 
+#[inline]
 fn session_ref<'a>(session: *const MbSession) -> Result<&'a MbSession, MbStatus> {
     let s = arg(session, "session")?;
-    s.poison.enter("session")?;
+    s.user.enter("session")?;
     Ok(s)
 }
 
@@ -346,7 +348,7 @@ pub unsafe extern "C" fn mb_session_new(
             keep_events: keep_events != 0,
             pending: Vec::new(),
             follow: None,
-            poison: Poison::default(),
+            user: OneUser::default(),
         }));
         Ok(())
     })

@@ -120,6 +120,9 @@ pub enum MbStatus {
     /// An event poll on a handle whose events are dropped (`mb_config_set_keep_events(config,
     /// 0)`, or a session opened with `keep_events` 0).
     EventsOff = 9010,
+    /// An `mb_engine` or `mb_session` called from a second thread while a call on another
+    /// is still inside it: refused, nothing done (each is used by one thread at a time).
+    InUse = 9011,
 }
 
 impl From<matchbook::runtime::RuntimeError> for MbStatus {
@@ -244,7 +247,7 @@ impl std::fmt::Display for MbStatus {
 }
 
 /// The ABI's own statuses (the rest are the engine's).
-const OWN: [MbStatus; 11] = [
+const OWN: [MbStatus; 12] = [
     MbStatus::Ok,
     MbStatus::NullArgument,
     MbStatus::BufferTooSmall,
@@ -256,6 +259,7 @@ const OWN: [MbStatus; 11] = [
     MbStatus::InvalidConfig,
     MbStatus::Storage,
     MbStatus::EventsOff,
+    MbStatus::InUse,
 ];
 
 impl MbStatus {
