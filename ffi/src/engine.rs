@@ -164,18 +164,28 @@ impl Reader for MbEngine {
     }
 }
 
+/// Enters the engine before any reference to it is made: another thread may be inside it,
+/// and only its flags (atomics) may be touched meanwhile.
+#[inline]
+fn enter(engine: *const MbEngine) -> Result<(), MbStatus> {
+    if engine.is_null() {
+        return Err(fail(MbStatus::NullArgument, "engine is NULL"));
+    }
+    // SAFETY: non-NULL, and a live engine per every export's contract; the reference is to
+    // the flags alone.
+    unsafe { &*std::ptr::addr_of!((*engine).user) }.enter("engine")
+}
+
 #[inline]
 pub(crate) fn engine_mut<'a>(engine: *mut MbEngine) -> Result<&'a mut MbEngine, MbStatus> {
-    let e = out(engine, "engine")?;
-    e.user.enter("engine")?;
-    Ok(e)
+    enter(engine)?;
+    out(engine, "engine")
 }
 
 #[inline]
 pub(crate) fn engine_ref<'a>(engine: *const MbEngine) -> Result<&'a MbEngine, MbStatus> {
-    let e = arg(engine, "engine")?;
-    e.user.enter("engine")?;
-    Ok(e)
+    enter(engine)?;
+    arg(engine, "engine")
 }
 
 impl exports::QueryHandle for MbEngine {

@@ -209,18 +209,28 @@ impl Reader for MbSession {
     }
 }
 
+/// Enters the session before any reference to it is made: another thread may be inside
+/// it, and only its flags (atomics) may be touched meanwhile.
+#[inline]
+fn enter(session: *const MbSession) -> Result<(), MbStatus> {
+    if session.is_null() {
+        return Err(fail(MbStatus::NullArgument, "session is NULL"));
+    }
+    // SAFETY: non-NULL, and a live session per every export's contract; the reference is
+    // to the flags alone.
+    unsafe { &*std::ptr::addr_of!((*session).user) }.enter("session")
+}
+
 #[inline]
 pub(crate) fn session_mut<'a>(session: *mut MbSession) -> Result<&'a mut MbSession, MbStatus> {
-    let s = out(session, "session")?;
-    s.user.enter("session")?;
-    Ok(s)
+    enter(session)?;
+    out(session, "session")
 }
 
 #[inline]
 fn session_ref<'a>(session: *const MbSession) -> Result<&'a MbSession, MbStatus> {
-    let s = arg(session, "session")?;
-    s.user.enter("session")?;
-    Ok(s)
+    enter(session)?;
+    arg(session, "session")
 }
 
 impl exports::QueryHandle for MbSession {
