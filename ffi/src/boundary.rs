@@ -133,6 +133,24 @@ impl OneUser {
     }
 }
 
+/// Enters the one-user handle behind `handle`, whose flags lie `flags_at` bytes into it
+/// (`offset_of!`), before any reference to the handle is made: another thread may be
+/// inside it, and only its flags (atomics) may be touched meanwhile.
+#[inline]
+pub(crate) fn enter_one_user<T>(
+    handle: *const T,
+    flags_at: usize,
+    what: &str,
+) -> Result<(), MbStatus> {
+    if handle.is_null() {
+        return Err(fail(MbStatus::NullArgument, format!("{what} is NULL")));
+    }
+    let flags = handle.wrapping_byte_add(flags_at).cast::<OneUser>();
+    // SAFETY: `handle` is non-NULL and live per every export's contract, and `flags_at` is
+    // the offset of its `OneUser` field: the reference is to the flags alone.
+    unsafe { &*flags }.enter(what)
+}
+
 /// The refusal of a one-user handle another thread's call is inside.
 #[cold]
 fn in_use(what: &str) -> MbStatus {

@@ -5,7 +5,7 @@ use matchbook::market::MarketData;
 use matchbook::store::Host;
 use matchbook::{Engine, Timestamp};
 
-use crate::boundary::{OneUser, arg, fail, guard, out};
+use crate::boundary::{OneUser, arg, enter_one_user, fail, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, status_of_rejected, to_command};
 use crate::config::MbConfig;
 use crate::query::{
@@ -164,27 +164,15 @@ impl Reader for MbEngine {
     }
 }
 
-/// Enters the engine before any reference to it is made: another thread may be inside it,
-/// and only its flags (atomics) may be touched meanwhile.
-#[inline]
-fn enter(engine: *const MbEngine) -> Result<(), MbStatus> {
-    if engine.is_null() {
-        return Err(fail(MbStatus::NullArgument, "engine is NULL"));
-    }
-    // SAFETY: non-NULL, and a live engine per every export's contract; the reference is to
-    // the flags alone.
-    unsafe { &*std::ptr::addr_of!((*engine).user) }.enter("engine")
-}
-
 #[inline]
 pub(crate) fn engine_mut<'a>(engine: *mut MbEngine) -> Result<&'a mut MbEngine, MbStatus> {
-    enter(engine)?;
+    enter_one_user(engine, std::mem::offset_of!(MbEngine, user), "engine")?;
     out(engine, "engine")
 }
 
 #[inline]
 pub(crate) fn engine_ref<'a>(engine: *const MbEngine) -> Result<&'a MbEngine, MbStatus> {
-    enter(engine)?;
+    enter_one_user(engine, std::mem::offset_of!(MbEngine, user), "engine")?;
     arg(engine, "engine")
 }
 

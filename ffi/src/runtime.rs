@@ -12,7 +12,7 @@ use matchbook::runtime::{
 };
 use matchbook::{Engine, EventRecord, Timestamp};
 
-use crate::boundary::{OneUser, Poison, arg, fail, guard, out};
+use crate::boundary::{OneUser, Poison, arg, enter_one_user, fail, guard, out};
 use crate::command::{MbCommand, MbResult, status_of, to_command};
 use crate::config::MbConfig;
 use crate::event::MbEvent;
@@ -209,27 +209,15 @@ impl Reader for MbSession {
     }
 }
 
-/// Enters the session before any reference to it is made: another thread may be inside
-/// it, and only its flags (atomics) may be touched meanwhile.
-#[inline]
-fn enter(session: *const MbSession) -> Result<(), MbStatus> {
-    if session.is_null() {
-        return Err(fail(MbStatus::NullArgument, "session is NULL"));
-    }
-    // SAFETY: non-NULL, and a live session per every export's contract; the reference is
-    // to the flags alone.
-    unsafe { &*std::ptr::addr_of!((*session).user) }.enter("session")
-}
-
 #[inline]
 pub(crate) fn session_mut<'a>(session: *mut MbSession) -> Result<&'a mut MbSession, MbStatus> {
-    enter(session)?;
+    enter_one_user(session, std::mem::offset_of!(MbSession, user), "session")?;
     out(session, "session")
 }
 
 #[inline]
 fn session_ref<'a>(session: *const MbSession) -> Result<&'a MbSession, MbStatus> {
-    enter(session)?;
+    enter_one_user(session, std::mem::offset_of!(MbSession, user), "session")?;
     arg(session, "session")
 }
 
