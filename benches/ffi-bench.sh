@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The C ABI benchmark: call overhead (the same place+cancel workload through the C ABI
-# from a C program and directly in Rust, one after the other in one sitting) and the
-# thread-safe handle's throughput with 1, 2 and 4 producer threads.
+# from a C program and directly in Rust, one after the other in one sitting), what the
+# one-thread-at-a-time check costs a call, and the thread-safe handle's throughput with 1,
+# 2 and 4 producer threads.
 # With ZIG set to a zig command (`make ffi-bench` installs one), a third build links the C
 # program and the library with link-time optimisation across the languages: the library
 # as LLVM bitcode (`-Clinker-plugin-lto`), compiled and linked by zig's clang, whose LLVM
@@ -34,6 +35,13 @@ for events in read drop; do
         fi
     done
 done
+# The thread check's cost, the two engines interleaved block by block (a noisy host's
+# spells fall on both alike).
+"$bench" checks "$pairs"
+if [ -n "$lto" ]; then
+    echo "(cross-language LTO)"
+    "$lto" checks "$pairs"
+fi
 for threads in 1 2 4; do
     "$bench" runtime "$threads" $((pairs / 5))
 done

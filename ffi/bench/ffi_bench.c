@@ -7,6 +7,9 @@
  *                          call of 5 runs: mb_command calls, the fast path, and 32
  *                          places then their 32 cancels by mb_command calls and by
  *                          mb_engine_submit_batch (per command)
+ *   ffi_bench checks N     N fast-path pairs split between an engine with the thread checks
+ *                          on and one with them off, in alternating blocks of 1,000 pairs;
+ *                          prints both medians and the median per-block difference
  *   ffi_bench runtime T N  T producer threads, one mb_session each, N pairs in all; prints
  *                          commands per second (median of 3 runs)
  *
@@ -173,6 +176,61 @@ static double batch_run(long pairs, int poll, int batched) {
     return elapsed / (double)(pairs / 32 * 32 * 2);
 }
 
+/* Pairs per block of checks_run: long enough for the clock, short enough that the two
+ * engines see the same spells of a noisy host. */
+#define CHECK_BLOCK 1000
+
+/* Fast-path place+cancel pairs [from, from + CHECK_BLOCK) on `engine`: ns per call. */
+static double fast_block(mb_engine *engine, uint32_t account, uint16_t market, long from) {
+    const double start = now_ns();
+    for (long i = from; i < from + CHECK_BLOCK; i++) {
+        mb_order_ref order;
+        CHECK(mb_engine_place_limit(engine, START + i, account, market, MB_SIDE_BUY,
+                                    5000000 + (i & 63), 100, MB_TIME_IN_FORCE_POST_ONLY,
+                                    &order));
+        CHECK(mb_engine_cancel(engine, START + i, account, order));
+        if ((i & 31) == 31) CHECK(mb_engine_clear_events(engine));
+    }
+    return (now_ns() - start) / (2.0 * CHECK_BLOCK);
+}
+
+/* What the thread check costs a fast-path call: an engine with the checks on and one with
+ * them off, driven by this thread in alternating blocks (the first of each pair of blocks
+ * alternating too); prints both medians and the median of the per-pair differences. */
+static void checks_run(long pairs) {
+    uint32_t account[2] = {0, 0};
+    uint16_t market[2] = {0, 0};
+    mb_engine *engine[2];
+    for (int on = 0; on < 2; on++) {
+        thread_checks = on;
+        engine[on] = fresh_engine(&account[on], &market[on]);
+    }
+    const long blocks = pairs / CHECK_BLOCK;
+    double *ns[2] = {calloc(blocks, sizeof(double)), calloc(blocks, sizeof(double))};
+    double *diff = calloc(blocks, sizeof(double));
+    if (!ns[0] || !ns[1] || !diff) die(MB_STATUS_INVALID_ARGUMENT, "calloc");
+    for (int warm = 0; warm < 2; warm++) fast_block(engine[warm], account[warm], market[warm], 0);
+    for (long b = 0; b < blocks; b++) {
+        for (int k = 0; k < 2; k++) {
+            const int on = (int)((b + k) & 1);
+            ns[on][b] = fast_block(engine[on], account[on], market[on], (b + 1) * CHECK_BLOCK);
+        }
+        diff[b] = ns[1][b] - ns[0][b];
+    }
+    qsort(ns[0], blocks, sizeof(double), compare);
+    qsort(ns[1], blocks, sizeof(double), compare);
+    qsort(diff, blocks, sizeof(double), compare);
+    printf("c-abi thread checks, fast path, %ld blocks of %d pairs: on %.1f ns/call, off %.1f, "
+           "on - off median %.1f ns (quartiles %.1f, %.1f)\n",
+           blocks, CHECK_BLOCK, ns[1][blocks / 2], ns[0][blocks / 2], diff[blocks / 2],
+           diff[blocks / 4], diff[blocks * 3 / 4]);
+    for (int on = 0; on < 2; on++) {
+        mb_engine_free(engine[on]);
+        free(ns[on]);
+    }
+    free(diff);
+}
+
 struct producer {
     mb_runtime *runtime;
     uint32_t account;
@@ -247,6 +305,10 @@ int main(int argc, char **argv) {
         }
         return 0;
     }
+    if (argc >= 3 && strcmp(argv[1], "checks") == 0) {
+        checks_run(atol(argv[2]));
+        return 0;
+    }
     if (argc >= 4 && strcmp(argv[1], "runtime") == 0) {
         int threads = atoi(argv[2]);
         long pairs = atol(argv[3]);
@@ -258,6 +320,6 @@ int main(int argc, char **argv) {
                threads, runs[1], runs[0], runs[2]);
         return 0;
     }
-    fprintf(stderr, "usage: ffi_bench engine N | ffi_bench runtime THREADS N\n");
+    fprintf(stderr, "usage: ffi_bench engine N | ffi_bench checks N | ffi_bench runtime THREADS N\n");
     return 2;
 }

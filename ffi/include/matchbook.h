@@ -1039,9 +1039,9 @@ mb_status mb_config_set_keep_events(mb_config *config, uint8_t on);
 // Whether single-threaded engines created from this definition (`mb_engine_new`,
 // `mb_engine_open`) refuse a call made while a call from another thread is inside them
 // (nonzero, the default: `MB_STATUS_IN_USE`, nothing done) or leave it to the caller (0).
-// The check is an atomic swap a call, a full barrier on x86: about 12-16 ns a call in a
-// tight loop of place and cancel (BENCHMARKS.md). Turn it off only where one thread at a
-// time is guaranteed: two threads in calls at once are then undefined behaviour.
+// The check is an atomic swap a call: about 2-6 ns a call in a tight loop of place and
+// cancel (BENCHMARKS.md). Turn it off only where one thread at a time is guaranteed: two
+// threads in calls at once are then undefined behaviour.
 //
 // # Safety
 // `config` live.
