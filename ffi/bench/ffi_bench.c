@@ -206,10 +206,15 @@ static void checks_run(long pairs) {
         engine[on] = fresh_engine(&account[on], &market[on]);
     }
     const long blocks = pairs / CHECK_BLOCK;
+    if (blocks < 1) {
+        fprintf(stderr, "ffi_bench checks: N must be at least %d\n", CHECK_BLOCK);
+        exit(2);
+    }
     double *ns[2] = {calloc(blocks, sizeof(double)), calloc(blocks, sizeof(double))};
     double *diff = calloc(blocks, sizeof(double));
     if (!ns[0] || !ns[1] || !diff) die(MB_STATUS_INVALID_ARGUMENT, "calloc");
-    for (int warm = 0; warm < 2; warm++) fast_block(engine[warm], account[warm], market[warm], 0);
+    for (int warm = 0; warm < 2; warm++)
+        fast_block(engine[warm], account[warm], market[warm], 0);
     for (long b = 0; b < blocks; b++) {
         for (int k = 0; k < 2; k++) {
             const int on = (int)((b + k) & 1);
@@ -320,6 +325,7 @@ int main(int argc, char **argv) {
                threads, runs[1], runs[0], runs[2]);
         return 0;
     }
-    fprintf(stderr, "usage: ffi_bench engine N | ffi_bench checks N | ffi_bench runtime THREADS N\n");
+    fprintf(stderr,
+            "usage: ffi_bench engine N | ffi_bench checks N | ffi_bench runtime THREADS N\n");
     return 2;
 }
