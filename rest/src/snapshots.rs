@@ -39,13 +39,12 @@ impl SnapshotStatus {
         self.0.borrow().clone()
     }
 
-    /// Waits up to `patience` for the next outcome, after `before` (the status read before
-    /// asking), of a snapshot of the state after command `target` or a later one.
-    pub async fn wait_for(&self, before: &WriterStatus, target: u64, patience: Duration) -> Waited {
-        let at_or_after = |seq: Option<u64>| seq.is_some_and(|s| s >= target);
-        let written = |s: &WriterStatus| s.written > before.written && at_or_after(s.last_seq);
-        let failed =
-            |s: &WriterStatus| s.failures > before.failures && at_or_after(s.last_failed_seq);
+    /// Waits up to `patience` for the answer to snapshot request `request` (the number
+    /// the runtime gave it): the first outcome of a copy made after the request was taken.
+    /// An earlier request's outcome, even of the same state, is not this one's.
+    pub async fn wait_for(&self, request: u64, patience: Duration) -> Waited {
+        let written = |s: &WriterStatus| s.written_requests >= request;
+        let failed = |s: &WriterStatus| s.failed_requests >= request;
         let mut receiver = self.0.clone();
         let outcome = receiver.wait_for(|s| written(s) || failed(s));
         match tokio::time::timeout(patience, outcome).await {
@@ -66,6 +65,7 @@ fn log(outcome: &SnapshotOutcome<'_>) {
             bytes,
             duration,
             segments_pruned,
+            ..
         } => tracing::info!(
             seq,
             file = %path.display(),
@@ -74,11 +74,70 @@ fn log(outcome: &SnapshotOutcome<'_>) {
             segments_pruned,
             "snapshot written"
         ),
-        SnapshotOutcome::Failed { seq, error } => tracing::error!(
+        SnapshotOutcome::Failed { seq, error, .. } => tracing::error!(
             seq,
             %error,
             "a snapshot could not be written (or the files it replaces pruned): the journal \
              keeps every command and grows until one is"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two operators ask for a snapshot one after the other with no command between: the
+    /// first one's copy (of the state after command 7) fails after the second has read the
+    /// status, and the second's own copy, of the same state, is written. The second is
+    /// answered with its file, not with the first one's failure.
+    #[tokio::test]
+    async fn another_requests_failure_at_the_same_number_is_not_this_ones() {
+        let (sender, receiver) = watch::channel(WriterStatus::default());
+        let status = SnapshotStatus(receiver);
+        // The first request, number 1, fails; the second is number 2.
+        sender.send_modify(|s| {
+            s.failures += 1;
+            s.last_failed_seq = Some(7);
+            s.failed_requests = 1;
+        });
+        let writer = tokio::spawn(async move {
+            sender.send_modify(|s| {
+                s.written += 1;
+                s.last_seq = Some(7);
+                s.written_requests = 2;
+            });
+            sender
+        });
+        let waited = status.wait_for(2, Duration::from_secs(5)).await;
+        assert!(
+            matches!(&waited, Waited::Written(s) if s.last_seq == Some(7)),
+            "{waited:?}"
+        );
+        drop(writer.await);
+    }
+
+    /// This request's own copy failing is its answer; an earlier request's copy written
+    /// is not (it is waited past).
+    #[tokio::test]
+    async fn a_requests_own_failure_is_its_answer_and_an_earlier_write_is_not() {
+        let (sender, receiver) = watch::channel(WriterStatus::default());
+        let status = SnapshotStatus(receiver);
+        sender.send_modify(|s| {
+            s.written += 1;
+            s.last_seq = Some(7);
+            s.written_requests = 1;
+        });
+        let writer = tokio::spawn(async move {
+            sender.send_modify(|s| {
+                s.failures += 1;
+                s.last_failed_seq = Some(9);
+                s.failed_requests = 2;
+            });
+            sender
+        });
+        let waited = status.wait_for(2, Duration::from_secs(5)).await;
+        assert!(matches!(waited, Waited::Failed), "{waited:?}");
+        drop(writer.await);
     }
 }

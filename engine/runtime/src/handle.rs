@@ -308,11 +308,20 @@ impl RuntimeHandle {
 
     /// Asks for a snapshot after the commands queued so far, even when nothing changed
     /// since the last (a durable runtime with a snapshot plan only; otherwise nothing
-    /// happens). Its sequence number is at least `sequenced` of [`RuntimeHandle::stats`] read
-    /// before asking, so a host that waits for a snapshot at that number or later has one
-    /// of every command acknowledged before it asked.
-    pub fn request_snapshot(&self) -> Result<(), RuntimeError> {
-        self.requests.try_send(Request::Snapshot).map_err(refused)
+    /// happens), and returns the request's number. The snapshot writer's outcome whose
+    /// `written_requests` (or `failed_requests`) reaches that number is this request's
+    /// answer: its state was copied after the request was taken, so it holds every command
+    /// acknowledged before the request, and another request's earlier outcome, even of
+    /// the same state, is never mistaken for it.
+    pub fn request_snapshot(&self) -> Result<u64, RuntimeError> {
+        // Numbered before it is sent: a count of requests taken that reaches a number was
+        // reached after that number was given out (see `Sequencer::snapshot_mark`).
+        let number = self.stats.snapshot_requests.fetch_add(1, Ordering::AcqRel) + 1;
+        self.requests.try_send(Request::Snapshot).map_err(|error| {
+            (self.stats.snapshot_requests_refused).fetch_add(1, Ordering::AcqRel);
+            refused(error)
+        })?;
+        Ok(number)
     }
 
     /// Hands the replicated log's next commands to a following runtime (they must follow

@@ -70,8 +70,9 @@ pub(crate) struct MarketStage<'a> {
     parked: BinaryHeap<Reverse<Parked>>,
     arrivals: u64,
     sink: Option<SnapshotSink>,
-    /// A snapshot copy fell due while the writer had one waiting: taken once it has room.
-    owed: bool,
+    /// A snapshot copy fell due while the writer had one waiting: taken once it has room,
+    /// answering the snapshot requests counted here.
+    owed: Option<u64>,
     stats: &'a RuntimeStats,
 }
 
@@ -90,7 +91,7 @@ impl<'a> MarketStage<'a> {
             parked: BinaryHeap::new(),
             arrivals: 0,
             sink,
-            owed: false,
+            owed: None,
             stats,
         }
     }
@@ -122,7 +123,7 @@ impl<'a> MarketStage<'a> {
                     return self.finish();
                 }
             }
-            let owed = if self.owed {
+            let owed = if self.owed.is_some() {
                 crossbeam_channel::after(OWED_COPY_POLL)
             } else {
                 crossbeam_channel::never()
@@ -152,14 +153,14 @@ impl<'a> MarketStage<'a> {
 
     /// Takes the owed copy if the writer has room for it (or `now`).
     fn settle_owed(&mut self, now: bool) {
-        if !self.owed {
+        let Some(requests) = self.owed else {
             return;
-        }
+        };
         match &self.sink {
             Some(sink) if !now && !sink.has_room() => {}
             _ => {
-                self.owed = false;
-                self.snapshot();
+                self.owed = None;
+                self.snapshot(requests);
             }
         }
     }
@@ -183,7 +184,7 @@ impl<'a> MarketStage<'a> {
         &mut self,
         published: &Arc<Published>,
         replies: Vec<(usize, MarketReply)>,
-        copy: bool,
+        copy: Option<u64>,
     ) {
         let every = self.stats.checkpoint_every.load(Ordering::Relaxed);
         for (index, command) in published.commands.iter().enumerate() {
@@ -210,12 +211,13 @@ impl<'a> MarketStage<'a> {
                 reply(outcome, &self.market);
             }
         }
-        self.owed |= copy;
+        // A later copy answers every request an earlier owed one did.
+        self.owed = self.owed.max(copy);
         self.settle_owed(false);
         self.release_parked();
     }
 
-    fn snapshot(&mut self) {
+    fn snapshot(&mut self, requests: u64) {
         let Some(sink) = &self.sink else {
             return;
         };
@@ -224,6 +226,7 @@ impl<'a> MarketStage<'a> {
             seq: self.seq,
             engine: self.replica.clone(),
             market: Some(self.market.share()),
+            requests,
         };
         let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
         raise(&self.stats.longest_snapshot_copy, nanos);
@@ -346,7 +349,7 @@ mod tests {
             answers.try_recv().is_err(),
             "parked: command 1 is not applied"
         );
-        stage.apply(&published(&mut matching, 1), Vec::new(), false);
+        stage.apply(&published(&mut matching, 1), Vec::new(), None);
         assert_eq!(answers.try_recv().ok(), Some((1, 1)), "answered once it is");
         assert_eq!(stats.divergences.load(Ordering::Relaxed), 0);
     }
@@ -360,7 +363,7 @@ mod tests {
         let stats = RuntimeStats::default();
         let mut stage = MarketStage::new(engine, market, None, &stats);
         // Matching's second holder, applied to a replica that has none yet.
-        stage.apply(&published(&mut matching, 2), Vec::new(), false);
+        stage.apply(&published(&mut matching, 2), Vec::new(), None);
         assert_eq!(stats.divergences.load(Ordering::Relaxed), 1);
     }
 

@@ -31,8 +31,8 @@ pub(crate) enum MarketWork {
     Batch {
         published: Arc<Published>,
         replies: Vec<(usize, MarketReply)>,
-        /// Copy the state after this batch.
-        snapshot: bool,
+        /// Copy the state after this batch, answering the snapshot requests counted here.
+        snapshot: Option<u64>,
     },
     Stop,
 }
@@ -151,7 +151,7 @@ fn publish(
             return false;
         }
     }
-    if count > 0 || batch.snapshot {
+    if count > 0 || batch.snapshot.is_some() {
         let work = MarketWork::Batch {
             published,
             replies: market,

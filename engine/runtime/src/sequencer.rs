@@ -33,8 +33,9 @@ pub(crate) struct Sequenced {
     pub(crate) replies: Vec<Reply>,
     /// Subscriptions to open before the batch is applied.
     pub(crate) subscribers: Vec<SubscribeRequest>,
-    /// Copy the state right after this batch.
-    pub(crate) snapshot: bool,
+    /// Copy the state right after this batch, answering the snapshot requests counted
+    /// here (see [`Sequencer::snapshot_mark`]).
+    pub(crate) snapshot: Option<u64>,
     /// The last batch: every stage stops after it.
     pub(crate) stop: bool,
     /// Step down after this batch (another node leads).
@@ -100,6 +101,8 @@ pub(crate) struct Sequencer {
     rule: Option<SnapshotRule>,
     since_snapshot: u64,
     requested: bool,
+    /// Snapshot requests taken from the inbox so far.
+    requests_taken: u64,
     stats: Arc<RuntimeStats>,
 }
 
@@ -133,6 +136,7 @@ impl Sequencer {
             rule,
             since_snapshot: 0,
             requested: false,
+            requests_taken: 0,
             stats,
         }
     }
@@ -160,11 +164,11 @@ impl Sequencer {
                     break;
                 }
             }
-            batch.snapshot = self.snapshot_due(batch.stop);
+            batch.snapshot = self.snapshot_due(batch.stop).then(|| self.snapshot_mark());
             if let Some(last) = batch.commands.last() {
                 self.stats.sequenced.store(last.seq, Ordering::Release);
             }
-            let (stop, rotate, step_down) = (batch.stop, batch.snapshot, batch.step_down);
+            let (stop, rotate, step_down) = (batch.stop, batch.snapshot.is_some(), batch.step_down);
             if matching.send(batch).is_err() {
                 return;
             }
@@ -201,7 +205,10 @@ impl Sequencer {
                 Request::Replicate(entries) => self.take_replicated(entries, &mut batch)?,
                 Request::Lead(log) => self.lead(log),
                 Request::Subscribe(request) => batch.subscribers.push(request),
-                Request::Snapshot => self.requested = true,
+                Request::Snapshot => {
+                    self.requested = true;
+                    self.requests_taken += 1;
+                }
                 Request::Follow => {
                     batch.step_down = true;
                     break;
@@ -363,6 +370,15 @@ impl Sequencer {
             None => Ok(()),
         }
     }
+    /// The snapshot requests a copy made now answers: those taken so far plus those
+    /// refused. Requests are numbered before they are sent, so the count can run ahead of
+    /// the one whose number it reaches; but a count of `n` means `n` numbers were given
+    /// out, and the last of them to be taken or refused holds a number at least `n`, given
+    /// out after number `n` was: the copy follows request `n`, whichever came first.
+    fn snapshot_mark(&self) -> u64 {
+        self.requests_taken + self.stats.snapshot_requests_refused.load(Ordering::Acquire)
+    }
+
     /// Whether the state after this batch is to be copied (resets the count when it is).
     fn snapshot_due(&mut self, stopping: bool) -> bool {
         let requested = std::mem::take(&mut self.requested);

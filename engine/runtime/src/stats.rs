@@ -147,6 +147,11 @@ pub struct RuntimeStats {
     pub(crate) snapshots: AtomicU64,
     /// The longest a snapshot copy held the market stage, nanoseconds.
     pub(crate) longest_snapshot_copy: AtomicU64,
+    /// Snapshot requests numbered so far (each takes the next number before it is sent).
+    pub(crate) snapshot_requests: AtomicU64,
+    /// Snapshot requests numbered and then refused (a full or closed queue): the
+    /// sequencer counts them as answered, since nobody waits for them.
+    pub(crate) snapshot_requests_refused: AtomicU64,
     /// Set while the command log cannot store a batch (a replicated log without its
     /// quorum): ingress refuses commands with [`crate::RuntimeError::LogUnavailable`].
     pub(crate) log_unavailable: std::sync::atomic::AtomicBool,

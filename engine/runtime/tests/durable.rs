@@ -167,19 +167,23 @@ fn a_snapshot_asked_for_is_taken_even_when_nothing_changed_since_the_last() {
     let sequenced = handle.stats().sequenced;
     // The second request finds nothing new since the first: an operator asking for a
     // backup point (or a host whose last write failed) still gets a file written.
-    handle.request_snapshot().expect("asked");
+    let first = handle.request_snapshot().expect("asked");
+    assert_eq!(first, 1, "requests are numbered from 1");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while writer.status().written == 0 {
+    while writer.status().written_requests < first {
         assert!(
             std::time::Instant::now() < deadline,
             "the first was never written"
         );
         std::thread::yield_now();
     }
-    handle.request_snapshot().expect("asked again");
+    assert_eq!(writer.status().written, 1, "the first request's answer");
+    let second = handle.request_snapshot().expect("asked again");
+    assert_eq!(second, 2);
     let _ = runtime.shutdown().expect("stopped");
     let status = writer.finish();
     assert_eq!(status.written, 2, "both requests were answered");
+    assert_eq!(status.written_requests, second);
     assert_eq!(status.last_seq, Some(sequenced));
     assert_eq!((status.failures, status.last_error), (0, None));
     let seqs: Vec<u64> = (list_snapshots(&scratch.0).expect("snapshots").iter())

@@ -34,6 +34,11 @@ pub struct WriterStatus {
     pub last_failed_seq: Option<u64>,
     /// The latest failure (the journal still holds everything; only pruning waits).
     pub last_error: Option<String>,
+    /// The snapshot requests the newest written snapshot answers: every one numbered up
+    /// to this (its copy's [`Captured::requests`]).
+    pub written_requests: u64,
+    /// The snapshot requests the latest failure answers: every one numbered up to this.
+    pub failed_requests: u64,
 }
 
 /// What became of one state handed to the writer, as it happens.
@@ -51,6 +56,8 @@ pub enum SnapshotOutcome<'a> {
         duration: Duration,
         /// Journal segments the prune after it deleted.
         segments_pruned: u64,
+        /// The snapshot requests it answers (its copy's [`Captured::requests`]).
+        requests: u64,
     },
     /// The snapshot of the state after command `seq` was not written, or was and the prune
     /// after it failed: nothing is lost (the journal keeps every command), but the
@@ -60,6 +67,8 @@ pub enum SnapshotOutcome<'a> {
         seq: u64,
         /// Why.
         error: &'a StoreError,
+        /// The snapshot requests it answers (its copy's [`Captured::requests`]).
+        requests: u64,
     },
 }
 
@@ -213,7 +222,7 @@ fn write_and_prune(
     captured: &Captured,
     record: &mut impl FnMut(&SnapshotOutcome<'_>) -> bool,
 ) -> bool {
-    let seq = captured.seq;
+    let (seq, requests) = (captured.seq, captured.requests);
     let started = Instant::now();
     let written = captured
         .encode()
@@ -224,7 +233,14 @@ fn write_and_prune(
         .and_then(|snapshot| write_snapshot(dir, &snapshot));
     let path = match written {
         Ok(path) => path,
-        Err(error) => return record(&SnapshotOutcome::Failed { seq, error: &error }),
+        Err(error) => {
+            let failed = SnapshotOutcome::Failed {
+                seq,
+                error: &error,
+                requests,
+            };
+            return record(&failed);
+        }
     };
     let (bytes, duration) = (
         std::fs::metadata(&path).map_or(0, |m| m.len()),
@@ -237,11 +253,16 @@ fn write_and_prune(
         bytes,
         duration,
         segments_pruned: pruned.as_ref().map_or(0, |p| p.segments.len() as u64),
+        requests,
     };
     record(&outcome)
         && match &pruned {
             Ok(_) => true,
-            Err(error) => record(&SnapshotOutcome::Failed { seq, error }),
+            Err(error) => record(&SnapshotOutcome::Failed {
+                seq,
+                error,
+                requests,
+            }),
         }
 }
 
@@ -254,16 +275,23 @@ impl WriterStatus {
                 bytes,
                 duration,
                 segments_pruned,
+                requests,
                 ..
             } => {
                 self.written += 1;
+                self.written_requests = requests;
                 self.last_seq = Some(seq);
                 self.last_bytes = bytes;
                 self.last_duration = duration;
                 self.segments_pruned += segments_pruned;
             }
-            SnapshotOutcome::Failed { seq, error } => {
+            SnapshotOutcome::Failed {
+                seq,
+                error,
+                requests,
+            } => {
                 self.failures += 1;
+                self.failed_requests = requests;
                 self.last_failed_seq = Some(seq);
                 self.last_error = Some(error.to_string());
             }
@@ -303,6 +331,7 @@ mod tests {
             seq,
             engine: engine.clone(),
             market: None,
+            requests: seq / 2,
         };
         sink.hand_over(copy(1));
         first_written.recv().expect("the first write");
@@ -316,5 +345,7 @@ mod tests {
         assert_eq!(status.last_seq, Some(20));
         assert_eq!(status.superseded, 18);
         assert_eq!(status.failures, 0);
+        // The newest copy answers the requests the superseded ones did.
+        assert_eq!(status.written_requests, 10);
     }
 }

@@ -27,11 +27,11 @@ pub async fn take(
     State(state): State<Shared>,
     _: Admin,
 ) -> Result<(StatusCode, Json<SnapshotBody>), ApiError> {
-    // Every command acknowledged so far was sequenced by now; the snapshot asked for next
-    // holds the state after the batch that takes the request, at this number or later.
-    let (before, target) = (state.snapshots.now(), state.runtime.stats().sequenced);
-    state.runtime.request_snapshot()?;
-    match state.snapshots.wait_for(&before, target, PATIENCE).await {
+    // Every command acknowledged so far was sequenced by now; the snapshot that answers
+    // the request holds the state after the batch that takes it, at this number or later.
+    let target = state.runtime.stats().sequenced;
+    let request = state.runtime.request_snapshot()?;
+    match state.snapshots.wait_for(request, PATIENCE).await {
         Waited::Written(status) => {
             let sequence = status.last_seq.unwrap_or(target);
             let path = matchbook::store::snapshot_path(&state.data_dir, sequence);

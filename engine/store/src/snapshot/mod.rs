@@ -84,6 +84,9 @@ pub struct Captured {
     pub engine: Engine,
     /// Market data, when the owner keeps it.
     pub market: Option<MarketData>,
+    /// The snapshot requests this copy answers: a count, every request numbered up to it
+    /// (see `RuntimeHandle::request_snapshot`) was taken before the state was copied.
+    pub requests: u64,
 }
 
 impl Captured {
