@@ -370,11 +370,14 @@ impl Sequencer {
             None => Ok(()),
         }
     }
+
     /// The snapshot requests a copy made now answers: those taken so far plus those
-    /// refused. Requests are numbered before they are sent, so the count can run ahead of
-    /// the one whose number it reaches; but a count of `n` means `n` numbers were given
-    /// out, and the last of them to be taken or refused holds a number at least `n`, given
-    /// out after number `n` was: the copy follows request `n`, whichever came first.
+    /// refused. Requests are numbered before they are sent and may arrive out of order,
+    /// but a count of `n` means `n` distinct numbers were taken or refused before the
+    /// copy, one of them at least `n`, given out no earlier than number `n` was: the copy
+    /// follows the moment request `n` was numbered, after its caller read `sequenced`. A
+    /// refusal counted only after the copy leaves the count short: its later requests then
+    /// wait for the next copy, never take an earlier one.
     fn snapshot_mark(&self) -> u64 {
         self.requests_taken + self.stats.snapshot_requests_refused.load(Ordering::Acquire)
     }
