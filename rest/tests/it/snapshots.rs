@@ -186,3 +186,43 @@ async fn a_snapshot_is_taken_on_request_and_a_failed_one_is_told_at_once() {
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&restored);
 }
+
+/// Several operators (or scripts) asking at once: each is answered, once a copy made
+/// after its own request is on disk, with a file of everything acknowledged before it
+/// asked. Requests are numbered and each copy says which it answers, so none waits out its
+/// patience (202) for a copy that answered it, and none takes an earlier copy for its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_at_once_are_each_answered_with_a_file_of_everything_before_them() {
+    let dir = common::data_dir();
+    std::fs::create_dir_all(&dir).expect("data dir");
+    let server = common::process::start(&dir, &[]);
+    let admin = Admin {
+        http: reqwest::Client::new(),
+        base: server.admin.clone(),
+        key: admin_key(&dir),
+    };
+    let keys: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("keys-out.json")).expect("keys"))
+            .expect("json");
+    let account = keys[0]["account_id"].as_str().expect("account").to_owned();
+    for round in 0..3 {
+        admin.deposit(&account).await;
+        let acknowledged = admin.sequenced().await;
+        let asked = (0..6).map(|_| admin.post("/admin/snapshot", json!({})));
+        for r in futures_util::future::join_all(asked).await {
+            assert_eq!(r.status(), 200, "round {round}");
+            let taken: Value = r.json().await.expect("json");
+            assert_eq!(taken["written"], true);
+            let sequence = taken["sequence"].as_u64().expect("sequence");
+            assert!(sequence >= acknowledged, "{sequence} < {acknowledged}");
+            let file = taken["file"].as_str().expect("file name");
+            assert!(dir.join(file).is_file(), "{file} is in the data directory");
+        }
+    }
+    assert_eq!(
+        admin.metric("matchbook_snapshot_failures_total").await,
+        Some(0)
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
