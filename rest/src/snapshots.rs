@@ -87,57 +87,62 @@ fn log(outcome: &SnapshotOutcome<'_>) {
 mod tests {
     use super::*;
 
+    /// A written outcome of the state after `seq` answering requests up to `requests`.
+    fn written(seq: u64, requests: u64) -> impl FnOnce(&mut WriterStatus) {
+        move |s| {
+            s.written += 1;
+            s.last_seq = Some(seq);
+            s.written_requests = requests;
+        }
+    }
+
+    /// A failed outcome of the state after `seq` answering requests up to `requests`.
+    fn failed(seq: u64, requests: u64) -> impl FnOnce(&mut WriterStatus) {
+        move |s| {
+            s.failures += 1;
+            s.last_failed_seq = Some(seq);
+            s.failed_requests = requests;
+        }
+    }
+
+    /// What request `request` is answered when the writer's status already shows
+    /// `earlier` as it starts waiting and `later` arrives while it waits.
+    async fn answer(
+        request: u64,
+        earlier: impl FnOnce(&mut WriterStatus),
+        later: impl FnOnce(&mut WriterStatus) + Send + 'static,
+    ) -> Waited {
+        let (sender, receiver) = watch::channel(WriterStatus::default());
+        let status = SnapshotStatus(receiver);
+        sender.send_modify(earlier);
+        let writer = tokio::spawn(async move {
+            sender.send_modify(later);
+            sender
+        });
+        let waited = status.wait_for(request, Duration::from_secs(5)).await;
+        drop(writer.await);
+        waited
+    }
+
     /// Two operators ask for a snapshot one after the other with no command between: the
     /// first one's copy (of the state after command 7) fails after the second has read the
     /// status, and the second's own copy, of the same state, is written. The second is
     /// answered with its file, not with the first one's failure.
     #[tokio::test]
     async fn another_requests_failure_at_the_same_number_is_not_this_ones() {
-        let (sender, receiver) = watch::channel(WriterStatus::default());
-        let status = SnapshotStatus(receiver);
         // The first request, number 1, fails; the second is number 2.
-        sender.send_modify(|s| {
-            s.failures += 1;
-            s.last_failed_seq = Some(7);
-            s.failed_requests = 1;
-        });
-        let writer = tokio::spawn(async move {
-            sender.send_modify(|s| {
-                s.written += 1;
-                s.last_seq = Some(7);
-                s.written_requests = 2;
-            });
-            sender
-        });
-        let waited = status.wait_for(2, Duration::from_secs(5)).await;
+        let waited = answer(2, failed(7, 1), written(7, 2)).await;
         assert!(
             matches!(&waited, Waited::Written(s) if s.last_seq == Some(7)),
             "{waited:?}"
         );
-        drop(writer.await);
     }
 
     /// This request's own copy failing is its answer; an earlier request's copy written
     /// is not (it is waited past).
     #[tokio::test]
     async fn a_requests_own_failure_is_its_answer_and_an_earlier_write_is_not() {
-        let (sender, receiver) = watch::channel(WriterStatus::default());
-        let status = SnapshotStatus(receiver);
-        sender.send_modify(|s| {
-            s.written += 1;
-            s.last_seq = Some(7);
-            s.written_requests = 1;
-        });
-        let writer = tokio::spawn(async move {
-            sender.send_modify(|s| {
-                s.failures += 1;
-                s.last_failed_seq = Some(9);
-                s.failed_requests = 2;
-            });
-            sender
-        });
-        let waited = status.wait_for(2, Duration::from_secs(5)).await;
+        let waited = answer(2, written(7, 1), failed(9, 2)).await;
         assert!(matches!(waited, Waited::Failed), "{waited:?}");
-        drop(writer.await);
     }
 }

@@ -81,6 +81,24 @@ impl Admin {
     }
 }
 
+/// A server on a new data directory: the directory, the server, its admin and the first
+/// demo account (whose deposits change the state).
+fn started() -> (std::path::PathBuf, common::process::Process, Admin, String) {
+    let dir = common::data_dir();
+    std::fs::create_dir_all(&dir).expect("data dir");
+    let server = common::process::start(&dir, &[]);
+    let admin = Admin {
+        http: reqwest::Client::new(),
+        base: server.admin.clone(),
+        key: admin_key(&dir),
+    };
+    let keys: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("keys-out.json")).expect("keys"))
+            .expect("json");
+    let account = keys[0]["account_id"].as_str().expect("account").to_owned();
+    (dir, server, admin, account)
+}
+
 /// A backup of data directory `dir` into `restored`: the snapshot `file` and the
 /// directory's small files (configuration, keys, cursor key), no journal.
 fn copy_backup(dir: &std::path::Path, restored: &std::path::Path, file: &str) {
@@ -98,18 +116,7 @@ fn copy_backup(dir: &std::path::Path, restored: &std::path::Path, file: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_snapshot_is_taken_on_request_and_a_failed_one_is_told_at_once() {
-    let dir = common::data_dir();
-    std::fs::create_dir_all(&dir).expect("data dir");
-    let server = common::process::start(&dir, &[]);
-    let admin = Admin {
-        http: reqwest::Client::new(),
-        base: server.admin.clone(),
-        key: admin_key(&dir),
-    };
-    let keys: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("keys-out.json")).expect("keys"))
-            .expect("json");
-    let account = keys[0]["account_id"].as_str().expect("account").to_owned();
+    let (dir, server, admin, account) = started();
 
     let first = admin.sequenced().await;
     let r = admin.post("/admin/snapshot", json!({})).await;
@@ -193,18 +200,7 @@ async fn a_snapshot_is_taken_on_request_and_a_failed_one_is_told_at_once() {
 /// patience (202) for a copy that answered it, and none takes an earlier copy for its own.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_at_once_are_each_answered_with_a_file_of_everything_before_them() {
-    let dir = common::data_dir();
-    std::fs::create_dir_all(&dir).expect("data dir");
-    let server = common::process::start(&dir, &[]);
-    let admin = Admin {
-        http: reqwest::Client::new(),
-        base: server.admin.clone(),
-        key: admin_key(&dir),
-    };
-    let keys: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("keys-out.json")).expect("keys"))
-            .expect("json");
-    let account = keys[0]["account_id"].as_str().expect("account").to_owned();
+    let (dir, server, admin, account) = started();
     for round in 0..3 {
         admin.deposit(&account).await;
         let acknowledged = admin.sequenced().await;
