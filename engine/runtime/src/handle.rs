@@ -308,11 +308,11 @@ impl RuntimeHandle {
 
     /// Asks for a snapshot after the commands queued so far, even when nothing changed
     /// since the last (a durable runtime with a snapshot plan only; otherwise nothing
-    /// happens), and returns the request's number. The snapshot writer's outcome whose
-    /// `written_requests` (or `failed_requests`) reaches that number is this request's
-    /// answer: its state was copied after the request was taken, so it holds every command
-    /// acknowledged before the request, and another request's earlier outcome, even of
-    /// the same state, is never mistaken for it.
+    /// happens), and returns the request's number. The first snapshot writer's outcome
+    /// whose `written_requests` (or `failed_requests`) reaches that number is this
+    /// request's answer: its state was copied after the request was numbered, so it holds
+    /// every command acknowledged before the request, and another request's earlier
+    /// outcome, even of the same state, is never mistaken for it.
     pub fn request_snapshot(&self) -> Result<u64, RuntimeError> {
         // Numbered before it is sent: a count of requests taken that reaches a number was
         // reached after that number was given out (see `Sequencer::snapshot_mark`).

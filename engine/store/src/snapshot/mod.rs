@@ -84,8 +84,9 @@ pub struct Captured {
     pub engine: Engine,
     /// Market data, when the owner keeps it.
     pub market: Option<MarketData>,
-    /// The snapshot requests this copy answers: a count, every request numbered up to it
-    /// (see `RuntimeHandle::request_snapshot`) was taken before the state was copied.
+    /// The snapshot requests this copy answers: a count; every request numbered up to it
+    /// (see `RuntimeHandle::request_snapshot`) was numbered before the state was copied,
+    /// so the copy holds every command acknowledged before any of them was asked for.
     pub requests: u64,
 }
 
