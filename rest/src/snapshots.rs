@@ -40,7 +40,7 @@ impl SnapshotStatus {
     }
 
     /// Waits up to `patience` for the answer to snapshot request `request` (the number
-    /// the runtime gave it): the first outcome of a copy made after the request was taken.
+    /// the runtime gave it): the first outcome of a copy made after the request was numbered.
     /// An earlier request's outcome, even of the same state, is not this one's.
     pub async fn wait_for(&self, request: u64, patience: Duration) -> Waited {
         let written = |s: &WriterStatus| s.written_requests >= request;
