@@ -19,6 +19,7 @@
 
 #![warn(clippy::too_many_lines)]
 
+pub mod bounds;
 mod build;
 pub mod demo;
 pub mod file;
@@ -47,6 +48,10 @@ pub enum DefinitionError {
     /// A value that does not fit (decimal, type, state, account kind).
     #[error("{0}")]
     Invalid(String),
+    /// Larger than [`bounds::MAX_DEFINITION_BYTES`], or JSON nested deeper than
+    /// [`bounds::MAX_NESTING`]: refused before it is parsed.
+    #[error("definition refused unread: {0}")]
+    Bound(#[from] bounds::BoundError),
 }
 
 /// An exchange definition. Empty reference-data sections take the embedded demo set.
@@ -71,13 +76,17 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// Parses a TOML definition.
+    /// Parses a TOML definition. Its size is bounded here; its nesting by the TOML parser,
+    /// which refuses inline arrays, inline tables and dotted keys past its own depth
+    /// limit without recursing further (checked by this crate's tests).
     pub fn from_toml(text: &str) -> Result<Self, DefinitionError> {
+        bounds::check_size(text.len(), bounds::MAX_DEFINITION_BYTES)?;
         toml::from_str(text).map_err(|e| DefinitionError::Syntax(e.to_string()))
     }
 
-    /// Parses a JSON definition (the same keys as TOML).
+    /// Parses a JSON definition (the same keys as TOML), within [`bounds`].
     pub fn from_json(text: &str) -> Result<Self, DefinitionError> {
+        bounds::check_json(text.as_bytes(), bounds::MAX_DEFINITION_BYTES)?;
         serde_json::from_str(text).map_err(|e| DefinitionError::Syntax(e.to_string()))
     }
 

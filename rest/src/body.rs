@@ -13,7 +13,10 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use matchbook_config::bounds;
+
 use crate::error::ApiError;
+use crate::routes::MAX_BODY_BYTES;
 
 /// A parsed JSON object body.
 #[derive(Debug, Default)]
@@ -44,29 +47,74 @@ pub fn field_code(name: &str) -> &'static str {
         "kind" => "INVALID_ACCOUNT_KIND",
         "state" => "INVALID_STATE",
         "seconds" => "INVALID_SECONDS",
+        "trailing_offset" | "trailing_offset_bps" | "limit_offset" => "INVALID_TRAIL",
         _ => "INVALID_REQUEST_BODY",
     }
 }
 
-/// The fields of a JSON object in the order written, duplicates kept (so they can be
-/// refused: `serde_json::Map` would keep only the last), nested objects likewise.
-struct Fields(Vec<(String, FieldValue)>);
+/// The fields of one JSON object in the order written, duplicates kept (so they can be
+/// refused: `serde_json::Map` would keep only the last), each value still its JSON text.
+/// Reading an object never parses a value inside it: serde_json skips over a value to
+/// find where it ends in a loop, so no level of the input costs a level of the stack.
+struct RawFields(Vec<(String, Box<RawValue>)>);
 
-/// A field's value: an object keeps its own fields as written, anything else is a value.
-enum FieldValue {
-    Object(Fields),
-    Other(Value),
+impl<'de> Deserialize<'de> for RawFields {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct RawFieldsVisitor;
+        impl<'de> Visitor<'de> for RawFieldsVisitor {
+            type Value = RawFields;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawFields, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Box<RawValue>>()? {
+                    fields.push(entry);
+                }
+                Ok(RawFields(fields))
+            }
+        }
+        deserializer.deserialize_map(RawFieldsVisitor)
+    }
 }
 
-impl FieldValue {
-    /// The value written as `raw` (its JSON text), numbers kept exact.
-    fn of(raw: &RawValue) -> Result<Self, serde_json::Error> {
-        let text = raw.get();
-        match text.as_bytes().first() {
-            Some(b'{') => serde_json::from_str(text).map(Self::Object),
-            Some(b'-' | b'0'..=b'9') => Ok(Self::Other(exact_number(text))),
-            _ => serde_json::from_str(text).map(Self::Other),
+/// A scalar written as `raw` (numbers kept exact); none for an array or an object, or
+/// for text that is not JSON.
+fn scalar(raw: &RawValue) -> Option<Value> {
+    let text = raw.get();
+    match text.as_bytes().first()? {
+        b'{' | b'[' => None,
+        b'-' | b'0'..=b'9' => Some(exact_number(text)),
+        _ => serde_json::from_str(text).ok(),
+    }
+}
+
+/// The value of a top-level field named `name` written as `raw`: a scalar; a list of
+/// strings for the fields in [`LIST_FIELDS`]; an object of scalars, each key once, for
+/// the fields in [`OBJECT_FIELDS`]. Anything else is none, refused with the field's code.
+/// Each form reads one level below the field and no further, whatever the input nests.
+fn field_value(name: &str, raw: &RawValue) -> Option<Value> {
+    match raw.get().as_bytes().first()? {
+        b'{' if OBJECT_FIELDS.contains(&name) => {
+            let RawFields(fields) = serde_json::from_str(raw.get()).ok()?;
+            let mut object = Map::with_capacity(fields.len());
+            for (key, value) in fields {
+                if object.contains_key(&key) {
+                    return None;
+                }
+                object.insert(key, scalar(&value)?);
+            }
+            Some(Value::Object(object))
         }
+        b'[' if LIST_FIELDS.contains(&name) => {
+            let items: Vec<Box<RawValue>> = serde_json::from_str(raw.get()).ok()?;
+            let strings = items.iter().map(|item| match scalar(item)? {
+                text @ Value::String(_) => Some(text),
+                _ => None,
+            });
+            strings.collect::<Option<Vec<Value>>>().map(Value::Array)
+        }
+        _ => scalar(raw),
     }
 }
 
@@ -90,64 +138,39 @@ fn exact_number(text: &str) -> Value {
     Value::String(written_out.unwrap_or_else(|| text.to_owned()))
 }
 
-impl Fields {
-    /// The object these fields make if each key is given once and every value is a
-    /// scalar (what an object field such as `oco_order` holds).
-    fn scalar_object(self) -> Option<Map<String, Value>> {
-        let mut map = Map::with_capacity(self.0.len());
-        for (name, value) in self.0 {
-            let FieldValue::Other(value) = value else {
-                return None;
-            };
-            if value.is_array() || value.is_object() || map.contains_key(&name) {
-                return None;
-            }
-            map.insert(name, value);
-        }
-        Some(map)
+/// Whether `bytes` is a body every route accepts before reading its own fields: empty
+/// (whitespace only), or one JSON object within [`bounds`] (any fields: a route ignores
+/// those it does not take). A route that takes no fields reads nothing more, so this is
+/// the whole rule there; one that does reads its fields with [`Body::parse`].
+pub fn acceptable_envelope(bytes: &[u8]) -> Result<(), ApiError> {
+    let text = bytes.trim_ascii();
+    if text.is_empty() {
+        return Ok(());
     }
-}
-
-impl<'de> Deserialize<'de> for Fields {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct FieldsVisitor;
-        impl<'de> Visitor<'de> for FieldsVisitor {
-            type Value = Fields;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
-                let mut fields = Vec::new();
-                while let Some((name, raw)) = map.next_entry::<String, Box<RawValue>>()? {
-                    let value = FieldValue::of(&raw).map_err(serde::de::Error::custom)?;
-                    fields.push((name, value));
-                }
-                Ok(Fields(fields))
-            }
-        }
-        deserializer.deserialize_map(FieldsVisitor)
+    let invalid = |_| ApiError::bad("INVALID_REQUEST_BODY");
+    bounds::check_json(text, MAX_BODY_BYTES).map_err(invalid)?;
+    if text.first() != Some(&b'{') {
+        return Err(ApiError::bad("INVALID_REQUEST_BODY"));
     }
+    // Skipped, not built: serde_json walks an ignored value in a loop.
+    serde_json::from_slice::<serde::de::IgnoredAny>(text)
+        .map_err(|_| ApiError::bad("INVALID_REQUEST_BODY"))?;
+    Ok(())
 }
 
 impl Body {
     /// Parses `bytes` as a JSON object of scalar fields, each key once; anything else is
     /// 400: `INVALID_REQUEST_BODY`, or the field's own code for a field of the wrong type.
+    /// Text past [`bounds`] (larger than [`MAX_BODY_BYTES`], nested deeper than
+    /// [`bounds::MAX_NESTING`]) is `INVALID_REQUEST_BODY` before anything is parsed.
     pub fn parse(bytes: &[u8]) -> Result<Self, ApiError> {
-        let Fields(fields) = serde_json::from_slice::<Fields>(bytes)
+        bounds::check_json(bytes, MAX_BODY_BYTES)
+            .map_err(|_| ApiError::bad("INVALID_REQUEST_BODY"))?;
+        let RawFields(fields) = serde_json::from_slice::<RawFields>(bytes)
             .map_err(|_| ApiError::bad("INVALID_REQUEST_BODY"))?;
         let mut map = Map::with_capacity(fields.len());
-        for (name, value) in fields {
-            let value = match value {
-                FieldValue::Object(inner) if OBJECT_FIELDS.contains(&name.as_str()) => {
-                    inner.scalar_object().map(Value::Object)
-                }
-                FieldValue::Object(_) => None,
-                FieldValue::Other(Value::Array(items)) => (LIST_FIELDS.contains(&name.as_str())
-                    && items.iter().all(Value::is_string))
-                .then_some(Value::Array(items)),
-                FieldValue::Other(value) => Some(value),
-            };
-            let Some(value) = value else {
+        for (name, raw) in fields {
+            let Some(value) = field_value(&name, &raw) else {
                 return Err(ApiError::bad(field_code(&name)));
             };
             if map.contains_key(&name) {

@@ -223,4 +223,47 @@ mod tests {
         }
         let _ = std::fs::remove_dir_all(file.parent().expect("dir"));
     }
+
+    /// A key file line nested 10,000 deep, read on a small stack: in a field of the record
+    /// or as the whole line (listed or not) it is damage; in a field the record does not
+    /// have it is skipped, as any unknown field is. Each line is read into the record's
+    /// fixed shape, so the parser goes no deeper than that shape, and serde_json skips an
+    /// unknown value in a loop, not by recursion (issue 69).
+    #[test]
+    fn lines_nested_deep_are_read_on_a_small_stack() {
+        let file = scratch("nested");
+        let whole = serde_json::to_string(&record(1)).expect("json");
+        let bomb = format!("{}1{}", "[".repeat(10_000), "]".repeat(10_000));
+        let lines = [
+            (
+                whole.replacen("\"scopes\":", &format!("\"scopes\":{bomb},\"x\":"), 1),
+                None,
+            ),
+            (
+                whole.replacen('{', &format!("{{\"unknown\":{bomb},"), 1),
+                Some(2),
+            ),
+            (bomb.clone(), None),
+            (format!("[{bomb}]"), None),
+        ];
+        for (line, records) in lines {
+            std::fs::write(&file, format!("{whole}\n{line}\n")).expect("written");
+            let path = file.clone();
+            let read = std::thread::Builder::new()
+                .stack_size(256 * 1024)
+                .spawn(move || load::<KeyRecord>(&path).map(|records| records.len()))
+                .expect("thread")
+                .join()
+                .expect("the reader returned");
+            match records {
+                Some(n) => assert_eq!(read.ok(), Some(n), "{}", &line[..40]),
+                None => assert!(
+                    matches!(read, Err(KeyFileError::Format { .. })),
+                    "{}",
+                    &line[..40]
+                ),
+            }
+        }
+        let _ = std::fs::remove_dir_all(file.parent().expect("dir"));
+    }
 }

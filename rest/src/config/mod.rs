@@ -55,6 +55,14 @@ pub enum ConfigFileError {
     /// A value that does not fit (address, decimal, type, state).
     #[error("config: {0}")]
     Invalid(String),
+    /// Larger than an exchange definition may be (`bounds::MAX_DEFINITION_BYTES`): not read.
+    #[error("config {path}: {source}")]
+    TooLarge {
+        /// File.
+        path: PathBuf,
+        /// The bound it passes.
+        source: matchbook_config::bounds::BoundError,
+    },
 }
 
 /// `[[keys]]`: a key given by its digest.
@@ -257,9 +265,24 @@ impl Settings {
     /// Settings from a TOML file; sections left out take the demo defaults for reference
     /// data and fee groups, and no holders or keys.
     pub fn from_file(path: &std::path::Path) -> Result<Self, ConfigFileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigFileError::Read {
+        use matchbook_config::bounds::{MAX_DEFINITION_BYTES, check_size};
+        use std::io::Read;
+        // One byte past the bound is enough to refuse it; a larger file is not read whole.
+        let mut text = String::new();
+        let read = std::fs::File::open(path).and_then(|file| {
+            let most = u64::try_from(MAX_DEFINITION_BYTES).unwrap_or(u64::MAX) + 1;
+            file.take(most).read_to_string(&mut text)
+        });
+        read.map_err(|source| ConfigFileError::Read {
             path: path.to_owned(),
             source,
+        })?;
+        // Its nesting is bounded by the TOML parser (see `Exchange::from_toml`).
+        check_size(text.len(), MAX_DEFINITION_BYTES).map_err(|source| {
+            ConfigFileError::TooLarge {
+                path: path.to_owned(),
+                source,
+            }
         })?;
         let file: FileConfig = toml::from_str(&text).map_err(|source| ConfigFileError::Parse {
             path: path.to_owned(),
@@ -358,5 +381,40 @@ mod tests {
             toml::from_str::<FileConfig>("[server]\nbindd = \"x\"").is_err(),
             "unknown keys are refused"
         );
+    }
+
+    /// A configuration file past the definition's size bound is refused unread; one nested
+    /// 10,000 deep is a parse error, read on a thread with a small stack (issue 69).
+    #[test]
+    fn a_file_past_the_bounds_is_refused_with_its_path() {
+        let dir =
+            std::env::temp_dir().join(format!("matchbook-config-bounds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let large = dir.join("large.toml");
+        let padding = " ".repeat(matchbook_config::bounds::MAX_DEFINITION_BYTES + 1);
+        std::fs::write(&large, padding).expect("write");
+        let refused = Settings::from_file(&large).err().map(|e| e.to_string());
+        assert!(
+            refused
+                .as_deref()
+                .is_some_and(|e| e.contains("more than the limit")),
+            "{refused:?}"
+        );
+        let deep = dir.join("deep.toml");
+        let nesting = 10_000;
+        let text = format!(
+            "max_open_orders = {}1{}\n",
+            "[".repeat(nesting),
+            "]".repeat(nesting)
+        );
+        std::fs::write(&deep, text).expect("write");
+        let parsed = std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(move || Settings::from_file(&deep).err().map(|e| e.to_string()))
+            .expect("thread")
+            .join()
+            .expect("the parser returned");
+        assert!(parsed.is_some_and(|e| e.contains("deep.toml")));
+        let _ = std::fs::remove_dir_all(dir);
     }
 }

@@ -80,11 +80,16 @@ async fn keyed_by_address(State(state): State<Shared>, request: Request, next: N
 
 /// Reads the whole body (at most [`MAX_BODY_BYTES`]) within `deadline` of its headers, so
 /// the handler gets it in memory: 408 when it is too slow (a client trickling bytes cannot
-/// hold a handler), 413 when too large.
+/// hold a handler), 413 when too large. One rule for every route, those that take no
+/// fields included: the body is empty or one JSON object within the bounds on outside
+/// text, else 400 `INVALID_REQUEST_BODY` ([`crate::body::acceptable_envelope`]).
 async fn buffered(request: Request, deadline: Duration) -> Result<Request, Response> {
     let (parts, body) = request.into_parts();
     match tokio::time::timeout(deadline, axum::body::to_bytes(body, MAX_BODY_BYTES)).await {
-        Ok(Ok(bytes)) => Ok(Request::from_parts(parts, axum::body::Body::from(bytes))),
+        Ok(Ok(bytes)) => match crate::body::acceptable_envelope(&bytes) {
+            Ok(()) => Ok(Request::from_parts(parts, axum::body::Body::from(bytes))),
+            Err(refused) => Err(refused.into_response()),
+        },
         Ok(Err(_)) => Err(refusal(StatusCode::PAYLOAD_TOO_LARGE, "PAYLOAD_TOO_LARGE")),
         Err(_) => Err(refusal(StatusCode::REQUEST_TIMEOUT, "REQUEST_TIMEOUT")),
     }

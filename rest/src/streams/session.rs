@@ -274,7 +274,14 @@ impl Session {
     }
 
     async fn handle(&mut self, state: &Shared, text: &str) -> Reply {
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        // Bounded before it is parsed, as a request body is: a message nested past the
+        // bound is not a message this server reads.
+        let bounded =
+            matchbook_config::bounds::check_json(text.as_bytes(), super::MAX_MESSAGE_BYTES);
+        let parsed = bounded
+            .ok()
+            .and_then(|()| serde_json::from_str::<serde_json::Value>(text).ok());
+        let Some(value) = parsed else {
             return Reply::Close(
                 error(state, "INVALID_MESSAGE_FORMAT", "SYSTEM", None),
                 CLOSE_NOT_JSON,

@@ -8,6 +8,7 @@
 mod common;
 
 mod accounts;
+mod bombs;
 mod cluster_tool;
 mod contract;
 mod crash;
