@@ -97,16 +97,23 @@ fn order_terms(
             })
             .transpose()
     };
-    let trail = match (
-        offset(&request.trailing_offset)?,
-        request.trailing_offset_bps,
-    ) {
+    let basis_points = (request.trailing_offset_bps.as_ref())
+        .map(|Numeric(text)| whole_number(text).ok_or(ApiError::bad("INVALID_TRAIL")))
+        .transpose()?;
+    let trail = match (offset(&request.trailing_offset)?, basis_points) {
         (Some(p), None) => Some(Trail::Price(p)),
         (None, Some(bps)) => Some(Trail::Bps(bps)),
         (None, None) => None,
         (Some(_), Some(_)) => return Err(ApiError::bad("INVALID_TRAIL")),
     };
     Ok((reference, trail, offset(&request.limit_offset)?))
+}
+
+/// `text` as a whole number of digits only (no sign, no fraction, no exponent), if it
+/// fits 32 bits; the engine checks its range.
+fn whole_number(text: &str) -> Option<u32> {
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    digits.then(|| text.parse().ok()).flatten()
 }
 
 /// The engine's order type for its wire name.

@@ -62,6 +62,22 @@ pub fn numeric_schema() -> RefOr<Schema> {
     ])
 }
 
+/// Schema of an optional basis-points field (a trailing order's distance): a whole
+/// number from 1 to 9999, or its digits as a string.
+pub fn basis_points_schema() -> RefOr<Schema> {
+    one_of(&[
+        ObjectBuilder::new()
+            .schema_type(Type::Integer)
+            .minimum(Some(1))
+            .maximum(Some(9999))
+            .build(),
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .pattern(Some("^[0-9]{1,4}$"))
+            .build(),
+    ])
+}
+
 /// Schema of an optional [`Flag`] field.
 pub fn flag_schema() -> RefOr<Schema> {
     one_of(&[

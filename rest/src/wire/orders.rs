@@ -3,6 +3,8 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::requests::OrderTypeName;
+
 /// An order record.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct OrderBody {
@@ -22,8 +24,10 @@ pub struct OrderBody {
     pub side: &'static str,
     /// Instrument.
     pub instrument_code: String,
-    /// `LIMIT`, `MARKET` or `STOP`.
+    /// The order's type, spelled as it was placed: `LIMIT`, `MARKET`, `STOP`, or one of
+    /// the extensions.
     #[serde(rename = "type")]
+    #[schema(value_type = OrderTypeName)]
     pub kind: &'static str,
     /// Limit price (absent for a market order, which has none).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,6 +69,7 @@ pub struct OrderBody {
     pub trailing_offset: Option<String>,
     /// Extension: a trailing order's distance in basis points.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1, maximum = 9999)]
     pub trailing_offset_bps: Option<u32>,
     /// Extension: a trailing stop-limit's limit offset past its trigger.
     #[serde(skip_serializing_if = "Option::is_none")]

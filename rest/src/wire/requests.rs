@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::{Flag, Numeric, flag_schema, numeric_schema};
+use super::{Flag, Numeric, basis_points_schema, flag_schema, numeric_schema};
 use crate::keys::Scope;
 
 /// Order type.
@@ -142,8 +142,9 @@ pub struct CreateOrderRequest {
     #[schema(schema_with = numeric_schema)]
     pub trailing_offset: Option<Numeric>,
     /// Extension: a trailing order's distance in basis points (1-9999), instead of
-    /// `trailing_offset`.
-    pub trailing_offset_bps: Option<u32>,
+    /// `trailing_offset`: a whole number, sent as a JSON number or as its digits.
+    #[schema(schema_with = basis_points_schema)]
+    pub trailing_offset_bps: Option<Numeric>,
     /// Extension: a trailing stop-limit's limit, this far past its trigger when it fires.
     #[schema(schema_with = numeric_schema)]
     pub limit_offset: Option<Numeric>,

@@ -66,7 +66,7 @@ fn with(mut body: Value, field: &str, value: Value) -> Value {
 }
 
 /// Orders of every outcome on BTC_EUR: resting, crossing, market, IOC, FOK and post-only
-/// refusals, stop, good-till-time, then a seeded flow with cancels. Returns resting ids.
+/// refusals, stop, good-till-time, a trailing stop, then a seeded flow with cancels. Returns resting ids.
 async fn spot_flow(run: &mut Run, key: &str) -> Vec<String> {
     let limit = |side, price| order("BTC_EUR", "LIMIT", side, Some(price), "0.01");
     let bodies = [
@@ -99,6 +99,12 @@ async fn spot_flow(run: &mut Run, key: &str) -> Vec<String> {
             json!("2099-01-01T00:00:00Z"),
         ),
         with(limit("BUY", "0"), "price", json!("-1")),
+        // A record of an extension type, its distance sent as digits.
+        with(
+            order("BTC_EUR", "TRAILING_STOP", "SELL", None, "0.01"),
+            "trailing_offset_bps",
+            json!("25"),
+        ),
     ];
     for body in bodies {
         run.create(key, body).await;

@@ -90,6 +90,43 @@ async fn a_trailing_stop_and_an_iceberg_show_their_terms() {
     x.stop().await;
 }
 
+/// docs/api.md: every number field may be sent as a string. `trailing_offset_bps` sent as
+/// `"25"` was refused with 400 (its type was a bare integer) until 2026-12; as a number
+/// or as digits it reads alike, and text that is not a whole number is `INVALID_TRAIL`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trailing_offset_bps_reads_as_a_number_or_as_its_digits() {
+    let x = Exchange::start().await;
+    trade_at_60000(&x).await;
+    let (key, _) = x.new_holder(&["TRADE"]).await;
+    let trailing = |bps: Value| {
+        json!({"instrument_code": "BTC_EUR", "type": "TRAILING_STOP", "side": "SELL",
+            "amount": "0.01", "trailing_offset_bps": bps})
+    };
+    for bps in [json!("25"), json!(25)] {
+        let ack = create(&x, &key, trailing(bps.clone())).await;
+        let order = record(&x, &key, &ack, "order_id").await;
+        assert_eq!(order["trailing_offset_bps"], 25, "sent as {bps}");
+        assert_eq!(order["type"], "TRAILING_STOP");
+    }
+    for bps in [
+        json!("2.5"),
+        json!("25x"),
+        json!(""),
+        json!(2.5),
+        json!("-1"),
+    ] {
+        let (s, body) = x
+            .post("/v1/account/orders", &key, trailing(bps.clone()))
+            .await;
+        assert_eq!(
+            (s, code(&body)),
+            (StatusCode::BAD_REQUEST, "INVALID_TRAIL"),
+            "{bps}"
+        );
+    }
+    x.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bracket_places_its_exits_and_an_oco_pair_ends_together() {
     let x = Exchange::start().await;

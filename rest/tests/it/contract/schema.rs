@@ -110,6 +110,13 @@ fn walk(doc: &Value, schema: &Value, value: &Value, at: &str, found: &mut Vec<St
     {
         found.push(format!("{at}: {value} is not one of {allowed:?}"));
     }
+    if let Some(n) = value.as_f64() {
+        let below = schema["minimum"].as_f64().is_some_and(|min| n < min);
+        let above = schema["maximum"].as_f64().is_some_and(|max| n > max);
+        if below || above {
+            found.push(format!("{at}: {value} is outside the schema's range"));
+        }
+    }
     match value {
         Value::Object(fields) => walk_object(doc, schema, fields, at, found),
         Value::Array(items) => {
