@@ -195,6 +195,9 @@ fn each_defect_the_c_abi_had_is_gone() {
             "ok durable: a failed journal write is MB_STATUS_STORAGE",
             "ok durable: reads after a failed journal write are refused",
             "ok durable: the reopened directory has every acknowledged order",
+            "ok nesting: every bomb is MB_STATUS_INVALID_CONFIG",
+            "ok nesting: a JSON bomb's error names the bound",
+            "ok nesting: a definition parses afterwards",
             "0 failures",
         ],
     );

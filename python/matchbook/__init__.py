@@ -20,7 +20,6 @@ Decimal('500.00000000')
 
 from __future__ import annotations
 
-import json
 import numbers as _numbers
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -32,7 +31,7 @@ import numpy as np
 from . import errors
 from ._native import NativeEngine
 from ._values import (
-    _NUMBER, _TIFS, Balance, Number, Time, _column, _decimals, _ns, _text, _times,
+    _NUMBER, _TIFS, Balance, Number, Time, _column, _decimals, _definition, _ns, _text, _times,
 )
 from .columns import Columns
 from .errors import (
@@ -88,8 +87,7 @@ class Engine:
         market_data: bool = True,
         keep_events: bool = True,
     ) -> None:
-        # Decimals (and anything else with an exact text form) go in as their text.
-        text = json.dumps(dict(config or {}), default=str)
+        text = _definition(config)
         self._native = NativeEngine(text, "json", _ns(start_time), market_data, keep_events)
         self._instruments = {i["code"]: i for i in self._native.instruments()}
         self._currencies = {c["code"]: c for c in self._native.currencies()}
@@ -145,7 +143,7 @@ class Engine:
         directory is opened again. The C ABI's ``mb_engine_open`` reads and writes the same
         directories.
         """
-        text = json.dumps(dict(config or {}), default=str)
+        text = _definition(config)
         return cls._wrap(NativeEngine.open(
             os.fspath(path), text, "json", _ns(start_time), market_data, keep_events,
             snapshot_every, keep_snapshots, fsync,

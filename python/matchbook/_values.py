@@ -6,7 +6,9 @@ codes of batches."""
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import numbers as _numbers
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, NamedTuple
 
@@ -20,6 +22,18 @@ _TIFS = {
     "FILL_OR_KILL": 2,
     "POST_ONLY": 3,
 }
+
+
+def _definition(config: Mapping[str, Any] | None) -> str:
+    """A definition mapping as the JSON text the native side reads (decimals and anything
+    else with an exact text form as their text). A mapping nested past what the encoder
+    can walk, or holding itself, is InvalidArgument, as text nested past the native
+    side's bound is; the native side then bounds the text (size and nesting) again."""
+    try:
+        return json.dumps(dict(config or {}), default=str)
+    except (RecursionError, ValueError) as e:
+        raise InvalidArgument(9003, "INVALID_ARGUMENT",
+                              f"definition not readable: {type(e).__name__}: {e}") from None
 
 
 class Balance(NamedTuple):

@@ -69,9 +69,14 @@ class Row:
 
 
 def _row(values: dict[str, Any]) -> Row:
+    # A Parquet column of lists or records gives nested values: refused by name before
+    # anything prints them (the text of one nested deep enough is a RecursionError).
+    nested = [c for c in COLUMNS if isinstance(values.get(c), (list, tuple, dict))]
+    if nested:
+        raise ValueError(f"row: {', '.join(nested)} holds a list or a record, not a value")
     missing = [c for c in COLUMNS if values.get(c) is None]
     if missing:
-        raise ValueError(f"row {values}: no {', '.join(missing)}")
+        raise ValueError(f"row {_short(ValueError(values))}: no {', '.join(missing)}")
     kind, side = str(values["kind"]), str(values["side"]).upper()
     if kind not in ("snapshot", "update", "trade") or side not in ("BUY", "SELL"):
         raise ValueError(f"row {values}: kind snapshot/update/trade, side BUY/SELL")
@@ -100,18 +105,30 @@ def _check(row: Row) -> None:
 def read_csv(path: str) -> Iterator[Row]:
     """The rows of a CSV file with a ``time_ns,kind,side,price,amount`` header (UTF-8, with
     or without the byte-order mark spreadsheets write). A row that cannot be read raises
-    ValueError naming its line."""
+    ValueError naming its line: one with a field longer than the csv module's limit
+    (128 KiB) too, which the module itself raises as its own error."""
     with open(path, newline="", encoding="utf-8-sig") as f:
         reader = csv.DictReader(f)
-        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        try:
+            header = reader.fieldnames or []
+        except csv.Error as e:
+            raise ValueError(f"{path} header: {_short(e)}") from None
+        missing = [c for c in COLUMNS if c not in header]
         if missing:
             raise ValueError(f"{path}: no column {', '.join(missing)} in the header "
-                             f"{reader.fieldnames}")
-        for values in reader:
-            try:
+                             f"{_short(ValueError(header))}")
+        try:
+            for values in reader:
                 yield _row(values)
-            except ValueError as e:
-                raise ValueError(f"{path} line {reader.line_num}: {e}") from None
+        except (ValueError, csv.Error) as e:
+            # The csv reader's own count: DictReader's is only updated after a whole row.
+            raise ValueError(f"{path} line {reader.reader.line_num}: {_short(e)}") from None
+
+
+def _short(e: Exception) -> str:
+    """An error's text cut to a line: a refused row may hold a field of any size."""
+    text = str(e)
+    return text if len(text) <= 200 else f"{text[:200]}... ({len(text)} characters)"
 
 
 def read_parquet(path: str) -> Iterator[Row]:

@@ -2,7 +2,8 @@
  * "FAIL <name>: ..." otherwise (the exit status counts the failures): the two-buffer book
  * queries, the string length rule, distinct status names, market data off in a runtime,
  * time going backwards, candles after the engine's time, what a candle's volume means,
- * and reads of a durable engine after a failed journal write. Built and run by
+ * reads of a durable engine after a failed journal write, and definitions nested as
+ * attackers write them. Built and run by
  * ffi/tests/c_examples.rs as C11 with -Wall -Wextra -Werror. */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -278,6 +279,65 @@ static void failed_journal_write(void) {
     if (system(remove) != 0) report("durable: scratch directory removed", 0, dir);
 }
 
+/* A definition nested `depth` levels of `open`/`close` around "1", after `head` and before
+ * `tail` (a field the bomb sits in); the caller frees it. */
+static char *nested(const char *head, const char *open, const char *close, size_t depth,
+                    const char *tail) {
+    size_t o = strlen(open), c = strlen(close), h = strlen(head);
+    char *text = malloc(h + depth * (o + c) + 2 + strlen(tail));
+    if (text == NULL) return NULL;
+    char *at = text;
+    memcpy(at, head, h);
+    at += h;
+    for (size_t i = 0; i < depth; i++, at += o) memcpy(at, open, o);
+    *at++ = '1';
+    for (size_t i = 0; i < depth; i++, at += c) memcpy(at, close, c);
+    strcpy(at, tail);
+    return text;
+}
+
+/* Definitions nested 127, 128, 129, 2,000 and 10,000 deep (issue 69), JSON objects and
+ * arrays at the top and in a field, TOML arrays and inline tables: each refused with
+ * MB_STATUS_INVALID_CONFIG, nothing created; a good definition parses afterwards. */
+static void nested_definitions(void) {
+    const size_t depths[] = {127, 128, 129, 2000, 10000};
+    const char *forms[][5] = {
+        /* format, head, open, close, tail */
+        {"1", "", "[", "]", ""},
+        {"1", "", "{\"a\":", "}", ""},
+        {"1", "{\"holders\": [{\"name\": \"x\", \"accounts\": ", "[", "]", "}]}"},
+        {"0", "currencies = ", "[", "]", "\n"},
+        {"0", "max_open_orders = ", "{a = ", "}", "\n"},
+    };
+    int refused = 1, json_named = 1;
+    for (size_t d = 0; d < sizeof depths / sizeof depths[0]; d++) {
+        for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+            char *text = nested(forms[f][1], forms[f][2], forms[f][3], depths[d], forms[f][4]);
+            mb_config *config = NULL;
+            uint32_t format = (uint32_t)(forms[f][0][0] - '0');
+            mb_status status = mb_config_parse(text, format, &config);
+            char why[256] = {0};
+            mb_last_error(why, sizeof why, NULL);
+            if (status != MB_STATUS_INVALID_CONFIG || config != NULL) {
+                printf("  %zu levels, form %zu: status %s\n", depths[d], f, mb_status_str(status));
+                refused = 0;
+            }
+            if (format == 1 && strstr(why, "nested deeper") == NULL) {
+                printf("  %zu levels, form %zu: %s\n", depths[d], f, why);
+                json_named = 0;
+            }
+            mb_config_free(config);
+            free(text);
+        }
+    }
+    report("nesting: every bomb is MB_STATUS_INVALID_CONFIG", refused, "see above");
+    report("nesting: a JSON bomb's error names the bound", json_named, "see above");
+    mb_config *good = NULL;
+    report("nesting: a definition parses afterwards",
+           mb_config_parse(EXCHANGE, 0, &good) == MB_STATUS_OK && good != NULL, "refused");
+    mb_config_free(good);
+}
+
 int main(void) {
     uint32_t account = 0;
     uint16_t market = 0;
@@ -293,6 +353,7 @@ int main(void) {
     time_backwards(engine, account, market);
     candles();
     failed_journal_write();
+    nested_definitions();
     mb_engine_free(engine);
     printf("%d failures\n", failures);
     return failures;
