@@ -16,12 +16,14 @@ BENCH_N ?= 2000000
 
 CLUSTER_DIR ?= target/cluster
 
-.PHONY: cluster cluster-stop cluster-bench compare all run test fmt-check lint unit ccxt conformance python python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
+.PHONY: cluster cluster-stop cluster-bench compare all run test fmt-check lint unit ccxt conformance python readme python-bench soak bench latency rest-bench ffi-bench fuzz fuzz-smoke clean
 
 all: test
 
+# RUN_ARGS: more options for the server (`make run RUN_ARGS="--data-dir /tmp/x"`).
+RUN_ARGS ?=
 run:
-	$(CARGO) run --release -p matchbook-rest
+	$(CARGO) run --release -p matchbook-rest -- $(RUN_ARGS)
 
 # Nodes on 127.0.0.1:8090/8091 (n1), 8092/8093 (n2), 8094/8095 (n3).
 cluster: $(VENV)/ready
@@ -35,7 +37,7 @@ cluster-stop:
 # The lint build is CPU-bound and the venv's downloads are not: they overlap.
 test: fmt-check
 	$(MAKE) -j2 lint $(VENV)/ready
-	$(MAKE) unit ccxt conformance python fuzz-smoke
+	$(MAKE) unit ccxt conformance python readme fuzz-smoke
 
 fmt-check:
 	$(CARGO) fmt --all --check
@@ -65,6 +67,11 @@ $(VENV)/ready: rest/tests/ccxt/requirements.txt rest/tests/conformance/requireme
 ccxt: $(VENV)/ready
 	$(REST_BIN_BUILD)
 	MATCHBOOK_REST_BIN=target/debug/matchbook-rest $(VENV)/bin/python -m pytest -q -p no:cacheprovider rest/tests/ccxt
+
+# The README's first command as a newcomer runs it (tests/readme): `make run` builds the
+# release binary, serves the README's curl lines on a fresh data directory, stops on SIGTERM.
+readme: $(VENV)/ready
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider tests/readme
 
 # schemathesis against /openapi.json of both listeners (rest/tests/conformance/run.sh).
 conformance: $(VENV)/ready
@@ -142,7 +149,11 @@ clean:
 # is safe Rust; the fuzzer looks for panics, overflows (debug assertions on) and the broken
 # promises each harness asserts (tests/src/fuzz). New inputs go to target/fuzz-corpus, the
 # committed seeds in fuzz/corpus are only read; a crash is left in fuzz/artifacts.
-FUZZ_TARGETS := engine_commands parse_inputs journal_decode snapshot_decode rest_request
+FUZZ_TARGETS := engine_commands parse_inputs journal_decode snapshot_decode rest_request stream_message
+# Inputs up to the body and message limits (64 KiB) and a little over, for the targets
+# that read them; the others keep libFuzzer's default.
+FUZZ_MAX_LEN_rest_request := 66000
+FUZZ_MAX_LEN_stream_message := 66000
 FUZZ_SECONDS ?= 600
 # Release with debug assertions for real runs; the smoke run builds faster unoptimised.
 FUZZ_BUILD ?= -a
@@ -160,7 +171,8 @@ fuzz: $(CARGO_FUZZ)
 fuzz-run-%:
 	mkdir -p target/fuzz-corpus/$*
 	$(FUZZ_ENV) $(CARGO) fuzz run -s none $(FUZZ_BUILD) $* target/fuzz-corpus/$* fuzz/corpus/$* -- \
-		-max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 > target/fuzz-$*.log 2>&1 \
+		-max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+		$(if $(FUZZ_MAX_LEN_$*),-max_len=$(FUZZ_MAX_LEN_$*)) > target/fuzz-$*.log 2>&1 \
 		|| { tail -40 target/fuzz-$*.log; exit 1; }
 	@grep -E '^Done [0-9]+ runs' target/fuzz-$*.log | sed 's/^/$*: /'
 
