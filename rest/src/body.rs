@@ -147,15 +147,18 @@ pub fn acceptable_envelope(bytes: &[u8]) -> Result<(), ApiError> {
     if text.is_empty() {
         return Ok(());
     }
-    let invalid = |_| ApiError::bad("INVALID_REQUEST_BODY");
-    bounds::check_json(text, MAX_BODY_BYTES).map_err(invalid)?;
+    bounds::check_json(text, MAX_BODY_BYTES).map_err(|_| invalid_body())?;
     if text.first() != Some(&b'{') {
-        return Err(ApiError::bad("INVALID_REQUEST_BODY"));
+        return Err(invalid_body());
     }
     // Skipped, not built: serde_json walks an ignored value in a loop.
-    serde_json::from_slice::<serde::de::IgnoredAny>(text)
-        .map_err(|_| ApiError::bad("INVALID_REQUEST_BODY"))?;
+    serde_json::from_slice::<serde::de::IgnoredAny>(text).map_err(|_| invalid_body())?;
     Ok(())
+}
+
+/// The refusal of a body that is not one JSON object within the bounds.
+fn invalid_body() -> ApiError {
+    ApiError::bad("INVALID_REQUEST_BODY")
 }
 
 impl Body {
@@ -164,17 +167,16 @@ impl Body {
     /// Text past [`bounds`] (larger than [`MAX_BODY_BYTES`], nested deeper than
     /// [`bounds::MAX_NESTING`]) is `INVALID_REQUEST_BODY` before anything is parsed.
     pub fn parse(bytes: &[u8]) -> Result<Self, ApiError> {
-        bounds::check_json(bytes, MAX_BODY_BYTES)
-            .map_err(|_| ApiError::bad("INVALID_REQUEST_BODY"))?;
-        let RawFields(fields) = serde_json::from_slice::<RawFields>(bytes)
-            .map_err(|_| ApiError::bad("INVALID_REQUEST_BODY"))?;
+        bounds::check_json(bytes, MAX_BODY_BYTES).map_err(|_| invalid_body())?;
+        let RawFields(fields) =
+            serde_json::from_slice::<RawFields>(bytes).map_err(|_| invalid_body())?;
         let mut map = Map::with_capacity(fields.len());
         for (name, raw) in fields {
             let Some(value) = field_value(&name, &raw) else {
                 return Err(ApiError::bad(field_code(&name)));
             };
             if map.contains_key(&name) {
-                return Err(ApiError::bad("INVALID_REQUEST_BODY"));
+                return Err(invalid_body());
             }
             map.insert(name, value);
         }
@@ -232,6 +234,46 @@ mod tests {
         assert!(Body::parse(br#"{"oco_order": {"type": "STOP_MARKET", "price": 1.5}}"#).is_ok());
         assert!(Body::parse(br#"{"oco_order": {}}"#).is_ok());
         assert!(Body::parse(br#"{"scopes": ["TRADE"]}"#).is_ok());
+    }
+
+    /// Each nested object was parsed again with a fresh deserializer, so serde_json's own
+    /// depth limit started over at every level: 10,000 levels overflowed a worker's stack.
+    /// Now the bound refuses them unread, and a body within it is read one level below a
+    /// field at most, whatever it nests (here on a 128 KiB stack).
+    #[test]
+    fn bodies_nested_deep_are_refused_without_recursing() {
+        let read = |text: String| {
+            std::thread::Builder::new()
+                .stack_size(128 * 1024)
+                .spawn(move || Body::parse(text.as_bytes()).err().map(|e| e.parts().1))
+                .expect("thread")
+                .join()
+                .expect("returned")
+        };
+        let deep = |depth: usize| format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+        let code = Some("INVALID_REQUEST_BODY".to_owned());
+        assert_eq!(read(deep(10_000)), code);
+        assert_eq!(read(format!("{{\"price\": {}}}", deep(10_000))), code);
+        let within = bounds::MAX_NESTING - 1;
+        assert_eq!(
+            read(format!("{{\"price\": {}}}", deep(within))),
+            Some("INVALID_PRICE".into())
+        );
+        assert_eq!(read(format!("{{\"oco_order\": {}}}", deep(within))), code);
+    }
+
+    #[test]
+    fn every_route_takes_an_empty_body_or_one_object_within_the_bounds() {
+        for fine in ["", "  \n", "{}", r#"{"anything": [1, {"a": 2}]}"#] {
+            assert!(acceptable_envelope(fine.as_bytes()).is_ok(), "{fine:?}");
+        }
+        let deep = format!("{{\"a\": {}{}}}", "[".repeat(64), "]".repeat(64));
+        for refused in ["[]", "1", "\"x\"", "{", "{} {}", "null", deep.as_str()] {
+            let code = acceptable_envelope(refused.as_bytes())
+                .err()
+                .map(|e| e.parts().1);
+            assert_eq!(code.as_deref(), Some("INVALID_REQUEST_BODY"), "{refused:?}");
+        }
     }
 
     /// A decimal given as a JSON number was read through an `f64`: `0.29999999999999998`

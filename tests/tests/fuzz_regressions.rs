@@ -51,6 +51,7 @@ fn write_seed_corpus() {
     write_journal_seed();
     write_snapshot_seeds(&random.bytes(2048));
     write_request_seeds();
+    write_stream_seeds();
 }
 
 /// A fixed pseudo-random byte source.
@@ -163,6 +164,38 @@ fn write_request_seeds() {
         bytes.extend_from_slice(body.as_bytes());
         write_seed("rest_request", &format!("request-{i}"), &bytes);
     }
+}
+
+/// Stream messages (`stream_message`: flags, key choice, message) and a nesting bomb of
+/// each harness's structured generator (flag bit 0 for messages, bit 2 for requests:
+/// depth as two bytes, brackets, placement, cut as two bytes, inner text).
+fn write_stream_seeds() {
+    let messages: [(&[u8], &str); 5] = [
+        (
+            &[0, 4],
+            r#"{"type":"SUBSCRIBE","channels":[{"name":"ORDER_BOOK","instrument_codes":["BTC_EUR"],"depth":5}]}"#,
+        ),
+        (
+            &[0, 0],
+            r#"{"type":"SUBSCRIBE","channels":[{"name":"TRADING"},{"name":"ACCOUNT_HISTORY"}]}"#,
+        ),
+        (
+            &[0, 0],
+            r#"{"type":"CREATE_ORDER","order":{"instrument_code":"BTC_EUR","type":"LIMIT","side":"BUY","amount":"0.01","price":"59000.00"}}"#,
+        ),
+        (&[0, 0], r#"{"type":"CANCEL_ALL_AFTER","timeout":60000}"#),
+        (&[1, 4, 0x10, 0x27, 0xa5, 0x09, 0, 0], "1"),
+    ];
+    for (i, (head, message)) in messages.iter().enumerate() {
+        let mut bytes = head.to_vec();
+        bytes.extend_from_slice(message.as_bytes());
+        write_seed("stream_message", &format!("message-{i}"), &bytes);
+    }
+    let mut bomb = vec![4, 1, 0];
+    bomb.extend_from_slice(b"/v1/account/orders\0");
+    bomb.extend_from_slice(&[0x10, 0x27, 0x5a, 0x03, 0, 0]);
+    bomb.push(b'1');
+    write_seed("rest_request", "nested-bomb", &bomb);
 }
 
 /// The committed snapshot seed passes the load check, so the fuzzer starts from engines

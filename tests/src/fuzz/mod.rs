@@ -5,24 +5,28 @@
 
 mod commands;
 mod decode;
+mod nesting;
 mod parse;
 mod rest;
+mod stream;
 
 pub use commands::{demo_state_after, engine_commands};
 pub use decode::{journal_decode, snapshot_decode};
 pub use parse::parse_inputs;
 pub use rest::rest_request;
+pub use stream::stream_message;
 
 /// A harness: runs one input, panics on a broken promise.
 pub type Harness = fn(&[u8]);
 
 /// The harnesses by the name of their fuzz target.
-pub const TARGETS: [(&str, Harness); 5] = [
+pub const TARGETS: [(&str, Harness); 6] = [
     ("engine_commands", engine_commands),
     ("parse_inputs", parse_inputs),
     ("journal_decode", journal_decode),
     ("snapshot_decode", snapshot_decode),
     ("rest_request", rest_request),
+    ("stream_message", stream_message),
 ];
 
 /// Reads an input a byte or a word at a time; past its end everything reads as zero.

@@ -1,5 +1,5 @@
 //! `rest_request`: an input read as one HTTP request (listener, key, method, content type,
-//! path with query, body) and handed to the REST adapter's router in-process, on a demo
+//! path with query, body: the input's bytes, or a nesting bomb it describes) and handed to the REST adapter's router in-process, on a demo
 //! exchange started once per process. Whatever the request, the answer is not a server
 //! error (503 when the engine is busy is allowed), and every error answer is the spec's
 //! `{"error": ...}` JSON.
@@ -12,15 +12,20 @@ use axum::http::{Method, Request, header};
 use tower::ServiceExt;
 
 use super::Input;
+use super::nesting::nested_text;
 
-struct Exchange {
-    runtime: tokio::runtime::Runtime,
+/// The demo exchange every input of a process is sent to (its listeners serve the
+/// stream harness's sockets too).
+pub(super) struct Exchange {
+    pub(super) runtime: tokio::runtime::Runtime,
     public: Router,
     admin: Router,
-    keys: Vec<String>,
+    pub(super) keys: Vec<String>,
+    /// The public listener's address.
+    pub(super) addr: std::net::SocketAddr,
 }
 
-fn exchange() -> &'static Exchange {
+pub(super) fn exchange() -> &'static Exchange {
     static EXCHANGE: OnceLock<Exchange> = OnceLock::new();
     EXCHANGE.get_or_init(|| {
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -40,6 +45,7 @@ fn exchange() -> &'static Exchange {
             .block_on(matchbook_rest::Server::start(settings))
             .expect("demo exchange starts");
         let keys = server.issued_keys.iter().map(|k| k.key.clone()).collect();
+        let addr = server.addr;
         let public = matchbook_rest::routes::public_router(server.state.clone());
         let admin = matchbook_rest::routes::admin_router(server.state.clone());
         // The server lives as long as the process.
@@ -49,6 +55,7 @@ fn exchange() -> &'static Exchange {
             public,
             admin,
             keys,
+            addr,
         }
     })
 }
@@ -79,7 +86,12 @@ pub fn rest_request(data: &[u8]) {
     } else {
         format!("/{path}")
     };
-    let body = input.rest().to_vec();
+    // Bit 2: the body is a structured nesting bomb instead of the input's own bytes.
+    let body = if flags & 4 != 0 {
+        nested_text(&mut input, matchbook_rest::routes::MAX_BODY_BYTES)
+    } else {
+        input.rest().to_vec()
+    };
     let mut request = Request::builder().method(method).uri(path.as_str());
     if flags & 2 != 0 {
         request = request.header(header::CONTENT_TYPE, "application/json");
