@@ -146,7 +146,9 @@ pub unsafe extern "C" fn mb_config_new_demo(out_config: *mut *mut MbConfig) -> M
 }
 
 /// Parses a TOML definition (`format` 0) or a JSON one (`format` 1); unknown keys are
-/// refused with `MB_STATUS_INVALID_CONFIG` and the reason in `mb_last_error`.
+/// refused with `MB_STATUS_INVALID_CONFIG` and the reason in `mb_last_error`, and so is a
+/// definition over 16 MiB or nested deeper than 64 levels (JSON) or than the TOML
+/// parser's limit, before it is parsed: no input overflows the caller's stack.
 ///
 /// # Safety
 /// `text` NULL or NUL-terminated; `out_config` NULL or writable.

@@ -191,11 +191,18 @@ fn write_stream_seeds() {
         bytes.extend_from_slice(message.as_bytes());
         write_seed("stream_message", &format!("message-{i}"), &bytes);
     }
-    let mut bomb = vec![4, 1, 0];
-    bomb.extend_from_slice(b"/v1/account/orders\0");
-    bomb.extend_from_slice(&[0x10, 0x27, 0x5a, 0x03, 0, 0]);
-    bomb.push(b'1');
-    write_seed("rest_request", "nested-bomb", &bomb);
+    // Objects all the way down (brackets 0xff), at the top and in `price`; then a mix.
+    for (name, brackets, placement) in [
+        ("objects", 0xff, 0),
+        ("in-field", 0xff, 3),
+        ("mixed", 0x5a, 3),
+    ] {
+        let mut bomb = vec![4, 1, 0];
+        bomb.extend_from_slice(b"/v1/account/orders\0");
+        bomb.extend_from_slice(&[0x10, 0x27, brackets, placement, 0, 0]);
+        bomb.push(b'1');
+        write_seed("rest_request", &format!("nested-bomb-{name}"), &bomb);
+    }
 }
 
 /// The committed snapshot seed passes the load check, so the fuzzer starts from engines

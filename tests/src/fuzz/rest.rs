@@ -40,6 +40,8 @@ pub(super) fn exchange() -> &'static Exchange {
             std::env::temp_dir().join(format!("matchbook-fuzz-rest-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&settings.data_dir);
         settings.rate_limit_per_minute = u32::MAX;
+        // The stream harness connects once an input, from one address.
+        settings.public_rate_limit_per_minute = u32::MAX;
         settings.journal_sync = matchbook::journal::SyncPolicy::Never;
         let server = runtime
             .block_on(matchbook_rest::Server::start(settings))
