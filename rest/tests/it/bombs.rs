@@ -222,15 +222,17 @@ async fn bodies_within_the_bound_are_answered_for_their_shape_on_every_route() {
         let expected = (StatusCode::BAD_REQUEST, "INVALID_REQUEST_BODY".into());
         assert_eq!(answer, expected, "POST /admin/holders {body:?}");
     }
+    // The whole body at the bound: past the guard, so each route answers for its shape
+    // (`price` of the wrong type where a route reads it, ignored where it does not).
     let within = nested(MAX_NESTING - 1, true);
-    for (method, path) in operations(&http, &server.base).await {
-        let url = format!("{}{path}", server.base);
-        let body = format!("{{\"price\": {within}}}");
-        let (status, _) = send(&http, (&method, &url), Some(admin), body).await;
-        assert!(
-            status.is_client_error() || status.is_success(),
-            "{method} {path}: {status}"
-        );
+    for (base, key) in [(&server.base, TRADER), (&server.admin, admin)] {
+        for (method, path) in operations(&http, base).await {
+            let url = format!("{base}{path}");
+            let body = format!("{{\"price\": {within}}}");
+            let (status, code) = send(&http, (&method, &url), Some(key), body).await;
+            let answered = status.is_success() || (status.is_client_error() && !code.is_empty());
+            assert!(answered, "{method} {path}: {status} {code:?}");
+        }
     }
     assert!(still_serving(&http, &server).await);
     remove(server, &dir);
