@@ -73,12 +73,12 @@ class Engine:
 
     ``config`` is an exchange definition (the format of ``matchbook-config``, as the REST
     server reads it): a mapping, or ``None`` for the demo markets without holders. Use
-    :meth:`from_toml`, :meth:`from_json` or :meth:`from_file` for text (at most 16 MiB,
-    nested at most 64 levels deep: anything past that is :class:`InvalidArgument`, as a
-    mapping too deep to encode is). Holders in it are created at ``start_time``. With
-    ``keep_events`` (the default) every command's events wait for :meth:`events` (about
-    1 KB for an order placed and cancelled): a backtest that never reads them passes
-    ``keep_events=False``.
+    :meth:`from_toml`, :meth:`from_json` or :meth:`from_file` for text (at most 16 MiB;
+    JSON nested at most 64 levels deep, TOML within its parser's own limit: anything past
+    that is :class:`InvalidArgument`, as a mapping too deep to encode is). Holders in it
+    are created at ``start_time``. With ``keep_events`` (the default) every command's
+    events wait for :meth:`events` (about 1 KB for an order placed and cancelled): a
+    backtest that never reads them passes ``keep_events=False``.
     """
 
     def __init__(
