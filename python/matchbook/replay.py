@@ -76,7 +76,7 @@ def _row(values: dict[str, Any]) -> Row:
         raise ValueError(f"row: {', '.join(nested)} holds a list or a record, not a value")
     missing = [c for c in COLUMNS if values.get(c) is None]
     if missing:
-        raise ValueError(f"row {_short(ValueError(values))}: no {', '.join(missing)}")
+        raise ValueError(f"row {_short(values)}: no {', '.join(missing)}")
     kind, side = str(values["kind"]), str(values["side"]).upper()
     if kind not in ("snapshot", "update", "trade") or side not in ("BUY", "SELL"):
         raise ValueError(f"row {values}: kind snapshot/update/trade, side BUY/SELL")
@@ -116,7 +116,7 @@ def read_csv(path: str) -> Iterator[Row]:
         missing = [c for c in COLUMNS if c not in header]
         if missing:
             raise ValueError(f"{path}: no column {', '.join(missing)} in the header "
-                             f"{_short(ValueError(header))}")
+                             f"{_short(header)}")
         try:
             for values in reader:
                 yield _row(values)
@@ -125,9 +125,10 @@ def read_csv(path: str) -> Iterator[Row]:
             raise ValueError(f"{path} line {reader.reader.line_num}: {_short(e)}") from None
 
 
-def _short(e: Exception) -> str:
-    """An error's text cut to a line: a refused row may hold a field of any size."""
-    text = str(e)
+def _short(value: object) -> str:
+    """A value's or an error's text cut to a line: a refused row may hold a field of any
+    size."""
+    text = str(value)
     return text if len(text) <= 200 else f"{text[:200]}... ({len(text)} characters)"
 
 

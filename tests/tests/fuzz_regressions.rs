@@ -164,11 +164,24 @@ fn write_request_seeds() {
         bytes.extend_from_slice(body.as_bytes());
         write_seed("rest_request", &format!("request-{i}"), &bytes);
     }
+    // Nesting bombs from the structured generator (flag bit 2: depth as two bytes,
+    // brackets, placement, cut as two bytes, inner text): objects all the way down
+    // (brackets 0xff), at the top and in `price`; then a mix.
+    for (name, brackets, placement) in [
+        ("objects", 0xff, 0),
+        ("in-field", 0xff, 3),
+        ("mixed", 0x5a, 3),
+    ] {
+        let mut bomb = vec![4, 1, 0];
+        bomb.extend_from_slice(b"/v1/account/orders\0");
+        bomb.extend_from_slice(&[0x10, 0x27, brackets, placement, 0, 0]);
+        bomb.push(b'1');
+        write_seed("rest_request", &format!("nested-bomb-{name}"), &bomb);
+    }
 }
 
-/// Stream messages (`stream_message`: flags, key choice, message) and a nesting bomb of
-/// each harness's structured generator (flag bit 0 for messages, bit 2 for requests:
-/// depth as two bytes, brackets, placement, cut as two bytes, inner text).
+/// Stream messages (`stream_message`: flags, key choice, message), the last a nesting
+/// bomb of the structured generator (flag bit 0, then its bytes as for requests).
 fn write_stream_seeds() {
     let messages: [(&[u8], &str); 5] = [
         (
@@ -190,18 +203,6 @@ fn write_stream_seeds() {
         let mut bytes = head.to_vec();
         bytes.extend_from_slice(message.as_bytes());
         write_seed("stream_message", &format!("message-{i}"), &bytes);
-    }
-    // Objects all the way down (brackets 0xff), at the top and in `price`; then a mix.
-    for (name, brackets, placement) in [
-        ("objects", 0xff, 0),
-        ("in-field", 0xff, 3),
-        ("mixed", 0x5a, 3),
-    ] {
-        let mut bomb = vec![4, 1, 0];
-        bomb.extend_from_slice(b"/v1/account/orders\0");
-        bomb.extend_from_slice(&[0x10, 0x27, brackets, placement, 0, 0]);
-        bomb.push(b'1');
-        write_seed("rest_request", &format!("nested-bomb-{name}"), &bomb);
     }
 }
 

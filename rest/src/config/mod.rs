@@ -270,7 +270,8 @@ impl Settings {
         // One byte past the bound is enough to refuse it; a larger file is not read whole.
         let mut text = String::new();
         let read = std::fs::File::open(path).and_then(|file| {
-            let most = u64::try_from(MAX_DEFINITION_BYTES).unwrap_or(u64::MAX) + 1;
+            let most =
+                u64::try_from(MAX_DEFINITION_BYTES).map_or(u64::MAX, |n| n.saturating_add(1));
             file.take(most).read_to_string(&mut text)
         });
         read.map_err(|source| ConfigFileError::Read {

@@ -1,8 +1,8 @@
 //! `rest_request`: an input read as one HTTP request (listener, key, method, content type,
-//! path with query, body: the input's bytes, or a nesting bomb it describes) and handed to the REST adapter's router in-process, on a demo
-//! exchange started once per process. Whatever the request, the answer is not a server
-//! error (503 when the engine is busy is allowed), and every error answer is the spec's
-//! `{"error": ...}` JSON.
+//! path with query, body: the input's bytes, or a nesting bomb it describes) and handed to
+//! the REST adapter's router in-process, on a demo exchange started once per process.
+//! Whatever the request, the answer is not a server error (503 when the engine is busy is
+//! allowed), and every error answer is the spec's `{"error": ...}` JSON.
 
 use std::sync::OnceLock;
 
