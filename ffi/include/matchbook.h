@@ -403,6 +403,9 @@ typedef struct mb_config mb_config;
 // polled.
 typedef struct mb_engine mb_engine;
 
+// A running node: its `mb_runtime` and what keeps it on its directory.
+typedef struct mb_node mb_node;
+
 // Reference data of one engine; borrowed from its handle, valid while the handle lives.
 typedef struct mb_refdata mb_refdata;
 
@@ -879,6 +882,25 @@ typedef struct {
   // Fee of the taker, balance units of what it received.
   int64_t taker_fee;
 } mb_trade;
+
+// How a node keeps its data and, optionally, its group.
+typedef struct {
+  // Journal sync, snapshot interval and snapshots kept.
+  mb_store_options store;
+  // Commands in flight and reads queued at most (0: 65,536); a full queue answers
+  // `MB_STATUS_BUSY`.
+  size_t queue_capacity;
+  // NULL: commands are journalled in the data directory. Else the replicated log's
+  // NATS servers, `nats://HOST:PORT[,...]`: the node joins the group (`node_name`
+  // required), follows the log and writes it while it holds the group's lease.
+  const char *log_servers;
+  // This node's name in its group (letters, digits, `-`, `_`).
+  const char *node_name;
+  // The group's lease in milliseconds (0: the default, 2,000; else 100 to 60,000).
+  uint32_t lease_ms;
+  // Commands between two state-hash checkpoints of the group (0: the default, 10,000).
+  uint64_t checkpoint_every;
+} mb_node_options;
 
 // How a thread-safe engine runs.
 typedef struct {
@@ -1827,6 +1849,56 @@ mb_status mb_session_order_trades(const mb_session *session,
                                   mb_trade *buf,
                                   size_t capacity,
                                   size_t *len_out);
+
+// The defaults: `mb_store_options_default()`, the default queue, the local journal.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_node_options mb_node_options_default(void);
+
+// Opens a node on the data directory `dir` (created if missing): a new directory starts
+// from `config` with its holders provisioned (as commands, journalled), an existing one
+// is recovered (newest intact snapshot, then the journal) and must have been written
+// under the same definition, else `MB_STATUS_STORAGE`; a directory another process has
+// open is refused the same way. The node runs on the system clock (never behind its
+// journal); `config`'s start time and market-data choice do not apply (a node keeps
+// market data). `options` NULL takes `mb_node_options_default()`. A command is
+// acknowledged (its `mb_session_submit` returns) once journalled; deadlines fire within
+// 100 ms of their time with no other traffic. Use it through `mb_node_runtime`.
+//
+// # Safety
+// `config` from `mb_config_*`; `dir` a NUL-terminated UTF-8 path; `options` NULL or
+// valid (its strings NULL or NUL-terminated); `out_node` writable.
+//
+// Threads: any thread, while no thread changes the definition.
+// Ownership: the caller owns the new handle; free it with its `mb_*_free`.
+mb_status mb_node_open(const mb_config *config,
+                       const char *dir,
+                       const mb_node_options *options,
+                       mb_node **out_node);
+
+// The node's thread-safe handle: open sessions on it (`mb_session_new`), read its
+// reference data (`mb_runtime_refdata`: the definition's holders by name). Valid until the
+// node is freed; never free it. Its clock is the system's (`mb_runtime_set_time` is
+// refused). NULL for a NULL node.
+//
+// # Safety
+// `node` NULL or live.
+//
+// Threads: any thread, concurrently.
+// Ownership: borrowed from the handle until it is freed; never free it.
+const mb_runtime *mb_node_runtime(const mb_node *node);
+
+// Stops the node and frees it (NULL is ignored): no more deadlines, every queued command
+// answered, the last snapshot written, a group's lease resigned, the directory unlocked.
+// Sessions still open answer `MB_STATUS_STOPPED` afterwards and must still be freed.
+//
+// # Safety
+// `node` NULL or from `mb_node_open`, not freed before, not used concurrently.
+//
+// Threads: one thread, once no other uses the node.
+// Ownership: frees the handle (NULL is ignored); do not use it after.
+void mb_node_free(mb_node *node);
 
 // The index of an instrument code.
 //

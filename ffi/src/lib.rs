@@ -6,6 +6,8 @@
 //! - `mb_engine`: the single-threaded handle, owned by one thread at a time (fastest).
 //! - `mb_runtime` + `mb_session`: the thread-safe handle; the engine on its own thread
 //!   behind a bounded lock-free queue, one session per producer thread.
+//! - `mb_node`: an `mb_runtime` on a data directory (durable, snapshots, deadlines, a
+//!   replicated group through its options): the exchange node as a library.
 //! - `mb_command`: one flat struct for every command, `mb_cmd_*` constructors, decimal
 //!   strings through `mb_refdata`.
 //! - Queries into caller buffers `(ptr, capacity, *len_out)`, events into a caller array of
@@ -33,6 +35,7 @@ pub mod engine;
 pub mod event;
 pub mod follow;
 pub mod history;
+pub mod node;
 pub mod query;
 mod query_exports;
 pub mod refdata;
@@ -47,6 +50,7 @@ pub use command::{MbCommand, MbCommandKind, MbResult};
 pub use config::MbConfig;
 pub use engine::MbEngine;
 pub use event::{MbEvent, MbEventKind};
+pub use node::MbNode;
 pub use refdata::MbRefData;
 pub use runtime::{MbRuntime, MbSession};
 pub use status::MbStatus;

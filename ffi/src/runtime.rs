@@ -41,9 +41,16 @@ pub struct MbRuntimeOptions {
     pub market_data_thread: u8,
 }
 
+/// What keeps the engine's threads running: a runtime in memory, or a node on a data
+/// directory (`mb_node_open`).
+enum Owner {
+    Runtime(Runtime),
+    Node(Box<matchbook_node::Node>),
+}
+
 /// The engine on its own thread.
 pub struct MbRuntime {
-    runtime: Runtime,
+    owner: Owner,
     manual: Option<Arc<ManualClock>>,
     clock: Arc<dyn Clock>,
     refdata: MbRefData,
@@ -107,12 +114,38 @@ impl MbRuntime {
         .map_err(|e| fail(MbStatus::InvalidConfig, e.to_string()))?;
         refdata.set_directory(directory);
         Ok(Self {
-            runtime,
+            owner: Owner::Runtime(runtime),
             manual,
             clock,
             refdata,
             poison: Poison::default(),
         })
+    }
+}
+
+impl MbRuntime {
+    /// The thread-safe handle of a node: its reference data and the holders it provisioned
+    /// or recovered, on the node's clock.
+    pub(crate) fn of_node(node: matchbook_node::Node) -> Result<Self, MbStatus> {
+        let handle = node.handle();
+        let mut refdata = handle
+            .engine_blocking(|e| MbRefData::of(e, Default::default()))
+            .map_err(|e| fail(MbStatus::from(e), e.to_string()))?;
+        refdata.set_directory(node.directory().clone());
+        Ok(Self {
+            clock: node.clock().clone(),
+            owner: Owner::Node(Box::new(node)),
+            manual: None,
+            refdata,
+            poison: Poison::default(),
+        })
+    }
+
+    fn handle(&self) -> RuntimeHandle {
+        match &self.owner {
+            Owner::Runtime(runtime) => runtime.handle(),
+            Owner::Node(node) => node.handle(),
+        }
     }
 }
 
@@ -227,7 +260,7 @@ impl exports::QueryHandle for MbSession {
     }
 }
 
-fn runtime_ref<'a>(runtime: *const MbRuntime) -> Result<&'a MbRuntime, MbStatus> {
+pub(crate) fn runtime_ref<'a>(runtime: *const MbRuntime) -> Result<&'a MbRuntime, MbStatus> {
     let r = arg(runtime, "runtime")?;
     r.poison.enter("runtime")?;
     Ok(r)
@@ -339,7 +372,7 @@ pub unsafe extern "C" fn mb_session_new(
         let r = runtime_ref(runtime)?;
         let slot = out(out_session, "out_session")?;
         *slot = Box::into_raw(Box::new(MbSession {
-            handle: r.runtime.handle(),
+            handle: r.handle(),
             clock: r.clock.clone(),
             sender: None,
             receiver: crossbeam_channel::never(),

@@ -1,6 +1,7 @@
 //! The C and C++ examples and the C defect checks (`tests/c/defects.c`), compiled against
 //! the static library warning-free (`-Wall -Wextra -Werror`), run, their output checked;
-//! then run under valgrind (when installed) with no errors and no definite leaks.
+//! then run under valgrind (when installed) with no errors and no definite leaks; and a C
+//! program placing orders on a node, killed with SIGKILL and checked after reopening.
 
 #![warn(clippy::too_many_lines)]
 
@@ -201,4 +202,68 @@ fn each_defect_the_c_abi_had_is_gone() {
             "0 failures",
         ],
     );
+}
+
+#[test]
+fn the_cpp_durable_node_fires_its_dead_man_switch_and_reopens() {
+    let program = compile("g++", "-std=c++17", "examples/cpp/durable_node.cpp");
+    // The bid is order 1 (the holder's deposit was the only command before it); the
+    // switch cancels it 300 ms after it was armed, with nothing else submitted.
+    run_and_check(
+        &program,
+        &[
+            "placed order 1; open orders 1",
+            "dead-man switch fired: order 1 cancelled with no other traffic after its 300 ms",
+            "open orders 0",
+            "reopened: open orders 0, trader is account 0",
+        ],
+    );
+}
+
+/// Kills (SIGKILL) a C program placing orders on a node once it has acknowledged
+/// `at_least` of them, then has it reopen the directory and check every acknowledged
+/// order is there.
+#[test]
+fn a_node_killed_mid_load_keeps_every_order_it_acknowledged() {
+    let program = compile("gcc", "-std=c11", "tests/c/node_crash.c");
+    let dir = std::env::temp_dir().join(format!("mb-node-crash-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let (data, acks) = (dir.join("data"), dir.join("acks"));
+    let mut load = Command::new(&program)
+        .arg("load")
+        .args([&data, &acks])
+        .spawn()
+        .expect("the load runs");
+    let at_least = 1_500;
+    let give_up = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let acknowledged =
+        |path: &PathBuf| std::fs::read_to_string(path).map_or(0, |text| text.lines().count());
+    while acknowledged(&acks) < at_least {
+        assert!(
+            load.try_wait().expect("the load's state").is_none(),
+            "the load ended before it was killed"
+        );
+        assert!(
+            std::time::Instant::now() < give_up,
+            "no {at_least} acknowledgements in 120 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    load.kill().expect("SIGKILL");
+    load.wait().expect("reaped");
+    let checked = Command::new(&program)
+        .arg("check")
+        .args([&data, &acks])
+        .output()
+        .expect("the check runs");
+    let stdout = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        checked.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    assert!(stdout.contains("acknowledged "), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(program);
 }

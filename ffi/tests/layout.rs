@@ -16,6 +16,7 @@ use matchbook_ffi::directory::{MbAccountInfo, MbInstrumentInfo};
 use matchbook_ffi::durable::MbStoreOptions;
 use matchbook_ffi::event::MbEvent;
 use matchbook_ffi::history::{MbOrderRecord, MbTrade};
+use matchbook_ffi::node::MbNodeOptions;
 use matchbook_ffi::query::{
     MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop,
 };
@@ -49,6 +50,8 @@ fn rust_layouts() -> BTreeSet<String> {
             trigger_ref, trail_kind, trail, limit_offset, display, oco_order_type, oco_price,
             oco_trigger_price, oco_amount, take_profit, stop_loss, stop_limit },
         "mb_store_options" => MbStoreOptions { snapshot_every, keep_snapshots, fsync },
+        "mb_node_options" => MbNodeOptions { store, queue_capacity, log_servers, node_name,
+            lease_ms, checkpoint_every },
         "mb_result" => MbResult { order, account, holder, time_ns, linked },
         "mb_event" => MbEvent { seq, time_ns, kind, side, instrument, currency, account,
             maker_account, status, order, order_slot, maker_slot, maker_order, price, amount,
@@ -212,7 +215,8 @@ fn every_function_says_which_threads_may_call_it_and_who_owns_what() {
             || line.starts_with("const ")
             || line.starts_with("uint32_t mb_")
             || line.starts_with("mb_command mb_")
-            || line.starts_with("mb_store_options mb_");
+            || line.starts_with("mb_store_options mb_")
+            || line.starts_with("mb_node_options mb_");
         if !declares || !line.contains('(') {
             continue;
         }

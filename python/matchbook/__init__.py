@@ -34,6 +34,7 @@ from ._values import (
     _NUMBER, _TIFS, Balance, Number, Time, _column, _decimals, _definition, _ns, _text, _times,
 )
 from .columns import Columns
+from .node import Node
 from .errors import (
     AccountError,
     AccountInDerisk,
@@ -59,6 +60,7 @@ __all__ = [
     "InvalidArgument",
     "InvalidOrder",
     "MatchbookError",
+    "Node",
     "OrderNotFound",
     "OrderRejected",
     "PermissionDenied",

@@ -5,7 +5,7 @@ from typing import Any, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["NativeEngine"]
+__all__ = ["NativeEngine", "NativeFeed", "NativeNode"]
 
 @final
 class NativeEngine:
@@ -156,3 +156,54 @@ class NativeEngine:
         amount: npt.NDArray[np.int64],
         tif: npt.NDArray[np.uint8],
     ) -> dict[str, npt.NDArray[Any]]: ...
+
+@final
+class NativeNode:
+    @staticmethod
+    def open(
+        path: str,
+        definition: str,
+        format: str = "toml",
+        snapshot_every: int = 100_000,
+        keep_snapshots: int = 2,
+        fsync: bool = True,
+        queue_capacity: int = 0,
+        log_servers: str | None = None,
+        node_name: str | None = None,
+        lease_ms: int = 0,
+    ) -> NativeNode: ...
+    def close(self) -> None: ...
+    def directory(self) -> dict[str, dict[str, int]]: ...
+    def place_order(
+        self,
+        account: int,
+        instrument: str,
+        side: str,
+        amount: str,
+        price: str | None = None,
+        order_type: str = "LIMIT",
+        time_in_force: str = "GOOD_TILL_CANCELLED",
+        trigger_price: str | None = None,
+        expire_at_ns: int | None = None,
+        client_id: str | None = None,
+        stp: str | None = None,
+        reduce_only: bool = False,
+        trigger_reference: str = "LAST_PRICE",
+        trailing_offset: str | None = None,
+        trailing_offset_bps: int | None = None,
+        limit_offset: str | None = None,
+        display: str | None = None,
+    ) -> int: ...
+    def cancel_order(self, account: int, order: int) -> None: ...
+    def cancel_all(self, account: int, instrument: str | None = None) -> None: ...
+    def deposit(self, account: int, currency: str, amount: str) -> None: ...
+    def set_cancel_all_after(self, account: int, timeout_ns: int) -> None: ...
+    def open_orders(self, account: int) -> list[dict[str, Any]]: ...
+    def balances(self, account: int) -> dict[str, tuple[str, str]]: ...
+    def state_hash(self) -> int: ...
+    def now(self) -> int: ...
+    def subscribe(self) -> NativeFeed: ...
+
+@final
+class NativeFeed:
+    def poll(self, timeout: float) -> list[dict[str, Any]]: ...

@@ -5,6 +5,8 @@
 //! so a backtest replays bit for bit. Decimal values cross as strings (the pure-Python
 //! layer turns them into `decimal.Decimal`), bulk data as numpy columns, and engine errors
 //! as the exception classes of `matchbook.errors`, chosen there from the engine's code.
+//! `NativeNode` is the exchange node (durable, deadlines kept, thread-safe) on the node's
+//! own clock.
 
 #![warn(clippy::too_many_lines)]
 
@@ -18,6 +20,7 @@ mod errors;
 mod events;
 mod ints;
 mod lookups;
+mod node;
 mod operator;
 mod order_entry;
 mod pickling;
@@ -29,5 +32,7 @@ mod values;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::NativeEngine>()?;
+    m.add_class::<node::NativeNode>()?;
+    m.add_class::<node::NativeFeed>()?;
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! time, fees and the state hash. Decimal values go out as text at their scale.
 
 use matchbook::market::period::{Granularity, Unit};
-use matchbook::{AccountId, CurrencyId, EngineError, Order, Timestamp};
+use matchbook::{AccountId, CurrencyId, Engine, EngineError, Order, Timestamp};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -20,41 +20,67 @@ impl Inner {
         py: Python<'py>,
         o: &Order,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (ps, qs) = values::scales(py, self.engine(py)?, o.instrument())?;
-        let d = PyDict::new(py);
-        d.set_item("handle", pack(o.handle()))?;
-        d.set_item("id", o.handle().id)?;
-        d.set_item("account", o.account().0)?;
-        d.set_item(
-            "instrument",
-            self.core
-                .engine
-                .instrument(o.instrument())
-                .map(|i| i.code().to_owned())
-                .unwrap_or_default(),
-        )?;
-        d.set_item("side", o.side().as_str())?;
-        d.set_item("order_type", o.order_type().as_str())?;
-        d.set_item("time_in_force", o.time_in_force().as_str())?;
-        d.set_item("price", o.price().map(|p| values::text(p.0, ps)))?;
-        d.set_item(
-            "trigger_price",
-            o.trigger_price().map(|p| values::text(p.0, ps)),
-        )?;
-        d.set_item("trigger_reference", o.trigger_ref().as_str())?;
-        let state = match o.state() {
-            matchbook::LiveState::Resting => "RESTING",
-            matchbook::LiveState::PendingTrigger => "HELD",
-            matchbook::LiveState::Taking => "TAKING",
-        };
-        d.set_item("state", state)?;
-        d.set_item("amount", values::text(o.amount().0, qs))?;
-        d.set_item("filled", values::text(o.filled().0, qs))?;
-        d.set_item("client_id", o.client_id().map(values::uuid_text))?;
-        d.set_item("created", o.created().0)?;
-        d.set_item("updated", o.updated().0)?;
-        Ok(d)
+        order_dict(py, self.engine(py)?, o)
     }
+}
+
+/// An open order as a dict, its values at the scales of `engine`'s reference data (any
+/// engine of the same definition: a node's reads format with a copy of it).
+pub(crate) fn order_dict<'py>(
+    py: Python<'py>,
+    engine: &Engine,
+    o: &Order,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (ps, qs) = values::scales(py, engine, o.instrument())?;
+    let d = PyDict::new(py);
+    d.set_item("handle", pack(o.handle()))?;
+    d.set_item("id", o.handle().id)?;
+    d.set_item("account", o.account().0)?;
+    d.set_item(
+        "instrument",
+        (engine.instrument(o.instrument()))
+            .map(|i| i.code().to_owned())
+            .unwrap_or_default(),
+    )?;
+    d.set_item("side", o.side().as_str())?;
+    d.set_item("order_type", o.order_type().as_str())?;
+    d.set_item("time_in_force", o.time_in_force().as_str())?;
+    d.set_item("price", o.price().map(|p| values::text(p.0, ps)))?;
+    d.set_item(
+        "trigger_price",
+        o.trigger_price().map(|p| values::text(p.0, ps)),
+    )?;
+    d.set_item("trigger_reference", o.trigger_ref().as_str())?;
+    let state = match o.state() {
+        matchbook::LiveState::Resting => "RESTING",
+        matchbook::LiveState::PendingTrigger => "HELD",
+        matchbook::LiveState::Taking => "TAKING",
+    };
+    d.set_item("state", state)?;
+    d.set_item("amount", values::text(o.amount().0, qs))?;
+    d.set_item("filled", values::text(o.filled().0, qs))?;
+    d.set_item("client_id", o.client_id().map(values::uuid_text))?;
+    d.set_item("created", o.created().0)?;
+    d.set_item("updated", o.updated().0)?;
+    Ok(d)
+}
+
+/// Balances by currency code, (available, locked) as decimal text, from `balances` in
+/// currency order.
+pub(crate) fn balances_dict<'py>(
+    py: Python<'py>,
+    engine: &Engine,
+    balances: impl Iterator<Item = (i64, i64)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for ((i, c), (available, locked)) in engine.currencies().iter().enumerate().zip(balances) {
+        let scale = engine.balance_scale(CurrencyId(i as u16)).unwrap_or(0);
+        d.set_item(
+            &c.code,
+            (values::text(available, scale), values::text(locked, scale)),
+        )?;
+    }
+    Ok(d)
 }
 
 #[pymethods]
@@ -105,19 +131,12 @@ impl NativeEngine {
         let view = engine
             .account(AccountId(account))
             .map_err(|e| errors::engine(py, e))?;
-        let d = PyDict::new(py);
-        for (i, c) in engine.currencies().iter().enumerate() {
-            let scale = engine.balance_scale(CurrencyId(i as u16)).unwrap_or(0);
+        let count = engine.currencies().len();
+        let balances = (0..count).map(|i| {
             let b = view.balances.get(CurrencyId(i as u16));
-            d.set_item(
-                &c.code,
-                (
-                    values::text(b.available, scale),
-                    values::text(b.locked, scale),
-                ),
-            )?;
-        }
-        Ok(d)
+            (b.available, b.locked)
+        });
+        balances_dict(py, engine, balances)
     }
 
     /// An account's open orders, oldest first.

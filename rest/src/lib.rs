@@ -25,8 +25,6 @@ pub mod body;
 pub mod config;
 pub mod connection;
 pub mod cursor;
-pub mod deadlines;
-mod durability;
 pub mod error;
 pub mod format;
 mod forwarded;

@@ -6,15 +6,12 @@ use std::net::SocketAddr;
 
 use matchbook::Engine;
 use matchbook::market::MarketData;
-use matchbook::runtime::Runtime;
-use matchbook::store::{DirLock, Recovery, SnapshotWriter};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::config::Settings;
 use crate::cursor::CursorSigner;
 use crate::listener::{LimitedListener, ListenerStats, Peer};
-use crate::markets::Markets;
 use crate::routes::{admin_router, public_router};
 use crate::setup::{IssuedKey, SetupError};
 use crate::startup;
@@ -70,6 +67,10 @@ pub enum ServerError {
     /// The replicated log or its lease could not be reached.
     #[error("replication: {0}")]
     Replication(String),
+    /// The exchange node could not open or stop (its directory, recovery, group or
+    /// holders).
+    #[error(transparent)]
+    Node(#[from] matchbook_node::NodeError),
 }
 
 /// Copy, in the data directory, of the configuration file the exchange was first started
@@ -94,15 +95,10 @@ pub struct Server {
     pub state: Shared,
     stop: watch::Sender<bool>,
     listeners: Vec<JoinHandle<std::io::Result<()>>>,
-    runtime: Runtime,
-    snapshots: SnapshotWriter,
-    /// The data directory's writer lock, released when the server has stopped.
-    _lock: DirLock,
+    /// The exchange node: runtime, data directory, snapshots, deadlines, group.
+    node: matchbook_node::Node,
     /// The public listener's connection limits at work.
     pub public_connections: ListenerStats,
-    /// On a replicated log: the thread keeping this node in its role (a leader resigns
-    /// the lease when it stops, once the runtime has stopped).
-    membership: Option<matchbook_replica::member::Membership>,
     diverged: Option<tokio::sync::oneshot::Receiver<String>>,
 }
 
@@ -131,57 +127,34 @@ async fn serve(
 }
 
 impl Server {
-    /// Builds the engine, provisions holders and keys, and starts both listeners.
+    /// Opens the exchange node, provisions the demo's liquidity and the keys, and starts
+    /// both listeners.
     pub async fn start(settings: Settings) -> Result<Self, ServerError> {
-        let Recovery {
-            engine,
-            market,
-            journal,
-            report,
-            lock,
-            check,
-        } = startup::recover_state(&settings)?;
-        let markets = Markets::of(&engine);
-        let clock = startup::clock_not_behind(&engine);
+        startup::prepare_data_dir(&settings)?;
         let cursors = CursorSigner::of_data_dir(&settings.data_dir)?;
-        let (observer, snapshot_status) = crate::snapshots::SnapshotStatus::observer();
-        let (dir, keep) = (settings.data_dir.clone(), settings.keep_snapshots);
-        let snapshots = SnapshotWriter::observed(dir, keep, check, observer)?;
-        let parts = startup::RuntimeParts {
-            engine,
-            market,
-            journal,
-        };
-        let runtime = startup::start_runtime(&settings, parts, &clock, &snapshots, &report)?;
         let (public, admin) = startup::bind_listeners(&settings).await?;
         let (addr, admin_addr) = (public.local_addr()?, admin.local_addr()?);
         let addresses = format!("http://{addr} http://{admin_addr}");
-        let node = startup::join_group(
-            &settings, addresses, &runtime, &snapshots, &report, &cursors,
-        )?;
-        let (provision, cursors) =
-            startup::settle_membership(&runtime, node.as_ref(), report.resumed(), cursors).await?;
+        let (observer, snapshot_status) = crate::snapshots::SnapshotStatus::observer();
+        let (mut node, markets) =
+            startup::open_node(&settings, addresses, &cursors, observer).await?;
         let shared = startup::SharedParts {
             markets,
-            clock,
-            cursors,
+            clock: node.clock().clone(),
+            cursors: startup::settle_cursors(&node, cursors)?,
             snapshots: snapshot_status,
             connections: [public.stats(), admin.stats()],
         };
-        let state = startup::app_state(&settings, &runtime, shared, node.as_ref()).await?;
-        let issued_keys = startup::provision(&state, &settings, provision, node.is_none()).await?;
+        let state = startup::app_state(&settings, &node, shared).await?;
+        let issued_keys = startup::provision(&state, &settings, &node).await?;
         let public_connections = public.stats();
         let (stop, stopped) = watch::channel(false);
         let listeners = vec![
             tokio::spawn(serve(public, public_router(state.clone()), stopped.clone())),
-            tokio::spawn(serve(admin, admin_router(state.clone()), stopped.clone())),
-            tokio::spawn(crate::deadlines::keep(state.clone(), stopped)),
+            tokio::spawn(serve(admin, admin_router(state.clone()), stopped)),
         ];
         tracing::info!(%addr, %admin_addr, "matchbook exchange listening");
-        let (membership, diverged) = match node {
-            Some(node) => (Some(node.membership), Some(node.diverged)),
-            None => (None, None),
-        };
+        let diverged = node.take_diverged();
         Ok(Self {
             addr,
             admin_addr,
@@ -189,11 +162,8 @@ impl Server {
             state,
             stop,
             listeners,
-            runtime,
-            snapshots,
-            _lock: lock,
+            node,
             public_connections,
-            membership,
             diverged,
         })
     }
@@ -220,7 +190,7 @@ impl Server {
     pub fn runtime_failed(&self) -> impl std::future::Future<Output = String> + use<> {
         let state = self.state.clone();
         async move {
-            let mut every = tokio::time::interval(crate::deadlines::CHECK_EVERY);
+            let mut every = tokio::time::interval(matchbook_node::CHECK_EVERY);
             loop {
                 every.tick().await;
                 if let Some(why) = state.runtime.failure() {
@@ -241,20 +211,11 @@ impl Server {
                 result?;
             }
         }
-        let (runtime, snapshots, membership) = (self.runtime, self.snapshots, self.membership);
-        let state = tokio::task::spawn_blocking(move || {
-            let state = runtime.shutdown();
-            // The runtime handed its last snapshot over as it stopped: wait for the file
-            // (its outcome is logged as every write's is).
-            let _ = snapshots.finish();
-            // Resigned only now: every command it acknowledged is in the log.
-            if let Some(membership) = membership {
-                membership.stop();
-            }
-            state
-        })
-        .await
-        .map_err(|e| ServerError::Io(std::io::Error::other(e)))??;
+        let node = self.node;
+        // The node drains the queue, writes its last snapshot and resigns its lease.
+        let state = tokio::task::spawn_blocking(move || node.stop())
+            .await
+            .map_err(|e| ServerError::Io(std::io::Error::other(e)))??;
         tracing::info!("matchbook exchange stopped");
         Ok(state)
     }

@@ -1,16 +1,11 @@
-//! Start-up provisioning: the configured holders with their accounts and opening balances,
-//! the demo market maker's quotes, and the keys (configured digests, or demo keys created
-//! and printed at first start and kept as digests in the data directory).
+//! Start-up provisioning after the node created the configured holders: the demo market
+//! maker's quotes, and the keys (configured digests, or demo keys created and printed at
+//! first start and kept as digests in the data directory).
 
-use std::collections::HashMap;
-
-use matchbook::{
-    AccountId, Command, CurrencyId, HolderId, NewOrder, OrderType, Side, TimeInForce, Uuid,
-};
-use matchbook_config::ProvisionError;
+use matchbook::{AccountId, Command, NewOrder, OrderType, Side, TimeInForce, Uuid};
 use serde::Serialize;
 
-use crate::config::{HolderConfig, Settings};
+use crate::config::Settings;
 use crate::error::ApiError;
 use crate::keys::{KeyRecord, Scope};
 use crate::state::Shared;
@@ -62,8 +57,8 @@ pub struct IssuedKey {
     pub scopes: Vec<Scope>,
 }
 
-/// Holders by name, each with its accounts by name.
-pub type Directory = HashMap<String, (HolderId, HashMap<String, AccountId>)>;
+/// Holders by name, each with its accounts by name (as the node provisioned them).
+pub use matchbook_config::Directory;
 
 async fn run(
     state: &Shared,
@@ -82,100 +77,6 @@ async fn run(
         .map_err(|_| fail(ApiError::Runtime(matchbook::runtime::RuntimeError::Failed)))?
         .map_err(|e| fail(e.into()))?;
     outcome.result.map_err(|e| fail(e.into()))
-}
-
-/// As [`directory`], on a node that follows a group's log: the holders may still be on
-/// their way from the leader's provisioning, so a missing one is waited for (at most
-/// [`PROVISION_PATIENCE`]) before it is an error.
-pub async fn directory_when_applied(
-    state: &Shared,
-    holders: &[HolderConfig],
-) -> Result<Directory, SetupError> {
-    let deadline = std::time::Instant::now() + PROVISION_PATIENCE;
-    loop {
-        match directory(state, holders).await {
-            Err(_) if state.node.is_some() && std::time::Instant::now() < deadline => {
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            }
-            done => return done,
-        }
-    }
-}
-
-/// How long a following node waits for the holders the leader provisions.
-const PROVISION_PATIENCE: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// Creates the holders, accounts and deposits of `holders` (on a blocking thread: the
-/// commands go one after another through the runtime).
-pub async fn provision(state: &Shared, holders: &[HolderConfig]) -> Result<Directory, SetupError> {
-    let runtime = state.runtime.clone();
-    let currencies: HashMap<String, (CurrencyId, u8)> = state
-        .markets
-        .coins
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.code.clone(), (CurrencyId(i as u16), c.scale)))
-        .collect();
-    let holders = holders.to_vec();
-    let provisioned = tokio::task::spawn_blocking(move || {
-        matchbook_config::provision(
-            &holders,
-            |code| currencies.get(code).copied(),
-            |command| {
-                let outcome = runtime.apply_blocking(command).map_err(ApiError::from)?;
-                outcome.result.map_err(ApiError::from)
-            },
-        )
-    })
-    .await
-    .map_err(|_| SetupError::Command {
-        what: "provisioning".into(),
-        error: ApiError::Runtime(matchbook::runtime::RuntimeError::Failed),
-    })?;
-    let directory = provisioned.map_err(|e| match e {
-        ProvisionError::Refused { what, error } => SetupError::Command { what, error },
-        ProvisionError::AccountKind { what, .. } => SetupError::Command {
-            what,
-            error: ApiError::bad("INVALID_ACCOUNT_KIND"),
-        },
-        ProvisionError::Deposit { what, currency, .. } => SetupError::Command {
-            what: format!("{what} deposit {currency}"),
-            error: ApiError::bad("INVALID_AMOUNT"),
-        },
-    })?;
-    Ok(directory
-        .into_iter()
-        .map(|(name, entry)| (name, (entry.holder, entry.accounts)))
-        .collect())
-}
-
-/// The directory of configured holders as a recovered engine has them: holders were
-/// created in configuration order, so the n-th configured holder is holder n, and its
-/// accounts are found by name.
-pub async fn directory(state: &Shared, holders: &[HolderConfig]) -> Result<Directory, SetupError> {
-    let mut directory = Directory::new();
-    for (i, h) in holders.iter().enumerate() {
-        let holder = HolderId(i as u32);
-        let accounts = state
-            .engine(move |e| {
-                e.holder_accounts(holder).map(|list| {
-                    list.iter()
-                        .map(|a| (a.name.to_owned(), a.id))
-                        .collect::<HashMap<String, AccountId>>()
-                })
-            })
-            .await
-            .map_err(|error| SetupError::Command {
-                what: h.name.clone(),
-                error,
-            })?
-            .map_err(|e| SetupError::Command {
-                what: h.name.clone(),
-                error: e.into(),
-            })?;
-        directory.insert(h.name.clone(), (holder, accounts));
-    }
-    Ok(directory)
 }
 
 /// Reference prices of the demo market maker's quotes.
@@ -245,7 +146,7 @@ pub async fn install_keys(
     for k in &settings.keys {
         let (holder, account) = directory
             .get(&k.holder)
-            .and_then(|(h, accounts)| accounts.get(&k.account).map(|a| (*h, *a)))
+            .and_then(|h| h.accounts.get(&k.account).map(|a| (h.holder, *a)))
             .ok_or_else(|| SetupError::UnknownKeyOwner {
                 holder: k.holder.clone(),
                 account: k.account.clone(),
@@ -263,9 +164,10 @@ pub async fn install_keys(
     if !settings.demo || !issue_demo_keys || !state.keys.is_empty() {
         return Ok(Vec::new());
     }
-    let Some((holder, accounts)) = directory.get("demo") else {
+    let Some(demo) = directory.get("demo") else {
         return Ok(Vec::new());
     };
+    let (holder, accounts) = (&demo.holder, &demo.accounts);
     let plan: [(&str, Vec<Scope>); 4] = [
         ("main", vec![Scope::Trade, Scope::SubaccountTransfer]),
         ("main", vec![Scope::ReadOnly]),

@@ -1,20 +1,19 @@
-//! The steps of starting a server, in order: the data directory made, pinned and
-//! recovered; the runtime started on it; both listeners bound; a replicated node joined to
-//! its group; the handlers' shared state built; holders, balances and keys provisioned.
+//! The steps of starting a server, in order: the data directory made and checked against
+//! `--keys-out`; both listeners bound; the exchange node opened on the directory (pin,
+//! recovery, runtime, group, holders, deadlines: `matchbook-node`); the handlers' shared
+//! state built; the demo's liquidity and the keys provisioned.
 
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
-use matchbook::Engine;
-use matchbook::market::{MarketData, MarketDataConfig};
-use matchbook::runtime::{Clock, OffsetClock, Runtime, SnapshotPlan};
-use matchbook::store::{self, RecoveryReport, SnapshotWriter, StoreOptions};
+use matchbook::runtime::OffsetClock;
+use matchbook::store::{self, SnapshotObserver, StoreOptions};
+use matchbook_node::{Node, NodeBuilder, Replication};
 use tokio::net::TcpListener;
 
 use crate::config::Settings;
 use crate::cursor::CursorSigner;
-use crate::durability::{Node, StartState};
 use crate::keys::KeyStore;
 use crate::listener::{ConnectionLimits, LimitedListener};
 use crate::markets::Markets;
@@ -23,9 +22,9 @@ use crate::setup::{self, IssuedKey};
 use crate::snapshots::SnapshotStatus;
 use crate::state::{AppState, Shared};
 
-/// The data directory made (and checked against `--keys-out`), pinned to this
-/// configuration, and its state recovered; what was skipped or cut off is logged.
-pub(crate) fn recover_state(settings: &Settings) -> Result<StartState, ServerError> {
+/// The data directory made, and a `--keys-out` inside it that would overwrite one of its
+/// files refused.
+pub(crate) fn prepare_data_dir(settings: &Settings) -> Result<(), ServerError> {
     std::fs::create_dir_all(&settings.data_dir).map_err(|source| ServerError::DataDir {
         path: settings.data_dir.clone(),
         source,
@@ -33,96 +32,61 @@ pub(crate) fn recover_state(settings: &Settings) -> Result<StartState, ServerErr
     if let Some(out) = &settings.keys_out {
         refuse_reserved_keys_out(&settings.data_dir, out)?;
     }
-    pin_config(settings)?;
-    let fresh = Engine::new(settings.engine.clone())?;
-    let options = StoreOptions {
+    Ok(())
+}
+
+/// The exchange node on the data directory, serving clients at `addresses` when it is a
+/// member of a group, proposing the data directory's cursor key as the group's; with the
+/// reference data of its markets. Opened on a blocking thread: recovery reads files and a
+/// group member waits to be in step.
+pub(crate) async fn open_node(
+    settings: &Settings,
+    addresses: String,
+    cursors: &CursorSigner,
+    observer: SnapshotObserver,
+) -> Result<(Node, Markets), ServerError> {
+    let store = StoreOptions {
         sync: settings.journal_sync,
         snapshot_every: settings.snapshot_every,
         keep_snapshots: settings.keep_snapshots,
     };
-    let started = std::time::Instant::now();
-    let limits = settings.history_limits;
-    let recovered = crate::durability::recover(
-        &settings.data_dir,
-        options,
-        settings.replication.as_ref(),
-        move || {
-            let instruments = fresh.instruments().len();
-            let mut market = MarketData::new(instruments, MarketDataConfig::default());
-            market.set_history_limits(limits);
-            (fresh, market)
-        },
-    )?;
-    log_recovery(&recovered.report, started);
-    Ok(recovered)
+    let mut builder = NodeBuilder::new(settings.definition.clone(), &settings.data_dir)
+        .engine_config(settings.engine.clone())
+        .store(store)
+        .queue_capacity(settings.queue_capacity)
+        .history_limits(settings.history_limits)
+        .observe_snapshots(observer);
+    if let Some(text) = &settings.source {
+        builder = builder.first_use_copy(CONFIG_COPY, text.clone());
+    }
+    if let Some(config) = &settings.replication {
+        builder = builder.replicated(Replication {
+            config: config.clone(),
+            address: addresses,
+            secret: Some(cursors.to_hex()),
+        });
+    }
+    let opened = tokio::task::spawn_blocking(move || {
+        let node = builder.open()?;
+        let markets = node.handle().engine_blocking(Markets::of)?;
+        Ok::<_, ServerError>((node, markets))
+    });
+    opened
+        .await
+        .map_err(|e| ServerError::Io(std::io::Error::other(e)))?
 }
 
-fn log_recovery(report: &RecoveryReport, started: std::time::Instant) {
-    for (path, reason) in &report.skipped_snapshots {
-        tracing::warn!(path = %path.display(), reason, "snapshot skipped");
+/// The cursor signer: the data directory's key, or, on a group, the group's (a cursor
+/// one leader handed out is good on the next).
+pub(crate) fn settle_cursors(node: &Node, own: CursorSigner) -> Result<CursorSigner, ServerError> {
+    if node.group().is_none() {
+        return Ok(own);
     }
-    if report.truncated > 0 {
-        tracing::warn!(
-            bytes = report.truncated,
-            "journal ended in a torn record; it was cut off"
-        );
-    }
-    if report.resumed() {
-        tracing::info!(
-            snapshot = report.snapshot_seq,
-            replayed = report.replayed,
-            millis = started.elapsed().as_millis() as u64,
-            "state recovered from the data directory"
-        );
-    }
-}
-
-/// The exchange's clock, never behind the journal: an operator's clock advance survives a
-/// restart.
-pub(crate) fn clock_not_behind(engine: &Engine) -> Arc<OffsetClock> {
-    let clock = Arc::new(OffsetClock::default());
-    let behind = engine.now().0 - clock.now().0;
-    if behind > 0 {
-        // The journal's times are inside the horizon, so this advance is too.
-        let _ = clock.advance(behind);
-    }
-    clock
-}
-
-/// What the runtime starts from: the recovered state and its journal (`None`: a node of a
-/// group, which follows the group's log).
-pub(crate) struct RuntimeParts {
-    pub(crate) engine: Engine,
-    pub(crate) market: MarketData,
-    pub(crate) journal: Option<Box<dyn matchbook::store::journal::CommandLog>>,
-}
-
-/// The runtime on the recovered state, writing its snapshots to `snapshots`: durable on
-/// the journal, or a follower of the group's log from the command after the snapshot.
-pub(crate) fn start_runtime(
-    settings: &Settings,
-    parts: RuntimeParts,
-    clock: &Arc<OffsetClock>,
-    snapshots: &SnapshotWriter,
-    report: &RecoveryReport,
-) -> Result<Runtime, ServerError> {
-    let plan = SnapshotPlan {
-        every: settings.snapshot_every,
-        on_stop: true,
-        sink: snapshots.sink(),
-        resumes_after: report.snapshot_seq.unwrap_or(0) + report.replayed as u64,
-    };
-    let (engine, market, capacity) = (parts.engine, parts.market, settings.queue_capacity);
-    Ok(match parts.journal {
-        Some(journal) => {
-            Runtime::start_durable(engine, market, clock.clone(), capacity, journal, Some(plan))?
-        }
-        None => {
-            // A node of a group follows the log from its snapshot until it holds the lease.
-            let next = report.snapshot_seq.unwrap_or(0) + 1;
-            Runtime::start_follower(engine, market, clock.clone(), capacity, next, Some(plan))?
-        }
-    })
+    (node.group_secret().as_deref())
+        .and_then(CursorSigner::from_hex)
+        .ok_or_else(|| {
+            ServerError::Replication("the group's recorded cursor key is not 64 hex digits".into())
+        })
 }
 
 /// The public and admin listeners, each with the connection limits and trusted proxies.
@@ -151,56 +115,6 @@ pub(crate) async fn bind_listeners(
     Ok((public, admin))
 }
 
-/// On a replicated log, this node joined to its group (serving clients at `addresses`);
-/// `None` for a stand-alone exchange.
-pub(crate) fn join_group(
-    settings: &Settings,
-    addresses: String,
-    runtime: &Runtime,
-    snapshots: &SnapshotWriter,
-    report: &RecoveryReport,
-    cursors: &CursorSigner,
-) -> Result<Option<Node>, ServerError> {
-    let Some(config) = &settings.replication else {
-        return Ok(None);
-    };
-    let (written, started_from) = (snapshots.newest_written(), report.snapshot_seq);
-    let newest = move || written().or(started_from);
-    let next = report.snapshot_seq.unwrap_or(0) + 1;
-    let pin = store::pin_of(&settings.engine)?;
-    let handle = runtime.handle();
-    let node = crate::durability::join(
-        config,
-        addresses,
-        handle,
-        next,
-        newest,
-        pin,
-        cursors.to_hex(),
-    )?;
-    Ok(Some(node))
-}
-
-/// Whether this start provisions holders and opening balances, and the cursor signer.
-/// They are commands like any other: on a restart they come back from the journal (or the
-/// group's log), so they are provisioned only into an empty one, by the node that writes
-/// it. A node of a group signs cursors with the group's key, known once it is admitted.
-pub(crate) async fn settle_membership(
-    runtime: &Runtime,
-    node: Option<&Node>,
-    resumed: bool,
-    cursors: CursorSigner,
-) -> Result<(bool, CursorSigner), ServerError> {
-    match node {
-        Some(node) => {
-            let status = node.membership.status();
-            let provision = crate::durability::settle(&runtime.handle(), &status, resumed).await?;
-            Ok((provision, crate::durability::group_cursors(&status)?))
-        }
-        None => Ok((!resumed, cursors)),
-    }
-}
-
 /// The parts of the handlers' state made before it.
 pub(crate) struct SharedParts {
     pub(crate) markets: Markets,
@@ -214,9 +128,8 @@ pub(crate) struct SharedParts {
 /// The handlers' shared state: keys, the group's keys, the streams' hub, the limits.
 pub(crate) async fn app_state(
     settings: &Settings,
-    runtime: &Runtime,
+    node: &Node,
     parts: SharedParts,
-    node: Option<&Node>,
 ) -> Result<Shared, ServerError> {
     let keys = Arc::new(KeyStore::open(Some(settings.data_dir.join(KEY_STORE)))?);
     let group_keys = match &settings.replication {
@@ -227,14 +140,14 @@ pub(crate) async fn app_state(
         None => None,
     };
     let hub = crate::streams::hub::Hub::start(
-        runtime.handle(),
+        node.handle(),
         parts.markets.clone(),
         parts.clock.clone(),
         settings.stream_buffer,
         settings.stream_ticker_interval,
     )?;
     Ok(Arc::new(AppState {
-        runtime: runtime.handle(),
+        runtime: node.handle(),
         markets: parts.markets,
         keys,
         clock: parts.clock,
@@ -247,9 +160,9 @@ pub(crate) async fn app_state(
         trusted_proxies: settings.trusted_proxies.clone(),
         max_book_depth: settings.max_book_depth,
         streams: crate::streams::Streams::new(hub, settings.stream_heartbeat),
-        node: node.map(|n| crate::state::NodeView {
-            name: n.name.clone(),
-            status: n.membership.status(),
+        node: node.group().map(|(name, status)| crate::state::NodeView {
+            name: name.to_owned(),
+            status,
         }),
         group_keys,
         http_public: Default::default(),
@@ -259,72 +172,28 @@ pub(crate) async fn app_state(
     }))
 }
 
-/// Holders, opening balances and the demo's liquidity when this start `provision`s (else
-/// the directory of holders already applied), then the keys: the demo keys only from a
-/// stand-alone exchange or the node that provisions a group (the others take them from
-/// the group's keys or a copy of its key file).
+/// The demo's liquidity when this start provisioned the holders, then the keys: the demo
+/// keys only from a stand-alone exchange or the node that provisions a group (the others
+/// take them from the group's keys or a copy of its key file).
 pub(crate) async fn provision(
     state: &Shared,
     settings: &Settings,
-    provision: bool,
-    standalone: bool,
+    node: &Node,
 ) -> Result<Vec<IssuedKey>, ServerError> {
-    let directory = if provision {
-        setup::provision(state, &settings.definition.holders).await?
-    } else {
-        setup::directory_when_applied(state, &settings.definition.holders).await?
-    };
+    let (directory, provisioned) = (node.directory(), node.provisioned());
     if settings.demo
-        && provision
-        && let Some((_, accounts)) = directory.get("market-maker")
-        && let Some(&maker) = accounts.get("main")
+        && provisioned
+        && let Some(maker) = directory.get("market-maker")
+        && let Some(&maker) = maker.accounts.get("main")
     {
         setup::seed_demo_liquidity(state, maker).await?;
     }
-    let issue_demo_keys = standalone || provision;
-    let issued_keys = setup::install_keys(state, settings, &directory, issue_demo_keys).await?;
+    let issue_demo_keys = node.group().is_none() || provisioned;
+    let issued_keys = setup::install_keys(state, settings, directory, issue_demo_keys).await?;
     if let Some(group) = &state.group_keys {
         crate::group_keys::share(state.keys.clone(), group).await?;
     }
     Ok(issued_keys)
-}
-
-/// Refuses a data directory whose journal was written under another engine configuration
-/// (replaying it would give another state); records the configuration, and a copy of its
-/// file, on first use.
-fn pin_config(settings: &Settings) -> Result<(), ServerError> {
-    let dir = &settings.data_dir;
-    let first_use = !dir.join(store::CONFIG_PIN).exists();
-    // The copy first, whole or not at all: a crash between the two writes then leaves a
-    // directory that is still on its first use, not a pin without the file it pins.
-    if first_use && let Some(text) = &settings.source {
-        matchbook::store::write_file_atomically(&dir.join(CONFIG_COPY), text.as_bytes())?;
-    }
-    store::pin_config(dir, &settings.engine, &format!("{:?}", settings.engine))?;
-    record_definition(settings)
-}
-
-/// Records the definition of the pinned configuration beside the pin, once, for readers of
-/// the directory (Python's `Engine.load`, C's `mb_engine_load`) to build it again. Not
-/// written for a configuration its definition does not build (one an embedding program
-/// changed in code): a reader would build another.
-fn record_definition(settings: &Settings) -> Result<(), ServerError> {
-    let path = settings
-        .data_dir
-        .join(matchbook_config::RECORDED_DEFINITION);
-    if path.exists() {
-        return Ok(());
-    }
-    let Ok(built) = settings.definition.engine_config() else {
-        return Ok(());
-    };
-    if store::pin_of(&built)? != store::pin_of(&settings.engine)? {
-        return Ok(());
-    }
-    let text = serde_json::to_string_pretty(&settings.definition)
-        .map_err(|e| ServerError::Io(std::io::Error::other(e)))?;
-    matchbook::store::write_file_atomically(&path, text.as_bytes())?;
-    Ok(())
 }
 
 /// Refuses a `--keys-out` that is one of the data directory's own files (the key store,
