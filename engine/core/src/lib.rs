@@ -47,8 +47,9 @@ pub use book::view::{BookView, LevelView, OrderView};
 pub use command::{CancelScope, Command};
 pub use engine::{
     AccountFees, ActiveTier, Applied, DEFAULT_MAX_OPEN_ORDERS, Engine, EngineConfig, FundingView,
-    FuturesSummary, IntegrityError, Lookahead, MAIN_ACCOUNT_NAME, MAX_ACCOUNT_NAME, MarginState,
-    MarginTotals, PositionView, RATE_SCALE, RunningVolume, transfer_decimals,
+    FuturesSummary, IntegrityError, LevelChange, Lookahead, MAIN_ACCOUNT_NAME, MAX_ACCOUNT_NAME,
+    MarginState, MarginTotals, PositionView, RATE_SCALE, RunningVolume, TopLevel,
+    transfer_decimals,
 };
 pub use error::EngineError;
 pub use event::{

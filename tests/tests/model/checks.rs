@@ -98,6 +98,7 @@ pub(super) fn run(ops: &[(Op, i64)], enforce_balances: bool) -> Result<(), TestC
     let mut sink: Vec<EventRecord> = Vec::new();
     let mut now = 1_000_000_000i64;
     let mut shadow = balances(&engine);
+    let mut mirror = super::levels::LevelMirror::start(&mut engine);
     for (op, dt) in ops {
         now += dt * 1_000_000;
         if let Op::AdvanceDays { days } = op {
@@ -139,6 +140,7 @@ pub(super) fn run(ops: &[(Op, i64)], enforce_balances: bool) -> Result<(), TestC
                 _ => {}
             }
         }
+        mirror.check(&mut engine)?;
         check_balances(&engine, &reference, &mut shadow, &sink)?;
         check_money(&engine, &net_deposits)?;
         record_outcomes(&sink, &mut known);

@@ -143,6 +143,7 @@ fn setup(enforce_balances: bool) -> (Engine, RefEngine) {
 }
 
 mod checks;
+mod levels;
 mod ops;
 mod resolve;
 

@@ -370,6 +370,12 @@ impl Book {
         o.next = NIL;
     }
 
+    /// The level of `side` at `price`, if there is one.
+    pub(crate) fn level_at(&self, side: Side, price: Price) -> Option<&Level> {
+        let index = self.ladder(side).get(key(side, price))?;
+        self.levels.get(index as usize)
+    }
+
     /// Whether `amount` can be filled against the opposite side within `limit`, counting
     /// whole levels (no self-trade rules).
     pub(crate) fn can_fill(&self, side: Side, limit: Price, amount: Qty) -> bool {

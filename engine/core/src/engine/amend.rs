@@ -33,7 +33,7 @@ impl Engine {
 
         let now = self.now;
         let o = &mut self.orders[slot as usize];
-        let (state, level, old_amount) = (o.state, o.level, o.amount);
+        let (state, level, old_amount, old_price) = (o.state, o.level, o.amount, o.price);
         let instrument = o.instrument;
         if state == LiveState::Resting && keeps_priority {
             o.amount = new_amount;
@@ -77,12 +77,14 @@ impl Engine {
         // Amending a resting order to what it already is leaves the book as it was.
         if state == LiveState::Resting && (!keeps_priority || new_amount != old_amount) {
             if keeps_priority {
-                self.book_changed(b, seq);
+                self.book_changed(b, seq, side, old_price);
             } else {
+                // It left its level: that level changed too, whatever follows.
+                self.note_level(b, side, old_price);
                 // A move to a price that takes nothing (most moves) goes straight to the
                 // back of its new level: matching would find nothing to do.
                 if self.books[b].would_take(side, new_price) {
-                    self.book_changed(b, seq);
+                    self.book_changed(b, seq, side, old_price);
                     self.enter(slot, sink);
                 } else {
                     self.rest(slot, instrument, sink);

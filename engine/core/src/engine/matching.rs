@@ -110,7 +110,7 @@ impl Engine {
                 remaining: booked.shown,
             },
         );
-        self.book_changed(b, seq);
+        self.book_changed(b, seq, booked.side, booked.price);
     }
 
     /// An iceberg about to rest shows its first part (nothing for an order without a
@@ -302,7 +302,7 @@ impl Engine {
             book.unlink(&mut self.orders, maker_slot);
         }
         // After the unlink: the level it may have emptied is part of this change.
-        self.book_changed(b, seq);
+        self.book_changed(b, seq, taker.side.opposite(), price);
         if maker_remaining.0 == 0 {
             self.release_order(maker_slot, sink);
             if !self.links.is_empty() {
@@ -376,7 +376,7 @@ impl Engine {
             remaining: shown,
         };
         let seq = self.emit(sink, event);
-        self.book_changed(b, seq);
+        self.book_changed(b, seq, side, price);
     }
 
     /// Cancels the order in `slot` unless it has already ended: a list of slots taken
@@ -402,6 +402,7 @@ impl Engine {
         let o = &self.orders[slot as usize];
         let (instrument, handle, account, remaining) =
             (o.instrument, o.handle(), o.account, o.remaining());
+        let (side, price) = (o.side, o.price);
         let b = usize::from(instrument.0);
         let resting = o.state == LiveState::Resting;
         match o.state {
@@ -423,7 +424,7 @@ impl Engine {
         );
         // A held stop or an incoming order's remainder was never on the book.
         if resting {
-            self.book_changed(b, seq);
+            self.book_changed(b, seq, side, price);
         }
         self.release_order(slot, sink);
         if !self.links.is_empty() {

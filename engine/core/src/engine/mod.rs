@@ -14,6 +14,7 @@ mod futures;
 mod image;
 mod integrity;
 mod ledger;
+mod level_watch;
 mod lookahead;
 mod matching;
 mod place;
@@ -32,6 +33,7 @@ pub use admin::MAX_ACCOUNT_NAME;
 pub use futures::{FundingView, FuturesSummary, MarginState, PositionView, RATE_SCALE};
 pub use integrity::IntegrityError;
 pub use ledger::transfer_decimals;
+pub use level_watch::{LevelChange, TopLevel};
 pub use lookahead::Lookahead;
 pub use views::{AccountFees, ActiveTier, MarginTotals, RunningVolume};
 
@@ -163,6 +165,9 @@ pub struct Engine {
     /// Bracket exits due, placed once the current taker is done (empty between commands).
     #[serde(skip)]
     activations: Vec<contingent::Activation>,
+    /// The levels the commands changed, while a host watches them (not state).
+    #[serde(skip)]
+    level_watch: Option<Box<level_watch::LevelWatch>>,
 }
 
 impl Engine {
@@ -211,6 +216,7 @@ impl Engine {
             displays: Default::default(),
             links: Default::default(),
             activations: Vec::new(),
+            level_watch: None,
         })
     }
 

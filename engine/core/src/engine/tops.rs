@@ -6,14 +6,16 @@ use super::Engine;
 use crate::event::{Event, EventSink};
 use crate::fixed::Price;
 use crate::ids::InstrumentId;
+use crate::order::Side;
 
 impl Engine {
-    /// Records that book `b` changed at event `seq`: the book sequence rises once per
-    /// command, at its first change. Called after every change of a book's levels, so a
+    /// Records that the level of book `b` at `price` on `side` changed at event `seq`: the
+    /// book sequence rises once per command, at its first change. Called after every change of a book's levels, so a
     /// best price that moved (`Book::top_moved`) is always seen in the command that moved
     /// it; only then is the book queued for the top comparison.
     #[inline(always)]
-    pub(crate) fn book_changed(&mut self, b: usize, seq: u64) {
+    pub(crate) fn book_changed(&mut self, b: usize, seq: u64, side: Side, price: Price) {
+        self.note_level(b, side, price);
         let book = &mut self.books[b];
         if book.changed_at <= self.command_base {
             book.sequence += 1;
