@@ -12,7 +12,8 @@ use matchbook_core::{Applied, Command, Engine, EngineError, Timestamp};
 use matchbook_market::MarketData;
 use matchbook_store::journal::{CommandLog, JournalEntry};
 
-use crate::output::{CommandEvents, SubscribeRequest, Subscription};
+use crate::feed::FeedBatch;
+use crate::output::{CommandEvents, SubscribeRequest, Subscriber, Subscription};
 use crate::stats::{RuntimeStats, StatsSnapshot};
 
 /// How long [`RuntimeHandle::apply_blocking`] keeps asking to be admitted before it gives
@@ -107,10 +108,12 @@ pub(crate) enum Request {
     Stop,
 }
 
-/// A read waiting for the market stage to reach `min_seq`.
+/// A read waiting for the market stage to reach `min_seq`; with `feed`, a subscriber of
+/// the stage's feed added where the read runs.
 pub(crate) struct ReadRequest {
     pub(crate) min_seq: u64,
     pub(crate) read: Read,
+    pub(crate) feed: Option<Subscriber<FeedBatch>>,
 }
 
 /// A cheap, cloneable way in: every caller thread holds one.
@@ -216,8 +219,40 @@ impl RuntimeHandle {
         let min_seq = min_seq.min(self.stats.sequenced.load(Ordering::Acquire));
         let read = Box::new(read);
         self.reads
-            .try_send(ReadRequest { min_seq, read })
+            .try_send(ReadRequest {
+                min_seq,
+                read,
+                feed: None,
+            })
             .map_err(refused)
+    }
+
+    /// Subscribes to the market stage's feed ([`FeedBatch`]: each batch with what its
+    /// commands did to the books) through a queue of `capacity` batches, and runs `start`
+    /// on the stage's state at the command the feed starts after (the snapshot to apply
+    /// its updates to: nothing missed, nothing twice); includes every command acknowledged
+    /// before the call. Waits for the stage.
+    pub fn subscribe_feed<R: Send + 'static>(
+        &self,
+        capacity: usize,
+        start: impl FnOnce(&ReadView<'_>) -> R + Send + 'static,
+    ) -> Result<(Subscription<FeedBatch>, R), RuntimeError> {
+        let (subscriber, mut subscription) = crate::output::subscription(capacity, 0);
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let read: Read = Box::new(move |view: &ReadView<'_>| {
+            let _ = tx.send((view.seq, start(view)));
+        });
+        let acked = self.stats.acked.load(Ordering::Acquire);
+        let min_seq = acked.min(self.stats.sequenced.load(Ordering::Acquire));
+        let request = ReadRequest {
+            min_seq,
+            read,
+            feed: Some(subscriber),
+        };
+        self.reads.try_send(request).map_err(refused)?;
+        let (seq, started) = rx.recv().map_err(|_| RuntimeError::Stopped)?;
+        subscription.start_seq = seq;
+        Ok((subscription, started))
     }
 
     /// Reads the engine replica (see [`RuntimeHandle::read`]).

@@ -51,6 +51,7 @@
 
 mod acks;
 mod clock;
+mod feed;
 mod handle;
 mod market_stage;
 mod matching;
@@ -59,6 +60,7 @@ mod sequencer;
 mod stats;
 
 pub use clock::{Clock, ManualClock, OffsetClock};
+pub use feed::{BookUpdate, FeedBatch};
 pub use handle::{
     ADMISSION_PATIENCE, AckReply, MarketReply, Outcome, Read, ReadView, RuntimeError, RuntimeHandle,
 };

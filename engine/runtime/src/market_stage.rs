@@ -27,6 +27,7 @@ use matchbook_market::MarketData;
 use matchbook_store::snapshot::{Captured, SnapshotSink};
 
 use crate::acks::outcome_of;
+use crate::feed::Feeds;
 use crate::handle::{MarketReply, ReadRequest, ReadView};
 use crate::matching::MarketWork;
 use crate::output::Published;
@@ -73,6 +74,8 @@ pub(crate) struct MarketStage<'a> {
     /// A snapshot copy fell due while the writer had one waiting: taken once it has room,
     /// answering the snapshot requests counted here.
     owed: Option<u64>,
+    /// The feed's subscribers and what it is about to publish.
+    feeds: Feeds,
     stats: &'a RuntimeStats,
 }
 
@@ -92,6 +95,7 @@ impl<'a> MarketStage<'a> {
             arrivals: 0,
             sink,
             owed: None,
+            feeds: Feeds::default(),
             stats,
         }
     }
@@ -187,11 +191,15 @@ impl<'a> MarketStage<'a> {
         copy: Option<u64>,
     ) {
         let every = self.stats.checkpoint_every.load(Ordering::Relaxed);
+        let feeding = self.feeds.active();
         for (index, command) in published.commands.iter().enumerate() {
             let mut check = Matching::new(published.events_of(index));
             let result = (self.replica).apply(&command.command, command.time, &mut check);
             if result != command.result || !check.matched() {
                 self.stats.divergences.fetch_add(1, Ordering::Relaxed);
+            }
+            if feeding {
+                self.feeds.after_command(index, &mut self.replica);
             }
             // At fixed command numbers, so every node of a group hashes the same states.
             if every > 0 && command.seq % every == 0 {
@@ -204,6 +212,10 @@ impl<'a> MarketStage<'a> {
             self.stats.market.store(seq, Ordering::Release);
         }
         publish_deadline(self.stats, &self.replica);
+        if feeding {
+            let lagged = self.feeds.publish(published, &mut self.replica);
+            (self.stats.dropped_subscribers).fetch_add(lagged, Ordering::Relaxed);
+        }
         let count = published.commands.len() as u64;
         self.stats.market_count.fetch_add(count, Ordering::AcqRel);
         for (index, reply) in replies {
@@ -259,7 +271,10 @@ impl<'a> MarketStage<'a> {
         }
     }
 
-    fn run_read(&self, request: ReadRequest) {
+    fn run_read(&mut self, request: ReadRequest) {
+        if let Some(subscriber) = request.feed {
+            self.feeds.add(subscriber, &mut self.replica);
+        }
         let view = ReadView {
             engine: &self.replica,
             market: &self.market,
@@ -342,6 +357,7 @@ mod tests {
             let _ = answer.send((view.seq, view.engine.holder_count()));
         };
         stage.serve(ReadRequest {
+            feed: None,
             min_seq: 1,
             read: Box::new(read),
         });

@@ -185,15 +185,17 @@ pub enum DropReason {
     Stopped,
 }
 
-/// A live feed of every batch published after it started.
-pub struct Subscription {
-    /// Sequence number of the last command matched before the first batch it receives.
+/// A live feed of every batch published after it started: of matching's output
+/// ([`Published`], [`crate::RuntimeHandle::subscribe`]) or of the market stage's
+/// ([`crate::FeedBatch`], [`crate::RuntimeHandle::subscribe_feed`]).
+pub struct Subscription<T = Published> {
+    /// Sequence number of the last command applied before the first batch it receives.
     pub start_seq: u64,
-    batches: Receiver<Arc<Published>>,
+    batches: Receiver<Arc<T>>,
     reason: Arc<OnceLock<DropReason>>,
 }
 
-impl std::fmt::Debug for Subscription {
+impl<T> std::fmt::Debug for Subscription<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Subscription")
             .field("start_seq", &self.start_seq)
@@ -202,14 +204,14 @@ impl std::fmt::Debug for Subscription {
     }
 }
 
-impl Subscription {
+impl<T> Subscription<T> {
     /// The next batch, waiting for it; after the last one, why the feed ended.
-    pub fn recv(&self) -> Result<Arc<Published>, DropReason> {
+    pub fn recv(&self) -> Result<Arc<T>, DropReason> {
         self.batches.recv().map_err(|_| self.reason())
     }
 
     /// The next batch if one is queued; `Ok(None)` when none is yet.
-    pub fn try_recv(&self) -> Result<Option<Arc<Published>>, DropReason> {
+    pub fn try_recv(&self) -> Result<Option<Arc<T>>, DropReason> {
         match self.batches.try_recv() {
             Ok(batch) => Ok(Some(batch)),
             Err(crossbeam_channel::TryRecvError::Empty) => Ok(None),
@@ -218,7 +220,7 @@ impl Subscription {
     }
 
     /// The queue itself, to wait on it together with other channels.
-    pub fn receiver(&self) -> &Receiver<Arc<Published>> {
+    pub fn receiver(&self) -> &Receiver<Arc<T>> {
         &self.batches
     }
 
@@ -228,11 +230,29 @@ impl Subscription {
     }
 }
 
-/// The matching thread's end of one subscription.
-pub(crate) struct Subscriber {
-    batches: Sender<Arc<Published>>,
+/// The publishing stage's end of one subscription.
+pub(crate) struct Subscriber<T = Published> {
+    batches: Sender<Arc<T>>,
     reason: Arc<OnceLock<DropReason>>,
     capacity: usize,
+}
+
+/// A subscription of `capacity` batches starting after `start_seq`: both ends.
+pub(crate) fn subscription<T>(capacity: usize, start_seq: u64) -> (Subscriber<T>, Subscription<T>) {
+    let capacity = capacity.max(1);
+    let (batches, receiver) = crossbeam_channel::bounded(capacity);
+    let reason = Arc::new(OnceLock::new());
+    let subscription = Subscription {
+        start_seq,
+        batches: receiver,
+        reason: reason.clone(),
+    };
+    let subscriber = Subscriber {
+        batches,
+        reason,
+        capacity,
+    };
+    (subscriber, subscription)
 }
 
 /// A subscription being set up: the matching thread keeps the sender half and hands the
@@ -245,25 +265,14 @@ pub(crate) struct SubscribeRequest {
 impl SubscribeRequest {
     /// Opens the feed starting after `start_seq`; `None` if the caller stopped waiting.
     pub(crate) fn open(self, start_seq: u64) -> Option<Subscriber> {
-        let capacity = self.capacity.max(1);
-        let (batches, receiver) = crossbeam_channel::bounded(capacity);
-        let reason = Arc::new(OnceLock::new());
-        let subscription = Subscription {
-            start_seq,
-            batches: receiver,
-            reason: reason.clone(),
-        };
+        let (subscriber, subscription) = subscription(self.capacity, start_seq);
         self.answer.send(subscription).ok()?;
-        Some(Subscriber {
-            batches,
-            reason,
-            capacity,
-        })
+        Some(subscriber)
     }
 }
 
 /// Offers `batch` to every subscriber; drops (and counts) those that are full or gone.
-pub(crate) fn offer(subscribers: &mut Vec<Subscriber>, batch: &Arc<Published>) -> u64 {
+pub(crate) fn offer<T>(subscribers: &mut Vec<Subscriber<T>>, batch: &Arc<T>) -> u64 {
     let before = subscribers.len();
     let mut lagged = 0;
     subscribers.retain(|s| match s.batches.try_send(batch.clone()) {
