@@ -1,10 +1,10 @@
-//! `ORDER_BOOK` and `BOOK_TICKER` frames: snapshots read from a book (the engine replica's
-//! for a new subscriber, the hub's copy after the hub started over) and the update and
-//! tick one command's change of a book makes.
+//! `ORDER_BOOK` and `BOOK_TICKER` frames: snapshots read from the engine replica's books
+//! (for a new subscriber, and for every session after the hub started over) and the
+//! update and tick one command's change of a book makes (the runtime's book feed).
 
-use matchbook::{Engine, InstrumentId, Price, Qty, Side, Timestamp};
+use matchbook::runtime::BookUpdate;
+use matchbook::{Engine, InstrumentId, Price, Qty, Side, Timestamp, TopLevel};
 
-use super::books::{BookChange, BookCopy, Top};
 use super::messages::{BookSnapshotFrame, BookTickFrame, BookTop, BookUpdateFrame, Stamp};
 use crate::markets::Market;
 
@@ -45,18 +45,14 @@ pub fn engine_levels(
     Some(((levels(&view.bids), levels(&view.asks)), view.sequence))
 }
 
-/// Every level of the hub's copy of a book.
-pub fn copy_levels(book: &BookCopy) -> (Levels, Levels) {
-    let level = |(&p, &a): (&i64, &i64)| (Price(p), Qty(a));
-    (
-        book.bids.iter().rev().map(level).collect(),
-        book.asks.iter().map(level).collect(),
-    )
-}
+/// The best bid and ask with their amounts.
+pub type Top = (TopLevel, TopLevel);
 
-/// `ORDER_BOOK_UPDATE` of one command's change.
-pub fn update(market: &Market, change: &BookChange, time: Timestamp) -> BookUpdateFrame {
-    update_of(market, &change.levels, change.sequence, time)
+/// The levels of one command's change of a book, with their amounts after it (0: gone).
+pub fn changed_levels(update: &BookUpdate) -> Vec<(Side, Price, Qty)> {
+    (update.levels.iter())
+        .map(|l| (l.side, l.price, l.amount))
+        .collect()
 }
 
 /// `ORDER_BOOK_UPDATE` naming `levels` with their new amounts (0: gone).

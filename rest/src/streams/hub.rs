@@ -2,12 +2,13 @@
 //! and turns it into stream frames, each serialised once and broadcast to every session,
 //! which keeps the frames of the channels and instruments it subscribed to. The matching
 //! thread never waits for it (the runtime drops a subscriber that falls behind; the hub then
-//! subscribes again, starts its book copy over and sends every book as a snapshot), and the
+//! subscribes again and sends every book as a snapshot read where the new feed starts), and the
 //! hub never waits for a session (a session that falls a whole broadcast buffer behind is
 //! closed as a slow consumer).
 //!
-//! `ORDER_BOOK` and `BOOK_TICKER`: per command, the levels it changed in the hub's copy of
-//! each book ([`super::books`]), numbered with the book sequence. `PRICE_TICKS`: one frame
+//! `ORDER_BOOK` and `BOOK_TICKER`: per command, the levels it changed in each book, with
+//! their amounts after it and the book sequence, as the runtime's market stage publishes
+//! them from its replica ([`matchbook::runtime::FeedBatch`]): the hub keeps no book. `PRICE_TICKS`: one frame
 //! per trade as the batch arrives. `MARKET_TICKER` and `CANDLESTICKS`: markets touched by a
 //! batch are collected and, once per tick interval, read from the market stage and sent.
 //!
@@ -23,15 +24,16 @@ use std::time::{Duration, Instant};
 
 use axum::extract::ws::Utf8Bytes;
 use crossbeam_channel::RecvTimeoutError;
-use matchbook::runtime::{Clock, DropReason, OffsetClock, RuntimeHandle, Subscription};
+use matchbook::runtime::{
+    BookUpdate, Clock, DropReason, FeedBatch, OffsetClock, RuntimeHandle, Subscription,
+};
 use matchbook::{AccountId, Event, EventRecord, InstrumentId, Price, Timestamp};
 use tokio::sync::broadcast;
 
 use matchbook::market::period::GRANULARITIES;
 
 use super::accounts::AccountFeed;
-use super::book_frames;
-use super::books::Books;
+use super::book_frames::{self, Levels};
 use super::depth::BookData;
 use super::market_frames::{candle_frames, price_tick, ticker_updates};
 use super::messages::{PriceTickFrame, TickerFrame};
@@ -167,17 +169,31 @@ struct Source {
     stop: Arc<AtomicBool>,
     sent_through: Arc<AtomicU64>,
     tick: Duration,
-    books: Books,
     accounts: AccountFeed,
     watched: Arc<Watched>,
     /// Per market, the best bid and ask the events last announced (for price ticks).
     tops: HashMap<InstrumentId, (Option<Price>, Option<Price>)>,
 }
 
-/// A feed of batches, and the command the hub's book copy was read at.
+/// A feed of batches, the command it starts after, and every book as it stood there.
 struct Feed {
-    subscription: Subscription,
+    subscription: Subscription<FeedBatch>,
     base: u64,
+    books: Vec<BookSnapshot>,
+}
+
+/// A book read where a feed starts: its market, levels and sequence.
+type BookSnapshot = (InstrumentId, (Levels, Levels), u64);
+
+/// Every book of `engine`.
+fn book_snapshots(engine: &matchbook::Engine) -> Vec<BookSnapshot> {
+    (0..engine.instruments().len())
+        .filter_map(|i| {
+            let id = InstrumentId(u16::try_from(i).ok()?);
+            let (levels, sequence) = book_frames::engine_levels(engine, id, usize::MAX)?;
+            Some((id, levels, sequence))
+        })
+        .collect()
 }
 
 impl Hub {
@@ -203,7 +219,6 @@ impl Hub {
             stop: stop.clone(),
             sent_through: sent_through.clone(),
             tick,
-            books: Books::default(),
             accounts: AccountFeed::default(),
             watched: watched.clone(),
             tops: HashMap::new(),
@@ -264,20 +279,22 @@ fn touched(event: &Event) -> Option<InstrumentId> {
 }
 
 impl Source {
-    /// Subscribes to the runtime and reads the books at a command the feed starts from.
+    /// Subscribes to the runtime's book feed, reading the books and accounts where it
+    /// starts.
     fn follow(&mut self) -> Option<Feed> {
-        let subscription = self.runtime.subscribe(HUB_QUEUE).ok()?;
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.runtime
-            .read_at(subscription.start_seq, move |view| {
-                let _ = tx.send((Books::of(view.engine), AccountFeed::of(view), view.seq));
-            })
-            .ok()?;
-        let (books, accounts, base) = rx.recv().ok()?;
-        self.books = books;
+        let start = |view: &matchbook::runtime::ReadView<'_>| {
+            (book_snapshots(view.engine), AccountFeed::of(view))
+        };
+        let (subscription, (books, accounts)) =
+            self.runtime.subscribe_feed(HUB_QUEUE, start).ok()?;
+        let base = subscription.start_seq;
         self.accounts = accounts;
         self.sent_through.store(base, Ordering::Release);
-        Some(Feed { subscription, base })
+        Some(Feed {
+            subscription,
+            base,
+            books,
+        })
     }
 
     fn run(mut self, mut feed: Feed) {
@@ -294,12 +311,14 @@ impl Source {
                     // frames, and every earlier one is before `sent_through`.
                     let watched = self.watched.clone();
                     let watched = watched.read().unwrap_or_else(|e| e.into_inner());
-                    for (index, command) in batch.commands.iter().enumerate() {
+                    let published = &batch.published;
+                    for (index, command) in published.commands.iter().enumerate() {
                         if command.seq <= feed.base {
                             continue;
                         }
-                        let events = batch.events_of(index);
-                        self.send_command(events, command.time, &watched);
+                        let events = published.events_of(index);
+                        let books = batch.books_of(index);
+                        self.send_command(events, books, command.time, &watched);
                         changed.extend(events.iter().filter_map(|e| touched(&e.event)));
                         traded.extend(events.iter().filter_map(|e| match &e.event {
                             Event::Trade(t) => Some(t.instrument),
@@ -307,7 +326,7 @@ impl Source {
                         }));
                     }
                     self.flush();
-                    if let Some(last) = batch.last_seq() {
+                    if let Some(last) = batch.published.last_seq() {
                         self.sent_through.fetch_max(last, Ordering::AcqRel);
                     }
                 }
@@ -319,7 +338,7 @@ impl Source {
                             return;
                         };
                         feed = again;
-                        self.send_book_snapshots();
+                        self.send_book_snapshots(&feed.books);
                         self.flush();
                         changed.clone_from(&every);
                         traded.clone_from(&every);
@@ -339,27 +358,29 @@ impl Source {
     }
 
     /// The frames of one command: its trades, and its changes to each book.
-    fn send_command(
+    fn send_command<'b>(
         &mut self,
         events: &[EventRecord],
+        books: impl Iterator<Item = &'b BookUpdate>,
         time: Timestamp,
         watched: &HashMap<AccountId, usize>,
     ) {
         self.send_ticks(events);
-        for change in self.books.apply(events) {
+        for change in books {
             let Some(market) = self.markets.market_of(change.instrument) else {
                 continue;
             };
             let topic = (change.instrument, 0);
-            let update = book_frames::update(market, &change, time);
+            let levels = book_frames::changed_levels(change);
+            let update = book_frames::update_of(market, &levels, change.sequence, time);
             // The change is the hub's own once its frame is written: its levels move.
             let data = BookData::Update {
-                levels: change.levels,
+                levels,
                 time,
                 written: Default::default(),
             };
             self.send_book(topic, change.sequence, &update, data);
-            if let Some(top) = change.new_top {
+            if let Some(top) = change.top {
                 let tick = book_frames::tick(market, "BOOK_TICK", top, change.sequence, time);
                 self.broadcast(Channel::BookTicker, topic, change.sequence, &tick);
             }
@@ -373,22 +394,25 @@ impl Source {
         }
     }
 
-    /// After starting over: every book and top as a snapshot, so sessions that followed
-    /// the old copy continue from the new one without a gap.
-    fn send_book_snapshots(&self) {
+    /// After starting over: every book and top as a snapshot, read where the new feed
+    /// starts, so sessions that followed the old feed continue from the new one without a
+    /// gap.
+    fn send_book_snapshots(&self, books: &[BookSnapshot]) {
         let now = self.clock.now();
-        for market in &self.markets.markets {
-            let Some(book) = self.books.book(market.id) else {
+        for (id, levels, sequence) in books {
+            let Some(market) = self.markets.market_of(*id) else {
                 continue;
             };
-            let levels = book_frames::copy_levels(book);
-            let top = book.top();
+            let top = book_frames::top_of(levels);
             let topic = (market.id, 0);
-            let snapshot = book_frames::snapshot(market, levels.clone(), book.sequence, now);
-            let data = BookData::Snapshot { levels, time: now };
-            self.send_book(topic, book.sequence, &snapshot, data);
-            let tick = book_frames::tick(market, "BOOK_TICKER_SNAPSHOT", top, book.sequence, now);
-            self.broadcast(Channel::BookTicker, topic, book.sequence, &tick);
+            let snapshot = book_frames::snapshot(market, levels.clone(), *sequence, now);
+            let data = BookData::Snapshot {
+                levels: levels.clone(),
+                time: now,
+            };
+            self.send_book(topic, *sequence, &snapshot, data);
+            let tick = book_frames::tick(market, "BOOK_TICKER_SNAPSHOT", top, *sequence, now);
+            self.broadcast(Channel::BookTicker, topic, *sequence, &tick);
         }
     }
 

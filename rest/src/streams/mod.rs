@@ -22,7 +22,6 @@ pub mod account_frames;
 pub mod account_messages;
 pub mod accounts;
 pub mod book_frames;
-pub mod books;
 pub mod depth;
 pub mod hub;
 pub mod market_frames;
