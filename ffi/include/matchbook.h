@@ -210,6 +210,19 @@ typedef enum {
   MB_EVENT_KIND_ORDERS_LINKED = 11,
 } mb_event_kind;
 
+// What an `mb_market_update` reports.
+typedef enum {
+  // A book's snapshot starts: forget its levels; `book_sequence` is its sequence. Its
+  // levels follow as `MB_MARKET_UPDATE_KIND_LEVEL` with the same `book_sequence`.
+  MB_MARKET_UPDATE_KIND_SNAPSHOT = 0,
+  // A level (`side`, `price`) now shows `amount` lots in `orders` orders (0: gone).
+  MB_MARKET_UPDATE_KIND_LEVEL = 1,
+  // The best price of `side` moved: now `price` with `amount` (both 0: none).
+  MB_MARKET_UPDATE_KIND_TOP = 2,
+  // A trade of `amount` at `price`; `side` is the taker's, `trade` its id.
+  MB_MARKET_UPDATE_KIND_TRADE = 3,
+} mb_market_update_kind;
+
 // Buy or sell.
 typedef enum {
   // Buy.
@@ -882,6 +895,29 @@ typedef struct {
   // Fee of the taker, balance units of what it received.
   int64_t taker_fee;
 } mb_trade;
+
+// One message of the market feed.
+typedef struct {
+  // Sequence number of the command it comes from (a snapshot: the command it was
+  // read after).
+  uint64_t seq;
+  // The book's sequence after that command (a trade: 0).
+  uint64_t book_sequence;
+  // Trade id (other kinds: 0).
+  uint64_t trade;
+  // Price in ticks.
+  int64_t price;
+  // Amount in lots.
+  int64_t amount;
+  // Orders at the level (`MB_MARKET_UPDATE_KIND_LEVEL`).
+  uint32_t orders;
+  // Instrument index.
+  uint16_t instrument;
+  // Side (0 buy, 1 sell).
+  uint8_t side;
+  // Kind.
+  mb_market_update_kind kind;
+} mb_market_update;
 
 // How a node keeps its data and, optionally, its group.
 typedef struct {
@@ -1849,6 +1885,33 @@ mb_status mb_session_order_trades(const mb_session *session,
                                   mb_trade *buf,
                                   size_t capacity,
                                   size_t *len_out);
+
+// Starts (or restarts) the session's market feed: every book as a snapshot, then every
+// change after it, polled with `mb_session_poll_market`. A session that does not poll
+// for more than 65,536 published batches loses the feed (`MB_STATUS_STOPPED` at the next
+// poll; subscribe again for a fresh snapshot).
+//
+// # Safety
+// `session` live and used by this thread only.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_status mb_session_subscribe_market(mb_session *session);
+
+// Moves up to `capacity` market-feed messages, oldest first, into `updates` and writes
+// how many (`*len_out` equal to `capacity`: more may wait; poll again).
+// `MB_STATUS_INVALID_ARGUMENT` when the session has no market feed.
+//
+// # Safety
+// `session` live and used by this thread only; `updates` NULL (with `capacity` 0) or
+// `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_status mb_session_poll_market(mb_session *session,
+                                 mb_market_update *updates,
+                                 size_t capacity,
+                                 size_t *len_out);
 
 // The defaults: `mb_store_options_default()`, the default queue, the local journal.
 //

@@ -35,6 +35,7 @@ pub mod engine;
 pub mod event;
 pub mod follow;
 pub mod history;
+pub mod market_feed;
 pub mod node;
 pub mod query;
 mod query_exports;

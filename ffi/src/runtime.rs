@@ -76,6 +76,8 @@ pub struct MbSession {
     pending: Vec<EventRecord>,
     /// The accounts it follows (`mb_session_follow`), if any.
     pub(crate) follow: Option<crate::follow::Follow>,
+    /// Its market feed (`mb_session_subscribe_market`), if any.
+    pub(crate) market: Option<crate::market_feed::MarketFeed>,
     /// Set when a call panicked while using the session; held while a call is inside it.
     user: OneUser,
 }
@@ -379,6 +381,7 @@ pub unsafe extern "C" fn mb_session_new(
             keep_events: keep_events != 0,
             pending: Vec::new(),
             follow: None,
+            market: None,
             user: OneUser::default(),
         }));
         Ok(())

@@ -16,6 +16,7 @@ use matchbook_ffi::directory::{MbAccountInfo, MbInstrumentInfo};
 use matchbook_ffi::durable::MbStoreOptions;
 use matchbook_ffi::event::MbEvent;
 use matchbook_ffi::history::{MbOrderRecord, MbTrade};
+use matchbook_ffi::market_feed::MbMarketUpdate;
 use matchbook_ffi::node::MbNodeOptions;
 use matchbook_ffi::query::{
     MbBalance, MbBookOrder, MbCandle, MbLevel, MbOrder, MbPosition, MbTicker, MbTop,
@@ -50,6 +51,8 @@ fn rust_layouts() -> BTreeSet<String> {
             trigger_ref, trail_kind, trail, limit_offset, display, oco_order_type, oco_price,
             oco_trigger_price, oco_amount, take_profit, stop_loss, stop_limit },
         "mb_store_options" => MbStoreOptions { snapshot_every, keep_snapshots, fsync },
+        "mb_market_update" => MbMarketUpdate { seq, book_sequence, trade, price, amount, orders,
+            instrument, side, kind },
         "mb_node_options" => MbNodeOptions { store, queue_capacity, log_servers, node_name,
             lease_ms, checkpoint_every },
         "mb_result" => MbResult { order, account, holder, time_ns, linked },
