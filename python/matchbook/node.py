@@ -152,6 +152,24 @@ class Node:
         """Engine time: nanoseconds since the epoch of the latest command applied."""
         return self._live.now()
 
+    def book(self, instrument: str) -> dict[str, Any]:
+        """The whole book of ``instrument`` now: ``sequence`` (commands that changed it)
+        and ``bids`` / ``asks``, best first, as ``(price, amount, orders)``."""
+        return _market_message(self._live.book(instrument))
+
+    def market(self, timeout: float = 1.0) -> Iterator[list[dict[str, Any]]]:
+        """The market feed, in lists: first every book as a ``snapshot`` message (as
+        :meth:`book` gives it), then, per command, a ``book`` message for each book it
+        changed (``levels``: ``(side, price, amount, orders)`` as they are after it, amount
+        0 for a level gone; ``sequence``: the book's, one more than its previous message;
+        ``top``: the best ``(price, amount)`` of each side when it moved, else None) and a
+        ``trade`` message per trade. Each list waits up to ``timeout`` seconds and is
+        empty when nothing happened meanwhile. It is the ``ORDER_BOOK`` stream's contract:
+        snapshot plus updates is the book :meth:`book` shows at that sequence."""
+        feed = self._live.subscribe_market()
+        while True:
+            yield [_market_message(m) for m in feed.poll(timeout)]
+
     def events(self, timeout: float = 1.0) -> Iterator[list[dict[str, Any]]]:
         """Every event from now on, in command order (as :meth:`Engine.events` gives
         them), in lists: each waits up to ``timeout`` seconds and is empty when nothing
@@ -160,3 +178,21 @@ class Node:
         feed: NativeFeed = self._live.subscribe()
         while True:
             yield feed.poll(timeout)
+
+
+def _market_message(message: dict[str, Any]) -> dict[str, Any]:
+    """A market-feed message with its prices and amounts as ``Decimal``."""
+    kind = message["type"]
+    if kind == "snapshot":
+        for side in ("bids", "asks"):
+            message[side] = [(Decimal(p), Decimal(a), n) for p, a, n in message[side]]
+    elif kind == "book":
+        message["levels"] = [(s, Decimal(p), Decimal(a), n) for s, p, a, n in message["levels"]]
+        top = message["top"]
+        if top is not None:
+            message["top"] = tuple(None if t is None else (Decimal(t[0]), Decimal(t[1]))
+                                   for t in top)
+    elif kind == "trade":
+        message["price"] = Decimal(message["price"])
+        message["amount"] = Decimal(message["amount"])
+    return message

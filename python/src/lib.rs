@@ -21,6 +21,7 @@ mod events;
 mod ints;
 mod lookups;
 mod node;
+mod node_feed;
 mod operator;
 mod order_entry;
 mod pickling;
@@ -34,5 +35,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::NativeEngine>()?;
     m.add_class::<node::NativeNode>()?;
     m.add_class::<node::NativeFeed>()?;
+    m.add_class::<node_feed::NativeMarketFeed>()?;
     Ok(())
 }

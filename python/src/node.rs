@@ -6,7 +6,7 @@
 //! any number of Python threads may use one node.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use matchbook::journal::SyncPolicy;
@@ -32,7 +32,7 @@ pub struct NativeNode {
     handle: RuntimeHandle,
     /// An engine of the definition, never changed: instruments, currencies and scales for
     /// parsing arguments and formatting answers without a trip to the runtime.
-    reference: Engine,
+    reference: Arc<Engine>,
     directory: Directory,
     node: Mutex<Option<Node>>,
 }
@@ -108,6 +108,18 @@ impl NativeNode {
             .map_err(|e| runtime_error(py, e))
     }
 
+    /// Runs `read` on the market stage's view, the GIL released; with the command it
+    /// reflects.
+    fn read_view<R: Send + 'static>(
+        &self,
+        py: Python<'_>,
+        read: impl FnOnce(&matchbook::runtime::ReadView<'_>) -> R + Send + 'static,
+    ) -> PyResult<(u64, R)> {
+        let handle = self.handle.clone();
+        py.detach(move || handle.read_blocking(move |view| (view.seq, read(view))))
+            .map_err(|e| runtime_error(py, e))
+    }
+
     fn currency(&self, py: Python<'_>, code: &str) -> PyResult<(CurrencyId, u8)> {
         crate::engine::currency_of(py, &self.reference, code)
     }
@@ -168,7 +180,7 @@ impl NativeNode {
             .map_err(|e| node_error(py, &e))?;
         Ok(Self {
             handle: node.handle(),
-            reference,
+            reference: Arc::new(reference),
             directory: node.directory().clone(),
             node: Mutex::new(Some(node)),
         })
@@ -375,6 +387,29 @@ impl NativeNode {
     /// Engine time: the time of the latest command applied.
     fn now(&self, py: Python<'_>) -> PyResult<i64> {
         self.read(py, |e| e.now().0)
+    }
+
+    /// The market feed: every book as a snapshot now, then each command's changes.
+    fn subscribe_market(&self, py: Python<'_>) -> PyResult<crate::node_feed::NativeMarketFeed> {
+        let handle = self.handle.clone();
+        let subscribed =
+            py.detach(move || handle.subscribe_feed(FEED_CAPACITY, crate::node_feed::read_books));
+        let (subscription, books) = subscribed.map_err(|e| runtime_error(py, e))?;
+        Ok(crate::node_feed::NativeMarketFeed {
+            subscription,
+            reference: self.reference.clone(),
+            snapshot: Mutex::new(Some(books)),
+        })
+    }
+
+    /// One book now, as a snapshot message of the market feed.
+    fn book<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
+        let id = crate::engine::instrument_of(py, &self.reference, instrument)?;
+        let (seq, books) = self.read_view(py, crate::node_feed::read_books)?;
+        let book = (books.iter())
+            .find(|b| b.0 == id)
+            .ok_or_else(|| invalid(py, format!("no book of {instrument}")))?;
+        crate::node_feed::book_dict(py, &self.reference, seq, book)
     }
 
     /// A feed of every event from now on, in command order.

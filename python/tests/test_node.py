@@ -1,15 +1,18 @@
 """The exchange node from Python: every acknowledged command survives a SIGKILL, a
 dead-man switch fires with no other traffic, threads share one node, a directory of
-another definition or in use is refused, and the example runs."""
+another definition or in use is refused, the market feed rebuilds the book it shows,
+and the example runs."""
 
 from __future__ import annotations
 
+import random
 import runpy
 import signal
 import subprocess
 import sys
 import threading
 import time
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -142,3 +145,68 @@ def test_the_durable_node_example_runs(capsys: pytest.CaptureFixture[str],
     assert "placed a bid; open orders 1" in out
     assert "dead-man switch fired: CancelAllAfter after its 300 ms, with no other traffic" in out
     assert "reopened: open orders 0, EUR locked 0" in out
+
+
+def apply(book: dict[tuple[str, Decimal], tuple[Decimal, int]], sequences: dict[str, int],
+          message: dict) -> None:
+    """One market-feed message applied to a copy of the books."""
+    code = message["instrument"]
+    if message["type"] == "snapshot":
+        for key in [k for k in book if k[0] == code]:
+            del book[key]
+        for side, levels in (("BUY", message["bids"]), ("SELL", message["asks"])):
+            for price, amount, orders in levels:
+                book[(code, side, price)] = (amount, orders)
+        sequences[code] = message["sequence"]
+    elif message["type"] == "book":
+        assert message["sequence"] == sequences[code] + 1, "no gap, no repeat"
+        sequences[code] = message["sequence"]
+        for side, price, amount, orders in message["levels"]:
+            if amount == 0:
+                book.pop((code, side, price), None)
+            else:
+                book[(code, side, price)] = (amount, orders)
+
+
+def test_a_market_feed_from_its_snapshot_holds_the_book(tmp_path: Path) -> None:
+    definition = {**DEFINITION, "holders": DEFINITION["holders"] + [
+        {"name": "bob", "accounts": [{"name": "main", "deposits": {"BTC": "1000"}}]}]}
+    with matchbook.Node.open(tmp_path, definition, fsync=False) as node:
+        alice, bob = node.account("alice"), node.account("bob")
+        rng = random.Random(5)
+        resting: list[tuple[int, int]] = []
+        book: dict = {}
+        sequences: dict[str, int] = {}
+        feed = None
+        trades = 0
+        for i in range(1_500):
+            if i == 400:
+                feed = node.market(timeout=0.0)
+            if rng.random() < 0.7 or not resting:
+                account, side = rng.choice([(alice, "BUY"), (bob, "SELL")])
+                price = 59_900 + rng.randrange(20) * 10
+                handle = node.place_order(account, "BTC_EUR", side, "0.01", str(price))
+                resting.append((account, handle))
+            else:
+                account, handle = resting.pop(rng.randrange(len(resting)))
+                try:
+                    node.cancel_order(account, handle)
+                except matchbook.OrderNotFound:
+                    pass  # filled meanwhile
+            if feed is not None and i % 100 == 0:
+                for message in next(feed):
+                    apply(book, sequences, message)
+                    trades += message["type"] == "trade"
+        assert feed is not None
+        want = node.book("BTC_EUR")
+        give_up = time.monotonic() + 30
+        while sequences.get("BTC_EUR") != want["sequence"]:
+            assert time.monotonic() < give_up, "the feed stalled"
+            for message in next(feed):
+                apply(book, sequences, message)
+                trades += message["type"] == "trade"
+        mirrored = sorted((s, p, a, n) for (c, s, p), (a, n) in book.items() if c == "BTC_EUR")
+        shown = sorted([("BUY", p, a, n) for p, a, n in want["bids"]]
+                       + [("SELL", p, a, n) for p, a, n in want["asks"]])
+        assert mirrored == shown
+        assert trades > 10
