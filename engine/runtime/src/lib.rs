@@ -18,15 +18,16 @@
 //! | sequencer | `matchbook-sequencer` | the log's write and fsync | numbered, durable batches; snapshot points |
 //! | matching | `matchbook-matching` | nothing but its inbox | one shared [`Published`] batch per batch |
 //! | acks | `matchbook-acks` | callers' replies (a channel send) | answers; the acknowledged sequence number |
-//! | market | `matchbook-market` | the reads it runs | history, candles, tickers, replicas; read answers; snapshot copies |
+//! | market | `matchbook-market` | the reads it runs | history, candles, tickers, replicas; read answers; snapshot copies; the feed ([`FeedBatch`]: each batch with the book levels its commands changed) |
 //!
 //! **Back-pressure only at ingress.** A command is admitted while fewer than `capacity`
 //! commands are unanswered and the market stage is fewer than `2 * capacity` commands
 //! behind; otherwise it is refused with [`RuntimeError::Busy`]. So the queues behind
 //! ingress never hold more than about `2 * capacity` commands (callers admitted at the same
 //! instant may pass the bound by one each) and the matching thread never waits for a
-//! consumer. A subscriber has a bounded queue of its own and is dropped, with
-//! [`DropReason::Lagged`], the moment it is full.
+//! consumer. A subscriber (of matching's batches, [`RuntimeHandle::subscribe`], or of the
+//! market stage's feed, [`RuntimeHandle::subscribe_feed`]) has a bounded queue of its own
+//! and is dropped, with [`DropReason::Lagged`], the moment it is full.
 //!
 //! **Events are written once.** Matching writes each batch's events into one buffer; a
 //! caller's [`Outcome`] reads its command's slice of it ([`CommandEvents`]), as the stages
