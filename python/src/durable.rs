@@ -14,6 +14,19 @@ use crate::engine::{Inner, NativeEngine};
 use crate::errors::{invalid, recorded, storage};
 use crate::ints::int;
 
+/// How a data directory is kept, from the keyword arguments every durable host takes.
+pub(crate) fn store_options(snapshot_every: u64, keep_snapshots: usize, fsync: bool) -> StoreOptions {
+    StoreOptions {
+        sync: if fsync {
+            SyncPolicy::EveryBatch
+        } else {
+            SyncPolicy::Never
+        },
+        snapshot_every,
+        keep_snapshots,
+    }
+}
+
 #[pymethods]
 impl NativeEngine {
     /// An engine on the data directory `path`: a new directory starts from the definition
@@ -51,15 +64,7 @@ impl NativeEngine {
         let dir = Path::new(path);
         let starting_point = exchange.starting_point(start_time_ns, market_data);
         let legacy = exchange.fingerprint(start_time_ns, market_data);
-        let options = StoreOptions {
-            sync: if fsync {
-                SyncPolicy::EveryBatch
-            } else {
-                SyncPolicy::Never
-            },
-            snapshot_every,
-            keep_snapshots,
-        };
+        let options = store_options(snapshot_every, keep_snapshots, fsync);
         let core = &mut native.core;
         py.detach(|| core.open_on(dir, options, &starting_point, &legacy))
             .map_err(|e| storage(py, &e))?;

@@ -9,9 +9,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use matchbook::journal::SyncPolicy;
 use matchbook::runtime::{RuntimeError, RuntimeHandle, Subscription};
-use matchbook::store::StoreOptions;
 use matchbook::{AccountId, Applied, CancelScope, Command, CurrencyId, Engine, Order};
 use matchbook_config::{Directory, Exchange};
 use matchbook_node::{Node, NodeBuilder, NodeConfig, NodeError, Replication};
@@ -160,15 +158,7 @@ impl NativeNode {
         .map_err(|e| invalid(py, e.to_string()))?;
         let config = (exchange.engine_config()).map_err(|e| invalid(py, e.to_string()))?;
         let reference = Engine::new(config).map_err(|e| invalid(py, e.to_string()))?;
-        let store = StoreOptions {
-            sync: if fsync {
-                SyncPolicy::EveryBatch
-            } else {
-                SyncPolicy::Never
-            },
-            snapshot_every,
-            keep_snapshots,
-        };
+        let store = crate::durable::store_options(snapshot_every, keep_snapshots, fsync);
         let mut builder = NodeBuilder::new(exchange, Path::new(path))
             .store(store)
             .queue_capacity(queue_capacity);
@@ -432,29 +422,39 @@ impl NativeFeed {
     /// first batch when none is queued (an empty list when none came). A feed that fell
     /// 65,536 batches behind, or whose node stopped, raises `STOPPED`.
     fn poll<'py>(&self, py: Python<'py>, timeout: f64) -> PyResult<Bound<'py, PyList>> {
-        let wait = Duration::try_from_secs_f64(timeout.max(0.0))
-            .map_err(|_| invalid(py, "timeout: a number of seconds"))?;
-        let receiver = self.subscription.receiver().clone();
-        let first = py.detach(move || receiver.recv_timeout(wait).ok());
         let list = PyList::empty(py);
-        let Some(first) = first else {
-            if let Err(reason) = self.subscription.try_recv() {
-                return Err(raise(
-                    py,
-                    9006,
-                    "STOPPED",
-                    &format!("the feed ended: {reason:?}"),
-                ));
-            }
-            return Ok(list);
-        };
-        let mut batch = Some(first);
-        while let Some(published) = batch {
+        poll_batches(py, &self.subscription, timeout, |published| {
             for record in &published.events {
                 list.append(crate::events::to_dict(py, record)?)?;
             }
-            batch = self.subscription.try_recv().ok().flatten();
-        }
+            Ok(())
+        })?;
         Ok(list)
     }
+}
+
+/// Hands every batch queued on `subscription` to `each`, waiting up to `timeout` seconds
+/// (the GIL released) for the first when none is queued. A feed that ended (it fell
+/// behind, or the node stopped) is `STOPPED`.
+pub(crate) fn poll_batches<T>(
+    py: Python<'_>,
+    subscription: &Subscription<T>,
+    timeout: f64,
+    mut each: impl FnMut(&T) -> PyResult<()>,
+) -> PyResult<()> {
+    let wait = Duration::try_from_secs_f64(timeout.max(0.0))
+        .map_err(|_| invalid(py, "timeout: a number of seconds"))?;
+    let receiver = subscription.receiver().clone();
+    let Some(first) = py.detach(move || receiver.recv_timeout(wait).ok()) else {
+        return match subscription.try_recv() {
+            Err(reason) => Err(raise(py, 9006, "STOPPED", &format!("the feed ended: {reason}"))),
+            Ok(_) => Ok(()),
+        };
+    };
+    let mut batch = Some(first);
+    while let Some(published) = batch {
+        each(&published)?;
+        batch = subscription.try_recv().ok().flatten();
+    }
+    Ok(())
 }

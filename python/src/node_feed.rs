@@ -4,14 +4,11 @@
 //! market stage publishes them from its replica. Prices and amounts go out as decimal
 //! text at the instrument's scales.
 
-use std::time::Duration;
-
 use matchbook::runtime::{BookUpdate, FeedBatch, ReadView, Subscription};
 use matchbook::{Engine, Event, InstrumentId, Price, Qty, TopLevel};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use crate::errors::{invalid, raise};
 use crate::values;
 
 /// A book read where a feed starts: market, sequence, bids and asks best first.
@@ -169,25 +166,10 @@ impl NativeMarketFeed {
             }
             return Ok(list);
         }
-        let wait = Duration::try_from_secs_f64(timeout.max(0.0))
-            .map_err(|_| invalid(py, "timeout: a number of seconds"))?;
-        let receiver = self.subscription.receiver().clone();
-        let Some(first) = py.detach(move || receiver.recv_timeout(wait).ok()) else {
-            if let Err(reason) = self.subscription.try_recv() {
-                return Err(raise(
-                    py,
-                    9006,
-                    "STOPPED",
-                    &format!("the feed ended: {reason}"),
-                ));
-            }
-            return Ok(list);
-        };
-        let mut batch = Some(first);
-        while let Some(published) = batch {
-            batch_into(py, &self.reference, &published, &list)?;
-            batch = self.subscription.try_recv().ok().flatten();
-        }
+        let reference = &self.reference;
+        crate::node::poll_batches(py, &self.subscription, timeout, |batch| {
+            batch_into(py, reference, batch, &list)
+        })?;
         Ok(list)
     }
 }
