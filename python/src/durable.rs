@@ -15,7 +15,11 @@ use crate::errors::{invalid, recorded, storage};
 use crate::ints::int;
 
 /// How a data directory is kept, from the keyword arguments every durable host takes.
-pub(crate) fn store_options(snapshot_every: u64, keep_snapshots: usize, fsync: bool) -> StoreOptions {
+pub(crate) fn store_options(
+    snapshot_every: u64,
+    keep_snapshots: usize,
+    fsync: bool,
+) -> StoreOptions {
     StoreOptions {
         sync: if fsync {
             SyncPolicy::EveryBatch

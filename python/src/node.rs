@@ -436,7 +436,7 @@ impl NativeFeed {
 /// Hands every batch queued on `subscription` to `each`, waiting up to `timeout` seconds
 /// (the GIL released) for the first when none is queued. A feed that ended (it fell
 /// behind, or the node stopped) is `STOPPED`.
-pub(crate) fn poll_batches<T>(
+pub(crate) fn poll_batches<T: Send + Sync>(
     py: Python<'_>,
     subscription: &Subscription<T>,
     timeout: f64,
@@ -447,7 +447,12 @@ pub(crate) fn poll_batches<T>(
     let receiver = subscription.receiver().clone();
     let Some(first) = py.detach(move || receiver.recv_timeout(wait).ok()) else {
         return match subscription.try_recv() {
-            Err(reason) => Err(raise(py, 9006, "STOPPED", &format!("the feed ended: {reason}"))),
+            Err(reason) => Err(raise(
+                py,
+                9006,
+                "STOPPED",
+                &format!("the feed ended: {reason}"),
+            )),
             Ok(_) => Ok(()),
         };
     };

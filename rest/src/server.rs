@@ -21,9 +21,6 @@ use axum::serve::Listener as _;
 /// Why the server could not start or stop cleanly.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
-    /// The engine configuration was refused.
-    #[error("engine configuration: {0}")]
-    Config(#[from] matchbook::ConfigError),
     /// Threads or files.
     #[error("i/o: {0}")]
     Io(#[from] std::io::Error),
@@ -61,9 +58,6 @@ pub enum ServerError {
     /// The engine runtime failed while stopping.
     #[error("engine runtime: {0}")]
     Runtime(#[from] matchbook::runtime::RuntimeError),
-    /// The journal or snapshots could not be opened or recovered.
-    #[error(transparent)]
-    Store(#[from] matchbook::store::StoreError),
     /// The replicated log or its lease could not be reached.
     #[error("replication: {0}")]
     Replication(String),
