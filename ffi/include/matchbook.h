@@ -217,7 +217,8 @@ typedef enum {
   MB_MARKET_UPDATE_KIND_SNAPSHOT = 0,
   // A level (`side`, `price`) now shows `amount` lots in `orders` orders (0: gone).
   MB_MARKET_UPDATE_KIND_LEVEL = 1,
-  // The best price of `side` moved: now `price` with `amount` (both 0: none).
+  // The book's best bid or ask moved (sent for both sides, bid first): the best of
+  // `side` is now `price` with `amount` (both 0: none).
   MB_MARKET_UPDATE_KIND_TOP = 2,
   // A trade of `amount` at `price`; `side` is the taker's, `trade` its id.
   MB_MARKET_UPDATE_KIND_TRADE = 3,

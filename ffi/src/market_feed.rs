@@ -22,7 +22,8 @@ pub enum MbMarketUpdateKind {
     Snapshot = 0,
     /// A level (`side`, `price`) now shows `amount` lots in `orders` orders (0: gone).
     Level = 1,
-    /// The best price of `side` moved: now `price` with `amount` (both 0: none).
+    /// The book's best bid or ask moved (sent for both sides, bid first): the best of
+    /// `side` is now `price` with `amount` (both 0: none).
     Top = 2,
     /// A trade of `amount` at `price`; `side` is the taker's, `trade` its id.
     Trade = 3,

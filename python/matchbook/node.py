@@ -117,6 +117,11 @@ class Node:
             stp, reduce_only, trigger_reference, _text(trailing_offset), trailing_offset_bps,
             _text(limit_offset), _text(display))
 
+    def amend_order(self, account: int, order: int, *, amount: Number | None = None,
+                    price: Number | None = None) -> None:
+        """Changes an open order's total amount and/or price (as :meth:`Engine.amend_order`)."""
+        self._live.amend_order(account, order, _text(amount), _text(price))
+
     def cancel_order(self, account: int, order: int) -> None:
         """Cancels one open order by the handle :meth:`place_order` returned."""
         self._live.cancel_order(account, order)

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use matchbook::runtime::{RuntimeError, RuntimeHandle, Subscription};
-use matchbook::{AccountId, Applied, CancelScope, Command, CurrencyId, Engine, Order};
+use matchbook::{AccountId, Applied, CancelScope, Command, CurrencyId, Engine, Order, Price, Qty};
 use matchbook_config::{Directory, Exchange};
 use matchbook_node::{Node, NodeBuilder, NodeConfig, NodeError, Replication};
 use pyo3::prelude::*;
@@ -257,6 +257,30 @@ impl NativeNode {
             return Err(error);
         }
         Ok(handle)
+    }
+
+    /// Amends an open order's amount and/or price (None: unchanged).
+    #[pyo3(signature = (account, order, amount = None, price = None))]
+    fn amend_order(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = int::<u32>)] account: u32,
+        #[pyo3(from_py_with = int::<u128>)] order: u128,
+        amount: Option<&str>,
+        price: Option<&str>,
+    ) -> PyResult<()> {
+        let order = unpack(order).ok_or_else(|| invalid(py, "not an order handle"))?;
+        let instrument = self.read(py, move |e| e.order(order).map(Order::instrument))?;
+        let instrument =
+            instrument.ok_or_else(|| errors::engine(py, matchbook::EngineError::OrderNotFound))?;
+        let (ps, qs) = values::scales(py, &self.reference, instrument)?;
+        let command = Command::AmendOrder {
+            account: AccountId(account),
+            order,
+            amount: (amount.map(|a| values::fixed(py, a, qs, "amount").map(Qty))).transpose()?,
+            price: (price.map(|p| values::fixed(py, p, ps, "price").map(Price))).transpose()?,
+        };
+        self.apply(py, command).map(drop)
     }
 
     /// Cancels one open order by its handle.

@@ -110,6 +110,13 @@ def test_reopening_keeps_the_state_and_refuses_another_definition(tmp_path: Path
     with matchbook.Node.open(tmp_path, DEFINITION) as node:
         alice = node.account("alice")
         node.deposit(alice, "EUR", "5")
+        bid = node.place_order(alice, "BTC_EUR", "BUY", "0.01", "50000")
+        node.amend_order(alice, bid, amount="0.005", price="49000")
+        [amended] = node.open_orders(alice)
+        assert (amended["amount"], amended["price"]) == (Decimal("0.005"), Decimal("49000"))
+        node.cancel_order(alice, bid)
+        with pytest.raises(matchbook.OrderNotFound):
+            node.amend_order(alice, bid, amount="0.001")
         before = node.state_hash()
     with matchbook.Node.open(tmp_path, DEFINITION) as node:
         assert node.state_hash() == before
