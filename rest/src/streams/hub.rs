@@ -1,16 +1,17 @@
-//! The hub: one thread that follows the runtime's output (one subscription, every batch)
-//! and turns it into stream frames, each serialised once and broadcast to every session,
-//! which keeps the frames of the channels and instruments it subscribed to. The matching
-//! thread never waits for it (the runtime drops a subscriber that falls behind; the hub then
-//! subscribes again and sends every book as a snapshot read where the new feed starts), and the
-//! hub never waits for a session (a session that falls a whole broadcast buffer behind is
-//! closed as a slow consumer).
+//! The hub: one thread that follows the runtime's market-stage feed (one subscription,
+//! every batch) and turns it into stream frames, each serialised once and broadcast to
+//! every session, which keeps the frames of the channels and instruments it subscribed to.
+//! No stage waits for it (the runtime drops a subscriber that falls behind; the hub then
+//! subscribes again and sends every book as a snapshot read where the new feed starts), and
+//! the hub never waits for a session (a session that falls a whole broadcast buffer behind
+//! is closed as a slow consumer).
 //!
 //! `ORDER_BOOK` and `BOOK_TICKER`: per command, the levels it changed in each book, with
-//! their amounts after it and the book sequence, as the runtime's market stage publishes
-//! them from its replica ([`matchbook::runtime::FeedBatch`]): the hub keeps no book. `PRICE_TICKS`: one frame
-//! per trade as the batch arrives. `MARKET_TICKER` and `CANDLESTICKS`: markets touched by a
-//! batch are collected and, once per tick interval, read from the market stage and sent.
+//! their amounts after it and the book sequence, as the market stage publishes them from
+//! its replica ([`matchbook::runtime::FeedBatch`]): the hub keeps no book. `PRICE_TICKS`:
+//! one frame per trade as the batch arrives. `MARKET_TICKER` and `CANDLESTICKS`: markets
+//! touched by a batch are collected and, once per tick interval, read from the market stage
+//! and sent.
 //!
 //! After each batch the hub publishes the last command it has sent frames for
 //! ([`Hub::sent_through`]): a snapshot read at or after it, followed by the frames that come
