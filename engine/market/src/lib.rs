@@ -253,12 +253,20 @@ impl MarketData {
 
     /// Takes in events of one or more commands, in order.
     pub fn on_events(&mut self, events: &[EventRecord]) {
+        self.on_events_each(events, |_, _| {});
+    }
+
+    /// Takes in events as [`MarketData::on_events`] does, calling `after(i, self)` once
+    /// event `i` is applied: a feed reads each order's record as it stands after each
+    /// event, before history past the retention window is forgotten at the end. Market
+    /// data that is off calls nothing.
+    pub fn on_events_each(&mut self, events: &[EventRecord], mut after: impl FnMut(usize, &Self)) {
         if !self.on {
             return;
         }
         let (mut traded_at, mut settled_at) = (None, None);
         let mut last_trade = None;
-        for record in events {
+        for (index, record) in events.iter().enumerate() {
             let (time, seq) = (record.time, record.seq);
             match record.event {
                 Event::Trade(t) => {
@@ -321,6 +329,7 @@ impl MarketData {
                 }
                 ref event => self.on_order_event(event, time, seq),
             }
+            after(index, self);
         }
         self.forget_past(traded_at, settled_at);
     }

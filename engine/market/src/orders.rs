@@ -243,7 +243,8 @@ impl OrderStore {
         }
     }
 
-    fn record(&self, id: u64) -> Option<&OrderRecord> {
+    /// An order by number, whatever its account.
+    pub fn record(&self, id: u64) -> Option<&OrderRecord> {
         match id.checked_sub(self.first) {
             Some(index) => self.records.get(usize::try_from(index).ok()?)?.as_ref(),
             None => self.kept.get(&id),

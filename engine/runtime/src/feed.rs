@@ -4,12 +4,14 @@
 //! from a copy of the books rebuilt from events. Every L2 update carries the book's own
 //! sequence, so a snapshot read at the point a subscription starts followed by its updates
 //! is the book REST shows, with no gap. The replica notes levels only while someone
-//! subscribes.
+//! subscribes. The same batch carries each account's order updates ([`crate::account_feed`]).
 
 use std::sync::Arc;
 
 use matchbook_core::{Engine, InstrumentId, LevelChange, TopLevel};
+use matchbook_market::MarketData;
 
+use crate::account_feed::{AccountUpdate, AccountUpdates};
 use crate::output::{Published, Subscriber, offer};
 
 /// One command's change of one book.
@@ -35,17 +37,30 @@ pub struct FeedBatch {
     /// The book updates, each with the index in `published.commands` of the command that
     /// made it, in command order.
     pub books: Vec<(usize, BookUpdate)>,
+    /// The account updates, each with the index of its command, in event order (none
+    /// when market data is off: the records are its).
+    pub accounts: Vec<(usize, AccountUpdate)>,
 }
 
 impl FeedBatch {
     /// The book updates of command `index` of the batch.
     pub fn books_of(&self, index: usize) -> impl Iterator<Item = &BookUpdate> + '_ {
-        let start = self.books.partition_point(|(i, _)| *i < index);
-        self.books[start..]
-            .iter()
-            .take_while(move |(i, _)| *i == index)
-            .map(|(_, update)| update)
+        of_command(&self.books, index)
     }
+
+    /// The account updates of command `index` of the batch.
+    pub fn accounts_of(&self, index: usize) -> impl Iterator<Item = &AccountUpdate> + '_ {
+        of_command(&self.accounts, index)
+    }
+}
+
+/// The items of command `index` in a list ordered by command.
+fn of_command<T>(items: &[(usize, T)], index: usize) -> impl Iterator<Item = &T> + '_ {
+    let start = items.partition_point(|(i, _)| *i < index);
+    items[start..]
+        .iter()
+        .take_while(move |(i, _)| *i == index)
+        .map(|(_, item)| item)
 }
 
 /// The market stage's end of the feed: its subscribers and the tops it last published.
@@ -55,6 +70,7 @@ pub(crate) struct Feeds {
     tops: Vec<(TopLevel, TopLevel)>,
     changes: Vec<LevelChange>,
     pending: Vec<(usize, BookUpdate)>,
+    accounts: AccountUpdates,
 }
 
 impl Feeds {
@@ -112,12 +128,35 @@ impl Feeds {
         }
     }
 
+    /// Has `market` take in the batch's events, noting each account update as it goes.
+    pub(crate) fn take_events(
+        &mut self,
+        published: &Published,
+        market: &mut MarketData,
+        replica: &Engine,
+    ) {
+        let accounts = &mut self.accounts;
+        let mut command = 0;
+        market.on_events_each(&published.events, |i, market| {
+            while (published.commands.get(command)).is_some_and(|c| c.events.end <= i) {
+                command += 1;
+            }
+            accounts.on_event(command, &published.events[i], market, replica);
+        });
+    }
+
     /// Publishes the batch with the updates collected; the last subscriber gone, the
     /// replica stops noting levels. Returns the subscribers dropped for lagging.
-    pub(crate) fn publish(&mut self, published: &Arc<Published>, replica: &mut Engine) -> u64 {
+    pub(crate) fn publish(
+        &mut self,
+        published: &Arc<Published>,
+        market: &MarketData,
+        replica: &mut Engine,
+    ) -> u64 {
         let batch = Arc::new(FeedBatch {
             published: published.clone(),
             books: std::mem::take(&mut self.pending),
+            accounts: self.accounts.take(market),
         });
         let lagged = offer(&mut self.subscribers, &batch);
         if self.subscribers.is_empty() {

@@ -50,6 +50,7 @@
 
 #![warn(clippy::too_many_lines)]
 
+mod account_feed;
 mod acks;
 mod clock;
 mod feed;
@@ -60,6 +61,7 @@ mod output;
 mod sequencer;
 mod stats;
 
+pub use account_feed::{AccountChange, AccountUpdate, BalanceMove, BalanceMoves};
 pub use clock::{Clock, ManualClock, OffsetClock};
 pub use feed::{BookUpdate, FeedBatch};
 pub use handle::{

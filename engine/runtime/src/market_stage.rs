@@ -206,14 +206,20 @@ impl<'a> MarketStage<'a> {
                 (self.stats).record_checkpoint(command.seq, self.replica.state_hash());
             }
         }
-        self.market.on_events(&published.events);
+        if feeding {
+            (self.feeds).take_events(published, &mut self.market, &self.replica);
+        } else {
+            self.market.on_events(&published.events);
+        }
         if let Some(seq) = published.last_seq() {
             self.seq = seq;
             self.stats.market.store(seq, Ordering::Release);
         }
         publish_deadline(self.stats, &self.replica);
         if feeding {
-            let lagged = self.feeds.publish(published, &mut self.replica);
+            let lagged = self
+                .feeds
+                .publish(published, &self.market, &mut self.replica);
             (self.stats.dropped_subscribers).fetch_add(lagged, Ordering::Relaxed);
         }
         let count = published.commands.len() as u64;

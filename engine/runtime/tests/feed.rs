@@ -11,11 +11,14 @@ use std::sync::Arc;
 
 use matchbook_config::demo;
 use matchbook_core::{
-    AccountId, CancelScope, Command, CurrencyId, Engine, InstrumentId, NewOrder, Price, Qty, Side,
-    Timestamp, TopLevel,
+    AccountId, CancelScope, Command, CurrencyId, Engine, Event, InstrumentId, NewOrder,
+    OrderStatus, Price, Qty, Side, Timestamp, TopLevel,
 };
 use matchbook_market::MarketData;
-use matchbook_runtime::{FeedBatch, ManualClock, ReadView, Runtime, RuntimeHandle, Subscription};
+use matchbook_market::orders::OrderRecord;
+use matchbook_runtime::{
+    BalanceMove, FeedBatch, ManualClock, ReadView, Runtime, RuntimeHandle, Subscription,
+};
 
 const T0: Timestamp = Timestamp(1_767_225_600_000_000_000);
 const BOOKS: u16 = 2;
@@ -48,16 +51,42 @@ fn funded(handle: &RuntimeHandle) -> AccountId {
     account
 }
 
-/// The books as a subscriber builds them: level amounts, and each book's sequence.
+/// The books as a subscriber builds them: level amounts, and each book's sequence; and
+/// the live orders and balances of the accounts it follows.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Mirror {
     levels: BTreeMap<(u16, Side, i64), i64>,
     sequences: Vec<u64>,
+    accounts: Vec<AccountId>,
+    orders: BTreeMap<u64, OrderRecord>,
+    balances: BTreeMap<(AccountId, CurrencyId), (i64, i64)>,
+    /// The event sequence number the next account update may not be below (a trade's two
+    /// updates share one).
+    last_update: u64,
 }
 
 impl Mirror {
-    fn of(view: &ReadView<'_>) -> Self {
-        let mut mirror = Self::default();
+    /// Every book, and the live orders and balances of `accounts`, as of `view`.
+    fn of(view: &ReadView<'_>, accounts: &[AccountId]) -> Self {
+        let mut mirror = Self {
+            accounts: accounts.to_vec(),
+            last_update: view.event_seq + 1,
+            ..Self::default()
+        };
+        for &account in accounts {
+            for order in view.engine.open_orders(account) {
+                let id = order.handle().id;
+                let record = view.market.orders().get(account, id).expect("recorded");
+                mirror.orders.insert(id, record.clone());
+            }
+            let balances = view.engine.account(account).expect("account");
+            for (i, b) in balances.dense_balances().iter().enumerate() {
+                let currency = CurrencyId(i as u16);
+                mirror
+                    .balances
+                    .insert((account, currency), (b.available, b.locked));
+            }
+        }
         for i in 0..BOOKS {
             let book = view
                 .engine
@@ -115,7 +144,56 @@ impl Mirror {
                 None => assert_eq!(before, after, "a top that moved is announced"),
             }
         }
+        self.apply_accounts(batch);
         batch.published.last_seq().unwrap_or(0)
+    }
+
+    /// Applies the account updates of a batch: each order's record replaces the one held
+    /// (an ended one leaves), each balance moved is set; after the batch the balances are
+    /// those its raw events leave.
+    fn apply_accounts(&mut self, batch: &FeedBatch) {
+        let mut expected = self.balances.clone();
+        for record in &batch.published.events {
+            if let Event::BalanceChanged {
+                account,
+                currency,
+                available,
+                locked,
+            } = record.event
+                && self.accounts.contains(&account)
+            {
+                expected.insert((account, currency), (available, locked));
+            }
+        }
+        for (_, update) in &batch.accounts {
+            assert!(update.seq >= self.last_update, "updates in event order");
+            self.last_update = update.seq;
+            if !self.accounts.contains(&update.account) {
+                continue;
+            }
+            if let Some(record) = &update.order {
+                assert_eq!(record.accepted.account, update.account);
+                let id = record.accepted.order.id;
+                if record.status == OrderStatus::Open {
+                    self.orders.insert(id, record.clone());
+                } else {
+                    self.orders.remove(&id);
+                }
+            }
+            let m = &update.moves;
+            for moved in [m.locked, m.unlocked, m.spent, m.credited, m.deducted]
+                .into_iter()
+                .flatten()
+            {
+                let BalanceMove {
+                    currency,
+                    available,
+                    locked,
+                } = moved;
+                (self.balances).insert((update.account, currency), (available, locked));
+            }
+        }
+        assert_eq!(self.balances, expected, "the balances the events leave");
     }
 }
 
@@ -188,18 +266,15 @@ fn a_subscriber_from_its_snapshot_holds_the_books_through_every_update() {
     let handle = runtime.handle();
     let (a, b) = (funded(&handle), funded(&handle));
     trade(&handle, a, 1, 200);
-    let (early, mut first) = handle
-        .subscribe_feed(1 << 16, Mirror::of)
-        .expect("subscribed");
+    let mirror = move |view: &ReadView<'_>| Mirror::of(view, &[a, b]);
+    let (early, mut first) = handle.subscribe_feed(1 << 16, mirror).expect("subscribed");
     let traders = [(a, 2), (b, 3)].map(|(account, seed)| {
         let handle = handle.clone();
         std::thread::spawn(move || trade(&handle, account, seed, 1_500))
     });
     // Halfway in, a second subscriber starts from its own snapshot.
     follow(&early, &mut first, early.start_seq + 300);
-    let (late, mut second) = handle
-        .subscribe_feed(1 << 16, Mirror::of)
-        .expect("subscribed");
+    let (late, mut second) = handle.subscribe_feed(1 << 16, mirror).expect("subscribed");
     let last = traders
         .map(|t| t.join().expect("trader"))
         .into_iter()
@@ -207,9 +282,13 @@ fn a_subscriber_from_its_snapshot_holds_the_books_through_every_update() {
         .unwrap_or(0);
     follow(&early, &mut first, last);
     follow(&late, &mut second, last);
-    let now = handle.read_blocking(Mirror::of).expect("read");
-    assert_eq!(first, now, "the early subscriber's books");
-    assert_eq!(second, now, "the late subscriber's books");
+    let mut now = handle.read_blocking(mirror).expect("read");
+    // What the subscribers saw last, not what the mirrors hold.
+    now.last_update = first.last_update;
+    assert_eq!(first, now, "the early subscriber's books and accounts");
+    now.last_update = second.last_update;
+    assert_eq!(second, now, "the late subscriber's books and accounts");
+    assert!(now.orders.len() > 10, "{} live orders", now.orders.len());
     assert!(
         now.sequences.iter().all(|&s| s > 100),
         "{:?}",

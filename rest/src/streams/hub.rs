@@ -26,14 +26,15 @@ use std::time::{Duration, Instant};
 use axum::extract::ws::Utf8Bytes;
 use crossbeam_channel::RecvTimeoutError;
 use matchbook::runtime::{
-    BookUpdate, Clock, DropReason, FeedBatch, OffsetClock, RuntimeHandle, Subscription,
+    AccountUpdate, BookUpdate, Clock, DropReason, FeedBatch, OffsetClock, RuntimeHandle,
+    Subscription,
 };
 use matchbook::{AccountId, Event, EventRecord, InstrumentId, Price, Timestamp};
 use tokio::sync::broadcast;
 
 use matchbook::market::period::GRANULARITIES;
 
-use super::accounts::AccountFeed;
+use super::accounts::PrivateFrames;
 use super::book_frames::{self, Levels};
 use super::depth::BookData;
 use super::market_frames::{candle_frames, price_tick, ticker_updates};
@@ -170,7 +171,6 @@ struct Source {
     stop: Arc<AtomicBool>,
     sent_through: Arc<AtomicU64>,
     tick: Duration,
-    accounts: AccountFeed,
     watched: Arc<Watched>,
     /// Per market, the best bid and ask the events last announced (for price ticks).
     tops: HashMap<InstrumentId, (Option<Price>, Option<Price>)>,
@@ -220,7 +220,6 @@ impl Hub {
             stop: stop.clone(),
             sent_through: sent_through.clone(),
             tick,
-            accounts: AccountFeed::default(),
             watched: watched.clone(),
             tops: HashMap::new(),
         };
@@ -283,13 +282,9 @@ impl Source {
     /// Subscribes to the runtime's book feed, reading the books and accounts where it
     /// starts.
     fn follow(&mut self) -> Option<Feed> {
-        let start = |view: &matchbook::runtime::ReadView<'_>| {
-            (book_snapshots(view.engine), AccountFeed::of(view))
-        };
-        let (subscription, (books, accounts)) =
-            self.runtime.subscribe_feed(HUB_QUEUE, start).ok()?;
+        let start = |view: &matchbook::runtime::ReadView<'_>| book_snapshots(view.engine);
+        let (subscription, books) = self.runtime.subscribe_feed(HUB_QUEUE, start).ok()?;
         let base = subscription.start_seq;
-        self.accounts = accounts;
         self.sent_through.store(base, Ordering::Release);
         Some(Feed {
             subscription,
@@ -319,7 +314,8 @@ impl Source {
                         }
                         let events = published.events_of(index);
                         let books = batch.books_of(index);
-                        self.send_command(events, books, command.time, &watched);
+                        let accounts = batch.accounts_of(index);
+                        self.send_command(events, (books, accounts), command.time, &watched);
                         changed.extend(events.iter().filter_map(|e| touched(&e.event)));
                         traded.extend(events.iter().filter_map(|e| match &e.event {
                             Event::Trade(t) => Some(t.instrument),
@@ -362,7 +358,10 @@ impl Source {
     fn send_command<'b>(
         &mut self,
         events: &[EventRecord],
-        books: impl Iterator<Item = &'b BookUpdate>,
+        (books, accounts): (
+            impl Iterator<Item = &'b BookUpdate>,
+            impl Iterator<Item = &'b AccountUpdate>,
+        ),
         time: Timestamp,
         watched: &HashMap<AccountId, usize>,
     ) {
@@ -386,7 +385,7 @@ impl Source {
                 self.broadcast(Channel::BookTicker, topic, change.sequence, &tick);
             }
         }
-        let updates = (self.accounts).apply(&self.markets, events, |a| watched.contains_key(&a));
+        let updates = PrivateFrames::of(&self.markets, accounts, |a| watched.contains_key(&a));
         for (account, seq, frame) in updates.history {
             self.send_private(Channel::AccountHistory, account, seq, &frame);
         }
