@@ -410,6 +410,75 @@ typedef enum {
   MB_ORDER_STATUS_FILLED_REJECTED = 4,
 } mb_order_status;
 
+// What an `mb_account_update` reports.
+typedef enum {
+  // Snapshot: an order live where the feed starts (`order`).
+  MB_ACCOUNT_UPDATE_KIND_OPEN_ORDER = 0,
+  // Snapshot: a balance where the feed starts (`balance`); the snapshot ends with the
+  // last account's balances.
+  MB_ACCOUNT_UPDATE_KIND_BALANCE = 1,
+  // An order was accepted (`order`; `moves` what it reserved).
+  MB_ACCOUNT_UPDATE_KIND_ORDER_CREATED = 2,
+  // The order now rests on its book (`order`).
+  MB_ACCOUNT_UPDATE_KIND_ORDER_BOOKED = 3,
+  // The order's price or amount was amended (`order`; `moves` the reservation).
+  MB_ACCOUNT_UPDATE_KIND_ORDER_AMENDED = 4,
+  // The order filled (`order`, `trade`, `fee`, `maker`; `moves` what it paid and got).
+  MB_ACCOUNT_UPDATE_KIND_TRADE_SETTLED = 5,
+  // The order ended before filling in full (`order`, `reason`, `refusal`; `moves` what
+  // it released).
+  MB_ACCOUNT_UPDATE_KIND_ORDER_CLOSED = 6,
+  // A stop order's trigger fired (`order`; `moves` what it reserved).
+  MB_ACCOUNT_UPDATE_KIND_STOP_TRIGGERED = 7,
+  // A trailing stop's trigger moved (`order`).
+  MB_ACCOUNT_UPDATE_KIND_TRIGGER_MOVED = 8,
+  // A funding payment (`instrument`, `position_id`, `funding_rate`, `mark_price`,
+  // `payment`; `moves` the balance it changed).
+  MB_ACCOUNT_UPDATE_KIND_FUNDING_PAID = 9,
+} mb_account_update_kind;
+
+// Why an order ended (`MB_ACCOUNT_UPDATE_KIND_ORDER_CLOSED`).
+typedef enum {
+  // Not an ended order.
+  MB_CANCEL_REASON_NONE = 0,
+  // Cancelled by its owner (or an operator on its behalf).
+  MB_CANCEL_REASON_REQUESTED = 1,
+  // The unfilled rest of an immediate-or-cancel or market order.
+  MB_CANCEL_REASON_UNFILLED = 2,
+  // Self-trade prevention.
+  MB_CANCEL_REASON_SELF_TRADE = 3,
+  // Its good-till-time passed.
+  MB_CANCEL_REASON_EXPIRED = 4,
+  // A fill-or-kill order could not fill in full.
+  MB_CANCEL_REASON_FILL_OR_KILL_UNFILLED = 5,
+  // A post-only order would have taken.
+  MB_CANCEL_REASON_POST_ONLY_WOULD_TAKE = 6,
+  // Its account was closed.
+  MB_CANCEL_REASON_ACCOUNT_CLOSED = 7,
+  // Its market was closed.
+  MB_CANCEL_REASON_INSTRUMENT_CLOSED = 8,
+  // The account's dead-man switch fired.
+  MB_CANCEL_REASON_CANCEL_ALL_AFTER = 9,
+  // Refused when its trigger fired (`refusal` says why).
+  MB_CANCEL_REASON_TRIGGER_REFUSED = 10,
+  // Its one-cancels-the-other peer or bracket entry ended it.
+  MB_CANCEL_REASON_CONTINGENT_CANCELLED = 11,
+} mb_cancel_reason;
+
+// Bits of `mb_account_update.moved`: which of its `moves` hold a balance.
+typedef enum {
+  // `moves[0]`: reserved by the order (or its amend).
+  MB_BALANCE_MOVE_LOCKED = 0,
+  // `moves[1]`: released by the ended order.
+  MB_BALANCE_MOVE_UNLOCKED = 1,
+  // `moves[2]`: paid by the fill.
+  MB_BALANCE_MOVE_SPENT = 2,
+  // `moves[3]`: received by the fill or the funding payment.
+  MB_BALANCE_MOVE_CREDITED = 3,
+  // `moves[4]`: taken by the funding payment.
+  MB_BALANCE_MOVE_DEDUCTED = 4,
+} mb_balance_move;
+
 // An exchange definition under construction.
 typedef struct mb_config mb_config;
 
@@ -428,6 +497,141 @@ typedef struct mb_runtime mb_runtime;
 
 // One producer's way into an `mb_runtime`: used by one thread at a time.
 typedef struct mb_session mb_session;
+
+// An order handle: its number and slab slot (both needed to address it in O(1)).
+typedef struct {
+  // Order number.
+  uint64_t id;
+  // Slab slot.
+  uint32_t slot;
+} mb_order_ref;
+
+// A UUID as 16 big-endian bytes (a client order id).
+typedef struct {
+  // Bytes, most significant first.
+  uint8_t bytes[16];
+} mb_uuid;
+
+// An order as history keeps it, open or ended.
+typedef struct {
+  // Handle (its `id` is the order number history pages by).
+  mb_order_ref order;
+  // Owner.
+  uint32_t account;
+  // Instrument index.
+  uint16_t instrument;
+  // An `mb_side`.
+  uint32_t side;
+  // An `mb_order_type`.
+  uint32_t order_type;
+  // An `mb_time_in_force`.
+  uint32_t time_in_force;
+  // An `mb_order_status`.
+  uint32_t status;
+  // Beside `MB_ORDER_STATUS_FILLED_REJECTED`, the refusal
+  // (`MB_STATUS_INSUFFICIENT_LIQUIDITY`, `MB_STATUS_POST_ONLY_WOULD_TAKE`); else 0.
+  int32_t reason;
+  // Limit price in ticks (0 = none).
+  int64_t price;
+  // Stop trigger in ticks (0 = none).
+  int64_t trigger_price;
+  // Amount in lots.
+  int64_t amount;
+  // Filled lots.
+  int64_t filled;
+  // Average fill price in ticks, rounded down (0 = nothing filled).
+  int64_t average_price;
+  // Fees paid, in balance units of the currency the order receives (the quote
+  // currency on a future).
+  int64_t total_fee;
+  // Accepted.
+  int64_t created_ns;
+  // Last change.
+  int64_t updated_ns;
+  // Client order id (zero = none).
+  mb_uuid client_id;
+} mb_order_record;
+
+// One trade, both sides.
+typedef struct {
+  // Trade number.
+  uint64_t trade;
+  // Time.
+  int64_t time_ns;
+  // Instrument index.
+  uint16_t instrument;
+  // The taker's `mb_side`.
+  uint32_t taker_side;
+  // Price in ticks.
+  int64_t price;
+  // Amount in lots.
+  int64_t amount;
+  // The resting order.
+  mb_order_ref maker_order;
+  // Its account.
+  uint32_t maker_account;
+  // The incoming order.
+  mb_order_ref taker_order;
+  // Its account.
+  uint32_t taker_account;
+  // Fee of the maker, balance units of what it received.
+  int64_t maker_fee;
+  // Fee of the taker, balance units of what it received.
+  int64_t taker_fee;
+} mb_trade;
+
+// One currency balance of an account.
+typedef struct {
+  // Currency index.
+  uint16_t currency;
+  // Decimals of the units below.
+  uint8_t scale;
+  // Available, balance units.
+  int64_t available;
+  // Locked by open orders, balance units.
+  int64_t locked;
+} mb_balance;
+
+// One message of the account feed. Fields a kind does not use are zero.
+typedef struct {
+  // The event's sequence number (a snapshot: the last event before it).
+  uint64_t seq;
+  // The event's time (a snapshot: 0).
+  int64_t time_ns;
+  // An `mb_account_update_kind`.
+  uint32_t kind;
+  // The account.
+  uint32_t account;
+  // The order as it stands after the event.
+  mb_order_record order;
+  // `MB_ACCOUNT_UPDATE_KIND_TRADE_SETTLED`: the trade.
+  mb_trade trade;
+  // The fee this side of the trade paid, balance units of what it received.
+  int64_t fee;
+  // 1 when this side of the trade rested on the book.
+  uint8_t maker;
+  // An `mb_cancel_reason`.
+  uint32_t reason;
+  // `MB_CANCEL_REASON_TRIGGER_REFUSED` and refusals: the `mb_status` of the refusal.
+  int32_t refusal;
+  // A funding payment's market.
+  uint16_t instrument;
+  // A funding payment's position.
+  uint64_t position_id;
+  // A funding payment's rate (8 decimal places).
+  int64_t funding_rate;
+  // A funding payment's mark price in ticks.
+  int64_t mark_price;
+  // A funding payment (negative: paid by the account), balance units of the quote.
+  int64_t payment;
+  // `MB_ACCOUNT_UPDATE_KIND_BALANCE`: the balance.
+  mb_balance balance;
+  // Bit `1 << b` set when `moves[b]` (`b` an `mb_balance_move`) holds a balance after
+  // the update.
+  uint32_t moved;
+  // The balances the update moved, as they stand after it.
+  mb_balance moves[5];
+} mb_account_update;
 
 // Futures terms of an instrument, percentages as decimal strings. The three funding
 // strings are all NULL (no funding) or all set.
@@ -473,20 +677,6 @@ typedef struct {
   // Futures terms (NULL for spot).
   const mb_futures_spec *futures;
 } mb_instrument_spec;
-
-// An order handle: its number and slab slot (both needed to address it in O(1)).
-typedef struct {
-  // Order number.
-  uint64_t id;
-  // Slab slot.
-  uint32_t slot;
-} mb_order_ref;
-
-// A UUID as 16 big-endian bytes (a client order id).
-typedef struct {
-  // Bytes, most significant first.
-  uint8_t bytes[16];
-} mb_uuid;
 
 // One command. Zero-initialise it and set the fields its kind reads (see
 // `mb_command_kind`), or use an `mb_cmd_*` constructor. Enumerations are carried as
@@ -636,18 +826,6 @@ typedef struct {
   // The second leg of a one-cancels-the-other pair placed.
   mb_order_ref linked;
 } mb_result;
-
-// One currency balance of an account.
-typedef struct {
-  // Currency index.
-  uint16_t currency;
-  // Decimals of the units below.
-  uint8_t scale;
-  // Available, balance units.
-  int64_t available;
-  // Locked by open orders, balance units.
-  int64_t locked;
-} mb_balance;
 
 // An open order.
 typedef struct {
@@ -829,74 +1007,6 @@ typedef struct {
   uint64_t trade;
 } mb_event;
 
-// An order as history keeps it, open or ended.
-typedef struct {
-  // Handle (its `id` is the order number history pages by).
-  mb_order_ref order;
-  // Owner.
-  uint32_t account;
-  // Instrument index.
-  uint16_t instrument;
-  // An `mb_side`.
-  uint32_t side;
-  // An `mb_order_type`.
-  uint32_t order_type;
-  // An `mb_time_in_force`.
-  uint32_t time_in_force;
-  // An `mb_order_status`.
-  uint32_t status;
-  // Beside `MB_ORDER_STATUS_FILLED_REJECTED`, the refusal
-  // (`MB_STATUS_INSUFFICIENT_LIQUIDITY`, `MB_STATUS_POST_ONLY_WOULD_TAKE`); else 0.
-  int32_t reason;
-  // Limit price in ticks (0 = none).
-  int64_t price;
-  // Stop trigger in ticks (0 = none).
-  int64_t trigger_price;
-  // Amount in lots.
-  int64_t amount;
-  // Filled lots.
-  int64_t filled;
-  // Average fill price in ticks, rounded down (0 = nothing filled).
-  int64_t average_price;
-  // Fees paid, in balance units of the currency the order receives (the quote
-  // currency on a future).
-  int64_t total_fee;
-  // Accepted.
-  int64_t created_ns;
-  // Last change.
-  int64_t updated_ns;
-  // Client order id (zero = none).
-  mb_uuid client_id;
-} mb_order_record;
-
-// One trade, both sides.
-typedef struct {
-  // Trade number.
-  uint64_t trade;
-  // Time.
-  int64_t time_ns;
-  // Instrument index.
-  uint16_t instrument;
-  // The taker's `mb_side`.
-  uint32_t taker_side;
-  // Price in ticks.
-  int64_t price;
-  // Amount in lots.
-  int64_t amount;
-  // The resting order.
-  mb_order_ref maker_order;
-  // Its account.
-  uint32_t maker_account;
-  // The incoming order.
-  mb_order_ref taker_order;
-  // Its account.
-  uint32_t taker_account;
-  // Fee of the maker, balance units of what it received.
-  int64_t maker_fee;
-  // Fee of the taker, balance units of what it received.
-  int64_t taker_fee;
-} mb_trade;
-
 // One message of the market feed.
 typedef struct {
   // Sequence number of the command it comes from (a snapshot: the command it was
@@ -957,6 +1067,39 @@ typedef struct {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Starts (or restarts) the session's account feed for the `count` accounts at
+// `accounts`: their live orders and balances as a snapshot, then every update of their
+// orders and the balances each moved, polled with `mb_session_poll_accounts`. Needs a
+// runtime with market data (the records are its): else `MB_STATUS_INVALID_ARGUMENT`.
+// An unknown account: `MB_STATUS_UNKNOWN_ACCOUNT`, and the session keeps the feed it had.
+// A session that does not poll for more than 65,536 published batches loses the feed
+// (`MB_STATUS_STOPPED` at the next poll; subscribe again for a fresh snapshot).
+//
+// # Safety
+// `session` live and used by this thread only; `accounts` NULL (with `count` 0) or
+// `count` readable elements.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_status mb_session_subscribe_accounts(mb_session *session,
+                                        const uint32_t *accounts,
+                                        size_t count);
+
+// Moves up to `capacity` account-feed messages, oldest first, into `updates` and writes
+// how many (`*len_out` equal to `capacity`: more may wait; poll again).
+// `MB_STATUS_INVALID_ARGUMENT` when the session has no account feed.
+//
+// # Safety
+// `session` live and used by this thread only; `updates` NULL (with `capacity` 0) or
+// `capacity` writable elements; `len_out` writable.
+//
+// Threads: the one thread using the session at a time.
+// Ownership: borrows its arguments for the call; nothing to free.
+mb_status mb_session_poll_accounts(mb_session *session,
+                                   mb_account_update *updates,
+                                   size_t capacity,
+                                   size_t *len_out);
 
 // A definition with the embedded demo currencies, markets and fees, no holders, market
 // data on. Sections added later replace the demo section as a whole.

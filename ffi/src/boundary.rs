@@ -469,3 +469,24 @@ pub(crate) unsafe fn release<T>(ptr: *mut T) {
 
 #[cfg(test)]
 mod tests;
+
+/// Moves up to `capacity` of `pending`, oldest first, into the caller's `buffer` and
+/// writes how many to `len_out` (a feed's poll).
+pub(crate) fn hand_out<T>(
+    pending: &mut std::collections::VecDeque<T>,
+    buffer: *mut T,
+    capacity: usize,
+    len_out: &mut usize,
+) -> Result<(), MbStatus> {
+    let count = capacity.min(pending.len());
+    if count > 0 && buffer.is_null() {
+        return Err(fail(MbStatus::NullArgument, "the buffer is NULL"));
+    }
+    for (i, item) in pending.drain(..count).enumerate() {
+        // SAFETY: a non-NULL buffer has room for `capacity >= count` elements per every
+        // poll's contract.
+        unsafe { buffer.add(i).write(item) };
+    }
+    *len_out = count;
+    Ok(())
+}

@@ -4,6 +4,7 @@
 
 use matchbook::market::MarketData;
 use matchbook::market::orders::{OrderFilter, OrderRecord};
+use matchbook::market::trades::TradeRecord;
 use matchbook::{AccountId, OrderStatus};
 
 use crate::boundary::{fail, fill, guard, out};
@@ -32,7 +33,7 @@ pub enum MbOrderStatus {
 
 /// An order as history keeps it, open or ended.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MbOrderRecord {
     /// Handle (its `id` is the order number history pages by).
     pub order: MbOrderRef,
@@ -111,7 +112,7 @@ impl From<&OrderRecord> for MbOrderRecord {
 
 /// One trade, both sides.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MbTrade {
     /// Trade number.
     pub trade: u64,
@@ -137,6 +138,26 @@ pub struct MbTrade {
     pub maker_fee: i64,
     /// Fee of the taker, balance units of what it received.
     pub taker_fee: i64,
+}
+
+impl From<&TradeRecord> for MbTrade {
+    fn from(t: &TradeRecord) -> Self {
+        let x = &t.trade;
+        Self {
+            trade: x.id.0,
+            time_ns: t.time.0,
+            instrument: x.instrument.0,
+            taker_side: MbSide::from(x.taker_side) as u32,
+            price: x.price.0,
+            amount: x.amount.0,
+            maker_order: x.maker.into(),
+            maker_account: x.maker_account.0,
+            taker_order: x.taker.into(),
+            taker_account: x.taker_account.0,
+            maker_fee: x.maker_fee,
+            taker_fee: x.taker_fee,
+        }
+    }
 }
 
 fn not_found(account: u32, order: u64) -> MbStatus {
@@ -179,23 +200,7 @@ fn trades_of(r: &impl Reader, account: u32, order: u64) -> Result<Vec<MbTrade>, 
                 .trades
                 .iter()
                 .filter_map(|&id| md.trades().get(id))
-                .map(|t| {
-                    let x = &t.trade;
-                    MbTrade {
-                        trade: x.id.0,
-                        time_ns: t.time.0,
-                        instrument: x.instrument.0,
-                        taker_side: MbSide::from(x.taker_side) as u32,
-                        price: x.price.0,
-                        amount: x.amount.0,
-                        maker_order: x.maker.into(),
-                        maker_account: x.maker_account.0,
-                        taker_order: x.taker.into(),
-                        taker_account: x.taker_account.0,
-                        maker_fee: x.maker_fee,
-                        taker_fee: x.taker_fee,
-                    }
-                })
+                .map(MbTrade::from)
                 .collect(),
         )
     })?

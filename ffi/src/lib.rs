@@ -24,6 +24,7 @@
 #[cfg(panic = "abort")]
 compile_error!("matchbook-ffi must be built with panic = \"unwind\" (the default profiles)");
 
+pub mod account_feed;
 mod boundary;
 pub mod command;
 pub mod config;

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use matchbook::runtime::{BookUpdate, FeedBatch, ReadView, Subscription};
 use matchbook::{Event, InstrumentId, Side, TopLevel};
 
-use crate::boundary::{fail, guard, out};
+use crate::boundary::{fail, guard, hand_out, out};
 use crate::runtime::MbSession;
 use crate::status::MbStatus;
 
@@ -229,15 +229,6 @@ pub unsafe extern "C" fn mb_session_poll_market(
             s.market = None;
             return Err(stopped);
         }
-        let count = capacity.min(feed.pending.len());
-        if count > 0 && updates.is_null() {
-            return Err(fail(MbStatus::NullArgument, "updates is NULL"));
-        }
-        for (i, update) in feed.pending.drain(..count).enumerate() {
-            // SAFETY: `updates` has room for `capacity >= count` elements.
-            unsafe { updates.add(i).write(update) };
-        }
-        *len = count;
-        Ok(())
+        hand_out(&mut feed.pending, updates, capacity, len)
     })
 }

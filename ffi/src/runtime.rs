@@ -78,6 +78,8 @@ pub struct MbSession {
     pub(crate) follow: Option<crate::follow::Follow>,
     /// Its market feed (`mb_session_subscribe_market`), if any.
     pub(crate) market: Option<crate::market_feed::MarketFeed>,
+    /// Its account feed (`mb_session_subscribe_accounts`), if any.
+    pub(crate) accounts: Option<crate::account_feed::AccountFeed>,
     /// Set when a call panicked while using the session; held while a call is inside it.
     user: OneUser,
 }
@@ -382,6 +384,7 @@ pub unsafe extern "C" fn mb_session_new(
             pending: Vec::new(),
             follow: None,
             market: None,
+            accounts: None,
             user: OneUser::default(),
         }));
         Ok(())

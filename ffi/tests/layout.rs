@@ -10,6 +10,7 @@ use std::mem::{offset_of, size_of};
 use std::path::PathBuf;
 use std::process::Command;
 
+use matchbook_ffi::account_feed::MbAccountUpdate;
 use matchbook_ffi::command::{MbCommand, MbResult};
 use matchbook_ffi::config::{MbFuturesSpec, MbInstrumentSpec};
 use matchbook_ffi::directory::{MbAccountInfo, MbInstrumentInfo};
@@ -60,6 +61,9 @@ fn rust_layouts() -> BTreeSet<String> {
             maker_account, status, order, order_slot, maker_slot, maker_order, price, amount,
             fee, maker_fee, trade },
         "mb_balance" => MbBalance { currency, scale, available, locked },
+        "mb_account_update" => MbAccountUpdate { seq, time_ns, kind, account, order, trade, fee,
+            maker, reason, refusal, instrument, position_id, funding_rate, mark_price, payment,
+            balance, moved, moves },
         "mb_order" => MbOrder { order, account, instrument, side, order_type, time_in_force,
             state, price, trigger_price, amount, filled, expire_at_ns, created_ns, updated_ns,
             client_id },
