@@ -5,7 +5,7 @@ from typing import Any, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["NativeEngine", "NativeFeed", "NativeMarketFeed", "NativeNode"]
+__all__ = ["NativeAccountFeed", "NativeEngine", "NativeFeed", "NativeMarketFeed", "NativeNode"]
 
 @final
 class NativeEngine:
@@ -207,6 +207,7 @@ class NativeNode:
     def now(self) -> int: ...
     def subscribe(self) -> NativeFeed: ...
     def subscribe_market(self) -> NativeMarketFeed: ...
+    def subscribe_accounts(self, accounts: list[int]) -> NativeAccountFeed: ...
     def book(self, instrument: str) -> dict[str, Any]: ...
 
 @final
@@ -215,4 +216,8 @@ class NativeFeed:
 
 @final
 class NativeMarketFeed:
+    def poll(self, timeout: float) -> list[dict[str, Any]]: ...
+
+@final
+class NativeAccountFeed:
     def poll(self, timeout: float) -> list[dict[str, Any]]: ...

@@ -43,6 +43,14 @@ class Balance(NamedTuple):
     locked: Decimal
 
 
+class MovedBalance(NamedTuple):
+    """A balance an account-feed update moved, as it stands after the update."""
+
+    currency: str
+    available: Decimal
+    locked: Decimal
+
+
 # numpy's scalars (np.float64, np.int64, ...) are taken as the numbers they hold.
 Number = Decimal | str | int | float | np.integer | np.floating
 Time = int | np.integer | _dt.datetime | np.datetime64

@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from ._native import NativeFeed, NativeNode
-from ._values import Balance, Number, _decimals, _definition, _ns, _text, Time
+from ._values import Balance, MovedBalance, Number, _decimals, _definition, _ns, _text, Time
 from .errors import InvalidArgument
 
 
@@ -175,6 +175,25 @@ class Node:
         while True:
             yield [_market_message(m) for m in feed.poll(timeout)]
 
+    def accounts(self, accounts: list[int],
+                 timeout: float = 1.0) -> Iterator[list[dict[str, Any]]]:
+        """The account feed of ``accounts``, in lists: first a ``snapshot`` message per
+        account (``orders``: its open orders as :meth:`Engine.order_record` gives them;
+        ``balances`` as :meth:`balances`), then a message per update of one of their
+        orders, in event order: ``order_created``, ``order_booked``, ``order_amended``,
+        ``trade_settled`` (with ``trade``, ``price``, ``amount``, ``fee``,
+        ``fee_currency``, ``maker``), ``order_closed`` (with ``reason``, the streams'
+        spelling such as ``CANCELLED_BY_USER``), ``stop_triggered``, ``trigger_moved`` and
+        ``funding_paid``; each with ``order``, the record as it stands after the event,
+        and ``moves``: the balances it moved, ``{"locked" | "unlocked" | "spent" |
+        "credited" | "deducted": MovedBalance(currency, available, locked)}``. From
+        the snapshot, the records and moves keep the accounts' open orders and balances
+        exact (deposits and transfers excepted). Each list waits up to ``timeout`` seconds
+        and is empty when nothing happened meanwhile."""
+        feed = self._live.subscribe_accounts(list(accounts))
+        while True:
+            yield [_account_message(m) for m in feed.poll(timeout)]
+
     def events(self, timeout: float = 1.0) -> Iterator[list[dict[str, Any]]]:
         """Every event from now on, in command order (as :meth:`Engine.events` gives
         them), in lists: each waits up to ``timeout`` seconds and is empty when nothing
@@ -200,4 +219,22 @@ def _market_message(message: dict[str, Any]) -> dict[str, Any]:
     elif kind == "trade":
         message["price"] = Decimal(message["price"])
         message["amount"] = Decimal(message["amount"])
+    return message
+
+
+def _account_message(message: dict[str, Any]) -> dict[str, Any]:
+    """An account-feed message with its decimals as ``Decimal`` and its balances as
+    ``Balance``."""
+    if message["type"] == "snapshot":
+        message["orders"] = [_decimals(o) for o in message["orders"]]
+        message["balances"] = {code: Balance(Decimal(a), Decimal(l))
+                               for code, (a, l) in message["balances"].items()}
+        return message
+    if message.get("order") is not None:
+        message["order"] = _decimals(message["order"])
+    for key in ("price", "amount", "fee", "mark_price", "payment", "funding_rate"):
+        if key in message:
+            message[key] = Decimal(message[key])
+    message["moves"] = {name: MovedBalance(code, Decimal(a), Decimal(l))
+                        for name, (code, a, l) in message["moves"].items()}
     return message

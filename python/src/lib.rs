@@ -12,6 +12,7 @@
 
 use pyo3::prelude::*;
 
+mod account_feed;
 mod batch;
 mod cancels;
 mod durable;
@@ -36,5 +37,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<node::NativeNode>()?;
     m.add_class::<node::NativeFeed>()?;
     m.add_class::<node_feed::NativeMarketFeed>()?;
+    m.add_class::<account_feed::NativeAccountFeed>()?;
     Ok(())
 }

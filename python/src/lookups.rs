@@ -73,47 +73,52 @@ impl Inner {
         py: Python<'py>,
         r: &OrderRecord,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let a = &r.accepted;
-        let (ps, qs) = values::scales(py, self.engine(py)?, a.instrument)?;
-        let code = self
-            .core
-            .engine
-            .instrument(a.instrument)
-            .map(|i| i.code())
-            .ok();
-        let d = PyDict::new(py);
-        d.set_item("handle", pack(a.order))?;
-        d.set_item("id", a.order.id)?;
-        d.set_item("account", a.account.0)?;
-        d.set_item("instrument", code.unwrap_or_default())?;
-        d.set_item("side", a.side.as_str())?;
-        d.set_item("order_type", a.order_type.as_str())?;
-        d.set_item("time_in_force", a.time_in_force.as_str())?;
-        d.set_item("status", r.status_name())?;
-        d.set_item("reason", r.status.reason())?;
-        d.set_item("price", a.price.map(|p| values::text(p.0, ps)))?;
-        d.set_item(
-            "trigger_price",
-            a.trigger_price.map(|p| values::text(p.0, ps)),
-        )?;
-        d.set_item("amount", values::text(a.amount.0, qs))?;
-        d.set_item("filled", values::text(r.filled.0, qs))?;
-        d.set_item(
-            "average_price",
-            r.average_price().map(|p| values::text(p.0, ps)),
-        )?;
-        let (fee, fee_currency) =
-            values::fee(py, self.engine(py)?, a.instrument, a.side, r.total_fee)?;
-        d.set_item("total_fee", fee)?;
-        d.set_item("fee_currency", fee_currency)?;
-        d.set_item("trades", r.trades.iter().map(|t| t.0).collect::<Vec<_>>())?;
-        d.set_item("client_id", a.client_id.map(values::uuid_text))?;
-        d.set_item("created", r.created.0)?;
-        d.set_item("updated", r.updated.0)?;
-        let terms = self.market_data(py)?.order_terms().get(a.order.id);
-        add_terms(&d, a.order_type.is_trigger(), terms, ps, qs)?;
-        Ok(d)
+        let terms = self.market_data(py)?.order_terms().get(r.accepted.order.id);
+        record_dict(py, self.engine(py)?, r, terms)
     }
+}
+
+/// An order's history record as a dict (decimal text at its instrument's scales), with
+/// its further `terms`.
+pub(crate) fn record_dict<'py>(
+    py: Python<'py>,
+    engine: &matchbook::Engine,
+    r: &OrderRecord,
+    terms: Option<&OrderTerms>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let a = &r.accepted;
+    let (ps, qs) = values::scales(py, engine, a.instrument)?;
+    let code = engine.instrument(a.instrument).map(|i| i.code()).ok();
+    let d = PyDict::new(py);
+    d.set_item("handle", pack(a.order))?;
+    d.set_item("id", a.order.id)?;
+    d.set_item("account", a.account.0)?;
+    d.set_item("instrument", code.unwrap_or_default())?;
+    d.set_item("side", a.side.as_str())?;
+    d.set_item("order_type", a.order_type.as_str())?;
+    d.set_item("time_in_force", a.time_in_force.as_str())?;
+    d.set_item("status", r.status_name())?;
+    d.set_item("reason", r.status.reason())?;
+    d.set_item("price", a.price.map(|p| values::text(p.0, ps)))?;
+    d.set_item(
+        "trigger_price",
+        a.trigger_price.map(|p| values::text(p.0, ps)),
+    )?;
+    d.set_item("amount", values::text(a.amount.0, qs))?;
+    d.set_item("filled", values::text(r.filled.0, qs))?;
+    d.set_item(
+        "average_price",
+        r.average_price().map(|p| values::text(p.0, ps)),
+    )?;
+    let (fee, fee_currency) = values::fee(py, engine, a.instrument, a.side, r.total_fee)?;
+    d.set_item("total_fee", fee)?;
+    d.set_item("fee_currency", fee_currency)?;
+    d.set_item("trades", r.trades.iter().map(|t| t.0).collect::<Vec<_>>())?;
+    d.set_item("client_id", a.client_id.map(values::uuid_text))?;
+    d.set_item("created", r.created.0)?;
+    d.set_item("updated", r.updated.0)?;
+    add_terms(&d, a.order_type.is_trigger(), terms, ps, qs)?;
+    Ok(d)
 }
 
 #[pymethods]

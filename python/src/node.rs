@@ -416,6 +416,31 @@ impl NativeNode {
         })
     }
 
+    /// The account feed of `accounts`: their live orders and balances now, then every
+    /// update of their orders.
+    fn subscribe_accounts(
+        &self,
+        py: Python<'_>,
+        accounts: Vec<u32>,
+    ) -> PyResult<crate::account_feed::NativeAccountFeed> {
+        let handle = self.handle.clone();
+        let wanted: Vec<AccountId> = accounts.iter().map(|&a| AccountId(a)).collect();
+        let read = wanted.clone();
+        let subscribed = py.detach(move || {
+            handle.subscribe_feed(FEED_CAPACITY, move |view| {
+                crate::account_feed::read_accounts(view, &read)
+            })
+        });
+        let (subscription, read) = subscribed.map_err(|e| runtime_error(py, e))?;
+        let read = read.map_err(|e| errors::engine(py, e))?;
+        Ok(crate::account_feed::NativeAccountFeed {
+            subscription,
+            accounts: wanted.into_iter().collect(),
+            reference: self.reference.clone(),
+            snapshot: Mutex::new(Some(read)),
+        })
+    }
+
     /// One book now, as a snapshot message of the market feed.
     fn book<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
         let id = crate::engine::instrument_of(py, &self.reference, instrument)?;

@@ -1,7 +1,7 @@
 """The exchange node from Python: every acknowledged command survives a SIGKILL, a
 dead-man switch fires with no other traffic, threads share one node, a directory of
-another definition or in use is refused, the market feed rebuilds the book it shows,
-and the example runs."""
+another definition or in use is refused, the market feed rebuilds the book it shows and
+the account feed the open orders and balances, and the example runs."""
 
 from __future__ import annotations
 
@@ -217,3 +217,70 @@ def test_a_market_feed_from_its_snapshot_holds_the_book(tmp_path: Path) -> None:
                        + [("SELL", p, a, n) for p, a, n in want["asks"]])
         assert mirrored == shown
         assert trades > 10
+
+
+def test_an_account_feed_from_its_snapshot_holds_the_orders_and_balances(tmp_path: Path) -> None:
+    definition = {**DEFINITION, "holders": DEFINITION["holders"] + [
+        {"name": "bob", "accounts": [{"name": "main", "deposits": {"BTC": "1000"}}]}]}
+    with matchbook.Node.open(tmp_path, definition, fsync=False) as node:
+        alice, bob = node.account("alice"), node.account("bob")
+        rng = random.Random(9)
+        resting: list[tuple[int, int]] = []
+        orders: dict[int, dict] = {}
+        balances: dict[tuple[int, str], matchbook.Balance] = {}
+        kinds: set[str] = set()
+        feed = None
+
+        def follow(messages: list[dict]) -> None:
+            for m in messages:
+                kinds.add(m["type"])
+                if m["type"] == "snapshot":
+                    orders.update({o["id"]: o for o in m["orders"]})
+                    balances.update({(m["account"], c): b for c, b in m["balances"].items()})
+                    continue
+                record = m["order"]
+                if record is not None and record["status"] == "OPEN":
+                    orders[record["id"]] = record
+                elif record is not None:
+                    orders.pop(record["id"], None)
+                for moved in m["moves"].values():
+                    balances[(m["account"], moved.currency)] = matchbook.Balance(
+                        moved.available, moved.locked)
+
+        for i in range(1_500):
+            if i == 400:
+                feed = node.accounts([alice, bob], timeout=0.0)
+            roll = rng.random()
+            if roll < 0.6 or not resting:
+                account, side = rng.choice([(alice, "BUY"), (bob, "SELL")])
+                price = 59_900 + rng.randrange(20) * 10
+                handle = node.place_order(account, "BTC_EUR", side, "0.01", str(price))
+                resting.append((account, handle))
+            else:
+                account, handle = resting.pop(rng.randrange(len(resting)))
+                try:
+                    if roll < 0.8:
+                        node.amend_order(account, handle, amount="0.02")
+                        resting.append((account, handle))
+                    else:
+                        node.cancel_order(account, handle)
+                except matchbook.OrderNotFound:
+                    pass  # filled meanwhile
+            if feed is not None and i % 100 == 0:
+                follow(next(feed))
+        assert feed is not None
+        # An order at a price nothing else uses marks the end of the flow in the feed.
+        marker = node.place_order(alice, "BTC_EUR", "BUY", "0.01", "40000")
+        give_up = time.monotonic() + 30
+        while marker not in {o["handle"] for o in orders.values()}:
+            assert time.monotonic() < give_up, "the feed stalled"
+            follow(next(feed))
+        for account in (alice, bob):
+            shown = {o["id"]: (o["price"], o["amount"], o["filled"])
+                     for o in node.open_orders(account)}
+            mirrored = {i: (o["price"], o["amount"], o["filled"])
+                        for i, o in orders.items() if o["account"] == account}
+            assert mirrored == shown
+            held = {c: b for (a, c), b in balances.items() if a == account}
+            assert held == node.balances(account)
+        assert {"order_created", "trade_settled", "order_closed", "order_amended"} <= kinds

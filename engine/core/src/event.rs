@@ -50,6 +50,23 @@ pub enum CancelReason {
 }
 
 impl CancelReason {
+    /// Its wire spelling (the streams contract's and every adapter's).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Requested => "CANCELLED_BY_USER",
+            Self::Unfilled => "UNFILLED_REMAINDER",
+            Self::SelfTrade => "SELF_TRADE",
+            Self::Expired => "EXPIRED",
+            Self::FillOrKillUnfilled => "FILL_OR_KILL_UNFILLED",
+            Self::PostOnlyWouldTake => "POST_ONLY_WOULD_TAKE",
+            Self::AccountClosed => "ACCOUNT_CLOSED",
+            Self::InstrumentClosed => "INSTRUMENT_CLOSED",
+            Self::CancelAllAfter => "CANCEL_ALL_AFTER",
+            Self::TriggerRefused(_) => "TRIGGER_REFUSED",
+            Self::ContingentCancelled => "CONTINGENT_CANCELLED",
+        }
+    }
+
     /// The refusal an order ended this way at entry reports to its caller: its time in
     /// force forbade what the book offered.
     pub const fn refusal(self) -> Option<EngineError> {

@@ -6,7 +6,7 @@
 
 use matchbook::market::orders::OrderRecord;
 use matchbook::runtime::{AccountChange, AccountUpdate, BalanceMove};
-use matchbook::{AccountId, CancelReason, OrderStatus, Uuid};
+use matchbook::{AccountId, OrderStatus, Uuid};
 
 use super::account_messages::{
     AccountUpdate as UpdateBody, AccountUpdateFrame, BalanceDelta, BalanceMoves,
@@ -23,23 +23,6 @@ pub struct PrivateFrames {
     pub history: Vec<(AccountId, u64, AccountUpdateFrame)>,
     /// `TRADING` order events.
     pub trading: Vec<(AccountId, u64, TradingFrame)>,
-}
-
-/// The contract's name of why an order ended.
-pub fn reason_name(reason: CancelReason) -> &'static str {
-    match reason {
-        CancelReason::Requested => "CANCELLED_BY_USER",
-        CancelReason::Unfilled => "UNFILLED_REMAINDER",
-        CancelReason::SelfTrade => "SELF_TRADE",
-        CancelReason::Expired => "EXPIRED",
-        CancelReason::FillOrKillUnfilled => "FILL_OR_KILL_UNFILLED",
-        CancelReason::PostOnlyWouldTake => "POST_ONLY_WOULD_TAKE",
-        CancelReason::AccountClosed => "ACCOUNT_CLOSED",
-        CancelReason::InstrumentClosed => "INSTRUMENT_CLOSED",
-        CancelReason::CancelAllAfter => "CANCEL_ALL_AFTER",
-        CancelReason::TriggerRefused(_) => "TRIGGER_REFUSED",
-        CancelReason::ContingentCancelled => "CONTINGENT_CANCELLED",
-    }
 }
 
 impl PrivateFrames {
@@ -131,7 +114,7 @@ fn history_update(markets: &Markets, update: &AccountUpdate) -> Option<UpdateBod
                 let market = markets.market_of(r.accepted.instrument)?;
                 Some(market.qty(r.filled))
             });
-            body.reason = Some(reason_name(*reason));
+            body.reason = Some(reason.as_str());
             match reason.refusal() {
                 Some(_) => "ORDER_REJECTED",
                 None => "ORDER_CLOSED",
