@@ -25,6 +25,7 @@ pub mod body;
 pub mod config;
 pub mod connection;
 pub mod cursor;
+pub mod entry;
 pub mod error;
 pub mod format;
 mod forwarded;

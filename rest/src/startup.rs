@@ -148,6 +148,7 @@ pub(crate) async fn app_state(
     )?;
     Ok(Arc::new(AppState {
         runtime: node.handle(),
+        orders: node.orders(),
         markets: parts.markets,
         keys,
         clock: parts.clock,

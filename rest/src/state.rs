@@ -5,7 +5,6 @@
 //! answer without blocking a worker thread.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use matchbook::market::MarketData;
 use matchbook::runtime::{Clock, OffsetClock, Outcome, ReadView, RuntimeError, RuntimeHandle};
@@ -17,14 +16,13 @@ use crate::error::ApiError;
 use crate::keys::KeyStore;
 use crate::markets::Markets;
 
-/// How long cancels wait for the engine's confirmation (spec 4.2).
-pub const CANCEL_WAIT: Duration = Duration::from_secs(2);
-
 /// Shared handler state.
 #[derive(Debug)]
 pub struct AppState {
     /// Way into the engine.
     pub runtime: RuntimeHandle,
+    /// Order entry on it, for every gateway.
+    pub orders: matchbook_node::orders::OrderService,
     /// Reference data.
     pub markets: Markets,
     /// Accepted keys.
@@ -106,35 +104,6 @@ impl AppState {
             let _ = tx.send(o);
         })?;
         rx.await.map_err(stopped)
-    }
-
-    /// Applies a command and awaits its outcome for at most `wait`.
-    pub async fn submit_within(
-        &self,
-        command: Command,
-        wait: Duration,
-    ) -> Result<Outcome, ApiError> {
-        tokio::time::timeout(wait, self.submit(command))
-            .await
-            .map_err(|_| ApiError::Timeout)?
-    }
-
-    /// Applies a command and builds the answer from its outcome and market data as they
-    /// stand right after it, in one hop; waits at most `wait`.
-    pub async fn submit_then_read<R: Send + 'static>(
-        &self,
-        command: Command,
-        wait: Duration,
-        read: impl FnOnce(Outcome, &MarketData) -> R + Send + 'static,
-    ) -> Result<R, ApiError> {
-        let (tx, rx) = oneshot::channel();
-        self.runtime.submit_with_market(command, move |o, m| {
-            let _ = tx.send(read(o, m));
-        })?;
-        tokio::time::timeout(wait, rx)
-            .await
-            .map_err(|_| ApiError::Timeout)?
-            .map_err(stopped)
     }
 
     /// Reads the engine replica on the market stage.

@@ -37,6 +37,7 @@ mod deadlines;
 mod group;
 mod holders;
 mod node;
+pub mod orders;
 
 pub use deadlines::CHECK_EVERY;
 pub use matchbook_config::{Directory, HolderEntry};

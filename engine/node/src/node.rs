@@ -268,6 +268,15 @@ impl Node {
     /// # Panics
     /// Never: the runtime is only taken by [`Node::stop`], which consumes the node.
     pub fn handle(&self) -> RuntimeHandle {
+        self.runtime_handle()
+    }
+
+    /// Order entry on the node's runtime, for a gateway (HTTP, WebSocket, FIX).
+    pub fn orders(&self) -> crate::orders::OrderService {
+        crate::orders::OrderService::new(self.runtime_handle())
+    }
+
+    fn runtime_handle(&self) -> RuntimeHandle {
         match &self.runtime {
             Some(runtime) => runtime.handle(),
             None => unreachable!("a node's runtime is taken only when it stops"),

@@ -8,7 +8,6 @@ pub mod amend;
 pub mod cluster;
 pub mod dead_man;
 pub mod futures;
-mod order_request;
 pub mod orders;
 pub mod public;
 pub mod snapshot;

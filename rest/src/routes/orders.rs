@@ -9,21 +9,23 @@ use matchbook::market::order_terms::OrderTerms;
 use matchbook::market::orders::{OrderFilter, OrderPage as OrderHistoryPage, OrderRecord};
 use matchbook::market::trades::TradeRecord;
 use matchbook::runtime::ReadView;
-use matchbook::{AccountId, CancelScope, Command, EngineError, Event, OrderRef, Timestamp, Uuid};
+use matchbook::{AccountId, CancelScope, Timestamp, Uuid};
+
+use matchbook_node::orders::OrderTarget;
 
 use crate::auth::Caller;
 use crate::body::Body;
 use crate::cursor::CursorKind;
+use crate::entry::request::{listed_orders, parse_client_id, parse_order_id, uuid_list};
+use crate::entry::service;
 use crate::error::ApiError;
 use crate::history::{HistoryQuery, Window};
 use crate::keys::Scope;
 use crate::params::Params;
 use crate::records::{OrderForm, add_order_terms, order_ack, order_body, trade_wrappers};
-use crate::state::{CANCEL_WAIT, Shared};
+use crate::state::Shared;
 use crate::wire::orders::{OrderAck, OrderPage, OrderWithTrades};
 use crate::wire::requests::CreateOrderRequest;
-
-use super::order_request::{contingent_command, parse_order};
 
 /// Creates an order.
 #[utoipa::path(post, path = "/v1/account/orders", tag = "orders", security(("api_key" = [])),
@@ -39,64 +41,10 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     caller.require(&[Scope::Trade])?;
     let request: CreateOrderRequest = Body::read(&bytes)?;
-    let (record, linked) = place(&state, caller.0.account, &request).await?;
-    let mut ack = order_ack(&state.markets, &record, "OPEN", true)?;
-    ack.linked_order_id = linked.map(|l| Uuid::of_order(l).to_string());
+    let placed = service::place(&state.orders, &state.markets, caller.0.account, &request).await?;
+    let mut ack = order_ack(&state.markets, &placed.record, "OPEN", true)?;
+    ack.linked_order_id = placed.linked.map(|l| Uuid::of_order(l).to_string());
     Ok(Json(ack).into_response())
-}
-
-/// Places an order for `account` as REST and the `TRADING` stream do: every field checked,
-/// then the engine's answer; an order accepted and ended at once by its time in force is
-/// answered as that refusal (its history record keeps it). Returns the order as accepted,
-/// and the second leg of a one-cancels-the-other pair.
-pub(crate) async fn place(
-    state: &Shared,
-    account: AccountId,
-    request: &CreateOrderRequest,
-) -> Result<(OrderRecord, Option<OrderRef>), ApiError> {
-    let order = parse_order(state, account, request)?;
-    let command = contingent_command(state, request, order)?;
-    let outcome = state.submit(command).await?;
-    let applied = outcome.result?;
-    if let Some(refusal) = applied.rejected {
-        return Err(refusal.into());
-    }
-    let handle = applied
-        .order
-        .ok_or(ApiError::Internal("a placed order without its handle"))?;
-    let accepted = outcome
-        .events
-        .iter()
-        .find_map(|e| match e.event {
-            Event::OrderAccepted(a) if a.order == handle => Some(a),
-            _ => None,
-        })
-        .ok_or(ApiError::Internal("a placed order without its acceptance"))?;
-    let mut record = OrderRecord::accepted(accepted, outcome.time, 0);
-    filled_at_entry(&mut record, &outcome.events);
-    Ok((record, applied.linked))
-}
-
-/// Adds what the order filled while it was placed (it took from the book, or a stop
-/// triggered at once), so the acknowledgement's `filled_amount` is true.
-fn filled_at_entry(record: &mut OrderRecord, events: &[matchbook::EventRecord]) {
-    let handle = record.accepted.order;
-    for e in events {
-        if let Event::Trade(t) = &e.event
-            && (t.taker == handle || t.maker == handle)
-        {
-            record.filled.0 += t.amount.0;
-            record.filled_notional.0 += t.price.notional(t.amount).0;
-        }
-    }
-}
-
-pub(crate) fn parse_order_id(text: &str) -> Result<OrderRef, ApiError> {
-    let uuid = text
-        .parse::<Uuid>()
-        .map_err(|_| ApiError::bad("INVALID_ORDER_ID"))?;
-    uuid.order_ref()
-        .map_err(|_| ApiError::NotFound("ORDER_NOT_FOUND"))
 }
 
 /// An order with its trades, as `{order, trades}`.
@@ -306,35 +254,10 @@ pub async fn list(
 async fn cancelled_ack(
     state: &Shared,
     account: AccountId,
-    command: Command,
+    target: OrderTarget,
 ) -> Result<Response, ApiError> {
-    let record = cancel_record(state, account, command).await?;
+    let record = service::cancel(&state.orders, account, target).await?;
     Ok(Json(order_ack(&state.markets, &record, "CANCELLED", false)?).into_response())
-}
-
-/// Applies a cancel of one order and returns its record as it ended.
-pub(crate) async fn cancel_record(
-    state: &Shared,
-    account: AccountId,
-    command: Command,
-) -> Result<OrderRecord, ApiError> {
-    state
-        .submit_then_read(command, CANCEL_WAIT, move |outcome, md| {
-            outcome.result?;
-            let order = outcome
-                .events
-                .iter()
-                .find_map(|e| match e.event {
-                    Event::OrderCancelled { order, .. } => Some(order),
-                    _ => None,
-                })
-                .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))?;
-            md.orders()
-                .get(account, order.id)
-                .cloned()
-                .ok_or(ApiError::NotFound("ORDER_NOT_FOUND"))
-        })
-        .await?
 }
 
 /// Cancels an open order by id, waiting up to 2 s for the engine.
@@ -365,7 +288,7 @@ pub async fn cancel(
             return Err(ApiError::NotFound("ORDER_NOT_FOUND"));
         }
     }
-    cancelled_ack(&state, account, Command::CancelOrder { account, order }).await
+    cancelled_ack(&state, account, OrderTarget::Order(order)).await
 }
 
 /// Cancels the most recent open order with a client id.
@@ -379,41 +302,8 @@ pub async fn cancel_by_client_id(
     Path(client_id): Path<String>,
 ) -> Result<Response, ApiError> {
     caller.require(&[Scope::Trade])?;
-    let client_id = client_id
-        .parse::<Uuid>()
-        .map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?;
-    let account = caller.0.account;
-    cancelled_ack(
-        &state,
-        account,
-        Command::CancelByClientId { account, client_id },
-    )
-    .await
-}
-
-/// UUIDs listed in `texts`; 400 with `code` for one that is not.
-fn uuid_list<'a>(
-    texts: impl Iterator<Item = &'a str>,
-    code: &'static str,
-) -> Result<Vec<Uuid>, ApiError> {
-    texts
-        .map(|s| s.trim().parse::<Uuid>().map_err(|_| ApiError::bad(code)))
-        .collect()
-}
-
-/// The cancel-all scope of listed order ids: a text that is no UUID is 400
-/// `INVALID_ORDER_ID`; a UUID that names no order of this server's is left out (it has
-/// nothing to cancel).
-pub(crate) fn listed_orders<'a>(
-    ids: impl Iterator<Item = &'a str>,
-) -> Result<CancelScope, ApiError> {
-    let uuids = uuid_list(ids, "INVALID_ORDER_ID")?;
-    Ok(CancelScope::Orders(
-        uuids
-            .into_iter()
-            .filter_map(|u| u.order_ref().ok())
-            .collect(),
-    ))
+    let target = OrderTarget::ClientId(parse_client_id(&client_id)?);
+    cancelled_ack(&state, caller.0.account, target).await
 }
 
 /// Cancels every open order, or those of one instrument, or listed ids or client ids.
@@ -446,30 +336,8 @@ pub async fn cancel_all(
     } else {
         CancelScope::All
     };
+    let account = caller.0.account;
     Ok(Json(
-        cancel_in_scope(&state, caller.0.account, scope).await?,
+        service::cancel_all(&state.orders, account, scope).await?,
     ))
-}
-
-/// Cancels `account`'s open orders in `scope` (none there is no error); the ids of those
-/// cancelled. REST's cancel-all and the `TRADING` stream's `CANCEL_ALL_ORDERS` use it.
-pub(crate) async fn cancel_in_scope(
-    state: &Shared,
-    account: AccountId,
-    scope: CancelScope,
-) -> Result<Vec<String>, ApiError> {
-    let outcome = state
-        .submit_within(Command::CancelAll { account, scope }, CANCEL_WAIT)
-        .await?;
-    match outcome.result {
-        Ok(_) | Err(EngineError::OrderNotFound) => {}
-        Err(e) => return Err(e.into()),
-    }
-    let ids = (outcome.events.iter())
-        .filter_map(|e| match e.event {
-            Event::OrderCancelled { order, .. } => Some(Uuid::of_order(order).to_string()),
-            _ => None,
-        })
-        .collect();
-    Ok(ids)
 }

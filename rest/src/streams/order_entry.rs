@@ -1,7 +1,7 @@
 //! Order entry over the socket (`TRADING`): `CREATE_ORDER`, `UPDATE_ORDER`,
 //! `CANCEL_ORDER` and `CANCEL_ALL_ORDERS` go through exactly what REST's create, amend,
-//! cancel and cancel-all do (a TRADE key, every field checked the same way, the same
-//! engine answers) and are answered with REST's acknowledgement (the ids cancelled, for a
+//! cancel and cancel-all do ([`crate::entry`]: a TRADE key, every field checked the same
+//! way, the node's order service) and are answered with REST's acknowledgement (the ids cancelled, for a
 //! cancel-all), or with an error frame carrying REST's code. The order's events follow on
 //! the `TRADING` channel.
 
@@ -9,15 +9,16 @@ use serde::Serialize;
 
 use super::messages::Stamp;
 use crate::body::Body;
+use crate::entry::request::{amend_terms, listed_orders, parse_client_id, parse_order_id};
+use crate::entry::service;
 use crate::error::ApiError;
 use crate::keys::{ApiKey, Scope};
 use crate::records::order_ack;
-use crate::routes::amend::{AmendTarget, amend_order};
-use crate::routes::orders::{cancel_in_scope, cancel_record, listed_orders, parse_order_id, place};
 use crate::state::Shared;
 use crate::wire::orders::OrderAck;
 use crate::wire::requests::CreateOrderRequest;
-use matchbook::{CancelScope, Command, Uuid};
+use matchbook::CancelScope;
+use matchbook_node::orders::OrderTarget;
 
 /// `CREATE_ORDER_ACCEPTED` or `CANCEL_ORDER_ACCEPTED`: REST's acknowledgement.
 #[derive(Debug, Serialize)]
@@ -52,8 +53,8 @@ pub async fn create(
     let key = trader(key)?;
     let bytes = serde_json::to_vec(order).map_err(|_| ApiError::bad("INVALID_JSON"))?;
     let request: CreateOrderRequest = Body::read(&bytes)?;
-    let (record, _) = place(state, key.account, &request).await?;
-    let ack = order_ack(&state.markets, &record, "OPEN", true)?;
+    let placed = service::place(&state.orders, &state.markets, key.account, &request).await?;
+    let ack = order_ack(&state.markets, &placed.record, "OPEN", true)?;
     answer(state, "CREATE_ORDER_ACCEPTED", ack)
 }
 
@@ -65,19 +66,12 @@ pub async fn cancel(
     client_id: Option<&str>,
 ) -> Result<String, ApiError> {
     let key = trader(key)?;
-    let account = key.account;
-    let command = match (order_id, client_id) {
-        (Some(id), _) => Command::CancelOrder {
-            account,
-            order: parse_order_id(id)?,
-        },
-        (None, Some(id)) => Command::CancelByClientId {
-            account,
-            client_id: (id.parse::<Uuid>()).map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?,
-        },
+    let target = match (order_id, client_id) {
+        (Some(id), _) => OrderTarget::Order(parse_order_id(id)?),
+        (None, Some(id)) => OrderTarget::ClientId(parse_client_id(id)?),
         (None, None) => return Err(ApiError::bad("INVALID_ORDER_ID")),
     };
-    let record = cancel_record(state, account, command).await?;
+    let record = service::cancel(&state.orders, key.account, target).await?;
     let ack = order_ack(&state.markets, &record, "CANCELLED", false)?;
     answer(state, "CANCEL_ORDER_ACCEPTED", ack)
 }
@@ -96,10 +90,8 @@ pub async fn update(
         Some(_) => Err(ApiError::bad(crate::body::field_code(name))),
     };
     let target = match (text("order_id")?, text("client_id")?) {
-        (Some(id), None) => AmendTarget::Order(parse_order_id(id)?),
-        (None, Some(id)) => AmendTarget::ClientId(
-            (id.parse::<Uuid>()).map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))?,
-        ),
+        (Some(id), None) => OrderTarget::Order(parse_order_id(id)?),
+        (None, Some(id)) => OrderTarget::ClientId(parse_client_id(id)?),
         _ => return Err(ApiError::bad("INVALID_ORDER_ID")),
     };
     let mut terms = order.clone();
@@ -108,8 +100,9 @@ pub async fn update(
         fields.remove("client_id");
     }
     let bytes = serde_json::to_vec(&terms).map_err(|_| ApiError::bad("INVALID_JSON"))?;
-    let request = crate::routes::amend::amend_terms(&bytes)?;
-    let record = amend_order(state, key.account, target, &request).await?;
+    let request = amend_terms(&bytes)?;
+    let account = key.account;
+    let record = service::amend(&state.orders, &state.markets, account, target, &request).await?;
     let ack = order_ack(&state.markets, &record, "OPEN", true)?;
     answer(state, "UPDATE_ORDER_ACCEPTED", ack)
 }
@@ -145,7 +138,7 @@ pub async fn cancel_all(
         (None, Some(code)) => CancelScope::Instrument(state.markets.require(code)?.id),
         (None, None) => CancelScope::All,
     };
-    let order_ids = cancel_in_scope(state, key.account, scope).await?;
+    let order_ids = service::cancel_all(&state.orders, key.account, scope).await?;
     serde_json::to_string(&CancelledAll {
         channel_name: "TRADING",
         kind: "CANCEL_ALL_ORDERS_ACCEPTED",

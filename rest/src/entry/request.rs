@@ -1,17 +1,21 @@
-//! A create-order body as the engine's command: every field checked at the edge (amounts
-//! and prices at the market's precision, time in force and its spellings, the trigger
-//! terms, an iceberg's display), then the contingent forms (a bracket entry, an OCO pair).
+//! Order requests as the engine's terms, for HTTP and the `TRADING` channel alike: a
+//! create-order body as a command (every field checked at the edge: amounts and prices at
+//! the market's precision, time in force and its spellings, the trigger terms, an
+//! iceberg's display; then the contingent forms, a bracket entry or an OCO pair), an
+//! amend's terms, order and client ids, and cancel-all lists.
 
 use matchbook::fixed::ParseDecimalError;
 use matchbook::{
-    AccountId, Command, NewOrder, OrderType, Side, TimeInForce, Trail, TriggerRef, Uuid,
+    AccountId, CancelScope, Command, NewOrder, OrderRef, OrderType, Side, TimeInForce, Trail,
+    TriggerRef, Uuid,
 };
 
+use crate::body::Body;
 use crate::error::ApiError;
-use crate::markets::Market;
-use crate::state::Shared;
+use crate::markets::{Market, Markets};
 use crate::wire::requests::{
-    CreateOrderRequest, OrderTypeName, SideName, TimeInForceName, TriggerReferenceName,
+    AmendOrderRequest, CreateOrderRequest, OrderTypeName, SideName, TimeInForceName,
+    TriggerReferenceName,
 };
 use crate::wire::{Flag, Numeric};
 
@@ -32,7 +36,7 @@ fn decimal_field(
 }
 
 /// An amount at `market`'s precision, with the create codes for what is wrong with it.
-pub(super) fn amount_field(market: &Market, text: &str) -> Result<matchbook::Qty, ApiError> {
+pub fn amount_field(market: &Market, text: &str) -> Result<matchbook::Qty, ApiError> {
     decimal_field(
         text,
         market.amount_precision,
@@ -44,7 +48,7 @@ pub(super) fn amount_field(market: &Market, text: &str) -> Result<matchbook::Qty
 }
 
 /// A price at `market`'s precision, with the create codes for what is wrong with it.
-pub(super) fn price_field(market: &Market, text: &str) -> Result<matchbook::Price, ApiError> {
+pub fn price_field(market: &Market, text: &str) -> Result<matchbook::Price, ApiError> {
     decimal_field(
         text,
         market.market_precision,
@@ -131,15 +135,15 @@ fn order_type_of(name: OrderTypeName) -> OrderType {
 }
 
 /// Turns a create-order body into an engine order, checking every field at the edge.
-pub(super) fn parse_order(
-    state: &Shared,
+pub fn parse_order(
+    markets: &Markets,
     account: AccountId,
     request: &CreateOrderRequest,
 ) -> Result<NewOrder, ApiError> {
     let code =
         (request.instrument_code.as_deref()).ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
     // The spec lists 200, 400 and 422 for create: an unknown instrument is a bad request.
-    let market = (state.markets.market(code)).ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
+    let market = (markets.market(code)).ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
     let order_type = request
         .order_type
         .map(order_type_of)
@@ -206,13 +210,13 @@ pub(super) fn parse_order(
 
 /// The command a create body asks for: a plain order, a bracket entry (with
 /// `take_profit_price` and `stop_loss_price`) or an OCO pair's first leg (with `oco_order`).
-pub(super) fn contingent_command(
-    state: &Shared,
+pub fn contingent_command(
+    markets: &Markets,
     request: &CreateOrderRequest,
     order: NewOrder,
 ) -> Result<Command, ApiError> {
     let code = request.instrument_code.as_deref().unwrap_or_default();
-    let market = (state.markets.market(code)).ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
+    let market = (markets.market(code)).ok_or(ApiError::bad("INVALID_INSTRUMENT_CODE"))?;
     let price = |field: &Option<Numeric>| {
         field
             .as_ref()
@@ -261,4 +265,53 @@ pub(super) fn contingent_command(
         }
         _ => Err(ApiError::bad("INVALID_CONTINGENT_ORDER")),
     }
+}
+
+/// An order id as the exchange spells it: 400 `INVALID_ORDER_ID` for no UUID, 404
+/// `ORDER_NOT_FOUND` for one that names no order of this exchange.
+pub fn parse_order_id(text: &str) -> Result<OrderRef, ApiError> {
+    let uuid = text
+        .parse::<Uuid>()
+        .map_err(|_| ApiError::bad("INVALID_ORDER_ID"))?;
+    uuid.order_ref()
+        .map_err(|_| ApiError::NotFound("ORDER_NOT_FOUND"))
+}
+
+/// A client id: 400 `INVALID_CLIENT_UUID` for no UUID.
+pub fn parse_client_id(text: &str) -> Result<Uuid, ApiError> {
+    (text.parse::<Uuid>()).map_err(|_| ApiError::bad("INVALID_CLIENT_UUID"))
+}
+
+/// UUIDs listed in `texts`; 400 with `code` for one that is not.
+pub fn uuid_list<'a>(
+    texts: impl Iterator<Item = &'a str>,
+    code: &'static str,
+) -> Result<Vec<Uuid>, ApiError> {
+    texts
+        .map(|s| s.trim().parse::<Uuid>().map_err(|_| ApiError::bad(code)))
+        .collect()
+}
+
+/// The cancel-all scope of listed order ids: a text that is no UUID is 400
+/// `INVALID_ORDER_ID`; a UUID that names no order of this server's is left out (it has
+/// nothing to cancel).
+pub fn listed_orders<'a>(ids: impl Iterator<Item = &'a str>) -> Result<CancelScope, ApiError> {
+    let uuids = uuid_list(ids, "INVALID_ORDER_ID")?;
+    Ok(CancelScope::Orders(
+        uuids
+            .into_iter()
+            .filter_map(|u| u.order_ref().ok())
+            .collect(),
+    ))
+}
+
+/// The terms of an amend: `amount` and `price`, nothing else. Any other field (`side`,
+/// `type`, `instrument_code`, ...) asks for a change no amend makes, so the request is
+/// refused whole (400 `INVALID_AMEND`) rather than applied without it.
+pub fn amend_terms(bytes: &[u8]) -> Result<AmendOrderRequest, ApiError> {
+    let body = Body::parse(bytes)?;
+    if body.names().any(|name| name != "amount" && name != "price") {
+        return Err(ApiError::bad("INVALID_AMEND"));
+    }
+    body.typed()
 }
