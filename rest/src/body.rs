@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use matchbook_config::bounds;
 
 use crate::error::ApiError;
-use crate::routes::MAX_BODY_BYTES;
+use crate::http::MAX_BODY_BYTES;
 
 /// A parsed JSON object body.
 #[derive(Debug, Default)]

@@ -13,8 +13,8 @@ use matchbook::market::futures::ClosedKey;
 use matchbook::market::query::QueryError;
 use sha2::Sha256;
 
+use crate::auth::keys::{hex, unhex};
 use crate::error::ApiError;
-use crate::keys::{hex, unhex};
 
 /// Name of the file in a data directory holding its cursor key (64 hex digits).
 pub const CURSOR_KEY_FILE: &str = "cursor.key";

@@ -10,7 +10,7 @@ use utoipa::Modify;
 use utoipa::OpenApi;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 
-use crate::routes::{
+use crate::http::{
     account, admin, amend, cluster, dead_man, futures, orders, public, snapshot, trades,
 };
 

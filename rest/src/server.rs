@@ -11,8 +11,8 @@ use tokio::task::JoinHandle;
 
 use crate::config::Settings;
 use crate::cursor::CursorSigner;
-use crate::listener::{LimitedListener, ListenerStats, Peer};
-use crate::routes::{admin_router, public_router};
+use crate::http::{admin_router, public_router};
+use crate::net::listener::{LimitedListener, ListenerStats, Peer};
 use crate::setup::{IssuedKey, SetupError};
 use crate::startup;
 use crate::state::Shared;
@@ -42,7 +42,7 @@ pub enum ServerError {
     },
     /// Keys.
     #[error(transparent)]
-    Keys(#[from] crate::keys::KeyFileError),
+    Keys(#[from] crate::auth::keys::KeyFileError),
     /// `--keys-out` names a file the data directory itself uses.
     #[error(
         "--keys-out {0} is a file of the data directory (keys, cursor key, journal, snapshots, \

@@ -5,9 +5,9 @@
 use matchbook::{AccountId, Command, NewOrder, OrderType, Side, TimeInForce, Uuid};
 use serde::Serialize;
 
+use crate::auth::keys::{KeyRecord, Scope};
 use crate::config::Settings;
 use crate::error::ApiError;
-use crate::keys::{KeyRecord, Scope};
 use crate::state::Shared;
 
 /// Why provisioning failed.
@@ -31,7 +31,7 @@ pub enum SetupError {
     },
     /// The key file could not be written.
     #[error(transparent)]
-    Keys(#[from] crate::keys::KeyFileError),
+    Keys(#[from] crate::auth::keys::KeyFileError),
     /// `--keys-out` could not be written (no key was kept: the next start issues them).
     #[error("--keys-out {path}: {source}")]
     KeysOut {

@@ -12,11 +12,11 @@ use matchbook::store::{self, SnapshotObserver, StoreOptions};
 use matchbook_node::{Node, NodeBuilder, Replication};
 use tokio::net::TcpListener;
 
+use crate::auth::keys::KeyStore;
 use crate::config::Settings;
 use crate::cursor::CursorSigner;
-use crate::keys::KeyStore;
-use crate::listener::{ConnectionLimits, LimitedListener};
 use crate::markets::Markets;
+use crate::net::listener::{ConnectionLimits, LimitedListener};
 use crate::server::{CONFIG_COPY, KEY_STORE, ServerError};
 use crate::setup::{self, IssuedKey};
 use crate::snapshots::SnapshotStatus;
@@ -122,7 +122,7 @@ pub(crate) struct SharedParts {
     pub(crate) cursors: CursorSigner,
     pub(crate) snapshots: SnapshotStatus,
     /// The public and the admin listener's connections.
-    pub(crate) connections: [crate::listener::ListenerStats; 2],
+    pub(crate) connections: [crate::net::listener::ListenerStats; 2],
 }
 
 /// The handlers' shared state: keys, the group's keys, the streams' hub, the limits.
@@ -139,7 +139,7 @@ pub(crate) async fn app_state(
         ),
         None => None,
     };
-    let hub = crate::streams::hub::Hub::start(
+    let hub = crate::ws::hub::Hub::start(
         node.handle(),
         parts.markets.clone(),
         parts.clock.clone(),
@@ -160,7 +160,7 @@ pub(crate) async fn app_state(
         address_windows: Default::default(),
         trusted_proxies: settings.trusted_proxies.clone(),
         max_book_depth: settings.max_book_depth,
-        streams: crate::streams::Streams::new(hub, settings.stream_heartbeat),
+        streams: crate::ws::Streams::new(hub, settings.stream_heartbeat),
         node: node.group().map(|(name, status)| crate::state::NodeView {
             name: name.to_owned(),
             status,
@@ -192,7 +192,7 @@ pub(crate) async fn provision(
     let issue_demo_keys = node.group().is_none() || provisioned;
     let issued_keys = setup::install_keys(state, settings, directory, issue_demo_keys).await?;
     if let Some(group) = &state.group_keys {
-        crate::group_keys::share(state.keys.clone(), group).await?;
+        crate::auth::group_keys::share(state.keys.clone(), group).await?;
     }
     Ok(issued_keys)
 }

@@ -11,9 +11,9 @@ use matchbook::runtime::{Clock, OffsetClock, Outcome, ReadView, RuntimeError, Ru
 use matchbook::{Command, Engine, Timestamp};
 use tokio::sync::oneshot;
 
+use crate::auth::keys::KeyStore;
 use crate::cursor::CursorSigner;
 use crate::error::ApiError;
-use crate::keys::KeyStore;
 use crate::markets::Markets;
 
 /// Shared handler state.
@@ -40,13 +40,13 @@ pub struct AppState {
     /// Requests per minute from one address that carry no valid key (public routes).
     pub public_rate_limit: u32,
     /// Their windows.
-    pub address_windows: crate::ratelimit::AddressWindows,
+    pub address_windows: crate::net::ratelimit::AddressWindows,
     /// Proxies whose `X-Forwarded-For` names a request's client.
-    pub trusted_proxies: crate::proxies::TrustedProxies,
+    pub trusted_proxies: crate::net::proxies::TrustedProxies,
     /// Price levels per side the order book answers with at most.
     pub max_book_depth: usize,
     /// WebSocket streams.
-    pub streams: crate::streams::Streams,
+    pub streams: crate::ws::Streams,
     /// On a replicated log: this node and its role in the group.
     pub node: Option<NodeView>,
     /// On a replicated log: the keys the group shares (what this node issues and revokes
@@ -59,7 +59,7 @@ pub struct AppState {
     /// The snapshot writer's status (for `/admin/metrics` and `POST /admin/snapshot`).
     pub snapshots: crate::snapshots::SnapshotStatus,
     /// The public and the admin listener's connections, for `/admin/metrics`.
-    pub connections: [crate::listener::ListenerStats; 2],
+    pub connections: [crate::net::listener::ListenerStats; 2],
 }
 
 /// A node of a replicated group as the handlers see it.

@@ -15,7 +15,7 @@ pub use matchbook_config::{
 };
 use serde::Deserialize;
 
-use crate::keys::Scope;
+use crate::auth::keys::Scope;
 
 mod server;
 pub use server::{DEFAULT_HISTORY_LIMITS, ServerSection};
@@ -146,7 +146,7 @@ pub struct Settings {
     pub public_rate_limit_per_minute: u32,
     /// Proxies in front of the exchange whose `X-Forwarded-For` names the client (none by
     /// default); their connections are exempt from the per-address connection share.
-    pub trusted_proxies: crate::proxies::TrustedProxies,
+    pub trusted_proxies: crate::net::proxies::TrustedProxies,
     /// A request whose headers take longer than this once begun, or whose body takes
     /// longer than this after its headers, is refused (408).
     pub header_timeout: std::time::Duration,
@@ -247,17 +247,17 @@ impl Settings {
             snapshot_every: StoreOptions::default().snapshot_every,
             keep_snapshots: StoreOptions::default().keep_snapshots,
             source: None,
-            max_connections: crate::listener::DEFAULT_MAX_CONNECTIONS,
-            idle_timeout: crate::listener::DEFAULT_IDLE_TIMEOUT,
-            max_connections_per_address: crate::listener::DEFAULT_MAX_PER_ADDRESS,
+            max_connections: crate::net::listener::DEFAULT_MAX_CONNECTIONS,
+            idle_timeout: crate::net::listener::DEFAULT_IDLE_TIMEOUT,
+            max_connections_per_address: crate::net::listener::DEFAULT_MAX_PER_ADDRESS,
             public_rate_limit_per_minute: DEFAULT_PUBLIC_RATE_LIMIT,
             trusted_proxies: Default::default(),
-            header_timeout: crate::listener::DEFAULT_HEAD_TIMEOUT,
+            header_timeout: crate::net::listener::DEFAULT_HEAD_TIMEOUT,
             max_book_depth: DEFAULT_MAX_BOOK_DEPTH,
-            stream_buffer: crate::streams::DEFAULT_BUFFER,
-            stream_heartbeat: crate::streams::DEFAULT_HEARTBEAT,
+            stream_buffer: crate::ws::DEFAULT_BUFFER,
+            stream_heartbeat: crate::ws::DEFAULT_HEARTBEAT,
             history_limits: DEFAULT_HISTORY_LIMITS,
-            stream_ticker_interval: crate::streams::DEFAULT_TICKER_INTERVAL,
+            stream_ticker_interval: crate::ws::DEFAULT_TICKER_INTERVAL,
             replication: None,
         }
     }

@@ -149,7 +149,7 @@ impl Settings {
                 .map(|n| n.parse())
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| ConfigFileError::Invalid(format!("[server] trusted_proxies {e}")))?;
-            self.trusted_proxies = crate::proxies::TrustedProxies::new(networks);
+            self.trusted_proxies = crate::net::proxies::TrustedProxies::new(networks);
         }
         if let Some(name) = &server.forwarded_header {
             let header = name
@@ -314,7 +314,7 @@ mod tests {
 
     #[test]
     fn the_forwarded_header_is_one_of_two_names() {
-        use crate::proxies::ForwardedHeader;
+        use crate::net::proxies::ForwardedHeader;
         let header = |text: &str| settings(text).map(|s| s.trusted_proxies.header());
         assert_eq!(header("").ok(), Some(ForwardedHeader::XForwardedFor));
         let standard = r#"forwarded_header = "Forwarded"

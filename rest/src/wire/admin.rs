@@ -3,7 +3,7 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::keys::Scope;
+use crate::auth::keys::Scope;
 
 /// `POST /admin/holders`.
 #[derive(Debug, Serialize, ToSchema)]

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::{Flag, Numeric, basis_points_schema, flag_schema, numeric_schema};
-use crate::keys::Scope;
+use crate::auth::keys::Scope;
 
 /// Order type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]

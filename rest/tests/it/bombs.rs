@@ -14,7 +14,7 @@ use common::process::{Process, start};
 use common::ws::Socket;
 use futures_util::{SinkExt, StreamExt};
 use matchbook_config::bounds::MAX_NESTING;
-use matchbook_rest::routes::MAX_BODY_BYTES;
+use matchbook_rest::http::MAX_BODY_BYTES;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;

@@ -488,7 +488,7 @@ async fn framework_failures_answer_the_addendum_code(x: &Exchange) {
             "/bare",
             get(|| async { (StatusCode::SERVICE_UNAVAILABLE, "down") }),
         );
-    let app = matchbook_rest::routes::with_layers(
+    let app = matchbook_rest::http::with_layers(
         router,
         x.server.state.clone(),
         matchbook_rest::metrics::Listener::Public,

@@ -8,7 +8,7 @@
 use crate::common;
 
 use common::{Exchange, code, settings};
-use matchbook_rest::proxies::{ForwardedHeader, TrustedProxies};
+use matchbook_rest::net::proxies::{ForwardedHeader, TrustedProxies};
 use reqwest::StatusCode;
 
 const LIMIT: u32 = 3;

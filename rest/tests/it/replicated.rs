@@ -26,7 +26,7 @@ use matchbook::{AccountId, HolderId};
 use matchbook_replica::cluster::NatsCluster;
 use matchbook_replica::group_keys::GroupKeys;
 use matchbook_rest::Server;
-use matchbook_rest::keys::{KeyRecord, Scope};
+use matchbook_rest::auth::keys::{KeyRecord, Scope};
 use matchbook_rest::server::KEY_STORE;
 use reqwest::StatusCode;
 use serde_json::{Value, json};

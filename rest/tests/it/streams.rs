@@ -81,12 +81,12 @@ async fn a_message_over_the_size_limit_is_refused_before_it_is_held() {
     let x = exchange().await;
     // Under the limit: an ordinary message however padded.
     let mut ws = connect(&x, "/ws").await;
-    let fits = padded_subscribe(matchbook_rest::streams::MAX_MESSAGE_BYTES);
+    let fits = padded_subscribe(matchbook_rest::ws::MAX_MESSAGE_BYTES);
     ws.send(Message::Text(fits.into())).await.expect("send");
     assert_eq!(next(&mut ws).await["type"], "SUBSCRIPTIONS");
     assert_eq!(next(&mut ws).await["type"], "BOOK_TICKER_SNAPSHOT");
     // Over it, in one frame or in pieces: an error frame, then close 1009 (too big).
-    let over = padded_subscribe(matchbook_rest::streams::MAX_MESSAGE_BYTES + 1);
+    let over = padded_subscribe(matchbook_rest::ws::MAX_MESSAGE_BYTES + 1);
     ws.send(Message::Text(over.into())).await.expect("send");
     let v = next(&mut ws).await;
     assert_eq!(v["error"], "INVALID_MESSAGE_FORMAT", "{v}");

@@ -48,8 +48,8 @@ pub(super) fn exchange() -> &'static Exchange {
             .expect("demo exchange starts");
         let keys = server.issued_keys.iter().map(|k| k.key.clone()).collect();
         let addr = server.addr;
-        let public = matchbook_rest::routes::public_router(server.state.clone());
-        let admin = matchbook_rest::routes::admin_router(server.state.clone());
+        let public = matchbook_rest::http::public_router(server.state.clone());
+        let admin = matchbook_rest::http::admin_router(server.state.clone());
         // The server lives as long as the process.
         std::mem::forget(server);
         Exchange {
@@ -90,7 +90,7 @@ pub fn rest_request(data: &[u8]) {
     };
     // Bit 2: the body is a structured nesting bomb instead of the input's own bytes.
     let body = if flags & 4 != 0 {
-        nested_text(&mut input, matchbook_rest::routes::MAX_BODY_BYTES)
+        nested_text(&mut input, matchbook_rest::http::MAX_BODY_BYTES)
     } else {
         input.rest().to_vec()
     };

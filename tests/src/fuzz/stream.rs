@@ -27,7 +27,7 @@ pub fn stream_message(data: &[u8]) {
         .keys
         .get(usize::from(input.u8()) % (exchange.keys.len() + 1));
     let message = if flags & 1 != 0 {
-        nested_text(&mut input, matchbook_rest::streams::MAX_MESSAGE_BYTES)
+        nested_text(&mut input, matchbook_rest::ws::MAX_MESSAGE_BYTES)
     } else {
         input.rest().to_vec()
     };

@@ -68,7 +68,7 @@ pub async fn refusal(addr: SocketAddr) -> (u16, String) {
 /// at least `n` open.
 pub async fn silent(
     addr: SocketAddr,
-    stats: &matchbook_rest::listener::ListenerStats,
+    stats: &matchbook_rest::net::listener::ListenerStats,
     n: usize,
 ) -> Vec<std::net::TcpStream> {
     let held: Vec<_> = (0..n)
