@@ -16,7 +16,9 @@ use serde_json::{Map, Value};
 use matchbook_config::bounds;
 
 use crate::error::ApiError;
-use crate::http::MAX_BODY_BYTES;
+
+/// Largest request body accepted (and the largest message a stream client may send).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// A parsed JSON object body.
 #[derive(Debug, Default)]

@@ -13,7 +13,7 @@ use matchbook::market::futures::ClosedKey;
 use matchbook::market::query::QueryError;
 use sha2::Sha256;
 
-use crate::auth::keys::{hex, unhex};
+use crate::auth::key_files::{hex, unhex};
 use crate::error::ApiError;
 
 /// Name of the file in a data directory holding its cursor key (64 hex digits).

@@ -29,6 +29,7 @@ pub mod error;
 pub mod format;
 pub mod history;
 pub mod http;
+pub mod market_bodies;
 pub mod markets;
 pub mod metrics;
 pub mod net;

@@ -13,66 +13,11 @@ use crate::config::Settings;
 use crate::cursor::CursorSigner;
 use crate::http::{admin_router, public_router};
 use crate::net::listener::{LimitedListener, ListenerStats, Peer};
-use crate::setup::{IssuedKey, SetupError};
+use crate::setup::IssuedKey;
 use crate::startup;
+pub use crate::startup::{CONFIG_COPY, KEY_STORE, ServerError};
 use crate::state::Shared;
 use axum::serve::Listener as _;
-
-/// Why the server could not start or stop cleanly.
-#[derive(Debug, thiserror::Error)]
-pub enum ServerError {
-    /// Threads or files.
-    #[error("i/o: {0}")]
-    Io(#[from] std::io::Error),
-    /// The data directory cannot be made (a file of its name, no permission).
-    #[error("data directory {path}: {source}")]
-    DataDir {
-        /// The directory.
-        path: std::path::PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A listener's address cannot be bound (in use, not this machine's).
-    #[error("cannot listen on {address}: {source}")]
-    Bind {
-        /// The address.
-        address: SocketAddr,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// Keys.
-    #[error(transparent)]
-    Keys(#[from] crate::auth::keys::KeyFileError),
-    /// `--keys-out` names a file the data directory itself uses.
-    #[error(
-        "--keys-out {0} is a file of the data directory (keys, cursor key, journal, snapshots, \
-         configuration or lock); write the issued keys somewhere else"
-    )]
-    KeysOutReserved(std::path::PathBuf),
-    /// Provisioning.
-    #[error(transparent)]
-    Setup(#[from] SetupError),
-    /// The data directory's cursor key.
-    #[error(transparent)]
-    CursorKey(#[from] crate::cursor::CursorKeyError),
-    /// The engine runtime failed while stopping.
-    #[error("engine runtime: {0}")]
-    Runtime(#[from] matchbook::runtime::RuntimeError),
-    /// The replicated log or its lease could not be reached.
-    #[error("replication: {0}")]
-    Replication(String),
-    /// The exchange node could not open or stop (its directory, recovery, group or
-    /// holders).
-    #[error(transparent)]
-    Node(#[from] matchbook_node::NodeError),
-}
-
-/// Copy, in the data directory, of the configuration file the exchange was first started
-/// with (a restart without `--config` uses it).
-pub const CONFIG_COPY: &str = "config.toml";
-
-/// Name of the key store inside a data directory.
-pub const KEY_STORE: &str = "keys.json";
 
 /// How long a stop waits for stream sessions to tell their clients and close.
 const SESSIONS_CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(2);

@@ -17,10 +17,65 @@ use crate::config::Settings;
 use crate::cursor::CursorSigner;
 use crate::markets::Markets;
 use crate::net::listener::{ConnectionLimits, LimitedListener};
-use crate::server::{CONFIG_COPY, KEY_STORE, ServerError};
 use crate::setup::{self, IssuedKey};
 use crate::snapshots::SnapshotStatus;
 use crate::state::{AppState, Shared};
+
+/// Why the server could not start or stop cleanly.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// Threads or files.
+    #[error("i/o: {0}")]
+    Io(#[from] std::io::Error),
+    /// The data directory cannot be made (a file of its name, no permission).
+    #[error("data directory {path}: {source}")]
+    DataDir {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A listener's address cannot be bound (in use, not this machine's).
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Keys.
+    #[error(transparent)]
+    Keys(#[from] crate::auth::keys::KeyFileError),
+    /// `--keys-out` names a file the data directory itself uses.
+    #[error(
+        "--keys-out {0} is a file of the data directory (keys, cursor key, journal, snapshots, \
+         configuration or lock); write the issued keys somewhere else"
+    )]
+    KeysOutReserved(std::path::PathBuf),
+    /// Provisioning.
+    #[error(transparent)]
+    Setup(#[from] crate::setup::SetupError),
+    /// The data directory's cursor key.
+    #[error(transparent)]
+    CursorKey(#[from] crate::cursor::CursorKeyError),
+    /// The engine runtime failed while stopping.
+    #[error("engine runtime: {0}")]
+    Runtime(#[from] matchbook::runtime::RuntimeError),
+    /// The replicated log or its lease could not be reached.
+    #[error("replication: {0}")]
+    Replication(String),
+    /// The exchange node could not open or stop (its directory, recovery, group or
+    /// holders).
+    #[error(transparent)]
+    Node(#[from] matchbook_node::NodeError),
+}
+
+/// Copy, in the data directory, of the configuration file the exchange was first started
+/// with (a restart without `--config` uses it).
+pub const CONFIG_COPY: &str = "config.toml";
+
+/// Name of the key store inside a data directory.
+pub const KEY_STORE: &str = "keys.json";
 
 /// The data directory made, and a `--keys-out` inside it that would overwrite one of its
 /// files refused.
@@ -160,7 +215,7 @@ pub(crate) async fn app_state(
         address_windows: Default::default(),
         trusted_proxies: settings.trusted_proxies.clone(),
         max_book_depth: settings.max_book_depth,
-        streams: crate::ws::Streams::new(hub, settings.stream_heartbeat),
+        streams: crate::ws::streams::Streams::new(hub, settings.stream_heartbeat),
         node: node.group().map(|(name, status)| crate::state::NodeView {
             name: name.to_owned(),
             status,
@@ -192,7 +247,9 @@ pub(crate) async fn provision(
     let issue_demo_keys = node.group().is_none() || provisioned;
     let issued_keys = setup::install_keys(state, settings, directory, issue_demo_keys).await?;
     if let Some(group) = &state.group_keys {
-        crate::auth::group_keys::share(state.keys.clone(), group).await?;
+        crate::auth::group_keys::share(state.keys.clone(), group)
+            .await
+            .map_err(|e| ServerError::Replication(e.to_string()))?;
     }
     Ok(issued_keys)
 }

@@ -46,7 +46,7 @@ pub struct AppState {
     /// Price levels per side the order book answers with at most.
     pub max_book_depth: usize,
     /// WebSocket streams.
-    pub streams: crate::ws::Streams,
+    pub streams: crate::ws::streams::Streams,
     /// On a replicated log: this node and its role in the group.
     pub node: Option<NodeView>,
     /// On a replicated log: the keys the group shares (what this node issues and revokes

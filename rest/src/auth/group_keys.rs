@@ -12,8 +12,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use matchbook_replica::group_keys::{GroupKeys, KeyChange};
 
-use crate::auth::keys::{KeyRecord, KeyStore, RevokeError, unhex};
-use crate::server::ServerError;
+use crate::auth::key_files::unhex;
+use crate::auth::keys::{KeyRecord, KeyStore, RevokeError};
 
 /// Most changes of the group's keys applied with one write of the key file.
 const MOST_APPLIED_TOGETHER: usize = 1_024;
@@ -25,16 +25,18 @@ const MOST_PUBLISHED_AT_ONCE: usize = 64;
 /// the group lacks, before the node serves (a key revoked while it was down is refused
 /// from its first request); then applies the group's changes for as long as the server
 /// runs.
-pub(crate) async fn share(keys: Arc<KeyStore>, group: &GroupKeys) -> Result<(), ServerError> {
-    let failed = |e: matchbook_replica::LogError| ServerError::Replication(e.to_string());
-    let (standing, later) = group.watch().await.map_err(failed)?;
+pub(crate) async fn share(
+    keys: Arc<KeyStore>,
+    group: &GroupKeys,
+) -> Result<(), matchbook_replica::LogError> {
+    let (standing, later) = group.watch().await?;
     let in_group: HashSet<String> = standing.iter().map(|c| c.digest().to_owned()).collect();
     let missing = (keys.records().into_iter()).filter(|r| !in_group.contains(&r.digest));
     let published = futures_util::stream::iter(missing)
         .map(|record| async move { publish(group, &record).await })
         .buffer_unordered(MOST_PUBLISHED_AT_ONCE);
     for done in published.collect::<Vec<_>>().await {
-        done.map_err(failed)?;
+        done?;
     }
     apply_blocking(&keys, standing).await;
     let group = group.clone();

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::auth::keys::{KeyFileError, read_text, write_text_atomically};
+use crate::auth::key_files::{KeyFileError, read_text, write_text_atomically};
 
 /// The lines of the file at `path` (none when it does not exist), with the file left
 /// ready for appends: rewritten as lines when it was a list or ended mid-line.

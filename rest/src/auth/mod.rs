@@ -5,5 +5,6 @@
 pub mod caller;
 pub(crate) mod group_keys;
 pub(crate) mod json_lines;
+pub mod key_files;
 pub mod keys;
 pub mod revoked_keys;

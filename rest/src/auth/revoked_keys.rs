@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::RwLock;
 
 use crate::auth::json_lines;
-use crate::auth::keys::{KeyFileError, hex, read, unhex, write};
+use crate::auth::key_files::{KeyFileError, hex, read, unhex, write};
 
 /// Name of the revoked keys' file, beside the key file (`keys.` files are the data
 /// directory's own: `--keys-out` may not name one).

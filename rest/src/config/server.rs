@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use matchbook::journal::SyncPolicy;
-use matchbook::market::HistoryLimits;
 use serde::Deserialize;
 
-use super::{ConfigFileError, Settings, address};
+use super::error::{ConfigFileError, address};
+use super::settings::Settings;
 
 /// The most commands in flight a server may be configured for: the queues are allocated
 /// whole at start.
@@ -24,13 +24,6 @@ pub const MAX_CONNECTIONS: usize = 1 << 16;
 pub const MAX_IDLE_SECONDS: u64 = 86_400;
 /// The longest head (and body) deadline and heartbeat interval, in seconds (an hour).
 pub const MAX_DEADLINE_SECONDS: u64 = 3_600;
-
-/// What history keeps at most by default: ten million orders and as many trades, about
-/// 5 GB, a month of the spec's lookups at 300,000 orders a day (more at a quieter pace).
-pub const DEFAULT_HISTORY_LIMITS: HistoryLimits = HistoryLimits {
-    orders: 10_000_000,
-    trades: 10_000_000,
-};
 
 /// `[server]`.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -82,10 +75,10 @@ pub struct ServerSection {
     /// Seconds between stream heartbeats (default 10; 1 to [`MAX_DEADLINE_SECONDS`]).
     pub stream_heartbeat_seconds: Option<u64>,
     /// Order records history keeps at most, the oldest forgotten first (open orders are
-    /// kept); default [`DEFAULT_HISTORY_LIMITS`], at least 1.
+    /// kept); default [`super::settings::DEFAULT_HISTORY_LIMITS`], at least 1.
     pub history_max_orders: Option<usize>,
     /// Trade records history keeps at most, the oldest forgotten first; default
-    /// [`DEFAULT_HISTORY_LIMITS`], at least 1.
+    /// [`super::settings::DEFAULT_HISTORY_LIMITS`], at least 1.
     pub history_max_trades: Option<usize>,
 }
 
@@ -221,7 +214,7 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::FileConfig;
+    use crate::config::file::FileConfig;
 
     fn settings(server: &str) -> Result<Settings, ConfigFileError> {
         let file: FileConfig = toml::from_str(&format!("[server]\n{server}\n")).expect("TOML");

@@ -14,32 +14,16 @@ use crate::body::Body;
 use crate::error::ApiError;
 use crate::format::iso_ms;
 use crate::http::public::number;
+use crate::market_bodies::balance_bodies;
 use crate::markets::Markets;
 use crate::params::Params;
 use crate::state::Shared;
 use crate::wire::Numeric;
 use crate::wire::account::{
-    AccountFeesBody, ActiveTierBody, BalanceBody, BalancesBody, MarginBody, RunningVolumeBody,
-    SubaccountBody, SubaccountsBody, TransferBody, TransferRecord,
+    AccountFeesBody, ActiveTierBody, BalancesBody, MarginBody, RunningVolumeBody, SubaccountBody,
+    SubaccountsBody, TransferBody, TransferRecord,
 };
 use crate::wire::requests::TransferRequest;
-
-pub(crate) fn balance_bodies(markets: &Markets, balances: &[Balance]) -> Vec<BalanceBody> {
-    balances
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.available != 0 || b.locked != 0 || b.updated.0 != 0)
-        .map(|(i, b)| {
-            let id = CurrencyId(i as u16);
-            BalanceBody {
-                currency_code: markets.coin_code(id).to_owned(),
-                available: markets.balance(id, i128::from(b.available)),
-                locked: markets.balance(id, i128::from(b.locked)),
-                time: iso_ms(b.updated),
-            }
-        })
-        .collect()
-}
 
 /// Owned copy of what the account views need, taken on the engine thread.
 struct AccountSnapshot {

@@ -12,7 +12,8 @@ use axum::response::IntoResponse;
 use matchbook::{AccountId, AccountKind, Command, CurrencyId, InstrumentState, Uuid};
 
 use crate::auth::caller::Admin;
-use crate::auth::keys::{ApiKey, RevokeError, Scope, digest_of, hex, unhex};
+use crate::auth::key_files::{hex, unhex};
+use crate::auth::keys::{ApiKey, RevokeError, Scope, digest_of};
 use crate::body::Body;
 use crate::error::ApiError;
 use crate::format::iso_ms;
@@ -490,6 +491,6 @@ pub async fn metrics(State(state): State<Shared>, _: Admin) -> impl IntoResponse
     let content_type = "text/plain; version=0.0.4; charset=utf-8";
     (
         [(CONTENT_TYPE, content_type)],
-        crate::metrics::render(&state),
+        super::exposition::render(&state),
     )
 }

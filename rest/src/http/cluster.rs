@@ -18,8 +18,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+use super::layers::{HANDLER_TIMEOUT, client_address};
+use crate::body::MAX_BODY_BYTES;
 use crate::error::ApiError;
-use crate::http::{HANDLER_TIMEOUT, MAX_BODY_BYTES};
 use crate::net::proxies::ForwardedHeader;
 use crate::state::Shared;
 
@@ -178,7 +179,7 @@ async fn forward(
     let (Some(base), false) = (base, request.headers().contains_key(FORWARDED_BY)) else {
         return ApiError::Runtime(matchbook::runtime::RuntimeError::NotLeader).into_response();
     };
-    let client = super::client_address(&request, &state);
+    let client = client_address(&request, &state);
     let client = client.map(|ip| (state.trusted_proxies.header(), ip));
     match relay(base, &node.name, client, request).await {
         Ok(response) => response,

@@ -2,20 +2,19 @@
 //! exchange, such as `cryptoxlib-aio`, arm it so): `POST /v1/account/orders/cancel-all-after`
 //! with `{"timeout": MS}` arms or re-arms it, `DELETE` turns it off. Unless it is armed
 //! again within the timeout, every open order of the account is cancelled. The stream's
-//! `CANCEL_ALL_AFTER` sets the same switch through [`set_cancel_all_after`].
+//! `CANCEL_ALL_AFTER` sets the same switch ([`crate::entry::dead_man`]).
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
-use matchbook::{AccountId, Command, Event, Timestamp};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::caller::Caller;
 use crate::auth::keys::Scope;
 use crate::body::Body;
+use crate::entry::dead_man::{SwitchSet, set_cancel_all_after, timeout_millis};
 use crate::error::ApiError;
-use crate::format::iso_ms;
 use crate::state::Shared;
 use crate::wire::{Numeric, numeric_schema};
 
@@ -35,46 +34,6 @@ pub struct CancelAllAfterBody {
     /// When the account's open orders will be cancelled (absent: off).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cancel_at: Option<String>,
-}
-
-/// What setting the switch did: the timeout, the deadline (none: off) and when.
-pub(crate) struct SwitchSet {
-    /// Milliseconds.
-    pub timeout: u64,
-    /// When it runs out.
-    pub cancel_at: Option<String>,
-    /// When it was set (the command's time).
-    pub time: Timestamp,
-}
-
-/// Sets `account`'s switch to `millis` (0: off): a command like any other, journalled
-/// and answered once applied. An out-of-range timeout is 400 `INVALID_MESSAGE_FORMAT`.
-pub(crate) async fn set_cancel_all_after(
-    state: &Shared,
-    account: AccountId,
-    millis: u64,
-) -> Result<SwitchSet, ApiError> {
-    let timeout = (millis.checked_mul(1_000_000)).ok_or(ApiError::bad("INVALID_MESSAGE_FORMAT"))?;
-    let outcome = state
-        .submit(Command::SetCancelAllAfter { account, timeout })
-        .await?;
-    outcome.result?;
-    let cancel_at = (outcome.events.iter()).find_map(|r| match r.event {
-        Event::CancelAllAfterSet { deadline, .. } => deadline.map(iso_ms),
-        _ => None,
-    });
-    Ok(SwitchSet {
-        timeout: millis,
-        cancel_at,
-        time: outcome.time,
-    })
-}
-
-/// A timeout in milliseconds from its text (a JSON number's or a string's): whole and
-/// not negative, else 400 `INVALID_MESSAGE_FORMAT`. REST's body and the stream's
-/// `CANCEL_ALL_AFTER` read it so.
-pub(crate) fn timeout_millis(text: Option<&str>) -> Result<u64, ApiError> {
-    (text.and_then(|text| text.parse::<u64>().ok())).ok_or(ApiError::bad("INVALID_MESSAGE_FORMAT"))
 }
 
 /// Arms (or re-arms) the account's dead-man switch: `{"timeout": MS}`, 0 turns it off.

@@ -14,6 +14,7 @@ use crate::auth::caller::Caller;
 use crate::cursor::{self, CursorKind};
 use crate::error::ApiError;
 use crate::format::{decimal, iso_ms, iso_nanos};
+use crate::market_bodies::rate_text;
 use crate::markets::Market;
 use crate::params::Params;
 use crate::records::trade_wrappers;
@@ -23,13 +24,7 @@ use crate::wire::futures::{
     ClosedPositionBody, ClosedPositionsBody, FundingPaymentBody, FundingPaymentsBody,
     FundingRateBody, FundingSettingsBody, FuturesSummaryBody, PositionBody, PositionsBody,
 };
-use crate::wire::market::TickerFuturesBody;
 use crate::wire::orders::TradeList;
-
-/// A funding rate (1e-8 per period) as a decimal fraction string.
-pub fn rate_text(rate: i64) -> String {
-    decimal(rate, 8)
-}
 
 fn futures_market<'a>(state: &'a Shared, code: &str) -> Result<&'a Market, ApiError> {
     state
@@ -467,20 +462,4 @@ pub async fn position_funding_payments(
         max_page_size: None,
         cursor: None,
     }))
-}
-
-/// The futures fields of a ticker (spec 2.13).
-pub fn ticker_futures(market: &Market, v: &FundingView) -> TickerFuturesBody {
-    TickerFuturesBody {
-        open_interest: Some(market.qty(matchbook::Qty(v.open_interest))),
-        open_interest_usd: v.mark_price.map(|mark| {
-            market.notional(matchbook::Notional(
-                i128::from(v.open_interest) * i128::from(mark.0),
-            ))
-        }),
-        mark_price: v.mark_price.map(|mark| market.price(mark)),
-        // A future without funding has no rate to show (not a rate of zero).
-        funding_rate: (v.period_minutes > 0).then(|| rate_text(v.funding_rate)),
-        next_funding_payment: v.next_settlement.map(iso_ms),
-    }
 }

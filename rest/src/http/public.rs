@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::format::{decimal, iso_ms, iso_nanos};
-use crate::markets::Market;
+use crate::market_bodies::ticker_body;
 use crate::params::Params;
 use crate::state::Shared;
 use crate::wire::market::{
@@ -171,51 +171,6 @@ pub async fn fees(State(state): State<Shared>) -> Result<Json<Vec<FeeGroupBody>>
         })
         .await?;
     Ok(Json(list))
-}
-
-pub(crate) fn ticker_body(
-    market: &Market,
-    state: InstrumentState,
-    t: &matchbook::market::Ticker,
-    now: matchbook::Timestamp,
-    all_markets: bool,
-    futures: Option<&matchbook::FundingView>,
-) -> TickerBody {
-    let price = |p: i64| decimal(p, market.market_precision);
-    let side = |p: Option<matchbook::Price>| p.map(|p| market.price(p));
-    let change = t.price_change();
-    // Percent with two decimals, rounded toward zero; 0 without trades.
-    let percentage = if t.stats.open == 0 {
-        0
-    } else {
-        i128::from(change) * 10_000 / i128::from(t.stats.open)
-    };
-    let quote_volume = decimal(
-        t.stats.quote_volume,
-        market.amount_precision + market.market_precision,
-    );
-    TickerBody {
-        instrument_code: market.code.clone(),
-        sequence: t.sequence,
-        state: state.as_str(),
-        base_volume: decimal(t.stats.base_volume, market.amount_precision),
-        high: price(t.stats.high),
-        low: price(t.stats.low),
-        last_price: price(t.stats.last),
-        price_change: price(change),
-        price_change_percentage: decimal(percentage, 2),
-        highest_bid: side(t.highest_bid),
-        lowest_ask: side(t.lowest_ask),
-        best_bid: side(t.highest_bid),
-        best_ask: side(t.lowest_ask),
-        time: iso_ms(now),
-        futures: futures
-            .map(|f| super::futures::ticker_futures(market, f))
-            .unwrap_or_default(),
-        kind: all_markets.then(|| market.kind.as_str()),
-        global_volume: all_markets.then(|| quote_volume.clone()),
-        quote_volume,
-    }
 }
 
 fn listed(state: InstrumentState) -> bool {

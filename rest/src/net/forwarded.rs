@@ -2,7 +2,7 @@
 //! write it instead of `X-Forwarded-For`: one element per hop, each a list of `name=value`
 //! pairs, of which `for` is the address the proxy was reached from (`for=192.0.2.43`,
 //! `for="[2001:db8:cafe::17]:4711"`). Only the addresses are read here; which of them
-//! to believe is [`crate::net::proxies`]' business.
+//! to believe is `proxies`' business.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 

@@ -8,10 +8,10 @@ use matchbook::{AccountId, OrderStatus, Timestamp, Uuid};
 
 use super::account_messages::{BalancesSnapshotFrame, OrdersSnapshotFrame};
 use super::messages::Stamp;
-use crate::http::account::balance_bodies;
-use crate::http::orders::trades_of;
+use crate::market_bodies::balance_bodies;
 use crate::markets::Markets;
 use crate::records::{OrderForm, order_body, trade_wrappers};
+use crate::trade_lists::embedded;
 use crate::wire::orders::OrderWithTrades;
 
 /// Ended orders the inactive snapshot lists at most.
@@ -28,7 +28,7 @@ fn with_trades(
 ) -> Option<OrderWithTrades> {
     Some(OrderWithTrades {
         order: order_body(markets, record, OrderForm::Full)?,
-        trades: trade_wrappers(markets, &trades_of(view.market, record), account),
+        trades: trade_wrappers(markets, &embedded(view.market, &record.trades), account),
     })
 }
 

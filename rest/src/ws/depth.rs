@@ -15,44 +15,15 @@
 //! them, whatever the depth.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::PoisonError;
 
 use axum::extract::ws::Utf8Bytes;
-use matchbook::{InstrumentId, Price, Qty, Side, Timestamp};
+use matchbook::{InstrumentId, Price, Qty, Side};
 
 use super::book_frames::{self, Levels};
-use super::hub::{Channel, Frame};
+use super::frames::{BookData, Channel, Frame, LevelChange, Written};
 use super::window::SideWindow;
 use crate::markets::Markets;
-
-/// What an `ORDER_BOOK` frame of the hub says, for sessions that rework it.
-#[derive(Debug)]
-pub enum BookData {
-    /// Every level of the book (sent after the hub started over).
-    Snapshot {
-        /// Bids and asks, best first.
-        levels: (Levels, Levels),
-        /// The frame's time.
-        time: Timestamp,
-    },
-    /// The levels one command changed, with their amounts after it (0: gone).
-    Update {
-        /// Side, price, new amount.
-        levels: Vec<(Side, Price, Qty)>,
-        /// The frame's time.
-        time: Timestamp,
-        /// The updates sessions wrote for this frame, shared by the sessions whose window
-        /// changed alike (every session at one depth).
-        written: Written,
-    },
-}
-
-/// Levels with their amounts after a change (0: gone).
-type LevelChange = Vec<(Side, Price, Qty)>;
-
-/// Updates written for one frame of the hub: the change of a window, and its text.
-#[derive(Debug, Default)]
-pub struct Written(Mutex<Vec<(LevelChange, Utf8Bytes)>>);
 
 /// Most distinct updates kept for one frame (sessions at that many depths).
 const MOST_WRITTEN: usize = 8;

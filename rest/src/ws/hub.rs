@@ -23,7 +23,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use axum::extract::ws::Utf8Bytes;
 use crossbeam_channel::RecvTimeoutError;
 use matchbook::runtime::{
     AccountUpdate, BookUpdate, Clock, DropReason, FeedBatch, OffsetClock, RuntimeHandle,
@@ -36,97 +35,13 @@ use matchbook::market::period::GRANULARITIES;
 
 use super::accounts::PrivateFrames;
 use super::book_frames::{self, Levels};
-use super::depth::BookData;
+use super::frames::{BookData, Channel, Frame, Frames, PRIVATE_TOPIC, Topic};
 use super::market_frames::{candle_frames, price_tick, ticker_updates};
 use super::messages::{PriceTickFrame, TickerFrame};
 use crate::markets::Markets;
 
 /// Batches the hub's runtime subscription may fall behind before the runtime drops it.
 const HUB_QUEUE: usize = 4096;
-
-/// A stream channel the hub produces frames for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Channel {
-    /// Book snapshots and level updates.
-    OrderBook,
-    /// The best bid and ask.
-    BookTicker,
-    /// Market tickers.
-    MarketTicker,
-    /// Candles.
-    Candlesticks,
-    /// Trades as they happen.
-    PriceTicks,
-    /// An account's orders, fills and balances (private).
-    AccountHistory,
-    /// An account's order events, and order entry (private).
-    Trading,
-}
-
-impl Channel {
-    /// The channel a client names (the contract's older and newer names of the account's
-    /// order updates included).
-    pub fn named(name: &str) -> Option<Self> {
-        match name {
-            "ORDER_BOOK" => Some(Self::OrderBook),
-            "BOOK_TICKER" => Some(Self::BookTicker),
-            "MARKET_TICKER" => Some(Self::MarketTicker),
-            "CANDLESTICKS" => Some(Self::Candlesticks),
-            "PRICE_TICKS" => Some(Self::PriceTicks),
-            "ACCOUNT_HISTORY" | "ORDERS" | "ORDERS_SNAPSHOT" => Some(Self::AccountHistory),
-            "TRADING" => Some(Self::Trading),
-            _ => None,
-        }
-    }
-
-    /// Its name in frames.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::OrderBook => "ORDER_BOOK",
-            Self::BookTicker => "BOOK_TICKER",
-            Self::MarketTicker => "MARKET_TICKER",
-            Self::Candlesticks => "CANDLESTICKS",
-            Self::PriceTicks => "PRICE_TICKS",
-            Self::AccountHistory => "ACCOUNT_HISTORY",
-            Self::Trading => "TRADING",
-        }
-    }
-
-    /// Whether it carries an account's own data (after `AUTHENTICATE`).
-    pub fn is_private(self) -> bool {
-        matches!(self, Self::AccountHistory | Self::Trading)
-    }
-}
-
-/// What a frame is about, within its channel: an instrument, and for candles the index of
-/// the granularity in [`GRANULARITIES`] (0 otherwise).
-pub type Topic = (InstrumentId, u8);
-
-/// The topic of private frames: they are told apart by their account.
-pub const PRIVATE_TOPIC: Topic = (InstrumentId(0), 0);
-
-/// The frames of one batch of commands (or one ticker round), broadcast together so a
-/// session wakes once for all of them and writes them with one flush.
-pub type Frames = Arc<Vec<Frame>>;
-
-/// One frame for every session subscribed to its channel and topic.
-#[derive(Debug)]
-pub struct Frame {
-    /// Its channel.
-    pub channel: Channel,
-    /// Its topic.
-    pub topic: Topic,
-    /// What orders it within its topic: the book sequence for `ORDER_BOOK` and
-    /// `BOOK_TICKER`, the event sequence number for trades, 0 for periodic frames.
-    pub seq: u64,
-    /// The account it belongs to, for private channels (only its sessions get it).
-    pub account: Option<AccountId>,
-    /// The JSON text, serialised once.
-    pub text: Utf8Bytes,
-    /// For `ORDER_BOOK` frames, what the text says, for sessions that follow the book at
-    /// a depth ([`super::depth`]).
-    pub book: Option<BookData>,
-}
 
 /// The accounts some session follows privately, with how many sessions follow each.
 type Watched = RwLock<HashMap<AccountId, usize>>;

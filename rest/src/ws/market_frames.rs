@@ -6,7 +6,7 @@ use matchbook::market::MarketData;
 use matchbook::market::period::GRANULARITIES;
 use matchbook::runtime::ReadView;
 
-use super::hub::Topic;
+use super::frames::Topic;
 use super::messages::{CandleFrame, GranularityBody, PriceTick, Stamp, TickerFrame, TickerUpdate};
 use crate::markets::Markets;
 
@@ -67,7 +67,7 @@ pub fn ticker_updates(
             let state = view.engine.instrument(id).ok()?.state;
             let ticker = view.market.ticker(id, now).ok()?;
             let funding = view.engine.funding_view(id).ok();
-            let body = crate::http::public::ticker_body(
+            let body = crate::market_bodies::ticker_body(
                 market,
                 state,
                 &ticker,

@@ -10,21 +10,22 @@ use std::sync::Arc;
 use axum::extract::ws::{Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
 use matchbook::InstrumentId;
-use serde::Serialize;
 use tokio::sync::broadcast::error::RecvError;
 
 use matchbook::market::period::{GRANULARITIES, Granularity, Unit};
 
 use super::depth::DepthBooks;
-use super::hub::{Channel, Frame, Frames, PRIVATE_TOPIC, Topic, Watch};
+use super::frames::{Channel, Frame, Frames, PRIVATE_TOPIC, Topic};
+use super::hub::Watch;
 use super::messages::{
-    ChannelRequest, ChannelState, ClientMessage, ErrorFrame, SessionFrame, Stamp, TimerFrame,
+    ChannelRequest, ChannelState, ClientMessage, SessionFrame, Stamp, TimerFrame,
 };
 use super::order_entry;
+use super::replies::{error, json};
 use super::socket::{close, read_apart, too_big, write_all};
 use super::subscribe_snapshots;
 use crate::auth::keys::{ApiKey, Scope};
-use crate::http::dead_man::{set_cancel_all_after, timeout_millis};
+use crate::entry::dead_man::{set_cancel_all_after, timeout_millis};
 use crate::markets::Markets;
 use crate::state::Shared;
 
@@ -43,7 +44,7 @@ const CLOSE_REVOKED: u16 = 4003;
 const CLOSE_POLICY: u16 = 1008;
 /// Close code after `CONNECTION_CLOSING`, the server stopping (RFC 6455's "going away").
 const CLOSE_GOING_AWAY: u16 = 1001;
-/// Close code for a message over [`super::MAX_MESSAGE_BYTES`] (RFC 6455's "message too big").
+/// Close code for a message over [`super::streams::MAX_MESSAGE_BYTES`] (RFC 6455's "message too big").
 const CLOSE_TOO_BIG: u16 = 1009;
 /// What one connection has asked for.
 #[derive(Default)]
@@ -75,33 +76,9 @@ enum Reply {
     Close(String, u16),
 }
 
-pub(super) fn json(value: &impl Serialize) -> String {
-    serde_json::to_string(value).unwrap_or_default()
-}
-
-fn error(state: &Shared, code: &str, channel: &str, invalid: Option<Vec<String>>) -> String {
-    json(&ErrorFrame {
-        invalid_instruments: invalid,
-        ..error_frame(state, code, channel)
-    })
-}
-
-/// An error frame of `code` about `channel`, now, naming nothing else.
-fn error_frame(state: &Shared, code: &str, channel: &str) -> ErrorFrame {
-    ErrorFrame {
-        error: code.to_owned(),
-        channel_name: channel.to_owned(),
-        kind: "ERROR",
-        invalid_instruments: None,
-        order_id: None,
-        client_id: None,
-        stamp: Stamp::of(state.now()),
-    }
-}
-
 /// Serves one upgraded connection until either side closes it.
 pub async fn run(socket: WebSocket, state: Shared, peer: Option<std::net::IpAddr>) {
-    let _open = super::OpenSession::new(&state.streams.counters);
+    let _open = super::streams::OpenSession::new(&state.streams.counters);
     let (mut sink, stream) = socket.split();
     let mut incoming = read_apart(stream);
     let mut feed = state.streams.hub.join();
@@ -276,8 +253,10 @@ impl Session {
     async fn handle(&mut self, state: &Shared, text: &str) -> Reply {
         // Bounded before it is parsed, as a request body is: a message nested past the
         // bound is not a message this server reads.
-        let bounded =
-            matchbook_config::bounds::check_json(text.as_bytes(), super::MAX_MESSAGE_BYTES);
+        let bounded = matchbook_config::bounds::check_json(
+            text.as_bytes(),
+            super::streams::MAX_MESSAGE_BYTES,
+        );
         let parsed = bounded
             .ok()
             .and_then(|()| serde_json::from_str::<serde_json::Value>(text).ok());

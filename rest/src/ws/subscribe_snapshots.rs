@@ -7,10 +7,10 @@ use matchbook::InstrumentId;
 use super::account_frames;
 use super::book_frames;
 use super::depth::DepthBooks;
-use super::hub::{Channel, PRIVATE_TOPIC, Topic};
+use super::frames::{Channel, PRIVATE_TOPIC, Topic};
 use super::market_frames::{candle_frames, price_tick, ticker_updates};
 use super::messages::{PriceTickHistory, Stamp, TickerFrame};
-use super::session::json;
+use super::replies::json;
 use crate::state::Shared;
 
 /// The frames a new subscriber of `channel` gets for `topics` before live frames (books

@@ -7,11 +7,12 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use super::{CLOSE_POLICY, Reply, Session, error};
+use super::{CLOSE_POLICY, Reply, Session};
 use crate::auth::keys::{ApiKey, Scope};
 use crate::state::Shared;
-use crate::ws::hub::{Channel, PRIVATE_TOPIC, Topic};
+use crate::ws::frames::{Channel, PRIVATE_TOPIC, Topic};
 use crate::ws::messages::ChannelRequest;
+use crate::ws::replies::error;
 use crate::ws::subscribe_snapshots;
 
 impl Session {

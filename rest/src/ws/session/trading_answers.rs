@@ -2,10 +2,10 @@
 //! acknowledgement, or an error frame that echoes the ids the request named, so a client
 //! with many requests in flight can tell which one failed.
 
-use super::{error_frame, json};
 use crate::error::ApiError;
 use crate::state::Shared;
 use crate::ws::messages::ErrorFrame;
+use crate::ws::replies::{error_frame, json};
 
 /// The answer to a `TRADING` request, or its error frame echoing the ids the request
 /// named (`order_id`, `client_id`), so a client with many requests out knows which failed.
