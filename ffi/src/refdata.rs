@@ -1,11 +1,13 @@
-//! `mb_refdata`: what both engine handles share and never changes after start (instrument
-//! and currency codes and scales, the provisioned holders' accounts by name), so lookups and
-//! decimal-string conversion take no trip to the engine thread.
+//! `mb_refdata`: what both engine handles share and never changes after start (the core's
+//! reference data, `matchbook::reference::ReferenceData`: instrument and currency codes and
+//! scales; and the provisioned holders' accounts by name), so lookups and decimal-string
+//! conversion take no trip to the engine thread.
 
 use std::ffi::c_char;
 
 use matchbook::fixed::{format_scaled, parse_scaled};
-use matchbook::{CurrencyId, Engine, Instrument, InstrumentId};
+use matchbook::reference::{MarketRef, ReferenceData};
+use matchbook::{CurrencyId, Engine, InstrumentId};
 use matchbook_config::Directory;
 
 use crate::boundary::{arg, fail, fill_text, guard, out, text};
@@ -15,61 +17,41 @@ use crate::status::MbStatus;
 /// Reference data of one engine; borrowed from its handle, valid while the handle lives.
 #[derive(Debug, Clone)]
 pub struct MbRefData {
-    instruments: Vec<Instrument>,
-    currencies: Vec<(String, u8)>,
+    reference: ReferenceData,
     directory: Directory,
 }
 
 impl MbRefData {
     pub(crate) fn of(engine: &Engine, directory: Directory) -> Self {
         Self {
-            instruments: engine.instruments().to_vec(),
-            currencies: engine
-                .currencies()
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    let scale = engine
-                        .balance_scale(CurrencyId(i as u16))
-                        .unwrap_or(c.precision);
-                    (c.code.clone(), scale)
-                })
-                .collect(),
+            reference: ReferenceData::of(engine),
             directory,
         }
     }
 
-    /// The provisioned holders (reference data is read before they exist).
     pub(crate) fn set_directory(&mut self, directory: Directory) {
         self.directory = directory;
     }
 
-    /// A currency's code and balance scale, by code.
+    /// A currency by code, with its balance scale.
     pub(crate) fn currency(&self, code: &str) -> Option<(CurrencyId, u8)> {
-        self.currencies
-            .iter()
-            .position(|(c, _)| c == code)
-            .map(|i| (CurrencyId(i as u16), self.currencies[i].1))
+        let id = self.reference.currency_id(code)?;
+        Some((id, self.reference.scale(id)))
     }
 
-    fn instrument_by_code(&self, code: &str) -> Result<(InstrumentId, &Instrument), MbStatus> {
-        self.instruments
-            .iter()
-            .position(|i| i.code() == code)
-            .map(|i| (InstrumentId(i as u16), &self.instruments[i]))
+    fn instrument_by_code(&self, code: &str) -> Result<&MarketRef, MbStatus> {
+        (self.reference.market(code))
             .ok_or_else(|| fail(MbStatus::UnknownInstrument, format!("no instrument {code}")))
     }
 
-    fn instrument(&self, id: u16) -> Result<&Instrument, MbStatus> {
-        self.instruments
-            .get(usize::from(id))
+    fn instrument(&self, id: u16) -> Result<&MarketRef, MbStatus> {
+        (self.reference.market_of(InstrumentId(id)))
             .ok_or_else(|| fail(MbStatus::UnknownInstrument, format!("no instrument {id}")))
     }
 
     fn scale(&self, currency: u16) -> Result<u8, MbStatus> {
-        self.currencies
-            .get(usize::from(currency))
-            .map(|c| c.1)
+        (self.reference.currency_of(CurrencyId(currency)))
+            .map(|c| c.scale)
             .ok_or_else(|| fail(MbStatus::UnknownCurrency, format!("no currency {currency}")))
     }
 }
@@ -105,7 +87,7 @@ pub unsafe extern "C" fn mb_refdata_instrument(
         let slot = out(id_out, "id_out")?;
         // SAFETY: NUL-terminated per the contract.
         let code = unsafe { text(code, "code")? };
-        *slot = r.instrument_by_code(code)?.0.0;
+        *slot = r.instrument_by_code(code)?.id.0;
         Ok(())
     })
 }
@@ -195,7 +177,7 @@ pub unsafe extern "C" fn mb_refdata_price(
         let slot = out(ticks_out, "ticks_out")?;
         // SAFETY: NUL-terminated per the contract.
         let price = unsafe { text(price, "price")? };
-        *slot = parse(price, r.instrument(instrument)?.spec.market_precision)?;
+        *slot = parse(price, r.instrument(instrument)?.market_precision)?;
         Ok(())
     })
 }
@@ -219,7 +201,7 @@ pub unsafe extern "C" fn mb_refdata_amount(
         let slot = out(lots_out, "lots_out")?;
         // SAFETY: NUL-terminated per the contract.
         let amount = unsafe { text(amount, "amount")? };
-        *slot = parse(amount, r.instrument(instrument)?.spec.amount_precision)?;
+        *slot = parse(amount, r.instrument(instrument)?.amount_precision)?;
         Ok(())
     })
 }
@@ -281,8 +263,8 @@ pub unsafe extern "C" fn mb_refdata_format(
     guard(|| {
         let r = self::refdata(refdata)?;
         let scale = match unit {
-            0 => r.instrument(index)?.spec.market_precision,
-            1 => r.instrument(index)?.spec.amount_precision,
+            0 => r.instrument(index)?.market_precision,
+            1 => r.instrument(index)?.amount_precision,
             2 => r.scale(index)?,
             other => return Err(fail(MbStatus::InvalidArgument, format!("unit {other}"))),
         };
@@ -323,16 +305,16 @@ pub unsafe extern "C" fn mb_cmd_place_decimal(
         let slot = out(out_command, "out_command")?;
         // SAFETY: NUL-terminated per the contract.
         let (code, amount) = unsafe { (text(instrument, "instrument")?, text(amount, "amount")?) };
-        let (id, spec) = r.instrument_by_code(code)?;
+        let market = r.instrument_by_code(code)?;
         let ticks = if price.is_null() {
             0
         } else {
             // SAFETY: non-NULL and NUL-terminated per the contract.
-            parse(unsafe { text(price, "price")? }, spec.spec.market_precision)?
+            parse(unsafe { text(price, "price")? }, market.market_precision)?
         };
-        let lots = parse(amount, spec.spec.amount_precision)?;
+        let lots = parse(amount, market.amount_precision)?;
         let mut command =
-            crate::constructors::mb_cmd_place_limit(account, id.0, side, ticks, lots, tif);
+            crate::constructors::mb_cmd_place_limit(account, market.id.0, side, ticks, lots, tif);
         command.order_type = order_type;
         *slot = command;
         Ok(())

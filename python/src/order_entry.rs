@@ -56,16 +56,7 @@ pub(crate) fn new_order(
             ));
         }
     };
-    let trigger_ref = match args.trigger_reference {
-        "LAST_PRICE" => TriggerRef::LastPrice,
-        "MARK_PRICE" => TriggerRef::MarkPrice,
-        other => {
-            return Err(errors::invalid(
-                py,
-                format!("trigger reference {other:?}: one of LAST_PRICE, MARK_PRICE"),
-            ));
-        }
-    };
+    let trigger_ref: TriggerRef = values::spelled(py, args.trigger_reference)?;
     Ok(NewOrder {
         account: AccountId(args.account),
         instrument: id,

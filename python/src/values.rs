@@ -2,6 +2,7 @@
 //! at an instrument's or currency's scale, and the packed integer order handle.
 
 use matchbook::fixed::{format_scaled, parse_scaled};
+use matchbook::wire_name::WireName;
 use matchbook::{
     AccountKind, Engine, InstrumentId, InstrumentState, OrderRef, OrderType, Side, StpMode,
     TimeInForce, Uuid,
@@ -23,70 +24,28 @@ pub(crate) fn unpack(handle: u128) -> Option<OrderRef> {
     })
 }
 
-/// Parses one of `values` by its wire spelling.
-fn spelled<T: Copy>(
-    py: Python<'_>,
-    text: &str,
-    what: &str,
-    values: &[T],
-    spell: fn(T) -> &'static str,
-) -> PyResult<T> {
-    values
-        .iter()
-        .copied()
-        .find(|v| spell(*v) == text)
-        .ok_or_else(|| {
-            let known: Vec<&str> = values.iter().map(|v| spell(*v)).collect();
-            invalid(py, format!("{what} {text:?}: one of {}", known.join(", ")))
-        })
+/// A value of `T` by its wire spelling (the core's, [`WireName`]).
+pub(crate) fn spelled<T: WireName>(py: Python<'_>, text: &str) -> PyResult<T> {
+    T::from_wire(text).ok_or_else(|| {
+        let known = T::wire_names().join(", ");
+        invalid(py, format!("{} {text:?}: one of {known}", T::WHAT))
+    })
 }
 
 pub(crate) fn side(py: Python<'_>, text: &str) -> PyResult<Side> {
-    spelled(py, text, "side", &[Side::Buy, Side::Sell], Side::as_str)
+    spelled(py, text)
 }
 
 pub(crate) fn order_type(py: Python<'_>, text: &str) -> PyResult<OrderType> {
-    spelled(py, text, "order type", &OrderType::ALL, OrderType::as_str)
+    spelled(py, text)
 }
 
 pub(crate) fn time_in_force(py: Python<'_>, text: &str) -> PyResult<TimeInForce> {
-    spelled(
-        py,
-        text,
-        "time in force",
-        &[
-            TimeInForce::GoodTillCancelled,
-            TimeInForce::ImmediateOrCancelled,
-            TimeInForce::FillOrKill,
-            TimeInForce::PostOnly,
-            TimeInForce::GoodTillTime,
-        ],
-        TimeInForce::as_str,
-    )
-}
-
-fn stp_spelling(mode: StpMode) -> &'static str {
-    match mode {
-        StpMode::None => "NONE",
-        StpMode::CancelNewest => "CANCEL_NEWEST",
-        StpMode::CancelOldest => "CANCEL_OLDEST",
-        StpMode::CancelBoth => "CANCEL_BOTH",
-    }
+    spelled(py, text)
 }
 
 pub(crate) fn stp(py: Python<'_>, text: &str) -> PyResult<StpMode> {
-    spelled(
-        py,
-        text,
-        "self-trade prevention",
-        &[
-            StpMode::None,
-            StpMode::CancelNewest,
-            StpMode::CancelOldest,
-            StpMode::CancelBoth,
-        ],
-        stp_spelling,
-    )
+    spelled(py, text)
 }
 
 pub(crate) fn account_kind(py: Python<'_>, text: &str) -> PyResult<AccountKind> {

@@ -22,7 +22,7 @@ pub fn balance_bodies(markets: &Markets, balances: &[Balance]) -> Vec<BalanceBod
         .map(|(i, b)| {
             let id = CurrencyId(i as u16);
             BalanceBody {
-                currency_code: markets.coin_code(id).to_owned(),
+                currency_code: markets.currency_code(id).to_owned(),
                 available: markets.balance(id, i128::from(b.available)),
                 locked: markets.balance(id, i128::from(b.locked)),
                 time: iso_ms(b.updated),

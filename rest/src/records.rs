@@ -39,7 +39,7 @@ pub fn order_body(markets: &Markets, r: &OrderRecord, form: OrderForm) -> Option
         time: iso_ms(r.created),
         sequence: r.sequence.to_string(),
         total_fee: markets.balance(fee_coin, i128::from(r.total_fee)),
-        fee_currency: markets.coin_code(fee_coin).to_owned(),
+        fee_currency: markets.currency_code(fee_coin).to_owned(),
         time_last_updated: iso_ms(r.updated),
         order_book_sequence: r.last_sequence.to_string(),
         status: r.status_name(),
@@ -150,7 +150,7 @@ pub fn trade_wrapper(
     // The rate in percent, from the fee over what was received, both brought to the fee
     // currency's balance scale (4 decimals, rounded down: fees are rounded up when charged).
     let coin_scale = markets
-        .coins
+        .currencies
         .get(usize::from(fee_coin.0))
         .map_or(0, |c| c.scale);
     let received_units = rescale(received, received_scale, coin_scale);
@@ -165,7 +165,7 @@ pub fn trade_wrapper(
     Some(TradeWrapper {
         fee: FeeBody {
             fee_amount: markets.balance(fee_coin, i128::from(side.fee)),
-            fee_currency: markets.coin_code(fee_coin).to_owned(),
+            fee_currency: markets.currency_code(fee_coin).to_owned(),
             fee_percentage: crate::format::decimal(percentage, 4),
             fee_type: matched_as,
         },

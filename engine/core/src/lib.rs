@@ -40,7 +40,9 @@ pub mod limits;
 mod order;
 pub mod persist;
 mod refdata;
+pub mod reference;
 mod store;
+pub mod wire_name;
 
 pub use account::{AccountKind, AccountState, AccountView, Balance, Balances};
 pub use book::view::{BookView, LevelView, OrderView};

@@ -6,8 +6,8 @@
 
 use matchbook::fixed::ParseDecimalError;
 use matchbook::{
-    AccountId, CancelScope, Command, NewOrder, OrderRef, OrderType, Side, TimeInForce, Trail,
-    TriggerRef, Uuid,
+    AccountId, CancelScope, Command, NewOrder, OrderRef, OrderType, TimeInForce, Trail, TriggerRef,
+    Uuid,
 };
 
 use crate::body::Body;
@@ -15,7 +15,6 @@ use crate::error::ApiError;
 use crate::markets::{Market, Markets};
 use crate::wire::requests::{
     AmendOrderRequest, CreateOrderRequest, OrderTypeName, SideName, TimeInForceName,
-    TriggerReferenceName,
 };
 use crate::wire::{Flag, Numeric};
 
@@ -89,10 +88,7 @@ fn order_terms(
     market: &Market,
     request: &CreateOrderRequest,
 ) -> Result<(TriggerRef, Option<Trail>, Option<matchbook::Price>), ApiError> {
-    let reference = match request.trigger_reference {
-        None | Some(TriggerReferenceName::LastPrice) => TriggerRef::LastPrice,
-        Some(TriggerReferenceName::MarkPrice) => TriggerRef::MarkPrice,
-    };
+    let reference = (request.trigger_reference).map_or(TriggerRef::LastPrice, |r| r.0);
     let offset = |field: &Option<Numeric>| {
         field
             .as_ref()
@@ -122,16 +118,7 @@ fn whole_number(text: &str) -> Option<u32> {
 
 /// The engine's order type for its wire name.
 fn order_type_of(name: OrderTypeName) -> OrderType {
-    match name {
-        OrderTypeName::Limit => OrderType::Limit,
-        OrderTypeName::Market => OrderType::Market,
-        OrderTypeName::Stop => OrderType::Stop,
-        OrderTypeName::StopMarket => OrderType::StopMarket,
-        OrderTypeName::TakeProfit => OrderType::TakeProfit,
-        OrderTypeName::TakeProfitMarket => OrderType::TakeProfitMarket,
-        OrderTypeName::TrailingStop => OrderType::TrailingStop,
-        OrderTypeName::TrailingStopLimit => OrderType::TrailingStopLimit,
-    }
+    name.0
 }
 
 /// Turns a create-order body into an engine order, checking every field at the edge.
@@ -148,10 +135,8 @@ pub fn parse_order(
         .order_type
         .map(order_type_of)
         .ok_or(ApiError::bad("MISSING_ORDER_TYPE"))?;
-    let side = match request.side {
-        None => return Err(ApiError::bad("MISSING_SIDE")),
-        Some(SideName::Buy) => Side::Buy,
-        Some(SideName::Sell) => Side::Sell,
+    let Some(SideName(side)) = request.side else {
+        return Err(ApiError::bad("MISSING_SIDE"));
     };
     let Some(Numeric(amount)) = &request.amount else {
         return Err(ApiError::bad("INVALID_AMOUNT"));

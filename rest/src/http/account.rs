@@ -36,7 +36,7 @@ struct AccountSnapshot {
 }
 
 fn margin_body(markets: &Markets, totals: MarginTotals) -> MarginBody {
-    let usd = markets.coin_id("USD");
+    let usd = markets.currency_id("USD");
     let fmt = |v: i128| usd.map_or_else(|| "0".to_owned(), |usd| markets.balance(usd, v));
     MarginBody {
         account_equity: fmt(totals.account_equity),
@@ -136,7 +136,7 @@ pub async fn account_fees(
                 .map(|r| RunningVolumeBody {
                     fee_group_id: r.fee_group_id.to_owned(),
                     volume: number(&st.markets.balance(r.currency, r.volume)),
-                    currency: st.markets.coin_code(r.currency).to_owned(),
+                    currency: st.markets.currency_code(r.currency).to_owned(),
                 })
                 .collect();
             let active_fee_tiers = (fees.active_fee_tiers.iter())
@@ -200,9 +200,9 @@ pub async fn transfer(
     )?)?;
     let currency = state
         .markets
-        .coin_id(currency_code)
+        .currency_id(currency_code)
         .ok_or_else(|| ApiError::BadRequest("invalid currency.".into()))?;
-    let scale = state.markets.coins[usize::from(currency.0)].scale;
+    let scale = state.markets.scale(currency);
     let keep = matchbook::transfer_decimals(currency_code).min(scale);
     let amount = matchbook::parse_transfer_amount(&amount_text, keep, scale)
         .map_err(|e| ApiError::BadRequest(e.to_string()))?;
@@ -279,7 +279,7 @@ fn transfer_record(markets: &Markets, e: &EventRecord) -> Option<TransferRecord>
             transfer_id: Uuid::of_transfer(transfer).to_string(),
             source_account_id: Uuid::of_account(source).to_string(),
             destination_account_id: Uuid::of_account(destination).to_string(),
-            currency: markets.coin_code(currency).to_owned(),
+            currency: markets.currency_code(currency).to_owned(),
             amount: markets.balance(currency, i128::from(amount)),
             time: iso_ms(e.time),
         }),

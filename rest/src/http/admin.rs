@@ -38,9 +38,9 @@ fn account_field(field: &Option<String>) -> Result<AccountId, ApiError> {
 
 fn currency_amount(state: &Shared, request: &FundsRequest) -> Result<(CurrencyId, i64), ApiError> {
     let currency = (request.currency.as_deref())
-        .and_then(|c| state.markets.coin_id(c))
+        .and_then(|c| state.markets.currency_id(c))
         .ok_or(ApiError::bad("INVALID_CURRENCY"))?;
-    let scale = state.markets.coins[usize::from(currency.0)].scale;
+    let scale = state.markets.scale(currency);
     let amount = (request.amount.as_ref())
         .and_then(|Numeric(a)| matchbook::fixed::parse_scaled(a, scale).ok())
         .ok_or(ApiError::bad("INVALID_AMOUNT"))?;
@@ -335,7 +335,7 @@ pub async fn instrument_state(
     bytes: Bytes,
 ) -> Result<Json<InstrumentStateBody>, ApiError> {
     let request: InstrumentStateRequest = Body::read(&bytes)?;
-    let instrument = state.markets.require(&code)?.id;
+    let instrument = crate::markets::require(&state.markets, &code)?.id;
     let new_state = (request.state.as_deref())
         .and_then(InstrumentState::parse)
         .ok_or(ApiError::bad("INVALID_STATE"))?;

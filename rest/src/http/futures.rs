@@ -185,7 +185,7 @@ pub async fn funding_rate_settings(
 fn usd(state: &Shared, units: i128) -> String {
     state
         .markets
-        .coin_id("USD")
+        .currency_id("USD")
         .map_or_else(|| "0".into(), |id| state.markets.balance(id, units))
 }
 

@@ -277,7 +277,7 @@ pub async fn cancel(
     let order = parse_order_id(&order_id)?;
     let account = caller.0.account;
     if let Some(code) = params.get("instrument_code") {
-        let market = state.markets.require(code)?.id;
+        let market = crate::markets::require(&state.markets, code)?.id;
         let matches = state
             .engine(move |e| {
                 e.order(order)
@@ -328,7 +328,7 @@ pub async fn cancel_all(
         return Err(ApiError::bad("INVALID_QUERY"));
     }
     let scope = if let Some(code) = params.get("instrument_code") {
-        CancelScope::Instrument(state.markets.require(code)?.id)
+        CancelScope::Instrument(crate::markets::require(&state.markets, code)?.id)
     } else if let Some(ids) = params.get("ids") {
         listed_orders(ids.split(','))?
     } else if let Some(ids) = params.get("client_ids") {

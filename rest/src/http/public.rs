@@ -242,7 +242,7 @@ pub async fn ticker(
     State(state): State<Shared>,
     Path(code): Path<String>,
 ) -> Result<Json<TickerBody>, ApiError> {
-    let market = state.markets.require(&code)?.clone();
+    let market = crate::markets::require(&state.markets, &code)?.clone();
     let id = market.id;
     let (instrument_state, futures) = state
         .engine(move |e| e.instrument(id).map(|i| (i.state, e.funding_view(id).ok())))
@@ -300,7 +300,7 @@ pub async fn candlesticks(
     RawQuery(raw): RawQuery,
 ) -> Result<Json<CandlesBody>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
-    let market = state.markets.require(&code)?.clone();
+    let market = crate::markets::require(&state.markets, &code)?.clone();
     let g = granularity(&params)?;
     let now = state.now();
     let from = params.time("from", false)?;
@@ -371,7 +371,7 @@ pub async fn order_book(
     RawQuery(raw): RawQuery,
 ) -> Result<Json<BookBody>, ApiError> {
     let params = Params::parse(raw.as_deref())?;
-    let market = state.markets.require(&code)?.clone();
+    let market = crate::markets::require(&state.markets, &code)?.clone();
     let level = params
         .integer("level", "INVALID_ORDER_BOOK_LEVEL")?
         .unwrap_or(3);

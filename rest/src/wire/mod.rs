@@ -13,6 +13,7 @@ pub mod market;
 pub mod orders;
 pub mod requests;
 
+use matchbook::wire_name::WireName;
 use serde::de::{Deserialize, DeserializeOwned, Deserializer, Error as _};
 use serde_json::Value;
 use utoipa::openapi::RefOr;
@@ -35,6 +36,53 @@ impl<'de> Deserialize<'de> for Numeric {
         }
     }
 }
+
+/// A request field holding one of the core's spelled values ([`WireName`]): read from
+/// its spelling, documented as the enum of every spelling, so REST spells nothing itself.
+macro_rules! spelled_field {
+    ($(#[$doc:meta])* $name:ident => $value:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct $name(pub $value);
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+                <$value as WireName>::from_wire(&text).map(Self).ok_or_else(|| {
+                    let known = <$value as WireName>::wire_names().join(", ");
+                    D::Error::custom(format!("{text:?} is not one of {known}"))
+                })
+            }
+        }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> RefOr<Schema> {
+                (ObjectBuilder::new().schema_type(Type::String))
+                    .enum_values(Some(<$value as WireName>::wire_names()))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {
+            fn name() -> std::borrow::Cow<'static, str> {
+                std::borrow::Cow::Borrowed(stringify!($name))
+            }
+        }
+    };
+}
+
+spelled_field!(
+    /// Order type.
+    OrderTypeName => matchbook::OrderType
+);
+spelled_field!(
+    /// Order side.
+    SideName => matchbook::Side
+);
+spelled_field!(
+    /// Extension: the price a trigger order watches.
+    TriggerReferenceName => matchbook::TriggerRef
+);
 
 /// A yes/no request field: a JSON boolean, or the text `true` or `false`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,49 +6,8 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::{Flag, Numeric, basis_points_schema, flag_schema, numeric_schema};
+pub use super::{OrderTypeName, SideName, TriggerReferenceName};
 use crate::auth::keys::Scope;
-
-/// Order type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum OrderTypeName {
-    /// Rests at its limit price.
-    Limit,
-    /// Takes what the book offers.
-    Market,
-    /// A stop-limit, held until its trigger.
-    Stop,
-    /// Extension: a stop entering as a market order.
-    StopMarket,
-    /// Extension: take-profit limit (limit-if-touched).
-    TakeProfit,
-    /// Extension: take-profit market (market-if-touched).
-    TakeProfitMarket,
-    /// Extension: trailing stop entering as a market order.
-    TrailingStop,
-    /// Extension: trailing stop entering as a limit order (`limit_offset` past its trigger).
-    TrailingStopLimit,
-}
-
-/// Extension: the price a trigger order watches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum TriggerReferenceName {
-    /// The last trade price (the default).
-    LastPrice,
-    /// The futures mark price.
-    MarkPrice,
-}
-
-/// Order side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum SideName {
-    /// Bid.
-    Buy,
-    /// Ask.
-    Sell,
-}
 
 /// Time in force: the spec's names, or the short forms client libraries send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -153,7 +153,7 @@ fn history_update(markets: &Markets, update: &AccountUpdate) -> Option<UpdateBod
 fn moves(markets: &Markets, moves: &matchbook::runtime::BalanceMoves) -> BalanceMoves {
     let delta = |m: &Option<BalanceMove>| {
         m.map(|m| BalanceDelta {
-            currency_code: markets.coin_code(m.currency).to_owned(),
+            currency_code: markets.currency_code(m.currency).to_owned(),
             new_available: markets.balance(m.currency, i128::from(m.available)),
             new_locked: markets.balance(m.currency, i128::from(m.locked)),
         })

@@ -135,7 +135,9 @@ pub async fn cancel_all(
     let scope = match (order_ids, instrument_code) {
         (Some(_), Some(_)) => return Err(ApiError::bad("INVALID_MESSAGE_FORMAT")),
         (Some(ids), None) => listed_orders(ids.iter().map(String::as_str))?,
-        (None, Some(code)) => CancelScope::Instrument(state.markets.require(code)?.id),
+        (None, Some(code)) => {
+            CancelScope::Instrument(crate::markets::require(&state.markets, code)?.id)
+        }
         (None, None) => CancelScope::All,
     };
     let order_ids = service::cancel_all(&state.orders, key.account, scope).await?;

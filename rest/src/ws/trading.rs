@@ -128,7 +128,7 @@ pub fn event(
         frame.matched_as = Some(if fill.maker { "MAKER" } else { "TAKER" });
         frame.trade_id = Some(Uuid::of_trade(t.id).to_string());
         frame.fee = Some(markets.balance(coin, i128::from(fill.fee)));
-        frame.fee_currency = Some(markets.coin_code(coin).to_owned());
+        frame.fee_currency = Some(markets.currency_code(coin).to_owned());
     }
     Some(frame)
 }
