@@ -8,9 +8,10 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use matchbook::market::orders::OrderRecord;
+use matchbook::reference::ReferenceData;
 use matchbook::runtime::Subscription;
 use matchbook::runtime::{AccountChange, AccountUpdate, BalanceMove, FeedBatch, ReadView};
-use matchbook::{AccountId, CurrencyId, Engine, EngineError};
+use matchbook::{AccountId, EngineError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -47,13 +48,13 @@ pub(crate) fn read_accounts(
 
 fn snapshot_dict<'py>(
     py: Python<'py>,
-    engine: &Engine,
+    reference: &ReferenceData,
     seq: u64,
     read: &AccountRead,
 ) -> PyResult<Bound<'py, PyDict>> {
     let orders = PyList::empty(py);
     for r in &read.orders {
-        orders.append(record_dict(py, engine, r, None)?)?;
+        orders.append(record_dict(py, reference, r, None)?)?;
     }
     let d = PyDict::new(py);
     d.set_item("type", "snapshot")?;
@@ -63,7 +64,7 @@ fn snapshot_dict<'py>(
     let balances = read.balances.iter().copied();
     d.set_item(
         "balances",
-        crate::queries::balances_dict(py, engine, balances)?,
+        crate::queries::balances_dict(py, reference, balances)?,
     )?;
     Ok(d)
 }
@@ -83,11 +84,9 @@ fn type_of(change: &AccountChange) -> &'static str {
 }
 
 /// A balance moved, as (currency code, available, locked) text.
-fn moved(engine: &Engine, m: BalanceMove) -> (String, String, String) {
-    let code = (engine.currencies().get(usize::from(m.currency.0)))
-        .map(|c| c.code.clone())
-        .unwrap_or_default();
-    let scale = engine.balance_scale(CurrencyId(m.currency.0)).unwrap_or(0);
+fn moved(reference: &ReferenceData, m: BalanceMove) -> (String, String, String) {
+    let code = reference.currency_code(m.currency).to_owned();
+    let scale = reference.scale(m.currency);
     (
         code,
         values::text(m.available, scale),
@@ -97,7 +96,7 @@ fn moved(engine: &Engine, m: BalanceMove) -> (String, String, String) {
 
 fn update_dict<'py>(
     py: Python<'py>,
-    engine: &Engine,
+    reference: &ReferenceData,
     u: &AccountUpdate,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
@@ -109,14 +108,14 @@ fn update_dict<'py>(
         AccountChange::OrderCreated { terms } => terms.as_ref(),
         _ => None,
     };
-    let order = (u.order.as_ref()).map(|r| record_dict(py, engine, r, terms));
+    let order = (u.order.as_ref()).map(|r| record_dict(py, reference, r, terms));
     d.set_item("order", order.transpose()?)?;
     match u.change {
         AccountChange::TradeSettled { trade, fee, maker } => {
             let t = &trade.trade;
-            let (ps, qs) = values::scales(py, engine, t.instrument)?;
+            let (ps, qs) = values::scales(py, reference, t.instrument)?;
             let side = (u.order.as_ref()).map_or(t.taker_side, |r| r.accepted.side);
-            let (fee, fee_currency) = values::fee(py, engine, t.instrument, side, fee)?;
+            let (fee, fee_currency) = values::fee(py, reference, t.instrument, side, fee)?;
             d.set_item("trade", t.id.0)?;
             d.set_item("price", values::text(t.price.0, ps))?;
             d.set_item("amount", values::text(t.amount.0, qs))?;
@@ -132,17 +131,12 @@ fn update_dict<'py>(
             mark,
             payment,
         } => {
-            let market = engine
-                .instrument(instrument)
-                .map_err(|e| crate::errors::engine(py, e))?;
-            let scale = engine.balance_scale(market.quote).unwrap_or(0);
-            d.set_item("instrument", market.code())?;
+            let market = values::market(py, reference, instrument)?;
+            let scale = reference.scale(market.quote);
+            d.set_item("instrument", &market.code)?;
             d.set_item("position", position_id)?;
             d.set_item("funding_rate", values::text(rate, 8))?;
-            d.set_item(
-                "mark_price",
-                values::text(mark.0, market.spec.market_precision),
-            )?;
+            d.set_item("mark_price", values::text(mark.0, market.market_precision))?;
             d.set_item("payment", values::text(payment, scale))?;
         }
         _ => {}
@@ -158,7 +152,7 @@ fn update_dict<'py>(
     ];
     for (name, balance) in named {
         if let Some(balance) = balance {
-            moves.set_item(name, moved(engine, balance))?;
+            moves.set_item(name, moved(reference, balance))?;
         }
     }
     d.set_item("moves", moves)?;
@@ -171,7 +165,7 @@ pub struct NativeAccountFeed {
     pub(crate) subscription: Subscription<FeedBatch>,
     pub(crate) accounts: HashSet<AccountId>,
     /// The node's reference data (scales), shared.
-    pub(crate) reference: Arc<Engine>,
+    pub(crate) reference: Arc<ReferenceData>,
     /// The snapshot taken where the feed starts, handed out by the first poll.
     pub(crate) snapshot: Mutex<Option<Vec<AccountRead>>>,
 }

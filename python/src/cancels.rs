@@ -66,7 +66,7 @@ impl NativeEngine {
         let scope = match (instrument, orders, client_ids) {
             (None, None, None) => CancelScope::All,
             (Some(code), None, None) => {
-                CancelScope::Instrument(instrument_of(py, &this.core.engine, code)?)
+                CancelScope::Instrument(instrument_of(py, &this.reference, code)?)
             }
             (None, Some(list), None) => CancelScope::Orders(
                 list.into_iter()

@@ -120,6 +120,7 @@ impl NativeEngine {
         this.engine(py)?;
         let copy = Inner {
             core: this.core.copy_in_memory(),
+            reference: this.reference.clone(),
             directory: this.directory.clone(),
             origin: this.origin.clone(),
         };

@@ -8,6 +8,7 @@
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use matchbook::market::{MarketData, MarketDataConfig};
+use matchbook::reference::ReferenceData;
 use matchbook::store::Host;
 use matchbook::{
     AccountId, Applied, Command, CurrencyId, Engine, EngineError, HolderId, InstrumentId, Order,
@@ -35,6 +36,9 @@ pub struct NativeEngine {
 /// What a `NativeEngine` holds.
 pub(crate) struct Inner {
     pub(crate) core: Core,
+    /// The definition's markets and currencies (the same for every engine `core` holds:
+    /// a restore or a load replaces the engine with one of the same definition).
+    pub(crate) reference: ReferenceData,
     pub(crate) directory: Directory,
     /// What it was built from (for pickling).
     pub(crate) origin: Origin,
@@ -75,24 +79,25 @@ impl NativeEngine {
     }
 }
 
-pub(crate) fn instrument_of(py: Python<'_>, engine: &Engine, code: &str) -> PyResult<InstrumentId> {
-    engine.instrument_by_code(code).ok_or_else(|| {
+pub(crate) fn instrument_of(
+    py: Python<'_>,
+    reference: &ReferenceData,
+    code: &str,
+) -> PyResult<InstrumentId> {
+    (reference.market(code)).map(|m| m.id).ok_or_else(|| {
         errors::engine_about(py, EngineError::UnknownInstrument, format!("{code:?}"))
     })
 }
 
 pub(crate) fn currency_of(
     py: Python<'_>,
-    engine: &Engine,
+    reference: &ReferenceData,
     code: &str,
 ) -> PyResult<(CurrencyId, u8)> {
-    let id = engine.currency_by_code(code).ok_or_else(|| {
+    let id = reference.currency_id(code).ok_or_else(|| {
         errors::engine_about(py, EngineError::UnknownCurrency, format!("{code:?}"))
     })?;
-    let scale = engine
-        .balance_scale(id)
-        .map_err(|e| errors::engine(py, e))?;
-    Ok((id, scale))
+    Ok((id, reference.scale(id)))
 }
 
 impl Inner {
@@ -133,6 +138,7 @@ impl Inner {
         };
         Ok((
             Self {
+                reference: ReferenceData::of(&core.engine),
                 core,
                 directory,
                 origin,
@@ -143,7 +149,7 @@ impl Inner {
 
     /// A currency code and a decimal amount of it, in balance units.
     fn funds(&self, py: Python<'_>, currency: &str, amount: &str) -> PyResult<(CurrencyId, i64)> {
-        let (id, scale) = currency_of(py, &self.core.engine, currency)?;
+        let (id, scale) = currency_of(py, &self.reference, currency)?;
         Ok((id, values::fixed(py, amount, scale, "amount")?))
     }
 
@@ -189,7 +195,7 @@ impl Inner {
             Ok(Err(e)) => Err(errors::engine_about(
                 py,
                 e,
-                errors::subject(&self.core.engine, &command),
+                errors::subject(&self.reference, &command),
             )),
             Err(e) => Err(errors::storage(py, &e)),
         }
@@ -446,7 +452,7 @@ impl NativeEngine {
             limit_offset,
             display,
         };
-        let order = crate::order_entry::new_order(py, &this.core.engine, &args)?;
+        let order = crate::order_entry::new_order(py, &this.reference, &args)?;
         let applied = this.run(py, Command::PlaceOrder(order), time_ns)?;
         let handle = applied.order.map_or(0, pack);
         if let Some(refusal) = applied.rejected {
@@ -478,7 +484,7 @@ impl NativeEngine {
             .order(handle)
             .map(Order::instrument)
             .ok_or_else(|| errors::engine(py, EngineError::OrderNotFound))?;
-        let (ps, qs) = values::scales(py, &this.core.engine, instrument)?;
+        let (ps, qs) = values::scales(py, &this.reference, instrument)?;
         let command = Command::AmendOrder {
             account: AccountId(account),
             order: handle,

@@ -60,13 +60,16 @@ pub(crate) fn invalid(py: Python<'_>, message: impl AsRef<str>) -> PyErr {
 
 /// What a refused command was about, for its error message: the order and its account,
 /// the account and instrument of a new order, the account, or the command itself.
-pub(crate) fn subject(engine: &matchbook::Engine, command: &Command) -> String {
+pub(crate) fn subject(
+    reference: &matchbook::reference::ReferenceData,
+    command: &Command,
+) -> String {
     match command {
         Command::CancelOrder { account, order } | Command::AmendOrder { account, order, .. } => {
             format!("order {} of account {}", order.id, account.0)
         }
         Command::PlaceOrder(o) => {
-            let code = engine.instrument(o.instrument).map_or("?", |i| i.code());
+            let code = (reference.market_of(o.instrument)).map_or("?", |m| m.code.as_str());
             format!("order of account {} on {code}", o.account.0)
         }
         other => other

@@ -4,6 +4,7 @@
 
 use matchbook::market::order_terms::OrderTerms;
 use matchbook::market::orders::{OrderFilter, OrderRecord};
+use matchbook::reference::ReferenceData;
 use matchbook::{AccountId, AccountState, EngineError, HolderId, Price, Trail};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -57,6 +58,12 @@ impl Inner {
         Ok(&self.core.engine)
     }
 
+    /// The definition's reference data, as [`Inner::engine`] allows reads.
+    pub(crate) fn reference(&self, py: Python<'_>) -> PyResult<&ReferenceData> {
+        self.engine(py)?;
+        Ok(&self.reference)
+    }
+
     /// Market data for a read, or `InvalidArgument` for an engine made without it (and
     /// `StorageError` as [`NativeEngine::engine`] says).
     pub(crate) fn market_data(&self, py: Python<'_>) -> PyResult<&matchbook::market::MarketData> {
@@ -74,7 +81,7 @@ impl Inner {
         r: &OrderRecord,
     ) -> PyResult<Bound<'py, PyDict>> {
         let terms = self.market_data(py)?.order_terms().get(r.accepted.order.id);
-        record_dict(py, self.engine(py)?, r, terms)
+        record_dict(py, self.reference(py)?, r, terms)
     }
 }
 
@@ -82,13 +89,13 @@ impl Inner {
 /// its further `terms`.
 pub(crate) fn record_dict<'py>(
     py: Python<'py>,
-    engine: &matchbook::Engine,
+    reference: &ReferenceData,
     r: &OrderRecord,
     terms: Option<&OrderTerms>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let a = &r.accepted;
-    let (ps, qs) = values::scales(py, engine, a.instrument)?;
-    let code = engine.instrument(a.instrument).map(|i| i.code()).ok();
+    let (ps, qs) = values::scales(py, reference, a.instrument)?;
+    let code = reference.market_of(a.instrument).map(|m| m.code.as_str());
     let d = PyDict::new(py);
     d.set_item("handle", pack(a.order))?;
     d.set_item("id", a.order.id)?;
@@ -110,7 +117,7 @@ pub(crate) fn record_dict<'py>(
         "average_price",
         r.average_price().map(|p| values::text(p.0, ps)),
     )?;
-    let (fee, fee_currency) = values::fee(py, engine, a.instrument, a.side, r.total_fee)?;
+    let (fee, fee_currency) = values::fee(py, reference, a.instrument, a.side, r.total_fee)?;
     d.set_item("total_fee", fee)?;
     d.set_item("fee_currency", fee_currency)?;
     d.set_item("trades", r.trades.iter().map(|t| t.0).collect::<Vec<_>>())?;
@@ -196,7 +203,7 @@ impl NativeEngine {
             .filter_map(|&id| market.trades().get(id))
         {
             let x = &t.trade;
-            let (ps, qs) = values::scales(py, this.engine(py)?, x.instrument)?;
+            let (ps, qs) = values::scales(py, this.reference(py)?, x.instrument)?;
             let d = PyDict::new(py);
             d.set_item("trade", x.id.0)?;
             d.set_item("time", t.time.0)?;
@@ -205,16 +212,16 @@ impl NativeEngine {
             d.set_item("taker_side", x.taker_side.as_str())?;
             d.set_item("maker_account", x.maker_account.0)?;
             d.set_item("maker_order", pack(x.maker))?;
-            let engine = this.engine(py)?;
+            let reference = this.reference(py)?;
             let (maker_fee, maker_currency) = values::fee(
                 py,
-                engine,
+                reference,
                 x.instrument,
                 x.taker_side.opposite(),
                 x.maker_fee,
             )?;
             let (taker_fee, taker_currency) =
-                values::fee(py, engine, x.instrument, x.taker_side, x.taker_fee)?;
+                values::fee(py, reference, x.instrument, x.taker_side, x.taker_fee)?;
             d.set_item("maker_fee", maker_fee)?;
             d.set_item("maker_fee_currency", maker_currency)?;
             d.set_item("taker_account", x.taker_account.0)?;

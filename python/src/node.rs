@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use matchbook::reference::ReferenceData;
 use matchbook::runtime::{RuntimeError, RuntimeHandle, Subscription};
 use matchbook::{AccountId, Applied, CancelScope, Command, CurrencyId, Engine, Order, Price, Qty};
 use matchbook_config::{Directory, Exchange};
@@ -28,9 +29,10 @@ const FEED_CAPACITY: usize = 65_536;
 #[pyclass(module = "matchbook._native", frozen)]
 pub struct NativeNode {
     handle: RuntimeHandle,
-    /// An engine of the definition, never changed: instruments, currencies and scales for
-    /// parsing arguments and formatting answers without a trip to the runtime.
-    reference: Arc<Engine>,
+    /// The definition's reference data, read from the node's engine once it opened:
+    /// instruments, currencies and scales for parsing arguments and formatting answers
+    /// without a trip to the runtime.
+    reference: Arc<ReferenceData>,
     directory: Directory,
     node: Mutex<Option<Node>>,
 }
@@ -156,8 +158,8 @@ impl NativeNode {
             other => return Err(invalid(py, format!("format {other:?}: toml or json"))),
         }
         .map_err(|e| invalid(py, e.to_string()))?;
-        let config = (exchange.engine_config()).map_err(|e| invalid(py, e.to_string()))?;
-        let reference = Engine::new(config).map_err(|e| invalid(py, e.to_string()))?;
+        // A definition that builds no engine is refused before any directory is made.
+        (exchange.engine_config()).map_err(|e| invalid(py, e.to_string()))?;
         let store = crate::durable::store_options(snapshot_every, keep_snapshots, fsync);
         let mut builder = NodeBuilder::new(exchange, Path::new(path))
             .store(store)
@@ -168,8 +170,13 @@ impl NativeNode {
         let node = py
             .detach(|| builder.open())
             .map_err(|e| node_error(py, &e))?;
+        let handle = node.handle();
+        let read = handle.clone();
+        let reference = py
+            .detach(move || read.engine_blocking(ReferenceData::of))
+            .map_err(|e| runtime_error(py, e))?;
         Ok(Self {
-            handle: node.handle(),
+            handle,
             reference: Arc::new(reference),
             directory: node.directory().clone(),
             node: Mutex::new(Some(node)),
@@ -378,7 +385,7 @@ impl NativeNode {
         py: Python<'py>,
         #[pyo3(from_py_with = int::<u32>)] account: u32,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let (account, count) = (AccountId(account), self.reference.currencies().len());
+        let (account, count) = (AccountId(account), self.reference.currencies.len());
         let balances = self.read(py, move |e| {
             e.account(account).map(|view| {
                 (0..count)

@@ -4,8 +4,9 @@
 //! market stage publishes them from its replica. Prices and amounts go out as decimal
 //! text at the instrument's scales.
 
+use matchbook::reference::ReferenceData;
 use matchbook::runtime::{BookUpdate, FeedBatch, ReadView, Subscription};
-use matchbook::{Engine, Event, InstrumentId, Price, Qty, TopLevel};
+use matchbook::{Event, InstrumentId, Price, Qty, TopLevel};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -35,34 +36,21 @@ pub(crate) fn read_books(view: &ReadView<'_>) -> Vec<BookRead> {
         .collect()
 }
 
-/// Decimal text of an instrument's prices and amounts.
-struct Scales<'a> {
-    engine: &'a Engine,
-}
-
-impl Scales<'_> {
-    fn of(&self, id: InstrumentId) -> (String, u8, u8) {
-        self.engine
-            .instrument(id)
-            .map_or((String::new(), 0, 0), |i| {
-                let spec = &i.spec;
-                (
-                    i.code().to_owned(),
-                    spec.market_precision,
-                    spec.amount_precision,
-                )
-            })
-    }
+/// An instrument's code, price scale and amount scale (empty for an index that is none).
+fn scales_of(reference: &ReferenceData, id: InstrumentId) -> (String, u8, u8) {
+    (reference.market_of(id)).map_or((String::new(), 0, 0), |m| {
+        (m.code.clone(), m.market_precision, m.amount_precision)
+    })
 }
 
 /// A book read as the dict of a snapshot message.
 pub(crate) fn book_dict<'py>(
     py: Python<'py>,
-    engine: &Engine,
+    reference: &ReferenceData,
     seq: u64,
     (id, sequence, bids, asks): &BookRead,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (code, ps, qs) = Scales { engine }.of(*id);
+    let (code, ps, qs) = scales_of(reference, *id);
     let side = |levels: &[(Price, Qty, u32)]| -> Vec<(String, String, u32)> {
         (levels.iter())
             .map(|(p, a, n)| (values::text(p.0, ps), values::text(a.0, qs), *n))
@@ -80,11 +68,11 @@ pub(crate) fn book_dict<'py>(
 
 fn update_dict<'py>(
     py: Python<'py>,
-    engine: &Engine,
+    reference: &ReferenceData,
     seq: u64,
     update: &BookUpdate,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (code, ps, qs) = Scales { engine }.of(update.instrument);
+    let (code, ps, qs) = scales_of(reference, update.instrument);
     let levels: Vec<(&str, String, String, u32)> = (update.levels.iter())
         .map(|l| {
             let (price, amount) = (values::text(l.price.0, ps), values::text(l.amount.0, qs));
@@ -104,11 +92,11 @@ fn update_dict<'py>(
 
 fn trade_dict<'py>(
     py: Python<'py>,
-    engine: &Engine,
+    reference: &ReferenceData,
     seq: u64,
     trade: &matchbook::Trade,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (code, ps, qs) = Scales { engine }.of(trade.instrument);
+    let (code, ps, qs) = scales_of(reference, trade.instrument);
     let d = PyDict::new(py);
     d.set_item("type", "trade")?;
     d.set_item("seq", seq)?;
@@ -123,7 +111,7 @@ fn trade_dict<'py>(
 /// The messages of one feed batch into `list`.
 fn batch_into(
     py: Python<'_>,
-    engine: &Engine,
+    reference: &ReferenceData,
     batch: &FeedBatch,
     list: &Bound<'_, PyList>,
 ) -> PyResult<()> {
@@ -131,11 +119,11 @@ fn batch_into(
     for (index, command) in published.commands.iter().enumerate() {
         for record in published.events_of(index) {
             if let Event::Trade(t) = &record.event {
-                list.append(trade_dict(py, engine, command.seq, t)?)?;
+                list.append(trade_dict(py, reference, command.seq, t)?)?;
             }
         }
         for update in batch.books_of(index) {
-            list.append(update_dict(py, engine, command.seq, update)?)?;
+            list.append(update_dict(py, reference, command.seq, update)?)?;
         }
     }
     Ok(())
@@ -146,7 +134,7 @@ fn batch_into(
 pub struct NativeMarketFeed {
     pub(crate) subscription: Subscription<FeedBatch>,
     /// The node's reference data (scales), shared.
-    pub(crate) reference: std::sync::Arc<Engine>,
+    pub(crate) reference: std::sync::Arc<ReferenceData>,
     /// The snapshot taken where the feed starts, handed out by the first poll.
     pub(crate) snapshot: std::sync::Mutex<Option<Vec<BookRead>>>,
 }

@@ -19,7 +19,7 @@ impl NativeEngine {
         state: &str,
     ) -> PyResult<()> {
         let mut this = self.lock(py)?;
-        let id = instrument_of(py, &this.core.engine, instrument)?;
+        let id = instrument_of(py, &this.reference, instrument)?;
         let state = values::instrument_state(py, state)?;
         this.run(
             py,
@@ -41,8 +41,8 @@ impl NativeEngine {
         price: &str,
     ) -> PyResult<()> {
         let mut this = self.lock(py)?;
-        let id = instrument_of(py, &this.core.engine, instrument)?;
-        let (ps, _) = values::scales(py, &this.core.engine, id)?;
+        let id = instrument_of(py, &this.reference, instrument)?;
+        let (ps, _) = values::scales(py, &this.reference, id)?;
         let price = Price(values::fixed(py, price, ps, "price")?);
         this.run(
             py,

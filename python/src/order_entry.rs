@@ -2,7 +2,8 @@
 //! instrument's scales, the trigger-order extensions (reference, trail, limit offset)
 //! included. Whether the fields suit the order type is the engine's check.
 
-use matchbook::{AccountId, Engine, NewOrder, Price, Qty, Timestamp, Trail, TriggerRef};
+use matchbook::reference::ReferenceData;
+use matchbook::{AccountId, NewOrder, Price, Qty, Timestamp, Trail, TriggerRef};
 use pyo3::prelude::*;
 
 use crate::errors;
@@ -33,11 +34,11 @@ pub(crate) struct OrderArgs<'a> {
 /// The engine's order entry for `args`.
 pub(crate) fn new_order(
     py: Python<'_>,
-    engine: &Engine,
+    reference: &ReferenceData,
     args: &OrderArgs<'_>,
 ) -> PyResult<NewOrder> {
-    let id = crate::engine::instrument_of(py, engine, args.instrument)?;
-    let (ps, qs) = values::scales(py, engine, id)?;
+    let id = crate::engine::instrument_of(py, reference, args.instrument)?;
+    let (ps, qs) = values::scales(py, reference, id)?;
     let price_of = |text: Option<&str>, what: &str| {
         text.map(|p| values::fixed(py, p, ps, what).map(Price))
             .transpose()
@@ -101,7 +102,7 @@ impl crate::engine::NativeEngine {
     ) -> PyResult<(u128, u128)> {
         let mut this = self.lock(py)?;
         let limit = OrderArgs::simple(account, instrument, side, amount, Some(price), "LIMIT");
-        let first = new_order(py, &this.core.engine, &limit)?;
+        let first = new_order(py, &this.reference, &limit)?;
         let stop_type = if stop_limit.is_some() {
             "STOP"
         } else {
@@ -111,7 +112,7 @@ impl crate::engine::NativeEngine {
             trigger_price: Some(stop_trigger),
             ..OrderArgs::simple(account, instrument, side, amount, stop_limit, stop_type)
         };
-        let second = Box::new(new_order(py, &this.core.engine, &stop)?);
+        let second = Box::new(new_order(py, &this.reference, &stop)?);
         let applied = this.run(py, matchbook::Command::PlaceOco { first, second }, time_ns)?;
         let handle = |o: Option<matchbook::OrderRef>| o.map_or(0, crate::values::pack);
         Ok((handle(applied.order), handle(applied.linked)))
@@ -143,8 +144,8 @@ impl crate::engine::NativeEngine {
             time_in_force,
             ..OrderArgs::simple(account, instrument, side, amount, price, kind)
         };
-        let entry = new_order(py, &this.core.engine, &args)?;
-        let (ps, _) = values::scales(py, &this.core.engine, entry.instrument)?;
+        let entry = new_order(py, &this.reference, &args)?;
+        let (ps, _) = values::scales(py, &this.reference, entry.instrument)?;
         let at = |text: &str, what: &str| values::fixed(py, text, ps, what).map(Price);
         let exits = matchbook::BracketExits {
             take_profit: at(take_profit, "take profit")?,

@@ -3,7 +3,8 @@
 //! time, fees and the state hash. Decimal values go out as text at their scale.
 
 use matchbook::market::period::{Granularity, Unit};
-use matchbook::{AccountId, CurrencyId, Engine, EngineError, Order, Timestamp};
+use matchbook::reference::ReferenceData;
+use matchbook::{AccountId, CurrencyId, EngineError, Order, Timestamp};
 use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -20,26 +21,25 @@ impl Inner {
         py: Python<'py>,
         o: &Order,
     ) -> PyResult<Bound<'py, PyDict>> {
-        order_dict(py, self.engine(py)?, o)
+        order_dict(py, self.reference(py)?, o)
     }
 }
 
-/// An open order as a dict, its values at the scales of `engine`'s reference data (any
-/// engine of the same definition: a node's reads format with a copy of it).
+/// An open order as a dict, its values at the scales of the definition's reference data.
 pub(crate) fn order_dict<'py>(
     py: Python<'py>,
-    engine: &Engine,
+    reference: &ReferenceData,
     o: &Order,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let (ps, qs) = values::scales(py, engine, o.instrument())?;
+    let (ps, qs) = values::scales(py, reference, o.instrument())?;
     let d = PyDict::new(py);
     d.set_item("handle", pack(o.handle()))?;
     d.set_item("id", o.handle().id)?;
     d.set_item("account", o.account().0)?;
     d.set_item(
         "instrument",
-        (engine.instrument(o.instrument()))
-            .map(|i| i.code().to_owned())
+        (reference.market_of(o.instrument()))
+            .map(|m| m.code.clone())
             .unwrap_or_default(),
     )?;
     d.set_item("side", o.side().as_str())?;
@@ -69,12 +69,12 @@ pub(crate) fn order_dict<'py>(
 /// currency order.
 pub(crate) fn balances_dict<'py>(
     py: Python<'py>,
-    engine: &Engine,
+    reference: &ReferenceData,
     balances: impl Iterator<Item = (i64, i64)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    for ((i, c), (available, locked)) in engine.currencies().iter().enumerate().zip(balances) {
-        let scale = engine.balance_scale(CurrencyId(i as u16)).unwrap_or(0);
+    for (c, (available, locked)) in reference.currencies.iter().zip(balances) {
+        let scale = c.scale;
         d.set_item(
             &c.code,
             (values::text(available, scale), values::text(locked, scale)),
@@ -136,7 +136,7 @@ impl NativeEngine {
             let b = view.balances.get(CurrencyId(i as u16));
             (b.available, b.locked)
         });
-        balances_dict(py, engine, balances)
+        balances_dict(py, &this.reference, balances)
     }
 
     /// An account's open orders, oldest first.
@@ -209,8 +209,8 @@ impl NativeEngine {
     ) -> PyResult<Bound<'py, PyDict>> {
         let this = self.lock(py)?;
         let engine = this.engine(py)?;
-        let id = instrument_of(py, engine, instrument)?;
-        let (ps, qs) = values::scales(py, engine, id)?;
+        let id = instrument_of(py, &this.reference, instrument)?;
+        let (ps, qs) = values::scales(py, &this.reference, id)?;
         let d = PyDict::new(py);
         match level {
             1 | 2 => {
@@ -270,7 +270,7 @@ impl NativeEngine {
         #[pyo3(from_py_with = int::<usize>)] depth: usize,
     ) -> PyResult<Bound<'py, PyDict>> {
         let this = self.lock(py)?;
-        let id = instrument_of(py, this.engine(py)?, instrument)?;
+        let id = instrument_of(py, this.reference(py)?, instrument)?;
         let view = this
             .core
             .engine
@@ -306,7 +306,7 @@ impl NativeEngine {
     ) -> PyResult<Bound<'py, PyDict>> {
         let this = self.lock(py)?;
         let market = this.market_data(py)?;
-        let id = instrument_of(py, this.engine(py)?, instrument)?;
+        let id = instrument_of(py, this.reference(py)?, instrument)?;
         let unit = match unit {
             "MINUTES" => Unit::Minutes,
             "HOURS" => Unit::Hours,
@@ -360,8 +360,8 @@ impl NativeEngine {
     fn ticker<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
         let this = self.lock(py)?;
         let market = this.market_data(py)?;
-        let id = instrument_of(py, this.engine(py)?, instrument)?;
-        let (ps, qs) = values::scales(py, this.engine(py)?, id)?;
+        let id = instrument_of(py, this.reference(py)?, instrument)?;
+        let (ps, qs) = values::scales(py, this.reference(py)?, id)?;
         let t = market
             .ticker(id, this.engine(py)?.now())
             .map_err(|e| invalid(py, e.to_string()))?;
@@ -395,7 +395,7 @@ impl NativeEngine {
             .map_err(|e| errors::engine(py, e))?;
         let list = PyList::empty(py);
         for p in engine.positions(AccountId(account)) {
-            let (ps, qs) = values::scales(py, engine, p.instrument)?;
+            let (ps, qs) = values::scales(py, &this.reference, p.instrument)?;
             let money = engine
                 .currency_by_code("USD")
                 .and_then(|c| engine.balance_scale(c).ok())
@@ -428,8 +428,8 @@ impl NativeEngine {
     fn funding<'py>(&self, py: Python<'py>, instrument: &str) -> PyResult<Bound<'py, PyDict>> {
         let this = self.lock(py)?;
         let engine = this.engine(py)?;
-        let id = instrument_of(py, engine, instrument)?;
-        let (ps, _) = values::scales(py, engine, id)?;
+        let id = instrument_of(py, &this.reference, instrument)?;
+        let (ps, _) = values::scales(py, &this.reference, id)?;
         let f = engine.funding_view(id).map_err(|e| errors::engine(py, e))?;
         let d = PyDict::new(py);
         d.set_item("mark_price", f.mark_price.map(|p| values::text(p.0, ps)))?;
@@ -459,7 +459,7 @@ impl NativeEngine {
         let this = self.lock(py)?;
         let market = this.market_data(py)?;
         let only = instrument
-            .map(|c| instrument_of(py, this.engine(py)?, c))
+            .map(|c| instrument_of(py, this.reference(py)?, c))
             .transpose()?;
         let rows: Vec<&matchbook::market::trades::TradeRecord> = market
             .trades()

@@ -2,9 +2,10 @@
 //! at an instrument's or currency's scale, and the packed integer order handle.
 
 use matchbook::fixed::{format_scaled, parse_scaled};
+use matchbook::reference::{MarketRef, ReferenceData};
 use matchbook::wire_name::WireName;
 use matchbook::{
-    AccountKind, Engine, InstrumentId, InstrumentState, OrderRef, OrderType, Side, StpMode,
+    AccountKind, EngineError, InstrumentId, InstrumentState, OrderRef, OrderType, Side, StpMode,
     TimeInForce, Uuid,
 };
 use pyo3::prelude::*;
@@ -90,40 +91,38 @@ pub(crate) fn uuid_text(id: Uuid) -> String {
     )
 }
 
+/// A market of the reference data, or the engine's `UNKNOWN_INSTRUMENT`.
+pub(crate) fn market<'a>(
+    py: Python<'_>,
+    reference: &'a ReferenceData,
+    instrument: InstrumentId,
+) -> PyResult<&'a MarketRef> {
+    (reference.market_of(instrument))
+        .ok_or_else(|| crate::errors::engine(py, EngineError::UnknownInstrument))
+}
+
 /// Scales of one instrument: (market precision, amount precision).
 pub(crate) fn scales(
     py: Python<'_>,
-    engine: &Engine,
+    reference: &ReferenceData,
     instrument: InstrumentId,
 ) -> PyResult<(u8, u8)> {
-    let i = engine
-        .instrument(instrument)
-        .map_err(|e| crate::errors::engine(py, e))?;
-    Ok((i.spec.market_precision, i.spec.amount_precision))
+    let m = market(py, reference, instrument)?;
+    Ok((m.market_precision, m.amount_precision))
 }
 
 /// A fee of `side` on `instrument`, in balance units, as decimal text at its currency's
 /// balance scale, with that currency's code.
 pub(crate) fn fee(
     py: Python<'_>,
-    engine: &Engine,
+    reference: &ReferenceData,
     instrument: InstrumentId,
     side: Side,
     units: i64,
 ) -> PyResult<(String, String)> {
-    let currency = engine
-        .instrument(instrument)
-        .map_err(|e| crate::errors::engine(py, e))?
-        .fee_currency(side);
-    let scale = engine
-        .balance_scale(currency)
-        .map_err(|e| crate::errors::engine(py, e))?;
-    let code = engine
-        .currencies()
-        .get(usize::from(currency.0))
-        .map(|c| c.code.clone())
-        .unwrap_or_default();
-    Ok((text(units, scale), code))
+    let currency = market(py, reference, instrument)?.fee_currency(side);
+    let code = reference.currency_code(currency).to_owned();
+    Ok((text(units, reference.scale(currency)), code))
 }
 
 /// A decimal string at `scale` decimals as fixed point. Zeros at the end of the fraction
