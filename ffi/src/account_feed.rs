@@ -13,6 +13,7 @@ use matchbook::{AccountId, CancelReason, CurrencyId};
 
 use crate::boundary::{fail, guard, hand_out, list, out};
 use crate::history::{MbOrderRecord, MbTrade};
+use crate::market_feed::take_batches;
 use crate::query::MbBalance;
 use crate::runtime::MbSession;
 use crate::status::MbStatus;
@@ -332,23 +333,13 @@ impl AccountFeed {
 
     /// Takes every batch published so far; a feed dropped for lagging is reported.
     fn take_published(&mut self) -> Result<(), MbStatus> {
-        loop {
-            let batch = match self.subscription.try_recv() {
-                Ok(Some(batch)) => batch,
-                Ok(None) => return Ok(()),
-                Err(reason) => {
-                    return Err(fail(
-                        MbStatus::Stopped,
-                        format!("the account feed ended: {reason}; subscribe again"),
-                    ));
-                }
-            };
-            let followed =
-                (batch.accounts.iter()).filter(|(_, u)| self.accounts.contains(&u.account));
+        let (pending, accounts, scales) = (&mut self.pending, &self.accounts, &self.scales);
+        take_batches(&self.subscription, "account", |batch| {
+            let followed = (batch.accounts.iter()).filter(|(_, u)| accounts.contains(&u.account));
             for (_, update) in followed {
-                self.pending.push_back(message_of(update, &self.scales));
+                pending.push_back(message_of(update, scales));
             }
-        }
+        })
     }
 }
 

@@ -151,22 +151,13 @@ impl MarketFeed {
 
     /// Takes every batch published so far; a feed dropped for lagging is reported.
     fn take_published(&mut self) -> Result<(), MbStatus> {
-        loop {
-            let batch = match self.subscription.try_recv() {
-                Ok(Some(batch)) => batch,
-                Ok(None) => return Ok(()),
-                Err(reason) => {
-                    return Err(fail(
-                        MbStatus::Stopped,
-                        format!("the market feed ended: {reason}; subscribe again"),
-                    ));
-                }
-            };
+        let pending = &mut self.pending;
+        take_batches(&self.subscription, "market", |batch| {
             let published = &batch.published;
             for (index, command) in published.commands.iter().enumerate() {
                 for record in published.events_of(index) {
                     if let Event::Trade(t) = &record.event {
-                        self.pending.push_back(MbMarketUpdate {
+                        pending.push_back(MbMarketUpdate {
                             trade: t.id.0,
                             price: t.price.0,
                             amount: t.amount.0,
@@ -176,8 +167,29 @@ impl MarketFeed {
                     }
                 }
                 for update in batch.books_of(index) {
-                    push_book(&mut self.pending, command.seq, update);
+                    push_book(pending, command.seq, update);
                 }
+            }
+        })
+    }
+}
+
+/// Hands every batch queued on a session's feed to `each`; a feed the runtime dropped
+/// (the session fell behind, or the runtime stopped) is `MB_STATUS_STOPPED`.
+pub(crate) fn take_batches(
+    subscription: &Subscription<FeedBatch>,
+    feed: &str,
+    mut each: impl FnMut(&FeedBatch),
+) -> Result<(), MbStatus> {
+    loop {
+        match subscription.try_recv() {
+            Ok(Some(batch)) => each(&batch),
+            Ok(None) => return Ok(()),
+            Err(reason) => {
+                return Err(fail(
+                    MbStatus::Stopped,
+                    format!("the {feed} feed ended: {reason}; subscribe again"),
+                ));
             }
         }
     }

@@ -16,13 +16,11 @@ use std::ptr::null_mut;
 use matchbook_ffi::account_feed::{
     MbAccountUpdate, MbAccountUpdateKind, mb_session_poll_accounts, mb_session_subscribe_accounts,
 };
-use matchbook_ffi::command::MbCommand;
 use matchbook_ffi::constructors::{mb_cmd_amend, mb_cmd_cancel, mb_cmd_place_limit};
 use matchbook_ffi::history::{MbOrderRecord, MbOrderStatus, mb_session_order_record};
 use matchbook_ffi::query::MbBalance;
 use matchbook_ffi::runtime::{
     MbSession, mb_runtime_free, mb_runtime_refdata, mb_session_free, mb_session_new,
-    mb_session_submit,
 };
 use matchbook_ffi::session_queries::{mb_session_balances, mb_session_open_orders};
 use matchbook_ffi::status::MbStatus;
@@ -68,14 +66,6 @@ impl Mirror {
                 self.balances.insert(key, (moved.available, moved.locked));
             }
         }
-    }
-}
-
-fn submit(session: *mut MbSession, command: &MbCommand) -> Option<matchbook_ffi::MbOrderRef> {
-    // SAFETY: a zeroed result is a valid value; live session and command.
-    unsafe {
-        let mut result = std::mem::zeroed::<matchbook_ffi::command::MbResult>();
-        (mb_session_submit(session, command, &mut result) == MbStatus::Ok).then_some(result.order)
     }
 }
 
@@ -147,16 +137,16 @@ fn flow_step(
         let lots = 1_000 * (1 + (next() % 4) as i64);
         let gtc = MbTimeInForce::GoodTillCancelled as u32;
         let place = mb_cmd_place_limit(account, market, side as u32, price, lots, gtc);
-        if let Some(order) = submit(trader, &place) {
+        if let Some(order) = common::submit_order(trader, &place) {
             resting.push((account, order));
         }
     } else if roll < 8 {
         let (account, order) = resting[(next() as usize) % resting.len()];
         let lots = 1_000 * (1 + (next() % 3) as i64);
-        submit(trader, &mb_cmd_amend(account, order, lots, 0));
+        common::submit_order(trader, &mb_cmd_amend(account, order, lots, 0));
     } else {
         let (account, order) = resting.swap_remove((next() as usize) % resting.len());
-        submit(trader, &mb_cmd_cancel(account, order));
+        common::submit_order(trader, &mb_cmd_cancel(account, order));
     }
 }
 
@@ -200,14 +190,14 @@ fn an_account_feed_from_its_snapshot_holds_the_orders_and_balances_shown() {
                 marker += 1_000;
                 let gtc = MbTimeInForce::GoodTillCancelled as u32;
                 let place = mb_cmd_place_limit(maker, btc_eur, 0, marker, 1_000, gtc);
-                let order = submit(trader, &place).expect("the marker rests");
+                let order = common::submit_order(trader, &place).expect("the marker rests");
                 follow_until(feed, &mut mirror, marker);
-                submit(trader, &mb_cmd_cancel(maker, order));
+                common::submit_order(trader, &mb_cmd_cancel(maker, order));
             }
         }
         let gtc = MbTimeInForce::GoodTillCancelled as u32;
         let place = mb_cmd_place_limit(maker, btc_eur, 0, 4_000_000, 1_000, gtc);
-        submit(trader, &place).expect("the marker rests");
+        common::submit_order(trader, &place).expect("the marker rests");
         follow_until(feed, &mut mirror, 4_000_000);
         for account in accounts {
             let (records, balances) = shown(feed, account);

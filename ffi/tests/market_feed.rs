@@ -12,7 +12,6 @@ mod common;
 use std::collections::BTreeMap;
 use std::ptr::null_mut;
 
-use matchbook_ffi::command::MbCommand;
 use matchbook_ffi::constructors::{mb_cmd_cancel, mb_cmd_place_limit};
 use matchbook_ffi::market_feed::{
     MbMarketUpdate, MbMarketUpdateKind, mb_session_poll_market, mb_session_subscribe_market,
@@ -20,7 +19,7 @@ use matchbook_ffi::market_feed::{
 use matchbook_ffi::query::MbLevel;
 use matchbook_ffi::runtime::{
     MbSession, mb_runtime_free, mb_runtime_refdata, mb_session_book_levels, mb_session_free,
-    mb_session_new, mb_session_submit,
+    mb_session_new,
 };
 use matchbook_ffi::status::MbStatus;
 use matchbook_ffi::types::{MbSide, MbTimeInForce};
@@ -83,14 +82,6 @@ impl Mirror {
             }
             MbMarketUpdateKind::Trade => self.trades += 1,
         }
-    }
-}
-
-fn submit(session: *mut MbSession, command: &MbCommand) -> Option<matchbook_ffi::MbOrderRef> {
-    // SAFETY: a zeroed result is a valid value; live session and command.
-    unsafe {
-        let mut result = std::mem::zeroed::<matchbook_ffi::command::MbResult>();
-        (mb_session_submit(session, command, &mut result) == MbStatus::Ok).then_some(result.order)
     }
 }
 
@@ -187,26 +178,26 @@ fn a_market_feed_from_its_snapshot_holds_the_books_shown() {
                 let price = 5_990_000 + (next() % 20) as i64 * 1_000;
                 let lots = 1_000 * (1 + (next() % 4) as i64);
                 let place = mb_cmd_place_limit(account, btc_eur, side as u32, price, lots, gtc);
-                if let Some(order) = submit(trader, &place) {
+                if let Some(order) = common::submit_order(trader, &place) {
                     resting.push((account, order));
                 }
             } else {
                 let (account, order) = resting.swap_remove((next() as usize) % resting.len());
-                submit(trader, &mb_cmd_cancel(account, order));
+                common::submit_order(trader, &mb_cmd_cancel(account, order));
             }
             if round % 400 == 399 && round > 700 {
                 // Drain as the flow goes, as a live consumer would.
                 let marker = 5_000_000 + round as i64;
                 let place =
                     mb_cmd_place_limit(maker, btc_eur, MbSide::Buy as u32, marker, 1_000, gtc);
-                let order = submit(trader, &place).expect("the marker rests");
+                let order = common::submit_order(trader, &place).expect("the marker rests");
                 follow_until(feed, &mut mirror, marker);
-                submit(trader, &mb_cmd_cancel(maker, order));
+                common::submit_order(trader, &mb_cmd_cancel(maker, order));
             }
         }
         let marker = 4_000_000;
         let place = mb_cmd_place_limit(maker, btc_eur, MbSide::Buy as u32, marker, 1_000, gtc);
-        submit(trader, &place).expect("the marker rests");
+        common::submit_order(trader, &place).expect("the marker rests");
         follow_until(feed, &mut mirror, marker);
         let mirrored: Vec<(u8, i64, i64, u32)> = (mirror.levels.iter())
             .filter(|((i, _, _), _)| *i == btc_eur)

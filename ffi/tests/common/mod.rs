@@ -99,3 +99,19 @@ pub unsafe fn demo_ids(refdata: *const matchbook_ffi::MbRefData) -> (u32, u32, u
     }
     (maker, taker, btc_eur)
 }
+
+/// Submits `command` on `session`: the order it placed when the engine took it, else
+/// none (a refusal is part of the flows that use it).
+#[allow(dead_code, reason = "not every test binary submits through a session")]
+pub fn submit_order(
+    session: *mut matchbook_ffi::runtime::MbSession,
+    command: &matchbook_ffi::command::MbCommand,
+) -> Option<matchbook_ffi::MbOrderRef> {
+    use matchbook_ffi::MbStatus;
+    use matchbook_ffi::runtime::mb_session_submit;
+    // SAFETY: a zeroed result is a valid value; live session and command per the caller.
+    unsafe {
+        let mut result = std::mem::zeroed::<matchbook_ffi::command::MbResult>();
+        (mb_session_submit(session, command, &mut result) == MbStatus::Ok).then_some(result.order)
+    }
+}
