@@ -33,6 +33,9 @@ pub enum OrderEntryError {
     /// No such open order of the account.
     #[error("no such open order")]
     NotFound,
+    /// A command other than a placement was given to place.
+    #[error("not an order placement")]
+    NotAPlacement,
     /// Market data keeps no history on this runtime (it runs without), so there is no
     /// record to answer with; the command was carried out.
     #[error("market data keeps no order history")]
@@ -68,12 +71,21 @@ impl OrderService {
     }
 
     /// Places an order (`PlaceOrder`, `PlaceOco` or `PlaceBracket`; any other command is
-    /// carried out and answered as a refusal); `reply` gets the entry order's record.
+    /// not carried out and answered [`OrderEntryError::NotAPlacement`]); `reply` gets the
+    /// entry order's record.
     pub fn place(
         &self,
         command: Command,
         reply: impl FnOnce(Answer<Placed>) + Send + 'static,
     ) -> Result<(), RuntimeError> {
+        let placement = matches!(
+            command,
+            Command::PlaceOrder(_) | Command::PlaceOco { .. } | Command::PlaceBracket { .. }
+        );
+        if !placement {
+            reply(Err(OrderEntryError::NotAPlacement));
+            return Ok(());
+        }
         let account = command.account();
         (self.handle).submit_with_market(command, move |outcome, md| {
             reply(placed(&outcome, md, account));

@@ -208,5 +208,18 @@ fn every_answer_is_the_record_history_holds_right_after() {
         ),
         "{missing:?}"
     );
+    let deposit = Command::Deposit {
+        account: accounts[0],
+        currency: matchbook::CurrencyId(0),
+        amount: 1,
+    };
+    let sequenced = handle.last_sequenced();
+    let refused = wait(|reply| flow.orders.place(deposit, reply));
+    assert_eq!(refused, Err(OrderEntryError::NotAPlacement));
+    assert_eq!(
+        handle.last_sequenced(),
+        sequenced,
+        "nothing was carried out"
+    );
     node.stop().expect("the node stops");
 }

@@ -25,6 +25,7 @@ impl From<OrderEntryError> for ApiError {
             OrderEntryError::Refused(e) => Self::Engine(e),
             OrderEntryError::NotFound => Self::NotFound("ORDER_NOT_FOUND"),
             OrderEntryError::NoHistory => Self::Internal("market data keeps no order history"),
+            OrderEntryError::NotAPlacement => Self::Internal("a placement that is none"),
             OrderEntryError::Runtime(e) => Self::Runtime(e),
         }
     }
