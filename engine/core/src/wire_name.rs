@@ -12,13 +12,23 @@ pub trait WireName: Copy + Sized + 'static {
     const ALL: &'static [Self];
     /// The value's spelling.
     fn wire_name(self) -> &'static str;
-    /// The value spelled `text`, if any.
+    /// A short form clients also send for it (`GTC` for `GOOD_TILL_CANCELLED`), if any;
+    /// read, never written.
+    fn wire_alias(self) -> Option<&'static str> {
+        None
+    }
+    /// The value spelled `text` (or its short form), if any.
     fn from_wire(text: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.wire_name() == text)
+        (Self::ALL.iter().copied()).find(|v| v.wire_name() == text || v.wire_alias() == Some(text))
     }
     /// Every spelling, in the order of [`WireName::ALL`].
     fn wire_names() -> Vec<&'static str> {
         Self::ALL.iter().map(|v| v.wire_name()).collect()
+    }
+    /// Every spelling read: the spellings, then the short forms.
+    fn wire_names_read() -> Vec<&'static str> {
+        let aliases = Self::ALL.iter().filter_map(|v| v.wire_alias());
+        Self::wire_names().into_iter().chain(aliases).collect()
     }
 }
 
@@ -49,6 +59,15 @@ impl WireName for TimeInForce {
     ];
     fn wire_name(self) -> &'static str {
         self.as_str()
+    }
+    fn wire_alias(self) -> Option<&'static str> {
+        Some(match self {
+            Self::GoodTillCancelled => "GTC",
+            Self::ImmediateOrCancelled => "IOC",
+            Self::FillOrKill => "FOK",
+            Self::PostOnly => "PO",
+            Self::GoodTillTime => "GTT",
+        })
     }
 }
 
@@ -83,7 +102,7 @@ mod tests {
     use super::*;
 
     fn round_trips<T: WireName + PartialEq + std::fmt::Debug>() {
-        let names = T::wire_names();
+        let names = T::wire_names_read();
         let distinct: std::collections::BTreeSet<&str> = names.iter().copied().collect();
         assert_eq!(
             distinct.len(),
@@ -93,6 +112,9 @@ mod tests {
         );
         for &value in T::ALL {
             assert_eq!(T::from_wire(value.wire_name()), Some(value));
+            if let Some(alias) = value.wire_alias() {
+                assert_eq!(T::from_wire(alias), Some(value));
+            }
         }
         assert_eq!(T::from_wire("NO_SUCH_VALUE"), None);
     }

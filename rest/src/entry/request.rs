@@ -13,9 +13,7 @@ use matchbook::{
 use crate::body::Body;
 use crate::error::ApiError;
 use crate::markets::{Market, Markets};
-use crate::wire::requests::{
-    AmendOrderRequest, CreateOrderRequest, OrderTypeName, SideName, TimeInForceName,
-};
+use crate::wire::requests::{AmendOrderRequest, CreateOrderRequest, OrderTypeName, SideName};
 use crate::wire::{Flag, Numeric};
 
 fn decimal_field(
@@ -59,13 +57,7 @@ pub fn price_field(market: &Market, text: &str) -> Result<matchbook::Price, ApiE
 }
 
 fn time_in_force(request: &CreateOrderRequest) -> TimeInForce {
-    let tif = match request.time_in_force {
-        None | Some(TimeInForceName::GoodTillCancelled) => TimeInForce::GoodTillCancelled,
-        Some(TimeInForceName::ImmediateOrCancelled) => TimeInForce::ImmediateOrCancelled,
-        Some(TimeInForceName::FillOrKill) => TimeInForce::FillOrKill,
-        Some(TimeInForceName::PostOnly) => TimeInForce::PostOnly,
-        Some(TimeInForceName::GoodTillTime) => TimeInForce::GoodTillTime,
-    };
+    let tif = (request.time_in_force).map_or(TimeInForce::GoodTillCancelled, |t| t.0);
     match (request.is_post_only, tif) {
         (Some(Flag(true)), TimeInForce::GoodTillCancelled) => TimeInForce::PostOnly,
         _ => tif,

@@ -49,7 +49,7 @@ macro_rules! spelled_field {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
                 <$value as WireName>::from_wire(&text).map(Self).ok_or_else(|| {
-                    let known = <$value as WireName>::wire_names().join(", ");
+                    let known = <$value as WireName>::wire_names_read().join(", ");
                     D::Error::custom(format!("{text:?} is not one of {known}"))
                 })
             }
@@ -58,7 +58,7 @@ macro_rules! spelled_field {
         impl utoipa::PartialSchema for $name {
             fn schema() -> RefOr<Schema> {
                 (ObjectBuilder::new().schema_type(Type::String))
-                    .enum_values(Some(<$value as WireName>::wire_names()))
+                    .enum_values(Some(<$value as WireName>::wire_names_read()))
                     .into()
             }
         }
@@ -78,6 +78,10 @@ spelled_field!(
 spelled_field!(
     /// Order side.
     SideName => matchbook::Side
+);
+spelled_field!(
+    /// Time in force: the spec's names, or the short forms client libraries send.
+    TimeInForceName => matchbook::TimeInForce
 );
 spelled_field!(
     /// Extension: the price a trigger order watches.

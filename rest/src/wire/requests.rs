@@ -6,43 +6,8 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::{Flag, Numeric, basis_points_schema, flag_schema, numeric_schema};
-pub use super::{OrderTypeName, SideName, TriggerReferenceName};
+pub use super::{OrderTypeName, SideName, TimeInForceName, TriggerReferenceName};
 use crate::auth::keys::Scope;
-
-/// Time in force: the spec's names, or the short forms client libraries send.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum TimeInForceName {
-    /// Rests until cancelled (the default).
-    #[serde(alias = "GTC")]
-    GoodTillCancelled,
-    /// Fills what it can at once.
-    #[serde(alias = "IOC")]
-    ImmediateOrCancelled,
-    /// Fills completely at once or not at all.
-    #[serde(alias = "FOK")]
-    FillOrKill,
-    /// Only rests.
-    #[serde(alias = "PO")]
-    PostOnly,
-    /// Rests until `expire_after`.
-    #[serde(alias = "GTT")]
-    GoodTillTime,
-}
-
-/// Every spelling of [`TimeInForceName`] accepted, long forms first.
-pub const TIME_IN_FORCE_SPELLINGS: [&str; 10] = [
-    "GOOD_TILL_CANCELLED",
-    "IMMEDIATE_OR_CANCELLED",
-    "FILL_OR_KILL",
-    "POST_ONLY",
-    "GOOD_TILL_TIME",
-    "GTC",
-    "IOC",
-    "FOK",
-    "PO",
-    "GTT",
-];
 
 /// Schema of the optional `time_in_force` field: each accepted spelling.
 fn time_in_force_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
@@ -52,7 +17,9 @@ fn time_in_force_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Sch
             Type::String,
             Type::Null,
         ]))
-        .enum_values(Some(TIME_IN_FORCE_SPELLINGS))
+        .enum_values(Some(
+            <matchbook::TimeInForce as matchbook::wire_name::WireName>::wire_names_read(),
+        ))
         .description(Some(
             "GOOD_TILL_CANCELLED (default), IMMEDIATE_OR_CANCELLED, FILL_OR_KILL, POST_ONLY, \
              GOOD_TILL_TIME, or the short forms GTC, IOC, FOK, PO, GTT",
