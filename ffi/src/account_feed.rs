@@ -7,6 +7,7 @@
 use std::collections::VecDeque;
 
 use matchbook::market::orders::OrderRecord;
+use matchbook::reference::ReferenceData;
 use matchbook::runtime::Subscription;
 use matchbook::runtime::{AccountChange, AccountUpdate, BalanceMove, FeedBatch, ReadView};
 use matchbook::{AccountId, CancelReason, CurrencyId};
@@ -196,6 +197,7 @@ fn message(
 fn snapshot(
     view: &ReadView<'_>,
     accounts: &[AccountId],
+    reference: &ReferenceData,
 ) -> Result<VecDeque<MbAccountUpdate>, MbStatus> {
     if !view.market.is_on() {
         return Err(fail(
@@ -219,7 +221,7 @@ fn snapshot(
             let currency = CurrencyId(i as u16);
             let balance = MbBalance {
                 currency: currency.0,
-                scale: view.engine.balance_scale(currency).unwrap_or(0),
+                scale: reference.scale(currency),
                 available: b.available,
                 locked: b.locked,
             };
@@ -233,7 +235,7 @@ fn snapshot(
 }
 
 /// The C message of one update.
-fn message_of(update: &AccountUpdate, scales: &[u8]) -> MbAccountUpdate {
+fn message_of(update: &AccountUpdate, reference: &ReferenceData) -> MbAccountUpdate {
     let kind = match update.change {
         AccountChange::OrderCreated { .. } => MbAccountUpdateKind::OrderCreated,
         AccountChange::OrderBooked => MbAccountUpdateKind::OrderBooked,
@@ -293,7 +295,7 @@ fn message_of(update: &AccountUpdate, scales: &[u8]) -> MbAccountUpdate {
             m.moved |= 1 << bit;
             m.moves[bit] = MbBalance {
                 currency: currency.0,
-                scale: scales.get(usize::from(currency.0)).copied().unwrap_or(0),
+                scale: reference.scale(currency),
                 available,
                 locked,
             };
@@ -306,7 +308,8 @@ fn message_of(update: &AccountUpdate, scales: &[u8]) -> MbAccountUpdate {
 pub(crate) struct AccountFeed {
     subscription: Subscription<FeedBatch>,
     accounts: Vec<AccountId>,
-    scales: Vec<u8>,
+    /// The balance scales the messages carry.
+    reference: ReferenceData,
     pending: VecDeque<MbAccountUpdate>,
 }
 
@@ -314,30 +317,28 @@ impl AccountFeed {
     fn start(session: &MbSession, accounts: Vec<AccountId>) -> Result<Self, MbStatus> {
         let wanted = accounts.clone();
         let read = move |view: &ReadView<'_>| {
-            let scales = (0..view.engine.currencies().len())
-                .map(|i| view.engine.balance_scale(CurrencyId(i as u16)).unwrap_or(0))
-                .collect::<Vec<u8>>();
-            snapshot(view, &wanted).map(|pending| (scales, pending))
+            let reference = ReferenceData::of(view.engine);
+            snapshot(view, &wanted, &reference).map(|pending| (reference, pending))
         };
         let (subscription, read) = (session.handle())
             .subscribe_feed(FEED_CAPACITY, read)
             .map_err(|e| fail(MbStatus::from(e), e.to_string()))?;
-        let (scales, pending) = read?;
+        let (reference, pending) = read?;
         Ok(Self {
             subscription,
             accounts,
-            scales,
+            reference,
             pending,
         })
     }
 
     /// Takes every batch published so far; a feed dropped for lagging is reported.
     fn take_published(&mut self) -> Result<(), MbStatus> {
-        let (pending, accounts, scales) = (&mut self.pending, &self.accounts, &self.scales);
+        let (pending, accounts, reference) = (&mut self.pending, &self.accounts, &self.reference);
         take_batches(&self.subscription, "account", |batch| {
             let followed = (batch.accounts.iter()).filter(|(_, u)| accounts.contains(&u.account));
             for (_, update) in followed {
-                pending.push_back(message_of(update, scales));
+                pending.push_back(message_of(update, reference));
             }
         })
     }
